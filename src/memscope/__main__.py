@@ -1,0 +1,5 @@
+"""Allows ``python -m memscope``."""
+
+from memscope.cli import main
+
+main()

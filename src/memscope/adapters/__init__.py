@@ -1,0 +1,82 @@
+"""Adapters: read benchmark run directories into records (files in, records out).
+
+``detect`` picks the adapter for a run directory; ``find_run_dirs`` finds every run below
+a folder. Adapters know files, not DuckDB, not Textual, not torch.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from memscope.adapters.base import ReadOptions, RunAdapter
+from memscope.adapters.memeye import is_memeye_run, read_memeye_run
+from memscope.errors import RunDirError
+from memscope.records import RunRecord
+
+__all__ = ["ReadOptions", "RunAdapter", "adapters", "detect", "find_run_dirs", "read_run"]
+
+
+class MemEyeAdapter:
+    """MemEye runs: config.json, metrics.json, predictions.jsonl."""
+
+    name = "memeye"
+
+    def sniff(self, path: Path) -> bool:
+        return is_memeye_run(path)
+
+    def read(self, path: Path, options: ReadOptions) -> RunRecord:
+        return read_memeye_run(path, options.dataset)
+
+
+def adapters() -> list[RunAdapter]:
+    """Every supported run format, most specific first."""
+    return [MemEyeAdapter()]
+
+
+def detect(path: Path) -> RunAdapter:
+    """Return the adapter that reads the run directory ``path``.
+
+    Raises:
+        RunDirError: when no adapter recognises it.
+    """
+    if not path.exists():
+        raise RunDirError("no such file or directory", where=str(path), fix="Check the path.")
+    if not path.is_dir():
+        raise RunDirError(
+            "not a directory; memscope opens run directories",
+            where=str(path),
+            fix="Pass the folder that holds the run's files (e.g. predictions.jsonl).",
+        )
+    for adapter in adapters():
+        if adapter.sniff(path):
+            return adapter
+    raise RunDirError(
+        "not a run directory: no MemEye predictions.jsonl + metrics.json found",
+        where=str(path),
+        fix="Point at a run directory, or run `memscope ingest ROOT` to find every run below a folder.",
+    )
+
+
+def read_run(path: Path, options: ReadOptions | None = None) -> RunRecord:
+    """Detect the format of ``path`` and read it."""
+    return detect(path).read(path, options or ReadOptions())
+
+
+def find_run_dirs(root: Path) -> list[Path]:
+    """Every run directory at or below ``root``, in path order.
+
+    Symlinked folders are not followed, so a symlink loop cannot trap the search.
+    """
+    if not root.exists():
+        raise RunDirError("no such file or directory", where=str(root), fix="Check the path.")
+    found: list[Path] = []
+    known = adapters()
+    for current, dirnames, _files in os.walk(root, followlinks=False):
+        directory = Path(current)
+        if any(adapter.sniff(directory) for adapter in known):
+            found.append(directory)
+            dirnames.clear()  # a run dir does not contain other runs
+            continue
+        dirnames[:] = sorted(name for name in dirnames if not name.startswith("."))
+    return sorted(found)

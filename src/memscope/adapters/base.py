@@ -1,0 +1,36 @@
+"""The adapter contract: one on-disk run format each, files in, records out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from memscope.records import RunRecord
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """What the user told memscope about how to read runs.
+
+    ``dataset`` overrides the dataset path a run recorded (``--dataset``); ``extra`` holds
+    format-specific options (e.g. DMV-Bench's cue registry).
+    """
+
+    dataset: Path | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class RunAdapter(Protocol):
+    """Reads one benchmark's run directories."""
+
+    name: str
+    """Short name of the format, e.g. ``"memeye"``."""
+
+    def sniff(self, path: Path) -> bool:
+        """Whether ``path`` is a run directory of this format."""
+        ...
+
+    def read(self, path: Path, options: ReadOptions) -> RunRecord:
+        """Read the run at ``path``; raise a MemscopeError for anything unreadable."""
+        ...

@@ -1,0 +1,81 @@
+"""Small, careful file readers shared by the adapters.
+
+They turn OS, decoding and JSON errors into :class:`~memscope.errors.MemscopeError`
+subclasses that name the file and the line, so no adapter leaks a traceback.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from memscope.errors import MemscopeError, RunDirError
+
+HASH_CHUNK = 1 << 20
+
+
+def read_json_file(path: Path, *, error: type[MemscopeError] = RunDirError, what: str = "file") -> Any:
+    """Parse a whole JSON file.
+
+    Args:
+        path: The file.
+        error: The error type to raise (e.g. DatasetError for a dialog JSON).
+        what: How to call the file in the message ("metrics.json", "dialog JSON").
+
+    Raises:
+        MemscopeError: of type ``error`` when the file is missing, unreadable, not
+            UTF-8 or not JSON; the message names the line and column.
+    """
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise error(f"{what} is missing", where=str(path)) from None
+    except OSError as exc:
+        raise error(f"cannot read {what}: {exc.strerror or exc}", where=str(path)) from None
+    if not raw.strip():
+        raise error(f"{what} is empty", where=str(path), fix="Re-run the benchmark or restore the file.")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(
+            f"{what} is not valid UTF-8 (byte {exc.start})", where=str(path)
+        ) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(
+            f"{what} is not valid JSON: {exc.msg}",
+            where=f"{path}:{exc.lineno}:{exc.colno}",
+            fix="Fix or restore the file; memscope does not guess at broken JSON.",
+        ) from None
+
+
+def file_digest(paths: list[Path]) -> tuple[str, dict[str, list[int]]]:
+    """Hash the contents of several files together, in the given order.
+
+    Returns:
+        The hex SHA-256 and, per file name, ``[size, mtime_ns]`` so that an unchanged
+        run can be recognised later without hashing it again.
+    """
+    digest = hashlib.sha256()
+    stats: dict[str, list[int]] = {}
+    for path in paths:
+        stat = path.stat()
+        stats[path.name] = [stat.st_size, stat.st_mtime_ns]
+        digest.update(path.name.encode() + b"\0")
+        with path.open("rb") as handle:
+            while chunk := handle.read(HASH_CHUNK):
+                digest.update(chunk)
+        digest.update(b"\0")
+    return digest.hexdigest(), stats
+
+
+def current_stats(paths: list[Path]) -> dict[str, list[int]]:
+    """Return ``[size, mtime_ns]`` per file name, as :func:`file_digest` records them."""
+    result: dict[str, list[int]] = {}
+    for path in paths:
+        stat = path.stat()
+        result[path.name] = [stat.st_size, stat.st_mtime_ns]
+    return result

@@ -1,0 +1,18 @@
+"""The Typer application object every command module registers on."""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(
+    name="memscope",
+    help=(
+        "Diagnose why multimodal agent-memory benchmark questions fail: evidence chains, "
+        "recency re-ranking and failure labels, in the terminal."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)

@@ -1,0 +1,117 @@
+"""What every command shares: the --db and --format options, consoles, error handling.
+
+Errors reach the user as one message on stderr and an exit code (0 success, 1 a user or
+data error, 2 a usage error). A traceback appears only with ``MEMSCOPE_DEBUG=1``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from memscope.errors import MemscopeError
+from memscope.paths import resolve_store_path
+from memscope.records import Notice
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+stdout = Console(highlight=False, soft_wrap=False)
+stderr = Console(stderr=True, highlight=False)
+
+
+class OutputFormat(str, Enum):
+    """How a reporting command prints its result."""
+
+    table = "table"
+    json = "json"
+
+
+DbOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--db",
+        help="Store file (default: $MEMSCOPE_DB, else the nearest .memscope/ folder upward, else ./.memscope/).",
+        show_default=False,
+    ),
+]
+FormatOption = Annotated[
+    OutputFormat, typer.Option("--format", "-f", help="table (Rich) or json (to stdout).")
+]
+DatasetOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--dataset",
+        help="The dialog JSON (or a folder of them) the run was made from, when the path it recorded does not exist here.",
+        show_default=False,
+    ),
+]
+
+
+def open_store(db: Path | None):  # noqa: ANN201 - avoids importing the store at CLI start
+    """The store the user chose (see ``memscope --help`` for the precedence)."""
+    from memscope.store import Store
+
+    return Store(resolve_store_path(db))
+
+
+def print_json(data: Any) -> None:
+    """Write ``data`` as JSON to stdout (never through Rich, so nothing is re-wrapped)."""
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2))
+    sys.stdout.write("\n")
+    sys.stdout.flush()
+
+
+def warn(notice: Notice | str) -> None:
+    """Print one warning to stderr."""
+    stderr.print(f"[yellow]warning:[/] {escape(str(notice))}")
+
+
+def fail(error: MemscopeError) -> None:
+    """Print an error to stderr."""
+    stderr.print(f"[bold red]error:[/] {escape(error.message)}")
+
+
+def handles_errors(func: F) -> F:
+    """Turn MemscopeErrors (and interrupts) into a message and an exit code."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except MemscopeError as error:
+            if os.environ.get("MEMSCOPE_DEBUG"):
+                raise
+            fail(error)
+            raise typer.Exit(1) from None
+        except KeyboardInterrupt:
+            stderr.print("interrupted")
+            raise typer.Exit(130) from None
+        except (typer.Exit, typer.Abort, SystemExit):
+            raise
+        except Exception as error:  # a bug: say so plainly instead of a traceback
+            if os.environ.get("MEMSCOPE_DEBUG"):
+                raise
+            stderr.print(
+                f"[bold red]internal error:[/] {escape(type(error).__name__)}: {escape(str(error))}\n"
+                "  This is a memscope bug; run again with MEMSCOPE_DEBUG=1 for the traceback and report it."
+            )
+            raise typer.Exit(1) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def fmt(value: float | None, digits: int = 3) -> str:
+    """A metric for a table: fixed digits, an en dash when undefined."""
+    if value is None:
+        return "–"
+    return f"{value:.{digits}f}"

@@ -1,0 +1,106 @@
+"""``memscope ingest`` and ``memscope runs``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from memscope.cli.app import app
+from memscope.cli.common import (
+    DatasetOption,
+    DbOption,
+    FormatOption,
+    OutputFormat,
+    fail,
+    fmt,
+    handles_errors,
+    open_store,
+    print_json,
+    stderr,
+    stdout,
+    warn,
+)
+from memscope.textsafe import printable
+
+
+@app.command()
+@handles_errors
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Run directories, or folders to search for runs.", show_default=False)],
+    dataset: DatasetOption = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Refuse a run with any bad line instead of skipping it.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Ingest run directories into the store (every run below each PATH).
+
+    An unchanged run is skipped; a changed one replaces its old rows. Bad lines are
+    reported as file:line and skipped (refused with --strict).
+    """
+    from memscope.adapters import ReadOptions
+    from memscope.pipeline.runs import IngestFailure, ingest_paths
+
+    store = open_store(db)
+
+    def report(result) -> None:  # noqa: ANN001
+        if isinstance(result, IngestFailure):
+            fail(result.error)
+            return
+        for notice in result.notices:
+            warn(notice)
+        verb = {"new": "ingested", "replaced": "re-ingested (changed)", "unchanged": "unchanged"}[result.status]
+        stderr.print(
+            Text.assemble(f"{verb} ", (result.run_id, "bold"), f" · {result.n_questions} questions · {result.path}")
+        )
+
+    _, failures = ingest_paths(store, paths, ReadOptions(dataset=dataset), strict=strict, on_outcome=report)
+    if failures:
+        stderr.print(f"{len(failures)} run(s) could not be ingested.")
+        raise typer.Exit(1)
+
+
+@app.command()
+@handles_errors
+def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None:
+    """List the ingested runs."""
+    from memscope.store import queries
+
+    store = open_store(db)
+    with store.read() as con:
+        rows = queries.list_runs(con)
+    if output is OutputFormat.json:
+        print_json(
+            [
+                {key: (value.isoformat() if hasattr(value, "isoformat") else value) for key, value in row.items()}
+                for row in rows
+            ]
+        )
+        return
+    if not rows:
+        stderr.print(f"No runs in {store.path} yet. Ingest one with `memscope ingest RUN_DIR`.")
+        return
+    shared = {
+        name: rows[0][name] for name in ("task", "model") if len({row[name] for row in rows}) == 1
+    }
+    title = f"Runs in {store.path}" + "".join(f" · {name} {value}" for name, value in shared.items())
+    table = Table(title=printable(title, keep_newlines=False), title_justify="left")
+    table.add_column("run", overflow="fold", style="bold", min_width=12)
+    columns = [name for name in ("task", "model", "method") if name not in shared]
+    for name in columns:
+        table.add_column(name, overflow="fold", min_width=8)
+    for name in ("n", "EM", "Judge"):
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("retrieval", no_wrap=True)
+    for row in rows:
+        table.add_row(
+            Text(printable(row["run_id"], keep_newlines=False)),
+            *(Text(printable(row[name] or "", keep_newlines=False)) for name in columns),
+            str(row["n_questions"]),
+            fmt(row["em"]),
+            fmt(row["judge"]) if row["n_judged"] else "–",
+            row["retrieval_kind"] or "",
+        )
+    stdout.print(table)

@@ -1,0 +1,155 @@
+"""``memscope report``: the X×Y answer matrix, retrieval access and temporal authority."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from memscope.cli.app import app
+from memscope.cli.common import (
+    DatasetOption,
+    DbOption,
+    FormatOption,
+    OutputFormat,
+    fmt,
+    handles_errors,
+    open_store,
+    print_json,
+    stdout,
+)
+from memscope.errors import InputError
+from memscope.textsafe import printable
+
+X_LEVELS = ("X1", "X2", "X3", "X4")
+Y_LEVELS = ("Y1", "Y2", "Y3")
+K_HELP = "Cut-off K for @K metrics (default: the run's top_k, else 10)."
+
+
+def check_k(k: int | None) -> int | None:
+    """Refuse K < 1 with one clear message."""
+    if k is not None and k < 1:
+        raise InputError(f"--k must be at least 1, got {k}", fix="Pass a positive cut-off, e.g. --k 10.")
+    return k
+
+
+@app.command()
+@handles_errors
+def report(
+    run: Annotated[str | None, typer.Argument(help="Run directory or run id (default: the run opened or ingested last).", show_default=False)] = None,
+    k: Annotated[int | None, typer.Option("--k", help=K_HELP, show_default=False)] = None,
+    dataset: DatasetOption = None,
+    db: DbOption = None,
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """Print a run's diagnostics: answers per X×Y cell, retrieval access and temporal authority.
+
+    Answer quality per (X, Y) cell (n, EM, Judge) with the coordinate-balanced macro
+    average; retrieval access (Any-Clue@K, Coverage@K, Full-Clue@K, MRR) over questions
+    with at least one gold clue; for Y3 questions Latest@K, Latest-Miss, Rank-Inversion
+    and Stale-Dominance. Each value comes with its n.
+    """
+    from memscope.adapters import ReadOptions
+    from memscope.pipeline.loading import load_run
+    from memscope.pipeline.report import build_report
+    from memscope.pipeline.runs import resolve_run
+
+    check_k(k)
+    store = open_store(db)
+    run_id = resolve_run(store, run, options=ReadOptions(dataset=dataset))
+    data = load_run(store, run_id)
+    result = build_report(data, k, include_questions=output is OutputFormat.json)
+    if output is OutputFormat.json:
+        print_json(result)
+        return
+    stdout.print(render_report(result))
+
+
+def _header(result: dict[str, Any]) -> Text:
+    run = result["run"]
+    parts = [
+        ("run ", ""), (printable(run["id"], keep_newlines=False), "bold"),
+        (f" · task {printable(run['task'], keep_newlines=False)}", ""),
+        (f" · model {printable(run['model'], keep_newlines=False)}", ""),
+        (f" · method {printable(run['method'], keep_newlines=False)}", ""),
+        (f" ({run['modality']})" if run.get("modality") else "", ""),
+        (f" · {run['n_questions']} questions · K={result['k']}", ""),
+    ]
+    return Text.assemble(*parts)
+
+
+def _answer_matrix(answer: dict[str, Any]) -> Table:
+    table = Table(title="Answer quality per cell — n · EM · Judge", title_justify="left", show_lines=False)
+    table.add_column("", style="bold")
+    for y in Y_LEVELS:
+        table.add_column(y, justify="right")
+    table.add_column("all", justify="right", style="dim")
+
+    def cell(summary: dict[str, Any] | None) -> str:
+        if not summary:
+            return "–"
+        return f"{summary['n']} · {fmt(summary['em'], 2)} · {fmt(summary['judge'], 2)}"
+
+    for x in X_LEVELS:
+        table.add_row(x, *(cell(answer["by_cell"].get(f"{x}_{y}")) for y in Y_LEVELS), cell(answer["by_x"].get(x)))
+    table.add_row("all", *(cell(answer["by_y"].get(y)) for y in Y_LEVELS), cell(answer["overall"]), style="dim")
+    return table
+
+
+def _answer_summary(answer: dict[str, Any]) -> Text:
+    overall, macro = answer["overall"], answer["macro"]
+    text = (
+        f"overall: n={overall['n']}  EM={fmt(overall['em'])}  Judge={fmt(overall['judge'])}    "
+        f"coordinate-balanced macro: EM={fmt(macro['em'])}  Judge={fmt(macro['judge'])}"
+    )
+    if answer.get("n_unplaced"):
+        text += f"    ({answer['n_unplaced']} question(s) without X/Y labels are outside the matrix)"
+    return Text(text)
+
+
+def _retrieval_table(retrieval: dict[str, Any], k: int) -> Table:
+    table = Table(title=f"Retrieval access @K={k}", title_justify="left")
+    table.add_column("", style="bold")
+    for name in ("n", "Any-Clue", "Coverage", "Full-Clue", "MRR"):
+        table.add_column(name, justify="right")
+    for y in Y_LEVELS:
+        row = retrieval["by_y"].get(y)
+        if row:
+            table.add_row(y, str(row["n"]), fmt(row["any_clue"]), fmt(row["coverage"]), fmt(row["full_clue"]), fmt(row["mrr"]))
+    overall = retrieval["overall"]
+    table.add_row(
+        "all", str(retrieval["n"]), fmt(overall["any_clue"]), fmt(overall["coverage"]),
+        fmt(overall["full_clue"]), fmt(overall["mrr"]), style="dim",
+    )
+    return table
+
+
+def _temporal_table(temporal: dict[str, Any], k: int) -> Table:
+    table = Table(title=f"Temporal authority (Y3) @K={k}", title_justify="left")
+    for name in ("n", "Latest@K", "Latest-Miss", "Rank-Inversion", "Stale-Dominance"):
+        table.add_column(name, justify="right")
+    table.add_row(
+        str(temporal["n"]), fmt(temporal["latest_at_k"]), fmt(temporal["latest_miss"]),
+        fmt(temporal["rank_inversion"]), fmt(temporal["stale_dominance"]),
+    )
+    return table
+
+
+def render_report(result: dict[str, Any]) -> Group:
+    """The report as Rich renderables."""
+    parts: list[Any] = [_header(result), Text(""), _answer_matrix(result["answer"]), _answer_summary(result["answer"]), Text("")]
+    if result["retrieval"]:
+        parts += [_retrieval_table(result["retrieval"], result["k"])]
+        if result["retrieval"]["n_undiagnosable"]:
+            parts.append(Text(f"{result['retrieval']['n_undiagnosable']} question(s) have no gold clue and are not counted.", style="dim"))
+        parts.append(Text(""))
+    if result["temporal"]:
+        parts += [_temporal_table(result["temporal"], result["k"]), Text("")]
+    elif result["retrieval"]:
+        parts += [Text("No Y3 question with a gold clue: temporal metrics do not apply.", style="dim")]
+    for note in result.get("notes", []):
+        parts.append(Text(f"Retrieval: {note}.", style="yellow"))
+    return Group(*parts)

@@ -1,0 +1,85 @@
+"""The project's error types: one message a person can act on (what, where, what to do).
+
+Foreign exceptions (file, JSON, DuckDB, torch) are caught at the boundary of the layer
+that owns them and re-raised as a :class:`MemscopeError`; front ends show ``str(error)``
+and never a traceback.
+"""
+
+from __future__ import annotations
+
+
+class MemscopeError(Exception):
+    """An error explained to the user.
+
+    Args:
+        what: What went wrong, in one sentence.
+        where: The file, run, question or setting it concerns (optional).
+        fix: What the user can do about it (optional).
+    """
+
+    title = "Error"
+
+    def __init__(self, what: str, *, where: str | None = None, fix: str | None = None) -> None:
+        self.what = what
+        self.where = where
+        self.fix = fix
+        super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        """The whole message on one or two lines."""
+        text = self.what if not self.where else f"{self.what} ({self.where})"
+        if self.fix:
+            text = f"{text}\n  {self.fix}"
+        return text
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class InputError(MemscopeError):
+    """A command-line value or option the user gave is not acceptable."""
+
+    title = "Invalid input"
+
+
+class RunDirError(MemscopeError):
+    """A run directory (or a file in it) cannot be read as a benchmark run."""
+
+    title = "Unreadable run"
+
+
+class DatasetError(MemscopeError):
+    """The dataset a run points to is missing or malformed."""
+
+    title = "Dataset problem"
+
+
+class StoreError(MemscopeError):
+    """The DuckDB store cannot be opened, migrated or queried."""
+
+    title = "Store problem"
+
+
+class StoreBusyError(StoreError):
+    """Another process holds the store for writing."""
+
+    title = "Store in use"
+
+
+class NotFoundError(MemscopeError):
+    """A run, question or code the user named does not exist."""
+
+    title = "Not found"
+
+
+class ConfigError(MemscopeError):
+    """The user's configuration file is invalid."""
+
+    title = "Configuration problem"
+
+
+class EngineError(MemscopeError):
+    """The memory engine cannot load a model or embed data."""
+
+    title = "Memory engine problem"

@@ -1,0 +1,78 @@
+"""Loading one run from the store into arrays the analysis functions take."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from memscope.analysis.arrays import pad_lists
+from memscope.analysis.evidence import EvidenceSet
+from memscope.store import Store, queries
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+
+@dataclass
+class RunData:
+    """Everything the analysis of one run needs, one row per question (ordered by idx)."""
+
+    run: dict[str, Any]
+    questions: pa.Table
+    evidence_table: pa.Table
+    evidence: EvidenceSet
+    scores: np.ndarray
+    n_rounds: int
+
+    @property
+    def qids(self) -> np.ndarray:
+        return self.questions.column("qid").to_numpy(zero_copy_only=False)
+
+    def column(self, name: str) -> np.ndarray:
+        """A question-table column as numpy (floats keep NaN for null)."""
+        array = self.questions.column(name)
+        values = array.to_numpy(zero_copy_only=False)
+        if values.dtype == object and name in ("em", "judge"):
+            return np.array([np.nan if v is None else v for v in values], dtype=float)
+        return values
+
+    @property
+    def has_retrievals(self) -> bool:
+        """Whether the run logged ranked or unranked retrievals."""
+        return self.run.get("retrieval_kind") in ("ranked", "unranked")
+
+
+def evidence_from_table(table: pa.Table) -> tuple[EvidenceSet, np.ndarray]:
+    """Build the padded evidence arrays (and the score matrix) from ``evidence_table``."""
+    ranked_pos = pad_lists(table.column("ranked_pos"))
+    ranked_session = pad_lists(table.column("ranked_session"))
+    scores = pad_lists(table.column("scores"), fill=np.nan, dtype=np.float64)
+    gold_pos = pad_lists(table.column("gold_pos"))
+    sources = pad_lists(table.column("source_sessions"))
+    y = table.column("y").to_numpy(zero_copy_only=False)
+    evidence = EvidenceSet(
+        ranked_pos=ranked_pos,
+        ranked_session=ranked_session,
+        gold_pos=gold_pos,
+        source_sessions=sources,
+        has_ranking=table.column("has_ranking").to_numpy(zero_copy_only=False).astype(bool),
+        is_y3=(y == "Y3"),
+    )
+    return evidence, scores
+
+
+def load_run(store: Store, run_id: str) -> RunData:
+    """Read one run's questions and evidence from the store."""
+    with store.read() as con:
+        run = queries.get_run(con, run_id)
+        if run is None:
+            from memscope.errors import NotFoundError
+
+            raise NotFoundError(f"no run {run_id!r} in the store", where=str(store.path))
+        question_rows = queries.question_table(con, run_id)
+        evidence_rows = queries.evidence_table(con, run_id)
+        n_rounds = queries.dataset_round_count(con, run["dataset_id"])
+    evidence, scores = evidence_from_table(evidence_rows)
+    return RunData(run, question_rows, evidence_rows, evidence, scores, n_rounds)

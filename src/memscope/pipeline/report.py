@@ -1,0 +1,135 @@
+"""The run report: answer matrix, retrieval access and temporal authority (metrics.md).
+
+``build_report`` returns plain data in the shape ``memscope report --format json`` prints;
+the CLI renders the same data as tables and the app draws its matrix from it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from memscope.analysis import aggregate
+from memscope.analysis.answers import correctness
+from memscope.analysis.evidence import retrieval_access, temporal_authority
+from memscope.pipeline.loading import RunData
+from memscope.pipeline.runs import effective_k
+
+RETRIEVAL_NOTES = {
+    "context": "no retrieval: this method puts a fixed context in front of the model "
+    "(the full history, or the clue rounds for an oracle), so rank metrics do not apply",
+    "none": "this method logged no retrieved evidence, so retrieval metrics cannot be computed",
+    "unranked": "the method logged an unranked set of retrieved rounds: @K metrics use the "
+    "whole set, and MRR and Rank-Inversion are undefined",
+}
+
+
+def _clean(value: Any) -> Any:
+    """NaN to None, numpy scalars to Python, so the result is valid JSON."""
+    if isinstance(value, dict):
+        return {key: _clean(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(item) for item in value]
+    if isinstance(value, (np.floating, float)):
+        return None if math.isnan(value) else float(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def question_metrics(data: RunData, k: int) -> dict[str, np.ndarray]:
+    """Per-question answer, retrieval and temporal values (NaN where undefined)."""
+    mode = data.column("mode")
+    em = data.column("em").astype(float)
+    judge = data.column("judge").astype(float)
+    values: dict[str, np.ndarray] = {"em": em, "judge": judge, "correct": correctness(mode, em, judge)}
+    if data.has_retrievals:
+        values |= retrieval_access(data.evidence, k)
+        values |= temporal_authority(data.evidence, k)
+    else:
+        empty = np.full(len(em), np.nan)
+        for name in ("any_clue", "coverage", "full_clue", "mrr", "latest_at_k", "latest_miss",
+                     "rank_inversion", "stale_dominance"):
+            values[name] = empty
+    return values
+
+
+def build_report(data: RunData, k: int | None = None, *, include_questions: bool = True) -> dict[str, Any]:
+    """Everything ``memscope report`` shows for one run, as JSON-ready data."""
+    run = data.run
+    cutoff = effective_k(run, k)
+    values = question_metrics(data, cutoff)
+    x = data.column("x")
+    y = data.column("y")
+    cells = aggregate.cell_labels(x, y)
+    answer_metrics = {"em": values["em"], "judge": values["judge"]}
+    by_cell = aggregate.by_group(answer_metrics, cells, aggregate.CELLS)
+    answer = {
+        "overall": aggregate.summarize(answer_metrics),
+        "macro": {name: aggregate.macro_average(by_cell, name) for name in ("em", "judge")},
+        "by_x": aggregate.by_group(answer_metrics, x, aggregate.X_LEVELS),
+        "by_y": aggregate.by_group(answer_metrics, y, aggregate.Y_LEVELS),
+        "by_cell": by_cell,
+        "n_unplaced": int((cells == "").sum()),
+    }
+    retrieval = temporal = None
+    if data.has_retrievals:
+        access = {name: values[name] for name in ("any_clue", "coverage", "full_clue", "mrr")}
+        n_gold_defined = int((~np.isnan(values["any_clue"])).sum())
+        retrieval = {
+            "n": n_gold_defined,
+            "n_undiagnosable": len(values["em"]) - n_gold_defined,
+            "kind": run.get("retrieval_kind"),
+            "overall": {name: aggregate.mean_or_none(v) for name, v in access.items()},
+            "by_y": aggregate.by_group(access, y, aggregate.Y_LEVELS, n_of="any_clue"),
+            "by_x": aggregate.by_group(access, x, aggregate.X_LEVELS, n_of="any_clue"),
+            "by_cell": aggregate.by_group(access, cells, aggregate.CELLS, n_of="any_clue"),
+        }
+        timing = {name: values[name] for name in ("latest_at_k", "latest_miss", "rank_inversion", "stale_dominance")}
+        temporal = aggregate.summarize(timing, n_of="latest_at_k")
+        if not temporal["n"]:
+            temporal = None
+    report: dict[str, Any] = {
+        "run": {
+            "id": run["run_id"],
+            "task": run.get("task"),
+            "model": run.get("model"),
+            "method": run.get("method"),
+            "modality": run.get("modality"),
+            "n_questions": len(values["em"]),
+            "retrieval_kind": run.get("retrieval_kind"),
+            "path": run.get("path"),
+        },
+        "k": cutoff,
+        "answer": answer,
+        "retrieval": retrieval,
+        "temporal": temporal,
+        "notes": [RETRIEVAL_NOTES[kind]] if (kind := run.get("retrieval_kind")) in RETRIEVAL_NOTES else [],
+    }
+    if include_questions:
+        report["questions"] = _question_rows(data, values, x, y)
+    return _clean(report)
+
+
+def _question_rows(data: RunData, values: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray) -> list[dict[str, Any]]:
+    qids = data.qids.tolist()
+    retrieved = data.evidence_table.column("ranked_ids").to_pylist() if data.has_retrievals else [None] * len(qids)
+    names = ("em", "judge", "any_clue", "coverage", "full_clue", "mrr", "latest_at_k", "latest_miss",
+             "rank_inversion", "stale_dominance")
+    columns = {name: [None if math.isnan(v) else float(v) for v in values[name].tolist()] for name in names}
+    correct = [None if math.isnan(v) else bool(v) for v in values["correct"].tolist()]
+    rows = []
+    for i, qid in enumerate(qids):
+        row: dict[str, Any] = {"qid": qid, "x": x[i], "y": y[i]}
+        row["em"] = columns["em"][i]
+        row["judge"] = columns["judge"][i]
+        row["correct"] = correct[i]
+        row["retrieved"] = retrieved[i] if retrieved[i] is not None or not data.has_retrievals else []
+        for name in names[2:]:
+            row[name] = columns[name][i]
+        rows.append(row)
+    return rows

@@ -1,0 +1,158 @@
+"""Plain records every layer shares: what an adapter reads and the store keeps.
+
+Adapters produce these from files; the store persists them; nothing here knows DuckDB,
+Textual or torch. Per-question predictions of a run are large, so a run carries them as a
+:class:`BulkSource` (a file the store bulk-loads) or as an Arrow table, never as a list of
+Python objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+RetrievalKind = Literal["ranked", "unranked", "context", "none"]
+"""How a run recorded what its memory retrieved.
+
+- ``ranked``: an ordered list per question (MemEye ``seed_round_ids``, rank 1 first).
+- ``unranked``: a set without order (gen_agents ``retrieved_round_ids``).
+- ``context``: no retrieval; a fixed context (full history, or the clue rounds for oracles).
+- ``none``: nothing was logged (question-only and most agentic methods).
+"""
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A non-fatal problem found while reading input, shown as a warning."""
+
+    what: str
+    where: str
+    examples: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        text = f"{self.where}: {self.what}"
+        if self.examples:
+            text += " (e.g. " + ", ".join(self.examples) + ")"
+        return text
+
+
+@dataclass
+class SessionRecord:
+    """One dialogue session, in the order the benchmark replays it."""
+
+    session_id: str
+    session_order: int
+    date: str | None = None
+
+
+@dataclass
+class RoundRecord:
+    """One dialogue round (turn) with its media.
+
+    ``position`` is the global dialogue position 1..N (session order, then round order)
+    used for "latest", "stale" and recency age. Media lists are aligned index by index:
+    ``image_refs[i]`` is the path as written in the dataset, ``image_files[i]`` the file it
+    resolved to (``None`` when it is missing), ``image_captions[i]`` its caption.
+    """
+
+    round_id: str
+    session_id: str
+    position: int
+    round_order: int
+    user_text: str = ""
+    assistant_text: str = ""
+    image_refs: list[str] = field(default_factory=list)
+    image_files: list[str | None] = field(default_factory=list)
+    image_captions: list[str] = field(default_factory=list)
+    image_ids: list[str] = field(default_factory=list)
+    audio_refs: list[str] = field(default_factory=list)
+    audio_files: list[str | None] = field(default_factory=list)
+    audio_captions: list[str] = field(default_factory=list)
+    audio_ids: list[str] = field(default_factory=list)
+    background_audio: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class QuestionRecord:
+    """One benchmark question with its place on the axes and its gold evidence.
+
+    ``x`` / ``y`` are the coordinate (the highest label on each axis, MemEye's
+    highest-bottleneck rule); ``x_labels`` / ``y_labels`` keep every label.
+    ``clue_ids`` are the gold ids as written; ``clue_rounds`` those that resolve to a round.
+    """
+
+    qid: str
+    idx: int
+    question_key: str
+    task: str
+    question: str
+    gold: str | None
+    mode: str
+    x: str | None = None
+    y: str | None = None
+    x_labels: list[str] = field(default_factory=list)
+    y_labels: list[str] = field(default_factory=list)
+    options: Any = None
+    clue_ids: list[str] = field(default_factory=list)
+    clue_rounds: list[str] = field(default_factory=list)
+    source_sessions: list[str] = field(default_factory=list)
+    question_images: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class DatasetRecord:
+    """A benchmark dataset: sessions, rounds and questions, identified by content."""
+
+    dataset_id: str
+    benchmark: str
+    task: str
+    source_path: str
+    content_hash: str
+    media_root: str | None
+    sessions: list[SessionRecord]
+    rounds: list[RoundRecord]
+    questions: list[QuestionRecord]
+    notices: list[Notice] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class BulkSource:
+    """A per-question file the store bulk-loads itself (too large for Python rows).
+
+    ``loader`` names the store's loader for the format (e.g. ``"memeye_predictions"``).
+    """
+
+    loader: str
+    path: Path
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RunRecord:
+    """One run directory: its identity, configuration and per-question results."""
+
+    run_id: str
+    path: str
+    content_hash: str
+    file_stats: dict[str, list[int]]
+    benchmark: str
+    task: str
+    model: str | None
+    method: str | None
+    base_method: str | None
+    modality: str | None
+    mode: str | None
+    top_k: int | None
+    retrieval_kind: RetrievalKind | None
+    config: dict[str, Any]
+    metrics: dict[str, Any]
+    dataset: DatasetRecord
+    predictions: BulkSource | pa.Table
+    retrievals: pa.Table | None = None
+    notices: list[Notice] = field(default_factory=list)

@@ -1,0 +1,145 @@
+"""Opening the DuckDB store: short-lived connections, lock waits and migrations.
+
+DuckDB lets one process write a database file, and no other process can even read it
+meanwhile. memscope therefore never keeps the store open while idle: every command and
+every app action opens a connection, does its work and closes it. When another process
+holds the file, opening waits briefly and then fails with one clear message.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memscope.errors import StoreBusyError, StoreError
+
+if TYPE_CHECKING:
+    import duckdb
+
+WAIT_ENV = "MEMSCOPE_LOCK_WAIT"
+DEFAULT_WAIT_S = 5.0
+RETRY_INTERVAL_S = 0.05
+PID_IN_MESSAGE = re.compile(r"PID (\d+)")
+
+
+def lock_wait_seconds() -> float:
+    """How long to wait for another process to release the store (``$MEMSCOPE_LOCK_WAIT``)."""
+    try:
+        return max(0.0, float(os.environ.get(WAIT_ENV, DEFAULT_WAIT_S)))
+    except ValueError:
+        return DEFAULT_WAIT_S
+
+
+def is_lock_conflict(error: Exception) -> bool:
+    """Whether a DuckDB error means another process holds the file."""
+    text = str(error)
+    return "Could not set lock" in text or "Conflicting lock" in text
+
+
+class Store:
+    """The memscope store at one path: hands out connections and keeps the schema current.
+
+    Args:
+        path: The DuckDB file (created with its folder on first write).
+        wait_s: How long to wait when another process holds the file.
+    """
+
+    def __init__(self, path: Path, wait_s: float | None = None) -> None:
+        self.path = Path(path)
+        self.wait_s = lock_wait_seconds() if wait_s is None else wait_s
+        self._schema_checked = False
+
+    def __repr__(self) -> str:
+        return f"Store({str(self.path)!r})"
+
+    @property
+    def exists(self) -> bool:
+        """Whether the store file has been created."""
+        return self.path.is_file()
+
+    @contextmanager
+    def write(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A read-write connection, migrated to the current schema; closed afterwards."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create the store folder: {exc.strerror or exc}",
+                where=str(self.path.parent),
+                fix="Use --db PATH or $MEMSCOPE_DB to put the store somewhere writable.",
+            ) from None
+        con = self._connect(read_only=False)
+        try:
+            if not self._schema_checked:
+                self._ensure_schema(con)
+            with self._translated_errors():
+                yield con
+        finally:
+            con.close()
+
+    @contextmanager
+    def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A read-only connection; a missing or outdated store is created/migrated first."""
+        if not self.exists or not self._schema_checked:
+            with self.write():
+                pass
+        con = self._connect(read_only=True)
+        try:
+            with self._translated_errors():
+                yield con
+        finally:
+            con.close()
+
+    @contextmanager
+    def _translated_errors(self) -> Iterator[None]:
+        import duckdb
+
+        try:
+            yield
+        except duckdb.Error as exc:
+            raise StoreError(f"the store reported an error: {exc}", where=str(self.path)) from exc
+
+    def _connect(self, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+        import duckdb
+
+        deadline = time.monotonic() + self.wait_s
+        while True:
+            try:
+                return duckdb.connect(str(self.path), read_only=read_only)
+            except duckdb.IOException as exc:
+                if not is_lock_conflict(exc):
+                    raise StoreError(f"cannot open the store: {exc}", where=str(self.path)) from None
+                if time.monotonic() >= deadline:
+                    pid = PID_IN_MESSAGE.search(str(exc))
+                    holder = f"process {pid.group(1)}" if pid else "another process"
+                    raise StoreBusyError(
+                        f"the store is in use: {holder} holds it for writing",
+                        where=str(self.path),
+                        fix="Wait for that process to finish (or close it), or use --db to pick another store.",
+                    ) from None
+                time.sleep(RETRY_INTERVAL_S)
+            except duckdb.Error as exc:
+                raise StoreError(
+                    f"cannot open the store: {exc}",
+                    where=str(self.path),
+                    fix="Is this a memscope DuckDB file? Use --db to pick another store.",
+                ) from None
+
+    def _ensure_schema(self, con: duckdb.DuckDBPyConnection) -> None:
+        from memscope.store.migrations import applied_versions, latest_version, migrate
+
+        newest = latest_version()
+        done = applied_versions(con)
+        if done and max(done) > newest:
+            raise StoreError(
+                f"the store has schema version {max(done)}, newer than this memscope ({newest})",
+                where=str(self.path),
+                fix="Upgrade memscope, or use --db to pick another store.",
+            )
+        migrate(con)
+        self._schema_checked = True

@@ -1,0 +1,251 @@
+"""Writes runs and their datasets into the store, one transaction per run.
+
+A run is identified by its directory: re-ingesting an unchanged run is a no-op, a changed
+one replaces that run's rows. Datasets are shared by content hash, so twenty runs over one
+dialog file store its rounds once. Labels live in their own tables and survive a run being
+replaced.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from memscope.errors import StoreError
+from memscope.records import BulkSource, DatasetRecord, Notice, RunRecord
+from memscope.store.loaders import LOADERS
+from memscope.store.sql import one, rows
+
+if TYPE_CHECKING:
+    import duckdb
+    import pyarrow as pa
+
+IngestStatus = Literal["new", "replaced", "unchanged"]
+
+
+@dataclass
+class IngestOutcome:
+    """What ingesting one run did."""
+
+    run_id: str
+    path: str
+    status: IngestStatus
+    n_questions: int
+    notices: list[Notice] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class StoredRunState:
+    """What the store remembers of a run directory, to recognise it unchanged."""
+
+    run_id: str
+    content_hash: str
+    file_stats: dict[str, list[int]]
+    n_questions: int
+
+
+def stored_run_state(con: duckdb.DuckDBPyConnection, path: str) -> StoredRunState | None:
+    """The stored state of the run ingested from ``path``, if any."""
+    row = one(con, 
+        "SELECT run_id, content_hash, file_stats, n_questions FROM runs WHERE path = ?", [path]
+    )
+    if row is None:
+        return None
+    return StoredRunState(row[0], row[1], json.loads(row[2]) if row[2] else {}, row[3] or 0)
+
+
+def ingest_run(con: duckdb.DuckDBPyConnection, record: RunRecord, *, strict: bool = False) -> IngestOutcome:
+    """Store one run (and its dataset if new) atomically.
+
+    Raises:
+        MemscopeError: from the loader for bad input; nothing is written then.
+    """
+    previous = stored_run_state(con, record.path)
+    if previous and previous.content_hash == record.content_hash:
+        if previous.file_stats != record.file_stats:
+            con.execute("UPDATE runs SET file_stats = ? WHERE run_id = ?", [json.dumps(record.file_stats), previous.run_id])
+        return IngestOutcome(previous.run_id, record.path, "unchanged", previous.n_questions)
+    run_id = previous.run_id if previous else _free_run_id(con, record.run_id, record.path)
+    notices = list(record.notices)
+    con.begin()
+    try:
+        _ensure_dataset(con, record.dataset)
+        for table in ("retrievals", "predictions", "runs"):
+            con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
+        n_questions = _load_predictions(con, run_id, record, strict=strict, notices=notices)
+        con.execute(
+            "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now()::TIMESTAMP, NULL)",
+            [
+                run_id,
+                record.benchmark,
+                record.dataset.dataset_id,
+                record.path,
+                record.content_hash,
+                json.dumps(record.file_stats),
+                record.task,
+                record.model,
+                record.method,
+                record.base_method,
+                record.modality,
+                record.mode,
+                record.top_k,
+                record.retrieval_kind,
+                n_questions,
+                json.dumps(record.config, default=str),
+                json.dumps(record.metrics, default=str),
+                json.dumps([str(notice) for notice in notices]),
+            ],
+        )
+        con.commit()
+    except BaseException:
+        con.rollback()
+        raise
+    return IngestOutcome(run_id, record.path, "replaced" if previous else "new", n_questions, notices)
+
+
+def _free_run_id(con: duckdb.DuckDBPyConnection, proposed: str, path: str) -> str:
+    """The directory name, or a variant of it when another directory already uses it."""
+    taken = {row[0] for row in rows(con, "SELECT run_id FROM runs")}
+    if proposed not in taken:
+        return proposed
+    parent = Path(path).parent.name
+    candidate = f"{parent}-{proposed}" if parent else proposed
+    suffix = 2
+    while candidate in taken:
+        candidate = f"{proposed}-{suffix}"
+        suffix += 1
+    return candidate
+
+
+def _load_predictions(
+    con: duckdb.DuckDBPyConnection, run_id: str, record: RunRecord, *, strict: bool, notices: list[Notice]
+) -> int:
+    source = record.predictions
+    if isinstance(source, BulkSource):
+        loader = LOADERS.get(source.loader)
+        if loader is None:
+            raise StoreError(f"no loader for {source.loader!r}", where=str(source.path))
+        return loader(con, run_id, record.dataset.dataset_id, source, strict=strict, notices=notices)
+    return _insert_arrow_predictions(con, run_id, source, record.retrievals)
+
+
+def _insert_arrow_predictions(
+    con: duckdb.DuckDBPyConnection, run_id: str, predictions: pa.Table, retrievals: pa.Table | None
+) -> int:
+    """Insert predictions (and retrievals) an adapter built as Arrow tables.
+
+    The tables carry the columns of ``predictions`` / ``retrievals`` without ``run_id``;
+    missing columns are stored as NULL.
+    """
+    _insert_table(con, "predictions", run_id, predictions)
+    if retrievals is not None and retrievals.num_rows:
+        _insert_table(con, "retrievals", run_id, retrievals)
+    return predictions.num_rows
+
+
+def _insert_table(con: duckdb.DuckDBPyConnection, table: str, run_id: str, data: pa.Table) -> None:
+    columns = [row[0] for row in rows(con, f"DESCRIBE {table}")]
+    con.register("memscope_incoming", data)
+    try:
+        selected = ", ".join("?" if name == "run_id" else (name if name in data.column_names else "NULL") for name in columns)
+        con.execute(f"INSERT INTO {table} SELECT {selected} FROM memscope_incoming", [run_id])
+    finally:
+        con.unregister("memscope_incoming")
+
+
+def _ensure_dataset(con: duckdb.DuckDBPyConnection, dataset: DatasetRecord) -> None:
+    exists = one(con, "SELECT 1 FROM datasets WHERE dataset_id = ?", [dataset.dataset_id])
+    if exists:
+        con.execute(
+            "UPDATE datasets SET source_path = ?, media_root = coalesce(?, media_root) WHERE dataset_id = ?",
+            [dataset.source_path, dataset.media_root, dataset.dataset_id],
+        )
+        return
+    import pyarrow as pa
+
+    con.execute(
+        "INSERT INTO datasets VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, now()::TIMESTAMP)",
+        [
+            dataset.dataset_id,
+            dataset.benchmark,
+            dataset.task,
+            dataset.source_path,
+            dataset.content_hash,
+            dataset.media_root,
+            len(dataset.sessions),
+            len(dataset.rounds),
+            len(dataset.questions),
+        ],
+    )
+    sessions = pa.table(
+        {
+            "session_id": [s.session_id for s in dataset.sessions],
+            "session_order": pa.array([s.session_order for s in dataset.sessions], pa.int32()),
+            "date": pa.array([s.date for s in dataset.sessions], pa.string()),
+        }
+    )
+    _insert_dataset_table(con, "sessions", dataset.dataset_id, sessions)
+    rounds = dataset.rounds
+    list_of_str = pa.list_(pa.string())
+    round_table = pa.table(
+        {
+            "round_id": [r.round_id for r in rounds],
+            "session_id": [r.session_id for r in rounds],
+            "position": pa.array([r.position for r in rounds], pa.int32()),
+            "round_order": pa.array([r.round_order for r in rounds], pa.int32()),
+            "user_text": [r.user_text for r in rounds],
+            "assistant_text": [r.assistant_text for r in rounds],
+            "image_refs": pa.array([r.image_refs for r in rounds], list_of_str),
+            "image_files": pa.array([r.image_files for r in rounds], list_of_str),
+            "image_captions": pa.array([r.image_captions for r in rounds], list_of_str),
+            "image_ids": pa.array([r.image_ids for r in rounds], list_of_str),
+            "audio_refs": pa.array([r.audio_refs for r in rounds], list_of_str),
+            "audio_files": pa.array([r.audio_files for r in rounds], list_of_str),
+            "audio_captions": pa.array([r.audio_captions for r in rounds], list_of_str),
+            "audio_ids": pa.array([r.audio_ids for r in rounds], list_of_str),
+            "background_audio": pa.array([r.background_audio for r in rounds], pa.string()),
+            "extra": pa.array([_json_or_none(r.extra) for r in rounds], pa.string()),
+        }
+    )
+    _insert_dataset_table(con, "rounds", dataset.dataset_id, round_table)
+    questions = dataset.questions
+    question_table = pa.table(
+        {
+            "qid": [q.qid for q in questions],
+            "idx": pa.array([q.idx for q in questions], pa.int32()),
+            "question_key": [q.question_key for q in questions],
+            "task": [q.task for q in questions],
+            "question": [q.question for q in questions],
+            "gold": pa.array([q.gold for q in questions], pa.string()),
+            "mode": [q.mode for q in questions],
+            "x": pa.array([q.x for q in questions], pa.string()),
+            "y": pa.array([q.y for q in questions], pa.string()),
+            "x_labels": pa.array([q.x_labels for q in questions], list_of_str),
+            "y_labels": pa.array([q.y_labels for q in questions], list_of_str),
+            "options": pa.array([_json_or_none(q.options) for q in questions], pa.string()),
+            "clue_ids": pa.array([q.clue_ids for q in questions], list_of_str),
+            "clue_rounds": pa.array([q.clue_rounds for q in questions], list_of_str),
+            "source_sessions": pa.array([q.source_sessions for q in questions], list_of_str),
+            "question_images": pa.array([q.question_images for q in questions], list_of_str),
+            "extra": pa.array([_json_or_none(q.extra) for q in questions], pa.string()),
+        }
+    )
+    _insert_dataset_table(con, "questions", dataset.dataset_id, question_table)
+
+
+def _insert_dataset_table(con: duckdb.DuckDBPyConnection, table: str, dataset_id: str, data: pa.Table) -> None:
+    columns = [row[0] for row in rows(con, f"DESCRIBE {table}")]
+    con.register("memscope_incoming", data)
+    try:
+        selected = ", ".join("?" if name == "dataset_id" else name for name in columns)
+        con.execute(f"INSERT INTO {table} SELECT {selected} FROM memscope_incoming", [dataset_id])
+    finally:
+        con.unregister("memscope_incoming")
+
+
+def _json_or_none(value: Any) -> str | None:
+    if value is None or value == {}:
+        return None
+    return json.dumps(value, ensure_ascii=False)

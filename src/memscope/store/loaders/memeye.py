@@ -1,0 +1,332 @@
+"""Bulk-loads MemEye ``predictions.jsonl`` (and a memscope ``retrieval.jsonl`` sidecar).
+
+Rows are staged with DuckDB's newline-delimited JSON reader, every field read as JSON so
+that a wrongly typed value never hides a row. Each row is then checked in SQL (required
+``idx``, field types, value ranges, duplicates, idx beyond the dataset); bad rows are
+reported as ``file:line`` and skipped, or refused with ``strict``. Retrieval provenance
+comes from ``method_runtime`` (upstream-formats.md 1.6): ``seed_round_ids`` is the ranking,
+``top_candidates`` scores its first five; gen_agents' ``retrieved_round_ids`` is an
+unranked set lagged by one row.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memscope.errors import DatasetError, RunDirError
+from memscope.records import BulkSource, Notice
+from memscope.store.loaders.lines import explain_bad_line, lines_of_records
+from memscope.store.sql import one, rows, scalar
+
+if TYPE_CHECKING:
+    import duckdb
+
+INTEGER_TYPES = "('UBIGINT', 'BIGINT')"
+NUMBER_TYPES = "('UBIGINT', 'BIGINT', 'DOUBLE', 'BOOLEAN', 'NULL')"
+STRING_FIELDS = ("mode", "question", "gt", "pred", "choice", "judge_reasoning")
+NUMBER_FIELDS = ("em", "judge", "f1", "bleu_1", "latency_ms")
+UNIT_FIELDS = ("em", "judge")  # values must lie in [0, 1]
+ARRAY_FIELDS = ("point", "clue_rounds", "source_sessions", "rotations")
+OBJECT_FIELDS = ("method_runtime", "usage", "position_bias")
+BOOL_FIELDS = ("exact_match",)
+FIELDS = ("idx", *STRING_FIELDS, *NUMBER_FIELDS, *ARRAY_FIELDS, *OBJECT_FIELDS, *BOOL_FIELDS)
+MAX_LISTED_LINES = 10
+MISMATCH_REFUSE_SHARE = 0.5
+CANDIDATE_SHAPE = (
+    '[{"round_id": "VARCHAR", "score": "DOUBLE", "text_dense_score": "DOUBLE", '
+    '"image_dense_score": "DOUBLE", "semantic_score": "DOUBLE"}]'
+)
+SIDECAR_POOL_SHAPE = (
+    '[{"rank": "INTEGER", "round_id": "VARCHAR", "score": "DOUBLE", "text_score": "DOUBLE", '
+    '"image_score": "DOUBLE"}]'
+)
+
+
+def _columns_literal(fields: tuple[str, ...]) -> str:
+    return "{" + ", ".join(f"'{name}': 'JSON'" for name in fields) + "}"
+
+
+def _row_problem_sql() -> str:
+    """A CASE expression naming the first problem of a staged row (NULL when fine)."""
+    all_null = " AND ".join(f"{name} IS NULL" for name in FIELDS)
+    cases = [f"WHEN {all_null} THEN 'unreadable'"]
+    cases.append("WHEN idx IS NULL THEN 'missing required field \"idx\"'")
+    cases.append(
+        f"WHEN json_type(idx) NOT IN {INTEGER_TYPES} OR TRY_CAST(idx AS BIGINT) < 1 "
+        "THEN 'field \"idx\" must be a positive integer, got ' || left(idx::VARCHAR, 40)"
+    )
+    for name in NUMBER_FIELDS:
+        cases.append(
+            f"WHEN {name} IS NOT NULL AND json_type({name}) NOT IN {NUMBER_TYPES} "
+            f"THEN 'field \"{name}\" must be a number, got ' || left({name}::VARCHAR, 40)"
+        )
+    for name in UNIT_FIELDS:
+        cases.append(
+            f"WHEN TRY_CAST({name} AS DOUBLE) NOT BETWEEN 0 AND 1 "
+            f"THEN 'field \"{name}\" must lie in [0, 1], got ' || {name}::VARCHAR"
+        )
+    for name in STRING_FIELDS:
+        cases.append(
+            f"WHEN json_type({name}) IN ('ARRAY', 'OBJECT') "
+            f"THEN 'field \"{name}\" must be a string, got ' || lower(json_type({name}))"
+        )
+    for name in ARRAY_FIELDS:
+        cases.append(
+            f"WHEN json_type({name}) NOT IN ('ARRAY', 'NULL') "
+            f"THEN 'field \"{name}\" must be a list, got ' || lower(json_type({name}))"
+        )
+    for name in OBJECT_FIELDS:
+        cases.append(
+            f"WHEN json_type({name}) NOT IN ('OBJECT', 'NULL') "
+            f"THEN 'field \"{name}\" must be an object, got ' || lower(json_type({name}))"
+        )
+    for name in BOOL_FIELDS:
+        cases.append(
+            f"WHEN json_type({name}) NOT IN ('BOOLEAN', 'NULL', 'UBIGINT', 'BIGINT') "
+            f"THEN 'field \"{name}\" must be true or false'"
+        )
+    return "CASE " + " ".join(cases) + " END"
+
+
+def _number(name: str) -> str:
+    return (
+        f"CASE json_type({name}) WHEN 'BOOLEAN' THEN CAST({name}::BOOLEAN AS DOUBLE) "
+        f"ELSE TRY_CAST({name} AS DOUBLE) END"
+    )
+
+
+def load_memeye_predictions(
+    con: duckdb.DuckDBPyConnection,
+    run_id: str,
+    dataset_id: str,
+    source: BulkSource,
+    *,
+    strict: bool,
+    notices: list[Notice],
+) -> int:
+    """Stage, check and insert one MemEye predictions file inside the caller's transaction.
+
+    Args:
+        con: A write connection with an open transaction.
+        run_id: The run the rows belong to (its old rows are already deleted).
+        dataset_id: The run's dataset, already in the store.
+        source: The predictions file and its options (``lagged_runtime``, ``sidecar``).
+        strict: Refuse the whole file on any bad line instead of skipping it.
+        notices: Receives a warning per skipped line (``file:line``) and per oddity.
+
+    Returns:
+        The number of predictions inserted.
+
+    Raises:
+        RunDirError: with ``strict`` on any bad line, or when no row is usable.
+        DatasetError: when the rows do not match the dataset's questions.
+    """
+    path = Path(source.path)
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE memeye_rows AS "
+        "SELECT ordinality::BIGINT AS ord, * FROM read_json(?, format = 'newline_delimited', "
+        f"columns = {_columns_literal(FIELDS)}, ignore_errors = true, maximum_object_size = 268435456) "
+        "WITH ORDINALITY",
+        [str(path)],
+    )
+    total = scalar(con, "SELECT count(*) FROM memeye_rows")
+    if total == 0:
+        raise RunDirError(
+            "predictions.jsonl has no rows", where=str(path), fix="Re-run the benchmark or restore the file."
+        )
+    problems = dict(
+        rows(con, 
+            f"SELECT ord, problem FROM (SELECT ord, {_row_problem_sql()} AS problem FROM memeye_rows) "
+            "WHERE problem IS NOT NULL ORDER BY ord"
+        )
+    )
+    if problems:
+        _report_bad_rows(path, problems, total, strict, notices)
+        con.execute("CREATE OR REPLACE TEMP TABLE memeye_bad (ord BIGINT)")
+        con.executemany("INSERT INTO memeye_bad VALUES (?)", [[ordinal] for ordinal in problems])
+    else:
+        con.execute("CREATE OR REPLACE TEMP TABLE memeye_bad (ord BIGINT)")
+
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE memeye_good AS "
+        "SELECT 'q' || CAST(idx AS BIGINT) AS qid, row_number() OVER (PARTITION BY CAST(idx AS BIGINT) ORDER BY ord) AS copy, * "
+        "FROM memeye_rows WHERE ord NOT IN (SELECT ord FROM memeye_bad)"
+    )
+    _drop_and_report(
+        con,
+        "copy > 1",
+        "duplicate idx: a later row repeats an earlier question; the first row is kept",
+        path,
+        notices,
+        strict,
+    )
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE memeye_known AS SELECT qid FROM questions WHERE dataset_id = ?",
+        [dataset_id],
+    )
+    _drop_and_report(
+        con,
+        "qid NOT IN (SELECT qid FROM memeye_known)",
+        "idx has no question in the dataset; row skipped",
+        path,
+        notices,
+        strict,
+    )
+    _check_dataset_match(con, dataset_id, path, notices)
+    inserted = scalar(con, "SELECT count(*) FROM memeye_good")
+    if inserted == 0:
+        raise RunDirError(
+            "predictions.jsonl has no usable rows",
+            where=str(path),
+            fix="See the warnings above; the file may be truncated or from another benchmark.",
+        )
+    con.execute(
+        "INSERT INTO predictions SELECT ?, qid, ord::INTEGER, "
+        "coalesce(mode ->> '$', CASE WHEN rotations IS NOT NULL OR choice IS NOT NULL THEN 'mcq' ELSE 'open' END), "
+        "question ->> '$', gt ->> '$', pred ->> '$', choice ->> '$', "
+        f"{_number('em')}, TRY_CAST(exact_match AS BOOLEAN), {_number('judge')}, judge_reasoning ->> '$', "
+        f"{_number('f1')}, {_number('bleu_1')}, rotations, position_bias, "
+        "TRY_CAST(latency_ms AS BIGINT), TRY_CAST(usage -> '$.total_tokens' AS BIGINT), "
+        "json_transform(method_runtime -> '$.selected_round_ids', '[\"VARCHAR\"]'), NULL "
+        "FROM memeye_good ORDER BY ord",
+        [run_id],
+    )
+    sidecar = source.options.get("sidecar")
+    if sidecar:
+        _insert_sidecar_retrievals(con, run_id, Path(sidecar), notices)
+    elif source.options.get("lagged_runtime"):
+        _insert_unranked_retrievals(con, run_id)
+    else:
+        _insert_ranked_retrievals(con, run_id)
+    for table in ("memeye_rows", "memeye_bad", "memeye_good", "memeye_known"):
+        con.execute(f"DROP TABLE IF EXISTS {table}")
+    return inserted
+
+
+def _report_bad_rows(
+    path: Path, problems: dict[int, str], total: int, strict: bool, notices: list[Notice]
+) -> None:
+    located = lines_of_records(path, set(problems))
+    messages: list[str] = []
+    for ordinal, problem in sorted(problems.items()):
+        line_no, raw = located.get(ordinal, (None, b""))
+        # DuckDB cannot tell a malformed line from a non-object one; Python can.
+        detail = explain_bad_line(raw) if raw else None
+        reason = detail or ("unreadable line" if problem == "unreadable" else problem)
+        where = f"{path}:{line_no}" if line_no else f"{path} (record {ordinal})"
+        messages.append(f"{where}: {reason}")
+    if strict:
+        listed = "\n    ".join(messages[:MAX_LISTED_LINES])
+        more = f"\n    … and {len(messages) - MAX_LISTED_LINES} more" if len(messages) > MAX_LISTED_LINES else ""
+        raise RunDirError(
+            f"{len(messages)} bad line(s) in predictions.jsonl; nothing was ingested (--strict):\n    {listed}{more}",
+            where=str(path),
+            fix="Fix the lines, or drop --strict to ingest the good rows.",
+        )
+    if len(messages) == total:
+        raise RunDirError(
+            f"no line of predictions.jsonl is usable; first problem: {messages[0]}",
+            where=str(path),
+            fix="Is this a MemEye predictions file? Re-run the benchmark or restore the file.",
+        )
+    for message in messages[:MAX_LISTED_LINES]:
+        where, _, reason = message.partition(": ")
+        notices.append(Notice(f"{reason}; line skipped", where))
+    if len(messages) > MAX_LISTED_LINES:
+        notices.append(Notice(f"{len(messages) - MAX_LISTED_LINES} more bad line(s) skipped", str(path)))
+
+
+def _drop_and_report(
+    con: duckdb.DuckDBPyConnection, condition: str, what: str, path: Path, notices: list[Notice], strict: bool
+) -> None:
+    dropped = [row[0] for row in rows(con, f"SELECT ord FROM memeye_good WHERE {condition} ORDER BY ord")]
+    if not dropped:
+        return
+    located = lines_of_records(path, set(dropped[:MAX_LISTED_LINES]))
+    lines = [str(located[o][0]) for o in dropped[:MAX_LISTED_LINES] if o in located]
+    if strict:
+        raise RunDirError(
+            f"{len(dropped)} row(s): {what} (lines {', '.join(lines)}); nothing was ingested (--strict)",
+            where=str(path),
+        )
+    notices.append(Notice(f"{len(dropped)} row(s): {what}", f"{path}:{lines[0]}" if lines else str(path),
+                          tuple(f"line {line}" for line in lines[1:4])))
+    con.execute(f"DELETE FROM memeye_good WHERE {condition}")
+
+
+def _check_dataset_match(con: duckdb.DuckDBPyConnection, dataset_id: str, path: Path, notices: list[Notice]) -> None:
+    """Refuse a dataset whose questions are not the run's (a wrong --dataset)."""
+    normalized = "regexp_replace(trim({}), '\\s+', ' ', 'g')"
+    row_text = normalized.format("g.question ->> '$'")
+    dataset_text = normalized.format("q.question")
+    compared, mismatched, example = one(con, 
+        f"SELECT count(*), count(*) FILTER (WHERE NOT starts_with({row_text}, {dataset_text})), "
+        f"min(g.qid || ': run asks \"' || left({row_text}, 60) || '\", dataset has \"' || left({dataset_text}, 60) || '\"') "
+        f"FILTER (WHERE NOT starts_with({row_text}, {dataset_text})) "
+        "FROM memeye_good g JOIN questions q ON q.dataset_id = ? AND q.qid = g.qid "
+        "WHERE g.question IS NOT NULL",
+        [dataset_id],
+    )
+    if not mismatched:
+        return
+    if compared and mismatched / compared > MISMATCH_REFUSE_SHARE:
+        raise DatasetError(
+            f"the dataset does not match this run: {mismatched} of {compared} questions differ ({example})",
+            where=str(path.parent),
+            fix="Pass the dialog JSON this run was made from with --dataset PATH.",
+        )
+    notices.append(Notice(f"{mismatched} question(s) differ from the dataset's text", str(path), (example,)))
+
+
+def _insert_ranked_retrievals(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+    con.execute(
+        "INSERT INTO retrievals "
+        "WITH seeds AS ("
+        "  SELECT qid, json_transform(method_runtime -> '$.seed_round_ids', '[\"VARCHAR\"]') AS ids,"
+        f"        json_transform(method_runtime -> '$.top_candidates', '{CANDIDATE_SHAPE}') AS candidates"
+        "  FROM memeye_good WHERE method_runtime IS NOT NULL),"
+        " ranked AS (SELECT qid, unnest(ids) AS round_id, generate_subscripts(ids, 1) AS rank FROM seeds),"
+        " scored AS (SELECT qid, unnest(candidates, recursive := true) FROM seeds),"
+        " first_score AS (SELECT qid, round_id, any_value(score) AS score,"
+        "   any_value(coalesce(text_dense_score, semantic_score)) AS text_score,"
+        "   any_value(image_dense_score) AS image_score FROM scored GROUP BY qid, round_id)"
+        " SELECT ?, r.qid, r.rank, r.round_id, s.score, s.text_score, s.image_score, 'logged'"
+        " FROM ranked r LEFT JOIN first_score s USING (qid, round_id)"
+        " WHERE r.round_id IS NOT NULL",
+        [run_id],
+    )
+
+
+def _insert_unranked_retrievals(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+    # The runtime a row carries was captured before the row's own answer() ran, so the
+    # ids of question i are in the next row (upstream-formats.md 1.6).
+    con.execute(
+        "INSERT INTO retrievals "
+        "WITH shifted AS ("
+        "  SELECT qid, json_transform(lead(method_runtime) OVER (ORDER BY ord) -> '$.retrieved_round_ids',"
+        "                             '[\"VARCHAR\"]') AS ids FROM memeye_good)"
+        " SELECT DISTINCT ?, qid, NULL::INTEGER, unnest(ids), NULL::DOUBLE, NULL::DOUBLE, NULL::DOUBLE, 'logged'"
+        " FROM shifted WHERE ids IS NOT NULL",
+        [run_id],
+    )
+
+
+def _insert_sidecar_retrievals(
+    con: duckdb.DuckDBPyConnection, run_id: str, sidecar: Path, notices: list[Notice]
+) -> None:
+    """Load the full ranked pool a memscope-native run wrote to ``retrieval.jsonl``."""
+    con.execute(
+        "INSERT INTO retrievals "
+        "WITH pools AS ("
+        "  SELECT 'q' || TRY_CAST(idx AS BIGINT) AS qid,"
+        f"        json_transform(pool, '{SIDECAR_POOL_SHAPE}') AS pool"
+        "  FROM read_json(?, format = 'newline_delimited', columns = {'idx': 'JSON', 'pool': 'JSON'},"
+        "                 ignore_errors = true, maximum_object_size = 268435456)),"
+        " items AS (SELECT qid, unnest(pool, recursive := true) FROM pools WHERE qid IS NOT NULL)"
+        " SELECT ?, qid, rank, round_id, score, text_score, image_score, 'logged' FROM items"
+        " WHERE qid IN (SELECT qid FROM memeye_good) AND round_id IS NOT NULL",
+        [str(sidecar), run_id],
+    )
+    if not scalar(con, "SELECT count(*) FROM retrievals WHERE run_id = ?", [run_id]):
+        notices.append(Notice("retrieval.jsonl has no usable pools; the run has no retrievals", str(sidecar)))

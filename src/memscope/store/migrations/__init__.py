@@ -1,0 +1,85 @@
+"""Ordered, append-only schema migrations, recorded in ``schema_migrations``.
+
+Each migration is a module ``mNNN_name.py`` in this package defining ``VERSION`` (its
+number) and ``apply(con)``. Shipped migrations are never edited: a schema change is a new
+module. :func:`migrate` applies, in one transaction each, every migration a store lacks.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING, Callable
+
+from memscope.store.sql import one, rows
+
+if TYPE_CHECKING:
+    import duckdb
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One schema step."""
+
+    version: int
+    name: str
+    apply: Callable[[duckdb.DuckDBPyConnection], None]
+
+
+def all_migrations() -> list[Migration]:
+    """Every migration shipped with this memscope, in version order."""
+    found: list[Migration] = []
+    for info in pkgutil.iter_modules(__path__):
+        if not info.name.startswith("m") or not info.name[1:4].isdigit():
+            continue
+        module: ModuleType = importlib.import_module(f"{__name__}.{info.name}")
+        found.append(Migration(int(module.VERSION), info.name, module.apply))
+    found.sort(key=lambda migration: migration.version)
+    versions = [migration.version for migration in found]
+    if len(set(versions)) != len(versions):
+        raise RuntimeError(f"two migrations share a version: {versions}")
+    return found
+
+
+def latest_version() -> int:
+    """The schema version this memscope writes."""
+    migrations = all_migrations()
+    return migrations[-1].version if migrations else 0
+
+
+def applied_versions(con: duckdb.DuckDBPyConnection) -> set[int]:
+    """Versions recorded in a store (empty for a new store)."""
+    exists = one(con, 
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
+    )
+    if not exists or not exists[0]:
+        return set()
+    return {row[0] for row in rows(con, "SELECT version FROM schema_migrations")}
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
+    """Apply every missing migration, oldest first; return the versions applied."""
+    con.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
+    )
+    done = applied_versions(con)
+    applied: list[int] = []
+    for migration in all_migrations():
+        if migration.version in done:
+            continue
+        con.begin()
+        try:
+            migration.apply(con)
+            con.execute(
+                "INSERT INTO schema_migrations VALUES (?, ?, now()::TIMESTAMP)",
+                [migration.version, migration.name],
+            )
+            con.commit()
+        except BaseException:
+            con.rollback()
+            raise
+        applied.append(migration.version)
+    return applied

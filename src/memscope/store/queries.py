@@ -1,0 +1,156 @@
+"""Named, parameterised reads of the store, returning plain values or Arrow tables.
+
+The front ends reach these through the pipeline; nothing else writes SQL for reading.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from memscope.store.sql import one, rows
+
+if TYPE_CHECKING:
+    import duckdb
+    import pyarrow as pa
+
+RUN_COLUMNS = (
+    "run_id", "benchmark", "dataset_id", "path", "content_hash", "task", "model", "method",
+    "base_method", "modality", "mode", "top_k", "retrieval_kind", "n_questions", "ingested_at", "opened_at",
+)
+
+
+def _run_dict(row: tuple[Any, ...]) -> dict[str, Any]:
+    return dict(zip(RUN_COLUMNS, row, strict=True))
+
+
+def list_runs(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Every ingested run with its headline answer scores (mean EM, mean judge)."""
+    columns = ", ".join(f"r.{name}" for name in RUN_COLUMNS)
+    found = rows(con, 
+        f"SELECT {columns}, avg(p.em), avg(p.judge), count(p.judge) "
+        "FROM runs r LEFT JOIN predictions p USING (run_id) "
+        f"GROUP BY ALL ORDER BY r.ingested_at, r.run_id"
+    )
+    result = []
+    for row in found:
+        run = _run_dict(row[: len(RUN_COLUMNS)])
+        run["em"], run["judge"], run["n_judged"] = row[len(RUN_COLUMNS) :]
+        result.append(run)
+    return result
+
+
+def run_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """All run ids, sorted."""
+    return [row[0] for row in rows(con, "SELECT run_id FROM runs ORDER BY run_id")]
+
+
+def get_run(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any] | None:
+    """One run's stored description, or None."""
+    row = one(con, f"SELECT {', '.join(RUN_COLUMNS)} FROM runs WHERE run_id = ?", [run_id])
+    return _run_dict(row) if row else None
+
+
+def run_id_for_path(con: duckdb.DuckDBPyConnection, path: str) -> str | None:
+    """The run ingested from directory ``path``, or None."""
+    row = one(con, "SELECT run_id FROM runs WHERE path = ?", [path])
+    return row[0] if row else None
+
+
+def run_config(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A run's (masked) config.json and metrics.json."""
+    row = one(con, "SELECT config, metrics FROM runs WHERE run_id = ?", [run_id])
+    if not row:
+        return {}, {}
+    return json.loads(row[0] or "{}"), json.loads(row[1] or "{}")
+
+
+def last_run_id(con: duckdb.DuckDBPyConnection) -> str | None:
+    """The run opened or ingested most recently."""
+    row = one(con, 
+        "SELECT run_id FROM runs ORDER BY greatest(coalesce(opened_at, ingested_at), ingested_at) DESC, run_id LIMIT 1"
+    )
+    return row[0] if row else None
+
+
+def mark_opened(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+    """Record that the user opened ``run_id`` now (it becomes the default run)."""
+    con.execute("UPDATE runs SET opened_at = now()::TIMESTAMP WHERE run_id = ?", [run_id])
+
+
+def dataset_round_count(con: duckdb.DuckDBPyConnection, dataset_id: str) -> int:
+    """N, the number of rounds in a dataset (positions run 1..N)."""
+    row = one(con, "SELECT count(*) FROM rounds WHERE dataset_id = ?", [dataset_id])
+    return int(row[0]) if row else 0
+
+
+def question_table(con: duckdb.DuckDBPyConnection, run_id: str) -> pa.Table:
+    """Per question of a run: identity, axes, gold, the prediction and its scores, by idx."""
+    return con.sql(
+        "SELECT p.qid, q.idx, q.question_key, q.task, q.x, q.y, q.x_labels, q.y_labels, p.mode, "
+        "q.question, coalesce(q.gold, p.gold) AS gold, p.pred, p.choice, p.em, p.judge, p.judge_reasoning, "
+        "p.rotations, p.position_bias, q.options, q.clue_ids, q.clue_rounds, q.source_sessions, q.extra "
+        "FROM predictions p JOIN runs r USING (run_id) "
+        "JOIN questions q ON q.dataset_id = r.dataset_id AND q.qid = p.qid "
+        "WHERE p.run_id = ? ORDER BY q.idx",
+        params=[run_id],
+    ).to_arrow_table()
+
+
+def evidence_table(con: duckdb.DuckDBPyConnection, run_id: str) -> pa.Table:
+    """Per question (ordered by idx like :func:`question_table`): retrieved rounds in rank
+    order with positions, sessions and scores; gold clue positions; source session orders.
+    """
+    return con.sql(
+        """
+        WITH run AS (SELECT dataset_id FROM runs WHERE run_id = $run),
+        q AS (
+            SELECT p.qid, qu.idx, qu.y, qu.clue_rounds, qu.source_sessions
+            FROM predictions p JOIN questions qu ON qu.qid = p.qid AND qu.dataset_id = (SELECT dataset_id FROM run)
+            WHERE p.run_id = $run
+        ),
+        rd AS (
+            SELECT r.round_id, r.position, s.session_order
+            FROM rounds r JOIN sessions s USING (dataset_id, session_id)
+            WHERE r.dataset_id = (SELECT dataset_id FROM run)
+        ),
+        ret AS (
+            SELECT t.qid,
+                   list(coalesce(rd.position, 0) ORDER BY t.rank NULLS LAST, rd.position) AS ranked_pos,
+                   list(coalesce(rd.session_order, -1) ORDER BY t.rank NULLS LAST, rd.position) AS ranked_session,
+                   list(t.round_id ORDER BY t.rank NULLS LAST, rd.position) AS ranked_ids,
+                   list(t.score ORDER BY t.rank NULLS LAST, rd.position) AS scores,
+                   list(t.origin ORDER BY t.rank NULLS LAST, rd.position) AS origins,
+                   bool_and(t.rank IS NOT NULL) AS has_ranking
+            FROM retrievals t LEFT JOIN rd ON rd.round_id = t.round_id
+            WHERE t.run_id = $run GROUP BY t.qid
+        ),
+        gold AS (
+            SELECT q.qid, list(rd.position ORDER BY rd.position) AS gold_pos
+            FROM q, unnest(q.clue_rounds) AS c(round_id) JOIN rd ON rd.round_id = c.round_id
+            GROUP BY q.qid
+        ),
+        src AS (
+            SELECT q.qid, list(DISTINCT s.session_order) AS source_sessions
+            FROM q, unnest(q.source_sessions) AS c(session_id)
+            JOIN sessions s ON s.session_id = c.session_id AND s.dataset_id = (SELECT dataset_id FROM run)
+            GROUP BY q.qid
+        )
+        SELECT q.qid, q.y, ret.ranked_pos, ret.ranked_session, ret.ranked_ids, ret.scores, ret.origins,
+               coalesce(ret.has_ranking, true) AS has_ranking, gold.gold_pos, src.source_sessions
+        FROM q LEFT JOIN ret USING (qid) LEFT JOIN gold USING (qid) LEFT JOIN src USING (qid)
+        ORDER BY q.idx
+        """,
+        params={"run": run_id},
+    ).to_arrow_table()
+
+
+def rounds_table(con: duckdb.DuckDBPyConnection, dataset_id: str) -> pa.Table:
+    """Every round of a dataset in dialogue order, with media and session date."""
+    return con.sql(
+        "SELECT r.round_id, r.session_id, r.position, r.round_order, s.session_order, s.date, "
+        "r.user_text, r.assistant_text, r.image_refs, r.image_files, r.image_captions, r.image_ids, "
+        "r.audio_refs, r.audio_files, r.audio_captions, r.audio_ids, r.background_audio, r.extra "
+        "FROM rounds r JOIN sessions s USING (dataset_id, session_id) WHERE r.dataset_id = ? ORDER BY r.position",
+        params=[dataset_id],
+    ).to_arrow_table()
