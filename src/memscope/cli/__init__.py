@@ -1,12 +1,22 @@
-"""The Typer command line: parse, call the pipeline, render. ``main`` is the entry point."""
+"""The Typer command line: parse, call the pipeline, render. ``main`` is the entry point.
+
+Every module in this package (other than ``app`` and ``common``) defines commands and
+registers them on :data:`memscope.cli.app.app` when imported; they are imported here, so a
+new command module needs no edit elsewhere.
+"""
 
 from __future__ import annotations
 
-from memscope.cli import ingest as _ingest  # noqa: F401 - registers commands
-from memscope.cli import report as _report  # noqa: F401
+import importlib
+import pkgutil
+
 from memscope.cli.app import app
 
 __all__ = ["app", "main"]
+
+for _module in pkgutil.iter_modules(__path__):
+    if _module.name not in ("app", "common"):
+        importlib.import_module(f"{__name__}.{_module.name}")
 
 
 def main() -> None:
