@@ -1,0 +1,91 @@
+"""Comparing two runs question by question: the caption-proof gain and the transitions.
+
+Inputs are aligned arrays (row i of run A and row i of run B are the same question).
+``Δ = score_B - score_A`` per question (metrics.md, Caption-Proof gain), then per X level,
+Y level and (X, Y) cell with paired bootstrap intervals. The transition of a question is
+how its correctness changed from A to B: fixed (A wrong, B right), broken (A right,
+B wrong), both right, both wrong.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from memscope.analysis import aggregate
+from memscope.analysis.bootstrap import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    Interval,
+    percentile_interval,
+)
+
+TRANSITIONS = ("fixed", "broken", "both_right", "both_wrong")
+
+
+def transitions(correct_a: np.ndarray, correct_b: np.ndarray) -> np.ndarray:
+    """The transition class per question (``""`` where either side has no answer score)."""
+    known = ~np.isnan(correct_a) & ~np.isnan(correct_b)
+    right_a = correct_a == 1.0
+    right_b = correct_b == 1.0
+    classes = np.select(
+        [~right_a & right_b, right_a & ~right_b, right_a & right_b],
+        ["fixed", "broken", "both_right"],
+        default="both_wrong",
+    ).astype(object)
+    classes[~known] = ""
+    return classes
+
+
+def _summary(score_a: np.ndarray, score_b: np.ndarray, interval: Interval, mask: np.ndarray) -> dict[str, Any]:
+    both = mask & ~np.isnan(score_a) & ~np.isnan(score_b)
+    return {
+        "n": interval.n,
+        "score_a": float(score_a[both].mean()) if both.any() else None,
+        "score_b": float(score_b[both].mean()) if both.any() else None,
+        "delta": interval.mean,
+        "ci_low": interval.ci_low,
+        "ci_high": interval.ci_high,
+    }
+
+
+def delta_table(
+    score_a: np.ndarray,
+    score_b: np.ndarray,
+    x: np.ndarray,
+    y: np.ndarray,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, Any]:
+    """Δ overall, per X level, per Y level and per (X, Y) cell, each with its paired interval.
+
+    Each group resamples its own questions; groups without a question scored on both
+    sides are left out.
+    """
+    delta = score_b - score_a
+    cells = aggregate.cell_labels(x, y)
+    everything = np.ones(len(delta), dtype=bool)
+
+    def grouped(labels: np.ndarray, levels: tuple[str, ...]) -> dict[str, Any]:
+        groups: dict[str, Any] = {}
+        for level in levels:
+            mask = labels == level
+            interval = percentile_interval(delta[mask], resamples=resamples, seed=seed)
+            if interval.n:
+                groups[level] = _summary(score_a, score_b, interval, mask)
+        return groups
+
+    overall = percentile_interval(delta, resamples=resamples, seed=seed)
+    return {
+        "overall": _summary(score_a, score_b, overall, everything),
+        "by_x": grouped(x, aggregate.X_LEVELS),
+        "by_y": grouped(y, aggregate.Y_LEVELS),
+        "by_cell": grouped(cells, aggregate.CELLS),
+    }
+
+
+def transition_groups(classes: np.ndarray, ids: np.ndarray) -> dict[str, dict[str, Any]]:
+    """``{class: {"n", "qids"}}`` for the four transition classes, ids in input order."""
+    return {name: {"n": int((classes == name).sum()), "qids": ids[classes == name].tolist()} for name in TRANSITIONS}

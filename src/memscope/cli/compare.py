@@ -1,0 +1,117 @@
+"""``memscope compare RUN_A RUN_B``: caption-proof gain Δ and the fixed/broken transitions."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from memscope.cli.app import app
+from memscope.cli.common import (
+    DatasetOption,
+    DbOption,
+    FormatOption,
+    OutputFormat,
+    handles_errors,
+    open_store,
+    print_json,
+    stdout,
+    warn,
+)
+from memscope.textsafe import printable
+
+X_LEVELS = ("X1", "X2", "X3", "X4")
+Y_LEVELS = ("Y1", "Y2", "Y3")
+SHOWN_IDS = 12
+
+
+@app.command()
+@handles_errors
+def compare(
+    run_a: Annotated[str, typer.Argument(help="Run A (run id or directory), e.g. the text-only run.", show_default=False)],
+    run_b: Annotated[str, typer.Argument(help="Run B, e.g. its native-visual twin.", show_default=False)],
+    seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 20260430,
+    resamples: Annotated[int, typer.Option("--resamples", help="Bootstrap resamples over questions.")] = 10_000,
+    dataset: DatasetOption = None,
+    db: DbOption = None,
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """Compare two runs question by question: Δ = score_B − score_A and the transitions.
+
+    Questions are matched by task, answer mode and question text (never by position).
+    Δ is given overall, per X level, per Y level and per (X, Y) cell with 95% paired
+    percentile bootstrap intervals over questions; the score is MCQ EM (rotation
+    averaged), else the judge score, else EM. Transitions: fixed (A wrong, B right),
+    broken (A right, B wrong), both right, both wrong, with their question ids.
+    """
+    from memscope.adapters import ReadOptions
+    from memscope.pipeline.compare import compare_runs
+    from memscope.pipeline.runs import resolve_run
+
+    store = open_store(db)
+    options = ReadOptions(dataset=dataset)
+    first = resolve_run(store, run_a, options=options)
+    second = resolve_run(store, run_b, options=options)
+    result = compare_runs(store, first, second, seed=seed, resamples=resamples)
+    for message in result["warnings"]:
+        warn(message)
+    if output is OutputFormat.json:
+        print_json(result)
+        return
+    stdout.print(render_compare(result))
+
+
+def _delta(group: dict[str, Any] | None) -> str:
+    if not group or group.get("delta") is None:
+        return "–"
+    return f"{group['delta']:+.3f} [{group['ci_low']:+.2f}, {group['ci_high']:+.2f}] n={group['n']}"
+
+
+def _ids(qids: list[str]) -> Text:
+    shown = ", ".join(qids[:SHOWN_IDS]) + (f", … (+{len(qids) - SHOWN_IDS})" if len(qids) > SHOWN_IDS else "")
+    return Text(printable(shown, keep_newlines=False))
+
+
+def render_compare(result: dict[str, Any]) -> Group:
+    """The comparison as Rich renderables."""
+    a, b = result["run_a"], result["run_b"]
+    header = Text.assemble(
+        "A ", (printable(a["run_id"], keep_newlines=False), "bold"), f" ({printable(a.get('method'), keep_newlines=False)})",
+        "  vs  B ", (printable(b["run_id"], keep_newlines=False), "bold"), f" ({printable(b.get('method'), keep_newlines=False)})",
+        f" · {result['matched']} questions matched (A {result['n_a']}, B {result['n_b']})",
+    )
+    delta = result["delta"]
+    matrix = Table(title="Δ = score_B − score_A per cell [95% CI]", title_justify="left")
+    matrix.add_column("", style="bold")
+    for y in Y_LEVELS:
+        matrix.add_column(y, justify="right")
+    matrix.add_column("all", justify="right", style="dim")
+    for x in X_LEVELS:
+        matrix.add_row(x, *(_delta(delta["by_cell"].get(f"{x}_{y}")) for y in Y_LEVELS), _delta(delta["by_x"].get(x)))
+    matrix.add_row("all", *(_delta(delta["by_y"].get(y)) for y in Y_LEVELS), _delta(delta["overall"]), style="dim")
+    overall = delta["overall"]
+    means = Text(
+        f"overall: score A {overall['score_a']:.3f} → B {overall['score_b']:.3f}, Δ {_delta(overall)}"
+        if overall.get("score_a") is not None else "overall: no question scored on both sides"
+    )
+    transitions = Table(title="Transitions (correct = MCQ EM 1, open judge ≥ 0.5)", title_justify="left")
+    for name in ("class", "n", "questions"):
+        transitions.add_column(name, justify="right" if name == "n" else "left", overflow="fold")
+    labels = {"fixed": "fixed (A wrong → B right)", "broken": "broken (A right → B wrong)",
+              "both_right": "both right", "both_wrong": "both wrong"}
+    for name, label in labels.items():
+        group = result["transitions"][name]
+        transitions.add_row(label, str(group["n"]), _ids(group["qids"]))
+    parts = [header, Text(""), matrix, means, Text(""), transitions]
+    significance = result.get("significance")
+    if significance and significance.get("p_value") is not None:
+        how = "exact, all sign patterns" if significance.get("exact") else f"{significance['permutations']} permutations"
+        parts.append(Text(
+            f"{significance['test']}: TSR A {significance['tsr_a']:.3f} → B {significance['tsr_b']:.3f}, "
+            f"difference {significance['difference']:+.3f}, p = {significance['p_value']:.3f} "
+            f"({significance['n']} probes in {significance['n_trunks']} trunks; {how})"
+        ))
+    return Group(*parts)

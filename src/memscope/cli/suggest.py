@@ -1,0 +1,75 @@
+"""``memscope suggest``: rule-based failure suggestions for a run's failed questions."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from memscope.cli.app import app
+from memscope.cli.common import (
+    DatasetOption,
+    DbOption,
+    FormatOption,
+    OutputFormat,
+    handles_errors,
+    open_store,
+    print_json,
+    stderr,
+    stdout,
+)
+from memscope.textsafe import printable
+
+
+@app.command()
+@handles_errors
+def suggest(
+    run: Annotated[str | None, typer.Argument(help="Run id or directory (default: the run opened or ingested last).", show_default=False)] = None,
+    dataset: DatasetOption = None,
+    db: DbOption = None,
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """Suggest a failure code for each failed question, with the rule and numbers behind it.
+
+    The deterministic rules of the taxonomy (see `memscope export-labels` for the codes):
+    retrieval codes from Any-Clue / Coverage / Latest@K / Rank-Inversion at the run's K,
+    encode codes from a twin run in the store (the native-visual twin of a text-only run,
+    the clue-only oracle), matched by question. Several rules may fire; the first in
+    pipeline order is primary. Suggestions are stored apart from labels and never
+    change them.
+    """
+    from memscope.adapters import ReadOptions
+    from memscope.pipeline.runs import resolve_run
+    from memscope.pipeline.suggest import suggest_run, suggestion_state
+
+    store = open_store(db)
+    run_id = resolve_run(store, run, options=ReadOptions(dataset=dataset))
+    suggestions = suggest_run(store, run_id)
+    state = suggestion_state(store, run_id) or {}
+    if output is OutputFormat.json:
+        print_json({
+            "run": run_id,
+            "n_failed": state.get("n_failed"),
+            "twin_runs": state.get("twin_run_ids") or [],
+            "suggestions": [item.as_dict() for item in suggestions],
+        })
+        return
+    twins = state.get("twin_run_ids") or []
+    stderr.print(
+        f"{len(suggestions)} of {state.get('n_failed', 0)} failed questions have a suggestion"
+        + (f" · twin runs used: {', '.join(twins)}" if twins else " · no twin run in the store"),
+        markup=False,
+    )
+    if not suggestions:
+        return
+    table = Table(title=Text(f"Suggestions for {printable(run_id, keep_newlines=False)}"), title_justify="left")
+    for name in ("qid", "code", "rule", "why", "also"):
+        table.add_column(name, overflow="fold")
+    for item in suggestions:
+        table.add_row(
+            item.qid, Text(item.code, style="bold"), item.rule, Text(printable(item.explanation)),
+            ", ".join(alt.code for alt in item.alternatives),
+        )
+    stdout.print(table)
