@@ -1,0 +1,438 @@
+"""Reads CUE-Mem result directories: RQ1/RQ2 ``*_results.json`` and RQ3 ``p<N>_results.json``.
+
+Formats: upstream-formats.md 3.3 (RQ1/RQ2 ``run_bench.py``: ``system_answer``,
+``original_answer``, optional ranked ``retrieved_ids``) and 3.4 (RQ3
+``step2_run_experiment.py``: ``model_answer``, ``correct``, ranked ``retrieved_turn_ids``
+with ``retrieved_scores`` and per-item ``retrieved_items``; the oracle runner's
+``{"meta", "results"}`` object too).
+
+**Recognising a run.** A directory is a CUE-Mem run directory when it holds a file named
+``*_results.json``. Each such file is one run (a directory of RQ3 results holds one per
+profile, ``p0``…``p2``): run id ``<directory name>:<file stem without _results>`` (e.g.
+``MM:p0``), path = the file.
+
+**Finding the history file.** The results name no dataset, so the history file is
+searched: ``--dataset`` (a file, or a folder searched recursively), else ``dataset`` in the
+run's ``memscope_sources.json``, else the run directory and its parent, else the upstream
+layouts in the folders above (``data/history_dialogue/``, ``RQ3/data/history_dialogue/``,
+``data/dialog/[<caption variant>/]``). The file name comes from the results file:
+``p<N>_results.json`` needs ``history_with_qa_p<N>.json``; ``<data>[_sample<N>][_<category>]_results.json``
+needs ``<data>.json`` (the longest prefix that exists). Rows join QAs by ``(point, qa_id)``;
+a history file that matches fewer than half of the rows is refused as the wrong one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from memscope.adapters.base import ReadOptions
+from memscope.adapters.cuemem_dataset import CueDataset, read_cuemem_dataset
+from memscope.adapters.files import file_digest, read_json_file
+from memscope.adapters.run_sources import recorded_sources
+from memscope.errors import DatasetError, RunDirError
+from memscope.records import Notice, RetrievalKind, RunRecord
+
+RESULTS_SUFFIX = "_results.json"
+PROFILE_STEM = re.compile(r"^p(\d+)$")
+RQ3_VARIANTS = {"TT": "text_only", "TM": "text_index_multimodal_use", "MT": "multimodal_index_text_use", "MM": "multimodal"}
+CAPTION_VARIANTS = ("base", "brief", "medium", "detailed")
+CONTEXT_MEMORIES = ("FUMemory", "MMFUMemory")
+"""RQ1/RQ2 memories that keep the (truncated) history instead of retrieving from it."""
+ANCESTOR_LEVELS = 8
+MISMATCH_REFUSE_SHARE = 0.5
+MAX_LISTED = 10
+LETTER = re.compile(r"\b([A-D])\b")
+
+
+def results_files(path: Path) -> list[Path]:
+    """The ``*_results.json`` files of a directory, sorted."""
+    try:
+        return sorted(p for p in path.iterdir() if p.name.endswith(RESULTS_SUFFIX) and p.is_file())
+    except OSError:
+        return []
+
+
+def is_cuemem_run(path: Path) -> bool:
+    """Whether ``path`` holds CUE-Mem result files."""
+    return bool(results_files(path))
+
+
+def extract_choice(answer: Any) -> str:
+    """The option letter of an answer, as CUE-Mem's RQ1/RQ2 scorer reads it.
+
+    The first character when it is A–D, else the first stand-alone A–D of the upper-cased
+    text, else the whole upper-cased text (``run_bench._extract_choice``).
+    """
+    text = str(answer or "").strip()
+    if not text:
+        return ""
+    if text[0].upper() in "ABCD":
+        return text[0].upper()
+    match = LETTER.search(text.upper())
+    return match.group(1) if match else text.upper()
+
+
+def read_cuemem_runs(run_dir: Path, options: ReadOptions) -> list[RunRecord]:
+    """Read every results file of a CUE-Mem run directory, one RunRecord each.
+
+    Raises:
+        RunDirError: a results file that is not a CUE-Mem result list, or (``strict``) has
+            a bad row.
+        DatasetError: the history file cannot be found, read or matched.
+    """
+    run_dir = run_dir.resolve()
+    files = results_files(run_dir)
+    if not files:
+        raise RunDirError(
+            "not a CUE-Mem run directory: it has no *_results.json",
+            where=str(run_dir),
+            fix="Point at the folder run_bench.py or step2_run_experiment.py wrote results to.",
+        )
+    sources = recorded_sources(run_dir)
+    return [_read_results_file(path, options, sources.get("dataset")) for path in files]
+
+
+def _read_results_file(path: Path, options: ReadOptions, recorded: Path | None) -> RunRecord:
+    raw = read_json_file(path, what="CUE-Mem results file")
+    meta: dict[str, Any] = {}
+    if isinstance(raw, dict) and isinstance(raw.get("results"), list):
+        meta = raw.get("meta") if isinstance(raw.get("meta"), dict) else {}
+        rows, layout = raw["results"], "rq3_oracle"
+    elif isinstance(raw, list):
+        rows = raw
+        layout = "rq3" if any(isinstance(r, dict) and ("model_answer" in r or "qa_uid" in r) for r in rows) else "rq1_rq2"
+    else:
+        raise RunDirError(
+            "not a CUE-Mem results file: expected a JSON list of per-question records",
+            where=str(path),
+            fix="Point at the output of run_bench.py (RQ1/RQ2) or step2_run_experiment.py (RQ3).",
+        )
+    if not rows:
+        raise RunDirError("the results file has no records", where=str(path), fix="Re-run the benchmark or restore the file.")
+    stem = path.name[: -len(RESULTS_SUFFIX)]
+    history = locate_history(path, stem, options.dataset, recorded)
+    dataset = read_cuemem_dataset(history, strict=options.strict)
+    notices: list[Notice] = []  # the dataset's own notices travel with it (shown when it is first stored)
+    predictions, retrievals, items, matched = _tables(path, rows, layout, dataset, strict=options.strict, notices=notices)
+    compared = sum(1 for row in rows if isinstance(row, dict))
+    if compared and matched / compared < MISMATCH_REFUSE_SHARE:
+        raise DatasetError(
+            f"the history file does not match this run: only {matched} of {compared} records name one of its QAs",
+            where=str(history),
+            fix="Pass the history file this run was made from with --dataset PATH.",
+        )
+    sample_ids = {str(r.get("sample_id")) for r in rows if isinstance(r, dict) and r.get("sample_id")}
+    if dataset.profile_name and sample_ids and dataset.profile_name not in sample_ids:
+        notices.append(Notice(f"the results name profile {min(sample_ids)!r}, the history file "
+                              f"{dataset.profile_name!r}", str(path)))
+    run_dir = path.parent
+    method, model, modality = _describe(run_dir, stem, layout, meta)
+    retrieval_kind: RetrievalKind = "ranked" if retrievals.num_rows else "none"
+    if layout == "rq3_oracle" or (method or "") in CONTEXT_MEMORIES:
+        retrieval_kind = "context"
+    depth = max((len(r.get("retrieved_turn_ids") or r.get("retrieved_ids") or []) for r in rows if isinstance(r, dict)), default=0)
+    accuracy_path = run_dir / f"{stem}_accuracy.json"
+    accuracy = read_json_file(accuracy_path, what="accuracy file") if accuracy_path.is_file() else None
+    side = [p for p in (accuracy_path, run_dir / f"{stem}_efficiency.json") if p.is_file()]
+    content_hash, stats = file_digest([path, *side, history])
+    return RunRecord(
+        run_id=f"{run_dir.name}:{stem}",
+        path=str(path),
+        content_hash=content_hash,
+        file_stats=stats,
+        benchmark="cuemem",
+        task=dataset.record.task,
+        model=model,
+        method=method,
+        base_method=method,
+        modality=modality,
+        mode="mcq",
+        top_k=depth if retrieval_kind == "ranked" and depth else None,
+        retrieval_kind=retrieval_kind,
+        config={"layout": layout, "results_file": path.name, "history_file": str(history), "meta": meta},
+        metrics={"accuracy": accuracy} if isinstance(accuracy, dict) else {},
+        dataset=dataset.record,
+        predictions=predictions,
+        retrievals=retrievals,
+        notices=notices,
+        detail_tables={"cue_retrieved_items": items} if layout == "rq3" else {},
+    )
+
+
+def history_names(stem: str) -> list[str]:
+    """The history file names a results stem can come from, most specific first."""
+    profile = PROFILE_STEM.match(stem)
+    if profile:
+        return [f"history_with_qa_p{profile.group(1)}.json", f"{stem}.json"]
+    parts = stem.split("_")
+    return [f"{'_'.join(parts[:end])}.json" for end in range(len(parts), 0, -1)]
+
+
+def locate_history(results: Path, stem: str, given: Path | None, recorded: Path | None) -> Path:
+    """Find the history file of one results file (see the module docstring for the order).
+
+    Raises:
+        DatasetError: naming every path tried and the ``--dataset`` flag.
+    """
+    names = history_names(stem)
+    run_dir = results.parent
+    tried: list[Path] = []
+
+    def look_in(folder: Path, *, deep: bool = False) -> Path | None:
+        for name in names:
+            candidates = [folder / name]
+            if deep and folder.is_dir():
+                candidates += sorted(folder.rglob(name))
+            for candidate in candidates:
+                if candidate not in tried:
+                    tried.append(candidate)
+                if candidate.is_file():
+                    return candidate.resolve()
+        return None
+
+    for explicit in (given, recorded):
+        if explicit is None:
+            continue
+        explicit = explicit.expanduser()
+        if explicit.is_file():
+            return explicit.resolve()
+        found = look_in(explicit, deep=True) if explicit.is_dir() else None
+        if found:
+            return found
+        if explicit is given:
+            raise DatasetError(
+                f"--dataset holds no history file for this run (looked for {', '.join(names[:2])})",
+                where=str(explicit),
+                fix="Pass the history file itself, or the folder holding it.",
+            )
+    variants = [part for part in results.parts if part in CAPTION_VARIANTS]
+    folders = [run_dir, run_dir.parent]
+    for ancestor in [run_dir, *run_dir.parents][:ANCESTOR_LEVELS]:
+        folders += [ancestor / "data" / "history_dialogue", ancestor / "RQ3" / "data" / "history_dialogue"]
+        folders += [ancestor / "data" / "dialog" / variant for variant in variants]
+        folders += [ancestor / "data" / "dialog", ancestor / "data" / "dialog" / "base"]
+    for folder in folders:
+        found = look_in(folder)
+        if found:
+            return found
+    listed = "\n    ".join(str(path) for path in tried[:12])
+    more = f"\n    … and {len(tried) - 12} more" if len(tried) > 12 else ""
+    raise DatasetError(
+        f"cannot find the history file of this run ({names[0]}); tried:\n    {listed}{more}",
+        where=str(results),
+        fix="Pass the history file (or a folder holding it) with --dataset PATH.",
+    )
+
+
+def _describe(run_dir: Path, stem: str, layout: str, meta: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """``(method, model, modality)`` of a results file.
+
+    RQ3: the variant folder (TT/TM/MT/MM) is the method and its parent the model
+    (``<provider>_<model>``); the oracle's ``meta`` names both. RQ1/RQ2: the sibling
+    ``<stem>_efficiency.json`` names ``memory_name``, ``llm_name`` and ``is_multimodal``;
+    without it the folders ``<llm_name>/<memory_name>/`` do.
+    """
+    if layout == "rq3_oracle":
+        mode = meta.get("oracle_input_mode") or run_dir.parent.parent.name
+        model = meta.get("llm_name") or run_dir.name
+        return f"oracle_evidence_{mode}", str(model), "multimodal" if mode == "multimodal" else "text_only"
+    if layout == "rq3":
+        if run_dir.name in RQ3_VARIANTS:
+            return run_dir.name, run_dir.parent.name, RQ3_VARIANTS[run_dir.name]
+        return run_dir.name, None, None
+    efficiency_path = run_dir / f"{stem}_efficiency.json"
+    efficiency: dict[str, Any] = {}
+    if efficiency_path.is_file():
+        try:
+            loaded = json.loads(efficiency_path.read_text(encoding="utf-8"))
+            efficiency = loaded if isinstance(loaded, dict) else {}
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            efficiency = {}
+    multimodal = efficiency.get("is_multimodal")
+    modality = ("multimodal" if multimodal else "text_only") if isinstance(multimodal, bool) else None
+    method = str(efficiency.get("memory_name") or run_dir.name)
+    model = str(efficiency.get("llm_name") or run_dir.parent.name)
+    return method, model, modality
+
+
+def _tables(path: Path, rows: list[Any], layout: str, dataset: CueDataset, *, strict: bool, notices: list[Notice]):
+    """Predictions, retrievals and retrieved items (Arrow) and how many rows matched a QA."""
+    import pyarrow as pa
+
+    questions = {q.qid: q for q in dataset.record.questions}
+    prediction: dict[str, list[Any]] = {n: [] for n in ("qid", "line_no", "mode", "question", "gold", "pred", "choice", "em", "exact_match", "extra")}
+    retrieval: dict[str, list[Any]] = {n: [] for n in ("qid", "rank", "round_id", "score", "origin")}
+    item_rows: dict[str, list[Any]] = {n: [] for n in ("qid", "turn_id", "turn_rank", "item_id", "modality", "path", "fallback",
+                                                        "score", "item_rank", "query_source", "query_letter", "composition_method")}
+    bad: list[tuple[str, str]] = []
+    unmatched: list[str] = []
+    duplicates: list[str] = []
+    errors = 0
+    seen: set[str] = set()
+    matched = 0
+    for number, row in enumerate(rows, start=1):
+        where = f"{path} [record {number}]"
+        if not isinstance(row, dict):
+            bad.append((where, f"not a JSON object (a {type(row).__name__})"))
+            continue
+        problem = _row_problem(row, layout)
+        if problem:
+            bad.append((where, problem))
+            continue
+        uid_parts = str(row.get("qa_uid") or "").split("::")
+        point = str(row.get("point") or (row.get("category") if layout == "rq1_rq2" else None)
+                    or (uid_parts[1] if len(uid_parts) == 3 else "")).strip()
+        qa_id = str(row.get("qa_id") or str(row.get("qa_uid")).split(":")[-1]).strip()
+        qid = dataset.qid_by_key.get((point, qa_id))
+        if qid is None:
+            unmatched.append(f"{point}/{qa_id}")
+            continue
+        matched += 1
+        if qid in seen:
+            duplicates.append(f"{point}/{qa_id}")
+            continue
+        seen.add(qid)
+        gold = questions[qid].gold
+        if layout == "rq1_rq2":
+            answer = str(row.get("system_answer") or "")
+            choice = extract_choice(answer)
+            gold_choice = extract_choice(row.get("original_answer") or gold)
+            correct = bool(choice) and choice == gold_choice
+            ranked = [str(i) for i in row.get("retrieved_ids") or [] if i is not None]
+            scores: list[Any] = [None] * len(ranked)
+        else:
+            answer = str(row.get("raw_response") or row.get("model_answer") or "")
+            choice = str(row.get("model_answer") or "").strip() or extract_choice(answer)
+            correct = bool(row["correct"]) if isinstance(row.get("correct"), bool) else choice == str(row.get("answer") or gold or "").strip()
+            ranked = [str(i) for i in row.get("retrieved_turn_ids") or [] if i is not None]
+            raw_scores = row.get("retrieved_scores") if isinstance(row.get("retrieved_scores"), list) else []
+            scores = [s if isinstance(s, (int, float)) and not isinstance(s, bool) else None for s in raw_scores]
+            scores += [None] * (len(ranked) - len(scores))
+            if row.get("error"):
+                errors += 1
+        extra = {key: row[key] for key in ("qa_uid", "reasoning", "reasoning_sessions", "error", "timestamp") if row.get(key)}
+        prediction["qid"].append(qid)
+        prediction["line_no"].append(number)
+        prediction["mode"].append("mcq")
+        prediction["question"].append(str(row.get("question") or ""))
+        prediction["gold"].append(gold)
+        prediction["pred"].append(answer)
+        prediction["choice"].append(choice or None)
+        prediction["em"].append(1.0 if correct else 0.0)
+        prediction["exact_match"].append(correct)
+        prediction["extra"].append(json.dumps(extra, ensure_ascii=False) if extra else None)
+        turn_rank: dict[str, int] = {}
+        for rank, (retrieved, score) in enumerate(zip(ranked, scores), start=1):
+            turn, _problem = dataset.clues.resolve(retrieved)
+            round_id = turn or retrieved
+            if round_id in turn_rank:
+                continue
+            turn_rank[round_id] = len(turn_rank) + 1
+            retrieval["qid"].append(qid)
+            retrieval["rank"].append(turn_rank[round_id])
+            retrieval["round_id"].append(round_id)
+            retrieval["score"].append(float(score) if score is not None else None)
+            retrieval["origin"].append("logged")
+        if layout == "rq3":
+            _collect_items(row.get("retrieved_items"), qid, turn_rank, item_rows)
+    if bad and strict:
+        listed = "\n    ".join(f"{where}: {why}" for where, why in bad[:MAX_LISTED])
+        raise RunDirError(f"{len(bad)} bad record(s) in the results file; nothing was ingested (--strict):\n    {listed}",
+                          where=str(path), fix="Fix the records, or drop --strict to ingest the good ones.")
+    for where, why in bad[:MAX_LISTED]:
+        notices.append(Notice(f"{why}; record skipped", where))
+    if len(bad) > MAX_LISTED:
+        notices.append(Notice(f"{len(bad) - MAX_LISTED} more bad record(s) skipped", str(path)))
+    if unmatched:
+        notices.append(Notice(f"{len(unmatched)} record(s) name no QA of the history file (point/qa_id); skipped",
+                              str(path), tuple(unmatched[:3])))
+    if duplicates:
+        notices.append(Notice(f"{len(duplicates)} record(s) repeat a QA; the first is kept", str(path), tuple(duplicates[:3])))
+    if errors:
+        notices.append(Notice(f"{errors} record(s) carry an 'error' (the worker failed); they count as wrong", str(path)))
+    if not prediction["qid"] and not unmatched:
+        raise RunDirError("the results file has no usable record", where=str(path),
+                          fix="See the warnings above; the file may be from another benchmark.")
+    predictions = pa.table({
+        "qid": pa.array(prediction["qid"], pa.string()),
+        "line_no": pa.array(prediction["line_no"], pa.int32()),
+        "mode": pa.array(prediction["mode"], pa.string()),
+        "question": pa.array(prediction["question"], pa.string()),
+        "gold": pa.array(prediction["gold"], pa.string()),
+        "pred": pa.array(prediction["pred"], pa.string()),
+        "choice": pa.array(prediction["choice"], pa.string()),
+        "em": pa.array(prediction["em"], pa.float64()),
+        "exact_match": pa.array(prediction["exact_match"], pa.bool_()),
+        "extra": pa.array(prediction["extra"], pa.string()),
+    })
+    retrievals = pa.table({
+        "qid": pa.array(retrieval["qid"], pa.string()),
+        "rank": pa.array(retrieval["rank"], pa.int32()),
+        "round_id": pa.array(retrieval["round_id"], pa.string()),
+        "score": pa.array(retrieval["score"], pa.float64()),
+        "origin": pa.array(retrieval["origin"], pa.string()),
+    })
+    items = pa.table({
+        "qid": pa.array(item_rows["qid"], pa.string()),
+        "turn_id": pa.array(item_rows["turn_id"], pa.string()),
+        "turn_rank": pa.array(item_rows["turn_rank"], pa.int32()),
+        "item_id": pa.array(item_rows["item_id"], pa.string()),
+        "modality": pa.array(item_rows["modality"], pa.string()),
+        "path": pa.array(item_rows["path"], pa.string()),
+        "fallback": pa.array(item_rows["fallback"], pa.bool_()),
+        "score": pa.array(item_rows["score"], pa.float64()),
+        "item_rank": pa.array(item_rows["item_rank"], pa.int32()),
+        "query_source": pa.array(item_rows["query_source"], pa.string()),
+        "query_letter": pa.array(item_rows["query_letter"], pa.string()),
+        "composition_method": pa.array(item_rows["composition_method"], pa.string()),
+    })
+    return predictions, retrievals, items, matched
+
+
+def _row_problem(row: dict[str, Any], layout: str) -> str | None:
+    """Why a record cannot be used, or None."""
+    if row.get("qa_id") in (None, "") and not row.get("qa_uid"):
+        return "missing required field 'qa_id'"
+    if not (row.get("point") or row.get("category") or row.get("qa_uid")):
+        return "missing 'point' / 'category' (the QA's task type)"
+    answer_fields = ("system_answer", "original_answer") if layout == "rq1_rq2" else ("model_answer", "answer", "raw_response")
+    for name in answer_fields:
+        if row.get(name) is not None and not isinstance(row[name], str):
+            return f"field {name!r} must be a string, got {type(row[name]).__name__}"
+    for name in ("retrieved_ids", "retrieved_turn_ids", "retrieved_scores", "retrieved_items", "clue"):
+        if row.get(name) is not None and not isinstance(row[name], list):
+            return f"field {name!r} must be a list, got {type(row[name]).__name__}"
+    if layout == "rq3" and row.get("correct") is not None and not isinstance(row["correct"], bool):
+        return f"field 'correct' must be true or false, got {row['correct']!r}"[:120]
+    return None
+
+
+def _collect_items(value: Any, qid: str, turn_rank: dict[str, int], out: dict[str, list[Any]]) -> None:
+    """Flatten RQ3 ``retrieved_items`` ([{turn_id, items: [...]}]) into detail rows."""
+    if not isinstance(value, list):
+        return
+    for group in value:
+        if not isinstance(group, dict) or not isinstance(group.get("items"), list):
+            continue
+        turn_id = str(group.get("turn_id") or "")
+        for item in group["items"]:
+            if not isinstance(item, dict):
+                continue
+            query = item.get("query_metadata") if isinstance(item.get("query_metadata"), dict) else {}
+            score = item.get("score")
+            rank = item.get("rank")
+            out["qid"].append(qid)
+            out["turn_id"].append(turn_id)
+            out["turn_rank"].append(turn_rank.get(turn_id))
+            out["item_id"].append(str(item["item_id"]) if item.get("item_id") is not None else None)
+            out["modality"].append(str(item["modality"]) if item.get("modality") else None)
+            out["path"].append(str(item["path"]) if item.get("path") else None)
+            out["fallback"].append(bool(item["fallback"]) if isinstance(item.get("fallback"), bool) else None)
+            out["score"].append(float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None)
+            out["item_rank"].append(int(rank) if isinstance(rank, int) and not isinstance(rank, bool) else None)
+            out["query_source"].append(str(query["source"]) if query.get("source") else None)
+            out["query_letter"].append(str(query["letter"]) if query.get("letter") else None)
+            out["composition_method"].append(str(query["composition_method"]) if query.get("composition_method") else None)

@@ -1,0 +1,414 @@
+"""Reads a DMV-Bench F2 run directory: ``f2_per_probe.csv``, ``f2_summary.csv`` and the logs.
+
+Layout and fields: upstream-formats.md section 2. A directory is a DMV-Bench run when it
+holds ``f2_per_probe.csv``. One CSV holds every architecture ("system") the run compared,
+so **each system becomes its own run**: run id ``<directory name>:<system>``, path
+``<directory>#<system>``. All systems of a directory share one dataset: the probes are the
+questions, the probed and retrieved products are the rounds (see :mod:`memscope.adapters.dmv_dataset`).
+
+Per system, the predictions are the CSV rows (``em`` = ``correct``, ``pred`` = the final
+URL); the retrievals are the bank entries the log shows each recall step retrieving, in
+order of first appearance (step, then rank); each recall step is kept in the
+``dmv_recall_steps`` detail table. Bad CSV rows and log lines are reported as
+``file:line`` and skipped (refused with ``--strict``).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memscope.adapters.base import ReadOptions
+from memscope.adapters.dmv_catalogue import locate_registry, read_product_data
+from memscope.adapters.dmv_dataset import ProbeKey, build_dmv_dataset
+from memscope.adapters.dmv_logs import TaskLog, parse_task_log
+from memscope.adapters.files import file_digest
+from memscope.adapters.run_sources import recorded_sources
+from memscope.errors import RunDirError
+from memscope.records import Notice, RunRecord
+
+PER_PROBE = "f2_per_probe.csv"
+SUMMARY = "f2_summary.csv"
+SUMMARY_TEXT = "f2_summary.txt"
+REQUIRED_COLUMNS = ("system", "task_id", "probe_id", "at_session", "target_session", "reach", "correct", "target_url", "final_url")
+OPTIONAL_COLUMNS = ("vlm_calls",)
+MAX_LISTED = 10
+TOP_K = 5
+"""The recall step retrieves the top 5 distinct bank entries (``_retrieve_step(k=5)``)."""
+
+ARCHITECTURES: dict[str, dict[str, Any]] = {
+    "DualMem": {"retrieval": "HybridNorm", "visual_weight": 0.5, "inject": "img+cap"},
+    "DualMem-img": {"retrieval": "HybridNorm", "visual_weight": 0.5, "inject": "img"},
+    "DualMem-cap": {"retrieval": "HybridNorm", "visual_weight": 0.5, "inject": "cap"},
+    "DualMem-a25": {"retrieval": "HybridNorm", "visual_weight": 0.25, "inject": "img+cap"},
+    "DualMem-a75": {"retrieval": "HybridNorm", "visual_weight": 0.75, "inject": "img+cap"},
+    "DualMem-vis": {"retrieval": "visual", "visual_weight": 1.0, "inject": "img+cap"},
+    "DualMem-vis-img": {"retrieval": "visual", "visual_weight": 1.0, "inject": "img"},
+    "DualMem-vis-cap": {"retrieval": "visual", "visual_weight": 1.0, "inject": "cap"},
+    "DualMem-verb": {"retrieval": "verbal", "visual_weight": 0.0, "inject": "img+cap"},
+    "DualChannel": {"retrieval": "Hybrid (1/(1+rank))", "visual_weight": 0.5},
+    "DualChannel-norm": {"retrieval": "HybridNorm", "visual_weight": 0.5},
+    "DualChannel-siglip": {"retrieval": "HybridNorm", "visual_weight": 0.5},
+    "HYMEM": {"retrieval": "Hybrid (1/(1+rank))", "visual_weight": 0.3},
+}
+"""Fusion settings by system name (upstream-formats.md 2.5); memscope calls alpha ``visual_weight``."""
+
+def is_dmv_run(path: Path) -> bool:
+    """Whether ``path`` is a DMV-Bench F2 run directory (it holds ``f2_per_probe.csv``)."""
+    return (path / PER_PROBE).is_file()
+
+
+@dataclass
+class ProbeRow:
+    """One valid row of ``f2_per_probe.csv``."""
+
+    line_no: int
+    system: str
+    task_id: str
+    probe_id: str
+    at_session: int
+    target_session: int
+    reach: int
+    correct: bool
+    target_url: str
+    final_url: str | None
+    vlm_calls: int | None
+
+
+@dataclass
+class SystemLogs:
+    """The parsed logs of one system, by task id."""
+
+    by_task: dict[str, TaskLog] = field(default_factory=dict)
+    files: list[Path] = field(default_factory=list)
+
+
+def read_dmv_runs(run_dir: Path, options: ReadOptions) -> list[RunRecord]:
+    """Read every system of one DMV-Bench run directory, one RunRecord each.
+
+    Raises:
+        RunDirError: the CSV is missing, lacks columns or has no usable row; with
+            ``options.strict`` any bad row or log line.
+        DatasetError: a cue registry that was given or found is unreadable.
+    """
+    run_dir = run_dir.resolve()
+    csv_path = run_dir / PER_PROBE
+    if not csv_path.is_file():
+        raise RunDirError(
+            f"not a DMV-Bench run directory: it has no {PER_PROBE}",
+            where=str(run_dir),
+            fix="Point at the --out-dir of scripts/run_dmvbench_f2.py.",
+        )
+    shared_notices: list[Notice] = []
+    probe_rows = read_probe_csv(csv_path, strict=options.strict, notices=shared_notices)
+    systems = list(dict.fromkeys(row.system for row in probe_rows))
+    sources = recorded_sources(run_dir)
+    given = options.extra.get("dmv_registry")
+    registry_path, tried = locate_registry(run_dir, Path(given) if given else None, sources.get("dmv_registry"))
+    if registry_path is None:
+        listed = ", ".join(str(path) for path in tried[:4])
+        shared_notices.append(
+            Notice(
+                "no cue registry (cue_registry.json) found, so products have no category, style or "
+                f"image; cues come from the logs (tried {listed}, …). Pass --dmv-registry PATH",
+                str(run_dir),
+            )
+        )
+    products = read_product_data(registry_path)
+    log_notices: dict[str, list[Notice]] = {system: [] for system in systems}
+    logs = {system: _read_system_logs(run_dir, system, strict=options.strict, notices=log_notices[system]) for system in systems}
+    summary = _read_summary(run_dir / SUMMARY, shared_notices)
+    dataset = build_dmv_dataset(run_dir, probe_rows, logs, products, notices=shared_notices)
+    # Problems of the shared files are the dataset's: shown once, when it is first stored.
+    dataset.record.notices = shared_notices
+    side_files = [run_dir / name for name in (SUMMARY, SUMMARY_TEXT) if (run_dir / name).is_file()]
+    if registry_path is not None:
+        side_files.append(registry_path)
+    base_hash, stats = file_digest([csv_path, *side_files])
+    records = []
+    for system in systems:
+        rows = [row for row in probe_rows if row.system == system]
+        system_logs = logs[system]
+        log_hash = file_digest(system_logs.files)[0] if system_logs.files else ""
+        content_hash = hashlib.sha256(f"{base_hash}\0{log_hash}\0{system}".encode()).hexdigest()
+        predictions, retrievals, steps, notices = _system_tables(rows, system_logs, dataset.qid_of, csv_path)
+        settings = ARCHITECTURES.get(system, {})
+        records.append(
+            RunRecord(
+                run_id=f"{run_dir.name}:{system}",
+                path=f"{run_dir}#{system}",
+                content_hash=content_hash,
+                file_stats=stats,
+                benchmark="dmv",
+                task=dataset.record.task,
+                model=None,
+                method=system,
+                base_method=system,
+                modality=None,
+                mode="probe",
+                top_k=TOP_K,
+                retrieval_kind="ranked" if retrievals.num_rows else "none",
+                config={"system": system, **settings, "registry": str(registry_path) if registry_path else None},
+                metrics={"summary": summary.get(system)} if summary.get(system) else {},
+                dataset=dataset.record,
+                predictions=predictions,
+                retrievals=retrievals,
+                notices=log_notices[system] + notices,
+                detail_tables={"dmv_recall_steps": steps},
+            )
+        )
+    return records
+
+
+def read_probe_csv(path: Path, *, strict: bool, notices: list[Notice]) -> list[ProbeRow]:
+    """The valid rows of ``f2_per_probe.csv``; bad rows become ``file:line`` notices.
+
+    The file is read with the csv module (one run holds at most tens of thousands of
+    probes); every row is checked and a bad one is explained by line.
+
+    Raises:
+        RunDirError: a missing column (naming it), no usable row, or any bad row with
+            ``strict``.
+    """
+    try:
+        handle = path.open(newline="", encoding="utf-8")
+    except OSError as exc:
+        raise RunDirError(f"cannot read {PER_PROBE}: {exc.strerror or exc}", where=str(path)) from None
+    with handle:
+        reader = csv.reader(handle)
+        try:
+            header = next(reader, None)
+            if header is None:
+                raise RunDirError(f"{PER_PROBE} is empty", where=str(path), fix="Re-run the benchmark or restore the file.")
+            header = [name.strip().lstrip("\ufeff") for name in header]
+            missing = [name for name in REQUIRED_COLUMNS if name not in header]
+            if missing:
+                raise RunDirError(
+                    f"{PER_PROBE} lacks the column(s) {', '.join(missing)}; found {', '.join(header) or 'none'}",
+                    where=f"{path}:1",
+                    fix=f"A DMV-Bench F2 per-probe file has the columns {', '.join(REQUIRED_COLUMNS + OPTIONAL_COLUMNS)}.",
+                )
+            index = {name: header.index(name) for name in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS) if name in header}
+            good: list[ProbeRow] = []
+            bad: list[tuple[str, str]] = []
+            seen: set[tuple[str, str, str]] = set()
+            duplicates: list[int] = []
+            for fields in reader:
+                line_no = reader.line_num
+                if not any(field.strip() for field in fields):
+                    continue
+                parsed = _probe_row(fields, index, len(header), line_no)
+                if isinstance(parsed, str):
+                    bad.append((f"{path}:{line_no}", parsed))
+                    continue
+                key = (parsed.system, parsed.task_id, parsed.probe_id)
+                if key in seen:
+                    duplicates.append(line_no)
+                    continue
+                seen.add(key)
+                good.append(parsed)
+        except UnicodeDecodeError as exc:
+            raise RunDirError(f"{PER_PROBE} is not UTF-8 text (byte {exc.start})", where=str(path)) from None
+        except csv.Error as exc:
+            raise RunDirError(f"{PER_PROBE} is not a readable CSV: {exc}", where=f"{path}:{reader.line_num}") from None
+    if bad and strict:
+        listed = "\n    ".join(f"{where}: {why}" for where, why in bad[:MAX_LISTED])
+        raise RunDirError(
+            f"{len(bad)} bad row(s) in {PER_PROBE}; nothing was ingested (--strict):\n    {listed}",
+            where=str(path),
+            fix="Fix the rows, or drop --strict to ingest the good ones.",
+        )
+    if not good:
+        first = f"; first problem: {bad[0][0]}: {bad[0][1]}" if bad else ""
+        raise RunDirError(f"{PER_PROBE} has no usable row{first}", where=str(path), fix="Re-run the benchmark or restore the file.")
+    for where, why in bad[:MAX_LISTED]:
+        notices.append(Notice(f"{why}; row skipped", where))
+    if len(bad) > MAX_LISTED:
+        notices.append(Notice(f"{len(bad) - MAX_LISTED} more bad row(s) skipped", str(path)))
+    if duplicates:
+        notices.append(
+            Notice(
+                f"{len(duplicates)} row(s) repeat a (system, task_id, probe_id) seen before; the first is kept",
+                f"{path}:{duplicates[0]}",
+            )
+        )
+    return good
+
+
+def _probe_row(fields: list[str], index: dict[str, int], width: int, line_no: int) -> ProbeRow | str:
+    """A checked row, or why it is bad."""
+    if len(fields) != width:
+        return f"expected {width} fields, found {len(fields)}"
+    value = {name: fields[i].strip() for name, i in index.items()}
+    for name in ("system", "task_id", "probe_id", "target_url"):
+        if not value[name]:
+            return f"empty {name}"
+    numbers: dict[str, int] = {}
+    for name in ("at_session", "target_session", "reach"):
+        try:
+            numbers[name] = int(value[name])
+        except ValueError:
+            return f"{name} must be an integer, got {value[name][:40]!r}"
+    correct = {"1": True, "0": False, "true": True, "false": False}.get(value["correct"].lower())
+    if correct is None:
+        return f"correct must be 0 or 1, got {value['correct'][:40]!r}"
+    vlm_calls: int | None = None
+    if value.get("vlm_calls"):
+        try:
+            vlm_calls = int(value["vlm_calls"])
+        except ValueError:
+            return f"vlm_calls must be an integer, got {value['vlm_calls'][:40]!r}"
+    if not value["target_url"].startswith("/product/"):
+        return f"target_url must look like /product/<hash>, got {value['target_url'][:60]!r}"
+    final = value["final_url"] or None
+    return ProbeRow(
+        line_no, value["system"], value["task_id"], value["probe_id"], numbers["at_session"], numbers["target_session"],
+        numbers["reach"], correct, value["target_url"], None if final == "None" else final, vlm_calls,
+    )
+
+
+def _read_system_logs(run_dir: Path, system: str, *, strict: bool, notices: list[Notice]) -> SystemLogs:
+    """Parse ``logs/<system>/*.log`` (the file names use the system's own name)."""
+    found = SystemLogs()
+    folder = run_dir / "logs" / system
+    if not folder.is_dir():
+        notices.append(Notice(f"no logs for system {system}: bank sizes and retrieved entries are unknown", str(folder)))
+        return found
+    bad: list[tuple[str, str]] = []
+    for path in sorted(folder.glob("*.log")):
+        log = parse_task_log(path)
+        task_id = log.task_id or path.name.split("__", 1)[0]
+        found.by_task.setdefault(task_id, log)
+        found.files.append(path)
+        bad += [(f"{path}:{line_no}", why) for line_no, why in log.bad_lines]
+    if bad and strict:
+        listed = "\n    ".join(f"{where}: {why}" for where, why in bad[:MAX_LISTED])
+        raise RunDirError(
+            f"{len(bad)} log line(s) do not parse; nothing was ingested (--strict):\n    {listed}",
+            where=str(folder),
+            fix="Fix or restore the log, or drop --strict to skip those lines.",
+        )
+    for where, why in bad[:MAX_LISTED]:
+        notices.append(Notice(f"{why}; line skipped", where))
+    if len(bad) > MAX_LISTED:
+        notices.append(Notice(f"{len(bad) - MAX_LISTED} more log line(s) do not parse; skipped", str(folder)))
+    return found
+
+
+def _read_summary(path: Path, notices: list[Notice]) -> dict[str, dict[str, Any]]:
+    """``system -> row`` of ``f2_summary.csv`` with numbers parsed (optional file)."""
+    if not path.is_file():
+        return {}
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            table = list(csv.DictReader(handle))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        notices.append(Notice(f"cannot read {SUMMARY} ({exc}); it is ignored", str(path)))
+        return {}
+    summary: dict[str, dict[str, Any]] = {}
+    for row in table:
+        system = (row.get("system") or "").strip()
+        if not system:
+            continue
+        parsed: dict[str, Any] = {}
+        for key, value in row.items():
+            if key is None or key == "system":
+                continue
+            try:
+                parsed[key] = float(value)
+            except (TypeError, ValueError):
+                parsed[key] = value
+        summary[system] = parsed
+    return summary
+
+
+def _system_tables(rows: list[ProbeRow], logs: SystemLogs, qid_of: dict[ProbeKey, str], csv_path: Path):
+    """Predictions, retrievals, recall steps (Arrow) and notices for one system's rows."""
+    import pyarrow as pa
+
+    prediction: dict[str, list[Any]] = {name: [] for name in ("qid", "line_no", "mode", "question", "gold", "pred", "em", "exact_match", "extra")}
+    retrieval: dict[str, list[Any]] = {"qid": [], "rank": [], "round_id": [], "origin": []}
+    step_rows: dict[str, list[Any]] = {name: [] for name in ("qid", "step", "observed_url", "retrieved", "action", "action_url", "vlm_text")}
+    notices: list[Notice] = []
+    without_log: list[str] = []
+    disagreeing: list[str] = []
+    for row in rows:
+        qid = qid_of[(row.task_id, row.probe_id)]
+        log = logs.by_task.get(row.task_id)
+        probe_log = log.probes.get(row.probe_id) if log else None
+        bank_size = log.bank_size.get(row.at_session) if log else None
+        if probe_log is None and logs.files:
+            without_log.append(f"{row.task_id}/{row.probe_id}")
+        if probe_log is not None and probe_log.correct is not None and probe_log.correct != row.correct:
+            disagreeing.append(f"{row.task_id}/{row.probe_id}")
+        prediction["qid"].append(qid)
+        prediction["line_no"].append(row.line_no)
+        prediction["mode"].append("probe")
+        prediction["question"].append(None)
+        prediction["gold"].append(row.target_url)
+        prediction["pred"].append(row.final_url)
+        prediction["em"].append(1.0 if row.correct else 0.0)
+        prediction["exact_match"].append(row.correct)
+        extra = (("vlm_calls", row.vlm_calls), ("bank_size", bank_size), ("n_steps", len(probe_log.steps) if probe_log else None))
+        # Integers only: a JSON object written directly (json.dumps per row dominates large runs).
+        prediction["extra"].append("{" + ", ".join(f'"{key}": {value}' for key, value in extra if value is not None) + "}")
+        if probe_log is None:
+            continue
+        seen: dict[str, int] = {}
+        for step in probe_log.steps:
+            for slug in step.retrieved:
+                seen.setdefault(slug, len(seen) + 1)
+            step_rows["qid"].append(qid)
+            step_rows["step"].append(step.step)
+            step_rows["observed_url"].append(step.observed_url)
+            step_rows["retrieved"].append(step.retrieved)
+            step_rows["action"].append(step.action)
+            step_rows["action_url"].append(step.action_url)
+            step_rows["vlm_text"].append("\n".join(step.vlm_lines) or None)
+        for slug, rank in seen.items():
+            retrieval["qid"].append(qid)
+            retrieval["rank"].append(rank)
+            retrieval["round_id"].append(slug)
+            retrieval["origin"].append("logged")
+    if without_log:
+        notices.append(Notice(f"{len(without_log)} probe(s) have no PROBE block in the logs; their retrievals are unknown",
+                              str(csv_path), tuple(without_log[:3])))
+    if disagreeing:
+        notices.append(Notice(f"{len(disagreeing)} probe(s): the log's correct= disagrees with the CSV; the CSV is used",
+                              str(csv_path), tuple(disagreeing[:3])))
+    predictions = pa.table(
+        {
+            "qid": pa.array(prediction["qid"], pa.string()),
+            "line_no": pa.array(prediction["line_no"], pa.int32()),
+            "mode": pa.array(prediction["mode"], pa.string()),
+            "question": pa.array(prediction["question"], pa.string()),
+            "gold": pa.array(prediction["gold"], pa.string()),
+            "pred": pa.array(prediction["pred"], pa.string()),
+            "em": pa.array(prediction["em"], pa.float64()),
+            "exact_match": pa.array(prediction["exact_match"], pa.bool_()),
+            "extra": pa.array(prediction["extra"], pa.string()),
+        }
+    )
+    retrievals = pa.table(
+        {
+            "qid": pa.array(retrieval["qid"], pa.string()),
+            "rank": pa.array(retrieval["rank"], pa.int32()),
+            "round_id": pa.array(retrieval["round_id"], pa.string()),
+            "origin": pa.array(retrieval["origin"], pa.string()),
+        }
+    )
+    steps = pa.table(
+        {
+            "qid": pa.array(step_rows["qid"], pa.string()),
+            "step": pa.array(step_rows["step"], pa.int32()),
+            "observed_url": pa.array(step_rows["observed_url"], pa.string()),
+            "retrieved": pa.array(step_rows["retrieved"], pa.list_(pa.string())),
+            "action": pa.array(step_rows["action"], pa.string()),
+            "action_url": pa.array(step_rows["action_url"], pa.string()),
+            "vlm_text": pa.array(step_rows["vlm_text"], pa.string()),
+        }
+    )
+    return predictions, retrievals, steps, notices

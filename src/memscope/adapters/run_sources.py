@@ -1,0 +1,48 @@
+"""The optional ``memscope_sources.json`` of a run directory: where its data lives.
+
+Upstream DMV-Bench and CUE-Mem runs record no path to the data they were made from (a
+MemEye run records its dialog JSON in ``metrics.json``). A run directory may therefore
+carry this small file, written by memscope's own demo and native runs or by a user who
+does not want to repeat a flag, e.g.::
+
+    {"dataset": "../../fixtures/cuemem/data/history_dialogue",
+     "dmv_registry": "../../fixtures/dmv"}
+
+``dataset`` plays the part of ``--dataset`` and ``dmv_registry`` of ``--dmv-registry``;
+relative paths are relative to the run directory. A flag given on the command line wins.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memscope.adapters.files import read_json_file
+from memscope.errors import RunDirError
+
+SOURCES_FILE = "memscope_sources.json"
+KNOWN_KEYS = ("dataset", "dmv_registry")
+
+
+def recorded_sources(run_dir: Path) -> dict[str, Path]:
+    """The paths ``run_dir/memscope_sources.json`` names, resolved; ``{}`` without the file.
+
+    Raises:
+        RunDirError: when the file is not a JSON object of strings with known keys.
+    """
+    path = run_dir / SOURCES_FILE
+    if not path.is_file():
+        return {}
+    data = read_json_file(path, what=SOURCES_FILE)
+    if not isinstance(data, dict):
+        raise RunDirError(f"{SOURCES_FILE} is not a JSON object", where=str(path))
+    sources: dict[str, Path] = {}
+    for key, value in data.items():
+        if key not in KNOWN_KEYS:
+            raise RunDirError(
+                f"unknown key {key!r} in {SOURCES_FILE}", where=str(path), fix=f"Valid keys: {', '.join(KNOWN_KEYS)}."
+            )
+        if not isinstance(value, str) or not value.strip():
+            raise RunDirError(f"{SOURCES_FILE}: {key!r} must be a non-empty path string", where=str(path))
+        recorded = Path(value).expanduser()
+        sources[key] = recorded if recorded.is_absolute() else (run_dir / recorded)
+    return sources

@@ -1,0 +1,73 @@
+"""Renders the DMV-Bench part of ``memscope report``: TSR and the retention curve by reach.
+
+Not a command module: ``cli/report.py`` calls :func:`render_dmv_report` for a DMV-Bench
+run. The retention curve is a table of TSR by reach with a bar per reach and a sparkline.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from memscope.cli.common import fmt
+from memscope.textplot import bar, sparkline
+
+BAR_WIDTH = 24
+
+
+def _interval(entry: dict[str, Any]) -> str:
+    if entry.get("ci_low") is None:
+        return "–"
+    return f"[{entry['ci_low']:.2f}, {entry['ci_high']:.2f}]"
+
+
+def _group_table(title: str, label: str, groups: dict[str, dict[str, Any]], *, bars: bool) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column(label, justify="right", style="bold")
+    for name in ("n", "TSR", "95% CI (trunks)"):
+        table.add_column(name, justify="right", no_wrap=True)
+    if bars:
+        table.add_column("", no_wrap=True, style="cyan", min_width=BAR_WIDTH)
+    for key, entry in groups.items():
+        cells = [key, str(entry["n"]), fmt(entry["tsr"]), _interval(entry)]
+        if bars:
+            cells.append(bar(entry["tsr"], BAR_WIDTH))
+        table.add_row(*cells)
+    return table
+
+
+def render_dmv_report(result: dict[str, Any], header: Text) -> Group:
+    """The DMV-Bench report (header, TSR, retention curve, strata) as Rich renderables."""
+    tsr = result["tsr"]
+    parts: list[Any] = [header, Text("")]
+    parts.append(
+        Text(
+            f"TSR {fmt(tsr['overall'])}  95% CI {_interval(tsr)}  ·  {tsr['n']} probes in {tsr['n_trunks']} chain trunk(s)"
+            f"  ·  cluster bootstrap over trunks, {tsr['resamples']} resamples, seed {tsr['seed']}"
+        )
+    )
+    parts.append(Text(""))
+    by_reach = tsr["by_reach"]
+    if by_reach:
+        curve = sparkline([entry["tsr"] for entry in by_reach.values()])
+        parts.append(_group_table(f"Retention curve: TSR by reach   {curve}", "reach", by_reach, bars=True))
+    if tsr["by_bank_size"]:
+        parts.append(_group_table("TSR by bank size (entries in memory at the probe)", "bank", tsr["by_bank_size"], bars=True))
+    elif tsr.get("n_without_bank_size"):
+        parts.append(Text("Bank size unknown (no replay lines in the logs, no trajectory cache).", style="dim"))
+    if tsr["by_encoding_position"]:
+        parts.append(_group_table("TSR by encoding position (place in the visit session)", "position",
+                                  tsr["by_encoding_position"], bars=True))
+    retrieval = result.get("retrieval")
+    if retrieval and retrieval.get("overall"):
+        overall = retrieval["overall"]
+        parts.append(Text(
+            f"Target retrieved during the probe: in the first {result['k']} distinct entries "
+            f"{fmt(overall['any_clue'])}, MRR {fmt(overall['mrr'])} (n={retrieval['n']})"
+        ))
+    for note in result.get("notes", []):
+        parts.append(Text(f"Retrieval: {note}.", style="yellow"))
+    return Group(*parts)

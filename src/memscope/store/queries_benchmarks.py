@@ -1,0 +1,79 @@
+"""Named reads of the DMV-Bench and CUE-Mem detail tables (migration 005) and the rounds
+they refer to. The app reaches them through ``pipeline/benchmark_views.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from memscope.store.sql import one, rows
+
+if TYPE_CHECKING:
+    import duckdb
+
+
+def run_question(con: duckdb.DuckDBPyConnection, run_id: str, qid: str) -> dict[str, Any] | None:
+    """One question of a run with its prediction: text, gold, pred, em, and both extras."""
+    row = one(
+        con,
+        "SELECT r.dataset_id, q.question, coalesce(q.gold, p.gold), p.pred, p.em, q.extra, p.extra "
+        "FROM predictions p JOIN runs r USING (run_id) JOIN questions q ON q.dataset_id = r.dataset_id AND q.qid = p.qid "
+        "WHERE p.run_id = ? AND p.qid = ?",
+        [run_id, qid],
+    )
+    if row is None:
+        return None
+    dataset_id, question, gold, pred, em, question_extra, prediction_extra = row
+    return {
+        "dataset_id": dataset_id, "question": question, "gold": gold, "pred": pred, "em": em,
+        "extra": json.loads(question_extra) if question_extra else {},
+        "prediction_extra": json.loads(prediction_extra) if prediction_extra else {},
+    }
+
+
+def recall_steps(con: duckdb.DuckDBPyConnection, run_id: str, qid: str) -> list[dict[str, Any]]:
+    """A DMV-Bench probe's recall steps in order: observed URL, retrieved slugs, action."""
+    found = rows(
+        con,
+        "SELECT step, observed_url, retrieved, action, action_url, vlm_text FROM dmv_recall_steps "
+        "WHERE run_id = ? AND qid = ? ORDER BY step",
+        [run_id, qid],
+    )
+    names = ("step", "observed_url", "retrieved", "action", "action_url", "vlm_text")
+    return [dict(zip(names, row, strict=True)) for row in found]
+
+
+def rounds_by_id(con: duckdb.DuckDBPyConnection, dataset_id: str, round_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """The named rounds of a dataset (text, media, extra), by round id."""
+    if not round_ids:
+        return {}
+    found = rows(
+        con,
+        "SELECT round_id, session_id, position, user_text, assistant_text, image_refs, image_files, image_captions, "
+        "audio_refs, audio_files, audio_captions, audio_ids, background_audio, extra "
+        "FROM rounds WHERE dataset_id = ? AND list_contains(?, round_id)",
+        [dataset_id, list(dict.fromkeys(round_ids))],
+    )
+    names = ("round_id", "session_id", "position", "user_text", "assistant_text", "image_refs", "image_files",
+             "image_captions", "audio_refs", "audio_files", "audio_captions", "audio_ids", "background_audio", "extra")
+    result = {}
+    for row in found:
+        entry = dict(zip(names, row, strict=True))
+        entry["extra"] = json.loads(entry["extra"]) if entry["extra"] else {}
+        result[entry["round_id"]] = entry
+    return result
+
+
+def retrieved_items(con: duckdb.DuckDBPyConnection, run_id: str, qid: str) -> list[dict[str, Any]]:
+    """A CUE-Mem RQ3 question's retrieved items, by turn rank then item score."""
+    found = rows(
+        con,
+        "SELECT turn_id, turn_rank, item_id, modality, path, fallback, score, item_rank, query_source, query_letter, "
+        "composition_method FROM cue_retrieved_items WHERE run_id = ? AND qid = ? "
+        "ORDER BY turn_rank NULLS LAST, score DESC NULLS LAST, item_id",
+        [run_id, qid],
+    )
+    names = ("turn_id", "turn_rank", "item_id", "modality", "path", "fallback", "score", "item_rank", "query_source",
+             "query_letter", "composition_method")
+    return [dict(zip(names, row, strict=True)) for row in found]
