@@ -119,6 +119,7 @@ def write_run(
     runtime: dict[str, Any] | None = None,
     dialog_path: Path | None = None,
     api_key: str = "sk-test-secret",
+    modality: str = "text_only",
 ) -> Path:
     """Write a run dir (and its dialog JSON beside it unless ``dialog_path`` is given).
 
@@ -143,7 +144,7 @@ def write_run(
         "model_path": "test-model",
         "method_name": method,
         "base_method_name": method.split("__")[0],
-        "method_modality": "text_only",
+        "method_modality": modality,
         "mode": "open",
         "num_qas": len(rows),
         "num_qas_run": len(rows),

@@ -27,7 +27,7 @@ def test_ingest_runs_and_report_table() -> None:
     assert "semantic_rag_text_only" in listing.stdout
     report = invoke("report", str(upstream_run("semantic_rag_text_only", "mcq")))
     assert report.exit_code == 0, report.output
-    assert "Answer quality per cell" in report.stdout
+    assert "Answer EM per cell" in report.stdout
     assert "Retrieval access @K=5" in report.stdout
     assert "Temporal authority (Y3) @K=5" in report.stdout
 

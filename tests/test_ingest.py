@@ -17,7 +17,7 @@ from memscope.adapters import ReadOptions
 from memscope.errors import DatasetError, RunDirError, StoreBusyError
 from memscope.pipeline.runs import ingest_dir, ingest_paths, resolve_run
 from memscope.store import Store
-from memscope.store.migrations import latest_version
+from memscope.store.migrations import all_migrations
 from memscope.store.sql import rows, scalar
 
 OPTIONS = ReadOptions()
@@ -141,7 +141,7 @@ def test_strict_refuses_and_writes_nothing(store: Store, tmp_path: Path) -> None
         (lambda r: r.update(em="high"), 'field "em" must be a number'),
         (lambda r: r.update(judge=7), 'field "judge" must lie in [0, 1]'),
         (lambda r: r.update(clue_rounds="D1:1"), 'field "clue_rounds" must be a list'),
-        (lambda r: r.update(method_runtime=[1]), 'field "method_runtime" must be an object'),
+        (lambda r: r.update(position_bias=[1]), 'field "position_bias" must be an object'),
         (lambda r: r.update(question={"a": 1}), 'field "question" must be a string'),
     ],
 )
@@ -152,6 +152,17 @@ def test_rows_with_missing_or_mistyped_fields(store: Store, tmp_path: Path, muta
     outcome = ingest_dir(store, write_run(tmp_path / "runs" / "r", data, rows_), OPTIONS)
     assert outcome.n_questions == 2
     assert any(expected in n.what and n.where.endswith("predictions.jsonl:2") for n in outcome.notices), outcome.notices
+
+
+def test_runtime_of_the_wrong_shape_means_no_retrievals_for_that_row(store: Store, tmp_path: Path) -> None:
+    data = small_dataset()
+    rows_ = good_rows(data)
+    rows_[1]["method_runtime"] = [1]
+    outcome = ingest_dir(store, write_run(tmp_path / "runs" / "r", data, rows_), OPTIONS)
+    assert outcome.n_questions == 3
+    assert any("1 row(s) of this retrieval run carry no seed_round_ids" in n.what for n in outcome.notices)
+    with store.read() as con:
+        assert rows(con, "SELECT DISTINCT qid FROM retrievals WHERE run_id = ? ORDER BY qid", [outcome.run_id]) == [("q1",), ("q3",)]
 
 
 def test_duplicate_and_unknown_idx(store: Store, tmp_path: Path) -> None:
@@ -202,11 +213,11 @@ def test_migrations_from_an_empty_store(store: Store) -> None:
     with store.write() as con:
         versions = [r[0] for r in rows(con, "SELECT version FROM schema_migrations ORDER BY version")]
         tables = {r[0] for r in rows(con, "SELECT table_name FROM information_schema.tables")}
-    assert versions == list(range(1, latest_version() + 1))
+    assert versions == [m.version for m in all_migrations()] and versions[0] == 1
     assert {"datasets", "sessions", "rounds", "questions", "runs", "predictions", "retrievals"} <= tables
     # Opening again applies nothing twice.
     with Store(store.path).write() as con:
-        assert scalar(con, "SELECT count(*) FROM schema_migrations") == latest_version()
+        assert scalar(con, "SELECT count(*) FROM schema_migrations") == len(all_migrations())
 
 
 def test_store_from_a_newer_memscope_is_refused(store: Store) -> None:

@@ -10,8 +10,18 @@ import pytest
 from builders import dialog, open_row, qa, write_run
 from conftest import UPSTREAM_RUNS, upstream_run
 from memscope.adapters import ReadOptions, detect, find_run_dirs, read_run
-from memscope.adapters.memeye_dataset import coordinate, question_key
+from memscope.adapters.memeye_dataset import coordinate, read_memeye_dataset
 from memscope.errors import DatasetError, RunDirError
+from memscope.identity import question_key
+from memscope.pipeline.runs import ingest_dir
+from memscope.store import Store
+
+
+def dataset_of(run_dir: Path, options: ReadOptions | None = None):  # noqa: ANN201
+    """The dataset records of a run, read with the Python reader."""
+    source = read_run(run_dir, options).dataset
+    dialog = Path(source.source_path)
+    return read_memeye_dataset(dialog, Path(source.media_root) if source.media_root else None, source.task)
 
 
 def test_finds_every_upstream_run_dir() -> None:
@@ -42,8 +52,7 @@ def test_retrieval_kind_per_method(name_part: str, kind: str) -> None:
 
 
 def test_dataset_rounds_questions_and_images() -> None:
-    record = read_run(upstream_run("full_context_multimodal", "mcq"))
-    dataset = record.dataset
+    dataset = dataset_of(upstream_run("full_context_multimodal", "mcq"))
     assert [s.session_id for s in dataset.sessions] == ["K1", "K2", "K3", "K4", "K5", "K6"]
     assert [r.position for r in dataset.rounds] == list(range(1, 12))
     first = dataset.rounds[0]
@@ -58,10 +67,10 @@ def test_dataset_rounds_questions_and_images() -> None:
 
 
 def test_question_key_matches_across_variants_of_the_same_mode() -> None:
-    a = read_run(upstream_run("semantic_rag_text_only", "mcq")).dataset.questions
-    b = read_run(upstream_run("question_only", "mcq")).dataset.questions
+    a = dataset_of(upstream_run("semantic_rag_text_only", "mcq")).questions
+    b = dataset_of(upstream_run("question_only", "mcq")).questions
     assert [q.question_key for q in a] == [q.question_key for q in b]
-    open_keys = read_run(upstream_run("question_only", "open")).dataset.questions
+    open_keys = dataset_of(upstream_run("question_only", "open")).questions
     # An open twin is scored differently, so it is a different item.
     assert a[0].question_key != open_keys[0].question_key
     assert question_key("T", "open", "What  colour?\n") == question_key("t", "open", "What colour?")
@@ -81,21 +90,22 @@ def test_dataset_override_file_and_folder(upstream_copy: Path, tmp_path: Path) -
     message = str(excinfo.value)
     assert "/home/researcher/MemEye/data/dialog/Kitchen_Renovation_Open.json" in message
     assert "--dataset" in message
-    assert read_run(run_dir, ReadOptions(dataset=moved / "dialog" / "Kitchen_Renovation_Open.json")).dataset.questions
+    explicit = ReadOptions(dataset=moved / "dialog" / "Kitchen_Renovation_Open.json")
+    assert read_run(run_dir, explicit).dataset.source_path == str(moved / "dialog" / "Kitchen_Renovation_Open.json")
     # A folder of dialog files: the run's file is picked by name.
-    record = read_run(run_dir, ReadOptions(dataset=moved))
-    assert record.dataset.source_path.endswith("Kitchen_Renovation_Open.json")
+    folder = ReadOptions(dataset=moved)
+    assert read_run(run_dir, folder).dataset.source_path.endswith("Kitchen_Renovation_Open.json")
     # Images are looked for beside the moved dialog folder.
-    assert all(f for r in record.dataset.rounds for f in r.image_files)
+    assert all(f for r in dataset_of(run_dir, folder).rounds for f in r.image_files)
 
 
-def test_missing_images_are_recorded_not_fatal(upstream_copy: Path) -> None:
+def test_missing_images_are_recorded_not_fatal(upstream_copy: Path, store: Store) -> None:
     (upstream_copy / "data" / "image" / "Kitchen_Renovation" / "swatch_clay.png").unlink()
     run_dir = upstream_copy / "runs" / "kitchen_renovation" / upstream_run("question_only", "open").name
-    record = read_run(run_dir)
-    clay = next(r for r in record.dataset.rounds if r.round_id == "K5:1")
+    clay = next(r for r in dataset_of(run_dir).rounds if r.round_id == "K5:1")
     assert clay.image_files == [None]
-    assert any("1 image file(s) missing" in str(n) for n in record.notices)
+    outcome = ingest_dir(store, run_dir, ReadOptions())
+    assert any("1 image file(s) are missing" in str(n) for n in outcome.notices)
 
 
 def test_media_path_outside_the_dataset_is_not_followed(tmp_path: Path) -> None:
@@ -103,9 +113,20 @@ def test_media_path_outside_the_dataset_is_not_followed(tmp_path: Path) -> None:
     secret.write_bytes(b"not yours")
     data = dialog({"D1": ["D1:1"]}, [qa("q?", "a", [["X1"], ["Y1"]], ["D1:1"])], images={"D1:1": ["../../secret.png"]})
     run_dir = write_run(tmp_path / "runs" / "r", data, [open_row(1, data)])
-    record = read_run(run_dir)
-    assert record.dataset.rounds[0].image_files == [None]
-    assert any("outside the dataset folder" in str(n) for n in record.notices)
+    assert dataset_of(run_dir).rounds[0].image_files == [None]
+    outcome = ingest_dir(Store(tmp_path / "s.duckdb"), run_dir, ReadOptions())
+    assert any("outside the dataset folder" in str(n) for n in outcome.notices)
+
+
+def test_empty_and_fake_images_are_recorded_as_unusable(upstream_copy: Path, store: Store) -> None:
+    images = upstream_copy / "data" / "image" / "Kitchen_Renovation"
+    (images / "swatch_clay.png").write_bytes(b"")
+    (images / "swatch_sage.png").write_text("this is not a PNG")
+    run_dir = upstream_copy / "runs" / "kitchen_renovation" / upstream_run("question_only", "open").name
+    files = {r.round_id: r.image_files for r in dataset_of(run_dir).rounds}
+    assert files["K5:1"] == [None] and files["K2:1"] == [None] and files["K1:1"] != [None]
+    text = " | ".join(str(n) for n in ingest_dir(store, run_dir, ReadOptions()).notices)
+    assert "1 image file(s) are empty (0 bytes)" in text and "1 image file(s) are not image files" in text
 
 
 def test_unknown_clue_ids_are_warned_with_count_and_examples(tmp_path: Path) -> None:
@@ -114,11 +135,11 @@ def test_unknown_clue_ids_are_warned_with_count_and_examples(tmp_path: Path) -> 
         [qa("a?", "a", [["X1"], ["Y1"]], ["D1:1", "D9:9"]), qa("b?", "b", [["X1"], ["Y1"]], ["D7:1"])],
     )
     run_dir = write_run(tmp_path / "runs" / "r", data, [open_row(1, data), open_row(2, data)])
-    record = read_run(run_dir)
-    notice = next(n for n in record.notices if "clue id" in n.what)
+    outcome = ingest_dir(Store(tmp_path / "s.duckdb"), run_dir, ReadOptions())
+    notice = next(n for n in outcome.notices if "clue id" in n.what)
     assert notice.what.startswith("2 clue id(s)")
     assert notice.examples == ("q1:D9:9", "q2:D7:1")
-    assert record.dataset.questions[0].clue_rounds == ["D1:1"]
+    assert dataset_of(run_dir).questions[0].clue_rounds == ["D1:1"]
 
 
 @pytest.mark.parametrize(
@@ -135,7 +156,14 @@ def test_malformed_dialog_json(tmp_path: Path, content: str, expected: str) -> N
     run_dir = write_run(tmp_path / "runs" / "r", data, [open_row(1, data)])
     (tmp_path / "runs" / "data" / "dialog" / "Task.json").write_text(content)
     with pytest.raises(DatasetError, match=expected):
-        read_run(run_dir)
+        read_memeye_dataset(tmp_path / "runs" / "data" / "dialog" / "Task.json", None)
+    store = Store(tmp_path / "s.duckdb")
+    with pytest.raises(DatasetError, match=expected):
+        ingest_dir(store, run_dir, ReadOptions())
+    from memscope.store.sql import scalar
+
+    with store.read() as con:
+        assert scalar(con, "SELECT count(*) FROM datasets") == 0
 
 
 def test_not_a_run_dir(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ def test_semantic_rag_report_at_the_run_top_k(store: Store) -> None:
     assert retrieval["overall"]["any_clue"] == 1.0 and retrieval["overall"]["full_clue"] == 1.0
     assert retrieval["overall"]["mrr"] == pytest.approx((1 + 1 + 0.5 + 1 + 0.5 + 0.25) / 6)
     assert retrieval["by_y"]["Y1"] == pytest.approx({"n": 3, "any_clue": 1.0, "coverage": 1.0, "full_clue": 1.0, "mrr": 1.75 / 3})
-    assert result["answer"]["overall"] == {"n": 6, "em": 0.0, "judge": 0.0}
+    assert result["answer"]["overall"] == {"n": 6, "em": 0.0, "judge": 0.0, "n_judge": 6}
 
 
 def test_report_at_k_2_by_hand(store: Store) -> None:
@@ -48,7 +48,7 @@ def test_report_at_k_2_by_hand(store: Store) -> None:
 def test_mcq_rotation_em_and_cells(store: Store) -> None:
     result = report_for(store, upstream_run("semantic_rag_text_only", "mcq"))
     cells = result["answer"]["by_cell"]
-    assert cells["X3_Y1"] == {"n": 1, "em": 0.5, "judge": None}
+    assert cells["X3_Y1"] == {"n": 1, "em": 0.5, "judge": None, "n_judge": 0}
     assert cells["X4_Y1"]["em"] == 0.25
     assert result["answer"]["overall"]["em"] == pytest.approx(3.25 / 6)
 
@@ -78,7 +78,7 @@ def test_macro_average_weighs_cells_equally(store: Store, tmp_path: Path) -> Non
     result = report_for(store, write_run(tmp_path / "runs" / "r", data, rows))
     answer = result["answer"]
     assert answer["by_cell"]["X1_Y1"]["em"] == pytest.approx(2 / 3)
-    assert answer["by_cell"]["X2_Y1"] == {"n": 1, "em": 0.0, "judge": 0.5}  # highest X label
+    assert answer["by_cell"]["X2_Y1"] == {"n": 1, "em": 0.0, "judge": 0.5, "n_judge": 1}  # highest X label
     assert answer["overall"]["em"] == pytest.approx(2 / 5)
     assert answer["macro"]["em"] == pytest.approx((2 / 3 + 0) / 2)
     assert answer["macro"]["judge"] == pytest.approx((2 / 3 + 0.5) / 2)

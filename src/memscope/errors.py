@@ -83,3 +83,9 @@ class EngineError(MemscopeError):
     """The memory engine cannot load a model or embed data."""
 
     title = "Memory engine problem"
+
+
+class MediaError(MemscopeError):
+    """A media file (an audio clip, an image) cannot be read as what it claims to be."""
+
+    title = "Media problem"

@@ -8,6 +8,7 @@ Python objects.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -121,6 +122,30 @@ class DatasetRecord:
     notices: list[Notice] = field(default_factory=list)
 
 
+RoundsBuilder = Callable[[Any], tuple[list[SessionRecord], list[RoundRecord], list[Notice]]]
+"""Turns a dataset's raw session list into session and round records (with media resolved)."""
+
+
+@dataclass
+class DatasetSource:
+    """A dataset file the store bulk-loads itself (its question list can be huge).
+
+    The store stages the file with DuckDB, hands the raw session list to
+    ``build_rounds`` (adapter code: small, needs the file system for media) and derives
+    the questions in SQL. ``loader`` names the store's loader for the format.
+    """
+
+    loader: str
+    dataset_id: str
+    benchmark: str
+    task: str
+    source_path: str
+    content_hash: str
+    media_root: str | None
+    build_rounds: RoundsBuilder
+    notices: list[Notice] = field(default_factory=list)
+
+
 @dataclass(frozen=True)
 class BulkSource:
     """A per-question file the store bulk-loads itself (too large for Python rows).
@@ -152,7 +177,10 @@ class RunRecord:
     retrieval_kind: RetrievalKind | None
     config: dict[str, Any]
     metrics: dict[str, Any]
-    dataset: DatasetRecord
+    dataset: DatasetRecord | DatasetSource
     predictions: BulkSource | pa.Table
     retrievals: pa.Table | None = None
     notices: list[Notice] = field(default_factory=list)
+    detail_tables: dict[str, pa.Table] = field(default_factory=dict)
+    """Benchmark-specific per-run tables (e.g. DMV-Bench recall steps), keyed by store
+    table name and written in the run's transaction; see ``store/run_details.py``."""

@@ -10,11 +10,13 @@ import os
 from pathlib import Path
 
 from memscope.adapters.base import ReadOptions, RunAdapter
+from memscope.adapters.cuemem import is_cuemem_run, read_cuemem_runs
+from memscope.adapters.dmv import is_dmv_run, read_dmv_runs
 from memscope.adapters.memeye import is_memeye_run, read_memeye_run
 from memscope.errors import RunDirError
 from memscope.records import RunRecord
 
-__all__ = ["ReadOptions", "RunAdapter", "adapters", "detect", "find_run_dirs", "read_run"]
+__all__ = ["ReadOptions", "RunAdapter", "adapters", "detect", "find_run_dirs", "read_run", "read_runs"]
 
 
 class MemEyeAdapter:
@@ -29,9 +31,52 @@ class MemEyeAdapter:
         return read_memeye_run(path, options.dataset)
 
 
+class _ManyRunsAdapter:
+    """A format whose directory can hold several runs (``read_all``); ``read`` wants exactly one."""
+
+    name = ""
+
+    def read_all(self, path: Path, options: ReadOptions) -> list[RunRecord]:
+        raise NotImplementedError
+
+    def read(self, path: Path, options: ReadOptions) -> RunRecord:
+        records = self.read_all(path, options)
+        if len(records) != 1:
+            raise RunDirError(
+                f"this directory holds {len(records)} runs: {', '.join(r.run_id for r in records)}",
+                where=str(path),
+                fix="Ingest the directory, then name one run by its id.",
+            )
+        return records[0]
+
+
+class DmvAdapter(_ManyRunsAdapter):
+    """DMV-Bench F2 runs: f2_per_probe.csv (one run per system), logs, cue registry."""
+
+    name = "dmv"
+
+    def sniff(self, path: Path) -> bool:
+        return is_dmv_run(path)
+
+    def read_all(self, path: Path, options: ReadOptions) -> list[RunRecord]:
+        return read_dmv_runs(path, options)
+
+
+class CueMemAdapter(_ManyRunsAdapter):
+    """CUE-Mem runs: one per *_results.json (RQ1/RQ2 or RQ3), joined to a history file."""
+
+    name = "cuemem"
+
+    def sniff(self, path: Path) -> bool:
+        return is_cuemem_run(path)
+
+    def read_all(self, path: Path, options: ReadOptions) -> list[RunRecord]:
+        return read_cuemem_runs(path, options)
+
+
 def adapters() -> list[RunAdapter]:
     """Every supported run format, most specific first."""
-    return [MemEyeAdapter()]
+    return [MemEyeAdapter(), DmvAdapter(), CueMemAdapter()]
 
 
 def detect(path: Path) -> RunAdapter:
@@ -52,7 +97,8 @@ def detect(path: Path) -> RunAdapter:
         if adapter.sniff(path):
             return adapter
     raise RunDirError(
-        "not a run directory: no MemEye predictions.jsonl + metrics.json found",
+        "not a run directory: no MemEye predictions.jsonl + metrics.json, DMV-Bench f2_per_probe.csv "
+        "or CUE-Mem *_results.json found",
         where=str(path),
         fix="Point at a run directory, or run `memscope ingest ROOT` to find every run below a folder.",
     )
@@ -61,6 +107,14 @@ def detect(path: Path) -> RunAdapter:
 def read_run(path: Path, options: ReadOptions | None = None) -> RunRecord:
     """Detect the format of ``path`` and read it."""
     return detect(path).read(path, options or ReadOptions())
+
+
+def read_runs(path: Path, options: ReadOptions | None = None) -> list[RunRecord]:
+    """Every run of the directory ``path`` (a DMV-Bench or CUE-Mem directory can hold several)."""
+    adapter = detect(path)
+    read_all = getattr(adapter, "read_all", None)
+    options = options or ReadOptions()
+    return read_all(path, options) if read_all is not None else [adapter.read(path, options)]
 
 
 def find_run_dirs(root: Path) -> list[Path]:

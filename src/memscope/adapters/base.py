@@ -14,11 +14,14 @@ class ReadOptions:
     """What the user told memscope about how to read runs.
 
     ``dataset`` overrides the dataset path a run recorded (``--dataset``); ``extra`` holds
-    format-specific options (e.g. DMV-Bench's cue registry).
+    format-specific options (e.g. DMV-Bench's cue registry, ``"dmv_registry"``);
+    ``strict`` (``--strict``) makes an adapter that reads rows itself refuse a run with any
+    bad row instead of skipping it.
     """
 
     dataset: Path | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    strict: bool = False
 
 
 class RunAdapter(Protocol):

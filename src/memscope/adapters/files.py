@@ -7,7 +7,6 @@ subclasses that name the file and the line, so no adapter leaks a traceback.
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
@@ -36,15 +35,13 @@ def read_json_file(path: Path, *, error: type[MemscopeError] = RunDirError, what
         raise error(f"cannot read {what}: {exc.strerror or exc}", where=str(path)) from None
     if not raw.strip():
         raise error(f"{what} is empty", where=str(path), fix="Re-run the benchmark or restore the file.")
+    import orjson
+
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise error(
-            f"{what} is not valid UTF-8 (byte {exc.start})", where=str(path)
-        ) from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        if "utf-8" in exc.msg.lower():
+            raise error(f"{what} is not valid UTF-8", where=str(path)) from None
         raise error(
             f"{what} is not valid JSON: {exc.msg}",
             where=f"{path}:{exc.lineno}:{exc.colno}",

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from memscope.adapters.files import file_digest, read_json_file
-from memscope.adapters.memeye_dataset import read_memeye_dataset
+from memscope.adapters.memeye_dataset import memeye_dataset_source
 from memscope.errors import DatasetError, RunDirError
 from memscope.records import BulkSource, Notice, RetrievalKind, RunRecord
 
@@ -84,7 +84,7 @@ def read_memeye_run(run_dir: Path, dataset: Path | None = None) -> RunRecord:
     task = str(metrics.get("task_name") or _dig(config, "task", "name") or run_dir.parent.name)
     dialog_path = locate_dialog_json(run_dir, metrics, config, dataset)
     image_root = _locate_image_root(run_dir, metrics, config, dialog_path)
-    dataset_record = read_memeye_dataset(dialog_path, image_root, task_hint=task)
+    dataset_source = memeye_dataset_source(dialog_path, image_root, task_hint=task)
 
     runtime = metrics.get("method_runtime") if isinstance(metrics.get("method_runtime"), dict) else {}
     runtime = runtime or _dig(config, "run", "method_runtime") or {}
@@ -119,18 +119,16 @@ def read_memeye_run(run_dir: Path, dataset: Path | None = None) -> RunRecord:
         retrieval_kind=retrieval_kind,
         config=config,
         metrics={key: value for key, value in metrics.items() if key != "results"},
-        dataset=dataset_record,
+        dataset=dataset_source,
         predictions=BulkSource(
             "memeye_predictions",
             predictions,
             {
-                # Agentic methods snapshot runtime_info before answering, so a row's
-                # retrieved ids belong to the previous question (upstream-formats 1.6).
-                "lagged_runtime": retrieval_kind == "unranked",
+                "retrieval_kind": retrieval_kind,
                 "sidecar": str(sidecar) if sidecar.is_file() else None,
             },
         ),
-        notices=notices + list(dataset_record.notices),
+        notices=notices,
     )
 
 

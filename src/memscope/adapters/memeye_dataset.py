@@ -4,6 +4,12 @@ The format is MemEye's ``benchmark/dataset.py``: ``multi_session_dialogues`` (se
 replay order, each with ``dialogues`` rounds) and a QA list under ``"human-annotated QAs"``
 (or ``human_annotated_qas`` / ``qas``). Image paths are resolved the way MemEye resolves
 them; a file that cannot be found is recorded as missing, never fatal.
+
+Two entry points: ``memeye_dataset_source`` describes the file for the store, which
+bulk-loads it (question lists of real benchmark runs reach tens of thousands; the store
+derives them in SQL, store/loaders/memeye_dataset.py); ``read_memeye_dataset`` reads it
+entirely in Python, for tools that want records without a store. Both follow the same
+rules, and tests/test_identity.py checks they agree.
 """
 
 from __future__ import annotations
@@ -15,29 +21,24 @@ from typing import Any
 
 from memscope.adapters.files import read_json_file
 from memscope.errors import DatasetError
-from memscope.records import DatasetRecord, Notice, QuestionRecord, RoundRecord, SessionRecord
+from memscope.identity import question_key
+from memscope.records import (
+    DatasetRecord,
+    DatasetSource,
+    Notice,
+    QuestionRecord,
+    RoundRecord,
+    SessionRecord,
+)
 
 QA_LIST_KEYS = ("human-annotated QAs", "human_annotated_qas", "qas")
 IMAGE_PREFIXES = ("../image/", "./image/", "image/", "data/image/")
-AXIS_LABEL = re.compile(r"^([XY])(\d+)$")
 MAX_EXAMPLES = 3
-
-
-def question_key(task: str, mode: str, question: str) -> str:
-    """Return the key that matches one question across runs.
-
-    It hashes the task, the answer mode (an MCQ item and its open-ended twin are scored
-    differently, so they are different items) and the question text with whitespace
-    collapsed; the MCQ options block is never part of the text.
-    """
-    normalized = " ".join(question.split())
-    payload = f"{task.strip().lower()}\x1f{mode}\x1f{normalized}".encode()
-    return hashlib.sha1(payload).hexdigest()[:16]
 
 
 def coordinate(labels: list[str], axis: str) -> str | None:
     """Return the highest label on one axis (``["X2", "X4"]`` gives ``"X4"``)."""
-    levels = [int(m.group(2)) for label in labels if (m := AXIS_LABEL.match(label)) and m.group(1) == axis]
+    levels = [int(label[1:]) for label in labels if label[:1] == axis and label[1:].isdigit()]
     return f"{axis}{max(levels)}" if levels else None
 
 
@@ -48,11 +49,24 @@ def parse_point(point: Any) -> tuple[list[str], list[str]] | None:
     """
     if not isinstance(point, list):
         return None
-    labels = [str(label).strip() for group in point if isinstance(group, list) for label in group]
-    if not labels and point:
+    x_labels: list[str] = []
+    y_labels: list[str] = []
+    seen_any = False
+    for group in point:
+        if not isinstance(group, list):
+            continue
+        for label in group:
+            seen_any = True
+            if not isinstance(label, str):
+                continue
+            label = label.strip()
+            if len(label) > 1 and label[1:].isdigit():
+                if label[0] == "X":
+                    x_labels.append(label)
+                elif label[0] == "Y":
+                    y_labels.append(label)
+    if point and not seen_any:
         return None
-    x_labels = [label for label in labels if label.startswith("X") and AXIS_LABEL.match(label)]
-    y_labels = [label for label in labels if label.startswith("Y") and AXIS_LABEL.match(label)]
     return x_labels, y_labels
 
 
@@ -60,9 +74,16 @@ def strings(value: Any) -> list[str]:
     """Return ``value`` as a list of non-empty stripped strings ([] for anything else)."""
     if isinstance(value, str):
         value = [value]
-    if not isinstance(value, list):
+    elif not isinstance(value, list):
         return []
-    return [str(item).strip() for item in value if item is not None and str(item).strip()]
+    result = []
+    for item in value:
+        if item is None:
+            continue
+        text = (item if isinstance(item, str) else str(item)).strip()
+        if text:
+            result.append(text)
+    return result
 
 
 class ImageResolver:
@@ -119,8 +140,40 @@ class ImageResolver:
                 outside = outside or resolved.exists()
                 continue
             if resolved.is_file():
-                return str(resolved), None
+                problem = image_file_problem(resolved)
+                return (None, problem) if problem else (str(resolved), None)
         return None, "outside the dataset folder" if outside else "missing"
+
+
+MEDIA_PROBLEMS = {
+    "missing": "are missing",
+    "outside the dataset folder": "point outside the dataset folder (not read)",
+    "empty (0 bytes)": "are empty (0 bytes)",
+    "not an image file": "are not image files",
+    "unreadable": "cannot be read",
+}
+"""How a notice words each problem ``ImageResolver.resolve`` reports."""
+
+IMAGE_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"BM", b"RIFF")
+
+
+def image_file_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be an image (empty, or no known image signature), or None.
+
+    Only the first bytes are read: decoding happens when the app shows the image.
+    """
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(12)
+    except OSError:
+        return "unreadable"
+    if not head:
+        return "empty (0 bytes)"
+    if head.startswith(b"RIFF") and head[8:12] != b"WEBP":
+        return "not an image file"
+    if not head.startswith(IMAGE_SIGNATURES):
+        return "not an image file"
+    return None
 
 
 def read_memeye_dataset(
@@ -152,11 +205,11 @@ def read_memeye_dataset(
             where=where,
             fix="Pass the MemEye dialog file with --dataset PATH.",
         )
-    task = str(data.get("task_name") or task_hint or dialog_path.stem).strip().lower()
+    task = str(task_hint or dialog_path.stem).strip().lower()
     raw_bytes = dialog_path.read_bytes()
     content_hash = hashlib.sha256(raw_bytes).hexdigest()
     notices: list[Notice] = []
-    sessions, rounds = _read_sessions(data["multi_session_dialogues"], dialog_path, image_root, notices)
+    sessions, rounds = read_sessions(data["multi_session_dialogues"], dialog_path, image_root, notices)
     round_sessions = {r.round_id: r.session_id for r in rounds}
     questions = _read_questions(qas, task, round_sessions, where, notices)
     return DatasetRecord(
@@ -173,11 +226,52 @@ def read_memeye_dataset(
     )
 
 
+def memeye_dataset_source(dialog_path: Path, image_root: Path | None, task_hint: str | None = None) -> DatasetSource:
+    """Describe a MemEye dialog JSON for the store to bulk-load (see ``read_memeye_dataset``).
+
+    Only the file's hash is computed here; the store stages the file with DuckDB, calls
+    back for the (small) session list and derives the questions in SQL.
+
+    Raises:
+        DatasetError: when the file cannot be read.
+    """
+    try:
+        raw_bytes = dialog_path.read_bytes()
+    except OSError as exc:
+        raise DatasetError(f"cannot read the dialog JSON: {exc.strerror or exc}", where=str(dialog_path)) from None
+    if not raw_bytes.strip():
+        raise DatasetError("dialog JSON is empty", where=str(dialog_path), fix="Restore the file, or pass the right one with --dataset PATH.")
+    content_hash = hashlib.sha256(raw_bytes).hexdigest()
+    task = str(task_hint or dialog_path.stem).strip().lower()
+
+    def build_rounds(raw_sessions: Any) -> tuple[list[SessionRecord], list[RoundRecord], list[Notice]]:
+        if not isinstance(raw_sessions, list):
+            raise DatasetError(
+                "dialog JSON has no 'multi_session_dialogues' list",
+                where=str(dialog_path),
+                fix="Pass the MemEye dialog file with --dataset PATH.",
+            )
+        notices: list[Notice] = []
+        sessions, rounds = read_sessions(raw_sessions, dialog_path, image_root, notices)
+        return sessions, rounds, notices
+
+    return DatasetSource(
+        loader="memeye_dataset",
+        dataset_id=f"{_slug(task)}-{content_hash[:12]}",
+        benchmark="memeye",
+        task=task,
+        source_path=str(dialog_path.resolve()),
+        content_hash=content_hash,
+        media_root=str(image_root.resolve()) if image_root else None,
+        build_rounds=build_rounds,
+    )
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_") or "dataset"
 
 
-def _read_sessions(
+def read_sessions(
     raw_sessions: list[Any], dialog_path: Path, image_root: Path | None, notices: list[Notice]
 ) -> tuple[list[SessionRecord], list[RoundRecord]]:
     resolver = ImageResolver(dialog_path, image_root)
@@ -237,7 +331,7 @@ def _read_sessions(
     for problem, refs in media_problems.items():
         notices.append(
             Notice(
-                f"{len(refs)} image file(s) {problem}; shown as missing in the app",
+                f"{len(refs)} image file(s) {MEDIA_PROBLEMS.get(problem, problem)}; the app shows a placeholder",
                 str(dialog_path),
                 tuple(refs[:MAX_EXAMPLES]),
             )
@@ -262,7 +356,8 @@ def _read_questions(
             bad_points.append(qid)
         options = qa.get("options")
         mode = "mcq" if isinstance(options, (dict, list)) and options else "open"
-        text = str(qa.get("question") or "")
+        text = qa.get("question")
+        text = text if isinstance(text, str) else str(text or "")
         labels = parse_point(qa.get("point"))
         if labels is None:
             bad_points.append(qid)
@@ -270,11 +365,16 @@ def _read_questions(
         x_labels, y_labels = labels
         clue_ids = strings(qa.get("clue"))
         clue_rounds = [clue for clue in clue_ids if clue in round_sessions]
-        unknown_clues += [f"{qid}:{clue}" for clue in clue_ids if clue not in round_sessions]
+        if len(clue_rounds) != len(clue_ids):
+            unknown_clues += [f"{qid}:{clue}" for clue in clue_ids if clue not in round_sessions]
         source_sessions = strings(qa.get("session_id")) or list(
             dict.fromkeys(round_sessions[c] for c in clue_rounds)
         )
-        question_images = strings(qa.get("question_image")) + strings(qa.get("question_images"))
+        question_images = (
+            strings(qa.get("question_image")) + strings(qa.get("question_images"))
+            if "question_image" in qa or "question_images" in qa
+            else []
+        )
         questions.append(
             QuestionRecord(
                 qid=qid,

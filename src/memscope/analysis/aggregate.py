@@ -23,11 +23,16 @@ def mean_or_none(values: np.ndarray) -> float | None:
 
 
 def summarize(
-    metrics: Mapping[str, np.ndarray], mask: np.ndarray | None = None, *, n_of: str | None = None
+    metrics: Mapping[str, np.ndarray],
+    mask: np.ndarray | None = None,
+    *,
+    n_of: str | None = None,
+    count: tuple[str, ...] = (),
 ) -> dict[str, float | int | None]:
     """``{"n": ..., metric: mean}`` over the rows in ``mask``.
 
-    ``n`` counts the rows where metric ``n_of`` is defined (all rows when None).
+    ``n`` counts the rows where metric ``n_of`` is defined (all rows when None); each
+    metric named in ``count`` also gets ``n_<metric>``, the rows where it is defined.
     """
     names = list(metrics)
     if mask is None:
@@ -36,18 +41,25 @@ def summarize(
     summary: dict[str, float | int | None] = {"n": n}
     for name in names:
         summary[name] = mean_or_none(metrics[name][mask])
+    for name in count:
+        summary[f"n_{name}"] = int((~np.isnan(metrics[name][mask])).sum())
     return summary
 
 
 def by_group(
-    metrics: Mapping[str, np.ndarray], labels: np.ndarray, levels: tuple[str, ...], *, n_of: str | None = None
+    metrics: Mapping[str, np.ndarray],
+    labels: np.ndarray,
+    levels: tuple[str, ...],
+    *,
+    n_of: str | None = None,
+    count: tuple[str, ...] = (),
 ) -> dict[str, dict[str, float | int | None]]:
     """``summarize`` per label value, for the levels that have rows."""
     groups: dict[str, dict[str, float | int | None]] = {}
     for level in levels:
         mask = labels == level
         if mask.any():
-            summary = summarize(metrics, mask, n_of=n_of)
+            summary = summarize(metrics, mask, n_of=n_of, count=count)
             if summary["n"]:
                 groups[level] = summary
     return groups

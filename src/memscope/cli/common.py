@@ -26,7 +26,7 @@ from memscope.records import Notice
 F = TypeVar("F", bound=Callable[..., Any])
 
 stdout = Console(highlight=False, soft_wrap=False)
-stderr = Console(stderr=True, highlight=False)
+stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 class OutputFormat(str, Enum):
@@ -56,6 +56,22 @@ DatasetOption = Annotated[
     ),
 ]
 
+DmvRegistryOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--dmv-registry",
+        help="DMV-Bench's cue_registry.json (or the folder holding it, e.g. data/vismem_diag_v2/), when it is not in or next to the run directory.",
+        show_default=False,
+    ),
+]
+
+
+def read_options(dataset: Path | None = None, dmv_registry: Path | None = None):  # noqa: ANN201 - keeps adapters out of CLI start
+    """The ReadOptions for ``--dataset`` and ``--dmv-registry``."""
+    from memscope.adapters.base import ReadOptions
+
+    return ReadOptions(dataset=dataset, extra={"dmv_registry": dmv_registry} if dmv_registry else {})
+
 
 def open_store(db: Path | None):  # noqa: ANN201 - avoids importing the store at CLI start
     """The store the user chose (see ``memscope --help`` for the precedence)."""
@@ -64,10 +80,25 @@ def open_store(db: Path | None):  # noqa: ANN201 - avoids importing the store at
     return Store(resolve_store_path(db))
 
 
-def print_json(data: Any) -> None:
-    """Write ``data`` as JSON to stdout (never through Rich, so nothing is re-wrapped)."""
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2))
-    sys.stdout.write("\n")
+def print_json(data: Any, *, rows: tuple[str, list[bytes]] | None = None) -> None:
+    """Write ``data`` as indented JSON to stdout (never through Rich, so nothing is re-wrapped).
+
+    ``rows`` = (key, already-encoded objects) adds a last member holding a list with one
+    object per line: how large per-question arrays are written without building dicts.
+    """
+    import orjson
+
+    try:
+        encoded = orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY)
+    except TypeError:  # a value orjson does not know (e.g. a Path): fall back to the stdlib
+        encoded = json.dumps(data, ensure_ascii=False, indent=2, default=str).encode()
+    if rows is not None and encoded.endswith(b"}"):
+        key, objects = rows
+        body = b",\n    ".join(objects)
+        opening = b"\n" if encoded == b"{}" else b",\n"
+        listing = b"[\n    " + body + b"\n  ]" if objects else b"[]"
+        encoded = encoded[:-1].rstrip() + opening + b"  " + orjson.dumps(key) + b": " + listing + b"\n}"
+    sys.stdout.buffer.write(encoded + b"\n")
     sys.stdout.flush()
 
 

@@ -13,6 +13,7 @@ from memscope.cli.app import app
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
+    DmvRegistryOption,
     FormatOption,
     OutputFormat,
     fail,
@@ -20,6 +21,7 @@ from memscope.cli.common import (
     handles_errors,
     open_store,
     print_json,
+    read_options,
     stderr,
     stdout,
     warn,
@@ -32,6 +34,7 @@ from memscope.textsafe import printable
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Run directories, or folders to search for runs.", show_default=False)],
     dataset: DatasetOption = None,
+    dmv_registry: DmvRegistryOption = None,
     strict: Annotated[bool, typer.Option("--strict", help="Refuse a run with any bad line instead of skipping it.")] = False,
     db: DbOption = None,
 ) -> None:
@@ -40,7 +43,6 @@ def ingest(
     An unchanged run is skipped; a changed one replaces its old rows. Bad lines are
     reported as file:line and skipped (refused with --strict).
     """
-    from memscope.adapters import ReadOptions
     from memscope.pipeline.runs import IngestFailure, ingest_paths
 
     store = open_store(db)
@@ -56,7 +58,7 @@ def ingest(
             Text.assemble(f"{verb} ", (result.run_id, "bold"), f" · {result.n_questions} questions · {result.path}")
         )
 
-    _, failures = ingest_paths(store, paths, ReadOptions(dataset=dataset), strict=strict, on_outcome=report)
+    _, failures = ingest_paths(store, paths, read_options(dataset, dmv_registry), strict=strict, on_outcome=report)
     if failures:
         stderr.print(f"{len(failures)} run(s) could not be ingested.")
         raise typer.Exit(1)
@@ -83,7 +85,9 @@ def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None
         stderr.print(f"No runs in {store.path} yet. Ingest one with `memscope ingest RUN_DIR`.")
         return
     shared = {
-        name: rows[0][name] for name in ("task", "model") if len({row[name] for row in rows}) == 1
+        name: rows[0][name]
+        for name in ("task", "model")
+        if len({row[name] for row in rows}) == 1 and rows[0][name] is not None
     }
     title = f"Runs in {store.path}" + "".join(f" · {name} {value}" for name, value in shared.items())
     table = Table(title=printable(title, keep_newlines=False), title_justify="left")

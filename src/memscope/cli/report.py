@@ -13,12 +13,14 @@ from memscope.cli.app import app
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
+    DmvRegistryOption,
     FormatOption,
     OutputFormat,
     fmt,
     handles_errors,
     open_store,
     print_json,
+    read_options,
     stdout,
 )
 from memscope.errors import InputError
@@ -42,6 +44,7 @@ def report(
     run: Annotated[str | None, typer.Argument(help="Run directory or run id (default: the run opened or ingested last).", show_default=False)] = None,
     k: Annotated[int | None, typer.Option("--k", help=K_HELP, show_default=False)] = None,
     dataset: DatasetOption = None,
+    dmv_registry: DmvRegistryOption = None,
     db: DbOption = None,
     output: FormatOption = OutputFormat.table,
 ) -> None:
@@ -51,20 +54,28 @@ def report(
     average; retrieval access (Any-Clue@K, Coverage@K, Full-Clue@K, MRR) over questions
     with at least one gold clue; for Y3 questions Latest@K, Latest-Miss, Rank-Inversion
     and Stale-Dominance. Each value comes with its n.
+
+    A DMV-Bench run adds TSR overall, by reach (the retention curve), by bank size and by
+    encoding position, with 95% intervals from a bootstrap over chain trunks (1,000
+    resamples). A CUE-Mem run adds accuracy per task x explicit/implicit, Memory Avg.
+    (first three tasks), EI-Gap, Answer Refusal apart, and evidence Recall@k/Precision@k
+    (k = 1, 3, 5, 10, 25; Precision@k = hits / k).
     """
-    from memscope.adapters import ReadOptions
     from memscope.pipeline.loading import load_run
-    from memscope.pipeline.report import build_report
+    from memscope.pipeline.report import build_report, build_report_parts
     from memscope.pipeline.runs import resolve_run
 
     check_k(k)
     store = open_store(db)
-    run_id = resolve_run(store, run, options=ReadOptions(dataset=dataset))
+    run_id = resolve_run(store, run, options=read_options(dataset, dmv_registry))
     data = load_run(store, run_id)
-    result = build_report(data, k, include_questions=output is OutputFormat.json)
     if output is OutputFormat.json:
-        print_json(result)
+        from memscope.store.json_rows import json_objects
+
+        summary, questions = build_report_parts(data, k)
+        print_json(summary, rows=("questions", json_objects(questions)))
         return
+    result = build_report(data, k, include_questions=False)
     stdout.print(render_report(result))
 
 
@@ -81,17 +92,18 @@ def _header(result: dict[str, Any]) -> Text:
     return Text.assemble(*parts)
 
 
-def _answer_matrix(answer: dict[str, Any]) -> Table:
-    table = Table(title="Answer quality per cell — n · EM · Judge", title_justify="left", show_lines=False)
+def _answer_matrix(answer: dict[str, Any], metric: str, title: str, n_key: str = "n") -> Table:
+    """One X×Y matrix of ``metric`` means, each cell with its n (``n_key``)."""
+    table = Table(title=title, title_justify="left")
     table.add_column("", style="bold")
     for y in Y_LEVELS:
         table.add_column(y, justify="right")
     table.add_column("all", justify="right", style="dim")
 
     def cell(summary: dict[str, Any] | None) -> str:
-        if not summary:
+        if not summary or summary.get(metric) is None:
             return "–"
-        return f"{summary['n']} · {fmt(summary['em'], 2)} · {fmt(summary['judge'], 2)}"
+        return f"{fmt(summary[metric], 2)} ({summary[n_key]})"
 
     for x in X_LEVELS:
         table.add_row(x, *(cell(answer["by_cell"].get(f"{x}_{y}")) for y in Y_LEVELS), cell(answer["by_x"].get(x)))
@@ -140,7 +152,19 @@ def _temporal_table(temporal: dict[str, Any], k: int) -> Table:
 
 def render_report(result: dict[str, Any]) -> Group:
     """The report as Rich renderables."""
-    parts: list[Any] = [_header(result), Text(""), _answer_matrix(result["answer"]), _answer_summary(result["answer"]), Text("")]
+    if result.get("tsr") is not None:
+        from memscope.cli.report_dmv import render_dmv_report
+
+        return render_dmv_report(result, _header(result))
+    if result.get("cue") is not None:
+        from memscope.cli.report_cue import render_cue_report
+
+        return render_cue_report(result, _header(result))
+    answer = result["answer"]
+    parts: list[Any] = [_header(result), Text(""), _answer_matrix(answer, "em", "Answer EM per cell (n)")]
+    if answer["overall"].get("judge") is not None:
+        parts.append(_answer_matrix(answer, "judge", "Judge score per cell (n judged)", "n_judge"))
+    parts += [_answer_summary(answer), Text("")]
     if result["retrieval"]:
         parts += [_retrieval_table(result["retrieval"], result["k"])]
         if result["retrieval"]["n_undiagnosable"]:

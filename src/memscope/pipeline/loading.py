@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,18 +25,26 @@ class RunData:
     evidence: EvidenceSet
     scores: np.ndarray
     n_rounds: int
+    _columns: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     @property
     def qids(self) -> np.ndarray:
-        return self.questions.column("qid").to_numpy(zero_copy_only=False)
+        """The qids, in row order."""
+        return self.column("qid")
 
     def column(self, name: str) -> np.ndarray:
-        """A question-table column as numpy (floats keep NaN for null)."""
-        array = self.questions.column(name)
-        values = array.to_numpy(zero_copy_only=False)
-        if values.dtype == object and name in ("em", "judge"):
-            return np.array([np.nan if v is None else v for v in values], dtype=float)
-        return values
+        """A question-table column as numpy (floats keep NaN for null); converted once, then cached.
+
+        The arrays are shared: callers must not modify them.
+        """
+        cached = self._columns.get(name)
+        if cached is None:
+            values = self.questions.column(name).to_numpy(zero_copy_only=False)
+            if values.dtype == object and name in ("em", "judge"):
+                values = np.array([np.nan if v is None else v for v in values], dtype=float)
+            values.flags.writeable = False
+            cached = self._columns[name] = values
+        return cached
 
     @property
     def has_retrievals(self) -> bool:

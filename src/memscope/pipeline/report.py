@@ -7,7 +7,7 @@ the CLI renders the same data as tables and the app draws its matrix from it.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -16,6 +16,9 @@ from memscope.analysis.answers import correctness
 from memscope.analysis.evidence import retrieval_access, temporal_authority
 from memscope.pipeline.loading import RunData
 from memscope.pipeline.runs import effective_k
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 RETRIEVAL_NOTES = {
     "context": "no retrieval: this method puts a fixed context in front of the model "
@@ -60,6 +63,20 @@ def question_metrics(data: RunData, k: int) -> dict[str, np.ndarray]:
 
 def build_report(data: RunData, k: int | None = None, *, include_questions: bool = True) -> dict[str, Any]:
     """Everything ``memscope report`` shows for one run, as JSON-ready data."""
+    report, questions = build_report_parts(data, k, include_questions=include_questions)
+    if questions is not None:
+        report["questions"] = questions.to_pylist()
+    return report
+
+
+def build_report_parts(
+    data: RunData, k: int | None = None, *, include_questions: bool = True
+) -> tuple[dict[str, Any], pa.Table | None]:
+    """The report without its per-question rows, and those rows as an Arrow table.
+
+    Large runs serialise the rows straight from Arrow (``store.json_rows``) instead of as
+    50,000 Python dicts; :func:`build_report` is the all-Python form.
+    """
     run = data.run
     cutoff = effective_k(run, k)
     values = question_metrics(data, cutoff)
@@ -67,12 +84,13 @@ def build_report(data: RunData, k: int | None = None, *, include_questions: bool
     y = data.column("y")
     cells = aggregate.cell_labels(x, y)
     answer_metrics = {"em": values["em"], "judge": values["judge"]}
-    by_cell = aggregate.by_group(answer_metrics, cells, aggregate.CELLS)
+    judged = ("judge",)
+    by_cell = aggregate.by_group(answer_metrics, cells, aggregate.CELLS, count=judged)
     answer = {
-        "overall": aggregate.summarize(answer_metrics),
+        "overall": aggregate.summarize(answer_metrics, count=judged),
         "macro": {name: aggregate.macro_average(by_cell, name) for name in ("em", "judge")},
-        "by_x": aggregate.by_group(answer_metrics, x, aggregate.X_LEVELS),
-        "by_y": aggregate.by_group(answer_metrics, y, aggregate.Y_LEVELS),
+        "by_x": aggregate.by_group(answer_metrics, x, aggregate.X_LEVELS, count=judged),
+        "by_y": aggregate.by_group(answer_metrics, y, aggregate.Y_LEVELS, count=judged),
         "by_cell": by_cell,
         "n_unplaced": int((cells == "").sum()),
     }
@@ -110,26 +128,42 @@ def build_report(data: RunData, k: int | None = None, *, include_questions: bool
         "temporal": temporal,
         "notes": [RETRIEVAL_NOTES[kind]] if (kind := run.get("retrieval_kind")) in RETRIEVAL_NOTES else [],
     }
-    if include_questions:
-        report["questions"] = _question_rows(data, values, x, y)
-    return _clean(report)
+    if run.get("benchmark") == "dmv":
+        from memscope.pipeline.report_dmv import tsr_section
+
+        report["tsr"] = tsr_section(data)
+    elif run.get("benchmark") == "cuemem":
+        from memscope.pipeline.report_cue import cue_section
+
+        report["cue"] = cue_section(data)
+    report = _clean(report)
+    return report, (_question_rows(data, values, x, y) if include_questions else None)
 
 
-def _question_rows(data: RunData, values: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray) -> list[dict[str, Any]]:
-    qids = data.qids.tolist()
-    retrieved = data.evidence_table.column("ranked_ids").to_pylist() if data.has_retrievals else [None] * len(qids)
-    names = ("em", "judge", "any_clue", "coverage", "full_clue", "mrr", "latest_at_k", "latest_miss",
-             "rank_inversion", "stale_dominance")
-    columns = {name: [None if math.isnan(v) else float(v) for v in values[name].tolist()] for name in names}
-    correct = [None if math.isnan(v) else bool(v) for v in values["correct"].tolist()]
-    rows = []
-    for i, qid in enumerate(qids):
-        row: dict[str, Any] = {"qid": qid, "x": x[i], "y": y[i]}
-        row["em"] = columns["em"][i]
-        row["judge"] = columns["judge"][i]
-        row["correct"] = correct[i]
-        row["retrieved"] = retrieved[i] if retrieved[i] is not None or not data.has_retrievals else []
-        for name in names[2:]:
-            row[name] = columns[name][i]
-        rows.append(row)
-    return rows
+QUESTION_METRICS = ("any_clue", "coverage", "full_clue", "mrr", "latest_at_k", "latest_miss",
+                    "rank_inversion", "stale_dominance")
+
+
+def _question_rows(data: RunData, values: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray) -> pa.Table:
+    """One row per question (ids, axes, scores, retrieved rounds, metrics), NaN as null."""
+    import pyarrow as pa
+
+    n = len(values["em"])
+    if data.has_retrievals:
+        ranked_ids = data.evidence_table.column("ranked_ids").combine_chunks()
+        # Questions without a logged retrieval retrieved nothing: an empty list, not null.
+        retrieved = pa.ListArray.from_arrays(ranked_ids.offsets, ranked_ids.values)
+    else:
+        retrieved = pa.nulls(n, pa.list_(pa.string()))
+    correct = values["correct"]
+    columns = {
+        "qid": pa.array(data.qids.tolist(), pa.string()),
+        "x": pa.array(x.tolist(), pa.string()),
+        "y": pa.array(y.tolist(), pa.string()),
+        "em": pa.array(values["em"], from_pandas=True),
+        "judge": pa.array(values["judge"], from_pandas=True),
+        "correct": pa.array(correct == 1.0, mask=np.isnan(correct)),
+        "retrieved": retrieved,
+        **{name: pa.array(values[name], pa.float64(), from_pandas=True) for name in QUESTION_METRICS},
+    }
+    return pa.table(columns)

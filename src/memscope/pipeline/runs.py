@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from memscope.adapters import ReadOptions, detect, find_run_dirs
+from memscope.adapters import ReadOptions, RunAdapter, detect, find_run_dirs
 from memscope.adapters.files import current_stats
-from memscope.errors import MemscopeError, NotFoundError, RunDirError
+from memscope.errors import InputError, MemscopeError, NotFoundError, RunDirError
 from memscope.store import Store, queries
 from memscope.store.ingest import IngestOutcome, ingest_run, stored_run_state
 
@@ -25,9 +25,37 @@ class IngestFailure:
 
 
 def ingest_dir(store: Store, run_dir: Path, options: ReadOptions, *, strict: bool = False) -> IngestOutcome:
-    """Ingest one run directory unless the store already has it unchanged."""
+    """Ingest one run directory unless the store already has it unchanged.
+
+    Raises:
+        InputError: when the directory holds several runs (a DMV-Bench directory with
+            several systems, a CUE-Mem directory with several result files); they are
+            ingested first, and the message lists their ids. Use :func:`ingest_dir_runs`
+            to get every outcome.
+    """
+    outcomes = ingest_dir_runs(store, run_dir, options, strict=strict)
+    if len(outcomes) == 1:
+        return outcomes[0]
+    raise InputError(
+        f"this directory holds {len(outcomes)} runs: {', '.join(o.run_id for o in outcomes)}",
+        where=str(run_dir),
+        fix=f"Name one run by its id (e.g. {outcomes[0].run_id}) or as DIR:PART (e.g. {run_dir}:{outcomes[0].run_id.rpartition(':')[2]}).",
+    )
+
+
+def ingest_dir_runs(store: Store, run_dir: Path, options: ReadOptions, *, strict: bool = False) -> list[IngestOutcome]:
+    """Ingest every run of one directory (one, except for DMV-Bench and CUE-Mem directories)."""
     run_dir = run_dir.resolve()
     adapter = detect(run_dir)
+    read_all = getattr(adapter, "read_all", None)
+    if read_all is not None:
+        records = read_all(run_dir, replace(options, strict=strict or options.strict))
+        with store.write() as con:
+            return [ingest_run(con, record, strict=strict) for record in records]
+    return [_ingest_single(store, adapter, run_dir, options, strict=strict)]
+
+
+def _ingest_single(store: Store, adapter: RunAdapter, run_dir: Path, options: ReadOptions, *, strict: bool) -> IngestOutcome:
     with store.read() as con:
         state = stored_run_state(con, str(run_dir))
     if state is not None and state.file_stats:
@@ -67,21 +95,23 @@ def ingest_paths(
             raise RunDirError("no run directories found", where=str(path))
         for run_dir in run_dirs:
             try:
-                result: IngestOutcome | IngestFailure = ingest_dir(store, run_dir, options, strict=strict)
-                outcomes.append(result)
+                results: list[IngestOutcome | IngestFailure] = list(ingest_dir_runs(store, run_dir, options, strict=strict))
+                outcomes += results  # type: ignore[arg-type]
             except MemscopeError as error:
-                result = IngestFailure(str(run_dir), error)
-                failures.append(result)
+                results = [IngestFailure(str(run_dir), error)]
+                failures += results  # type: ignore[arg-type]
             if on_outcome:
-                on_outcome(result)
+                for result in results:
+                    on_outcome(result)
     return outcomes, failures
 
 
 def resolve_run(store: Store, ref: str | None, *, options: ReadOptions | None = None, ingest: bool = True) -> str:
     """Turn what the user typed into a run id.
 
-    ``ref`` may be a run id, or a run directory (ingested first when ``ingest``); None
-    means the run opened or ingested last.
+    ``ref`` may be a run id, or a run directory (ingested first when ``ingest``), or
+    ``DIR:PART`` for one run of a directory that holds several (``runs/f2:TextOnly``);
+    None means the run opened or ingested last.
 
     Raises:
         NotFoundError: naming the nearest known run ids.
@@ -109,6 +139,18 @@ def resolve_run(store: Store, ref: str | None, *, options: ReadOptions | None = 
             return ingest_dir(store, path, options or ReadOptions()).run_id
         if known:
             return known
+    directory, _, part = ref.rpartition(":")
+    if directory and part and not path.exists() and Path(directory).expanduser().is_dir():
+        outcomes = ingest_dir_runs(store, Path(directory).expanduser(), options or ReadOptions()) if ingest else []
+        matching = [o.run_id for o in outcomes if o.run_id.rpartition(":")[2] == part]
+        if matching:
+            return matching[0]
+        if outcomes:
+            raise NotFoundError(
+                f"no run {part!r} in this directory",
+                where=directory,
+                fix=f"Its runs: {', '.join(o.run_id for o in outcomes)}.",
+            )
     if known:
         return known
     close = difflib.get_close_matches(ref, ids, n=3, cutoff=0.4)

@@ -85,10 +85,17 @@ class Store:
     @contextmanager
     def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """A read-only connection; a missing or outdated store is created/migrated first."""
-        if not self.exists or not self._schema_checked:
+        con = self._connect(read_only=True) if self.exists else None
+        if con is not None and not self._schema_checked:
+            if self._schema_is_current(con):
+                self._schema_checked = True
+            else:
+                con.close()
+                con = None
+        if con is None:
             with self.write():
                 pass
-        con = self._connect(read_only=True)
+            con = self._connect(read_only=True)
         try:
             with self._translated_errors():
                 yield con
@@ -110,7 +117,10 @@ class Store:
         deadline = time.monotonic() + self.wait_s
         while True:
             try:
-                return duckdb.connect(str(self.path), read_only=read_only)
+                con = duckdb.connect(str(self.path), read_only=read_only)
+                # No progress bar: it would write to stdout, which carries JSON output.
+                con.execute("SET enable_progress_bar = false")
+                return con
             except duckdb.IOException as exc:
                 if not is_lock_conflict(exc):
                     raise StoreError(f"cannot open the store: {exc}", where=str(self.path)) from None
@@ -129,6 +139,11 @@ class Store:
                     where=str(self.path),
                     fix="Is this a memscope DuckDB file? Use --db to pick another store.",
                 ) from None
+
+    def _schema_is_current(self, con: duckdb.DuckDBPyConnection) -> bool:
+        from memscope.store.migrations import all_migrations, applied_versions
+
+        return applied_versions(con) == {migration.version for migration in all_migrations()}
 
     def _ensure_schema(self, con: duckdb.DuckDBPyConnection) -> None:
         from memscope.store.migrations import applied_versions, latest_version, migrate

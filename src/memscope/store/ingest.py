@@ -14,8 +14,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from memscope.errors import StoreError
-from memscope.records import BulkSource, DatasetRecord, Notice, RunRecord
-from memscope.store.loaders import LOADERS
+from memscope.records import (
+    BulkSource,
+    DatasetRecord,
+    DatasetSource,
+    Notice,
+    QuestionRecord,
+    RoundRecord,
+    RunRecord,
+    SessionRecord,
+)
+from memscope.store.loaders import DATASET_LOADERS, LOADERS
+from memscope.store.run_details import replace_run_details
 from memscope.store.sql import one, rows
 
 if TYPE_CHECKING:
@@ -69,12 +79,16 @@ def ingest_run(con: duckdb.DuckDBPyConnection, record: RunRecord, *, strict: boo
         return IngestOutcome(previous.run_id, record.path, "unchanged", previous.n_questions)
     run_id = previous.run_id if previous else _free_run_id(con, record.run_id, record.path)
     notices = list(record.notices)
+    dataset_is_new = one(con, "SELECT 1 FROM datasets WHERE dataset_id = ?", [record.dataset.dataset_id]) is None
+    if dataset_is_new and isinstance(record.dataset, DatasetSource):
+        _dataset_loader(record.dataset)[0](con, record.dataset)
     con.begin()
     try:
-        _ensure_dataset(con, record.dataset)
+        _ensure_dataset(con, record.dataset, notices)
         for table in ("retrievals", "predictions", "runs"):
             con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
         n_questions = _load_predictions(con, run_id, record, strict=strict, notices=notices)
+        replace_run_details(con, run_id, record.detail_tables)
         con.execute(
             "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now()::TIMESTAMP, NULL)",
             [
@@ -155,7 +169,11 @@ def _insert_table(con: duckdb.DuckDBPyConnection, table: str, run_id: str, data:
         con.unregister("memscope_incoming")
 
 
-def _ensure_dataset(con: duckdb.DuckDBPyConnection, dataset: DatasetRecord) -> None:
+def _ensure_dataset(con: duckdb.DuckDBPyConnection, dataset: DatasetRecord | DatasetSource, notices: list[Notice]) -> None:
+    """Store a dataset unless the store already has it (datasets are shared by content).
+
+    A ``DatasetSource`` must have been staged already (outside the transaction).
+    """
     exists = one(con, "SELECT 1 FROM datasets WHERE dataset_id = ?", [dataset.dataset_id])
     if exists:
         con.execute(
@@ -163,8 +181,19 @@ def _ensure_dataset(con: duckdb.DuckDBPyConnection, dataset: DatasetRecord) -> N
             [dataset.source_path, dataset.media_root, dataset.dataset_id],
         )
         return
-    import pyarrow as pa
-
+    if isinstance(dataset, DatasetSource):
+        load = _dataset_loader(dataset)[1]
+        load(con, dataset, lambda sessions, rounds: _insert_rounds(con, dataset.dataset_id, sessions, rounds), notices)
+    else:
+        notices += dataset.notices
+        _insert_rounds(con, dataset.dataset_id, dataset.sessions, dataset.rounds)
+        _insert_questions(con, dataset.dataset_id, dataset.questions)
+    counts = one(
+        con,
+        "SELECT (SELECT count(*) FROM sessions WHERE dataset_id = $d), (SELECT count(*) FROM rounds WHERE dataset_id = $d),"
+        " (SELECT count(*) FROM questions WHERE dataset_id = $d)",
+        {"d": dataset.dataset_id},
+    )
     con.execute(
         "INSERT INTO datasets VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, now()::TIMESTAMP)",
         [
@@ -174,29 +203,40 @@ def _ensure_dataset(con: duckdb.DuckDBPyConnection, dataset: DatasetRecord) -> N
             dataset.source_path,
             dataset.content_hash,
             dataset.media_root,
-            len(dataset.sessions),
-            len(dataset.rounds),
-            len(dataset.questions),
+            *counts,
         ],
     )
-    sessions = pa.table(
+
+
+def _dataset_loader(dataset: DatasetSource):  # noqa: ANN202
+    try:
+        return DATASET_LOADERS[dataset.loader]
+    except KeyError:
+        raise StoreError(f"no dataset loader for {dataset.loader!r}", where=dataset.source_path) from None
+
+
+def _insert_rounds(
+    con: duckdb.DuckDBPyConnection, dataset_id: str, sessions: list[SessionRecord], rounds: list[RoundRecord]
+) -> None:
+    import pyarrow as pa
+
+    session_table = pa.table(
         {
-            "session_id": [s.session_id for s in dataset.sessions],
-            "session_order": pa.array([s.session_order for s in dataset.sessions], pa.int32()),
-            "date": pa.array([s.date for s in dataset.sessions], pa.string()),
+            "session_id": pa.array([s.session_id for s in sessions], pa.string()),
+            "session_order": pa.array([s.session_order for s in sessions], pa.int32()),
+            "date": pa.array([s.date for s in sessions], pa.string()),
         }
     )
-    _insert_dataset_table(con, "sessions", dataset.dataset_id, sessions)
-    rounds = dataset.rounds
+    _insert_dataset_table(con, "sessions", dataset_id, session_table)
     list_of_str = pa.list_(pa.string())
     round_table = pa.table(
         {
-            "round_id": [r.round_id for r in rounds],
-            "session_id": [r.session_id for r in rounds],
+            "round_id": pa.array([r.round_id for r in rounds], pa.string()),
+            "session_id": pa.array([r.session_id for r in rounds], pa.string()),
             "position": pa.array([r.position for r in rounds], pa.int32()),
             "round_order": pa.array([r.round_order for r in rounds], pa.int32()),
-            "user_text": [r.user_text for r in rounds],
-            "assistant_text": [r.assistant_text for r in rounds],
+            "user_text": pa.array([r.user_text for r in rounds], pa.string()),
+            "assistant_text": pa.array([r.assistant_text for r in rounds], pa.string()),
             "image_refs": pa.array([r.image_refs for r in rounds], list_of_str),
             "image_files": pa.array([r.image_files for r in rounds], list_of_str),
             "image_captions": pa.array([r.image_captions for r in rounds], list_of_str),
@@ -209,17 +249,22 @@ def _ensure_dataset(con: duckdb.DuckDBPyConnection, dataset: DatasetRecord) -> N
             "extra": pa.array([_json_or_none(r.extra) for r in rounds], pa.string()),
         }
     )
-    _insert_dataset_table(con, "rounds", dataset.dataset_id, round_table)
-    questions = dataset.questions
+    _insert_dataset_table(con, "rounds", dataset_id, round_table)
+
+
+def _insert_questions(con: duckdb.DuckDBPyConnection, dataset_id: str, questions: list[QuestionRecord]) -> None:
+    import pyarrow as pa
+
+    list_of_str = pa.list_(pa.string())
     question_table = pa.table(
         {
-            "qid": [q.qid for q in questions],
+            "qid": pa.array([q.qid for q in questions], pa.string()),
             "idx": pa.array([q.idx for q in questions], pa.int32()),
-            "question_key": [q.question_key for q in questions],
-            "task": [q.task for q in questions],
-            "question": [q.question for q in questions],
+            "question_key": pa.array([q.question_key for q in questions], pa.string()),
+            "task": pa.array([q.task for q in questions], pa.string()),
+            "question": pa.array([q.question for q in questions], pa.string()),
             "gold": pa.array([q.gold for q in questions], pa.string()),
-            "mode": [q.mode for q in questions],
+            "mode": pa.array([q.mode for q in questions], pa.string()),
             "x": pa.array([q.x for q in questions], pa.string()),
             "y": pa.array([q.y for q in questions], pa.string()),
             "x_labels": pa.array([q.x_labels for q in questions], list_of_str),
@@ -232,7 +277,7 @@ def _ensure_dataset(con: duckdb.DuckDBPyConnection, dataset: DatasetRecord) -> N
             "extra": pa.array([_json_or_none(q.extra) for q in questions], pa.string()),
         }
     )
-    _insert_dataset_table(con, "questions", dataset.dataset_id, question_table)
+    _insert_dataset_table(con, "questions", dataset_id, question_table)
 
 
 def _insert_dataset_table(con: duckdb.DuckDBPyConnection, table: str, dataset_id: str, data: pa.Table) -> None:

@@ -100,49 +100,32 @@ def question_table(con: duckdb.DuckDBPyConnection, run_id: str) -> pa.Table:
 def evidence_table(con: duckdb.DuckDBPyConnection, run_id: str) -> pa.Table:
     """Per question (ordered by idx like :func:`question_table`): retrieved rounds in rank
     order with positions, sessions and scores; gold clue positions; source session orders.
+    ``ranked_session_ids`` and ``gold_ids`` name the rounds' sessions and the gold rounds.
+
+    The four inputs are read flat and joined with Arrow: DuckDB's grouped, ordered list
+    aggregation over every retrieval of a large run is many times slower.
     """
-    return con.sql(
-        """
-        WITH run AS (SELECT dataset_id FROM runs WHERE run_id = $run),
-        q AS (
-            SELECT p.qid, qu.idx, qu.y, qu.clue_rounds, qu.source_sessions
-            FROM predictions p JOIN questions qu ON qu.qid = p.qid AND qu.dataset_id = (SELECT dataset_id FROM run)
-            WHERE p.run_id = $run
-        ),
-        rd AS (
-            SELECT r.round_id, r.position, s.session_order
-            FROM rounds r JOIN sessions s USING (dataset_id, session_id)
-            WHERE r.dataset_id = (SELECT dataset_id FROM run)
-        ),
-        ret AS (
-            SELECT t.qid,
-                   list(coalesce(rd.position, 0) ORDER BY t.rank NULLS LAST, rd.position) AS ranked_pos,
-                   list(coalesce(rd.session_order, -1) ORDER BY t.rank NULLS LAST, rd.position) AS ranked_session,
-                   list(t.round_id ORDER BY t.rank NULLS LAST, rd.position) AS ranked_ids,
-                   list(t.score ORDER BY t.rank NULLS LAST, rd.position) AS scores,
-                   list(t.origin ORDER BY t.rank NULLS LAST, rd.position) AS origins,
-                   bool_and(t.rank IS NOT NULL) AS has_ranking
-            FROM retrievals t LEFT JOIN rd ON rd.round_id = t.round_id
-            WHERE t.run_id = $run GROUP BY t.qid
-        ),
-        gold AS (
-            SELECT q.qid, list(rd.position ORDER BY rd.position) AS gold_pos
-            FROM q, unnest(q.clue_rounds) AS c(round_id) JOIN rd ON rd.round_id = c.round_id
-            GROUP BY q.qid
-        ),
-        src AS (
-            SELECT q.qid, list(DISTINCT s.session_order) AS source_sessions
-            FROM q, unnest(q.source_sessions) AS c(session_id)
-            JOIN sessions s ON s.session_id = c.session_id AND s.dataset_id = (SELECT dataset_id FROM run)
-            GROUP BY q.qid
-        )
-        SELECT q.qid, q.y, ret.ranked_pos, ret.ranked_session, ret.ranked_ids, ret.scores, ret.origins,
-               coalesce(ret.has_ranking, true) AS has_ranking, gold.gold_pos, src.source_sessions
-        FROM q LEFT JOIN ret USING (qid) LEFT JOIN gold USING (qid) LEFT JOIN src USING (qid)
-        ORDER BY q.idx
-        """,
-        params={"run": run_id},
+    from memscope.store.evidence import assemble_evidence
+
+    dataset_id = one(con, "SELECT dataset_id FROM runs WHERE run_id = ?", [run_id])
+    dataset_id = dataset_id[0] if dataset_id else None
+    questions = con.sql(
+        "SELECT p.qid, q.y, q.clue_rounds, q.source_sessions FROM predictions p "
+        "JOIN questions q ON q.dataset_id = $dataset AND q.qid = p.qid WHERE p.run_id = $run ORDER BY q.idx",
+        params={"run": run_id, "dataset": dataset_id},
     ).to_arrow_table()
+    rounds = con.sql(
+        "SELECT r.round_id, r.position, s.session_order, r.session_id FROM rounds r "
+        "JOIN sessions s USING (dataset_id, session_id) WHERE r.dataset_id = ?",
+        params=[dataset_id],
+    ).to_arrow_table()
+    sessions = con.sql(
+        "SELECT session_id, session_order FROM sessions WHERE dataset_id = ?", params=[dataset_id]
+    ).to_arrow_table()
+    retrieved = con.sql(
+        "SELECT qid, rank, round_id, score, origin FROM retrievals WHERE run_id = ?", params=[run_id]
+    ).to_arrow_table()
+    return assemble_evidence(questions, rounds, sessions, retrieved)
 
 
 def rounds_table(con: duckdb.DuckDBPyConnection, dataset_id: str) -> pa.Table:
@@ -153,4 +136,17 @@ def rounds_table(con: duckdb.DuckDBPyConnection, dataset_id: str) -> pa.Table:
         "r.audio_refs, r.audio_files, r.audio_captions, r.audio_ids, r.background_audio, r.extra "
         "FROM rounds r JOIN sessions s USING (dataset_id, session_id) WHERE r.dataset_id = ? ORDER BY r.position",
         params=[dataset_id],
+    ).to_arrow_table()
+
+
+def retrieval_channels(con: duckdb.DuckDBPyConnection, run_id: str) -> pa.Table:
+    """Per retrieved round of a run: its per-channel scores (text, image), by qid then rank.
+
+    Only rows with at least one channel score; the app's candidate table joins them to
+    the ranking by (qid, round_id).
+    """
+    return con.sql(
+        "SELECT qid, round_id, text_score, image_score FROM retrievals "
+        "WHERE run_id = ? AND (text_score IS NOT NULL OR image_score IS NOT NULL) ORDER BY qid, rank NULLS LAST",
+        params=[run_id],
     ).to_arrow_table()

@@ -9,5 +9,9 @@ its function.
 from __future__ import annotations
 
 from memscope.store.loaders.memeye import load_memeye_predictions
+from memscope.store.loaders.memeye_dataset import load_memeye_dataset, stage_dialog
 
 LOADERS = {"memeye_predictions": load_memeye_predictions}
+"""Per-question result files, by ``BulkSource.loader``."""
+DATASET_LOADERS = {"memeye_dataset": (stage_dialog, load_memeye_dataset)}
+"""Dataset files, by ``DatasetSource.loader``: (stage outside the transaction, load inside)."""

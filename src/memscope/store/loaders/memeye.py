@@ -28,9 +28,18 @@ STRING_FIELDS = ("mode", "question", "gt", "pred", "choice", "judge_reasoning")
 NUMBER_FIELDS = ("em", "judge", "f1", "bleu_1", "latency_ms")
 UNIT_FIELDS = ("em", "judge")  # values must lie in [0, 1]
 ARRAY_FIELDS = ("point", "clue_rounds", "source_sessions", "rotations")
-OBJECT_FIELDS = ("method_runtime", "usage", "position_bias")
+OBJECT_FIELDS = ("position_bias",)
 BOOL_FIELDS = ("exact_match",)
-FIELDS = ("idx", *STRING_FIELDS, *NUMBER_FIELDS, *ARRAY_FIELDS, *OBJECT_FIELDS, *BOOL_FIELDS)
+CHECKED_FIELDS = ("idx", *STRING_FIELDS, *NUMBER_FIELDS, *ARRAY_FIELDS, *OBJECT_FIELDS, *BOOL_FIELDS)
+# method_runtime is large; DuckDB parses only the parts memscope uses, straight into typed
+# structs (a value of the wrong shape becomes NULL instead of dropping the row).
+RUNTIME_TYPE = (
+    "STRUCT(seed_round_ids VARCHAR[], selected_round_ids VARCHAR[], retrieved_round_ids VARCHAR[], "
+    "top_candidates STRUCT(round_id VARCHAR, score DOUBLE, text_dense_score DOUBLE, "
+    "image_dense_score DOUBLE, semantic_score DOUBLE)[])"
+)
+TYPED_FIELDS = {"method_runtime": RUNTIME_TYPE, "usage": "STRUCT(total_tokens BIGINT)"}
+DATASET_CHECK_SAMPLE = 2000
 MAX_LISTED_LINES = 10
 MISMATCH_REFUSE_SHARE = 0.5
 CANDIDATE_SHAPE = (
@@ -43,13 +52,14 @@ SIDECAR_POOL_SHAPE = (
 )
 
 
-def _columns_literal(fields: tuple[str, ...]) -> str:
-    return "{" + ", ".join(f"'{name}': 'JSON'" for name in fields) + "}"
+def _columns_literal() -> str:
+    columns = {name: "JSON" for name in CHECKED_FIELDS} | TYPED_FIELDS
+    return "{" + ", ".join(f"'{name}': '{kind}'" for name, kind in columns.items()) + "}"
 
 
 def _row_problem_sql() -> str:
     """A CASE expression naming the first problem of a staged row (NULL when fine)."""
-    all_null = " AND ".join(f"{name} IS NULL" for name in FIELDS)
+    all_null = " AND ".join(f"{name} IS NULL" for name in (*CHECKED_FIELDS, *TYPED_FIELDS))
     cases = [f"WHEN {all_null} THEN 'unreadable'"]
     cases.append("WHEN idx IS NULL THEN 'missing required field \"idx\"'")
     cases.append(
@@ -115,6 +125,11 @@ def load_memeye_predictions(
         strict: Refuse the whole file on any bad line instead of skipping it.
         notices: Receives a warning per skipped line (``file:line``) and per oddity.
 
+    ``source.options``: ``retrieval_kind`` (how the run logged retrievals: ranked rows carry
+    ``seed_round_ids``; an unranked run's rows carry gen_agents' ``retrieved_round_ids``,
+    lagged by one row because agentic methods snapshot their runtime before answering) and
+    ``sidecar`` (a memscope ``retrieval.jsonl`` with the full ranked pool, which wins).
+
     Returns:
         The number of predictions inserted.
 
@@ -126,7 +141,7 @@ def load_memeye_predictions(
     con.execute(
         "CREATE OR REPLACE TEMP TABLE memeye_rows AS "
         "SELECT ordinality::BIGINT AS ord, * FROM read_json(?, format = 'newline_delimited', "
-        f"columns = {_columns_literal(FIELDS)}, ignore_errors = true, maximum_object_size = 268435456) "
+        f"columns = {_columns_literal()}, ignore_errors = true, maximum_object_size = 268435456) "
         "WITH ORDINALITY",
         [str(path)],
     )
@@ -148,9 +163,11 @@ def load_memeye_predictions(
     else:
         con.execute("CREATE OR REPLACE TEMP TABLE memeye_bad (ord BIGINT)")
 
+    # memeye_good holds only the keys of the rows kept; the inserts join back to memeye_rows.
     con.execute(
         "CREATE OR REPLACE TEMP TABLE memeye_good AS "
-        "SELECT 'q' || CAST(idx AS BIGINT) AS qid, row_number() OVER (PARTITION BY CAST(idx AS BIGINT) ORDER BY ord) AS copy, * "
+        "SELECT ord, 'q' || CAST(idx AS BIGINT) AS qid, "
+        "row_number() OVER (PARTITION BY CAST(idx AS BIGINT) ORDER BY ord) AS copy "
         "FROM memeye_rows WHERE ord NOT IN (SELECT ord FROM memeye_bad)"
     )
     _drop_and_report(
@@ -182,23 +199,23 @@ def load_memeye_predictions(
             fix="See the warnings above; the file may be truncated or from another benchmark.",
         )
     con.execute(
-        "INSERT INTO predictions SELECT ?, qid, ord::INTEGER, "
+        "INSERT INTO predictions SELECT ?, g.qid, r.ord::INTEGER, "
         "coalesce(mode ->> '$', CASE WHEN rotations IS NOT NULL OR choice IS NOT NULL THEN 'mcq' ELSE 'open' END), "
         "question ->> '$', gt ->> '$', pred ->> '$', choice ->> '$', "
         f"{_number('em')}, TRY_CAST(exact_match AS BOOLEAN), {_number('judge')}, judge_reasoning ->> '$', "
         f"{_number('f1')}, {_number('bleu_1')}, rotations, position_bias, "
-        "TRY_CAST(latency_ms AS BIGINT), TRY_CAST(usage -> '$.total_tokens' AS BIGINT), "
-        "json_transform(method_runtime -> '$.selected_round_ids', '[\"VARCHAR\"]'), NULL "
-        "FROM memeye_good ORDER BY ord",
+        "TRY_CAST(latency_ms AS BIGINT), usage.total_tokens, method_runtime.selected_round_ids, NULL "
+        "FROM memeye_rows r JOIN memeye_good g USING (ord) ORDER BY r.ord",
         [run_id],
     )
     sidecar = source.options.get("sidecar")
+    retrieval_kind = source.options.get("retrieval_kind")
     if sidecar:
         _insert_sidecar_retrievals(con, run_id, Path(sidecar), notices)
-    elif source.options.get("lagged_runtime"):
+    elif retrieval_kind == "unranked":
         _insert_unranked_retrievals(con, run_id)
-    else:
-        _insert_ranked_retrievals(con, run_id)
+    elif retrieval_kind == "ranked":
+        _insert_ranked_retrievals(con, run_id, path, notices)
     for table in ("memeye_rows", "memeye_bad", "memeye_good", "memeye_known"):
         con.execute(f"DROP TABLE IF EXISTS {table}")
     return inserted
@@ -256,7 +273,10 @@ def _drop_and_report(
 
 
 def _check_dataset_match(con: duckdb.DuckDBPyConnection, dataset_id: str, path: Path, notices: list[Notice]) -> None:
-    """Refuse a dataset whose questions are not the run's (a wrong --dataset)."""
+    """Refuse a dataset whose questions are not the run's (a wrong --dataset).
+
+    The first rows suffice to recognise a wrong dataset, so only a sample is compared.
+    """
     normalized = "regexp_replace(trim({}), '\\s+', ' ', 'g')"
     row_text = normalized.format("g.question ->> '$'")
     dataset_text = normalized.format("q.question")
@@ -264,9 +284,10 @@ def _check_dataset_match(con: duckdb.DuckDBPyConnection, dataset_id: str, path: 
         f"SELECT count(*), count(*) FILTER (WHERE NOT starts_with({row_text}, {dataset_text})), "
         f"min(g.qid || ': run asks \"' || left({row_text}, 60) || '\", dataset has \"' || left({dataset_text}, 60) || '\"') "
         f"FILTER (WHERE NOT starts_with({row_text}, {dataset_text})) "
-        "FROM memeye_good g JOIN questions q ON q.dataset_id = ? AND q.qid = g.qid "
-        "WHERE g.question IS NOT NULL",
-        [dataset_id],
+        "FROM (SELECT g.qid, r.question FROM memeye_rows r JOIN memeye_good g USING (ord) "
+        "      WHERE r.question IS NOT NULL ORDER BY r.ord LIMIT ?) g "
+        "JOIN questions q ON q.dataset_id = ? AND q.qid = g.qid",
+        [DATASET_CHECK_SAMPLE, dataset_id],
     )
     if not mismatched:
         return
@@ -279,23 +300,35 @@ def _check_dataset_match(con: duckdb.DuckDBPyConnection, dataset_id: str, path: 
     notices.append(Notice(f"{mismatched} question(s) differ from the dataset's text", str(path), (example,)))
 
 
-def _insert_ranked_retrievals(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+def _insert_ranked_retrievals(con: duckdb.DuckDBPyConnection, run_id: str, path: Path, notices: list[Notice]) -> None:
     con.execute(
         "INSERT INTO retrievals "
-        "WITH seeds AS ("
-        "  SELECT qid, json_transform(method_runtime -> '$.seed_round_ids', '[\"VARCHAR\"]') AS ids,"
-        f"        json_transform(method_runtime -> '$.top_candidates', '{CANDIDATE_SHAPE}') AS candidates"
-        "  FROM memeye_good WHERE method_runtime IS NOT NULL),"
-        " ranked AS (SELECT qid, unnest(ids) AS round_id, generate_subscripts(ids, 1) AS rank FROM seeds),"
-        " scored AS (SELECT qid, unnest(candidates, recursive := true) FROM seeds),"
-        " first_score AS (SELECT qid, round_id, any_value(score) AS score,"
-        "   any_value(coalesce(text_dense_score, semantic_score)) AS text_score,"
-        "   any_value(image_dense_score) AS image_score FROM scored GROUP BY qid, round_id)"
-        " SELECT ?, r.qid, r.rank, r.round_id, s.score, s.text_score, s.image_score, 'logged'"
-        " FROM ranked r LEFT JOIN first_score s USING (qid, round_id)"
-        " WHERE r.round_id IS NOT NULL",
+        "WITH ranked AS ("
+        "  SELECT g.qid, r.ord, unnest(r.method_runtime.seed_round_ids) AS round_id,"
+        "         generate_subscripts(r.method_runtime.seed_round_ids, 1) AS rank"
+        "  FROM memeye_rows r JOIN memeye_good g USING (ord)),"
+        " scored AS ("
+        "  SELECT ord, c.round_id, any_value(c) AS c"
+        "  FROM (SELECT ord, unnest(method_runtime.top_candidates) AS c FROM memeye_rows)"
+        "  GROUP BY ord, c.round_id)"
+        " SELECT ?, k.qid, k.rank, k.round_id, s.c.score, coalesce(s.c.text_dense_score, s.c.semantic_score),"
+        "        s.c.image_dense_score, 'logged'"
+        " FROM ranked k LEFT JOIN scored s ON s.ord = k.ord AND s.round_id = k.round_id"
+        " WHERE k.round_id IS NOT NULL",
         [run_id],
     )
+    missing = scalar(
+        con,
+        "SELECT count(*) FROM memeye_rows r JOIN memeye_good g USING (ord) "
+        "WHERE r.method_runtime.seed_round_ids IS NULL",
+    )
+    if missing:
+        notices.append(
+            Notice(
+                f"{missing} row(s) of this retrieval run carry no seed_round_ids; those questions have no retrievals",
+                str(path),
+            )
+        )
 
 
 def _insert_unranked_retrievals(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
@@ -304,8 +337,8 @@ def _insert_unranked_retrievals(con: duckdb.DuckDBPyConnection, run_id: str) -> 
     con.execute(
         "INSERT INTO retrievals "
         "WITH shifted AS ("
-        "  SELECT qid, json_transform(lead(method_runtime) OVER (ORDER BY ord) -> '$.retrieved_round_ids',"
-        "                             '[\"VARCHAR\"]') AS ids FROM memeye_good)"
+        "  SELECT g.qid, lead(r.method_runtime.retrieved_round_ids) OVER (ORDER BY r.ord) AS ids"
+        "  FROM memeye_rows r JOIN memeye_good g USING (ord))"
         " SELECT DISTINCT ?, qid, NULL::INTEGER, unnest(ids), NULL::DOUBLE, NULL::DOUBLE, NULL::DOUBLE, 'logged'"
         " FROM shifted WHERE ids IS NOT NULL",
         [run_id],

@@ -1,0 +1,65 @@
+"""Times ``memscope ingest`` of a generated MemEye run against DuckDB's own ``read_json``.
+
+Both are timed as whole commands (a fresh process each, so both pay their start-up), in
+alternation, into a fresh store each time. The baseline materialises the same
+predictions.jsonl with ``CREATE TABLE … AS SELECT * FROM read_json(…)``. Target: ingest
+within 2× of the baseline.
+
+    .venv/bin/python benchmarks/bench_ingest.py [--questions 50000] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import VENV_BIN, generated_run, median, print_table, time_command  # noqa: E402
+
+BASELINE = (
+    "import duckdb, sys; con = duckdb.connect(); "
+    "con.execute('CREATE TABLE t AS SELECT * FROM read_json(?)', [sys.argv[1]])"
+)
+
+
+def measure(n_questions: int, repeat: int) -> dict[str, float]:
+    """Median seconds of memscope ingest and of the read_json baseline."""
+    run_dir = generated_run(n_questions)
+    predictions = run_dir / "predictions.jsonl"
+    ingest_times, baseline_times = [], []
+    for _ in range(repeat):
+        scratch = Path(tempfile.mkdtemp(prefix="memscope-bench-"))
+        env = dict(os.environ, MEMSCOPE_DB=str(scratch / "store.duckdb"))
+        try:
+            baseline_times.append(time_command([sys.executable, "-c", BASELINE, str(predictions)]))
+            ingest_times.append(time_command([str(VENV_BIN / "memscope"), "ingest", str(run_dir)], env=env))
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return {"ingest": median(ingest_times), "baseline": median(baseline_times)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=int, nargs="+", default=[50_000])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    rows = []
+    for n in args.questions:
+        result = measure(n, args.repeat)
+        ratio = result["ingest"] / result["baseline"]
+        rows.append([f"{n:,}", f"{result['ingest']:.2f} s", f"{result['baseline']:.2f} s", f"{ratio:.2f}×",
+                     "met" if ratio <= 2 else "missed"])
+    print_table(
+        f"memscope ingest vs DuckDB read_json (medians of {args.repeat})",
+        ["questions", "memscope ingest", "read_json baseline", "ratio", "target ≤ 2×"],
+        rows,
+    )
+
+
+if __name__ == "__main__":
+    main()
