@@ -70,6 +70,31 @@ def _delta(group: dict[str, Any] | None) -> str:
     return f"{group['delta']:+.3f} [{group['ci_low']:+.2f}, {group['ci_high']:+.2f}] n={group['n']}"
 
 
+def _cell(group: dict[str, Any] | None) -> str:
+    if not group or group.get("delta") is None:
+        return "–"
+    return f"{group['delta']:+.2f} ({group['n']})"
+
+
+def _levels_table(delta: dict[str, Any]) -> Table:
+    """Δ with its 95% interval per X level, per Y level and overall."""
+    table = Table(title="Δ per level with 95% bootstrap interval", title_justify="left")
+    for name, justify in (("level", "left"), ("n", "right"), ("A", "right"), ("B", "right"),
+                          ("Δ", "right"), ("95% CI", "right")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    rows = [(x, delta["by_x"].get(x)) for x in X_LEVELS] + [(y, delta["by_y"].get(y)) for y in Y_LEVELS]
+    rows.append(("all", delta["overall"]))
+    for level, group in rows:
+        if not group or group.get("delta") is None:
+            continue
+        table.add_row(
+            level, str(group["n"]), f"{group['score_a']:.3f}", f"{group['score_b']:.3f}",
+            f"{group['delta']:+.3f}", f"[{group['ci_low']:+.3f}, {group['ci_high']:+.3f}]",
+            style="dim" if level == "all" else None,
+        )
+    return table
+
+
 def _ids(qids: list[str]) -> Text:
     shown = ", ".join(qids[:SHOWN_IDS]) + (f", … (+{len(qids) - SHOWN_IDS})" if len(qids) > SHOWN_IDS else "")
     return Text(printable(shown, keep_newlines=False))
@@ -84,14 +109,15 @@ def render_compare(result: dict[str, Any]) -> Group:
         f" · {result['matched']} questions matched (A {result['n_a']}, B {result['n_b']})",
     )
     delta = result["delta"]
-    matrix = Table(title="Δ = score_B − score_A per cell [95% CI]", title_justify="left")
+    placed = any(group and group.get("delta") is not None for group in delta["by_cell"].values())
+    matrix = Table(title="Δ = score_B − score_A per cell (n)", title_justify="left")
     matrix.add_column("", style="bold")
     for y in Y_LEVELS:
         matrix.add_column(y, justify="right")
     matrix.add_column("all", justify="right", style="dim")
     for x in X_LEVELS:
-        matrix.add_row(x, *(_delta(delta["by_cell"].get(f"{x}_{y}")) for y in Y_LEVELS), _delta(delta["by_x"].get(x)))
-    matrix.add_row("all", *(_delta(delta["by_y"].get(y)) for y in Y_LEVELS), _delta(delta["overall"]), style="dim")
+        matrix.add_row(x, *(_cell(delta["by_cell"].get(f"{x}_{y}")) for y in Y_LEVELS), _cell(delta["by_x"].get(x)))
+    matrix.add_row("all", *(_cell(delta["by_y"].get(y)) for y in Y_LEVELS), _cell(delta["overall"]), style="dim")
     overall = delta["overall"]
     means = Text(
         f"overall: score A {overall['score_a']:.3f} → B {overall['score_b']:.3f}, Δ {_delta(overall)}"
@@ -105,7 +131,10 @@ def render_compare(result: dict[str, Any]) -> Group:
     for name, label in labels.items():
         group = result["transitions"][name]
         transitions.add_row(label, str(group["n"]), _ids(group["qids"]))
-    parts = [header, Text(""), matrix, means, Text(""), transitions]
+    parts: list[Any] = [header, Text("")]
+    if placed:  # DMV-Bench and CUE-Mem questions have no X/Y coordinate
+        parts += [matrix, _levels_table(delta)]
+    parts += [means, Text(""), transitions]
     significance = result.get("significance")
     if significance and significance.get("p_value") is not None:
         how = "exact, all sign patterns" if significance.get("exact") else f"{significance['permutations']} permutations"
