@@ -119,6 +119,27 @@ def ingest_run(con: duckdb.DuckDBPyConnection, record: RunRecord, *, strict: boo
     return IngestOutcome(run_id, record.path, "replaced" if previous else "new", n_questions, notices)
 
 
+def store_dataset(con: duckdb.DuckDBPyConnection, dataset: DatasetRecord | DatasetSource) -> list[Notice]:
+    """Store a dataset on its own (e.g. indexed before any run) unless the store has it.
+
+    It is the dataset writer runs use, so a dataset stored first and the one its runs bring
+    later are the same rows. Returns the notices of reading it (empty when it was known).
+    """
+    notices: list[Notice] = []
+    if one(con, "SELECT 1 FROM datasets WHERE dataset_id = ?", [dataset.dataset_id]) is not None:
+        return notices
+    if isinstance(dataset, DatasetSource):
+        _dataset_loader(dataset)[0](con, dataset)
+    con.begin()
+    try:
+        _ensure_dataset(con, dataset, notices)
+        con.commit()
+    except BaseException:
+        con.rollback()
+        raise
+    return notices
+
+
 def _free_run_id(con: duckdb.DuckDBPyConnection, proposed: str, path: str) -> str:
     """The directory name, or a variant of it when another directory already uses it."""
     taken = {row[0] for row in rows(con, "SELECT run_id FROM runs")}

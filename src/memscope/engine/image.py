@@ -1,0 +1,168 @@
+"""The image encoder: an open_clip model for images and for the text queries that search them.
+
+Loaded once per (model, device) per process, in eval mode, weights from this machine only
+(``models.resolve_image_model`` has already checked they are here). The tokenizer is
+loaded on first text query, so image-only work (indexing photos, "rounds that look like
+this one") needs no tokenizer. Vectors are L2-normalised float32 rows.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from memscope.engine.device import ResolvedDevice
+from memscope.engine.models import (
+    IMAGE_FIX,
+    ImageModelSource,
+    ensure_offline,
+    hf_tokenizer_available,
+)
+from memscope.errors import EngineError
+
+DEFAULT_IMAGE_BATCH = 32
+DEFAULT_QUERY_BATCH = 64
+
+_loaded: dict[tuple[str, str], ImageEncoder] = {}
+_load_lock = threading.Lock()
+
+
+@dataclass
+class ImageBatchResult:
+    """Vectors for the images that could be read, and the ones that could not."""
+
+    vectors: np.ndarray
+    """``(len(paths), dim)`` float32; rows of unreadable images are zero."""
+    failed: dict[int, str] = field(default_factory=dict)
+    """Index of an unreadable image → why."""
+
+
+class ImageEncoder:
+    """A loaded open_clip model on one device. Use :func:`load_image_encoder`."""
+
+    def __init__(self, source: ImageModelSource, device: ResolvedDevice) -> None:
+        ensure_offline()
+        try:
+            import open_clip
+            import torch
+
+            if source.random_seed is not None:
+                torch.manual_seed(source.random_seed)
+            model, _, preprocess = open_clip.create_model_and_transforms(
+                source.name, pretrained=source.pretrained, device="cpu"
+            )
+        except Exception as exc:  # open_clip raises RuntimeError, ValueError, OSError, ...
+            raise EngineError(
+                f"cannot load image model {source.label}: {type(exc).__name__}: {exc}",
+                where=source.name,
+                fix=IMAGE_FIX,
+            ) from exc
+        self.model = model.to(device.name).eval()
+        self.preprocess = preprocess
+        self.source = source
+        self.device = device
+        self._tokenizer = None
+        self._lock = threading.Lock()
+        with torch.inference_mode():
+            probe = self.model.encode_image(torch.zeros((1, *self._image_shape()), device=device.name))
+        self.dim = int(probe.shape[-1])
+
+    @property
+    def model_id(self) -> str:
+        """The embedding-cache key of this model."""
+        return self.source.model_id
+
+    def _image_shape(self) -> tuple[int, int, int]:
+        size = getattr(self.model.visual, "image_size", 224)
+        height, width = (size, size) if isinstance(size, int) else tuple(size)
+        return 3, int(height), int(width)
+
+    def tokenizer(self):
+        """The text tokenizer, loaded on first use.
+
+        Raises:
+            EngineError: when the model needs a Hugging Face tokenizer that is not cached.
+        """
+        if self._tokenizer is None:
+            repo = self.source.tokenizer_repo
+            if repo and not self.source.name.startswith("local-dir:") and not hf_tokenizer_available(repo):
+                raise EngineError(
+                    f"the tokenizer of image model {self.source.label} is not on this machine",
+                    where=repo,
+                    fix="Put the tokenizer in the Hugging Face cache, or use an image model that ships "
+                    "its tokenizer (local-dir:FOLDER). " + IMAGE_FIX,
+                )
+            try:
+                import open_clip
+
+                self._tokenizer = open_clip.get_tokenizer(self.source.name)
+            except Exception as exc:
+                raise EngineError(
+                    f"cannot load the tokenizer of {self.source.label}: {exc}", where=self.source.name, fix=IMAGE_FIX
+                ) from exc
+        return self._tokenizer
+
+    def encode_images(
+        self,
+        paths: Sequence[str],
+        *,
+        batch_size: int = DEFAULT_IMAGE_BATCH,
+        on_batch: Callable[[int], None] | None = None,
+    ) -> ImageBatchResult:
+        """Embed image files; an unreadable file is reported, not fatal."""
+        import torch
+        from PIL import Image, UnidentifiedImageError
+
+        result = ImageBatchResult(np.zeros((len(paths), self.dim), dtype=np.float32))
+        with self._lock, torch.inference_mode():
+            for start in range(0, len(paths), batch_size):
+                tensors, rows = [], []
+                for offset, path in enumerate(paths[start : start + batch_size]):
+                    try:
+                        with Image.open(path) as image:
+                            tensors.append(self.preprocess(image.convert("RGB")))
+                        rows.append(start + offset)
+                    except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError) as exc:
+                        result.failed[start + offset] = str(exc) or type(exc).__name__
+                if tensors:
+                    batch = torch.stack(tensors).to(self.device.name)
+                    features = torch.nn.functional.normalize(self.model.encode_image(batch).float(), dim=-1)
+                    result.vectors[rows] = features.cpu().numpy()
+                if on_batch:
+                    on_batch(len(paths[start : start + batch_size]))
+        return result
+
+    def encode_texts(
+        self,
+        texts: Sequence[str],
+        *,
+        batch_size: int = DEFAULT_QUERY_BATCH,
+        on_batch: Callable[[int], None] | None = None,
+    ) -> np.ndarray:
+        """Embed text queries into the image space (SigLIP / CLIP text tower)."""
+        import torch
+
+        tokenizer = self.tokenizer()
+        vectors = np.empty((len(texts), self.dim), dtype=np.float32)
+        with self._lock, torch.inference_mode():
+            for start in range(0, len(texts), batch_size):
+                batch = list(texts[start : start + batch_size])
+                tokens = tokenizer(batch).to(self.device.name)
+                features = torch.nn.functional.normalize(self.model.encode_text(tokens).float(), dim=-1)
+                vectors[start : start + len(batch)] = features.cpu().numpy()
+                if on_batch:
+                    on_batch(len(batch))
+        return vectors
+
+
+def load_image_encoder(source: ImageModelSource, device: ResolvedDevice) -> ImageEncoder:
+    """The encoder for ``source`` on ``device``, loaded on first use and then reused."""
+    key = (source.model_id + (source.pretrained or ""), device.name)
+    with _load_lock:
+        encoder = _loaded.get(key)
+        if encoder is None:
+            encoder = _loaded[key] = ImageEncoder(source, device)
+        return encoder

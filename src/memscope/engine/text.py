@@ -1,0 +1,115 @@
+"""The text encoder: a sentence-transformers model, loaded once per process, offline.
+
+Vectors come back as L2-normalised float32 rows, computed in eval mode under
+``torch.inference_mode`` in batches; a callback hears how many items each batch embedded
+(the progress bars' items per second).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from memscope.engine.device import ResolvedDevice
+from memscope.engine.models import TEXT_FIX, TextModelSource, ensure_offline
+from memscope.errors import EngineError
+
+DEFAULT_TEXT_BATCH = 64
+
+_loaded: dict[tuple[str, str], TextEncoder] = {}
+_load_lock = threading.Lock()
+
+
+class TextEncoder:
+    """A loaded sentence-transformers model on one device.
+
+    Use :func:`load_text_encoder`, which loads each (model, device) once per process.
+    """
+
+    def __init__(self, source: TextModelSource, device: ResolvedDevice) -> None:
+        ensure_offline()
+        try:
+            from sentence_transformers import SentenceTransformer
+
+            _quiet_transformers()
+            model = SentenceTransformer(str(source.path), device=device.name, local_files_only=True)
+        except Exception as exc:  # a broken folder fails in many library-specific ways
+            raise EngineError(
+                f"cannot load text model {source.label}: {type(exc).__name__}: {exc}",
+                where=str(source.path),
+                fix=TEXT_FIX,
+            ) from exc
+        model.eval()
+        self.model = model
+        self.source = source
+        self.device = device
+        # sentence-transformers renamed the method; ask whichever this version has.
+        dimension_of = getattr(model, "get_embedding_dimension", None) or getattr(model, "get_sentence_embedding_dimension", None)
+        dimension = dimension_of() if dimension_of else None
+        self.dim = int(dimension or model.encode(["x"], convert_to_numpy=True).shape[1])
+        self._encode_lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        """The embedding-cache key of this model."""
+        return self.source.model_id
+
+    def encode(
+        self,
+        texts: Sequence[str],
+        *,
+        batch_size: int = DEFAULT_TEXT_BATCH,
+        on_batch: Callable[[int], None] | None = None,
+    ) -> np.ndarray:
+        """Embed texts.
+
+        Returns:
+            ``(len(texts), dim)`` float32, each row of unit length.
+        """
+        import torch
+
+        vectors = np.empty((len(texts), self.dim), dtype=np.float32)
+        with self._encode_lock, torch.inference_mode():
+            for start in range(0, len(texts), batch_size):
+                batch = list(texts[start : start + batch_size])
+                try:
+                    encoded = self.model.encode(
+                        batch,
+                        batch_size=len(batch),
+                        convert_to_numpy=True,
+                        normalize_embeddings=True,
+                        show_progress_bar=False,
+                    )
+                except RuntimeError as exc:  # out of memory, device errors
+                    raise EngineError(
+                        f"embedding failed on {self.device.name}: {exc}",
+                        where=self.source.label,
+                        fix="Try a smaller --batch-size or --device cpu.",
+                    ) from exc
+                vectors[start : start + len(batch)] = encoded
+                if on_batch:
+                    on_batch(len(batch))
+        return vectors
+
+
+def _quiet_transformers() -> None:
+    """Silence transformers' own weight-loading bars: memscope draws its own progress."""
+    try:
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()
+        transformers_logging.set_verbosity_error()
+    except (ImportError, AttributeError):  # another transformers layout: its bars stay
+        pass
+
+
+def load_text_encoder(source: TextModelSource, device: ResolvedDevice) -> TextEncoder:
+    """The encoder for ``source`` on ``device``, loaded on first use and then reused."""
+    key = (source.model_id + str(source.path), device.name)
+    with _load_lock:
+        encoder = _loaded.get(key)
+        if encoder is None:
+            encoder = _loaded[key] = TextEncoder(source, device)
+        return encoder

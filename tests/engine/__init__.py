@@ -1,0 +1,1 @@
+"""Tests of the memory engine (src/memscope/engine and the commands built on it)."""
