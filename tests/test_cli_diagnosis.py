@@ -66,7 +66,7 @@ def test_partly_scored_pools_are_reported(tmp_path: Path) -> None:
     seed = ["D1:1", "D1:2", "D2:1", "D1:3", "D2:2", "D2:3", "D1:1x"][:6]
     run_dir = write_run(tmp_path / "runs" / "partial", data, [open_row(1, data, seed=seed)], top_k=6)
     result = ok("rerun", "--run", str(run_dir), "-q", "q1", "--alpha", "0.5")
-    assert "5 of 6 candidates have scores" in result.stdout and "memscope index" in result.stdout
+    assert "5 of 6 candidates have scores" in result.stdout and "memscope recompute RUN" in result.stdout
     data_json = json.loads(ok("rerun", "--run", str(run_dir), "-q", "q1", "--alpha", "0.5", "-f", "json").stdout)
     assert (data_json["scored"], data_json["pool"]) == (5, 6)
     assert data_json["after"]["ranking"][-1] == "D2:3"  # no logged score: it keeps rank 6

@@ -94,10 +94,23 @@ def test_partial_match_and_other_task_warn(tmp_path: Path, store) -> None:
     assert any("only 3 questions match: run A has 4, run B has 3" in w for w in result["warnings"])
 
 
-def test_different_tasks_warn_and_match_nothing(tmp_path: Path, store) -> None:
+def test_task_names_differing_over_one_dataset_are_warned(tmp_path: Path, store) -> None:
+    # Datasets are shared by content, so both runs ask the same questions: matched, but said.
     a, b = two_runs(tmp_path, store, b_task="other_task")
+    result = compare_runs(store, a, b, resamples=200)
+    assert result["matched"] == 4
+    assert any("different tasks (test_task vs other_task)" in warning for warning in result["warnings"])
+
+
+def test_different_tasks_match_nothing(tmp_path: Path, store) -> None:
+    a, _ = two_runs(tmp_path, store)
+    other = dialog(SESSIONS, [dict(q, question=f"Another task's question {i}?") for i, q in enumerate(QUESTIONS)])
+    run_c = write_run(tmp_path / "c" / "runs" / "other", other, [open_row(i, other, seed=["D1:1"]) for i in range(1, 5)])
+    metrics = json.loads((run_c / "metrics.json").read_text())
+    (run_c / "metrics.json").write_text(json.dumps(dict(metrics, task_name="other_task")))
+    c = ingest_dir(store, run_c, ReadOptions()).run_id
     with pytest.raises(InputError, match=r"share no question .*different tasks \(test_task vs other_task\)"):
-        compare_runs(store, a, b)
+        compare_runs(store, a, c)
 
 
 def test_same_run_twice_is_refused(tmp_path: Path, store) -> None:

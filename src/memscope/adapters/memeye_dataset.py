@@ -213,7 +213,7 @@ def read_memeye_dataset(
     round_sessions = {r.round_id: r.session_id for r in rounds}
     questions = _read_questions(qas, task, round_sessions, where, notices)
     return DatasetRecord(
-        dataset_id=f"{_slug(task)}-{content_hash[:12]}",
+        dataset_id=f"{_slug(dialog_path.stem)}-{content_hash[:12]}",
         benchmark="memeye",
         task=task,
         source_path=str(dialog_path.resolve()),
@@ -257,7 +257,7 @@ def memeye_dataset_source(dialog_path: Path, image_root: Path | None, task_hint:
 
     return DatasetSource(
         loader="memeye_dataset",
-        dataset_id=f"{_slug(task)}-{content_hash[:12]}",
+        dataset_id=f"{_slug(dialog_path.stem)}-{content_hash[:12]}",
         benchmark="memeye",
         task=task,
         source_path=str(dialog_path.resolve()),

@@ -127,6 +127,12 @@ def handles_errors(func: F) -> F:
         except KeyboardInterrupt:
             stderr.print("interrupted")
             raise typer.Exit(130) from None
+        except BrokenPipeError:
+            # The reader went away (`memscope report -f json | head`): stop quietly, and keep
+            # Python from complaining while it flushes stdout on exit.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            raise typer.Exit(0) from None
         except (typer.Exit, typer.Abort, SystemExit):
             raise
         except Exception as error:  # a bug: say so plainly instead of a traceback

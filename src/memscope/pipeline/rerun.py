@@ -55,7 +55,7 @@ TEMPORAL = ("latest_at_k", "latest_miss", "rank_inversion", "stale_dominance")
 ACCESS = ("any_clue", "coverage", "full_clue", "mrr")
 BASELINE_ALPHA = 1.0
 GAP_FILL_HINT = (
-    "the memory engine can recompute the missing similarities (`memscope index`, engine gap filling) "
+    "`memscope recompute RUN` can recompute the missing similarities with the memory engine "
     "to re-rank the whole pool"
 )
 
