@@ -209,3 +209,22 @@ def test_requery_of_some_questions_and_of_a_run_that_did_not_retrieve(seeded_sto
     with pytest.raises(EngineError, match="Name the retriever"):
         requery_pool(seeded_store, full_context)
     assert requery_pool(seeded_store, full_context, ["q1"], method="srag_t").num_rows == 11
+
+
+def test_rerun_requery_reranks_a_fully_scored_engine_pool(seeded_store, minilm) -> None:
+    """`memscope rerun --requery`: the pool comes from the engine (3 x top_k, every candidate
+    scored), so the whole pool is re-ranked instead of the logged top five."""
+    store = seeded_store
+    run_id = ingest(store, upstream_rag_runs()[0])
+    result = runner.invoke(
+        app, ["rerun", "--run", run_id, "--question", "q1", "--alpha", "0.5", "--requery", "--format", "json",
+              "--db", str(store.path)],
+    )
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    candidates = payload["before"]["candidates"]
+    assert len(candidates) == 11 and all(row["sim"] is not None for row in candidates)
+    assert {row["origin"] for row in candidates} == {"requery"}
+    assert sorted(payload["after"]["ranking"]) == sorted(payload["before"]["ranking"])
+    with store.read() as con:  # nothing is written to the run's retrievals
+        assert {row[0] for row in con.execute("SELECT DISTINCT origin FROM retrievals").fetchall()} <= {"logged", "recomputed"}

@@ -50,6 +50,10 @@ def rerun(
     pool: Annotated[int | None, typer.Option("--pool", help="Keep the first P candidates of the original ranking (default: all stored; P ≥ K).", show_default=False)] = None,
     seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 20260430,
     resamples: Annotated[int, typer.Option("--resamples", help="Bootstrap resamples over questions.")] = 10_000,
+    requery: Annotated[
+        bool,
+        typer.Option("--requery", help="Re-retrieve the candidates with the memory engine (the run's own retriever and models) instead of re-ranking the logged pool."),
+    ] = False,
     dataset: DatasetOption = None,
     db: DbOption = None,
     output: FormatOption = OutputFormat.table,
@@ -65,6 +69,7 @@ def rerun(
     run's Y3 questions for alpha = 1.0 and each alpha, with paired deltas versus 1.0 and
     95% percentile bootstrap intervals over questions. Every rerun is stored.
     With --question and several --alpha, --format json prints a list (one per alpha).
+    With --requery the pool is re-retrieved by the memory engine, fully scored.
     """
     from memscope.adapters import ReadOptions
     from memscope.pipeline.loading import load_run
@@ -75,7 +80,13 @@ def rerun(
     check_params(alphas, lam, k, pool)
     store = open_store(db)
     run_id = resolve_run(store, run, options=ReadOptions(dataset=dataset))
-    data = load_run(store, run_id)
+    retrievals = None
+    if requery:
+        from memscope.pipeline.engine import requery_pool
+
+        retrievals = requery_pool(store, run_id, [question] if question else None, pool=pool)
+        stderr.print(f"re-retrieved {retrievals.num_rows} candidates with the memory engine (not stored)")
+    data = load_run(store, run_id, retrievals=retrievals)
     if question is not None:
         results = [rerun_question(data, question, alpha=value, lam=lam, k=k, pool=pool) for value in alphas]
         stored = [store_rerun(store, run_id, result.as_dict()) for result in results]

@@ -71,8 +71,12 @@ def evidence_from_table(table: pa.Table) -> tuple[EvidenceSet, np.ndarray]:
     return evidence, scores
 
 
-def load_run(store: Store, run_id: str) -> RunData:
-    """Read one run's questions and evidence from the store."""
+def load_run(store: Store, run_id: str, *, retrievals: pa.Table | None = None) -> RunData:
+    """Read one run's questions and evidence from the store.
+
+    ``retrievals`` (shaped like the ``retrievals`` table without ``run_id``) replaces the
+    stored candidate pools, e.g. with the memory engine's re-retrieval.
+    """
     with store.read() as con:
         run = queries.get_run(con, run_id)
         if run is None:
@@ -80,7 +84,7 @@ def load_run(store: Store, run_id: str) -> RunData:
 
             raise NotFoundError(f"no run {run_id!r} in the store", where=str(store.path))
         question_rows = queries.question_table(con, run_id)
-        evidence_rows = queries.evidence_table(con, run_id)
+        evidence_rows = queries.evidence_table(con, run_id, retrievals)
         n_rounds = queries.dataset_round_count(con, run["dataset_id"])
     evidence, scores = evidence_from_table(evidence_rows)
     return RunData(run, question_rows, evidence_rows, evidence, scores, n_rounds)

@@ -97,13 +97,15 @@ def question_table(con: duckdb.DuckDBPyConnection, run_id: str) -> pa.Table:
     ).to_arrow_table()
 
 
-def evidence_table(con: duckdb.DuckDBPyConnection, run_id: str) -> pa.Table:
+def evidence_table(con: duckdb.DuckDBPyConnection, run_id: str, retrieved: pa.Table | None = None) -> pa.Table:
     """Per question (ordered by idx like :func:`question_table`): retrieved rounds in rank
     order with positions, sessions and scores; gold clue positions; source session orders.
     ``ranked_session_ids`` and ``gold_ids`` name the rounds' sessions and the gold rounds.
 
     The four inputs are read flat and joined with Arrow: DuckDB's grouped, ordered list
-    aggregation over every retrieval of a large run is many times slower.
+    aggregation over every retrieval of a large run is many times slower. ``retrieved``
+    (``qid, rank, round_id, score, origin``) replaces the stored retrievals, e.g. a pool
+    the memory engine re-retrieved.
     """
     from memscope.store.evidence import assemble_evidence
 
@@ -122,9 +124,10 @@ def evidence_table(con: duckdb.DuckDBPyConnection, run_id: str) -> pa.Table:
     sessions = con.sql(
         "SELECT session_id, session_order FROM sessions WHERE dataset_id = ?", params=[dataset_id]
     ).to_arrow_table()
-    retrieved = con.sql(
-        "SELECT qid, rank, round_id, score, origin FROM retrievals WHERE run_id = ?", params=[run_id]
-    ).to_arrow_table()
+    if retrieved is None:
+        retrieved = con.sql(
+            "SELECT qid, rank, round_id, score, origin FROM retrievals WHERE run_id = ?", params=[run_id]
+        ).to_arrow_table()
     return assemble_evidence(questions, rounds, sessions, retrieved)
 
 
