@@ -56,8 +56,10 @@ def ingest_dir_runs(store: Store, run_dir: Path, options: ReadOptions, *, strict
 
 
 def _ingest_single(store: Store, adapter: RunAdapter, run_dir: Path, options: ReadOptions, *, strict: bool) -> IngestOutcome:
-    with store.read() as con:
-        state = stored_run_state(con, str(run_dir))
+    state = None
+    if store.exists:  # a read-only look first: an unchanged run never takes the write lock
+        with store.read() as con:
+            state = stored_run_state(con, str(run_dir))
     if state is not None and state.file_stats:
         try:
             unchanged = current_stats([run_dir / name for name in state.file_stats]) == state.file_stats

@@ -239,79 +239,35 @@ def _dataset_loader(dataset: DatasetSource):  # noqa: ANN202
 def _insert_rounds(
     con: duckdb.DuckDBPyConnection, dataset_id: str, sessions: list[SessionRecord], rounds: list[RoundRecord]
 ) -> None:
-    import pyarrow as pa
-
-    session_table = pa.table(
-        {
-            "session_id": pa.array([s.session_id for s in sessions], pa.string()),
-            "session_order": pa.array([s.session_order for s in sessions], pa.int32()),
-            "date": pa.array([s.date for s in sessions], pa.string()),
-        }
-    )
-    _insert_dataset_table(con, "sessions", dataset_id, session_table)
-    list_of_str = pa.list_(pa.string())
-    round_table = pa.table(
-        {
-            "round_id": pa.array([r.round_id for r in rounds], pa.string()),
-            "session_id": pa.array([r.session_id for r in rounds], pa.string()),
-            "position": pa.array([r.position for r in rounds], pa.int32()),
-            "round_order": pa.array([r.round_order for r in rounds], pa.int32()),
-            "user_text": pa.array([r.user_text for r in rounds], pa.string()),
-            "assistant_text": pa.array([r.assistant_text for r in rounds], pa.string()),
-            "image_refs": pa.array([r.image_refs for r in rounds], list_of_str),
-            "image_files": pa.array([r.image_files for r in rounds], list_of_str),
-            "image_captions": pa.array([r.image_captions for r in rounds], list_of_str),
-            "image_ids": pa.array([r.image_ids for r in rounds], list_of_str),
-            "audio_refs": pa.array([r.audio_refs for r in rounds], list_of_str),
-            "audio_files": pa.array([r.audio_files for r in rounds], list_of_str),
-            "audio_captions": pa.array([r.audio_captions for r in rounds], list_of_str),
-            "audio_ids": pa.array([r.audio_ids for r in rounds], list_of_str),
-            "background_audio": pa.array([r.background_audio for r in rounds], pa.string()),
-            "extra": pa.array([_json_or_none(r.extra) for r in rounds], pa.string()),
-        }
-    )
-    _insert_dataset_table(con, "rounds", dataset_id, round_table)
+    _insert_records(con, "sessions", dataset_id, sessions)
+    _insert_records(con, "rounds", dataset_id, rounds)
 
 
 def _insert_questions(con: duckdb.DuckDBPyConnection, dataset_id: str, questions: list[QuestionRecord]) -> None:
-    import pyarrow as pa
+    _insert_records(con, "questions", dataset_id, questions)
 
-    list_of_str = pa.list_(pa.string())
-    question_table = pa.table(
-        {
-            "qid": pa.array([q.qid for q in questions], pa.string()),
-            "idx": pa.array([q.idx for q in questions], pa.int32()),
-            "question_key": pa.array([q.question_key for q in questions], pa.string()),
-            "task": pa.array([q.task for q in questions], pa.string()),
-            "question": pa.array([q.question for q in questions], pa.string()),
-            "gold": pa.array([q.gold for q in questions], pa.string()),
-            "mode": pa.array([q.mode for q in questions], pa.string()),
-            "x": pa.array([q.x for q in questions], pa.string()),
-            "y": pa.array([q.y for q in questions], pa.string()),
-            "x_labels": pa.array([q.x_labels for q in questions], list_of_str),
-            "y_labels": pa.array([q.y_labels for q in questions], list_of_str),
-            "options": pa.array([_json_or_none(q.options) for q in questions], pa.string()),
-            "clue_ids": pa.array([q.clue_ids for q in questions], list_of_str),
-            "clue_rounds": pa.array([q.clue_rounds for q in questions], list_of_str),
-            "source_sessions": pa.array([q.source_sessions for q in questions], list_of_str),
-            "question_images": pa.array([q.question_images for q in questions], list_of_str),
-            "extra": pa.array([_json_or_none(q.extra) for q in questions], pa.string()),
-        }
+
+JSON_SHAPES = {"VARCHAR": '"VARCHAR"', "INTEGER": '"INTEGER"', "BIGINT": '"BIGINT"', "DOUBLE": '"DOUBLE"',
+               "BOOLEAN": '"BOOLEAN"', "JSON": '"JSON"', "VARCHAR[]": '["VARCHAR"]'}
+
+
+def _insert_records(con: duckdb.DuckDBPyConnection, table: str, dataset_id: str, records: list[Any]) -> None:
+    """Insert dataclass records into a dataset table: serialised once with orjson, parsed by DuckDB.
+
+    Record fields named like the table's columns are stored; an empty ``extra`` dict is NULL.
+    """
+    import orjson
+
+    if not records:
+        return
+    columns = [(row[0], row[1]) for row in rows(con, f"DESCRIBE {table}") if row[0] != "dataset_id"]
+    names = [name for name, _ in columns]
+    payload = [{name: getattr(record, name, None) for name in names} for record in records]
+    for item in payload:
+        if item.get("extra") == {}:
+            item["extra"] = None
+    shape = "{" + ", ".join(f'"{name}": {JSON_SHAPES[kind]}' for name, kind in columns) + "}"
+    con.execute(
+        f"INSERT INTO {table} BY NAME SELECT ? AS dataset_id, unnest(json_transform(?::JSON, '[{shape}]'), recursive := true)",
+        [dataset_id, orjson.dumps(payload).decode()],
     )
-    _insert_dataset_table(con, "questions", dataset_id, question_table)
-
-
-def _insert_dataset_table(con: duckdb.DuckDBPyConnection, table: str, dataset_id: str, data: pa.Table) -> None:
-    columns = [row[0] for row in rows(con, f"DESCRIBE {table}")]
-    con.register("memscope_incoming", data)
-    try:
-        selected = ", ".join("?" if name == "dataset_id" else name for name in columns)
-        con.execute(f"INSERT INTO {table} SELECT {selected} FROM memscope_incoming", [dataset_id])
-    finally:
-        con.unregister("memscope_incoming")
-
-
-def _json_or_none(value: Any) -> str | None:
-    if value is None or value == {}:
-        return None
-    return json.dumps(value, ensure_ascii=False)

@@ -301,22 +301,41 @@ def _check_dataset_match(con: duckdb.DuckDBPyConnection, dataset_id: str, path: 
 
 
 def _insert_ranked_retrievals(con: duckdb.DuckDBPyConnection, run_id: str, path: Path, notices: list[Notice]) -> None:
+    # MemEye writes top_candidates in seed order, so the two lists are unnested side by
+    # side (DuckDB zips unnests, padding the shorter with NULL) and a score is taken only
+    # where the ids agree; questions whose candidates are in another order are fixed up
+    # afterwards by id.
     con.execute(
         "INSERT INTO retrievals "
-        "WITH ranked AS ("
-        "  SELECT g.qid, r.ord, unnest(r.method_runtime.seed_round_ids) AS round_id,"
-        "         generate_subscripts(r.method_runtime.seed_round_ids, 1) AS rank"
-        "  FROM memeye_rows r JOIN memeye_good g USING (ord)),"
-        " scored AS ("
-        "  SELECT ord, c.round_id, any_value(c) AS c"
-        "  FROM (SELECT ord, unnest(method_runtime.top_candidates) AS c FROM memeye_rows)"
-        "  GROUP BY ord, c.round_id)"
-        " SELECT ?, k.qid, k.rank, k.round_id, s.c.score, coalesce(s.c.text_dense_score, s.c.semantic_score),"
-        "        s.c.image_dense_score, 'logged'"
-        " FROM ranked k LEFT JOIN scored s ON s.ord = k.ord AND s.round_id = k.round_id"
-        " WHERE k.round_id IS NOT NULL",
+        "WITH pairs AS ("
+        "  SELECT g.qid, unnest(r.method_runtime.seed_round_ids) AS round_id,"
+        "         generate_subscripts(r.method_runtime.seed_round_ids, 1) AS rank,"
+        "         unnest(r.method_runtime.top_candidates) AS c"
+        "  FROM memeye_rows r JOIN memeye_good g USING (ord))"
+        " SELECT ?, qid, rank, round_id,"
+        "        CASE WHEN c.round_id = round_id THEN c.score END,"
+        "        CASE WHEN c.round_id = round_id THEN coalesce(c.text_dense_score, c.semantic_score) END,"
+        "        CASE WHEN c.round_id = round_id THEN c.image_dense_score END, 'logged'"
+        " FROM pairs WHERE round_id IS NOT NULL",
         [run_id],
     )
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE memeye_unaligned AS "
+        "SELECT g.qid, unnest(r.method_runtime.top_candidates, recursive := true) "
+        "FROM memeye_rows r JOIN memeye_good g USING (ord) "
+        "WHERE list_transform(r.method_runtime.top_candidates, lambda c: c.round_id) "
+        "      <> r.method_runtime.seed_round_ids[1:len(r.method_runtime.top_candidates)]"
+    )
+    con.execute(
+        "UPDATE retrievals SET score = u.score, text_score = coalesce(u.text_dense_score, u.semantic_score),"
+        " image_score = u.image_dense_score "
+        "FROM (SELECT qid, round_id, any_value(score) AS score, any_value(text_dense_score) AS text_dense_score,"
+        "      any_value(semantic_score) AS semantic_score, any_value(image_dense_score) AS image_dense_score"
+        "      FROM memeye_unaligned GROUP BY qid, round_id) u "
+        "WHERE retrievals.run_id = ? AND retrievals.qid = u.qid AND retrievals.round_id = u.round_id",
+        [run_id],
+    )
+    con.execute("DROP TABLE memeye_unaligned")
     missing = scalar(
         con,
         "SELECT count(*) FROM memeye_rows r JOIN memeye_good g USING (ord) "

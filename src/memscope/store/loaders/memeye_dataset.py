@@ -168,7 +168,10 @@ def load_memeye_dataset(
         f"""
         INSERT INTO questions
         SELECT $dataset, 'q' || idx, idx,
-               substr(sha1($task || $sep || mode || $sep || trim(regexp_replace(question, $space, ' ', 'g'))), 1, $key_length),
+               substr(sha1($task || $sep || mode || $sep || CASE
+                   -- only text with whitespace other than single inner spaces needs collapsing
+                   WHEN regexp_matches(question, '[^!-~ ]|  |^ | $') THEN trim(regexp_replace(question, $space, ' ', 'g'))
+                   ELSE question END), 1, $key_length),
                $task, question, gold, mode,
                {_coordinate_sql('x_labels', 'X')}, {_coordinate_sql('y_labels', 'Y')},
                x_labels, y_labels, options, clue_ids, clue_rounds,

@@ -2,7 +2,8 @@
 
 Each migration is a module ``mNNN_name.py`` in this package defining ``VERSION`` (its
 number) and ``apply(con)``. Shipped migrations are never edited: a schema change is a new
-module. :func:`migrate` applies, in one transaction each, every migration a store lacks.
+module. :func:`migrate` applies every migration a store lacks, all in one transaction: a
+store is either upgraded completely or left as it was.
 """
 
 from __future__ import annotations
@@ -66,20 +67,19 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
         " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
     )
     done = applied_versions(con)
-    applied: list[int] = []
-    for migration in all_migrations():
-        if migration.version in done:
-            continue
-        con.begin()
-        try:
+    missing = [migration for migration in all_migrations() if migration.version not in done]
+    if not missing:
+        return []
+    con.begin()
+    try:
+        for migration in missing:
             migration.apply(con)
             con.execute(
                 "INSERT INTO schema_migrations VALUES (?, ?, now()::TIMESTAMP)",
                 [migration.version, migration.name],
             )
-            con.commit()
-        except BaseException:
-            con.rollback()
-            raise
-        applied.append(migration.version)
-    return applied
+        con.commit()
+    except BaseException:
+        con.rollback()
+        raise
+    return [migration.version for migration in missing]
