@@ -279,3 +279,13 @@ def test_unwritable_store_folder(tmp_path: Path) -> None:
 def test_rag_runtime_builder_is_upstream_shaped() -> None:
     runtime = rag_runtime(["a", "b"])
     assert list(runtime)[:7] == ["retrieval_backend", "retrieval_corpus", "method_modality", "top_k", "neighbor_window", "seed_round_ids", "selected_round_ids"]
+
+
+def test_candidates_in_another_order_than_the_seeds_still_score_their_rounds(store: Store, tmp_path: Path) -> None:
+    data = small_dataset()
+    row = open_row(1, data, seed=["D1:1", "D2:2", "D1:2"], scores=[0.9, 0.8, 0.7])
+    row["method_runtime"]["top_candidates"].reverse()  # D1:2, D2:2, D1:1
+    outcome = ingest_dir(store, write_run(tmp_path / "runs" / "r", data, [row, *good_rows(data)[1:]]), OPTIONS)
+    with store.read() as con:
+        got = rows(con, "SELECT round_id, rank, score FROM retrievals WHERE run_id = ? AND qid = 'q1' ORDER BY rank", [outcome.run_id])
+    assert got == [("D1:1", 1, 0.9), ("D2:2", 2, 0.8), ("D1:2", 3, 0.7)]
