@@ -25,6 +25,7 @@ a :class:`~memscope.errors.ConfigError` naming the file and the key. Example::
 
 from __future__ import annotations
 
+import functools
 import getpass
 import tomllib
 from dataclasses import dataclass, field
@@ -101,12 +102,25 @@ def _typed(value: Any, expected: type, key: str, path: Path) -> Any:
 
 
 def load_config(path: Path | None = None) -> Config:
-    """Read and validate the config file (defaults when it does not exist)."""
+    """Read and validate the config file (defaults when it does not exist).
+
+    The parsed result is cached per path and file content, so callers on a hot path (every
+    label the app saves) pay one small file read, not a parse.
+    """
     path = path or config_path()
-    if not path.is_file():
-        return Config(path=path)
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        content = path.read_bytes()
+    except FileNotFoundError:
+        return Config(path=path)
+    except OSError as exc:
+        raise ConfigError(f"cannot read the config file: {exc.strerror or exc}", where=str(path)) from None
+    return _parse_config(path, content)
+
+
+@functools.lru_cache(maxsize=8)
+def _parse_config(path: Path, content: bytes) -> Config:
+    try:
+        raw = tomllib.loads(content.decode("utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"not valid TOML: {exc}", where=str(path), fix="Fix the file or remove it.") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -13,6 +13,7 @@ in pipeline order. Extra codes may bring their own key (e.g. ``"0"``).
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import json
 import tomllib
@@ -89,6 +90,7 @@ class Taxonomy:
         )
 
 
+@functools.lru_cache(maxsize=1)
 def _shipped() -> dict:
     text = resources.files("memscope").joinpath("data", TAXONOMY_FILE).read_text(encoding="utf-8")
     return tomllib.loads(text)
