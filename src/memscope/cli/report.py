@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -67,8 +68,13 @@ def report(
 
     check_k(k)
     store = open_store(db)
-    run_id = resolve_run(store, run, options=read_options(dataset, dmv_registry))
-    data = load_run(store, run_id)
+    if run is not None and Path(run).expanduser().exists():
+        run_id = resolve_run(store, run, options=read_options(dataset, dmv_registry))  # may ingest it
+        data = load_run(store, run_id, detail=False)
+    else:
+        with store.reading():  # a run id: one read-only connection serves both steps
+            run_id = resolve_run(store, run, options=read_options(dataset, dmv_registry))
+            data = load_run(store, run_id, detail=False)
     if output is OutputFormat.json:
         from memscope.store.json_rows import json_objects
 

@@ -71,11 +71,12 @@ def evidence_from_table(table: pa.Table) -> tuple[EvidenceSet, np.ndarray]:
     return evidence, scores
 
 
-def load_run(store: Store, run_id: str, *, retrievals: pa.Table | None = None) -> RunData:
+def load_run(store: Store, run_id: str, *, retrievals: pa.Table | None = None, detail: bool = True) -> RunData:
     """Read one run's questions and evidence from the store.
 
     ``retrievals`` (shaped like the ``retrievals`` table without ``run_id``) replaces the
-    stored candidate pools, e.g. with the memory engine's re-retrieval.
+    stored candidate pools, e.g. with the memory engine's re-retrieval. ``detail=False``
+    leaves out the question and answer texts, options and rotations (run-level reports).
     """
     with store.read() as con:
         run = queries.get_run(con, run_id)
@@ -83,7 +84,7 @@ def load_run(store: Store, run_id: str, *, retrievals: pa.Table | None = None) -
             from memscope.errors import NotFoundError
 
             raise NotFoundError(f"no run {run_id!r} in the store", where=str(store.path))
-        question_rows = queries.question_table(con, run_id)
+        question_rows = queries.question_table(con, run_id, detail=detail)
         evidence_rows = queries.evidence_table(con, run_id, retrievals)
         n_rounds = queries.dataset_round_count(con, run["dataset_id"])
     evidence, scores = evidence_from_table(evidence_rows)

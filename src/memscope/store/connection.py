@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -53,6 +54,7 @@ class Store:
         self.path = Path(path)
         self.wait_s = lock_wait_seconds() if wait_s is None else wait_s
         self._schema_checked = False
+        self._shared: tuple[int, duckdb.DuckDBPyConnection] | None = None
 
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r})"
@@ -84,7 +86,15 @@ class Store:
 
     @contextmanager
     def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A read-only connection; a missing or outdated store is created/migrated first."""
+        """A read-only connection; a missing or outdated store is created/migrated first.
+
+        Inside :meth:`reading` on the same thread, the one shared connection is handed out.
+        """
+        shared = self._shared
+        if shared is not None and shared[0] == threading.get_ident():
+            with self._translated_errors():
+                yield shared[1]
+            return
         con = self._connect(read_only=True) if self.exists else None
         if con is not None and not self._schema_checked:
             if self._schema_is_current(con):
@@ -101,6 +111,23 @@ class Store:
                 yield con
         finally:
             con.close()
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Share one read-only connection among the ``read()`` calls of this thread meanwhile.
+
+        A command that reads in several steps pays for opening the store once. No write can
+        happen in between (this process holds the file), so use it for read-only work.
+        """
+        if self._shared is not None:
+            yield
+            return
+        with self.read() as con:
+            self._shared = (threading.get_ident(), con)
+            try:
+                yield
+            finally:
+                self._shared = None
 
     @contextmanager
     def _translated_errors(self) -> Iterator[None]:

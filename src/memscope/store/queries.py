@@ -84,12 +84,22 @@ def dataset_round_count(con: duckdb.DuckDBPyConnection, dataset_id: str) -> int:
     return int(row[0]) if row else 0
 
 
-def question_table(con: duckdb.DuckDBPyConnection, run_id: str) -> pa.Table:
-    """Per question of a run: identity, axes, gold, the prediction and its scores, by idx."""
+QUESTION_COLUMNS = (
+    "p.qid, q.idx, q.question_key, q.task, q.x, q.y, q.x_labels, q.y_labels, p.mode, "
+    "q.question, coalesce(q.gold, p.gold) AS gold, p.pred, p.choice, p.em, p.judge, p.judge_reasoning, "
+    "p.rotations, p.position_bias, q.options, q.clue_ids, q.clue_rounds, q.source_sessions, q.extra"
+)
+SCORE_COLUMNS = "p.qid, q.idx, q.question_key, q.task, q.x, q.y, p.mode, p.em, p.judge, q.extra"
+"""What run-level summaries need; skips the texts, options and rotations (most of the bytes)."""
+
+
+def question_table(con: duckdb.DuckDBPyConnection, run_id: str, *, detail: bool = True) -> pa.Table:
+    """Per question of a run, by idx: identity, axes, gold, the prediction and its scores.
+
+    ``detail=False`` reads only :data:`SCORE_COLUMNS`.
+    """
     return con.sql(
-        "SELECT p.qid, q.idx, q.question_key, q.task, q.x, q.y, q.x_labels, q.y_labels, p.mode, "
-        "q.question, coalesce(q.gold, p.gold) AS gold, p.pred, p.choice, p.em, p.judge, p.judge_reasoning, "
-        "p.rotations, p.position_bias, q.options, q.clue_ids, q.clue_rounds, q.source_sessions, q.extra "
+        f"SELECT {QUESTION_COLUMNS if detail else SCORE_COLUMNS} "
         "FROM predictions p JOIN runs r USING (run_id) "
         "JOIN questions q ON q.dataset_id = r.dataset_id AND q.qid = p.qid "
         "WHERE p.run_id = ? ORDER BY q.idx",
