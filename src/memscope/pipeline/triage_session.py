@@ -1,0 +1,249 @@
+"""Opening a triage session: ingest what is new, load the run(s) into memory, and read the
+suggestions, labels and remembered queue position that go with them.
+
+The app calls :func:`open_session` in a worker for what the queue needs, then
+:func:`load_evidence` and :func:`load_suggestions` in the background; afterwards it works
+from memory and touches the store only in short connections (labels, the remembered
+position), so other memscope processes can use the store meanwhile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from memscope.adapters import ReadOptions
+from memscope.analysis.evidence import EvidenceSet
+from memscope.errors import MemscopeError, NotFoundError
+from memscope.pipeline.candidate_rows import ChannelIndex
+from memscope.pipeline.loading import RunData, evidence_from_table
+from memscope.pipeline.round_index import RoundIndex
+from memscope.pipeline.runs import effective_k, resolve_run
+from memscope.pipeline.triage import QueueSpec, TriageTable
+from memscope.store import Store, queries
+from memscope.store.app_state import AppState, load_app_state, save_app_state
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class TriageSession:
+    """One run (or two, compared) loaded for triage, with everything the screens show."""
+
+    store: Store
+    data: RunData
+    rounds: RoundIndex
+    channels: ChannelIndex
+    table: TriageTable
+    annotator: str
+    suggestions: dict[str, Any] = field(default_factory=dict)
+    labels: dict[str, Any] = field(default_factory=dict)
+    other: RunData | None = None
+    saved: AppState | None = None
+    notes: list[str] = field(default_factory=list)
+    """Things the user should know (e.g. label support missing), shown once."""
+    suggestions_ready: bool = True
+    """False while the suggestions are still being loaded in the background."""
+    evidence_ready: bool = True
+    """False while the retrieval evidence is still being loaded in the background."""
+    _other_rows: dict[int, int] | None = field(default=None, repr=False)
+
+    @property
+    def run_id(self) -> str:
+        """The run being triaged."""
+        return str(self.data.run["run_id"])
+
+    @property
+    def other_run_id(self) -> str | None:
+        """The compared run, if any."""
+        return str(self.other.run["run_id"]) if self.other is not None else None
+
+    @property
+    def k(self) -> int:
+        """The run's cut-off K (its top_k, else 10)."""
+        return effective_k(self.data.run, None)
+
+    def other_row(self, row: int) -> int | None:
+        """The compared run's row holding the question at ``row`` (None: not in the other run)."""
+        if self.other is None:
+            return None
+        if self._other_rows is None:
+            from memscope.pipeline.compare import match_questions
+
+            rows, other_rows = match_questions(self.data.questions.column("question_key").to_pylist(),
+                                               self.other.questions.column("question_key").to_pylist())
+            self._other_rows = dict(zip(rows.tolist(), other_rows.tolist()))
+        return self._other_rows.get(row)
+
+
+def resolve_refs(store: Store, refs: list[str], options: ReadOptions, progress: Progress | None = None) -> list[str]:
+    """Run ids for what the user named (run dirs are ingested when new or changed)."""
+    run_ids = []
+    for ref in refs:
+        if progress:
+            progress(f"Reading {ref} …")
+        run_ids.append(resolve_run(store, ref, options=options))
+    return run_ids
+
+
+def check_refs(store: Store, refs: list[str]) -> None:
+    """Refuse, before the app starts, a run that is neither a directory nor an ingested run.
+
+    Raises:
+        RunDirError: a path that does not exist.
+        NotFoundError: an unknown run id, naming the nearest ones (``memscope open``
+            prints it and exits).
+    """
+    from pathlib import Path
+
+    from memscope.errors import RunDirError
+
+    for ref in refs:
+        if Path(ref).expanduser().exists():
+            continue
+        if "/" in ref or ref.startswith("."):
+            raise RunDirError("no such run directory", where=ref, fix="Check the path, or name an ingested run (memscope runs).")
+        resolve_run(store, ref, ingest=False)
+
+
+def load_questions(store: Store, run_id: str) -> RunData:
+    """A run's questions and answers without its retrieval evidence (fast: the queue
+    needs nothing more); :func:`load_evidence` completes it.
+
+    Raises:
+        NotFoundError: no such run in the store.
+    """
+    with store.read() as con:
+        return _questions(con, store, run_id)
+
+
+def _questions(con: Any, store: Store, run_id: str) -> RunData:
+    run = queries.get_run(con, run_id)
+    if run is None:
+        raise NotFoundError(f"no run {run_id!r} in the store", where=str(store.path))
+    questions = queries.question_table(con, run_id)
+    n_rounds = queries.dataset_round_count(con, run["dataset_id"])
+    n = questions.num_rows
+    empty = np.zeros((n, 0), dtype=np.int64)
+    y = questions.column("y").to_numpy(zero_copy_only=False)
+    evidence = EvidenceSet(ranked_pos=empty, ranked_session=empty, gold_pos=empty, source_sessions=empty,
+                           has_ranking=np.ones(n, dtype=bool), is_y3=(y == "Y3"))
+    return RunData(run, questions, questions.select(["qid"]), evidence, np.zeros((n, 0)), n_rounds)
+
+
+def load_evidence(store: Store, data: RunData) -> ChannelIndex:
+    """Complete ``data`` (from :func:`load_questions`) with its retrieval evidence, in
+    place, and return the per-channel scores of its retrieved rounds."""
+    run_id = str(data.run["run_id"])
+    with store.read() as con:
+        table = queries.evidence_table(con, run_id)
+        channels = ChannelIndex(queries.retrieval_channels(con, run_id))
+    data.evidence, data.scores = evidence_from_table(table)
+    data.evidence_table = table
+    return channels
+
+
+def load_rounds(store: Store, dataset_id: str) -> RoundIndex:
+    """The dataset's rounds, indexed by round id."""
+    with store.read() as con:
+        return RoundIndex(queries.rounds_table(con, dataset_id))
+
+
+def open_session(store: Store, run_ids: list[str], annotator: str, progress: Progress | None = None,
+                 *, with_suggestions: bool = True, with_evidence: bool = True) -> TriageSession:
+    """Load ``run_ids[0]`` (and the answers of ``run_ids[1]`` to compare) for triage.
+
+    The app passes False for both flags and completes the session in the background
+    (:func:`load_evidence`, :func:`load_suggestions`): on a large run those take longer
+    than everything else together, and the queue does not need them.
+
+    Raises:
+        MemscopeError: the run cannot be loaded.
+    """
+    say = progress or (lambda _text: None)
+    run_id = run_ids[0]
+    say(f"Loading run {run_id} …")
+    with store.read() as con:  # one connection for everything the queue needs
+        data = _questions(con, store, run_id)
+        other = _questions(con, store, run_ids[1]) if len(run_ids) > 1 else None
+        rounds = RoundIndex(queries.rounds_table(con, data.run["dataset_id"]))
+        saved = load_app_state(con, run_id, annotator)
+    channels = load_evidence(store, data) if with_evidence else ChannelIndex(None)
+    notes: list[str] = []
+    suggestions = load_suggestions(store, data, notes, say) if with_suggestions else {}
+    labels = _labels(store, run_id, annotator, notes)
+    table = TriageTable(data, suggestions, {qid: label_codes(label) for qid, label in labels.items()}, other)
+    session = TriageSession(store, data, rounds, channels, table, annotator, suggestions, labels, other, saved, notes)
+    session.suggestions_ready = with_suggestions
+    session.evidence_ready = with_evidence
+    return session
+
+
+def label_codes(label: Any) -> list[str]:
+    """The codes of a current label (empty when cleared)."""
+    if label is None:
+        return []
+    codes = getattr(label, "codes", None)
+    return [str(code) for code in (codes or [])]
+
+
+def load_suggestions(store: Store, data: RunData, notes: list[str], say: Progress | None = None) -> dict[str, Any]:
+    """The run's failure suggestions by qid, computed and stored first when the run has
+    none (or they were made for an older version of its files); problems go to ``notes``."""
+    try:
+        from memscope.pipeline import suggest
+    except ImportError:
+        notes.append("Failure suggestions are not available in this installation.")
+        return {}
+    run_id = str(data.run["run_id"])
+    try:
+        state = suggest.suggestion_state(store, run_id)
+        stale = state is not None and state.get("run_hash") not in (None, data.run.get("content_hash"))
+        if state is None or stale:
+            if say:
+                say("Computing failure suggestions …")
+            suggest.suggest_run(store, run_id)
+        return dict(suggest.load_suggestions(store, run_id))
+    except MemscopeError as error:
+        notes.append(f"Suggestions could not be loaded: {error.message}")
+        return {}
+
+
+def _labels(store: Store, run_id: str, annotator: str, notes: list[str]) -> dict[str, Any]:
+    try:
+        from memscope.pipeline import labels
+    except ImportError:
+        notes.append("Label support is not available in this installation: labelling is disabled.")
+        return {}
+    return dict(labels.current_labels(store, run_id, annotator=annotator))
+
+
+def labels_supported() -> tuple[bool, str]:
+    """Whether this installation can record labels, and why not."""
+    try:
+        from memscope.pipeline import labels  # noqa: F401
+    except ImportError:
+        return False, "label support (memscope.pipeline.labels) is not installed"
+    return True, ""
+
+
+def save_position(store: Store, session: TriageSession, qid: str | None, spec: QueueSpec, view: dict[str, Any]) -> None:
+    """Remember where the annotator is in this run's queue."""
+    with store.write() as con:
+        save_app_state(con, AppState(session.run_id, session.annotator, qid, spec.to_json(), view))
+
+
+def mark_opened(store: Store, run_id: str) -> None:
+    """Make ``run_id`` the store's default run (``memscope report`` without a run)."""
+    with store.write() as con:
+        queries.mark_opened(con, run_id)
+
+
+def list_runs(store: Store) -> list[dict[str, Any]]:
+    """Every ingested run with its headline scores (for the runs screen)."""
+    with store.read() as con:
+        return queries.list_runs(con)
+

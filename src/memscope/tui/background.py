@@ -1,0 +1,212 @@
+"""The app's background work besides loading: completing a session (evidence,
+suggestions), remembering the queue position, the run-level re-ranking numbers and
+memory-engine searches (a mixin of :class:`~memscope.tui.app.MemscopeApp`).
+
+Workers only post messages; the ``on_*`` handlers here update the app's state.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import work
+
+from memscope.errors import MemscopeError
+from memscope.pipeline.triage import QueueSpec
+from memscope.pipeline.triage_session import load_evidence, load_suggestions, mark_opened, save_position
+from memscope.tui.messages import (
+    EvidenceLoaded,
+    RunRerunFinished,
+    SearchFinished,
+    SuggestionsLoaded,
+    WorkFailed,
+)
+
+if TYPE_CHECKING:
+    from memscope.tui.app import MemscopeApp
+
+SAVE_POSITION_AFTER_S = 0.8
+"""Idle time after a move before the queue position is written (one write per pause, not per key)."""
+RUN_RESAMPLES = 200
+"""Bootstrap resamples for the live run-level numbers (the CLI's rerun uses 10,000)."""
+RERANK_AFTER_S = 0.15
+"""Pause after an alpha / lambda / K key before the run-level numbers are recomputed."""
+
+
+class BackgroundWork:
+    """Workers and their handlers (see the module docstring)."""
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="complete")
+    def complete_session(self: MemscopeApp, session: Any) -> None:
+        """After the queue is up: load the retrieval evidence, then the suggestions
+        (computed first when the run has none); posts EvidenceLoaded, SuggestionsLoaded.
+        Also makes the run the store's default one (``memscope report`` without a run)."""
+        if self.read_only_reason is None:
+            try:
+                with self.store_lock:
+                    mark_opened(self.store, session.run_id)
+            except MemscopeError:
+                pass  # only a convenience for the CLI's default run
+        try:
+            with self.store_lock:
+                channels = load_evidence(self.store, session.data)
+            self.post_message(EvidenceLoaded(session.run_id, channels))
+        except MemscopeError as error:
+            self.post_message(WorkFailed("loading the retrieval evidence", error))
+        notes: list[str] = []
+        with self.store_lock:
+            found = load_suggestions(self.store, session.data, notes)
+        self.post_message(SuggestionsLoaded(session.run_id, found, notes))
+
+    def on_evidence_loaded(self: MemscopeApp, message: EvidenceLoaded) -> None:
+        state = self.state
+        if state is None or state.session.run_id != message.run_id:
+            return
+        state.session.channels = message.channels
+        state.session.evidence_ready = True
+        screen = self.question_screen
+        if screen is not None and screen.detail is not None:
+            screen.show_question()
+        self.refresh_views()
+
+    def on_suggestions_loaded(self: MemscopeApp, message: SuggestionsLoaded) -> None:
+        state = self.state
+        if state is None or state.session.run_id != message.run_id:
+            return
+        session = state.session
+        session.suggestions = message.suggestions
+        session.table.set_suggestions(message.suggestions)
+        session.suggestions_ready = True
+        for note in message.notes:
+            self.notify(note, severity="warning", markup=False)
+        self.refresh_views()
+
+    # -- queue position --------------------------------------------------------------------
+
+    def remember_position(self: MemscopeApp) -> None:
+        """Note that the position changed; it is written after a short pause."""
+        if self.read_only_reason or self.state is None:
+            return
+        self._position_dirty = True
+        if self._position_timer is not None:
+            self._position_timer.stop()
+        self._position_timer = self.set_timer(SAVE_POSITION_AFTER_S, self._save_position_later)
+
+    def _position_payload(self: MemscopeApp) -> tuple[Any, str | None, QueueSpec, dict[str, Any]]:
+        state = self.state
+        assert state is not None
+        view = {**state.view.as_json(), "screen": "question" if self.on_question_screen else "queue"}
+        return state.session, state.qid, state.spec, view
+
+    def _save_position_later(self: MemscopeApp) -> None:
+        if self._position_dirty and self.state is not None:
+            self._position_dirty = False
+            self._write_position(*self._position_payload())
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="position")
+    def _write_position(self: MemscopeApp, session: Any, qid: str | None, spec: QueueSpec, view: dict[str, Any]) -> None:
+        try:
+            with self.store_lock:
+                save_position(self.store, session, qid, spec, view)
+        except MemscopeError as error:
+            self.post_message(WorkFailed("remembering the queue position", error))
+
+    def save_position_now(self: MemscopeApp) -> None:
+        """Write a pending position change before the app exits."""
+        if self._position_dirty and self.state is not None and not self.read_only_reason:
+            self._position_dirty = False
+            try:
+                with self.store_lock:
+                    save_position(self.store, *self._position_payload())
+            except MemscopeError:
+                pass  # quitting anyway; the labels themselves were committed when shown as saved
+
+    # -- run-level re-ranking ----------------------------------------------------------------
+
+    def _rerank_key(self: MemscopeApp) -> tuple[str, str] | None:
+        if self.state is None:
+            return None
+        return self.state.session.run_id, repr(sorted(self.state.view.as_json().items()))
+
+    def refresh_run_rerank(self: MemscopeApp) -> None:
+        """Show the run-level Y3 numbers for the current parameters: from the cache, or
+        computed in the background after a short pause (they do not depend on the question,
+        so moving between questions never recomputes them)."""
+        screen, key = self.question_screen, self._rerank_key()
+        if screen is None or key is None:
+            return
+        if self.state.session.data.run.get("retrieval_kind") != "ranked":
+            screen.show_run_metrics("")
+            return
+        if not self.state.session.evidence_ready:
+            screen.show_run_metrics(Text("run Y3: waiting for the retrieval evidence …", style="dim"))
+            return
+        if key in self._run_reranks:
+            screen.show_run_rerank(self._run_reranks[key])
+            return
+        screen.show_run_metrics(Text("run Y3: computing …", style="dim"))
+        if self._rerank_timer is not None:
+            self._rerank_timer.stop()
+        self._rerank_timer = self.set_timer(RERANK_AFTER_S, self._start_run_rerank)
+
+    def _start_run_rerank(self: MemscopeApp) -> None:
+        screen, key = self.question_screen, self._rerank_key()
+        if screen is None or key is None or key in self._run_reranks or key in self._reranks_running:
+            return
+        self._reranks_running.add(key)
+        self.compute_run_rerank(self.state.session.data, self.state.view.as_json(), key)
+
+    @work(thread=True, exit_on_error=False, group="run-rerank")
+    def compute_run_rerank(self: MemscopeApp, data: Any, params: dict[str, Any], key: Any) -> None:
+        """Run-level Y3 numbers for ``params`` in the background (posts RunRerunFinished to
+        the app, which caches them by ``key``; one worker per parameter set, never repeated)."""
+        try:
+            from memscope.pipeline.rerun import rerun_run
+
+            result = rerun_run(data, [params["alpha"]], lam=params["lambda"], k=params["k"], resamples=RUN_RESAMPLES)
+        except MemscopeError as error:
+            self.post_message(RunRerunFinished(params, None, error.what, key))
+            return
+        except ImportError:
+            self.post_message(RunRerunFinished(params, None, "re-ranking is not available in this installation", key))
+            return
+        self.post_message(RunRerunFinished(params, result, key=key))
+
+    def on_run_rerun_finished(self: MemscopeApp, message: RunRerunFinished) -> None:
+        self._reranks_running.discard(message.key)
+        self._run_reranks[message.key] = message
+        if self.question_screen is not None and message.key == self._rerank_key():
+            self.question_screen.show_run_rerank(message)
+
+    # -- search (memory engine) -----------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="search")
+    def run_search(self: MemscopeApp, query: str | None, round_id: str | None = None) -> None:
+        """Text search over the memory bank, or rounds whose images look like ``round_id``'s."""
+        state = self.state
+        title = f"rounds like {round_id}" if round_id else f"search: {query}"
+        try:
+            from memscope.pipeline import engine
+        except ImportError:
+            self.post_message(SearchFinished(title, [], "the memory engine is not available in this installation"))
+            return
+        dataset_id = state.session.data.run["dataset_id"] if state else ""
+        try:
+            with self.store_lock:
+                if round_id:
+                    hits = engine.similar_images(self.store, dataset_id, round_id, 10)
+                else:
+                    hits = engine.search_text(self.store, dataset_id, query or "", 10)
+        except MemscopeError as error:
+            self.post_message(SearchFinished(title, [], error.message))
+            return
+        except ImportError as error:
+            self.post_message(SearchFinished(title, [], f"the memory engine needs a library that is missing: {error}"))
+            return
+        rounds = state.session.rounds if state else None
+        found = []
+        for hit in hits:
+            detail = rounds.get(hit.round_id) if rounds is not None else None
+            found.append({"round_id": hit.round_id, "score": hit.score, "text": detail.user_text if detail else hit.item_id})
+        self.post_message(SearchFinished(title, found))

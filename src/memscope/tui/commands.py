@@ -1,0 +1,49 @@
+"""The command palette (ctrl+p): every action of the current screen and of the app.
+
+Entries come from the same binding catalogue as the help screen, so a new binding shows up
+in both; each entry names its keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from memscope.tui.keymap import describe_keys
+
+
+class MemscopeCommands(Provider):
+    """Every action reachable from the screen the palette was opened on."""
+
+    def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
+        app = self.app
+        catalogue = getattr(app, "binding_catalogue", None)
+        if catalogue is None:
+            return []
+        scope = getattr(self.screen, "SCOPE", None)
+        commands = []
+        for info in catalogue().values():
+            if info.scope not in ("app", scope):
+                continue
+            title = info.description or info.action
+            namespace = app if info.scope == "app" else self.screen
+            callback = partial(app.call_later, app.run_action, info.action, namespace)
+            commands.append((title, f"{describe_keys(info.keys)}  ·  {info.binding_id}", callback))
+        for title, action in (("Go to the queue", "show_queue"), ("Go to the question", "show_question"),
+                              ("Go to the matrix", "show_matrix"), ("Go to the runs", "show_runs"),
+                              ("Show every key (help)", "help")):
+            commands.append((title, "navigation", partial(app.call_later, app.run_action, action)))
+        return commands
+
+    async def discover(self) -> Hits:
+        for title, help_text, callback in self._commands():
+            yield DiscoveryHit(title, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, callback in self._commands():
+            score = matcher.match(f"{title} {help_text}")
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, help=help_text)

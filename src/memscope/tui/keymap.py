@@ -1,0 +1,121 @@
+"""Key bindings by id: the catalogue help and the command palette show, and checking the
+config file's ``[keys]`` table against it.
+
+Every binding has an id ``screen.verb`` (``question.next``); the config file remaps keys
+by id (``"question.next" = "j,down"``) and the app applies that with
+``App.set_keymap``. An unknown id or an unknown key name is a ConfigError naming the
+config file and the setting, raised before the app starts.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.binding import Binding
+from textual.keys import Keys, _character_to_key, format_key, key_to_character
+
+from memscope.errors import ConfigError
+
+MODIFIERS = {"ctrl", "shift", "alt", "meta", "super", "hyper"}
+NAMED_KEYS = {key.value for key in Keys} | {"space", "enter", "tab", "backspace", "delete", "insert"}
+
+
+@dataclass(frozen=True)
+class BindingInfo:
+    """One binding as help and the palette show it."""
+
+    binding_id: str
+    keys: str
+    description: str
+    action: str
+    scope: str
+    """Where it works: ``app`` or a screen name."""
+
+
+def code_binding_id(code: str) -> str:
+    """The binding id that toggles a failure code (``question.code.SEL-STALE``)."""
+    return f"question.code.{code}"
+
+
+def code_bindings(codes: Iterable[object]) -> list[Binding]:
+    """Bindings toggling each failure code that has a key (the taxonomy's default keys)."""
+    bindings = []
+    for code in codes:
+        key = getattr(code, "key", None)
+        if not key:
+            continue
+        name = getattr(code, "code")
+        bindings.append(Binding(
+            _character_to_key(key) if len(key) == 1 else key, f"toggle_code({name!r})",
+            f"{name}", show=False, id=code_binding_id(name),
+        ))
+    return bindings
+
+
+def is_valid_key(key: str) -> bool:
+    """Whether Textual can deliver ``key`` (``j``, ``ctrl+j``, ``question_mark``, ``f5`` …)."""
+    key = key.strip()
+    if not key:
+        return False
+    if len(key) == 1:
+        return key.isprintable()
+    *modifiers, base = key.split("+")
+    if any(modifier not in MODIFIERS for modifier in modifiers):
+        return False
+    if len(base) == 1:
+        return base.isprintable()
+    return base in NAMED_KEYS or key_to_character(base) is not None
+
+
+def validate_keymap(keymap: Mapping[str, str], known: Mapping[str, BindingInfo], config_path: Path) -> dict[str, str]:
+    """Check the config's ``[keys]`` and return it as a Textual keymap.
+
+    Raises:
+        ConfigError: naming the file and the ``keys.<id>`` setting that is wrong.
+    """
+    result = {}
+    for binding_id, keys in keymap.items():
+        if binding_id not in known:
+            close = difflib.get_close_matches(binding_id, list(known), n=3, cutoff=0.6)
+            hint = f"Did you mean {', '.join(close)}? " if close else ""
+            raise ConfigError(
+                f"unknown binding id in keys.{binding_id!r}",
+                where=str(config_path),
+                fix=f"{hint}Press ? in the app for every binding id.",
+            )
+        parts = [part.strip() for part in str(keys).split(",")]
+        bad = [part for part in parts if not is_valid_key(part)]
+        if bad:
+            raise ConfigError(
+                f"keys.{binding_id!r}: {bad[0]!r} is not a key name",
+                where=str(config_path),
+                fix="Write keys like j, ctrl+j, f5, question_mark, left_square_bracket; separate several with commas.",
+            )
+        result[binding_id] = ",".join(parts)
+    return result
+
+
+def describe_keys(keys: str) -> str:
+    """Keys as the user types them (``left_square_bracket`` → ``[``)."""
+    return " / ".join(format_key(key.strip()) for key in keys.split(","))
+
+
+def catalogue(scoped: Iterable[tuple[str, Iterable[Binding]]], keymap: Mapping[str, str]) -> dict[str, BindingInfo]:
+    """Every binding with an id, with the keys in effect after ``keymap``; ordered by scope."""
+    found: dict[str, BindingInfo] = {}
+    for scope, bindings in scoped:
+        for binding in Binding.make_bindings(bindings):
+            if not binding.id:
+                continue
+            if binding.id in found:
+                previous = found[binding.id]
+                keys = keymap.get(binding.id) or f"{previous.keys},{binding.key}"
+                found[binding.id] = BindingInfo(binding.id, keys, previous.description, previous.action, scope)
+                continue
+            keys = keymap.get(binding.id, binding.key)
+            found[binding.id] = BindingInfo(binding.id, keys, binding.description or binding.tooltip or binding.action,
+                                            binding.action, scope)
+    return found

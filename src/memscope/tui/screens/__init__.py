@@ -1,0 +1,1 @@
+"""The app's screens: runs, matrix, queue, question, help and the small dialogs."""

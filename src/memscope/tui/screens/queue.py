@@ -1,0 +1,145 @@
+"""The queue screen: the questions to triage, filtered and sorted, with progress.
+
+The filter line (``/``) takes field terms and words (``y:Y3 code:SEL-STALE compost``);
+``f`` cycles failing / all / unlabelled, ``s`` the sort column, ``o`` the order, and
+``enter`` opens the question under the cursor.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+
+from memscope.errors import MemscopeError
+from memscope.pipeline.triage import FILTER_FIELDS, QUEUE_KINDS, SORT_KEYS
+from memscope.tui.widgets.queue_table import QueueHeader, QueueTable
+from memscope.tui.widgets.status_bar import StatusBar
+
+if TYPE_CHECKING:
+    from memscope.tui.app import MemscopeApp
+
+FILTER_HELP = f"filter: {' '.join(f'{name}:…' for name in FILTER_FIELDS)}, or words of the question · enter apply · esc cancel"
+
+
+class QueueScreen(Screen):
+    """The triage queue."""
+
+    SCOPE = "queue"
+
+    BINDINGS = [
+        Binding("slash", "filter", "Filter", id="queue.filter"),
+        Binding("f", "cycle_kind", "Failing/all/unlabelled", id="queue.kind"),
+        Binding("s", "cycle_sort", "Sort", id="queue.sort"),
+        Binding("o", "reverse", "Order", show=False, id="queue.reverse"),
+        Binding("c", "clear_filter", "Clear filter", show=False, id="queue.clear_filter"),
+        Binding("escape", "escape", "Clear / cancel", show=False, id="queue.escape"),
+    ]
+
+    @property
+    def memscope(self) -> MemscopeApp:
+        """The app, typed."""
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")
+        yield Static(id="queue-title", classes="screen-title")
+        yield QueueHeader(id="queue-header")
+        yield QueueTable(id="queue-table")
+        yield Static(id="queue-empty", classes="empty-note")
+        yield Input(placeholder="y:Y3 code:SEL-STALE words…", id="queue-filter")
+        yield Static(FILTER_HELP, id="queue-filter-help", classes="hint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._show_filter(False)
+        self.query_one(QueueTable).focus()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_queue()
+
+    def refresh_queue(self) -> None:
+        """Redraw the table, title, status and empty note from the app's state."""
+        state = self.memscope.state
+        if state is None:
+            return
+        table = self.query_one(QueueTable)
+        table.show(state.session.table, state.rows, state.position, state.session.suggestions_ready)
+        header = self.query_one(QueueHeader)
+        header.compare, header.show_task = table.compare, table.show_task
+        header.refresh()
+        labelled, total = state.progress
+        keys = self.memscope.keys_for
+        title = Text.assemble(
+            ("Queue ", "bold"), (state.spec.describe(), "bold cyan"),
+            (f"  ·  {keys('queue.open')} open  {keys('queue.filter')} filter  {keys('queue.kind')} failing/all/unlabelled"
+             f"  {keys('queue.sort')} sort  {keys('app.matrix')} matrix  {keys('app.help')} all keys", "dim"))
+        title.no_wrap, title.overflow = True, "ellipsis"
+        self.query_one("#queue-title", Static).update(title)
+        empty = self.query_one("#queue-empty", Static)
+        empty.display = total == 0
+        if total == 0:
+            empty.update(Text(
+                f"No question in this queue. Press {self.memscope.keys_for('queue.kind')} for another queue "
+                f"(failing / all / unlabelled) or {self.memscope.keys_for('queue.clear_filter')} to clear the filter.",
+                style="italic"))
+        self.query_one(StatusBar).update(self.memscope.status_line(with_question=False))
+
+    @on(QueueTable.Highlighted)
+    def _highlighted(self, message: QueueTable.Highlighted) -> None:
+        state = self.memscope.state
+        if state is not None and len(state.rows) and state.position != self.query_one(QueueTable).cursor:
+            state.go_to(self.query_one(QueueTable).cursor)
+            self.memscope.remember_position()
+
+    @on(QueueTable.Selected)
+    def _selected(self, message: QueueTable.Selected) -> None:
+        self.memscope.state.go_to(self.query_one(QueueTable).cursor)
+        self.memscope.show_question()
+
+    def _show_filter(self, visible: bool) -> None:
+        box = self.query_one("#queue-filter", Input)
+        box.display = visible
+        self.query_one("#queue-filter-help", Static).display = visible
+        if visible:
+            box.value = self.memscope.state.spec.text if self.memscope.state else ""
+            box.focus()
+        else:
+            self.query_one(QueueTable).focus()
+
+    def action_filter(self) -> None:
+        self._show_filter(True)
+
+    @on(Input.Submitted, "#queue-filter")
+    def _filter_submitted(self, message: Input.Submitted) -> None:
+        if self.memscope.set_queue(text=message.value):
+            self._show_filter(False)
+
+    def action_escape(self) -> None:
+        if self.query_one("#queue-filter", Input).display:
+            self._show_filter(False)
+        elif self.memscope.state and (self.memscope.state.spec.text or self.memscope.state.spec.cell):
+            self.action_clear_filter()
+
+    def action_clear_filter(self) -> None:
+        self.memscope.set_queue(text="", cell=None)
+
+    def action_cycle_kind(self) -> None:
+        kind = self.memscope.state.spec.kind
+        self.memscope.set_queue(kind=QUEUE_KINDS[(QUEUE_KINDS.index(kind) + 1) % len(QUEUE_KINDS)])
+
+    def action_cycle_sort(self) -> None:
+        sort = self.memscope.state.spec.sort
+        self.memscope.set_queue(sort=SORT_KEYS[(SORT_KEYS.index(sort) + 1) % len(SORT_KEYS)])
+
+    def action_reverse(self) -> None:
+        self.memscope.set_queue(descending=not self.memscope.state.spec.descending)
+
+    def show_error(self, error: MemscopeError) -> None:
+        """A bad filter: say why, keep the filter line open."""
+        self.notify(error.message, severity="error", title="Filter", markup=False)

@@ -1,0 +1,139 @@
+"""The runs screen: every ingested run with its headline scores; open one, or mark two
+with ``space`` and press ``enter`` to compare them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from memscope.errors import MemscopeError
+from memscope.pipeline.triage_session import list_runs
+from memscope.tui.messages import RunsListed, WorkFailed
+from memscope.tui.text import num, plain
+
+if TYPE_CHECKING:
+    from memscope.tui.app import MemscopeApp
+
+COLUMNS = (("mark", ""), ("run", "run"), ("task", "task"), ("model", "model"), ("method", "method"),
+           ("modality", "modality"), ("n", "n"), ("em", "EM"), ("judge", "Judge"), ("retrieval", "retrieval"))
+
+
+class RunsScreen(Screen):
+    """Ingested runs."""
+
+    SCOPE = "runs"
+
+    BINDINGS = [
+        Binding("enter", "open", "Open (2 marked: compare)", id="runs.open"),
+        Binding("space", "mark", "Mark to compare", id="runs.mark"),
+        Binding("escape", "back", "Back", id="runs.back"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.runs: list[dict[str, Any]] = []
+        self.marked: list[str] = []
+
+    @property
+    def memscope(self) -> MemscopeApp:
+        """The app, typed."""
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("Runs in the store", style="bold"), id="runs-title", classes="screen-title")
+        yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+        yield Static(id="runs-hint", classes="hint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for key, label in COLUMNS:
+            table.add_column(label, key=key)
+
+    def on_screen_resume(self) -> None:
+        self.query_one("#runs-title", Static).update(Text.assemble(
+            ("Runs in ", "bold"), plain(str(self.memscope.store.path), "dim", one_line=True)))
+        self._list(self.memscope.store)
+        self._hint()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="runs")
+    def _list(self, store: Any) -> None:
+        try:
+            with self.memscope.store_lock:
+                runs = list_runs(store)
+            self.post_message(RunsListed(runs))
+        except MemscopeError as error:
+            self.post_message(WorkFailed("listing the runs", error))
+
+    @on(RunsListed)
+    def _listed(self, message: RunsListed) -> None:
+        self.runs = message.runs
+        self._fill()
+
+    def _fill(self) -> None:
+        table = self.query_one(DataTable)
+        cursor = table.cursor_row
+        table.clear()
+        current = self.memscope.state.session.run_id if self.memscope.state else None
+        for run in self.runs:
+            run_id = str(run["run_id"])
+            mark = f"[{self.marked.index(run_id) + 1}]" if run_id in self.marked else ("▶" if run_id == current else "")
+            table.add_row(
+                Text(mark, style="bold yellow"), plain(run_id, "bold", one_line=True),
+                *(plain(run.get(name) or "", one_line=True) for name in ("task", "model", "method", "modality")),
+                Text(str(run.get("n_questions") or 0)), Text(num(run.get("em"))),
+                Text(num(run.get("judge")) if run.get("n_judged") else "–"), Text(str(run.get("retrieval_kind") or "")),
+                key=run_id,
+            )
+        if self.runs:
+            table.move_cursor(row=min(cursor, len(self.runs) - 1))
+
+    def _hint(self) -> None:
+        keys = self.memscope.keys_for
+        marked = ", ".join(self.marked) or "none"
+        self.query_one("#runs-hint", Static).update(Text(
+            f"{keys('runs.open')}: open the run under the cursor, or compare the two marked runs · "
+            f"{keys('runs.mark')}: mark / unmark (marked: {marked}) · {keys('runs.back')}: back\n"
+            "More runs: memscope ingest PATH (every run below PATH), or memscope open RUN_A RUN_B to compare two.",
+            style="dim"))
+
+    def _cursor_run(self) -> str | None:
+        table = self.query_one(DataTable)
+        if not self.runs or table.cursor_row >= len(self.runs):
+            return None
+        return str(self.runs[table.cursor_row]["run_id"])
+
+    def action_mark(self) -> None:
+        run_id = self._cursor_run()
+        if run_id is None:
+            return
+        if run_id in self.marked:
+            self.marked.remove(run_id)
+        else:
+            self.marked = (self.marked + [run_id])[-2:]
+        self._fill()
+        self._hint()
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, message: DataTable.RowSelected) -> None:
+        message.stop()
+        self.action_open()
+
+    def action_open(self) -> None:
+        if len(self.marked) == 2:
+            self.memscope.open_runs(list(self.marked))
+            self.marked = []
+            return
+        run_id = self._cursor_run()
+        if run_id is not None:
+            self.memscope.open_runs([run_id])
+
+    def action_back(self) -> None:
+        if self.memscope.state is not None:
+            self.memscope.show_queue()

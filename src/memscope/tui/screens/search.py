@@ -1,0 +1,97 @@
+"""Searching the memory bank from the question screen (the memory engine's index).
+
+``s`` asks for words and lists the rounds that match ("brass compass"); ``i`` lists the
+rounds whose images look like the selected round's. Choosing a hit shows that round.
+When the engine has no index or models, the dialog says so and how to build one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from memscope.tui.messages import SearchFinished
+from memscope.tui.text import clip, num, plain
+
+
+def hit_fields(hit: Any) -> tuple[str, float | None, str]:
+    """(round id, score, text) of an engine hit, whatever its shape (dict or object)."""
+    def get(name: str) -> Any:
+        return hit.get(name) if isinstance(hit, dict) else getattr(hit, name, None)
+
+    round_id = get("round_id") or get("id") or ""
+    score = get("score")
+    text = get("text") or get("user_text") or get("caption") or ""
+    try:
+        score = None if score is None else float(score)
+    except (TypeError, ValueError):
+        score = None
+    return str(round_id), score, str(text)
+
+
+class SearchDialog(ModalScreen[str | None]):
+    """A query box (omitted for image similarity) and the hits; returns a round id."""
+
+    BINDINGS = [Binding("escape", "cancel", "Close", id="search.close")]
+
+    def __init__(self, title: str, ask: bool) -> None:
+        super().__init__()
+        self.title_text, self.ask = title, ask
+        self.hit_rounds: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog dialog-tall"):
+            yield Static(Text.assemble((self.title_text, "bold"), ("   enter: show the round · esc: close", "dim")))
+            if self.ask:
+                yield Input(placeholder="words to look for in the memory bank", id="search-input")
+            yield Static(Text("searching …" if not self.ask else "the first search loads the text model (takes a while)",
+                              style="dim italic"), id="search-status")
+            yield OptionList(id="search-hits")
+
+    def on_mount(self) -> None:
+        if self.ask:
+            self.query_one(Input).focus()
+        else:
+            self.query_one(OptionList).focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, message: Input.Submitted) -> None:
+        if message.value.strip():
+            self.query_one("#search-status", Static).update(Text("searching …", style="dim italic"))
+            self.app.run_search(message.value.strip())  # type: ignore[attr-defined]
+
+    def show_results(self, message: SearchFinished) -> None:
+        """Fill the hit list (or say why there is none)."""
+        status = self.query_one("#search-status", Static)
+        hits = self.query_one(OptionList)
+        hits.clear_options()
+        if message.error:
+            status.update(plain(message.error, "yellow"))
+            return
+        status.update(Text(f"{len(message.hits)} hit(s)", style="dim"))
+        self.hit_rounds = []
+        for i, hit in enumerate(message.hits):
+            round_id, score, text = hit_fields(hit)
+            self.hit_rounds.append(round_id)
+            line = Text.assemble(plain(round_id.ljust(8), "bold", one_line=True), f"  {num(score, 3)}  ",
+                                 plain(clip(text, 70), "dim", one_line=True))
+            hits.add_option(Option(line, id=f"hit-{i}"))
+        if message.hits:
+            hits.highlighted = 0
+            hits.focus()
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, message: OptionList.OptionSelected) -> None:
+        index = message.option_index
+        self.dismiss(self.hit_rounds[index] if 0 <= index < len(self.hit_rounds) else None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,98 @@
+"""The question and the answers: gold vs the model, judge score and reasoning, MCQ
+rotations with the option each one picked and the position bias, and in comparison mode
+the other run's answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from memscope.pipeline.evidence_chain import QuestionDetail
+from memscope.tui.text import mark, num, plain
+
+
+@dataclass(frozen=True)
+class OtherAnswer:
+    """The compared run's answer to the same question (matched by question key)."""
+
+    run_id: str
+    pred: str
+    choice: str
+    em: float | None
+    judge: float | None
+    correct: float
+
+
+def answer_text(detail: QuestionDetail, other: OtherAnswer | None = None, other_run: str | None = None) -> Text:
+    """Everything about the answers as one block of literal text."""
+    text = Text()
+    text.append_text(plain(detail.question, "bold"))
+    text.append("\n")
+    text.append("gold   ", "bold green")
+    text.append_text(plain(detail.gold))
+    text.append("\n")
+    text.append("model  ", "bold")
+    text.append_text(mark(detail.correct))
+    text.append(" ")
+    text.append_text(plain(detail.choice + " · " + detail.pred if detail.mode == "mcq" and detail.choice and detail.choice != detail.pred else detail.pred))
+    scores = f"EM {num(detail.em)}" + (f" · judge {num(detail.judge)}" if detail.judge is not None else "")
+    text.append(f"   {scores}", "dim")
+    if detail.judge_reasoning:
+        text.append("\njudge  ", "bold")
+        text.append_text(plain(detail.judge_reasoning, "italic"))
+    if detail.mode == "mcq":
+        text.append_text(_mcq(detail))
+    if other is not None:
+        text.append("\n")
+        text.append_text(plain(f"{other.run_id}: ", "bold magenta", one_line=True))
+        text.append_text(mark(other.correct))
+        text.append(" ")
+        text.append_text(plain(other.pred))
+        text.append(f"   EM {num(other.em)}" + (f" · judge {num(other.judge)}" if other.judge is not None else ""), "dim")
+    elif other_run:
+        text.append("\n")
+        text.append_text(plain(f"{other_run}: this question is not in the compared run", "dim", one_line=True))
+    return text
+
+
+def _mcq(detail: QuestionDetail) -> Text:
+    text = Text()
+    if detail.options:
+        text.append("\noptions", "bold")
+        for letter, option in detail.options:
+            text.append("\n  ")
+            text.append_text(plain(f"{letter}. ", "bold", one_line=True))
+            text.append_text(plain(option, "green" if option == detail.gold else "", one_line=True))
+    if detail.rotations:
+        text.append("\nrotations", "bold")
+        for rotation in detail.rotations:
+            ok = rotation.em is not None and rotation.em >= 1.0
+            text.append(f"\n  {rotation.index}: gold ")
+            text.append_text(plain(rotation.correct_position, "bold", one_line=True))
+            text.append(" · chose ")
+            text.append_text(plain(rotation.choice or "–", "bold green" if ok else "bold red", one_line=True))
+            if rotation.chosen_text:
+                text.append(" ")
+                text.append_text(plain(f"“{rotation.chosen_text}”", "dim", one_line=True))
+    if detail.position_bias:
+        counts = "  ".join(f"{letter}×{count}" for letter, count in detail.position_bias)
+        text.append("\nposition bias ", "bold")
+        text.append_text(plain(counts, one_line=True))
+        if len(detail.position_bias) == 1 and len(detail.rotations) > 1:
+            text.append("  (always the same letter)", "yellow")
+    return text
+
+
+class AnswerPanel(VerticalScroll):
+    """A scrollable :func:`answer_text`."""
+
+    def compose(self):  # noqa: ANN201 - a generator of one widget
+        yield Static(id="answer-text")
+
+    def show(self, detail: QuestionDetail, other: OtherAnswer | None = None, other_run: str | None = None) -> None:
+        """Display ``detail`` (and the compared run's answer)."""
+        self.query_one("#answer-text", Static).update(answer_text(detail, other, other_run))
+        self.scroll_home(animate=False)

@@ -1,0 +1,120 @@
+"""The candidate table with the live recency re-ranking controls and metrics above it.
+
+The header line shows the re-ranking parameters (alpha, lambda, K) and their keys; then
+this question's Latest@K, Rank-Inversion and Stale-Dominance before → after and the
+run-level Y3 numbers computed in the background; then the table: the retrieved pool in
+the current order with its scores, age, recency term, markers and channel scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from memscope.pipeline.candidate_rows import Candidate
+from memscope.tui.text import num, plain
+from memscope.tui.widgets.candidate_table import CandidateTable
+
+QUESTION_METRICS = (("latest_at_k", "Latest@K"), ("rank_inversion", "Rank-Inv"), ("stale_dominance", "Stale-Dom"))
+RUN_METRICS = (("latest_at_k", "Latest@K"), ("latest_miss", "Latest-Miss"), ("rank_inversion", "Rank-Inv"),
+               ("stale_dominance", "Stale-Dom"))
+
+
+NOTE_CHARS = 100
+
+
+def short_note(note: str) -> str:
+    """The re-ranking note without advice in parentheses, cut to about two lines."""
+    text = "; ".join(part.split(" (")[0].strip() for part in note.split(";") if part.strip())
+    return text if len(text) <= NOTE_CHARS else text[: NOTE_CHARS - 1].rsplit(" ", 1)[0] + " …"
+
+
+def _change(before: float | None, after: float | None) -> Text:
+    if before is None and after is None:
+        return Text("–", style="dim")
+    if before == after:
+        return Text(num(after, 0 if after in (0.0, 1.0) else 2))
+    return Text(f"{num(before, 0)}→{num(after, 0)}", style="bold yellow")
+
+
+class CandidatesPanel(Vertical):
+    """Re-ranking parameters, candidate table and before/after metrics."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="rerank-params", classes="rerank-params")
+        yield Static(id="rerank-question", classes="rerank-metrics")
+        yield Static(id="rerank-run", classes="rerank-metrics")
+        yield CandidateTable(id="candidate-table")
+
+    def show_params(self, alpha: float, lam: float, k: int, keys: Mapping[str, str], note: str = "") -> None:
+        """The parameter line: values and the keys that change them."""
+        line = Text.assemble(
+            ("re-rank ", "bold"), (f"α={alpha:.1f}", "bold cyan"), f" {keys.get('alpha', '[ ]')}  ",
+            (f"λ={lam:.3f}", "bold cyan"), f" {keys.get('lambda', '{ }')}  ",
+            (f"K={k}", "bold cyan"), f" {keys.get('k', '< >')}  ", (f"{keys.get('reset', '=')} reset", "dim"),
+        )
+        if note:
+            line.append("\n")
+            line.append_text(plain(short_note(note), "dim italic"))
+        self.query_one("#rerank-params", Static).update(line)
+
+    def show_candidates(self, candidates: list[Candidate], message: str = "") -> None:
+        """Fill the table (``message`` explains an empty pool)."""
+        table = self.query_one(CandidateTable)
+        table.show(candidates)
+        table.display = bool(candidates)
+        if not candidates:
+            self.query_one("#rerank-question", Static).update(Text(message or "No retrieved candidates.", style="dim italic"))
+
+    def show_question_metrics(self, before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, is_y3: bool) -> None:
+        """This question's temporal metrics before → after re-ranking."""
+        widget = self.query_one("#rerank-question", Static)
+        if not is_y3:
+            widget.update(Text("Temporal metrics apply to Y3 questions only.", style="dim"))
+            return
+        line = Text("this question: ", style="bold")
+        for key, label in QUESTION_METRICS:
+            line.append(f"{label} ")
+            line.append_text(_change(_value(before, key), _value(after, key)))
+            line.append("  ")
+        widget.update(line)
+
+    def show_run_metrics(self, text: Text | str) -> None:
+        """The run-level Y3 line (or a status such as "computing …")."""
+        self.query_one("#rerank-run", Static).update(text if isinstance(text, Text) else Text(text, style="dim"))
+
+
+def _value(metrics: Mapping[str, Any] | None, key: str) -> float | None:
+    if not metrics:
+        return None
+    value = metrics.get(key)
+    try:
+        return None if value is None else float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def run_metrics_line(result: Mapping[str, Any] | None, alpha: float) -> Text:
+    """The run-level Y3 numbers at alpha = 1 and at ``alpha`` (from ``rerun_run``)."""
+    if not result:
+        return Text("run Y3: –", style="dim")
+    if not result.get("n"):
+        return Text("run Y3: this run has no Y3 question with a gold clue", style="dim")
+    rows = result.get("results") or []
+    baseline = next((r for r in rows if abs(float(r.get("alpha", -1)) - 1.0) < 1e-9), None)
+    current = next((r for r in rows if abs(float(r.get("alpha", -1)) - alpha) < 1e-9), None) or baseline
+    line = Text(f"run Y3 (n={result.get('n', '?')}): ", style="bold")
+    for key, label in RUN_METRICS:
+        before, after = _value(baseline, key), _value(current, key)
+        line.append(f"{label} ")
+        if before is not None and after is not None and abs(before - after) > 1e-12:
+            line.append(f"{before:.2f}→{after:.2f}", "bold yellow")
+        else:
+            line.append(num(after))
+        line.append("  ")
+    return line

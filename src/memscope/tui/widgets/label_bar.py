@@ -1,0 +1,93 @@
+"""The label bar: the suggestion with its rule, the failure codes with their keys, and the
+question's label as the store has it (saved, saving or disabled, never guessed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+from memscope.tui.keymap import describe_keys
+from memscope.tui.text import plain
+
+
+def suggestion_text(suggestion: Any, accept_keys: str, taxonomy: Any) -> Text:
+    """``suggested CODE (name) — explanation · enter accept``."""
+    if suggestion is None:
+        return Text("no suggestion for this question (it is answered correctly, or no rule applies)", style="dim")
+    code = str(getattr(suggestion, "code", ""))
+    found = taxonomy.get(code) if taxonomy is not None else None
+    text = Text("suggested ", style="bold")
+    text.append_text(plain(code, "bold yellow", one_line=True))
+    if found is not None:
+        text.append_text(plain(f" ({found.name})", "yellow", one_line=True))
+    text.append(f"  {describe_keys(accept_keys)} accept", "bold cyan")
+    explanation = getattr(suggestion, "explanation", "") or getattr(suggestion, "rule", "")
+    if explanation:
+        text.append(" — ")
+        text.append_text(plain(explanation, one_line=True))
+    twin = getattr(suggestion, "twin_run_id", None)
+    if twin:
+        text.append_text(plain(f" (twin run {twin})", "dim", one_line=True))
+    also = [str(getattr(item, "code", "")) for item in getattr(suggestion, "alternatives", ()) or ()]
+    if also:
+        text.append_text(plain(f" · also fits: {', '.join(also)}", "dim", one_line=True))
+    return text
+
+
+def codes_text(codes: list[Any], keys: Mapping[str, str], current: set[str], primary: str | None,
+               pending: set[str] | None = None) -> Text:
+    """Each code with its key; codes in the current label are highlighted (* primary)."""
+    text = Text()
+    for code in codes:
+        name = str(code.code)
+        key = keys.get(name)
+        if not key and name not in current:
+            continue
+        chosen = name in current
+        style = "bold black on cyan" if chosen else ""
+        if pending and name in pending:
+            style = "bold black on yellow"
+        text.append(f"{describe_keys(key)} " if key else "", "bold")
+        text.append_text(plain(f"{name}{'*' if name == primary else ''}", style, one_line=True))
+        text.append("  ")
+    return text
+
+
+def label_status(label: Any, state: str, read_only_reason: str | None) -> Text:
+    """What the store holds for this question and whether a change is in flight."""
+    if read_only_reason:
+        return Text.assemble(("READ-ONLY ", "bold white on red"), plain(f" labelling disabled: {read_only_reason}", "red", one_line=True))
+    codes = [str(code) for code in (getattr(label, "codes", None) or [])] if label is not None else []
+    text = Text("label ", style="bold")
+    if codes:
+        text.append_text(plain(" ".join(codes), "bold cyan", one_line=True))
+    else:
+        text.append("none", "dim")
+    note = getattr(label, "note", None) if label is not None else None
+    if note:
+        text.append(" · note ", "bold")
+        text.append_text(plain(note, "italic", one_line=True))
+    if state == "saving":
+        text.append("  saving …", "bold yellow")
+    elif state == "failed":
+        text.append("  NOT SAVED", "bold white on red")
+    elif label is not None and state == "saved":
+        who = getattr(label, "annotator", "") or ""
+        text.append("  saved ✓", "bold green")
+        if who:
+            text.append_text(plain(f" by {who}", "dim", one_line=True))
+    return text
+
+
+class LabelBar(Static):
+    """Three lines: suggestion, codes with keys, label status."""
+
+    def show(self, suggestion: Text, codes: Text, status: Text, *, compact: bool = False) -> None:
+        """Replace the three lines (``compact``: the suggestion cut to one line)."""
+        if compact and self.size.width > 4:
+            suggestion.truncate(self.size.width - 2, overflow="ellipsis")
+        self.update(Text("\n").join([suggestion, codes, status]))

@@ -1,0 +1,191 @@
+"""The queue as a virtual table: only the visible lines are ever rendered.
+
+A 50,000-question queue is a numpy array of row numbers into the session's
+:class:`~memscope.pipeline.triage.TriageTable`; ``render_line`` formats the few rows on
+screen from its columns, so opening, filtering and scrolling cost the same at any size.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from rich.cells import set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widgets import Static
+
+from memscope.pipeline.triage import TriageTable
+from memscope.textsafe import printable
+
+FLEX = 0
+
+
+def column_layout(width: int, compare: bool, show_task: bool = False) -> list[tuple[str, str, int]]:
+    """(column key, header, width) for a table ``width`` cells wide; the question text
+    takes what the fixed columns leave (task only when the run mixes tasks)."""
+    columns = [("qid", "qid", 6), ("x", "X", 3), ("y", "Y", 3), ("correct", "ok", 3), ("score", "score", 6)]
+    if compare:
+        columns.append(("other", "other", 6))
+    columns += [("suggested", "suggested", 11), ("label", "label", 16 if width >= 110 else 10)]
+    left = width - sum(w + 1 for _, _, w in columns) - 1
+    if show_task and left >= 40:
+        columns.append(("task", "task", 16))
+        left -= 17
+    columns.append(("question", "question", max(8, left)))
+    return columns
+
+
+class QueueTable(ScrollView, can_focus=True):
+    """Rows of the triage queue with a cursor; posts Highlighted / Selected."""
+
+    COMPONENT_CLASSES = {"queue-table--cursor", "queue-table--labelled", "queue-table--header"}
+    BINDINGS = [
+        Binding("j,down", "cursor(1)", "Next", show=False, id="queue.next"),
+        Binding("k,up", "cursor(-1)", "Previous", show=False, id="queue.previous"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="queue.page_down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="queue.page_up"),
+        Binding("home", "jump(0)", "First", show=False, id="queue.first"),
+        Binding("end", "jump(-1)", "Last", show=False, id="queue.last"),
+        Binding("enter", "select", "Open", id="queue.open"),
+    ]
+
+    cursor: reactive[int] = reactive(0, always_update=True)
+
+    class Highlighted(Message):
+        """The cursor moved to ``row`` (a row of the TriageTable, or -1 when empty)."""
+
+        def __init__(self, row: int) -> None:
+            super().__init__()
+            self.row = row
+
+    class Selected(Message):
+        """Enter on ``row``."""
+
+        def __init__(self, row: int) -> None:
+            super().__init__()
+            self.row = row
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.table: TriageTable | None = None
+        self.rows = np.zeros(0, dtype=np.int64)
+        self.compare = False
+        self.show_task = False
+        self.suggestions_ready = True
+
+    def show(self, table: TriageTable, rows: np.ndarray, cursor: int = 0, suggestions_ready: bool = True) -> None:
+        """Display ``rows`` of ``table`` with the cursor on position ``cursor`` (``…`` in the
+        suggested column until ``suggestions_ready``)."""
+        self.table = table
+        self.suggestions_ready = suggestions_ready
+        self.rows = rows
+        self.compare = table.other_correct is not None
+        self.show_task = len(set(table.task[:1000].tolist())) > 1
+        self.virtual_size = Size(0, len(rows))
+        self.cursor = max(0, min(cursor, len(rows) - 1)) if len(rows) else 0
+        self.refresh()
+
+    @property
+    def current_row(self) -> int:
+        """The TriageTable row under the cursor (-1 when the queue is empty)."""
+        return int(self.rows[self.cursor]) if len(self.rows) else -1
+
+    def watch_cursor(self, cursor: int) -> None:
+        self.scroll_to_cursor()
+        self.refresh()
+        self.post_message(self.Highlighted(self.current_row))
+
+    def scroll_to_cursor(self) -> None:
+        """Keep the cursor line visible."""
+        height = max(1, self.scrollable_content_region.height)
+        top = int(self.scroll_offset.y)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.virtual_size = Size(0, len(self.rows))
+        self.scroll_to_cursor()
+
+    def action_cursor(self, step: int) -> None:
+        if len(self.rows):
+            self.cursor = max(0, min(len(self.rows) - 1, self.cursor + step))
+
+    def action_page(self, direction: int) -> None:
+        self.action_cursor(direction * max(1, self.scrollable_content_region.height - 1))
+
+    def action_jump(self, where: int) -> None:
+        if len(self.rows):
+            self.cursor = len(self.rows) - 1 if where < 0 else 0
+
+    def action_select(self) -> None:
+        if len(self.rows):
+            self.post_message(self.Selected(self.current_row))
+
+    def on_click(self, event: events.Click) -> None:
+        line = event.y + int(self.scroll_offset.y)
+        if 0 <= line < len(self.rows):
+            if line == self.cursor:
+                self.action_select()
+            self.cursor = line
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        line = y + int(self.scroll_offset.y)
+        if self.table is None or line >= len(self.rows):
+            return Strip.blank(width, self.rich_style)
+        row = int(self.rows[line])
+        base = self.rich_style
+        if line == self.cursor:
+            base = base + self.get_component_rich_style("queue-table--cursor")
+        segments = []
+        for key, _, column_width in column_layout(width, self.compare, self.show_task):
+            text, style = self._cell(key, row)
+            segments.append(Segment(set_cell_size(text, column_width) + " ", base + style))
+        return Strip(segments).crop(0, width).extend_cell_length(width, base)
+
+    def _cell(self, key: str, row: int) -> tuple[str, Style]:
+        table = self.table
+        assert table is not None
+        if key in ("correct", "other"):
+            value = table.correct[row] if key == "correct" else table.other_correct[row]  # type: ignore[index]
+            if math.isnan(value):
+                return " ?", Style(dim=True)
+            return (" ✓", Style(color="green", bold=True)) if value >= 1.0 else (" ✗", Style(color="red", bold=True))
+        if key == "score":
+            value = table.score[row]
+            return ("     –" if math.isnan(value) else f"{value:6.2f}"), Style()
+        if key == "label":
+            text = table.label[row]
+            return (printable(text, keep_newlines=False), Style(color="cyan", bold=True)) if text else ("·", Style(dim=True))
+        if key == "suggested":
+            if not table.suggested[row] and not self.suggestions_ready:
+                return "…", Style(dim=True)
+            return printable(table.suggested[row], keep_newlines=False) or "·", Style(color="yellow") if table.suggested[row] else Style(dim=True)
+        if key == "question":
+            return printable(table.question[row], keep_newlines=False), Style()
+        value = {"qid": table.qids, "task": table.task, "x": table.x, "y": table.y}[key][row]
+        return printable(value, keep_newlines=False), Style(bold=key == "qid")
+
+
+class QueueHeader(Static):
+    """The column titles above a :class:`QueueTable`, laid out like its rows."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.compare = False
+        self.show_task = False
+
+    def render(self) -> Text:
+        width = self.content_region.width or self.size.width
+        return Text("".join(set_cell_size(title, w) + " " for _, title, w in column_layout(width, self.compare, self.show_task))[:width])

@@ -1,0 +1,41 @@
+"""The one-line status bar at the top of the queue and question screens: which run, which
+queue, where in it, how much is labelled, and whether labelling is possible."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from memscope.tui.text import plain
+
+
+def status_text(run_id: str, other_run_id: str | None, queue: str, position: int, total: int,
+                labelled: int, annotator: str, read_only: bool, qid: str | None = None,
+                in_queue: bool = True) -> Text:
+    """``srag_v · failing · 12/230 · labelled 3/230 · alice``."""
+    text = Text()
+    text.append(" memscope ", "bold black on cyan")
+    text.append(" ")
+    text.append_text(plain(run_id, "bold", one_line=True))
+    if other_run_id:
+        text.append(" vs ", "dim")
+        text.append_text(plain(other_run_id, "bold magenta", one_line=True))
+    text.append(" · queue ", "dim")
+    text.append_text(plain(queue, "bold", one_line=True))
+    if qid is not None:
+        text.append(" · ", "dim")
+        text.append_text(plain(qid, "bold cyan", one_line=True))
+        text.append(f" {position + 1}/{total}" if in_queue and total else " (not in this queue)", "bold" if in_queue else "yellow")
+    else:
+        text.append(f" · {total} question{'s' if total != 1 else ''}", "bold")
+    text.append(" · labelled ", "dim")
+    text.append(f"{labelled}/{total}", "bold green" if total and labelled == total else "bold")
+    text.append(" · ", "dim")
+    text.append_text(plain(annotator, "dim", one_line=True))
+    if read_only:
+        text.append("  READ-ONLY ", "bold white on red")
+    return text
+
+
+class StatusBar(Static):
+    """A :func:`status_text` line."""

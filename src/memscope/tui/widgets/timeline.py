@@ -1,0 +1,175 @@
+"""The question's timeline: sessions and the rounds that matter, each with its markers.
+
+One line per round: ★ latest clue, ◆ earlier (stale) clue, ● gold clue, ▲ retrieved,
+○ context; the retrieved rank (``#3``, green when inside top-K); ▣ / ♪ when the round has
+an image or audio; then the start of the user's text. Moving the highlight selects the
+round shown in full beside it. Drawn line by line (the timeline is rebuilt on every key).
+"""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from memscope.pipeline.evidence_chain import TimelineEntry
+from memscope.tui.text import clip, plain
+
+
+def entry_line(entry: TimelineEntry) -> Text:
+    """One timeline line as literal text with markers."""
+    if entry.kind == "session":
+        return Text.assemble(plain(f"{entry.session_id}", "bold underline", one_line=True),
+                             plain(f"  {entry.date}" if entry.date else "", "dim", one_line=True))
+    if entry.kind == "gap":
+        return Text(f"   ⋯ {entry.skipped} round{'s' if entry.skipped != 1 else ''}", style="dim")
+    if entry.is_latest:
+        symbol, style = "★", "bold green"
+    elif entry.is_stale_clue:
+        symbol, style = "◆", "bold yellow"
+    elif entry.is_gold:
+        symbol, style = "●", "bold green"
+    elif entry.rank:
+        symbol, style = "▲", "yellow" if entry.is_stale else "cyan"
+    else:
+        symbol, style = "○", "dim"
+    rank = f"#{entry.rank:<3}" if entry.rank else "    "
+    rank_style = "bold green" if entry.rank and entry.in_top_k else "dim"
+    media = ("▣" if entry.has_image else " ") + ("♪" if entry.has_audio else " ")
+    line = Text(f" {symbol} ", style=style)
+    line.append_text(plain(clip(entry.round_id, 8).ljust(8), "bold" if entry.is_gold else "", one_line=True))
+    line.append(f" {rank}", rank_style)
+    line.append(" stale" if entry.is_stale and not entry.is_gold else "      ", "yellow")
+    line.append(f" {media} ", "magenta")
+    line.append_text(plain(clip(entry.preview, 120), "dim", one_line=True))
+    return line
+
+
+class Timeline(ScrollView, can_focus=True):
+    """Timeline entries with a highlight that only lands on rounds."""
+
+    COMPONENT_CLASSES = {"timeline--highlight"}
+    BINDINGS = [
+        Binding("down", "move(1)", "Next round", show=False, id="question.round_next"),
+        Binding("up", "move(-1)", "Previous round", show=False, id="question.round_previous"),
+        Binding("home", "edge(0)", "First round", show=False),
+        Binding("end", "edge(-1)", "Last round", show=False),
+        Binding("pagedown", "move(10)", "Page down", show=False),
+        Binding("pageup", "move(-10)", "Page up", show=False),
+    ]
+
+    class RoundChosen(Message):
+        """The highlighted round changed."""
+
+        def __init__(self, round_id: str) -> None:
+            super().__init__()
+            self.round_id = round_id
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.entries: list[TimelineEntry] = []
+        self.highlighted: int | None = None
+        self._lines: list[list[Segment]] = []
+
+    def show(self, entries: list[TimelineEntry], select: str | None = None) -> None:
+        """Replace the entries; highlight round ``select`` (else the latest clue of a Y3
+        question, else the first gold clue, else the first round). Posts nothing: the caller
+        shows the highlighted round itself."""
+        self.entries = entries
+        console = self.app.console
+        self._lines = [list(entry_line(entry).render(console)) for entry in entries]
+        self.virtual_size = Size(0, len(entries))
+        rounds = [i for i, e in enumerate(entries) if e.kind == "round"]
+        target = next((i for i in rounds if entries[i].round_id == select), None)
+        if target is None:
+            target = next((i for i in rounds if entries[i].is_latest), None)
+        if target is None:
+            target = next((i for i in rounds if entries[i].is_gold), rounds[0] if rounds else None)
+        self.highlighted = target
+        self._scroll_to_highlight()
+        self.refresh()
+
+    @property
+    def current(self) -> TimelineEntry | None:
+        """The highlighted round's entry."""
+        if self.highlighted is None or not 0 <= self.highlighted < len(self.entries):
+            return None
+        return self.entries[self.highlighted]
+
+    def select_round(self, round_id: str) -> bool:
+        """Highlight ``round_id`` if it is on the timeline (posts RoundChosen)."""
+        for i, entry in enumerate(self.entries):
+            if entry.kind == "round" and entry.round_id == round_id:
+                self._highlight(i)
+                return True
+        return False
+
+    def _highlight(self, index: int) -> None:
+        changed = index != self.highlighted
+        self.highlighted = index
+        self._scroll_to_highlight()
+        self.refresh()
+        if changed:
+            self.post_message(self.RoundChosen(self.entries[index].round_id))
+
+    def _scroll_to_highlight(self) -> None:
+        if self.highlighted is None:
+            return
+        height = max(1, self.scrollable_content_region.height)
+        top = int(self.scroll_offset.y)
+        if self.highlighted < top:
+            self.scroll_to(y=max(0, self.highlighted - 1), animate=False, immediate=True)
+        elif self.highlighted >= top + height:
+            self.scroll_to(y=self.highlighted - height + 1, animate=False, immediate=True)
+
+    def action_move(self, step: int) -> None:
+        rounds = [i for i, e in enumerate(self.entries) if e.kind == "round"]
+        if not rounds:
+            return
+        if self.highlighted is None:
+            self._highlight(rounds[0])
+            return
+        if step > 0:
+            later = [i for i in rounds if i > self.highlighted]
+            target = later[min(step, len(later)) - 1] if later else self.highlighted
+        else:
+            earlier = [i for i in rounds if i < self.highlighted]
+            target = earlier[-min(-step, len(earlier))] if earlier else self.highlighted
+        self._highlight(target)
+
+    def action_edge(self, where: int) -> None:
+        rounds = [i for i, e in enumerate(self.entries) if e.kind == "round"]
+        if rounds:
+            self._highlight(rounds[-1] if where < 0 else rounds[0])
+
+    def on_click(self, event: events.Click) -> None:
+        line = event.y + int(self.scroll_offset.y)
+        if 0 <= line < len(self.entries) and self.entries[line].kind == "round":
+            self._highlight(line)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        line = y + int(self.scroll_offset.y)
+        base = self.rich_style
+        if line >= len(self._lines):
+            return Strip.blank(width, base)
+        segments = self._lines[line]
+        if line == self.highlighted:
+            highlight = self.get_component_rich_style("timeline--highlight")
+            if not self.has_focus:
+                highlight = highlight + Style(dim=False)
+            segments = [Segment(s.text, (s.style or Style()) + highlight) for s in segments]
+            base = base + highlight
+        return Strip(Segment.apply_style(segments, base)).crop(0, width).extend_cell_length(width, base)
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()

@@ -1,0 +1,130 @@
+"""The app's pure data layer: queue specs and filters, the triage table, the evidence chain,
+the remembered position (migration 004) and the writer lease."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from builders import dialog, open_row, qa, write_run
+from memscope.adapters import ReadOptions
+from memscope.errors import InputError
+from memscope.pipeline.candidate_rows import logged_candidates
+from memscope.pipeline.evidence_chain import build_timeline, question_detail
+from memscope.pipeline.round_index import RoundIndex
+from memscope.pipeline.runs import ingest_dir
+from memscope.pipeline.triage import QueueSpec, TriageTable, parse_cell, parse_filter
+from memscope.pipeline.triage_session import load_rounds, open_session, save_position
+from memscope.store import Store
+from memscope.store.app_state import load_app_state
+from memscope.store.lease import WriterLease, lease_path
+
+
+def small_run(tmp_path: Path) -> Path:
+    """Four questions over two sessions: two failed Y3 ones, one failed Y1, one right."""
+    data = dialog(
+        {"D1": ["D1:1", "D1:2", "D1:3", "D1:4"], "D2": ["D2:1", "D2:2"]},
+        [
+            qa("Where is the bin now?", "by the shed", [["X2"], ["Y3"]], ["D1:1", "D2:1"], ["D1", "D2"]),
+            qa("What colour is the can?", "yellow", [["X4"], ["Y1"]], ["D1:3"], ["D1"]),
+            qa("Which day is watering?", "Tuesday", [["X1"], ["Y3"]], ["D1:2", "D2:2"], ["D1", "D2"]),
+            qa("Who runs the garden?", "Ruth", [["X1"], ["Y1"]], ["D1:4"], ["D1"]),
+        ],
+    )
+    rows = [
+        open_row(1, data, judge=0.0, seed=["D1:1", "D2:1", "D1:3"], scores=[0.9, 0.5, 0.4]),
+        open_row(2, data, judge=0.0, seed=["D1:4"], scores=[0.3]),
+        open_row(3, data, judge=0.2, seed=["D2:2", "D1:1"], scores=[0.7, 0.6]),
+        open_row(4, data, em=1.0, judge=1.0, seed=["D1:4"], scores=[0.8]),
+    ]
+    return write_run(tmp_path / "runs" / "small", data, rows)
+
+
+def test_parse_cell_and_filter() -> None:
+    assert parse_cell("x4y3") == "X4_Y3" == parse_cell("X4_Y3") == parse_cell("X4-Y3")
+    with pytest.raises(InputError, match="not a cell"):
+        parse_cell("X5Y1")
+    terms = parse_filter("y:y3 code:SEL-STALE correct:no bin shed")
+    assert terms.fields == {"y": "Y3", "code": "SEL-STALE", "correct": "no"}
+    assert terms.words == ("bin", "shed")
+    with pytest.raises(InputError, match="unknown filter field 'colour'"):
+        parse_filter("colour:red")
+    with pytest.raises(InputError, match="must be yes or no"):
+        parse_filter("labelled:maybe")
+    assert parse_filter("'; DROP TABLE runs; --").words  # SQL-looking text is just words
+
+
+def test_queue_spec_round_trip_and_bad_values() -> None:
+    spec = QueueSpec(kind="all", cell="X2_Y3", text="y:Y3", sort="score", descending=True)
+    assert QueueSpec.from_json(spec.to_json()) == spec
+    assert QueueSpec.from_json({"kind": "nonsense"}) == QueueSpec()
+    assert "X2Y3" in spec.describe() and "score ↓" in spec.describe()
+    with pytest.raises(InputError):
+        QueueSpec(kind="broken")
+
+
+def test_triage_table_select_sort_and_labels(tmp_path: Path, store: Store) -> None:
+    run_id = ingest_dir(store, small_run(tmp_path), ReadOptions()).run_id
+    session = open_session(store, [run_id], "alice")
+    table = session.table
+    qids = lambda rows: [str(table.qids[r]) for r in rows]  # noqa: E731
+    assert qids(table.select(QueueSpec())) == ["q1", "q2", "q3"]
+    assert qids(table.select(QueueSpec(kind="all"))) == ["q1", "q2", "q3", "q4"]
+    assert qids(table.select(QueueSpec(cell="X2_Y3"))) == ["q1"]
+    assert qids(table.select(QueueSpec(text="y:Y3 watering"))) == ["q3"]
+    assert qids(table.select(QueueSpec(kind="all", sort="score", descending=True)))[0] == "q4"
+    table.set_label("q2", ["RET-MISS"])
+    assert qids(table.select(QueueSpec(kind="unlabelled"))) == ["q1", "q3"]
+    assert qids(table.select(QueueSpec(text="label:RET-MISS"))) == ["q2"]
+    assert table.progress(table.select(QueueSpec())) == (1, 3)
+    with pytest.raises(InputError, match="needs a second run"):
+        table.select(QueueSpec(text="other:yes"))
+
+
+def test_evidence_chain_timeline(tmp_path: Path, store: Store) -> None:
+    run_id = ingest_dir(store, small_run(tmp_path), ReadOptions()).run_id
+    session = open_session(store, [run_id], "alice")
+    rounds = load_rounds(store, session.data.run["dataset_id"])
+    assert isinstance(rounds, RoundIndex) and rounds.n == 6
+    detail = question_detail(session.data, 0)
+    assert detail.qid == "q1" and detail.is_y3 and detail.gold == "by the shed"
+    candidates = logged_candidates(session.data, 0, rounds, 2, {})
+    assert [(c.round_id, c.rank, c.in_top_k) for c in candidates] == [("D1:1", 1, True), ("D2:1", 2, True), ("D1:3", 3, False)]
+    entries = build_timeline(detail, rounds, candidates)
+    kinds = [(e.kind, e.round_id or e.session_id) for e in entries]
+    assert kinds[0] == ("session", "D1") and ("session", "D2") in kinds
+    by_round = {e.round_id: e for e in entries if e.kind == "round"}
+    assert by_round["D2:1"].is_latest and by_round["D1:1"].is_stale_clue
+    assert by_round["D1:2"].rank == 0 and not by_round["D1:2"].is_gold  # context around a clue
+    assert "D1:4" not in by_round  # neither gold, retrieved nor next to a clue
+
+
+def test_app_state_is_remembered_per_run_and_annotator(tmp_path: Path, store: Store) -> None:
+    run_id = ingest_dir(store, small_run(tmp_path), ReadOptions()).run_id
+    session = open_session(store, [run_id], "alice")
+    save_position(store, session, "q3", QueueSpec(text="y:Y3"), {"screen": "question"})
+    with store.read() as con:
+        saved = load_app_state(con, run_id, "alice")
+        assert load_app_state(con, run_id, "bob") is None
+    assert saved is not None and saved.qid == "q3" and saved.queue["text"] == "y:Y3"
+    assert open_session(store, [run_id], "alice").saved.qid == "q3"
+
+
+def test_writer_lease_is_exclusive_and_names_its_holder(tmp_path: Path) -> None:
+    store_file = tmp_path / "s" / "memscope.duckdb"
+    first, second = WriterLease(store_file, "alice"), WriterLease(store_file, "bob")
+    assert first.acquire() and first.held
+    assert not second.acquire()
+    assert second.current_holder().startswith("alice (process ")
+    first.release()
+    assert second.acquire()
+    second.release()
+    assert lease_path(store_file).name == "memscope.duckdb.app.lock"
+
+
+def test_rows_are_numpy(tmp_path: Path, store: Store) -> None:
+    run_id = ingest_dir(store, small_run(tmp_path), ReadOptions()).run_id
+    table = TriageTable(open_session(store, [run_id], "alice").data)
+    assert isinstance(table.select(QueueSpec()), np.ndarray)
