@@ -8,13 +8,12 @@ from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).parent / "data"
+from support import DATA
 
 # PortAudio reads the ALSA configuration when sounddevice is first imported: route the
 # default device to ALSA's null sink so audio tests play for real but silently (and work
 # on machines without sound hardware).
 os.environ["ALSA_CONFIG_PATH"] = str(Path(__file__).parent / "alsa-null.conf")
-UPSTREAM_RUNS = DATA / "memeye_runner" / "runs" / "kitchen_renovation"
 
 
 @pytest.fixture(autouse=True)
@@ -52,15 +51,3 @@ def upstream_copy(tmp_path: Path) -> Path:
     target = tmp_path / "memeye_runner"
     shutil.copytree(DATA / "memeye_runner", target)
     return target
-
-
-def upstream_run(name_part: str, mode: str) -> Path:
-    """The upstream sample run whose directory name contains ``name_part`` and has ``mode``."""
-    import json
-
-    for run_dir in sorted(UPSTREAM_RUNS.iterdir()):
-        if name_part in run_dir.name:
-            first = json.loads((run_dir / "predictions.jsonl").read_text().splitlines()[0])
-            if first["mode"] == mode:
-                return run_dir
-    raise LookupError(name_part)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from builders import dialog, open_row, qa, write_run
-from conftest import UPSTREAM_RUNS, upstream_run
+from support import UPSTREAM_RUNS, upstream_run
 from memscope.cli import app
 
 runner = CliRunner()

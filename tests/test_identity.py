@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from builders import dialog, open_row, qa, write_run
-from conftest import UPSTREAM_RUNS
+from support import UPSTREAM_RUNS
 from memscope.adapters import ReadOptions, read_run
 from memscope.adapters.memeye_dataset import read_memeye_dataset
 from memscope.identity import qid_for, question_key

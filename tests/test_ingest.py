@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from builders import dialog, open_row, qa, rag_runtime, write_run
-from conftest import UPSTREAM_RUNS, upstream_run
+from support import UPSTREAM_RUNS, upstream_run
 from memscope.adapters import ReadOptions
 from memscope.errors import DatasetError, RunDirError, StoreBusyError
 from memscope.pipeline.runs import ingest_dir, ingest_paths, resolve_run
@@ -289,3 +289,18 @@ def test_candidates_in_another_order_than_the_seeds_still_score_their_rounds(sto
     with store.read() as con:
         got = rows(con, "SELECT round_id, rank, score FROM retrievals WHERE run_id = ? AND qid = 'q1' ORDER BY rank", [outcome.run_id])
     assert got == [("D1:1", 1, 0.9), ("D2:2", 2, 0.8), ("D1:2", 3, 0.7)]
+
+
+def test_reading_shares_one_connection_and_survives_a_write_inside(store: Store, tmp_path: Path) -> None:
+    data = small_dataset()
+    run_dir = write_run(tmp_path / "runs" / "r", data, good_rows(data))
+    with store.write():
+        pass
+    with store.reading():
+        with store.read() as first, store.read() as second:
+            assert first is second  # one connection for the whole block
+        outcome = ingest_dir(store, run_dir, OPTIONS)  # a write in the middle
+        with store.read() as con:
+            assert scalar(con, "SELECT count(*) FROM predictions WHERE run_id = ?", [outcome.run_id]) == 3
+    with Store(store.path).write() as con:  # nothing left open: another writer gets in
+        assert scalar(con, "SELECT count(*) FROM runs") == 1

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from builders import dialog, open_row, qa, write_run
-from conftest import UPSTREAM_RUNS, upstream_run
+from support import UPSTREAM_RUNS, upstream_run
 from memscope.adapters import ReadOptions, detect, find_run_dirs, read_run
 from memscope.adapters.memeye_dataset import coordinate, read_memeye_dataset
 from memscope.errors import DatasetError, RunDirError

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from builders import dialog, open_row, qa, write_run
-from conftest import upstream_run
+from support import upstream_run
 from memscope.adapters import ReadOptions
 from memscope.pipeline.loading import load_run
 from memscope.pipeline.report import build_report

@@ -183,9 +183,7 @@ class TriageTable:
         self.score = answer_score(self.mode, em, judge)
         self.cell = cell_labels(self.x, self.y).astype(object)
         self.question = _as_text(data.column("question"))
-        self.search_text = np.array(
-            [f"{q} {t}".lower() for q, t in zip(self.qids.tolist(), self.question.tolist())], dtype=object
-        )
+        self._search_text: np.ndarray | None = None
         self.suggested = np.full(n, "", dtype=object)
         self.set_suggestions(suggestions or {})
         self.label = np.full(n, "", dtype=object)
@@ -196,6 +194,15 @@ class TriageTable:
 
     def __len__(self) -> int:
         return len(self.qids)
+
+    @property
+    def search_text(self) -> np.ndarray:
+        """Lower-cased "qid question" per row, built on the first free-word filter."""
+        if self._search_text is None:
+            self._search_text = np.array(
+                [f"{q} {t}".lower() for q, t in zip(self.qids.tolist(), self.question.tolist())], dtype=object
+            )
+        return self._search_text
 
     def set_label(self, qid: str, codes: Iterable[str] | None) -> None:
         """Record the current label codes of ``qid`` (None or empty: not labelled)."""

@@ -120,11 +120,11 @@ def load_questions(store: Store, run_id: str) -> RunData:
         return _questions(con, store, run_id)
 
 
-def _questions(con: Any, store: Store, run_id: str) -> RunData:
+def _questions(con: Any, store: Store, run_id: str, *, detail: bool = True) -> RunData:
     run = queries.get_run(con, run_id)
     if run is None:
         raise NotFoundError(f"no run {run_id!r} in the store", where=str(store.path))
-    questions = queries.question_table(con, run_id)
+    questions = queries.question_table(con, run_id, detail=detail)
     n_rounds = queries.dataset_round_count(con, run["dataset_id"])
     n = questions.num_rows
     empty = np.zeros((n, 0), dtype=np.int64)
@@ -135,12 +135,16 @@ def _questions(con: Any, store: Store, run_id: str) -> RunData:
 
 
 def load_evidence(store: Store, data: RunData) -> ChannelIndex:
-    """Complete ``data`` (from :func:`load_questions`) with its retrieval evidence, in
-    place, and return the per-channel scores of its retrieved rounds."""
+    """Complete ``data`` (from :func:`load_questions` or a session opened without
+    evidence) with its retrieval evidence and its questions' answers, options and
+    rotations, in place; return the per-channel scores of its retrieved rounds."""
     run_id = str(data.run["run_id"])
     with store.read() as con:
         table = queries.evidence_table(con, run_id)
         channels = ChannelIndex(queries.retrieval_channels(con, run_id))
+        if "pred" not in data.questions.column_names:
+            data.questions = queries.question_table(con, run_id)
+            data._columns.clear()
     data.evidence, data.scores = evidence_from_table(table)
     data.evidence_table = table
     return channels
@@ -167,7 +171,9 @@ def open_session(store: Store, run_ids: list[str], annotator: str, progress: Pro
     run_id = run_ids[0]
     say(f"Loading run {run_id} …")
     with store.read() as con:  # one connection for everything the queue needs
-        data = _questions(con, store, run_id)
+        # Without the evidence, the queue needs no answer texts, options or rotations
+        # either: they come with load_evidence.
+        data = _questions(con, store, run_id, detail=with_evidence)
         other = _questions(con, store, run_ids[1]) if len(run_ids) > 1 else None
         rounds = RoundIndex(queries.rounds_table(con, data.run["dataset_id"]))
         saved = load_app_state(con, run_id, annotator)

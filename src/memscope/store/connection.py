@@ -66,7 +66,22 @@ class Store:
 
     @contextmanager
     def write(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A read-write connection, migrated to the current schema; closed afterwards."""
+        """A read-write connection, migrated to the current schema; closed afterwards.
+
+        Inside :meth:`reading` on the same thread, the shared read-only connection is closed
+        for the write and opened again after it: DuckDB refuses a read-only and a read-write
+        connection to one file in the same process.
+        """
+        shared = self._shared
+        if shared is not None and shared[0] == threading.get_ident():
+            shared[1].close()
+            self._shared = None
+            try:
+                with self.write() as con:
+                    yield con
+            finally:
+                self._shared = (shared[0], self._connect(read_only=True))
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -127,7 +142,9 @@ class Store:
             try:
                 yield
             finally:
-                self._shared = None
+                current, self._shared = self._shared, None
+                if current is not None and current[1] is not con:  # reopened after a write
+                    current[1].close()
 
     @contextmanager
     def _translated_errors(self) -> Iterator[None]:

@@ -26,7 +26,7 @@ from memscope.records import (
 )
 from memscope.store.loaders import DATASET_LOADERS, LOADERS
 from memscope.store.run_details import replace_run_details
-from memscope.store.sql import one, rows
+from memscope.store.sql import insert_json_rows, one, rows
 
 if TYPE_CHECKING:
     import duckdb
@@ -247,27 +247,12 @@ def _insert_questions(con: duckdb.DuckDBPyConnection, dataset_id: str, questions
     _insert_records(con, "questions", dataset_id, questions)
 
 
-JSON_SHAPES = {"VARCHAR": '"VARCHAR"', "INTEGER": '"INTEGER"', "BIGINT": '"BIGINT"', "DOUBLE": '"DOUBLE"',
-               "BOOLEAN": '"BOOLEAN"', "JSON": '"JSON"', "VARCHAR[]": '["VARCHAR"]'}
-
-
 def _insert_records(con: duckdb.DuckDBPyConnection, table: str, dataset_id: str, records: list[Any]) -> None:
-    """Insert dataclass records into a dataset table: serialised once with orjson, parsed by DuckDB.
-
-    Record fields named like the table's columns are stored; an empty ``extra`` dict is NULL.
-    """
-    import orjson
-
-    if not records:
-        return
-    columns = [(row[0], row[1]) for row in rows(con, f"DESCRIBE {table}") if row[0] != "dataset_id"]
-    names = [name for name, _ in columns]
-    payload = [{name: getattr(record, name, None) for name in names} for record in records]
+    """Insert dataclass records into a dataset table (fields named like its columns are
+    stored; an empty ``extra`` dict is NULL)."""
+    columns = [row[0] for row in rows(con, f"DESCRIBE {table}") if row[0] != "dataset_id"]
+    payload = [{name: getattr(record, name, None) for name in columns} for record in records]
     for item in payload:
         if item.get("extra") == {}:
             item["extra"] = None
-    shape = "{" + ", ".join(f'"{name}": {JSON_SHAPES[kind]}' for name, kind in columns) + "}"
-    con.execute(
-        f"INSERT INTO {table} BY NAME SELECT ? AS dataset_id, unnest(json_transform(?::JSON, '[{shape}]'), recursive := true)",
-        [dataset_id, orjson.dumps(payload).decode()],
-    )
+    insert_json_rows(con, table, payload, {"dataset_id": dataset_id})

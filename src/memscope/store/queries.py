@@ -89,8 +89,9 @@ QUESTION_COLUMNS = (
     "q.question, coalesce(q.gold, p.gold) AS gold, p.pred, p.choice, p.em, p.judge, p.judge_reasoning, "
     "p.rotations, p.position_bias, q.options, q.clue_ids, q.clue_rounds, q.source_sessions, q.extra"
 )
-SCORE_COLUMNS = "p.qid, q.idx, q.question_key, q.task, q.x, q.y, p.mode, p.em, p.judge, q.extra"
-"""What run-level summaries need; skips the texts, options and rotations (most of the bytes)."""
+SCORE_COLUMNS = "p.qid, q.idx, q.question_key, q.task, q.x, q.y, p.mode, p.em, p.judge, q.extra, q.question"
+"""What run-level summaries and the triage queue need; skips the answers, options and
+rotations (most of the bytes)."""
 
 
 def question_table(con: duckdb.DuckDBPyConnection, run_id: str, *, detail: bool = True) -> pa.Table:

@@ -11,7 +11,7 @@ import json
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from memscope.store.sql import one, rows
+from memscope.store.sql import insert_json_rows, one, rows
 
 if TYPE_CHECKING:
     import duckdb
@@ -38,19 +38,15 @@ def replace_suggestions(
     try:
         con.execute("DELETE FROM suggestions WHERE run_id = ?", [run_id])
         con.execute("DELETE FROM suggestion_runs WHERE run_id = ?", [run_id])
-        if suggestions:
-            con.executemany(
-                f"INSERT INTO suggestions ({', '.join(SUGGESTION_COLUMNS)}) "
-                f"VALUES ({', '.join('?' * len(SUGGESTION_COLUMNS))})",
-                [
-                    [
-                        run_id, ordinal, run_hash, item["qid"], item["question_key"], item["rank"], item["code"],
-                        item["stage"], item["rule"], item["explanation"], json.dumps(item["numbers"]),
-                        item["twin_run_id"], taxonomy_version, created_at,
-                    ]
-                    for ordinal, item in enumerate(suggestions)
-                ],
-            )
+        insert_json_rows(
+            con,
+            "suggestions",
+            [
+                {**item, "ordinal": ordinal}
+                for ordinal, item in enumerate(suggestions)
+            ],
+            {"run_id": run_id, "run_hash": run_hash, "taxonomy_version": taxonomy_version, "created_at": created_at},
+        )
         n_suggested = len({item["qid"] for item in suggestions})
         con.execute(
             "INSERT INTO suggestion_runs VALUES (?, ?, ?, ?, ?, ?, ?)",

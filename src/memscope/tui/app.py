@@ -124,7 +124,7 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
         """Ingest what is new and load the run(s) into memory (posts SessionLoaded)."""
         say = lambda text: self.post_message(LoadProgressed(text))  # noqa: E731 - a one-line callback
         try:
-            with self.store_lock:
+            with self.store_lock, self.store.reading():  # one connection for the whole load
                 run_ids = resolve_refs(self.store, refs or [None], self.options, say)  # type: ignore[list-item]
                 session = open_session(self.store, run_ids, self.annotator, say, with_suggestions=False,
                                        with_evidence=False)
