@@ -304,3 +304,21 @@ def test_reading_shares_one_connection_and_survives_a_write_inside(store: Store,
             assert scalar(con, "SELECT count(*) FROM predictions WHERE run_id = ?", [outcome.run_id]) == 3
     with Store(store.path).write() as con:  # nothing left open: another writer gets in
         assert scalar(con, "SELECT count(*) FROM runs") == 1
+
+
+def test_writing_holds_one_connection_for_reads_and_writes(store: Store, tmp_path: Path) -> None:
+    data = small_dataset()
+    run_dir = write_run(tmp_path / "runs" / "r", data, good_rows(data))
+    outcome = ingest_dir(store, run_dir, OPTIONS)
+    with store.writing():
+        with store.write() as first, store.read() as second:
+            assert first is second
+            first.execute("DELETE FROM retrievals WHERE run_id = ?", [outcome.run_id])
+        probe = subprocess.run(  # another process cannot get in while it is held
+            [sys.executable, "-c", "import duckdb, sys\ntry:\n duckdb.connect(sys.argv[1], read_only=True)\n"
+             "except duckdb.IOException:\n print('busy')", str(store.path)],
+            capture_output=True, text=True, check=True,
+        )
+        assert probe.stdout.strip() == "busy"
+    with store.read() as con:  # released, and the write was committed
+        assert scalar(con, "SELECT count(*) FROM retrievals WHERE run_id = ?", [outcome.run_id]) == 0

@@ -55,6 +55,7 @@ class Store:
         self.wait_s = lock_wait_seconds() if wait_s is None else wait_s
         self._schema_checked = False
         self._shared: tuple[int, duckdb.DuckDBPyConnection] | None = None
+        self._shared_writable = False
 
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r})"
@@ -74,6 +75,10 @@ class Store:
         """
         shared = self._shared
         if shared is not None and shared[0] == threading.get_ident():
+            if self._shared_writable:  # inside writing(): the held connection serves
+                with self._translated_errors():
+                    yield shared[1]
+                return
             shared[1].close()
             self._shared = None
             try:
@@ -103,7 +108,8 @@ class Store:
     def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """A read-only connection; a missing or outdated store is created/migrated first.
 
-        Inside :meth:`reading` on the same thread, the one shared connection is handed out.
+        Inside :meth:`reading` or :meth:`writing` on the same thread, the one shared
+        connection is handed out.
         """
         shared = self._shared
         if shared is not None and shared[0] == threading.get_ident():
@@ -145,6 +151,28 @@ class Store:
                 current, self._shared = self._shared, None
                 if current is not None and current[1] is not con:  # reopened after a write
                     current[1].close()
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold one read-write connection for every ``read()`` / ``write()`` of this thread meanwhile.
+
+        For a burst of small writes (labels saved one keypress after another): opening the
+        store costs tens of milliseconds, a committed insert a few. While it is held, no
+        other process can use the store, so hold it briefly; and no other thread of this
+        process may open the store meanwhile (DuckDB refuses mixed connections in one
+        process), so callers serialise with their own lock.
+        """
+        if self._shared is not None:
+            if not self._shared_writable:
+                raise StoreError("writing() inside reading() is not supported", where=str(self.path))
+            yield
+            return
+        with self.write() as con:
+            self._shared, self._shared_writable = (threading.get_ident(), con), True
+            try:
+                yield
+            finally:
+                self._shared, self._shared_writable = None, False
 
     @contextmanager
     def _translated_errors(self) -> Iterator[None]:

@@ -67,10 +67,13 @@ def run_identity(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[str, str]
 
 def question_info(con: duckdb.DuckDBPyConnection, run_id: str, qid: str) -> dict[str, Any] | None:
     """Question key, task and axes of one question of a run, or None when the run lacks it."""
+    # Two point lookups instead of a join: this runs for every label the app saves.
+    if one(con, "SELECT 1 FROM predictions WHERE run_id = ? AND qid = ?", [run_id, qid]) is None:
+        return None
     found = one(
         con,
-        "SELECT q.question_key, q.task, q.x, q.y FROM predictions p JOIN runs r USING (run_id) "
-        "JOIN questions q ON q.dataset_id = r.dataset_id AND q.qid = p.qid WHERE p.run_id = ? AND p.qid = ?",
+        "SELECT question_key, task, x, y FROM questions "
+        "WHERE dataset_id = (SELECT dataset_id FROM runs WHERE run_id = ?) AND qid = ?",
         [run_id, qid],
     )
     return {"question_key": found[0], "task": found[1], "x": found[2], "y": found[3]} if found else None

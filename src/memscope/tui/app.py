@@ -114,6 +114,7 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
         self.exit()
 
     def on_unmount(self) -> None:
+        self.labels.queue.stop_lingering()
         self.save_position_now()
         self.lease.release()
         if self.player is not None:

@@ -5,6 +5,10 @@ worker) drains it in FIFO order so "toggle, toggle, undo" lands exactly in that 
 however fast the keys come. Each op calls ``memscope.pipeline.labels``, which commits
 before it returns; only then is ``LabelSaved`` posted and the screen shows the label as
 saved.
+
+Opening the store costs tens of milliseconds, a committed insert a few, so the writer
+keeps one connection (``Store.writing``) while labels keep coming and gives the store back
+:data:`LINGER_S` after the last one: other memscope processes wait that long at most.
 """
 
 from __future__ import annotations
@@ -19,6 +23,9 @@ from typing import Any
 from memscope.errors import MemscopeError, StoreError
 from memscope.store import Store
 from memscope.tui.messages import LabelFailed, LabelSaved
+
+LINGER_S = 1.0
+"""How long the label writer keeps the store after the last label, waiting for the next."""
 
 
 @dataclass(frozen=True)
@@ -79,10 +86,13 @@ def _as_current(store: Store, op: LabelOp, event: Any) -> Any:
 class LabelQueue:
     """Pending label ops and the lock that makes their writer single-file."""
 
-    def __init__(self) -> None:
+    def __init__(self, linger_s: float = LINGER_S) -> None:
         self._pending: deque[LabelOp] = deque()
         self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
         self._writing = threading.Lock()
+        self.linger_s = linger_s
+        self._closing = False
         self.in_flight: dict[str, int] = {}
         """qid -> number of ops queued or being written (the screen shows "saving …")."""
 
@@ -90,6 +100,7 @@ class LabelQueue:
         """Queue ``op`` (call from the app's thread)."""
         with self._lock:
             self._pending.append(op)
+            self._arrived.notify()
         self.in_flight[op.qid] = self.in_flight.get(op.qid, 0) + 1
 
     def done(self, qid: str) -> None:
@@ -108,21 +119,47 @@ class LabelQueue:
         """Write every queued op in order, posting LabelSaved / LabelFailed for each.
 
         Runs in a thread worker; concurrent callers wait, so ops never overtake each other.
-        ``store_lock`` (the app's) is held around each write.
+        ``store_lock`` (the app's) is held while the writer holds the store, so the app's
+        other workers never open a second connection meanwhile.
         """
         with self._writing:
-            while True:
-                with self._lock:
-                    if not self._pending:
-                        return
-                    op = self._pending.popleft()
+            while self._has_pending():
                 try:
-                    with store_lock or contextlib.nullcontext():
-                        label = apply_op(store, op)
-                except MemscopeError as error:
-                    post(LabelFailed(op.run_id, op.qid, op.action, error))
-                    continue
-                except Exception as error:  # a bug must not lose the ops behind it silently
-                    post(LabelFailed(op.run_id, op.qid, op.action, StoreError(f"{type(error).__name__}: {error}")))
-                    continue
-                post(LabelSaved(op.run_id, op.qid, label, op.action))
+                    with store_lock or contextlib.nullcontext(), store.writing():
+                        self._drain(store, post)
+                except MemscopeError as error:  # the store could not be opened at all
+                    self._fail_pending(post, error)
+
+    def stop_lingering(self) -> None:
+        """Give the store back as soon as the pending ops are written (the app is quitting)."""
+        with self._lock:
+            self._closing = True
+            self._arrived.notify_all()
+
+    def _has_pending(self) -> bool:
+        with self._lock:
+            return bool(self._pending)
+
+    def _drain(self, store: Store, post: Callable[[Any], Any]) -> None:
+        """Write ops as they come; return once none arrived for ``linger_s``."""
+        while True:
+            with self._lock:
+                arrived = self._arrived.wait_for(lambda: bool(self._pending) or self._closing, self.linger_s)
+                if not self._pending or not arrived:
+                    return
+                op = self._pending.popleft()
+            try:
+                label = apply_op(store, op)
+            except MemscopeError as error:
+                post(LabelFailed(op.run_id, op.qid, op.action, error))
+                continue
+            except Exception as error:  # a bug must not lose the ops behind it silently
+                post(LabelFailed(op.run_id, op.qid, op.action, StoreError(f"{type(error).__name__}: {error}")))
+                continue
+            post(LabelSaved(op.run_id, op.qid, label, op.action))
+
+    def _fail_pending(self, post: Callable[[Any], Any], error: MemscopeError) -> None:
+        with self._lock:
+            failed, self._pending = list(self._pending), deque()
+        for op in failed:
+            post(LabelFailed(op.run_id, op.qid, op.action, error))
