@@ -14,9 +14,11 @@ from memscope.cli.app import app
 
 __all__ = ["app", "main"]
 
-for _module in pkgutil.iter_modules(__path__):
-    if _module.name not in ("app", "common"):
-        importlib.import_module(f"{__name__}.{_module.name}")
+# Commands appear in --help in registration order: the triage app first, setup last.
+_FIRST = ("open", "ingest", "report", "compare", "rerun", "suggest", "labels", "engine")
+for _name in (*_FIRST, *sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name not in _FIRST)):
+    if _name not in ("app", "common"):
+        importlib.import_module(f"{__name__}.{_name}")
 
 
 def main() -> None:

@@ -4,6 +4,14 @@ from __future__ import annotations
 
 import typer
 
+TRIAGE = "Triage"
+RUNS = "Runs and reports"
+DIAGNOSE = "Diagnose"
+LABELS = "Labels"
+ENGINE = "Memory engine"
+SETUP = "Setup"
+"""Help panels: ``memscope --help`` groups the commands by what they are for."""
+
 app = typer.Typer(
     name="memscope",
     help=(
@@ -13,6 +21,6 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
-    rich_markup_mode="rich",
+    rich_markup_mode="markdown",
     context_settings={"help_option_names": ["-h", "--help"]},
 )

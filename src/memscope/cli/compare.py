@@ -9,7 +9,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from memscope.cli.app import app
+from memscope.cli.app import RUNS, app
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
@@ -28,7 +28,7 @@ Y_LEVELS = ("Y1", "Y2", "Y3")
 SHOWN_IDS = 12
 
 
-@app.command()
+@app.command(rich_help_panel=RUNS)
 @handles_errors
 def compare(
     run_a: Annotated[str, typer.Argument(help="Run A (run id or directory), e.g. the text-only run.", show_default=False)],

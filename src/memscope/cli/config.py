@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import typer
 
-from memscope.cli.app import app
+from memscope.cli.app import SETUP, app
 from memscope.cli.common import handles_errors, stdout
 
 config_app = typer.Typer(help="Locate and check the configuration file.", no_args_is_help=True)
-app.add_typer(config_app, name="config")
+app.add_typer(config_app, name="config", rich_help_panel=SETUP)
 
 
 @config_app.command("path")

@@ -28,7 +28,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from memscope.cli.app import app
+from memscope.cli.app import ENGINE, app
 from memscope.cli.common import (
     DbOption,
     FormatOption,
@@ -111,7 +111,7 @@ def _options(text_model: str | None, image_model: str | None, image_pretrained: 
     return EngineOptions(text_model, image_model, image_pretrained, device, batch_size)
 
 
-@app.command()
+@app.command(rich_help_panel=ENGINE)
 @handles_errors
 def index(
     dataset: Annotated[str, typer.Argument(help="MemEye dialog JSON, dataset id or run id.", show_default=False)],
@@ -151,7 +151,7 @@ def index(
     stderr.print("nothing new to embed" if summary.embedded == 0 else f"{summary.embedded} new vector(s) cached")
 
 
-@app.command()
+@app.command(rich_help_panel=ENGINE)
 @handles_errors
 def retrieve(
     dataset: Annotated[str, typer.Argument(help="MemEye dialog JSON, dataset id or run id.", show_default=False)],
@@ -215,7 +215,7 @@ def retrieve(
         stderr.print(f"Next: memscope ingest {out}")
 
 
-@app.command()
+@app.command(rich_help_panel=ENGINE)
 @handles_errors
 def recompute(
     run: Annotated[str, typer.Argument(help="Run directory or run id.", show_default=False)],
@@ -264,7 +264,7 @@ def recompute(
     ))
 
 
-@app.command()
+@app.command(rich_help_panel=ENGINE)
 @handles_errors
 def search(
     dataset: Annotated[str, typer.Argument(help="MemEye dialog JSON, dataset id or run id.", show_default=False)],

@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from memscope.cli.app import app
+from memscope.cli.app import RUNS, app
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
@@ -29,7 +29,7 @@ from memscope.cli.common import (
 from memscope.textsafe import printable
 
 
-@app.command()
+@app.command(rich_help_panel=RUNS)
 @handles_errors
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Run directories, or folders to search for runs.", show_default=False)],
@@ -64,7 +64,7 @@ def ingest(
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(rich_help_panel=RUNS)
 @handles_errors
 def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None:
     """List the ingested runs."""

@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from memscope.cli.app import app
+from memscope.cli.app import LABELS, app
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
@@ -46,7 +46,7 @@ def _describe(event: Any) -> Text:
     return Text(f"undid event {event.supersedes} on {event.qid} of {event.run_id} · {event.annotator} · event {event.event_id}")
 
 
-@app.command()
+@app.command(rich_help_panel=LABELS)
 @handles_errors
 def label(
     run: Annotated[str, typer.Argument(help="Run id or directory.", show_default=False)],
@@ -102,7 +102,7 @@ def label(
     stderr.print(Text(printable(str(_describe(event)), keep_newlines=False)))
 
 
-@app.command("export-labels")
+@app.command("export-labels", rich_help_panel=LABELS)
 @handles_errors
 def export_labels_command(
     run: Annotated[str | None, typer.Option("--run", help="Run id or directory (default: the run opened or ingested last).", show_default=False)] = None,
@@ -145,7 +145,7 @@ def export_labels_command(
     stderr.print(f"exported {result.rows} {what} of {scope}{where}", markup=False)
 
 
-@app.command()
+@app.command(rich_help_panel=LABELS)
 @handles_errors
 def agreement(
     run: Annotated[str | None, typer.Argument(help="Run id or directory (default: the run opened or ingested last).", show_default=False)] = None,

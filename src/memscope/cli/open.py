@@ -10,11 +10,11 @@ from typing import Annotated
 
 import typer
 
-from memscope.cli.app import app
+from memscope.cli.app import TRIAGE, app
 from memscope.cli.common import DatasetOption, DbOption, handles_errors
 
 
-@app.command("open")
+@app.command("open", rich_help_panel=TRIAGE)
 @handles_errors
 def open_command(
     runs: Annotated[list[str] | None, typer.Argument(

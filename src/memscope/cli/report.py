@@ -10,7 +10,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from memscope.cli.app import app
+from memscope.cli.app import RUNS, app
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
@@ -39,7 +39,7 @@ def check_k(k: int | None) -> int | None:
     return k
 
 
-@app.command()
+@app.command(rich_help_panel=RUNS)
 @handles_errors
 def report(
     run: Annotated[str | None, typer.Argument(help="Run directory or run id (default: the run opened or ingested last).", show_default=False)] = None,

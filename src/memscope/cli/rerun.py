@@ -9,7 +9,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from memscope.cli.app import app
+from memscope.cli.app import DIAGNOSE, app
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
@@ -36,7 +36,7 @@ METRIC_LABELS = {
 }
 
 
-@app.command()
+@app.command(rich_help_panel=DIAGNOSE)
 @handles_errors
 def rerun(
     alpha: Annotated[

@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from memscope.cli.app import app
+from memscope.cli.app import DIAGNOSE, app
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
@@ -23,7 +23,7 @@ from memscope.cli.common import (
 from memscope.textsafe import printable
 
 
-@app.command()
+@app.command(rich_help_panel=DIAGNOSE)
 @handles_errors
 def suggest(
     run: Annotated[str | None, typer.Argument(help="Run id or directory (default: the run opened or ingested last).", show_default=False)] = None,
