@@ -35,10 +35,13 @@ def cell_style(metric: MatrixMetric, cell: CellValue | None, largest: float) -> 
     if cell is None or cell.value is None:
         return "dim"
     value = cell.value
+    # White on the dark red, black on the light colours: readable on both.
     if metric.kind == "rate":
-        return "black on " + ("red3" if value < 0.34 else "dark_orange" if value < 0.5 else "yellow3" if value < 0.67 else "green3")
+        if value < 0.34:
+            return "bold white on red3"
+        return "black on " + ("dark_orange" if value < 0.5 else "yellow3" if value < 0.67 else "green3")
     if metric.kind == "delta":
-        return "black on " + ("green3" if value > 0.05 else "red3" if value < -0.05 else "grey50")
+        return "bold white on red3" if value < -0.05 else "black on " + ("green3" if value > 0.05 else "grey50")
     share = value / largest if largest else 0.0
     return "white on " + ("grey23" if share == 0 else "blue3" if share < 0.5 else "blue1")
 

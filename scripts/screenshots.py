@@ -1,0 +1,48 @@
+"""Writes the README's screenshots (docs/*.svg) by driving the app on the demo run.
+
+    .venv/bin/python scripts/screenshots.py
+
+Uses a scratch store, so it never touches yours. Images are drawn with half-blocks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+async def main() -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        os.environ["MEMSCOPE_DB"] = str(Path(scratch) / "store.duckdb")
+        os.environ["MEMSCOPE_CONFIG"] = str(Path(scratch) / "config.toml")
+        os.environ["MEMSCOPE_IMAGE_RENDERER"] = "halfcell"
+        sys.path.insert(0, str(ROOT / "tests" / "tui"))
+        from helpers import ready, settle  # the tests' waiting helpers
+
+        from memscope.tui.app import make_app
+        from memscope.tui.widgets.image_preview import ImagePreview, load_renderer
+
+        ImagePreview.renderer = load_renderer()  # memscope open does this before the app starts
+
+        app = make_app([str(ROOT / "runs" / "srag_v")], annotator="demo", question="q37")
+        async with app.run_test(size=(140, 42)) as pilot:
+            await ready(pilot)
+            for _ in range(3):
+                await pilot.press("left_square_bracket")
+            await settle(pilot)
+            app.save_screenshot(filename="question-screen.svg", path=str(ROOT / "docs"))
+            await pilot.press("escape")
+            await settle(pilot)
+            await pilot.press("m")
+            await settle(pilot)
+            app.save_screenshot(filename="matrix-screen.svg", path=str(ROOT / "docs"))
+    print("wrote docs/question-screen.svg and docs/matrix-screen.svg")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
