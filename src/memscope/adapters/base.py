@@ -37,3 +37,8 @@ class RunAdapter(Protocol):
     def read(self, path: Path, options: ReadOptions) -> RunRecord:
         """Read the run at ``path``; raise a MemscopeError for anything unreadable."""
         ...
+
+
+def read_options(dataset: Path | None = None, dmv_registry: Path | None = None) -> ReadOptions:
+    """The ReadOptions for the ``--dataset`` and ``--dmv-registry`` options."""
+    return ReadOptions(dataset=dataset, extra={"dmv_registry": dmv_registry} if dmv_registry else {})

@@ -68,9 +68,9 @@ DmvRegistryOption = Annotated[
 
 def read_options(dataset: Path | None = None, dmv_registry: Path | None = None):  # noqa: ANN201 - keeps adapters out of CLI start
     """The ReadOptions for ``--dataset`` and ``--dmv-registry``."""
-    from memscope.adapters.base import ReadOptions
+    from memscope.adapters.base import read_options as build
 
-    return ReadOptions(dataset=dataset, extra={"dmv_registry": dmv_registry} if dmv_registry else {})
+    return build(dataset, dmv_registry)
 
 
 def open_store(db: Path | None):  # noqa: ANN201 - avoids importing the store at CLI start

@@ -92,7 +92,10 @@ def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None
     title = f"Runs in {store.path}" + "".join(f" · {name} {value}" for name, value in shared.items())
     table = Table(title=printable(title, keep_newlines=False), title_justify="left")
     table.add_column("run", overflow="fold", style="bold", min_width=12)
-    columns = [name for name in ("task", "model", "method") if name not in shared]
+    columns = [
+        name for name in ("task", "model", "method")
+        if name not in shared and any(row[name] is not None for row in rows)
+    ]
     for name in columns:
         table.add_column(name, overflow="fold", min_width=8)
     for name in ("n", "EM", "Judge"):

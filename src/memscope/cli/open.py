@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from memscope.cli.app import TRIAGE, app
-from memscope.cli.common import DatasetOption, DbOption, handles_errors
+from memscope.cli.common import DatasetOption, DbOption, DmvRegistryOption, handles_errors
 
 
 @app.command("open", rich_help_panel=TRIAGE)
@@ -29,6 +29,7 @@ def open_command(
     annotator: Annotated[str | None, typer.Option("--annotator", help="Name recorded on labels (default: config, else you).",
                                                   show_default=False)] = None,
     dataset: DatasetOption = None,
+    dmv_registry: DmvRegistryOption = None,
     db: DbOption = None,
 ) -> None:
     """Triage a run in the terminal: step through evidence chains, re-rank, label.
@@ -47,7 +48,8 @@ def open_command(
     from memscope.tui.app import make_app
     from memscope.tui.widgets.image_preview import ImagePreview, load_renderer
 
-    triage_app = make_app(refs, question=question, queue=queue, cell=cell, annotator=annotator, dataset=dataset, db=db)
+    triage_app = make_app(refs, question=question, queue=queue, cell=cell, annotator=annotator, dataset=dataset,
+                          dmv_registry=dmv_registry, db=db)
     check_refs(triage_app.store, refs)
     # textual-image asks the terminal what it can draw; that is only possible before Textual starts.
     ImagePreview.renderer = load_renderer()

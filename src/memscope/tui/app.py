@@ -20,6 +20,7 @@ from textual.binding import Binding
 from textual.timer import Timer
 
 from memscope.adapters import ReadOptions
+from memscope.adapters.base import read_options
 from memscope.config import Config, load_config
 from memscope.errors import MemscopeError
 from memscope.paths import resolve_store_path
@@ -249,8 +250,8 @@ def binding_catalogue(taxonomy: Any, keymap: dict[str, str]) -> dict[str, Bindin
 
 
 def make_app(run_refs: list[str], *, question: str | None = None, queue: str | None = None, cell: str | None = None,
-             annotator: str | None = None, dataset: Path | None = None, db: Path | None = None,
-             config: Config | None = None) -> MemscopeApp:
+             annotator: str | None = None, dataset: Path | None = None, dmv_registry: Path | None = None,
+             db: Path | None = None, config: Config | None = None) -> MemscopeApp:
     """Build the app without running it (the CLI and the tests both use this).
 
     Raises:
@@ -271,7 +272,7 @@ def make_app(run_refs: list[str], *, question: str | None = None, queue: str | N
         raise InputError(f"unknown queue {queue!r}", fix=f"Use --queue {' | '.join(QUEUE_KINDS)}.")
     store = Store(resolve_store_path(db))
     return MemscopeApp(
-        store=store, run_refs=list(run_refs), options=ReadOptions(dataset=dataset), config=config, taxonomy=taxonomy,
+        store=store, run_refs=list(run_refs), options=read_options(dataset, dmv_registry), config=config, taxonomy=taxonomy,
         keymap=keymap, annotator=(annotator or config.annotator).strip() or config.annotator, question=question,
         queue=queue, cell=parse_cell(cell) if cell else None,
     )

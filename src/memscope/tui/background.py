@@ -14,9 +14,15 @@ from textual import work
 
 from memscope.errors import MemscopeError
 from memscope.pipeline.triage import QueueSpec
-from memscope.pipeline.triage_session import load_evidence, load_suggestions, mark_opened, save_position
+from memscope.pipeline.triage_session import (
+    load_evidence,
+    load_suggestions,
+    mark_opened,
+    save_position,
+)
 from memscope.tui.messages import (
     EvidenceLoaded,
+    ProbeLoaded,
     RunRerunFinished,
     SearchFinished,
     SuggestionsLoaded,
@@ -81,6 +87,26 @@ class BackgroundWork:
         for note in message.notes:
             self.notify(note, severity="warning", markup=False)
         self.refresh_views()
+
+    # -- DMV-Bench probes ------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="probe")
+    def load_probe_view(self: MemscopeApp, run_id: str, qid: str) -> None:
+        """Read a DMV-Bench probe's target and recall steps (posts ProbeLoaded)."""
+        from memscope.pipeline.benchmark_views import load_probe
+
+        try:
+            with self.store_lock:
+                probe = load_probe(self.store, run_id, qid)
+        except MemscopeError as error:
+            self.post_message(ProbeLoaded(run_id, qid, error=f"the probe cannot be shown: {error.message}"))
+            return
+        self.post_message(ProbeLoaded(run_id, qid, probe))
+
+    def on_probe_loaded(self: MemscopeApp, message: ProbeLoaded) -> None:
+        screen = self.question_screen
+        if screen is not None and self.state is not None and self.state.session.run_id == message.run_id:
+            screen.show_probe(message.qid, message.probe, message.error)
 
     # -- queue position --------------------------------------------------------------------
 

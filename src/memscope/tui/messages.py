@@ -130,3 +130,13 @@ class SearchFinished(Message):
     title: str
     hits: list[Any]
     error: str | None = None
+
+
+@dataclass
+class ProbeLoaded(Message):
+    """A DMV-Bench probe's view was read (``probe``) or could not be (``error``)."""
+
+    run_id: str
+    qid: str
+    probe: Any = None
+    error: str | None = None

@@ -235,7 +235,8 @@ class Navigation:
         view.set_playing(True)
 
     def on_audio_finished(self: MemscopeApp, message: AudioFinished) -> None:
-        for view in self.query(AudioView):
+        # The views live on the question screen (App.query would search only the default screen).
+        for view in self.screen.query(AudioView):
             view.set_playing(False)
 
     def search_memory(self: MemscopeApp) -> None:

@@ -34,6 +34,7 @@ from memscope.tui.widgets.audio_view import AudioView
 from memscope.tui.widgets.candidate_table import CandidateTable
 from memscope.tui.widgets.candidates import CandidatesPanel, run_metrics_line
 from memscope.tui.widgets.label_bar import LabelBar
+from memscope.tui.widgets.probe_panel import ProbePanel
 from memscope.tui.widgets.round_view import RoundView
 from memscope.tui.widgets.status_bar import StatusBar
 from memscope.tui.widgets.timeline import Timeline
@@ -95,6 +96,7 @@ class QuestionScreen(Screen):
             yield AnswerPanel(id="answer")
             yield Timeline(id="timeline")
             yield RoundView(id="round")
+            yield ProbePanel(id="probe")
             yield CandidatesPanel(id="candidates")
         yield LabelBar(id="label-bar")
         yield Footer()
@@ -121,13 +123,25 @@ class QuestionScreen(Screen):
         row = session.table.row_of[state.qid]
         self.detail = detail = question_detail(session.data, row)
         self.selected_round = None
+        is_probe = session.data.run.get("benchmark") == "dmv"
         with self.app.batch_update():  # one repaint for all panes, not one per pane
+            # A DMV-Bench probe has no dialogue round to show: its recall steps instead.
+            self.query_one(RoundView).display = not is_probe
+            self.query_one(ProbePanel).display = is_probe
+            if is_probe:
+                self.query_one(ProbePanel).show(None, "loading the probe's recall steps …")
+                self.memscope.load_probe_view(session.run_id, detail.qid)
             self.query_one(AnswerPanel).show(detail, self._other_answer(detail), session.other_run_id)
             self._rerank(keep_round=False)
             self.memscope.refresh_run_rerank()
             self.refresh_labels()
             self.refresh_status()
             self.query_one("#question-body").scroll_home(animate=False)
+
+    def show_probe(self, qid: str, probe: Any, error: str | None) -> None:
+        """Show a loaded probe view, if this screen still shows that question."""
+        if self.detail is not None and self.detail.qid == qid:
+            self.query_one(ProbePanel).show(probe, error or "")
 
     def _other_answer(self, detail: QuestionDetail) -> OtherAnswer | None:
         session = self.memscope.state.session

@@ -1,0 +1,97 @@
+"""A DMV-Bench recall probe on the question screen, in place of the round view.
+
+What the probe asked for (the target product: its image when the catalogue images are
+here, else its incidental cue), where the agent ended up, and what memory returned at each
+recall step in rank order, with the target marked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from memscope.pipeline.round_index import MediaItem
+from memscope.textsafe import printable
+from memscope.tui.widgets.image_preview import ImagePreview
+
+SHOWN_PER_STEP = 5
+
+
+def _plain(value: Any) -> str:
+    return printable(value, keep_newlines=False)
+
+
+def probe_text(probe: Any) -> Text:
+    """The probe as literal text (names and URLs come from run files: never markup)."""
+    text = Text()
+    text.append(f"probe {_plain(probe.probe_id)}", style="bold")
+    text.append(f"  ·  task {_plain(probe.task_id)}" + (f"  ·  trunk {_plain(probe.trunk)}" if probe.trunk else ""), style="dim")
+    text.append("\n")
+    facts = []
+    if probe.reach is not None:
+        facts.append(f"reach {probe.reach}: seen in session {probe.visit_session}, recalled in session {probe.recall_session}")
+    if probe.bank_size is not None:
+        facts.append(f"bank {probe.bank_size} entries")
+    if probe.encoding_position is not None:
+        facts.append(f"encoding position {probe.encoding_position}")
+    text.append(" · ".join(facts) + "\n\n")
+    target = probe.target
+    text.append("target  ", style="bold green")
+    text.append(f"{_plain(target.url)}  {_plain(target.name)}\n")
+    text.append(f"        {_plain(target.description)}\n", style="dim")
+    text.append("final   ", style="bold")
+    if probe.final_url:
+        final_name = f"  {_plain(probe.final.name)}" if probe.final is not None else ""
+        text.append(f"{_plain(probe.final_url)}{final_name}  ")
+    else:
+        text.append("no product page reached  ")
+    text.append("✓ the target\n" if probe.correct else "✗ not the target\n", style="green" if probe.correct else "red")
+    text.append("\nrecall steps — what memory returned, rank order (★ the target)\n", style="bold")
+    if not probe.steps:
+        text.append("  the run's logs hold no recall steps for this probe\n", style="dim")
+    for step in probe.steps:
+        text.append(f" R{step.step}", style="bold")
+        if step.observed_url:
+            text.append(f" on {_plain(step.observed_url)}", style="dim")
+        text.append("\n   ")
+        for rank, product in enumerate(step.retrieved[:SHOWN_PER_STEP], start=1):
+            is_target = product.url_hash == target.url_hash
+            text.append(f"{rank}.{'★' if is_target else ''}{_plain(product.url_hash)} ", style="bold green" if is_target else "")
+        if len(step.retrieved) > SHOWN_PER_STEP:
+            text.append(f"(+{len(step.retrieved) - SHOWN_PER_STEP})", style="dim")
+        if step.target_rank is None:
+            text.append(" target not retrieved", style="yellow")
+        if step.action:
+            text.append(f"\n   → {_plain(step.action)} {_plain(step.action_url or '')}", style="dim")
+        text.append("\n")
+    return text
+
+
+class ProbePanel(VerticalScroll):
+    """The probe's target, outcome and recall steps (``show``), or why it is not shown."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.probe: Any = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="probe-text")
+        yield ImagePreview(id="probe-image")
+
+    def show(self, probe: Any, message: str = "") -> None:
+        """Show ``probe`` (None: ``message`` instead, e.g. while it loads)."""
+        self.probe = probe
+        body = self.query_one("#probe-text", Static)
+        image = self.query_one("#probe-image", ImagePreview)
+        if probe is None:
+            body.update(Text(message, style="dim"))
+            image.show(None)
+            return
+        body.update(probe_text(probe))
+        target = probe.target
+        image.show(MediaItem("image", target.image_file, target.image_file, target.caption or "", target.url_hash)
+                   if target.image_file else None)
