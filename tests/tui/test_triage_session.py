@@ -70,11 +70,11 @@ async def test_full_triage_session(demo: Path, store: Store, tmp_path: Path) -> 
         assert round_view.caption_mode
         assert "caption view" in shown_text(screen.query_one("#round-media-note"))
         assert round_view.detail.images[0].caption in shown_text(screen.query_one("#round-media-note"))
-        assert not any(preview.display for preview in screen.query(ImagePreview))
+        assert not any(preview.display for preview in round_view.query(ImagePreview))
         await pilot.press("c")
         await settle(pilot)
         assert not round_view.caption_mode
-        assert screen.query(ImagePreview).first().state in ("shown", "loading")
+        assert round_view.query(ImagePreview).first().state in ("shown", "loading")
 
         # Lower alpha to 0.3: the candidate table follows the re-ranking code exactly.
         for _ in range(7):
