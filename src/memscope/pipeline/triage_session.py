@@ -199,11 +199,8 @@ def label_codes(label: Any) -> list[str]:
 def load_suggestions(store: Store, data: RunData, notes: list[str], say: Progress | None = None) -> dict[str, Any]:
     """The run's failure suggestions by qid, computed and stored first when the run has
     none (or they were made for an older version of its files); problems go to ``notes``."""
-    try:
-        from memscope.pipeline import suggest
-    except ImportError:
-        notes.append("Failure suggestions are not available in this installation.")
-        return {}
+    from memscope.pipeline import suggest
+
     run_id = str(data.run["run_id"])
     try:
         state = suggest.suggestion_state(store, run_id)
@@ -219,21 +216,9 @@ def load_suggestions(store: Store, data: RunData, notes: list[str], say: Progres
 
 
 def _labels(store: Store, run_id: str, annotator: str, notes: list[str]) -> dict[str, Any]:
-    try:
-        from memscope.pipeline import labels
-    except ImportError:
-        notes.append("Label support is not available in this installation: labelling is disabled.")
-        return {}
+    from memscope.pipeline import labels
+
     return dict(labels.current_labels(store, run_id, annotator=annotator))
-
-
-def labels_supported() -> tuple[bool, str]:
-    """Whether this installation can record labels, and why not."""
-    try:
-        from memscope.pipeline import labels  # noqa: F401
-    except ImportError:
-        return False, "label support (memscope.pipeline.labels) is not installed"
-    return True, ""
 
 
 def save_position(store: Store, session: TriageSession, qid: str | None, spec: QueueSpec, view: dict[str, Any]) -> None:

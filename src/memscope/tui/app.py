@@ -26,7 +26,6 @@ from memscope.errors import MemscopeError
 from memscope.paths import resolve_store_path
 from memscope.pipeline.triage import QUEUE_KINDS, QueueSpec, parse_cell
 from memscope.pipeline.triage_session import (
-    labels_supported,
     open_session,
     resolve_refs,
 )
@@ -96,10 +95,7 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
 
     def on_mount(self) -> None:
         self.set_keymap(self.user_keymap)
-        supported, why = labels_supported()
-        if not supported:
-            self.read_only_reason = why
-        elif not self.lease.acquire():
+        if not self.lease.acquire():
             self.read_only_reason = (f"another memscope app ({self.lease.current_holder()}) is labelling this store; "
                                      "browsing works, close that app to label here")
         self.install_screens()
@@ -261,12 +257,9 @@ def make_app(run_refs: list[str], *, question: str | None = None, queue: str | N
     from memscope.errors import InputError
 
     config = config or load_config()
-    try:
-        from memscope.taxonomy import load_taxonomy
-    except ImportError:
-        taxonomy = None
-    else:
-        taxonomy = load_taxonomy(config)
+    from memscope.taxonomy import load_taxonomy
+
+    taxonomy = load_taxonomy(config)
     keymap = validate_keymap(config.keys, binding_catalogue(taxonomy, {}), config.path)
     if queue is not None and queue not in QUEUE_KINDS:
         raise InputError(f"unknown queue {queue!r}", fix=f"Use --queue {' | '.join(QUEUE_KINDS)}.")

@@ -194,9 +194,6 @@ class BackgroundWork:
         except MemscopeError as error:
             self.post_message(RunRerunFinished(params, None, error.what, key))
             return
-        except ImportError:
-            self.post_message(RunRerunFinished(params, None, "re-ranking is not available in this installation", key))
-            return
         self.post_message(RunRerunFinished(params, result, key=key))
 
     def on_run_rerun_finished(self: MemscopeApp, message: RunRerunFinished) -> None:

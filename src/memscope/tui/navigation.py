@@ -19,7 +19,7 @@ from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.screens.queue import QueueScreen
 from memscope.tui.screens.runs import RunsScreen
 from memscope.tui.screens.search import SearchDialog
-from memscope.tui.widgets.audio_view import NOT_INSTALLED, AudioView, audio_module
+from memscope.tui.widgets.audio_view import AudioView
 
 if TYPE_CHECKING:
     from memscope.tui.app import MemscopeApp
@@ -216,10 +216,8 @@ class Navigation:
 
     def toggle_audio(self: MemscopeApp, view: AudioView | None) -> None:
         """Play the selected round's audio, or stop it."""
-        audio = audio_module()
-        if audio is None:
-            self.notify(NOT_INSTALLED, severity="warning", markup=False)
-            return
+        from memscope.media import audio
+
         if self.player is not None and self.player.is_playing:
             self.player.stop()
             return

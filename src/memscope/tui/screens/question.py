@@ -172,8 +172,6 @@ class QuestionScreen(Screen):
                 self.rerun = rerun_question(session.data, detail.qid, alpha=view.alpha, lam=view.lam, k=view.k)
             except MemscopeError as error:
                 message = error.message
-            except ImportError:
-                message = "live re-ranking is not available in this installation"
         if self.rerun is not None:
             self.candidates = candidates_from_rerun(self.rerun.after.rows, self.rerun.before.rows, channels, detail.is_y3)
             before, after = self.rerun.before.metrics, self.rerun.after.metrics

@@ -21,17 +21,6 @@ from memscope.pipeline.round_index import MediaItem
 from memscope.textsafe import printable
 from memscope.tui.messages import AudioLoaded
 
-NOT_INSTALLED = "audio support not installed (memscope.media.audio is missing): playback and waveforms are off"
-
-
-def audio_module() -> Any | None:
-    """``memscope.media.audio``, or None when this installation lacks it."""
-    try:
-        from memscope.media import audio
-    except ImportError:
-        return None
-    return audio
-
 
 def read_clip(path: str) -> tuple[Any, tuple[bool, str]]:
     """Read an audio file and ask whether it can be played here.
@@ -42,9 +31,8 @@ def read_clip(path: str) -> tuple[Any, tuple[bool, str]]:
     Raises:
         MemscopeError: the file is not audio (``memscope.media.audio`` says why).
     """
-    audio = audio_module()
-    if audio is None:
-        raise ImportError(NOT_INSTALLED)
+    from memscope.media import audio
+
     clip = audio.load_clip(path)
     return clip, audio.Player().available()
 
@@ -76,9 +64,6 @@ class AudioView(Vertical):
             self._say("empty", "")
             return
         self._title("")
-        if audio_module() is None:
-            self._say("unavailable", NOT_INSTALLED)
-            return
         if not item.file or not Path(item.file).is_file():
             self._say("missing", f"audio file not found: {item.ref}" + (f" (looked for {item.file})" if item.file else ""))
             return
