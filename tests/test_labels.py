@@ -142,6 +142,27 @@ def test_labels_survive_reingest(tmp_path: Path, store: Store) -> None:
     assert label.codes == ("USE-EVID",)
 
 
+def test_a_burst_of_labels_follows_the_runs_current_questions(tmp_path: Path, store: Store) -> None:
+    """From the second label of a run on, question facts come from one cached join; a
+    re-ingested run (new hash) must not be served stale facts."""
+    run_dir = make_run(tmp_path)
+    run = ingest_dir(store, run_dir, ReadOptions()).run_id
+    events = [record_label(store, run, f"q{i}", codes=["RET-MISS"], annotator="alice") for i in range(1, 13)]
+    with store.read() as con:
+        keys = dict(con.execute("SELECT qid, question_key FROM questions").fetchall())
+    assert [event.question_key for event in events] == [keys[f"q{i}"] for i in range(1, 13)]
+    with pytest.raises(NotFoundError, match="no question 'q13' in run") as caught:
+        record_label(store, run, "q13", codes=["RET-MISS"], annotator="alice")
+    assert "Did you mean q12" in str(caught.value)
+    # Drop q12 from the run: its hash changes, so q12 is no longer labellable.
+    lines = (run_dir / "predictions.jsonl").read_text().splitlines()
+    (run_dir / "predictions.jsonl").write_text("\n".join(lines[:-1]) + "\n")
+    assert ingest_dir(store, run_dir, ReadOptions()).status == "replaced"
+    record_label(store, run, "q11", codes=["USE-EVID"], annotator="alice")
+    with pytest.raises(NotFoundError, match="no question 'q12' in run"):
+        record_label(store, run, "q12", codes=["RET-MISS"], annotator="alice")
+
+
 def test_labels_are_committed_before_returning(tmp_path: Path, store: Store, run_id: str) -> None:
     # The process is killed (no clean exit, no atexit) right after record_label returns.
     script = (

@@ -132,7 +132,7 @@ def _current_from(events: list[LabelEvent]) -> dict[tuple[str, str], CurrentLabe
 
 
 def _require_run(con: Any, run_id: str) -> dict[str, Any]:
-    """``{"run_hash"}`` of the run, or NotFoundError naming the nearest run ids."""
+    """``{"run_hash", "dataset_id"}`` of the run, or NotFoundError naming the nearest run ids."""
     from memscope.store import queries
     from memscope.store.labels import run_identity
 
@@ -141,14 +141,35 @@ def _require_run(con: Any, run_id: str) -> dict[str, Any]:
         close = difflib.get_close_matches(run_id, queries.run_ids(con), n=3, cutoff=0.4)
         hint = f"Did you mean {', '.join(close)}?" if close else "See `memscope runs` for the ingested runs."
         raise NotFoundError(f"no run {run_id!r} in the store", fix=hint)
-    return {"run_hash": identity[0]}
+    return {"run_hash": identity[0], "dataset_id": identity[1]}
 
 
-def _require_question(con: Any, run_id: str, qid: str) -> dict[str, Any]:
+# Question facts of the runs this process labels, by (store, run id, run hash, dataset id):
+# a run's questions cannot change without its hash or dataset changing. A label's point
+# lookup scans the run's predictions (no index, to keep ingest fast); the app saves labels
+# one keypress after another, so from the second label of a run on, one join serves all.
+# The value is None after the first label (a one-off `memscope label` pays no join).
+_QuestionKey = tuple[str, str, str, str]
+_question_facts: dict[_QuestionKey, dict[str, dict[str, Any]] | None] = {}
+_QUESTION_FACT_RUNS = 4
+
+
+def _require_question(con: Any, run_id: str, qid: str, cache_key: _QuestionKey | None = None) -> dict[str, Any]:
     from memscope.pipeline.questions import unknown_question
-    from memscope.store.labels import question_info, run_qids
+    from memscope.store.labels import question_info, question_infos, run_qids
 
-    found = question_info(con, run_id, qid)
+    if cache_key is None:
+        found = question_info(con, run_id, qid)
+    elif cache_key not in _question_facts:
+        if len(_question_facts) >= _QUESTION_FACT_RUNS:
+            _question_facts.pop(next(iter(_question_facts)))
+        _question_facts[cache_key] = None
+        found = question_info(con, run_id, qid)
+    else:
+        facts = _question_facts[cache_key]
+        if facts is None:
+            facts = _question_facts[cache_key] = question_infos(con, run_id)
+        found = facts.get(qid)
     if found is not None:
         return found
     raise unknown_question(qid, run_id, run_qids(con, run_id))
@@ -182,7 +203,8 @@ def _append(
             raise InputError(f"the primary code {primary} is not among the codes {', '.join(chosen)}")
     with store.write() as con:
         run = _require_run(con, run_id)
-        question = _require_question(con, run_id, qid)
+        cache_key = (str(store.path), run_id, run["run_hash"], run["dataset_id"])
+        question = _require_question(con, run_id, qid, cache_key)
         history = [LabelEvent.from_row(row) for row in stored.events(con, run_id, qid=qid, annotator=who)]
         stack = replay(history).get((qid, who), [])
         if action == "undo":

@@ -2,8 +2,11 @@
 
 DuckDB lets one process write a database file, and no other process can even read it
 meanwhile. memscope therefore never keeps the store open while idle: every command and
-every app action opens a connection, does its work and closes it. When another process
-holds the file, opening waits briefly and then fails with one clear message.
+every app action opens a connection, does its work and closes it. Two scopes stretch one
+connection over a short burst: ``reading()`` (a command that reads in several steps) and
+``writing()`` (labels saved one keypress after another; the app lets go a second after
+the last). When another process holds the file, opening waits briefly and then fails
+with one clear message.
 """
 
 from __future__ import annotations
