@@ -36,17 +36,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import generated_run, median, print_table  # noqa: E402
+from common import generated_run, median, print_table
 
 
 def prepare_store(store_path: Path, run_dir: Path) -> str:
     """Ingest the run and compute its suggestions; return the run id."""
     from memscope.adapters import ReadOptions
     from memscope.pipeline.runs import ingest_dir
-    from memscope.pipeline.suggest import suggest_run
+    from memscope.pipeline.suggest import suggest_run, suggestion_state
     from memscope.store import Store
-
-    from memscope.pipeline.suggest import suggestion_state
 
     store = Store(store_path)
     run_id = ingest_dir(store, run_dir, ReadOptions()).run_id
@@ -72,7 +70,7 @@ def child(mode: str, run_id: str, presses: int) -> dict:
 
     deadline_s = 600.0
 
-    async def interactive(pilot, screen_type) -> None:  # noqa: ANN001
+    async def interactive(pilot, screen_type) -> None:
         app, began = pilot.app, time.perf_counter()
         while not (getattr(app, "state", None) is not None and isinstance(app.screen, screen_type)):
             await pilot.pause(0.001)
@@ -83,13 +81,13 @@ def child(mode: str, run_id: str, presses: int) -> dict:
     # A fresh annotator per process: nothing to resume, so every start lands on the queue.
     annotator = f"bench-{os.getpid()}"
 
-    async def painted(pilot) -> None:  # noqa: ANN001
+    async def painted(pilot) -> None:
         """Wait until the queue screen is current, filled, and drawn once."""
         from textual._compositor import Compositor
 
         app, render, painted_at = pilot.app, Compositor.render_update, []
 
-        def hooked(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        def hooked(self, *args, **kwargs):
             result = render(self, *args, **kwargs)
             if getattr(app, "state", None) is not None and isinstance(app.screen, QueueScreen):
                 painted_at.append(time.perf_counter())
@@ -129,7 +127,7 @@ def child(mode: str, run_id: str, presses: int) -> dict:
             built_at.append(time.perf_counter())
             build_times.append(built_at[-1] - began)
 
-        def timed_render(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        def timed_render(self, *args, **kwargs):
             result = render(self, *args, **kwargs)
             if built_at and (not painted_at or painted_at[-1] < built_at[-1]):
                 painted_at.append(time.perf_counter())

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import VENV_BIN, generated_run, median, print_table, time_command  # noqa: E402
+from common import VENV_BIN, generated_run, median, print_table, time_command
 
 BASELINE = (
     "import duckdb, sys; con = duckdb.connect(); "

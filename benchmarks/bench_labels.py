@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import generated_run, median, print_table  # noqa: E402
+from common import generated_run, median, print_table
 
 
 def measure(store_path: Path, run_id: str, labels: int, gap: float) -> list[float]:

@@ -83,7 +83,7 @@ def generate(out: Path, n_questions: int, seed: int = 7, task: str = "Bench_Task
                 {"round_id": rid, "score": round(float(s), 6), "text_dense_score": round(float(s) * 0.9, 6),
                  "image_dense_score": round(float(s) * 1.1, 6), "indexed_image_count": 1,
                  "best_image_path": f"/home/researcher/data/image/{task}/{images[0]}"}
-                for rid, s in zip(seed_ids[:5], scores[:5])
+                for rid, s in zip(seed_ids[:5], scores[:5], strict=False)
             ],
             "clue_hit_count": len(set(seed_ids) & set(clues)), "corpus_entry_count": n_rounds,
             "text_embedding_model": "all-MiniLM-L6-v2", "multimodal_embedding_model": "google/siglip2-base-patch16-224",

@@ -103,7 +103,7 @@ def rag_runtime(seed: list[str], scores: list[float] | None = None, top_k: int =
         "seed_round_ids": seed,
         "selected_round_ids": seed,
         "top_candidates": [
-            {"round_id": r, "score": s, "text_dense_score": s} for r, s in list(zip(seed, scores))[:5]
+            {"round_id": r, "score": s, "text_dense_score": s} for r, s in list(zip(seed, scores, strict=False))[:5]
         ],
         "history_source": "retrieval",
     }

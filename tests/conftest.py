@@ -38,7 +38,7 @@ def store_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def store(store_path: Path):  # noqa: ANN201
+def store(store_path: Path):
     """A Store on the isolated path."""
     from memscope.store import Store
 

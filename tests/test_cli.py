@@ -8,13 +8,13 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from builders import dialog, open_row, qa, write_run
-from support import UPSTREAM_RUNS, upstream_run
 from memscope.cli import app
+from support import UPSTREAM_RUNS, upstream_run
 
 runner = CliRunner()
 
 
-def invoke(*args: str):  # noqa: ANN201
+def invoke(*args: str):
     return runner.invoke(app, list(args))
 
 

@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from builders import dialog, open_row, qa, write_run
-from support import UPSTREAM_RUNS, upstream_run
 from memscope.cli import app
+from support import UPSTREAM_RUNS, upstream_run
 
 runner = CliRunner()
 REPO = Path(__file__).parents[1]

@@ -191,7 +191,7 @@ def test_round_and_qa_fields(demo):
                                "image_id"]
             assert len(d["input_image"]) == len(d["image_caption"]) == len(d["image_id"])
             for rel, caption, image_id in zip(d["input_image"], d["image_caption"],
-                                              d["image_id"]):
+                                              d["image_id"], strict=True):
                 assert rel == f"image/{TASK}/{image_id}.png" and caption.strip()
                 with Image.open(task_dir / rel) as image:
                     image.load()
@@ -257,7 +257,7 @@ def test_key_constants_match_upstream_samples():
 def test_rows_have_upstream_shape(demo, run):
     rows, qas = demo["runs"][run]["rows"], demo["qas"]
     assert [row["idx"] for row in rows] == list(range(1, len(qas) + 1))
-    for row, qa in zip(rows, qas):
+    for row, qa in zip(rows, qas, strict=True):
         runtime = ["method_runtime"] if run in RUNTIME_KEYS else []
         expected = (MCQ_KEYS if "options" in qa else OPEN_KEYS) + runtime
         assert list(row) == expected, row["idx"]
@@ -426,7 +426,7 @@ def evidence(demo, code: str, run: str, question: dict) -> bool:
 def test_design_matches_the_files(demo):
     design = demo["design"]
     assert len(design["questions"]) == len(demo["qas"])
-    for question, qa in zip(design["questions"], demo["qas"]):
+    for question, qa in zip(design["questions"], demo["qas"], strict=True):
         assert question["qid"] == f"q{question['idx']}"
         assert (question["x"], question["y"]) == (highest(qa["point"][0]),
                                                   highest(qa["point"][1]))

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from builders import dialog, open_row, qa, write_run
-from support import UPSTREAM_RUNS
 from memscope.adapters import ReadOptions, read_run
 from memscope.adapters.memeye_dataset import read_memeye_dataset
 from memscope.identity import qid_for, question_key
 from memscope.pipeline.runs import ingest_dir
 from memscope.store import Store
 from memscope.store.sql import rows
+from support import UPSTREAM_RUNS
 
 FIXTURE_RUN = Path(__file__).parents[1] / "runs" / "srag_v"
 COLUMNS = ("qid", "idx", "question_key", "task", "question", "gold", "mode", "x", "y", "x_labels", "y_labels",
@@ -74,7 +74,7 @@ def test_tricky_questions_agree(store: Store, tmp_path: Path) -> None:
     data = tricky_dataset()
     run_dir = write_run(tmp_path / "runs" / "r", data, [open_row(1, data)])
     assert_same(store, run_dir)
-    dataset_id, expected = python_questions(run_dir)
+    _dataset_id, expected = python_questions(run_dir)
     by_qid = {q["qid"]: q for q in expected}
     # The rules themselves, spelled out once.
     assert by_qid["q1"]["x"] == "X4" and by_qid["q1"]["question_key"] == question_key("test_task", "open", "What colour was the mug?")

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from builders import dialog, open_row, qa, rag_runtime, write_run
-from support import UPSTREAM_RUNS, upstream_run
 from memscope.adapters import ReadOptions
 from memscope.errors import DatasetError, RunDirError, StoreBusyError
 from memscope.pipeline.runs import ingest_dir, ingest_paths, resolve_run
 from memscope.store import Store
 from memscope.store.migrations import all_migrations
 from memscope.store.sql import rows, scalar
+from support import UPSTREAM_RUNS, upstream_run
 
 OPTIONS = ReadOptions()
 
@@ -145,7 +145,7 @@ def test_strict_refuses_and_writes_nothing(store: Store, tmp_path: Path) -> None
         (lambda r: r.update(question={"a": 1}), 'field "question" must be a string'),
     ],
 )
-def test_rows_with_missing_or_mistyped_fields(store: Store, tmp_path: Path, mutate, expected: str) -> None:  # noqa: ANN001
+def test_rows_with_missing_or_mistyped_fields(store: Store, tmp_path: Path, mutate, expected: str) -> None:
     data = small_dataset()
     rows_ = good_rows(data)
     mutate(rows_[1])
@@ -225,9 +225,8 @@ def test_store_from_a_newer_memscope_is_refused(store: Store) -> None:
         con.execute("INSERT INTO schema_migrations VALUES (9999, 'm9999_future', now()::TIMESTAMP)")
     from memscope.errors import StoreError
 
-    with pytest.raises(StoreError, match="newer than this memscope"):
-        with Store(store.path).write():
-            pass
+    with pytest.raises(StoreError, match="newer than this memscope"), Store(store.path).write():
+        pass
 
 
 def test_store_held_by_another_process(store: Store, tmp_path: Path) -> None:
@@ -271,9 +270,8 @@ def test_unwritable_store_folder(tmp_path: Path) -> None:
     locked.mkdir(mode=0o500)
     from memscope.errors import StoreError
 
-    with pytest.raises(StoreError):
-        with Store(locked / "sub" / "x.duckdb").write():
-            pass
+    with pytest.raises(StoreError), Store(locked / "sub" / "x.duckdb").write():
+        pass
 
 
 def test_rag_runtime_builder_is_upstream_shaped() -> None:

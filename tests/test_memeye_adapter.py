@@ -8,16 +8,16 @@ from pathlib import Path
 import pytest
 
 from builders import dialog, open_row, qa, write_run
-from support import UPSTREAM_RUNS, upstream_run
 from memscope.adapters import ReadOptions, detect, find_run_dirs, read_run
 from memscope.adapters.memeye_dataset import coordinate, read_memeye_dataset
 from memscope.errors import DatasetError, RunDirError
 from memscope.identity import question_key
 from memscope.pipeline.runs import ingest_dir
 from memscope.store import Store
+from support import UPSTREAM_RUNS, upstream_run
 
 
-def dataset_of(run_dir: Path, options: ReadOptions | None = None):  # noqa: ANN201
+def dataset_of(run_dir: Path, options: ReadOptions | None = None):
     """The dataset records of a run, read with the Python reader."""
     source = read_run(run_dir, options).dataset
     dialog = Path(source.source_path)

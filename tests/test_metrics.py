@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 
 from memscope.analysis.answers import answer_score, correctness
-from memscope.analysis.evidence import EvidenceSet, latest_miss_causes, retrieval_access, temporal_authority
+from memscope.analysis.evidence import (
+    EvidenceSet,
+    latest_miss_causes,
+    retrieval_access,
+    temporal_authority,
+)
 
 # Three sessions of three rounds: S1 = positions 1-3, S2 = 4-6, S3 = 7-9.
 SESSION_OF = {p: (p - 1) // 3 + 1 for p in range(1, 10)}

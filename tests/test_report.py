@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from builders import dialog, open_row, qa, write_run
-from support import upstream_run
 from memscope.adapters import ReadOptions
 from memscope.pipeline.loading import load_run
 from memscope.pipeline.report import build_report
 from memscope.pipeline.runs import ingest_dir
 from memscope.store import Store
+from support import upstream_run
 
 
 def report_for(store: Store, run_dir: Path, k: int | None = None) -> dict:

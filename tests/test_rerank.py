@@ -285,7 +285,7 @@ def test_pipeline_modules_load_no_front_end() -> None:
     assert not loaded & {"typer", "rich", "textual", "torch"}
 
 
-def test_recomputed_scores_are_used_and_named(store, tmp_path: Path) -> None:  # noqa: ANN001
+def test_recomputed_scores_are_used_and_named(store, tmp_path: Path) -> None:
     # The memory engine fills the missing similarity of S3:3 (rank 6) in the same table.
     run_id = ingest_dir(store, rerank_run_dir(tmp_path), ReadOptions()).run_id
     with store.write() as con:

@@ -31,7 +31,7 @@ def good_run(root: Path) -> Path:
     return write_run(root / "runs" / "run", data, [open_row(i, data, seed=["D1:1", "D2:1"]) for i in (1, 2, 3)])
 
 
-def ingest(*args: str):  # noqa: ANN201
+def ingest(*args: str):
     result = runner.invoke(app, ["ingest", *args])
     assert "Traceback" not in result.output
     return result
@@ -87,7 +87,7 @@ CASES: list[tuple[str, Callable[[Path], None], int, str]] = [
 
 
 @pytest.mark.parametrize(("name", "breaker", "exit_code", "expected"), CASES, ids=[c[0] for c in CASES])
-def test_broken_run(tmp_path: Path, store_path: Path, name: str, breaker, exit_code: int, expected: str) -> None:  # noqa: ANN001
+def test_broken_run(tmp_path: Path, store_path: Path, name: str, breaker, exit_code: int, expected: str) -> None:
     run_dir = good_run(tmp_path)
     breaker(run_dir)
     result = ingest(str(run_dir))

@@ -102,7 +102,7 @@ def pools(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @given(pools(), st.floats(0, 1), st.floats(0, 1))
-def test_rerank_is_a_permutation_that_keeps_unscored_slots(pool, alpha: float, lam: float) -> None:  # noqa: ANN001
+def test_rerank_is_a_permutation_that_keeps_unscored_slots(pool, alpha: float, lam: float) -> None:
     sims, ages, valid = pool
     order = recency_order(sims, ages, valid, alpha, lam)
     width = sims.shape[1]
@@ -114,7 +114,7 @@ def test_rerank_is_a_permutation_that_keeps_unscored_slots(pool, alpha: float, l
 
 
 @given(pools(), st.floats(0, 1))
-def test_alpha_one_reproduces_the_original_order(pool, lam: float) -> None:  # noqa: ANN001
+def test_alpha_one_reproduces_the_original_order(pool, lam: float) -> None:
     sims, ages, valid = pool
     order = recency_order(sims, ages, valid, 1.0, lam)
     assert (order == np.arange(sims.shape[1])[None, :]).all()
@@ -146,7 +146,7 @@ FIELDS = ["idx", "point", "mode", "question", "gt", "pred", "choice", "em", "jud
     mutations=st.lists(st.tuples(st.integers(0, 2), st.sampled_from(FIELDS), FIELD_VALUES), max_size=6),
     garbage=st.lists(st.one_of(st.text(max_size=30), st.binary(max_size=30).map(lambda b: b.decode("latin-1"))), max_size=3),
 )
-def test_random_rows_never_crash_the_ingest(mutations, garbage) -> None:  # noqa: ANN001
+def test_random_rows_never_crash_the_ingest(mutations, garbage) -> None:
     data = dialog({"D1": ["D1:1", "D1:2"], "D2": ["D2:1"]},
                   [qa(f"Q{i}?", "a", [["X1"], ["Y3"]], ["D1:1", "D2:1"], ["D1", "D2"]) for i in (1, 2, 3)])
     rows = [open_row(i, data, seed=["D2:1", "D1:1", "D1:2"]) for i in (1, 2, 3)]

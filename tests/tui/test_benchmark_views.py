@@ -17,7 +17,7 @@ from memscope.tui.widgets.round_view import RoundView
 from memscope.tui.widgets.timeline import Timeline
 
 
-async def open_first_question(pilot) -> QuestionScreen:  # noqa: ANN001
+async def open_first_question(pilot) -> QuestionScreen:
     app = await ready(pilot)
     await pilot.press("enter")
     await settle(pilot)

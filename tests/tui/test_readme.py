@@ -39,7 +39,7 @@ def readme_commands() -> list[list[str]]:
     return commands
 
 
-async def test_first_five_minutes(store: Store, monkeypatch) -> None:  # noqa: ANN001
+async def test_first_five_minutes(store: Store, monkeypatch) -> None:
     monkeypatch.chdir(REPO)  # the README's paths are relative to the repository
     assert "./scripts/setup.sh && .venv/bin/memscope open runs/srag_v/" in README
 
@@ -120,12 +120,12 @@ async def test_first_five_minutes(store: Store, monkeypatch) -> None:  # noqa: A
     # 7. Export: q37 with its code, the annotator and the alpha it was labelled at.
     exported = runner.invoke(cli, ["export-labels", "--format", "csv"])
     assert exported.exit_code == 0, exported.output
-    header, *rows = exported.stdout.strip().splitlines()
+    _header, *rows = exported.stdout.strip().splitlines()
     assert len(rows) == 1 and ",q37," in rows[0] and "SEL-STALE" in rows[0] and "newcomer" in rows[0]
     assert '""alpha"": 0.7' in rows[0]
 
 
-def test_every_command_in_the_readme_runs(store: Store, monkeypatch) -> None:  # noqa: ANN001
+def test_every_command_in_the_readme_runs(store: Store, monkeypatch) -> None:
     monkeypatch.chdir(REPO)
     commands = readme_commands()
     assert ["rerun", "--question", "q37", "--alpha", "0.7"] in commands

@@ -14,15 +14,15 @@ from helpers import ready, settle
 from memscope.tui.app import make_app
 
 
-def app_on(demo: Path, **options):  # noqa: ANN003, ANN201
+def app_on(demo: Path, **options):
     return make_app([str(demo / "runs" / "srag_v")], annotator="alice", **options)
 
 
-async def loaded(pilot) -> None:  # noqa: ANN001
+async def loaded(pilot) -> None:
     await ready(pilot)
 
 
-def test_queue_wide(demo: Path, snap_compare) -> None:  # noqa: ANN001
+def test_queue_wide(demo: Path, snap_compare) -> None:
     """The failing queue of srag_v: status bar on top (srag_v · queue failing · 17
     questions · labelled 0/17 · alice), a hint line with the keys, the column header, 17
     rows q3 … q47 each with X, Y, a red ✗, a score, a yellow suggested code and the
@@ -30,7 +30,7 @@ def test_queue_wide(demo: Path, snap_compare) -> None:  # noqa: ANN001
     assert snap_compare(app_on(demo), terminal_size=(120, 40), run_before=loaded)
 
 
-def test_question_y3_stale_dominance(demo: Path, snap_compare) -> None:  # noqa: ANN001
+def test_question_y3_stale_dominance(demo: Path, snap_compare) -> None:
     """q37 (Y3, stale dominance), alpha lowered to 0.5 and the suggestion accepted.
 
     Top left: the question "Where is the compost bin now?", gold vs the model's wrong
@@ -42,7 +42,7 @@ def test_question_y3_stale_dominance(demo: Path, snap_compare) -> None:  # noqa:
     suggested with its rule, the codes 1–9 with SEL-STALE highlighted, and "label
     SEL-STALE saved ✓ by alice"."""
 
-    async def run_before(pilot) -> None:  # noqa: ANN001
+    async def run_before(pilot) -> None:
         await ready(pilot)
         for _ in range(5):
             await pilot.press("left_square_bracket")
@@ -52,12 +52,12 @@ def test_question_y3_stale_dominance(demo: Path, snap_compare) -> None:  # noqa:
     assert snap_compare(app_on(demo, question="q37"), terminal_size=(120, 40), run_before=run_before)
 
 
-def test_question_caption_view_small_terminal(demo: Path, snap_compare) -> None:  # noqa: ANN001
+def test_question_caption_view_small_terminal(demo: Path, snap_compare) -> None:
     """q37 at 80×24 in caption view: the panes stacked in one column starting with the
     question and answers, then the timeline; the label bar (suggestion cut to one line,
     the codes with their keys on two lines, "label none") and the footer stay visible."""
 
-    async def run_before(pilot) -> None:  # noqa: ANN001
+    async def run_before(pilot) -> None:
         await ready(pilot)
         await pilot.press("c")
         await settle(pilot)
@@ -65,12 +65,12 @@ def test_question_caption_view_small_terminal(demo: Path, snap_compare) -> None:
     assert snap_compare(app_on(demo, question="q37"), terminal_size=(80, 24), run_before=run_before)
 
 
-def test_matrix(demo: Path, snap_compare) -> None:  # noqa: ANN001
+def test_matrix(demo: Path, snap_compare) -> None:
     """The matrix of srag_v coloured by EM: rows X1 scene … X4 pixel, columns Y1 atomic …
     Y3 evolutionary, each cell "0.xx  n=N" on a red/orange/yellow/green background, the
     title "Matrix EM (1/N)" and a legend line with the keys."""
 
-    async def run_before(pilot) -> None:  # noqa: ANN001
+    async def run_before(pilot) -> None:
         await ready(pilot)
         await pilot.press("m")
         await settle(pilot)
@@ -78,13 +78,13 @@ def test_matrix(demo: Path, snap_compare) -> None:  # noqa: ANN001
     assert snap_compare(app_on(demo), terminal_size=(100, 30), run_before=run_before)
 
 
-def test_help(demo: Path, snap_compare, monkeypatch) -> None:  # noqa: ANN001
+def test_help(demo: Path, snap_compare, monkeypatch) -> None:
     """The help dialog over the queue: a table of keys, what they do and their binding ids,
     grouped Everywhere / Queue / Question / Matrix / Runs / dialogs, with the config file
     named in its title."""
     monkeypatch.setenv("MEMSCOPE_CONFIG", "/home/alice/.config/memscope/config.toml")
 
-    async def run_before(pilot) -> None:  # noqa: ANN001
+    async def run_before(pilot) -> None:
         await ready(pilot)
         await pilot.press("question_mark")
         await settle(pilot)

@@ -28,7 +28,7 @@ from memscope.tui.widgets.label_bar import LabelBar
 from memscope.tui.widgets.round_view import RoundView
 
 
-async def type_text(pilot, text: str) -> None:  # noqa: ANN001
+async def type_text(pilot, text: str) -> None:
     for char in text:
         await pilot.press(char if char != " " else "space")
 

@@ -40,7 +40,7 @@ def media_run(tmp_path: Path) -> Path:
     return run_dir
 
 
-async def show_round(pilot, screen: QuestionScreen, round_id: str) -> ImagePreview:  # noqa: ANN001
+async def show_round(pilot, screen: QuestionScreen, round_id: str) -> ImagePreview:
     assert screen.query_one(Timeline).select_round(round_id)
     await settle(pilot)
     return screen.query_one(RoundView).query(ImagePreview).first()

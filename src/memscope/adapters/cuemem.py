@@ -325,7 +325,7 @@ def _tables(path: Path, rows: list[Any], layout: str, dataset: CueDataset, *, st
         prediction["exact_match"].append(correct)
         prediction["extra"].append(json.dumps(extra, ensure_ascii=False) if extra else None)
         turn_rank: dict[str, int] = {}
-        for rank, (retrieved, score) in enumerate(zip(ranked, scores), start=1):
+        for retrieved, score in zip(ranked, scores, strict=False):  # extra scores are ignored
             turn, _problem = dataset.clues.resolve(retrieved)
             round_id = turn or retrieved
             if round_id in turn_rank:

@@ -281,7 +281,7 @@ def _read_turns(raw_sessions: list[Any], history_path: Path, notices: list[Notic
             audio_refs = strings(turn.get("input_voice_message"))
             image_files = [resolver.resolve(ref) for ref in image_refs]
             audio_files = [resolver.resolve(ref) for ref in audio_refs]
-            missing_media += [ref for ref, found in zip(image_refs + audio_refs, image_files + audio_files) if found is None]
+            missing_media += [ref for ref, found in zip(image_refs + audio_refs, image_files + audio_files, strict=True) if found is None]
             voice_caption = str(turn.get("user_voice_message_caption") or "")
             extra: dict[str, Any] = {}
             if voice_caption:

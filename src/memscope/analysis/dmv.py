@@ -227,7 +227,7 @@ def bin_labels(values: np.ndarray, *, max_bins: int = 8) -> tuple[np.ndarray, li
     distinct = np.unique(numbers[defined])
     if distinct.size <= max_bins:
         names = [str(int(v)) for v in distinct]
-        for value, name in zip(distinct, names):
+        for value, name in zip(distinct, names, strict=True):
             labels[numbers == value] = name
         return labels, names
     edges = np.unique(np.quantile(numbers[defined], np.linspace(0, 1, max_bins + 1), method="nearest"))

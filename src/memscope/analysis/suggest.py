@@ -149,7 +149,10 @@ def derive(facts: RunFacts) -> dict[str, np.ndarray]:
     has_latest = is_latest.any(axis=1)
     latest_col = np.where(has_latest, is_latest.argmax(axis=1) if width else 0, width)
     stale_above = stale_mask(ev) & (columns < latest_col[:, None]) & in_k
-    first = lambda mask: np.where(mask.any(axis=1), mask.argmax(axis=1) + 1 if width else 0, 0)
+
+    def first(mask: np.ndarray) -> np.ndarray:  # 1-based column of the first hit per row, 0 when none
+        return np.where(mask.any(axis=1), mask.argmax(axis=1) + 1 if width else 0, 0)
+
     return {
         "gold_in_k": gold_in_k.sum(axis=1),
         "first_gold_rank": first(gold_in_k),

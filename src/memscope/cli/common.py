@@ -66,14 +66,14 @@ DmvRegistryOption = Annotated[
 ]
 
 
-def read_options(dataset: Path | None = None, dmv_registry: Path | None = None):  # noqa: ANN201 - keeps adapters out of CLI start
+def read_options(dataset: Path | None = None, dmv_registry: Path | None = None):
     """The ReadOptions for ``--dataset`` and ``--dmv-registry``."""
     from memscope.adapters.base import read_options as build
 
     return build(dataset, dmv_registry)
 
 
-def open_store(db: Path | None):  # noqa: ANN201 - avoids importing the store at CLI start
+def open_store(db: Path | None):
     """The store the user chose (see ``memscope --help`` for the precedence)."""
     from memscope.store import Store
 

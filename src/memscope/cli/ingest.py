@@ -47,7 +47,7 @@ def ingest(
 
     store = open_store(db)
 
-    def report(result) -> None:  # noqa: ANN001
+    def report(result) -> None:
         if isinstance(result, IngestFailure):
             fail(result.error)
             return

@@ -155,7 +155,7 @@ def _hf_cached_snapshot(repo_id: str) -> Path | None:
 
         cache = os.environ.get("SENTENCE_TRANSFORMERS_HOME") or None
         return Path(snapshot_download(repo_id, local_files_only=True, cache_dir=cache))
-    except Exception:  # noqa: BLE001 - not cached, a malformed id, no huggingface_hub: all mean "not here"
+    except Exception:
         return None
 
 
@@ -321,7 +321,7 @@ def _hf_cached_file(repo_id: str, filename: str) -> Path | None:
         return None
     try:
         found = try_to_load_from_cache(repo_id, filename)
-    except Exception:  # noqa: BLE001 - an id the hub library refuses is simply not cached
+    except Exception:
         return None
     return Path(found) if isinstance(found, str) else None
 

@@ -208,6 +208,6 @@ def load_retrieved_items(store: Store, run_id: str, qid: str) -> list[RetrievedI
         refs = list(turn.get("image_refs") or []) + list(turn.get("audio_refs") or [])
         files = list(turn.get("image_files") or []) + list(turn.get("audio_files") or [])
         normalised = (item["path"] or "").replace("\\", "/")
-        match = next((f for r, f in zip(refs, files) if r.replace("\\", "/") == normalised), None)
+        match = next((f for r, f in zip(refs, files, strict=True) if r.replace("\\", "/") == normalised), None)
         views.append(RetrievedItemView(file=match, **item))
     return views

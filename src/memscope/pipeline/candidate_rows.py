@@ -60,7 +60,7 @@ class ChannelIndex:
             qids = table.column("qid").to_numpy(zero_copy_only=False)
             starts = np.flatnonzero(np.r_[True, qids[1:] != qids[:-1]])
             ends = np.r_[starts[1:], len(qids)]
-            self._spans = {str(qids[s]): (int(s), int(e - s)) for s, e in zip(starts, ends)}
+            self._spans = {str(qids[s]): (int(s), int(e - s)) for s, e in zip(starts, ends, strict=True)}
 
     def scores(self, qid: str) -> dict[str, tuple[float | None, float | None]]:
         """round id -> (text score, image score) for one question (empty when not logged)."""
@@ -68,7 +68,7 @@ class ChannelIndex:
         if span is None or self._table is None:
             return {}
         part = self._table.slice(*span).to_pydict()
-        return {r: (_float(t), _float(i)) for r, t, i in zip(part["round_id"], part["text_score"], part["image_score"])}
+        return {r: (_float(t), _float(i)) for r, t, i in zip(part["round_id"], part["text_score"], part["image_score"], strict=True)}
 
 
 def _field(row: Any, name: str, default: Any = None) -> Any:

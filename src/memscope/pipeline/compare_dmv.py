@@ -60,7 +60,7 @@ def trunk_sign_flip(
 
     trunks = extra_columns(questions_a, ("trunk",))["trunk"][rows_a]
     qids = questions_a.column("qid").to_numpy(zero_copy_only=False)[rows_a]
-    labels = np.array([str(t) if t else f"#{q}" for t, q in zip(trunks, qids)], dtype=object)
+    labels = np.array([str(t) if t else f"#{q}" for t, q in zip(trunks, qids, strict=True)], dtype=object)
     result = sign_flip_test(success(questions_b, rows_b), success(questions_a, rows_a), labels,
                             permutations=permutations, seed=seed)
     values = result.as_dict()

@@ -49,7 +49,7 @@ def cue_section(data: RunData) -> dict[str, Any]:
     evidence = _evidence(data, attributes, settings)
     unresolved = [
         f"{qid}: {clue}"
-        for qid, clues in zip(data.qids.tolist(), attributes["unresolved_clues"])
+        for qid, clues in zip(data.qids.tolist(), attributes["unresolved_clues"], strict=True)
         for clue in (clues or [])
     ]
     return {

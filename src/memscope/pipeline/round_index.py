@@ -67,7 +67,7 @@ class RoundIndex:
         self.session_ids = table.column("session_id").to_pylist()
         self.dates = table.column("date").to_pylist()
         self.session_orders = table.column("session_order").to_pylist()
-        self.id_at_position: dict[int, str] = dict(zip(self.positions.tolist(), ids))
+        self.id_at_position: dict[int, str] = dict(zip(self.positions.tolist(), ids, strict=True))
         self.n = len(ids)
 
     def position(self, round_id: str) -> int | None:

@@ -131,10 +131,7 @@ def resolve_run(store: Store, ref: str | None, *, options: ReadOptions | None = 
         if queries.get_run(con, ref):
             return ref
         path = Path(ref).expanduser()
-        if path.exists():
-            known = queries.run_id_for_path(con, str(path.resolve()))
-        else:
-            known = None
+        known = queries.run_id_for_path(con, str(path.resolve())) if path.exists() else None
         ids = queries.run_ids(con)
     if path.is_dir():
         if ingest:

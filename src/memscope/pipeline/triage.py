@@ -200,7 +200,7 @@ class TriageTable:
         """Lower-cased "qid question" per row, built on the first free-word filter."""
         if self._search_text is None:
             self._search_text = np.array(
-                [f"{q} {t}".lower() for q, t in zip(self.qids.tolist(), self.question.tolist())], dtype=object
+                [f"{q} {t}".lower() for q, t in zip(self.qids.tolist(), self.question.tolist(), strict=True)], dtype=object
             )
         return self._search_text
 
@@ -283,7 +283,7 @@ class TriageTable:
 
     def progress(self, rows: np.ndarray) -> tuple[int, int]:
         """(labelled, total) over ``rows``."""
-        return int(self.labelled[rows].sum()), int(len(rows))
+        return int(self.labelled[rows].sum()), len(rows)
 
 
 def _matched_correctness(data: RunData, other: RunData) -> np.ndarray:

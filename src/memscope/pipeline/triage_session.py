@@ -75,7 +75,7 @@ class TriageSession:
 
             rows, other_rows = match_questions(self.data.questions.column("question_key").to_pylist(),
                                                self.other.questions.column("question_key").to_pylist())
-            self._other_rows = dict(zip(rows.tolist(), other_rows.tolist()))
+            self._other_rows = dict(zip(rows.tolist(), other_rows.tolist(), strict=True))
         return self._other_rows.get(row)
 
 

@@ -229,7 +229,7 @@ def _ensure_dataset(con: duckdb.DuckDBPyConnection, dataset: DatasetRecord | Dat
     )
 
 
-def _dataset_loader(dataset: DatasetSource):  # noqa: ANN202
+def _dataset_loader(dataset: DatasetSource):
     try:
         return DATASET_LOADERS[dataset.loader]
     except KeyError:

@@ -47,7 +47,7 @@ def code_bindings(codes: Iterable[object]) -> list[Binding]:
         key = getattr(code, "key", None)
         if not key:
             continue
-        name = getattr(code, "code")
+        name = code.code
         bindings.append(Binding(
             _character_to_key(key) if len(key) == 1 else key, f"toggle_code({name!r})",
             f"{name}", show=False, id=code_binding_id(name),

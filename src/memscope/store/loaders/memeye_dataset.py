@@ -98,7 +98,7 @@ def stage_dialog(con: duckdb.DuckDBPyConnection, source: DatasetSource) -> None:
 def load_memeye_dataset(
     con: duckdb.DuckDBPyConnection,
     source: DatasetSource,
-    insert_rounds,  # noqa: ANN001 - store.ingest's Arrow writer for sessions and rounds
+    insert_rounds,
     notices: list[Notice],
 ) -> int:
     """Insert the sessions, rounds and questions of a dialog file staged by ``stage_dialog``.

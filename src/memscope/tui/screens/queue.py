@@ -73,7 +73,7 @@ class QueueScreen(Screen):
         header = self.query_one(QueueHeader)
         header.compare, header.show_task = table.compare, table.show_task
         header.refresh()
-        labelled, total = state.progress
+        _labelled, total = state.progress
         keys = self.memscope.keys_for
         title = Text.assemble(
             ("Queue ", "bold"), (state.spec.describe(), "bold cyan"),

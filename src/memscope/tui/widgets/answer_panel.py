@@ -89,7 +89,7 @@ def _mcq(detail: QuestionDetail) -> Text:
 class AnswerPanel(VerticalScroll):
     """A scrollable :func:`answer_text`."""
 
-    def compose(self):  # noqa: ANN201 - a generator of one widget
+    def compose(self):
         yield Static(id="answer-text")
 
     def show(self, detail: QuestionDetail, other: OtherAnswer | None = None, other_run: str | None = None) -> None:

@@ -125,6 +125,6 @@ class CandidateTable(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         if row == self.cursor and self.has_focus:
             base = base + self.get_component_rich_style("candidate-table--cursor")
-        segments = [Segment(set_cell_size(text, w) + " ", base + style) for (text, style), (_, w) in zip(self._lines[row], COLUMNS)]
+        segments = [Segment(set_cell_size(text, w) + " ", base + style) for (text, style), (_, w) in zip(self._lines[row], COLUMNS, strict=True)]
         x = int(self.scroll_offset.x)
         return Strip(segments).crop(x, x + width).extend_cell_length(width, base)

@@ -71,7 +71,7 @@ class ImagePreview(Vertical):
     ``undecodable`` or ``disabled``.
     """
 
-    renderer: ClassVar[type[Widget] | None | bool] = False
+    renderer: ClassVar[type[Widget] | bool | None] = False
     """The image widget class (set once by the app; ``False``: not chosen yet)."""
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
