@@ -93,3 +93,10 @@ def test_help_lists_commands() -> None:
     assert result.exit_code == 0
     for command in ("ingest", "runs", "report"):
         assert command in result.stdout
+
+
+def test_version_names_the_installed_package() -> None:
+    from importlib.metadata import version
+
+    result = invoke("--version")
+    assert result.exit_code == 0 and result.stdout.strip() == f"memscope {version('memscope')}"

@@ -24,3 +24,21 @@ app = typer.Typer(
     rich_markup_mode="markdown",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"memscope {version('memscope')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", help="Print memscope's version and exit.", callback=_print_version, is_eager=True
+    ),
+) -> None:
+    """Diagnose why multimodal agent-memory benchmark questions fail: evidence chains,
+    recency re-ranking and failure labels, in the terminal."""
