@@ -197,3 +197,17 @@ async def test_small_terminal_stacks_the_panes(demo: Path) -> None:
 def test_config_keys_section_is_what_make_app_reads(isolated_env: Path) -> None:
     write_config(isolated_env, '[keys]\n"question.next" = "J"\n')
     assert load_config().keys == {"question.next": "J"}
+
+
+async def test_loaded_run_is_kept_out_of_the_collectors_scans(demo: Path, isolated_env: Path) -> None:
+    """Full collections walking a big loaded run stalled one keypress in ten (benchmarks/):
+    once loaded, the run's objects sit in the frozen generation."""
+    import gc
+
+    gc.unfreeze()
+    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice", question="q3")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        assert app.state.session.evidence_ready and app.state.session.suggestions_ready
+        assert gc.get_freeze_count() > 0
+    gc.unfreeze()

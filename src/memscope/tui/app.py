@@ -33,6 +33,7 @@ from memscope.store import Store
 from memscope.store.lease import WriterLease
 from memscope.tui.background import BackgroundWork
 from memscope.tui.commands import MemscopeCommands
+from memscope.tui.heap import keep_loaded_run_out_of_gc, let_gc_see_loaded_runs
 from memscope.tui.keymap import (
     BindingInfo,
     catalogue,
@@ -120,6 +121,7 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="load")
     def load_session(self, refs: list[str], question: str | None = None) -> None:
         """Ingest what is new and load the run(s) into memory (posts SessionLoaded)."""
+        let_gc_see_loaded_runs()
         say = lambda text: self.post_message(LoadProgressed(text))  # noqa: E731 - a one-line callback
         try:
             with self.store_lock, self.store.reading():  # one connection for the whole load
@@ -159,6 +161,7 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
             question = None
         resume_question = saved is not None and (saved.view or {}).get("screen") == "question"
         self.enter_session(open_question=bool(question) or (first_open and resume_question and self.state.qid is not None))
+        keep_loaded_run_out_of_gc()
         # After the first paint: the evidence and suggestions must not delay the queue.
         self.call_after_refresh(self.complete_session, session)
 

@@ -20,6 +20,7 @@ from memscope.pipeline.triage_session import (
     mark_opened,
     save_position,
 )
+from memscope.tui.heap import keep_loaded_run_out_of_gc
 from memscope.tui.messages import (
     EvidenceLoaded,
     ProbeLoaded,
@@ -71,6 +72,7 @@ class BackgroundWork:
             return
         state.session.channels = message.channels
         state.session.evidence_ready = True
+        keep_loaded_run_out_of_gc()
         screen = self.question_screen
         if screen is not None and screen.detail is not None:
             screen.show_question()
@@ -84,6 +86,7 @@ class BackgroundWork:
         session.suggestions = message.suggestions
         session.table.set_suggestions(message.suggestions)
         session.suggestions_ready = True
+        keep_loaded_run_out_of_gc()
         for note in message.notes:
             self.notify(note, severity="warning", markup=False)
         self.refresh_views()

@@ -75,15 +75,14 @@ class Timeline(ScrollView, can_focus=True):
         super().__init__(id=id)
         self.entries: list[TimelineEntry] = []
         self.highlighted: int | None = None
-        self._lines: list[list[Segment]] = []
+        self._lines: dict[int, list[Segment]] = {}  # rendered lazily: only visible lines cost
 
     def show(self, entries: list[TimelineEntry], select: str | None = None) -> None:
         """Replace the entries; highlight round ``select`` (else the latest clue of a Y3
         question, else the first gold clue, else the first round). Posts nothing: the caller
         shows the highlighted round itself."""
         self.entries = entries
-        console = self.app.console
-        self._lines = [list(entry_line(entry).render(console)) for entry in entries]
+        self._lines = {}
         self.virtual_size = Size(0, len(entries))
         rounds = [i for i, e in enumerate(entries) if e.kind == "round"]
         target = next((i for i in rounds if entries[i].round_id == select), None)
@@ -157,9 +156,11 @@ class Timeline(ScrollView, can_focus=True):
         width = self.scrollable_content_region.width
         line = y + int(self.scroll_offset.y)
         base = self.rich_style
-        if line >= len(self._lines):
+        if line >= len(self.entries):
             return Strip.blank(width, base)
-        segments = self._lines[line]
+        segments = self._lines.get(line)
+        if segments is None:
+            segments = self._lines[line] = list(entry_line(self.entries[line]).render(self.app.console))
         if line == self.highlighted:
             highlight = self.get_component_rich_style("timeline--highlight")
             if not self.has_focus:
