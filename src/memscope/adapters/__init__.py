@@ -10,8 +10,6 @@ import os
 from pathlib import Path
 
 from memscope.adapters.base import ReadOptions, RunAdapter
-from memscope.adapters.cuemem import is_cuemem_run, read_cuemem_runs
-from memscope.adapters.dmv import is_dmv_run, read_dmv_runs
 from memscope.adapters.memeye import is_memeye_run, read_memeye_run
 from memscope.errors import RunDirError
 from memscope.records import RunRecord
@@ -55,10 +53,15 @@ class DmvAdapter(_ManyRunsAdapter):
 
     name = "dmv"
 
+    # DMV-Bench and CUE-Mem modules load on first use: most sessions never need them.
     def sniff(self, path: Path) -> bool:
+        from memscope.adapters.dmv import is_dmv_run
+
         return is_dmv_run(path)
 
     def read_all(self, path: Path, options: ReadOptions) -> list[RunRecord]:
+        from memscope.adapters.dmv import read_dmv_runs
+
         return read_dmv_runs(path, options)
 
 
@@ -68,9 +71,13 @@ class CueMemAdapter(_ManyRunsAdapter):
     name = "cuemem"
 
     def sniff(self, path: Path) -> bool:
+        from memscope.adapters.cuemem import is_cuemem_run
+
         return is_cuemem_run(path)
 
     def read_all(self, path: Path, options: ReadOptions) -> list[RunRecord]:
+        from memscope.adapters.cuemem import read_cuemem_runs
+
         return read_cuemem_runs(path, options)
 
 
