@@ -85,8 +85,9 @@ def ingest_run(con: duckdb.DuckDBPyConnection, record: RunRecord, *, strict: boo
     con.begin()
     try:
         _ensure_dataset(con, record.dataset, notices)
-        for table in ("retrievals", "predictions", "runs"):
-            con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
+        if previous:  # a new run id owns no rows yet: no need to scan the big tables
+            for table in ("retrievals", "predictions", "runs"):
+                con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
         n_questions = _load_predictions(con, run_id, record, strict=strict, notices=notices)
         replace_run_details(con, run_id, record.detail_tables)
         con.execute(
