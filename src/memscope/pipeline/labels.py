@@ -156,7 +156,7 @@ _QUESTION_FACT_RUNS = 4
 
 def _require_question(con: Any, run_id: str, qid: str, cache_key: _QuestionKey | None = None) -> dict[str, Any]:
     from memscope.pipeline.questions import unknown_question
-    from memscope.store.labels import question_info, question_infos, run_qids
+    from memscope.store.labels import question_index, question_info, run_qids
 
     if cache_key is None:
         found = question_info(con, run_id, qid)
@@ -168,7 +168,7 @@ def _require_question(con: Any, run_id: str, qid: str, cache_key: _QuestionKey |
     else:
         facts = _question_facts[cache_key]
         if facts is None:
-            facts = _question_facts[cache_key] = question_infos(con, run_id)
+            facts = _question_facts[cache_key] = question_index(con, run_id)
         found = facts.get(qid)
     if found is not None:
         return found

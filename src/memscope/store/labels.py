@@ -79,17 +79,6 @@ def question_info(con: duckdb.DuckDBPyConnection, run_id: str, qid: str) -> dict
     return {"question_key": found[0], "task": found[1], "x": found[2], "y": found[3]} if found else None
 
 
-def question_infos(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, dict[str, Any]]:
-    """:func:`question_info` for every question of a run, by qid (one join)."""
-    found = rows(
-        con,
-        "SELECT p.qid, q.question_key, q.task, q.x, q.y FROM predictions p JOIN runs r USING (run_id) "
-        "JOIN questions q ON q.dataset_id = r.dataset_id AND q.qid = p.qid WHERE p.run_id = ?",
-        [run_id],
-    )
-    return {qid: {"question_key": key, "task": task, "x": x, "y": y} for qid, key, task, x, y in found}
-
-
 def run_qids(con: duckdb.DuckDBPyConnection, run_id: str) -> list[str]:
     """The qids of a run, in idx order."""
     return [
