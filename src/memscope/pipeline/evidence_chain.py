@@ -9,7 +9,6 @@ dict and slice look-ups, so stepping through a 50,000-question run stays instant
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +18,7 @@ import numpy as np
 from memscope.analysis.answers import correctness
 from memscope.pipeline.candidate_rows import Candidate
 from memscope.pipeline.loading import RunData
-from memscope.pipeline.round_index import RoundIndex
+from memscope.pipeline.round_index import RoundIndex, json_or_none
 
 CONTEXT_ROUNDS = 1
 """Rounds shown on each side of a gold clue on the timeline (its conversational context)."""
@@ -33,15 +32,6 @@ def _float(value: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return None if math.isnan(number) else number
-
-
-def _json(text: Any) -> Any:
-    if text is None or not isinstance(text, str):
-        return text
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
 
 
 @dataclass(frozen=True)
@@ -95,9 +85,9 @@ def question_detail(data: RunData, row: int) -> QuestionDetail:
     em, judge = _float(values.get("em")), _float(values.get("judge"))
     correct = float(correctness(np.array([mode], dtype=object), np.array([np.nan if em is None else em]),
                                 np.array([np.nan if judge is None else judge]))[0])
-    option_sets = _option_sets(_json(values.get("options")))
-    rotations = _rotations(_json(values.get("rotations")), option_sets)
-    bias = _json(values.get("position_bias"))
+    option_sets = _option_sets(json_or_none(values.get("options")))
+    rotations = _rotations(json_or_none(values.get("rotations")), option_sets)
+    bias = json_or_none(values.get("position_bias"))
     position_bias = tuple(sorted((str(k), int(v)) for k, v in bias.items() if isinstance(v, (int, float)))) if isinstance(bias, dict) else ()
     return QuestionDetail(
         qid=values["qid"], row=row, idx=int(values["idx"]), question_key=values.get("question_key") or "",

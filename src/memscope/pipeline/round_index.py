@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 
-def _json(text: Any) -> Any:
+def json_or_none(text: Any) -> Any:
+    """A JSON column's text parsed (None when it does not parse); non-text passes through."""
     if text is None or not isinstance(text, str):
         return text
     try:
@@ -81,7 +82,7 @@ class RoundIndex:
         if row is None:
             return None
         values = self.table.slice(row, 1).to_pylist()[0]
-        extra = _json(values.get("extra")) or {}
+        extra = json_or_none(values.get("extra")) or {}
         transcripts = tuple(
             str(extra[name]) for name in ("user_voice_message_caption", "transcript", "asr") if isinstance(extra, dict) and extra.get(name)
         )
