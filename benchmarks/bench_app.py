@@ -77,7 +77,9 @@ def child(mode: str, run_id: str, presses: int) -> dict:
         while not (getattr(app, "state", None) is not None and isinstance(app.screen, screen_type)):
             await pilot.pause(0.001)
             if time.perf_counter() - began > deadline_s:
-                raise SystemExit(f"the app did not reach {screen_type.__name__}; it shows {type(app.screen).__name__}")
+                raise SystemExit(
+                    f"the app did not reach {screen_type.__name__}; it shows {type(app.screen).__name__}"
+                )
         await pilot.pause()
 
     # A fresh annotator per process: nothing to resume, so every start lands on the queue.
@@ -170,8 +172,14 @@ def child(mode: str, run_id: str, presses: int) -> dict:
                 if painted_at:
                     floor.append(painted_at[0] - built_at[0])
         peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        return {"key_s": settled, "paint_s": first_paint, "build_s": build_times, "moved": moved, "floor_s": floor,
-                "peak_mib": peak_kib / 1024}
+        return {
+            "key_s": settled,
+            "paint_s": first_paint,
+            "build_s": build_times,
+            "moved": moved,
+            "floor_s": floor,
+            "peak_mib": peak_kib / 1024,
+        }
 
     async def cold() -> dict:
         app = make_app([run_id], annotator=annotator)
@@ -197,7 +205,9 @@ def cold_start(argv: list[str], env: dict[str, str]) -> float:
     import time
 
     began = time.perf_counter()
-    child_process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    child_process = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env
+    )
     assert child_process.stdout is not None
     for line in child_process.stdout:
         if line.startswith("READY"):
@@ -218,7 +228,10 @@ def percentile(values: list[float], q: float) -> float:
 def run_child(mode: str, run_id: str, presses: int, env: dict[str, str]) -> dict:
     done = subprocess.run(
         [sys.executable, __file__, "--child", mode, "--run-id", run_id, "--presses", str(presses)],
-        capture_output=True, text=True, env=env, timeout=1800,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1800,
     )
     if done.returncode:
         sys.exit(f"the {mode} measurement failed:\n{done.stderr[-3000:]}")
@@ -230,7 +243,9 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=50_000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--presses", type=int, default=200)
-    parser.add_argument("--store", type=Path, help="reuse this prepared store (default: a fresh temporary one)")
+    parser.add_argument(
+        "--store", type=Path, help="reuse this prepared store (default: a fresh temporary one)"
+    )
     parser.add_argument("--child", choices=("start", "next", "cold"), help=argparse.SUPPRESS)
     parser.add_argument("--run-id", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -241,15 +256,23 @@ def main() -> None:
     run_dir = generated_run(args.questions)
     with tempfile.TemporaryDirectory(prefix="memscope-bench-app-") as scratch:
         store_path = args.store or Path(scratch) / "store.duckdb"
-        env = dict(os.environ, MEMSCOPE_DB=str(store_path),
-                   MEMSCOPE_CONFIG=str(Path(scratch) / "config.toml"), MEMSCOPE_IMAGE_RENDERER="none")
+        env = dict(
+            os.environ,
+            MEMSCOPE_DB=str(store_path),
+            MEMSCOPE_CONFIG=str(Path(scratch) / "config.toml"),
+            MEMSCOPE_IMAGE_RENDERER="none",
+        )
         os.environ.update(env)
         print(f"ingesting {run_dir} (unless the store has it) …", file=sys.stderr)
         run_id = prepare_store(store_path, run_dir)
         starts = [run_child("start", run_id, 0, env) for _ in range(args.repeat)]
-        cold_empty = [cold_start([sys.executable, "-c", EMPTY_APP], env) for _ in range(args.repeat)]
-        cold_ours = [cold_start([sys.executable, __file__, "--child", "cold", "--run-id", run_id], env)
-                     for _ in range(args.repeat)]
+        cold_empty = [
+            cold_start([sys.executable, "-c", EMPTY_APP], env) for _ in range(args.repeat)
+        ]
+        cold_ours = [
+            cold_start([sys.executable, __file__, "--child", "cold", "--run-id", run_id], env)
+            for _ in range(args.repeat)
+        ]
         navigations = [run_child("next", run_id, args.presses, env) for _ in range(args.repeat)]
 
     empty = median([s["empty_s"] for s in starts])
@@ -265,23 +288,47 @@ def main() -> None:
     peak = max(n["peak_mib"] for n in navigations)
     rows = [
         ["empty Textual app start (run_test to idle)", f"{empty * 1000:.0f} ms", "baseline"],
-        [f"memscope start to interactive queue ({starts[0]['queue_rows']:,} rows)", f"{ours * 1000:.0f} ms",
-         f"{ours / empty:.2f}× the empty app (target ≤ 3×)"],
-        ["empty Textual app, whole process (launch to drawn)", f"{median(cold_empty) * 1000:.0f} ms", "baseline"],
-        ["memscope to drawn queue, whole process (launch to drawn)", f"{median(cold_ours) * 1000:.0f} ms",
-         f"{median(cold_ours) / median(cold_empty):.2f}× the empty app (target ≤ 3×)"],
-        ["next question, key to first repaint, p50 / p95", f"{paint_p50 * 1000:.1f} / {paint_p95 * 1000:.1f} ms",
-         "target well under 100 ms (issue 8: p95 < 50 ms)"],
-        ["next question, key to every repaint settled, p50 / p95", f"{key_p50 * 1000:.1f} / {key_p95 * 1000:.1f} ms",
-         "Pilot press + pause"],
-        ["next question, building the view, p50 / p95", f"{build_p50 * 1000:.1f} / {build_p95 * 1000:.1f} ms", ""],
-        ["same screen relaid out + repainted, nothing changed, p50 / p95",
-         f"{floor_p50 * 1000:.1f} / {floor_p95 * 1000:.1f} ms", "Textual's floor for a full repaint"],
+        [
+            f"memscope start to interactive queue ({starts[0]['queue_rows']:,} rows)",
+            f"{ours * 1000:.0f} ms",
+            f"{ours / empty:.2f}× the empty app (target ≤ 3×)",
+        ],
+        [
+            "empty Textual app, whole process (launch to drawn)",
+            f"{median(cold_empty) * 1000:.0f} ms",
+            "baseline",
+        ],
+        [
+            "memscope to drawn queue, whole process (launch to drawn)",
+            f"{median(cold_ours) * 1000:.0f} ms",
+            f"{median(cold_ours) / median(cold_empty):.2f}× the empty app (target ≤ 3×)",
+        ],
+        [
+            "next question, key to first repaint, p50 / p95",
+            f"{paint_p50 * 1000:.1f} / {paint_p95 * 1000:.1f} ms",
+            "target well under 100 ms (issue 8: p95 < 50 ms)",
+        ],
+        [
+            "next question, key to every repaint settled, p50 / p95",
+            f"{key_p50 * 1000:.1f} / {key_p95 * 1000:.1f} ms",
+            "Pilot press + pause",
+        ],
+        [
+            "next question, building the view, p50 / p95",
+            f"{build_p50 * 1000:.1f} / {build_p95 * 1000:.1f} ms",
+            "",
+        ],
+        [
+            "same screen relaid out + repainted, nothing changed, p50 / p95",
+            f"{floor_p50 * 1000:.1f} / {floor_p95 * 1000:.1f} ms",
+            "Textual's floor for a full repaint",
+        ],
         ["peak memory of the app process", f"{peak:.0f} MiB", "target < 1 GiB"],
     ]
     print_table(
         f"memscope app, {args.questions:,}-question run, medians of {args.repeat} processes, {args.presses} presses each",
-        ["what", "measured", "note"], rows,
+        ["what", "measured", "note"],
+        rows,
     )
 
 

@@ -31,10 +31,41 @@ from pathlib import Path
 
 import numpy as np
 
-WORDS = ["kitchen", "cabinet", "brass", "knob", "sage", "green", "paint", "swatch", "tile", "backsplash", "compass", "garden", "tomato", "bed", "compost", "bin", "moved", "week", "session", "photo", "colour", "shade", "oak", "counter", "drawer", "handle", "window", "light"]
+WORDS = [
+    "kitchen",
+    "cabinet",
+    "brass",
+    "knob",
+    "sage",
+    "green",
+    "paint",
+    "swatch",
+    "tile",
+    "backsplash",
+    "compass",
+    "garden",
+    "tomato",
+    "bed",
+    "compost",
+    "bin",
+    "moved",
+    "week",
+    "session",
+    "photo",
+    "colour",
+    "shade",
+    "oak",
+    "counter",
+    "drawer",
+    "handle",
+    "window",
+    "light",
+]
 
 
-def median_time(action: Callable[[], object], repeats: int, warmup: Callable[[], object] | None = None) -> float:
+def median_time(
+    action: Callable[[], object], repeats: int, warmup: Callable[[], object] | None = None
+) -> float:
     """Median wall time of ``action`` in seconds, after one untimed ``warmup`` call (default: ``action``)."""
     (warmup or action)()
     times = []
@@ -79,13 +110,25 @@ def bench_text(device: str, count: int, batch: int, repeats: int) -> dict:
     resolved = resolve_device(device)
     encoder = load_text_encoder(resolve_text_model(None), resolved)
     texts = sentences(count)
-    seconds = median_time(lambda: encoder.encode(texts, batch_size=batch), repeats,
-                          warmup=lambda: encoder.encode(texts[:batch], batch_size=batch))
-    return {"what": "text embedding", "model": encoder.source.label, "device": resolved.description,
-            "items": count, "batch": batch, "median_s": seconds, "items_per_s": count / seconds}
+    seconds = median_time(
+        lambda: encoder.encode(texts, batch_size=batch),
+        repeats,
+        warmup=lambda: encoder.encode(texts[:batch], batch_size=batch),
+    )
+    return {
+        "what": "text embedding",
+        "model": encoder.source.label,
+        "device": resolved.description,
+        "items": count,
+        "batch": batch,
+        "median_s": seconds,
+        "items_per_s": count / seconds,
+    }
 
 
-def bench_images(device: str, count: int, batch: int, repeats: int, model: str, pretrained: str, folder: Path) -> dict:
+def bench_images(
+    device: str, count: int, batch: int, repeats: int, model: str, pretrained: str, folder: Path
+) -> dict:
     from memscope.engine.device import resolve_device
     from memscope.engine.image import load_image_encoder
     from memscope.engine.models import resolve_image_model
@@ -93,10 +136,20 @@ def bench_images(device: str, count: int, batch: int, repeats: int, model: str, 
     resolved = resolve_device(device)
     encoder = load_image_encoder(resolve_image_model(model, pretrained), resolved)
     paths = image_files(folder, count)
-    seconds = median_time(lambda: encoder.encode_images(paths, batch_size=batch), repeats,
-                          warmup=lambda: encoder.encode_images(paths[:1]))
-    return {"what": "image embedding", "model": encoder.source.label, "device": resolved.description,
-            "items": count, "batch": batch, "median_s": seconds, "items_per_s": count / seconds}
+    seconds = median_time(
+        lambda: encoder.encode_images(paths, batch_size=batch),
+        repeats,
+        warmup=lambda: encoder.encode_images(paths[:1]),
+    )
+    return {
+        "what": "image embedding",
+        "model": encoder.source.label,
+        "device": resolved.description,
+        "items": count,
+        "batch": batch,
+        "median_s": seconds,
+        "items_per_s": count / seconds,
+    }
 
 
 def unit_vectors(count: int, dim: int, seed: int) -> np.ndarray:
@@ -118,39 +171,76 @@ def bench_search(bank_size: int, dim: int, queries: int, k: int, repeats: int) -
     same = float(np.mean(index.search(query, k)[1] == brute_force_search(bank, query, k)[1]))
     common = {"bank": bank_size, "dim": dim, "queries": queries, "k": k}
     return [
-        common | {"method": "FAISS IndexFlatIP", "build_ms": build * 1e3, "batch_ms": faiss_s * 1e3,
-                  "per_query_ms": faiss_s * 1e3 / queries, "same_ids": same},
-        common | {"method": "numpy brute force", "build_ms": 0.0, "batch_ms": numpy_s * 1e3,
-                  "per_query_ms": numpy_s * 1e3 / queries, "same_ids": 1.0},
+        common
+        | {
+            "method": "FAISS IndexFlatIP",
+            "build_ms": build * 1e3,
+            "batch_ms": faiss_s * 1e3,
+            "per_query_ms": faiss_s * 1e3 / queries,
+            "same_ids": same,
+        },
+        common
+        | {
+            "method": "numpy brute force",
+            "build_ms": 0.0,
+            "batch_ms": numpy_s * 1e3,
+            "per_query_ms": numpy_s * 1e3 / queries,
+            "same_ids": 1.0,
+        },
     ]
 
 
 def print_table(title: str, rows: list[dict], columns: list[tuple[str, str, str]]) -> None:
     """A plain text table: columns are (key, header, format)."""
-    cells = [[format(row[key], spec) if spec else str(row[key]) for key, _, spec in columns] for row in rows]
-    widths = [max(len(header), *(len(cell[i]) for cell in cells)) for i, (_, header, _) in enumerate(columns)]
+    cells = [
+        [format(row[key], spec) if spec else str(row[key]) for key, _, spec in columns]
+        for row in rows
+    ]
+    widths = [
+        max(len(header), *(len(cell[i]) for cell in cells))
+        for i, (_, header, _) in enumerate(columns)
+    ]
     print(f"\n{title}")
-    print("  ".join(header.ljust(width) for (_, header, _), width in zip(columns, widths, strict=True)))
+    print(
+        "  ".join(
+            header.ljust(width) for (_, header, _), width in zip(columns, widths, strict=True)
+        )
+    )
     print("  ".join("-" * width for width in widths))
     for cell in cells:
-        print("  ".join(value.rjust(width) if spec else value.ljust(width)
-                        for value, width, (_, _, spec) in zip(cell, widths, columns, strict=True)))
+        print(
+            "  ".join(
+                value.rjust(width) if spec else value.ljust(width)
+                for value, width, (_, _, spec) in zip(cell, widths, columns, strict=True)
+            )
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--devices", nargs="*", help="cpu, cuda, cuda:N (default: cpu, and cuda when present)")
+    parser.add_argument(
+        "--devices", nargs="*", help="cpu, cuda, cuda:N (default: cpu, and cuda when present)"
+    )
     parser.add_argument("--text-items", type=int, default=512, help="texts per repeat on the CPU")
     parser.add_argument("--image-items", type=int, default=8, help="images per repeat on the CPU")
-    parser.add_argument("--gpu-text-items", type=int, default=8192, help="texts per repeat on a GPU")
-    parser.add_argument("--gpu-image-items", type=int, default=512, help="images per repeat on a GPU")
+    parser.add_argument(
+        "--gpu-text-items", type=int, default=8192, help="texts per repeat on a GPU"
+    )
+    parser.add_argument(
+        "--gpu-image-items", type=int, default=512, help="images per repeat on a GPU"
+    )
     parser.add_argument("--text-batch", type=int, default=64)
     parser.add_argument("--image-batch", type=int, default=16)
     parser.add_argument("--image-model", default="ViT-B-16-SigLIP2-384")
-    parser.add_argument("--image-pretrained", default="random:0",
-                        help="pretrained tag or checkpoint; the default random:0 measures the architecture")
+    parser.add_argument(
+        "--image-pretrained",
+        default="random:0",
+        help="pretrained tag or checkpoint; the default random:0 measures the architecture",
+    )
     parser.add_argument("--banks", default="10000,100000", help="bank sizes, comma-separated")
-    parser.add_argument("--dim", type=int, default=384, help="vector dimension (MiniLM: 384, SigLIP-2 base: 768)")
+    parser.add_argument(
+        "--dim", type=int, default=384, help="vector dimension (MiniLM: 384, SigLIP-2 base: 768)"
+    )
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--repeats", type=int, default=3)
@@ -159,7 +249,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args(argv)
     if args.quick:
-        args.text_items, args.image_items, args.gpu_text_items, args.gpu_image_items, args.repeats = 64, 2, 512, 32, 2
+        (
+            args.text_items,
+            args.image_items,
+            args.gpu_text_items,
+            args.gpu_image_items,
+            args.repeats,
+        ) = 64, 2, 512, 32, 2
     devices = args.devices or default_devices()
 
     embedding: list[dict] = []
@@ -167,24 +263,55 @@ def main(argv: list[str] | None = None) -> int:
         on_gpu = device.startswith("cuda")
         text_items = args.gpu_text_items if on_gpu else args.text_items
         image_items = args.gpu_image_items if on_gpu else args.image_items
-        embedding.append(bench_text(device, text_items, args.text_batch * (4 if on_gpu else 1), args.repeats))
+        embedding.append(
+            bench_text(device, text_items, args.text_batch * (4 if on_gpu else 1), args.repeats)
+        )
         print(f"text  {device}: {embedding[-1]['items_per_s']:.1f} items/s", file=sys.stderr)
         if not args.skip_images:
             with tempfile.TemporaryDirectory() as folder:
-                embedding.append(bench_images(device, image_items, args.image_batch * (4 if on_gpu else 1), args.repeats,
-                                              args.image_model, args.image_pretrained, Path(folder)))
+                embedding.append(
+                    bench_images(
+                        device,
+                        image_items,
+                        args.image_batch * (4 if on_gpu else 1),
+                        args.repeats,
+                        args.image_model,
+                        args.image_pretrained,
+                        Path(folder),
+                    )
+                )
             print(f"image {device}: {embedding[-1]['items_per_s']:.1f} items/s", file=sys.stderr)
     search: list[dict] = []
     for bank in (int(size) for size in args.banks.split(",") if size.strip()):
         search += bench_search(bank, args.dim, args.queries, args.k, args.repeats)
         print(f"search bank {bank}: done", file=sys.stderr)
 
-    print_table(f"Embedding throughput (median of {args.repeats} repeats)", embedding, [
-        ("what", "what", ""), ("model", "model", ""), ("device", "device", ""), ("items", "items", "d"),
-        ("batch", "batch", "d"), ("median_s", "median s", ".3f"), ("items_per_s", "items/s", ",.1f")])
-    print_table(f"Exact top-{args.k} search, {args.queries} queries in one batch (median of {args.repeats} repeats)",
-                search, [("bank", "bank", ",d"), ("dim", "dim", "d"), ("method", "method", ""), ("build_ms", "build ms", ".1f"),
-                         ("batch_ms", "search ms", ".2f"), ("per_query_ms", "ms/query", ".3f"), ("same_ids", "same ids", ".3f")])
+    print_table(
+        f"Embedding throughput (median of {args.repeats} repeats)",
+        embedding,
+        [
+            ("what", "what", ""),
+            ("model", "model", ""),
+            ("device", "device", ""),
+            ("items", "items", "d"),
+            ("batch", "batch", "d"),
+            ("median_s", "median s", ".3f"),
+            ("items_per_s", "items/s", ",.1f"),
+        ],
+    )
+    print_table(
+        f"Exact top-{args.k} search, {args.queries} queries in one batch (median of {args.repeats} repeats)",
+        search,
+        [
+            ("bank", "bank", ",d"),
+            ("dim", "dim", "d"),
+            ("method", "method", ""),
+            ("build_ms", "build ms", ".1f"),
+            ("batch_ms", "search ms", ".2f"),
+            ("per_query_ms", "ms/query", ".3f"),
+            ("same_ids", "same ids", ".3f"),
+        ],
+    )
     if args.json:
         args.json.write_text(json.dumps({"embedding": embedding, "search": search}, indent=2))
     return 0

@@ -37,7 +37,9 @@ def measure(n_questions: int, repeat: int) -> dict[str, float]:
         env = dict(os.environ, MEMSCOPE_DB=str(scratch / "store.duckdb"))
         try:
             baseline_times.append(time_command([sys.executable, "-c", BASELINE, str(predictions)]))
-            ingest_times.append(time_command([str(VENV_BIN / "memscope"), "ingest", str(run_dir)], env=env))
+            ingest_times.append(
+                time_command([str(VENV_BIN / "memscope"), "ingest", str(run_dir)], env=env)
+            )
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     return {"ingest": median(ingest_times), "baseline": median(baseline_times)}
@@ -52,8 +54,15 @@ def main() -> None:
     for n in args.questions:
         result = measure(n, args.repeat)
         ratio = result["ingest"] / result["baseline"]
-        rows.append([f"{n:,}", f"{result['ingest']:.2f} s", f"{result['baseline']:.2f} s", f"{ratio:.2f}×",
-                     "met" if ratio <= 2 else "missed"])
+        rows.append(
+            [
+                f"{n:,}",
+                f"{result['ingest']:.2f} s",
+                f"{result['baseline']:.2f} s",
+                f"{ratio:.2f}×",
+                "met" if ratio <= 2 else "missed",
+            ]
+        )
     print_table(
         f"memscope ingest vs DuckDB read_json (medians of {args.repeat})",
         ["questions", "memscope ingest", "read_json baseline", "ratio", "target ≤ 2×"],

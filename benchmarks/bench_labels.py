@@ -91,9 +91,15 @@ def main() -> None:
     print_table(
         f"label commit, key press to durable ({args.labels} labels {args.gap:.2f} s apart, medians of {args.repeat})",
         ["what", "measured", "target"],
-        [["first label (opens the store)", f"{first * 1000:.1f} ms", ""],
-         ["next labels p50", f"{p50 * 1000:.1f} ms", ""],
-         ["next labels p95", f"{p95 * 1000:.1f} ms", "< 20 ms " + ("met" if p95 < 0.02 else "missed")]],
+        [
+            ["first label (opens the store)", f"{first * 1000:.1f} ms", ""],
+            ["next labels p50", f"{p50 * 1000:.1f} ms", ""],
+            [
+                "next labels p95",
+                f"{p95 * 1000:.1f} ms",
+                "< 20 ms " + ("met" if p95 < 0.02 else "missed"),
+            ],
+        ],
     )
 
 

@@ -29,7 +29,12 @@ def measure(n_questions: int, repeat: int) -> float:
     memscope = str(VENV_BIN / "memscope")
     try:
         time_command([memscope, "ingest", str(run_dir)], env=env)
-        return median([time_command([memscope, "report", "srag_bench", "--format", "json"], env=env) for _ in range(repeat)])
+        return median(
+            [
+                time_command([memscope, "report", "srag_bench", "--format", "json"], env=env)
+                for _ in range(repeat)
+            ]
+        )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -43,7 +48,11 @@ def main() -> None:
     for n in args.questions:
         seconds = measure(n, args.repeat)
         rows.append([f"{n:,}", f"{seconds:.2f} s", "met" if seconds < 2 else "missed"])
-    print_table(f"memscope report --format json (medians of {args.repeat})", ["questions", "time", "target < 2 s"], rows)
+    print_table(
+        f"memscope report --format json (medians of {args.repeat})",
+        ["questions", "time", "target < 2 s"],
+        rows,
+    )
 
 
 if __name__ == "__main__":

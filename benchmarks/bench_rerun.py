@@ -22,7 +22,12 @@ from __future__ import annotations
 
 import os
 
-for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
+for _variable in (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+):
     os.environ[_variable] = "1"
 
 import argparse
@@ -63,9 +68,20 @@ def y3_pool(data):
 
     ev = data.evidence
     rows = np.flatnonzero(ev.is_y3 & (latest_clue(ev) != PAD))
-    subset = EvidenceSet(ev.ranked_pos[rows], ev.ranked_session[rows], ev.gold_pos[rows], ev.source_sessions[rows],
-                         ev.has_ranking[rows], ev.is_y3[rows])
-    return subset, data.scores[rows], candidate_ages(subset.ranked_pos, data.n_rounds), subset.ranked_pos != PAD
+    subset = EvidenceSet(
+        ev.ranked_pos[rows],
+        ev.ranked_session[rows],
+        ev.gold_pos[rows],
+        ev.source_sessions[rows],
+        ev.has_ranking[rows],
+        ev.is_y3[rows],
+    )
+    return (
+        subset,
+        data.scores[rows],
+        candidate_ages(subset.ranked_pos, data.n_rounds),
+        subset.ranked_pos != PAD,
+    )
 
 
 def vectorised(ev, sims, ages, valid, k: int) -> dict[float, dict[str, float]]:
@@ -97,7 +113,11 @@ def loop(ev, sims, ages, valid, k: int) -> dict[float, dict[str, float]]:
             reordered, reordered_sessions = positions[permutation], sessions[permutation]
             latest = ev.gold_pos[i].max()
             sources = ev.source_sessions[i][ev.source_sessions[i] != -1]
-            stale = (reordered_sessions[:, None] == sources[None, :]).any(axis=1) & (reordered > 0) & (reordered < latest)
+            stale = (
+                (reordered_sessions[:, None] == sources[None, :]).any(axis=1)
+                & (reordered > 0)
+                & (reordered < latest)
+            )
             is_latest = reordered == latest
             latest_in_k = bool(is_latest[:k].any())
             latest_rank = int(np.argmax(is_latest)) if is_latest.any() else len(reordered)
@@ -105,7 +125,13 @@ def loop(ev, sims, ages, valid, k: int) -> dict[float, dict[str, float]]:
             dominance = (bool(stale[:k].any()) and not latest_in_k) or inversion
             totals += (latest_in_k, not latest_in_k, inversion, dominance)
         n = ev.ranked_pos.shape[0]
-        result[alpha] = dict(zip(("latest_at_k", "latest_miss", "rank_inversion", "stale_dominance"), totals / n, strict=True))
+        result[alpha] = dict(
+            zip(
+                ("latest_at_k", "latest_miss", "rank_inversion", "stale_dominance"),
+                totals / n,
+                strict=True,
+            )
+        )
     return result
 
 
@@ -113,7 +139,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=50_000)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--loop-repeat", type=int, default=3, help="repetitions of the slow loop baseline")
+    parser.add_argument(
+        "--loop-repeat", type=int, default=3, help="repetitions of the slow loop baseline"
+    )
     parser.add_argument("--resamples", type=int, default=10_000)
     args = parser.parse_args()
 
@@ -129,13 +157,20 @@ def main() -> None:
     fast, slow = vectorised(ev, sims, ages, valid, k), loop(ev, sims, ages, valid, k)
     for alpha in fast:  # both variants must agree before either is timed
         for name, value in fast[alpha].items():
-            assert math.isclose(value, slow[alpha][name], abs_tol=1e-12), (alpha, name, value, slow[alpha][name])
+            assert math.isclose(value, slow[alpha][name], abs_tol=1e-12), (
+                alpha,
+                name,
+                value,
+                slow[alpha][name],
+            )
     times: dict[str, list[float]] = {"vectorised": [], "loop": [], "rerun_run": []}
     for repetition in range(args.repeat):
         times["vectorised"].append(time_call(lambda: vectorised(ev, sims, ages, valid, k)))
         if repetition < args.loop_repeat:
             times["loop"].append(time_call(lambda: loop(ev, sims, ages, valid, k)))
-        times["rerun_run"].append(time_call(lambda: rerun_run(data, ALPHAS, lam=LAMBDA, resamples=args.resamples)))
+        times["rerun_run"].append(
+            time_call(lambda: rerun_run(data, ALPHAS, lam=LAMBDA, resamples=args.resamples))
+        )
     medians = {name: median(values) for name, values in times.items()}
     n_y3 = ev.ranked_pos.shape[0]
     print_table(
@@ -144,9 +179,16 @@ def main() -> None:
         ["variant", "median", "vs loop"],
         [
             ["per-question numpy loop (re-rank + metrics)", f"{medians['loop']:.3f} s", "1.0×"],
-            ["vectorised (re-rank + metrics)", f"{medians['vectorised']:.3f} s", f"{medians['loop'] / medians['vectorised']:.1f}× faster"],
-            [f"rerun_run (+ paired bootstrap, {args.resamples:,} resamples)", f"{medians['rerun_run']:.3f} s",
-             "target < 1 s: " + ("met" if medians["rerun_run"] < 1.0 else "missed")],
+            [
+                "vectorised (re-rank + metrics)",
+                f"{medians['vectorised']:.3f} s",
+                f"{medians['loop'] / medians['vectorised']:.1f}× faster",
+            ],
+            [
+                f"rerun_run (+ paired bootstrap, {args.resamples:,} resamples)",
+                f"{medians['rerun_run']:.3f} s",
+                "target < 1 s: " + ("met" if medians["rerun_run"] < 1.0 else "missed"),
+            ],
         ],
     )
 

@@ -28,7 +28,9 @@ def _write_images(image_dir: Path, count: int) -> list[str]:
     names = []
     for i in range(count):
         name = f"scene_{i:02d}.png"
-        Image.new("RGB", (32, 24), ((i * 40) % 256, (i * 90) % 256, (i * 150) % 256)).save(image_dir / name)
+        Image.new("RGB", (32, 24), ((i * 40) % 256, (i * 90) % 256, (i * 150) % 256)).save(
+            image_dir / name
+        )
         names.append(name)
     return names
 
@@ -43,16 +45,24 @@ def generate(out: Path, n_questions: int, seed: int = 7, task: str = "Bench_Task
         dialogues = []
         for r in range(1, int(rng.integers(10, 26)) + 1):
             round_id = f"D{s}:{r}"
-            turn = {"round": round_id, "user": f"Session {s}, round {r}: here is what changed today.",
-                    "assistant": f"Noted the update from round {r}."}
+            turn = {
+                "round": round_id,
+                "user": f"Session {s}, round {r}: here is what changed today.",
+                "assistant": f"Noted the update from round {r}.",
+            }
             if rng.random() < 0.25:
                 image = images[int(rng.integers(len(images)))]
-                turn |= {"input_image": [f"image/{task}/{image}"], "image_caption": [f"A photo ({image})."],
-                         "image_id": [image[:-4]]}
+                turn |= {
+                    "input_image": [f"image/{task}/{image}"],
+                    "image_caption": [f"A photo ({image})."],
+                    "image_id": [image[:-4]],
+                }
             dialogues.append(turn)
             round_ids.append(round_id)
             round_session.append(f"D{s}")
-        sessions.append({"session_id": f"D{s}", "date": f"2025-01-{(s % 28) + 1:02d}", "dialogues": dialogues})
+        sessions.append(
+            {"session_id": f"D{s}", "date": f"2025-01-{(s % 28) + 1:02d}", "dialogues": dialogues}
+        )
     n_rounds = len(round_ids)
     qas, rows = [], []
     for idx in range(1, n_questions + 1):
@@ -60,88 +70,186 @@ def generate(out: Path, n_questions: int, seed: int = 7, task: str = "Bench_Task
         clues = [round_ids[p] for p in clue_positions]
         x, y = f"X{int(rng.integers(1, 5))}", f"Y{int(rng.integers(1, 4))}"
         answer = f"answer {idx}"
-        qa = {"point": [[x], [y]], "question": f"Question {idx}: what was the state of item {idx % 97}?",
-              "answer": answer, "session_id": sorted({round_session[p] for p in clue_positions}), "clue": clues}
+        qa = {
+            "point": [[x], [y]],
+            "question": f"Question {idx}: what was the state of item {idx % 97}?",
+            "answer": answer,
+            "session_id": sorted({round_session[p] for p in clue_positions}),
+            "clue": clues,
+        }
         mcq = idx % 2 == 0
         if mcq:
             distractors = [f"distractor {idx}-{j}" for j in range(3)]
             qa["options"] = [
-                {**{LETTERS[(i + rot) % 4]: opt for i, opt in enumerate([answer, *distractors])}, "answer": LETTERS[rot]}
+                {
+                    **{LETTERS[(i + rot) % 4]: opt for i, opt in enumerate([answer, *distractors])},
+                    "answer": LETTERS[rot],
+                }
                 for rot in range(4)
             ]
         qas.append(qa)
         # Retrieval: clues land in the ranking with some probability, the rest is noise.
         candidates = list(rng.choice(n_rounds, size=TOP_K + 3, replace=False))
-        ranking = [int(p) for p in clue_positions if rng.random() < 0.6] + [int(c) for c in candidates]
+        ranking = [int(p) for p in clue_positions if rng.random() < 0.6] + [
+            int(c) for c in candidates
+        ]
         seed_ids = list(dict.fromkeys(round_ids[p] for p in ranking))[:TOP_K]
         scores = np.sort(rng.uniform(0.2, 0.9, size=TOP_K))[::-1]
         runtime = {
-            "retrieval_backend": "dense_multimodal", "retrieval_corpus": "round_text", "method_modality": "multimodal",
-            "top_k": TOP_K, "neighbor_window": 0, "seed_round_ids": seed_ids,
+            "retrieval_backend": "dense_multimodal",
+            "retrieval_corpus": "round_text",
+            "method_modality": "multimodal",
+            "top_k": TOP_K,
+            "neighbor_window": 0,
+            "seed_round_ids": seed_ids,
             "selected_round_ids": sorted(seed_ids, key=round_ids.index),
             "top_candidates": [
-                {"round_id": rid, "score": round(float(s), 6), "text_dense_score": round(float(s) * 0.9, 6),
-                 "image_dense_score": round(float(s) * 1.1, 6), "indexed_image_count": 1,
-                 "best_image_path": f"/home/researcher/data/image/{task}/{images[0]}"}
+                {
+                    "round_id": rid,
+                    "score": round(float(s), 6),
+                    "text_dense_score": round(float(s) * 0.9, 6),
+                    "image_dense_score": round(float(s) * 1.1, 6),
+                    "indexed_image_count": 1,
+                    "best_image_path": f"/home/researcher/data/image/{task}/{images[0]}",
+                }
                 for rid, s in zip(seed_ids[:5], scores[:5], strict=False)
             ],
-            "clue_hit_count": len(set(seed_ids) & set(clues)), "corpus_entry_count": n_rounds,
-            "text_embedding_model": "all-MiniLM-L6-v2", "multimodal_embedding_model": "google/siglip2-base-patch16-224",
-            "text_dense_weight": 0.5, "image_dense_weight": 0.5, "history_source": "retrieval",
-            "captions_loaded": False, "images_loaded": True, "history_turns_after_truncation": 2 * len(seed_ids),
+            "clue_hit_count": len(set(seed_ids) & set(clues)),
+            "corpus_entry_count": n_rounds,
+            "text_embedding_model": "all-MiniLM-L6-v2",
+            "multimodal_embedding_model": "google/siglip2-base-patch16-224",
+            "text_dense_weight": 0.5,
+            "image_dense_weight": 0.5,
+            "history_source": "retrieval",
+            "captions_loaded": False,
+            "images_loaded": True,
+            "history_turns_after_truncation": 2 * len(seed_ids),
         }
         right = rng.random() < 0.55
-        row = {"idx": idx, "point": qa["point"], "mode": "mcq" if mcq else "open", "question": qa["question"],
-               "gt": answer}
+        row = {
+            "idx": idx,
+            "point": qa["point"],
+            "mode": "mcq" if mcq else "open",
+            "question": qa["question"],
+            "gt": answer,
+        }
         if mcq:
             rotation_em = (rng.random(4) < (0.8 if right else 0.3)).astype(float)
             choices = [LETTERS[r] if e else LETTERS[(r + 1) % 4] for r, e in enumerate(rotation_em)]
-            row |= {"pred": choices[-1], "choice": choices[-1], "valid_choice": True,
-                    "exact_match": bool(rotation_em.all()), "em": float(rotation_em.mean()),
-                    "contains_gt": bool(rotation_em[-1]), "f1": float(rotation_em.mean()),
-                    "bleu": None, "bleu_1": None, "bleu_2": None, "bert": None, "judge": None, "judge_reasoning": None}
+            row |= {
+                "pred": choices[-1],
+                "choice": choices[-1],
+                "valid_choice": True,
+                "exact_match": bool(rotation_em.all()),
+                "em": float(rotation_em.mean()),
+                "contains_gt": bool(rotation_em[-1]),
+                "f1": float(rotation_em.mean()),
+                "bleu": None,
+                "bleu_1": None,
+                "bleu_2": None,
+                "bert": None,
+                "judge": None,
+                "judge_reasoning": None,
+            }
         else:
             judge = float(rng.choice([0.0, 0.5, 1.0], p=[0.35, 0.15, 0.5]))
-            row |= {"pred": answer if right else "something else", "exact_match": right, "em": float(right),
-                    "contains_gt": right, "f1": float(right), "bleu": float(right), "bleu_1": float(right),
-                    "bleu_2": float(right), "bert": None, "judge": judge, "judge_reasoning": "The answer names the key fact."}
-        row |= {"latency_ms": int(rng.integers(200, 3000)), "method_name": "semantic_rag_multimodal",
-                "effective_method_name": "semantic_rag_multimodal", "method_modality": "multimodal",
-                "history_turns": 2 * len(seed_ids), "source_sessions": qa["session_id"], "clue_rounds": clues}
+            row |= {
+                "pred": answer if right else "something else",
+                "exact_match": right,
+                "em": float(right),
+                "contains_gt": right,
+                "f1": float(right),
+                "bleu": float(right),
+                "bleu_1": float(right),
+                "bleu_2": float(right),
+                "bert": None,
+                "judge": judge,
+                "judge_reasoning": "The answer names the key fact.",
+            }
+        row |= {
+            "latency_ms": int(rng.integers(200, 3000)),
+            "method_name": "semantic_rag_multimodal",
+            "effective_method_name": "semantic_rag_multimodal",
+            "method_modality": "multimodal",
+            "history_turns": 2 * len(seed_ids),
+            "source_sessions": qa["session_id"],
+            "clue_rounds": clues,
+        }
         if mcq:
-            row |= {"rotations": [
-                        {"rotation_idx": r, "correct_position": LETTERS[r], "pred": choices[r], "choice": choices[r],
-                         "em": float(rotation_em[r]), "latency_ms": 300,
-                         "usage": {"prompt_tokens": 900, "completion_tokens": 1, "total_tokens": 901}}
-                        for r in range(4)],
-                    "debiased_em": float(rotation_em.mean()),
-                    "position_bias": {c: choices.count(c) for c in sorted(set(choices))},
-                    "usage": {"prompt_tokens": 3600, "completion_tokens": 4, "total_tokens": 3604}}
+            row |= {
+                "rotations": [
+                    {
+                        "rotation_idx": r,
+                        "correct_position": LETTERS[r],
+                        "pred": choices[r],
+                        "choice": choices[r],
+                        "em": float(rotation_em[r]),
+                        "latency_ms": 300,
+                        "usage": {
+                            "prompt_tokens": 900,
+                            "completion_tokens": 1,
+                            "total_tokens": 901,
+                        },
+                    }
+                    for r in range(4)
+                ],
+                "debiased_em": float(rotation_em.mean()),
+                "position_bias": {c: choices.count(c) for c in sorted(set(choices))},
+                "usage": {"prompt_tokens": 3600, "completion_tokens": 4, "total_tokens": 3604},
+            }
         else:
             row["usage"] = {"prompt_tokens": 900, "completion_tokens": 6, "total_tokens": 906}
         row["method_runtime"] = runtime
         rows.append(row)
     dialog_path = out / "data" / "dialog" / f"{task}.json"
     dialog_path.parent.mkdir(parents=True, exist_ok=True)
-    dialog_path.write_text(json.dumps({"character_profile": {"name": "bench"}, "multi_session_dialogues": sessions,
-                                       "human-annotated QAs": qas}))
+    dialog_path.write_text(
+        json.dumps(
+            {
+                "character_profile": {"name": "bench"},
+                "multi_session_dialogues": sessions,
+                "human-annotated QAs": qas,
+            }
+        )
+    )
     run_dir = out / "runs" / task.lower() / "srag_bench"
     run_dir.mkdir(parents=True, exist_ok=True)
     with (run_dir / "predictions.jsonl").open("w") as handle:
         for row in rows:
             handle.write(json.dumps(row) + "\n")
     runtime_last = rows[-1]["method_runtime"]
-    (run_dir / "config.json").write_text(json.dumps({
-        "task": {"name": task.lower()}, "dataset": {"dialog_json": f"/home/researcher/MemEye/data/dialog/{task}.json"},
-        "model": {"name": "bench_model", "api_key": "sk-bench"},
-        "method": {"name": "semantic_rag_multimodal", "top_k": TOP_K}, "run": {"method_runtime": runtime_last}}))
-    (run_dir / "metrics.json").write_text(json.dumps({
-        "task_name": task.lower(), "model_name": "bench_model", "model_path": "bench", "method_name": "semantic_rag_multimodal",
-        "base_method_name": "semantic_rag_multimodal", "method_modality": "multimodal", "mode": "open",
-        "num_qas": n_questions, "num_qas_run": n_questions,
-        "dialog_json": f"/home/researcher/MemEye/data/dialog/{task}.json",
-        "image_root": "/home/researcher/MemEye/data/image", "run_dir": str(run_dir), "git_commit": "unknown",
-        "summary": {}, "method_runtime": runtime_last}))
+    (run_dir / "config.json").write_text(
+        json.dumps(
+            {
+                "task": {"name": task.lower()},
+                "dataset": {"dialog_json": f"/home/researcher/MemEye/data/dialog/{task}.json"},
+                "model": {"name": "bench_model", "api_key": "sk-bench"},
+                "method": {"name": "semantic_rag_multimodal", "top_k": TOP_K},
+                "run": {"method_runtime": runtime_last},
+            }
+        )
+    )
+    (run_dir / "metrics.json").write_text(
+        json.dumps(
+            {
+                "task_name": task.lower(),
+                "model_name": "bench_model",
+                "model_path": "bench",
+                "method_name": "semantic_rag_multimodal",
+                "base_method_name": "semantic_rag_multimodal",
+                "method_modality": "multimodal",
+                "mode": "open",
+                "num_qas": n_questions,
+                "num_qas_run": n_questions,
+                "dialog_json": f"/home/researcher/MemEye/data/dialog/{task}.json",
+                "image_root": "/home/researcher/MemEye/data/image",
+                "run_dir": str(run_dir),
+                "git_commit": "unknown",
+                "summary": {},
+                "method_runtime": runtime_last,
+            }
+        )
+    )
     return run_dir
 
 

@@ -37,7 +37,9 @@ QUICK = [
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small sizes, to check that everything runs")
+    parser.add_argument(
+        "--quick", action="store_true", help="small sizes, to check that everything runs"
+    )
     args = parser.parse_args()
     started = time.strftime("%Y-%m-%d %H:%M")
     print(f"memscope benchmarks, {started}, {'quick' if args.quick else 'full'} suite")

@@ -11,7 +11,11 @@ from pathlib import Path
 from typing import Any
 
 
-def dialog(sessions: dict[str, list[str]], qas: list[dict[str, Any]], images: dict[str, list[str]] | None = None) -> dict[str, Any]:
+def dialog(
+    sessions: dict[str, list[str]],
+    qas: list[dict[str, Any]],
+    images: dict[str, list[str]] | None = None,
+) -> dict[str, Any]:
     """A dialog JSON: ``sessions`` maps a session id to its round ids, in order."""
     images = images or {}
     return {
@@ -44,7 +48,14 @@ def dialog(sessions: dict[str, list[str]], qas: list[dict[str, Any]], images: di
     }
 
 
-def qa(question: str, answer: str, point: list[list[str]], clue: list[str], sessions: list[str] | None = None, options: Any = None) -> dict[str, Any]:
+def qa(
+    question: str,
+    answer: str,
+    point: list[list[str]],
+    clue: list[str],
+    sessions: list[str] | None = None,
+    options: Any = None,
+) -> dict[str, Any]:
     """One QA entry."""
     entry: dict[str, Any] = {"point": point, "question": question, "answer": answer, "clue": clue}
     if sessions is not None:
@@ -54,8 +65,16 @@ def qa(question: str, answer: str, point: list[list[str]], clue: list[str], sess
     return entry
 
 
-def open_row(idx: int, data: dict[str, Any], *, em: float = 0.0, judge: float | None = 0.0, seed: list[str] | None = None,
-             scores: list[float] | None = None, runtime: dict[str, Any] | None = None) -> dict[str, Any]:
+def open_row(
+    idx: int,
+    data: dict[str, Any],
+    *,
+    em: float = 0.0,
+    judge: float | None = 0.0,
+    seed: list[str] | None = None,
+    scores: list[float] | None = None,
+    runtime: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """A predictions row for an open QA, like the upstream runner writes it."""
     qa_entry = data["human-annotated QAs"][idx - 1]
     row: dict[str, Any] = {
@@ -91,7 +110,9 @@ def open_row(idx: int, data: dict[str, Any], *, em: float = 0.0, judge: float | 
     return row
 
 
-def rag_runtime(seed: list[str], scores: list[float] | None = None, top_k: int = 10) -> dict[str, Any]:
+def rag_runtime(
+    seed: list[str], scores: list[float] | None = None, top_k: int = 10
+) -> dict[str, Any]:
     """A semantic_rag ``method_runtime`` with ``seed_round_ids`` and top-5 candidates."""
     scores = scores if scores is not None else [round(0.9 - 0.05 * i, 4) for i in range(len(seed))]
     return {
@@ -103,7 +124,8 @@ def rag_runtime(seed: list[str], scores: list[float] | None = None, top_k: int =
         "seed_round_ids": seed,
         "selected_round_ids": seed,
         "top_candidates": [
-            {"round_id": r, "score": s, "text_dense_score": s} for r, s in list(zip(seed, scores, strict=False))[:5]
+            {"round_id": r, "score": s, "text_dense_score": s}
+            for r, s in list(zip(seed, scores, strict=False))[:5]
         ],
         "history_source": "retrieval",
     }
@@ -131,7 +153,11 @@ def write_run(
         dialog_path = run_dir.parent / "data" / "dialog" / "Task.json"
     dialog_path.parent.mkdir(parents=True, exist_ok=True)
     dialog_path.write_text(json.dumps(data))
-    runtime = runtime if runtime is not None else (rag_runtime([], top_k=top_k) if method.startswith("semantic_rag") else {})
+    runtime = (
+        runtime
+        if runtime is not None
+        else (rag_runtime([], top_k=top_k) if method.startswith("semantic_rag") else {})
+    )
     config = {
         "task": {"name": "test_task"},
         "model": {"name": "test_model", "api_key": api_key},

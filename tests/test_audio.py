@@ -15,7 +15,16 @@ from memscope.media import audio
 from memscope.media.audio import Player, envelope, load_clip
 
 REPO = Path(__file__).resolve().parents[1]
-DEMO_VOICE = REPO / "fixtures" / "cuemem" / "data" / "event" / "voice_mixed_000_002" / "0-2-0" / "2-0_turn0.wav"
+DEMO_VOICE = (
+    REPO
+    / "fixtures"
+    / "cuemem"
+    / "data"
+    / "event"
+    / "voice_mixed_000_002"
+    / "0-2-0"
+    / "2-0_turn0.wav"
+)
 
 
 def write_wav(path: Path, samples: np.ndarray, rate: int = 8000, channels: int = 1) -> Path:
@@ -49,7 +58,11 @@ def test_clip_duration_and_envelope(tmp_path: Path) -> None:
     assert clip.envelope(4) == [0.0, 0.0, 1.0, 1.0]
     assert len(clip.envelope(50)) == 50 and max(clip.envelope(50)) == 1.0
     assert envelope(np.zeros(10), 3) == [0.0, 0.0, 0.0]
-    assert envelope(np.array([0.5]), 3) == [0.0, 0.0, 1.0]  # shorter than the width: empty slices are 0
+    assert envelope(np.array([0.5]), 3) == [
+        0.0,
+        0.0,
+        1.0,
+    ]  # shorter than the width: empty slices are 0
     assert clip.envelope(0) == []
 
 
@@ -111,7 +124,9 @@ def test_stop_ends_playback_early(tmp_path: Path) -> None:
     assert not player.is_playing
 
 
-def test_missing_portaudio_says_why_and_how_to_fix_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_portaudio_says_why_and_how_to_fix_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def no_portaudio() -> None:
         raise OSError("PortAudio library not found")
 
@@ -128,13 +143,19 @@ def test_missing_portaudio_says_why_and_how_to_fix_it(tmp_path: Path, monkeypatc
     player.stop()
 
 
-def test_missing_sounddevice_package_and_missing_device(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_sounddevice_package_and_missing_device(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def no_package() -> None:
         raise ImportError("No module named 'sounddevice'")
 
     monkeypatch.setattr(audio, "_import_sounddevice", no_package)
     ok, why = Player().available()
-    assert not ok and "sounddevice package is not installed" in why and "pip install sounddevice" in why
+    assert (
+        not ok
+        and "sounddevice package is not installed" in why
+        and "pip install sounddevice" in why
+    )
 
     class NoDevice:
         @staticmethod

@@ -32,7 +32,9 @@ def test_interval_is_the_quantiles_of_the_resample_means() -> None:
     assert (interval.ci_low, interval.ci_high) == (pytest.approx(low), pytest.approx(high))
 
 
-def test_count_draws_and_index_draws_are_the_same_bootstrap(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_count_draws_and_index_draws_are_the_same_bootstrap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # Drawing how often each distinct value appears (multinomial) is the same bootstrap as
     # drawing question ids: the intervals agree up to Monte Carlo error.
     values = np.concatenate([np.ones(60), -np.ones(25), np.zeros(215)])

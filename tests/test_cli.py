@@ -33,7 +33,14 @@ def test_ingest_runs_and_report_table() -> None:
 
 
 def test_report_json_shape() -> None:
-    result = invoke("report", str(upstream_run("semantic_rag_text_only", "open")), "--format", "json", "--k", "3")
+    result = invoke(
+        "report",
+        str(upstream_run("semantic_rag_text_only", "open")),
+        "--format",
+        "json",
+        "--k",
+        "3",
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert set(data) >= {"run", "k", "answer", "retrieval", "temporal", "questions"}
@@ -41,10 +48,29 @@ def test_report_json_shape() -> None:
     assert data["k"] == 3
     assert set(data["answer"]) >= {"overall", "by_cell"}
     assert set(data["retrieval"]) >= {"n", "n_undiagnosable", "overall", "by_y"}
-    assert set(data["temporal"]) == {"n", "latest_at_k", "latest_miss", "rank_inversion", "stale_dominance"}
+    assert set(data["temporal"]) == {
+        "n",
+        "latest_at_k",
+        "latest_miss",
+        "rank_inversion",
+        "stale_dominance",
+    }
     question = data["questions"][0]
-    assert set(question) >= {"qid", "x", "y", "em", "judge", "correct", "retrieved", "any_clue", "coverage",
-                             "full_clue", "latest_at_k", "rank_inversion", "stale_dominance"}
+    assert set(question) >= {
+        "qid",
+        "x",
+        "y",
+        "em",
+        "judge",
+        "correct",
+        "retrieved",
+        "any_clue",
+        "coverage",
+        "full_clue",
+        "latest_at_k",
+        "rank_inversion",
+        "stale_dominance",
+    }
 
 
 def test_report_without_retrieval_prints_no_zeros() -> None:
@@ -59,7 +85,10 @@ def test_bad_inputs_exit_1_with_one_message(tmp_path: Path) -> None:
         (["ingest", str(tmp_path)], "not a run directory"),
         (["ingest", str(tmp_path / "nope")], "no such file or directory"),
         (["report", "no-such-run"], "no run 'no-such-run' in the store"),
-        (["report", str(upstream_run("question_only", "mcq")), "--k", "0"], "--k must be at least 1"),
+        (
+            ["report", str(upstream_run("question_only", "mcq")), "--k", "0"],
+            "--k must be at least 1",
+        ),
     ]
     for args, expected in cases:
         result = invoke(*args)
@@ -79,10 +108,19 @@ def test_missing_dataset_names_paths_and_flag(tmp_path: Path) -> None:
 
 
 def test_partial_file_warns_and_strict_refuses(tmp_path: Path) -> None:
-    data = dialog({"D1": ["D1:1"]}, [qa("q?", "a", [["X1"], ["Y1"]], ["D1:1"]), qa("r?", "b", [["X1"], ["Y1"]], ["D1:1"])])
-    run_dir = write_run(tmp_path / "runs" / "r", data, [json.dumps(open_row(1, data)), '{"idx": 2, "em": 0.'])
+    data = dialog(
+        {"D1": ["D1:1"]},
+        [qa("q?", "a", [["X1"], ["Y1"]], ["D1:1"]), qa("r?", "b", [["X1"], ["Y1"]], ["D1:1"])],
+    )
+    run_dir = write_run(
+        tmp_path / "runs" / "r", data, [json.dumps(open_row(1, data)), '{"idx": 2, "em": 0.']
+    )
     strict = invoke("ingest", "--strict", str(run_dir))
-    assert strict.exit_code == 1 and "predictions.jsonl:2" in strict.stderr and "nothing was ingested" in strict.stderr
+    assert (
+        strict.exit_code == 1
+        and "predictions.jsonl:2" in strict.stderr
+        and "nothing was ingested" in strict.stderr
+    )
     lenient = invoke("ingest", str(run_dir))
     assert lenient.exit_code == 0
     assert "warning:" in lenient.stderr and "predictions.jsonl:2" in lenient.stderr

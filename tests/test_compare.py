@@ -28,8 +28,14 @@ JUDGE_A = [0.0, 1.0, 0.25, 1.0]
 JUDGE_B = [1.0, 1.0, 0.75, 0.0]
 
 
-def two_runs(tmp_path: Path, store, *, b_questions: list | None = None, b_rows: list[int] | None = None,
-             b_task: str | None = None) -> tuple[str, str]:
+def two_runs(
+    tmp_path: Path,
+    store,
+    *,
+    b_questions: list | None = None,
+    b_rows: list[int] | None = None,
+    b_task: str | None = None,
+) -> tuple[str, str]:
     data_a = dialog(SESSIONS, QUESTIONS)
     rows_a = [open_row(i, data_a, judge=JUDGE_A[i - 1], seed=["D1:1"]) for i in range(1, 5)]
     run_a = write_run(tmp_path / "a" / "runs" / "text", data_a, rows_a)
@@ -37,10 +43,21 @@ def two_runs(tmp_path: Path, store, *, b_questions: list | None = None, b_rows: 
     order = b_rows or [1, 2, 3, 4]
     judge_of = {q["question"]: JUDGE_B[i] for i, q in enumerate(QUESTIONS)}
     rows_b = [
-        open_row(i, data_b, judge=judge_of[data_b["human-annotated QAs"][i - 1]["question"]], seed=["D1:1"])
+        open_row(
+            i,
+            data_b,
+            judge=judge_of[data_b["human-annotated QAs"][i - 1]["question"]],
+            seed=["D1:1"],
+        )
         for i in order
     ]
-    run_b = write_run(tmp_path / "b" / "runs" / "visual", data_b, rows_b, method="semantic_rag_multimodal", modality="multimodal")
+    run_b = write_run(
+        tmp_path / "b" / "runs" / "visual",
+        data_b,
+        rows_b,
+        method="semantic_rag_multimodal",
+        modality="multimodal",
+    )
     if b_task:
         metrics = json.loads((run_b / "metrics.json").read_text())
         metrics["task_name"] = b_task
@@ -57,13 +74,19 @@ def test_delta_and_transitions(tmp_path: Path, store) -> None:
     delta = result["delta"]
     # Δ = B - A per question: +1, 0, +0.5, -1.
     assert delta["overall"]["delta"] == pytest.approx(0.125)
-    assert delta["overall"]["score_a"] == pytest.approx(0.5625) and delta["overall"]["score_b"] == pytest.approx(0.6875)
+    assert delta["overall"]["score_a"] == pytest.approx(0.5625) and delta["overall"][
+        "score_b"
+    ] == pytest.approx(0.6875)
     assert delta["by_x"]["X4"]["delta"] == pytest.approx(0.75) and delta["by_x"]["X4"]["n"] == 2
     assert delta["by_x"]["X2"]["delta"] == pytest.approx(-0.5)
     assert delta["by_y"]["Y3"]["delta"] == pytest.approx(-1.0)
     assert set(delta["by_cell"]) == {"X4_Y1", "X2_Y1", "X2_Y3"}
     cell = delta["by_cell"]["X4_Y1"]
-    assert cell["n"] == 2 and cell["ci_low"] == pytest.approx(0.5) and cell["ci_high"] == pytest.approx(1.0)
+    assert (
+        cell["n"] == 2
+        and cell["ci_low"] == pytest.approx(0.5)
+        and cell["ci_high"] == pytest.approx(1.0)
+    )
     assert delta["by_cell"]["X2_Y3"]["ci_low"] == delta["by_cell"]["X2_Y3"]["ci_high"] == -1.0
     groups = result["transitions"]
     # correct = judge >= 0.5: A = F T F T, B = T T T F.
@@ -99,17 +122,28 @@ def test_task_names_differing_over_one_dataset_are_warned(tmp_path: Path, store)
     a, b = two_runs(tmp_path, store, b_task="other_task")
     result = compare_runs(store, a, b, resamples=200)
     assert result["matched"] == 4
-    assert any("different tasks (test_task vs other_task)" in warning for warning in result["warnings"])
+    assert any(
+        "different tasks (test_task vs other_task)" in warning for warning in result["warnings"]
+    )
 
 
 def test_different_tasks_match_nothing(tmp_path: Path, store) -> None:
     a, _ = two_runs(tmp_path, store)
-    other = dialog(SESSIONS, [dict(q, question=f"Another task's question {i}?") for i, q in enumerate(QUESTIONS)])
-    run_c = write_run(tmp_path / "c" / "runs" / "other", other, [open_row(i, other, seed=["D1:1"]) for i in range(1, 5)])
+    other = dialog(
+        SESSIONS,
+        [dict(q, question=f"Another task's question {i}?") for i, q in enumerate(QUESTIONS)],
+    )
+    run_c = write_run(
+        tmp_path / "c" / "runs" / "other",
+        other,
+        [open_row(i, other, seed=["D1:1"]) for i in range(1, 5)],
+    )
     metrics = json.loads((run_c / "metrics.json").read_text())
     (run_c / "metrics.json").write_text(json.dumps(dict(metrics, task_name="other_task")))
     c = ingest_dir(store, run_c, ReadOptions()).run_id
-    with pytest.raises(InputError, match=r"share no question .*different tasks \(test_task vs other_task\)"):
+    with pytest.raises(
+        InputError, match=r"share no question .*different tasks \(test_task vs other_task\)"
+    ):
         compare_runs(store, a, c)
 
 
@@ -125,5 +159,7 @@ def test_match_questions_pairs_repeated_keys_in_order() -> None:
 
 
 def test_transition_classes() -> None:
-    classes = transitions(np.array([0.0, 1.0, 1.0, 0.0, np.nan]), np.array([1.0, 0.0, 1.0, 0.0, 1.0]))
+    classes = transitions(
+        np.array([0.0, 1.0, 1.0, 0.0, np.nan]), np.array([1.0, 0.0, 1.0, 0.0, 1.0])
+    )
     assert classes.tolist() == ["fixed", "broken", "both_right", "both_wrong", ""]

@@ -41,7 +41,9 @@ def test_good_file(tmp_path: Path) -> None:
     config = load_config(path)
     assert config.annotator == "alice"
     assert config.keys == {"question.next": "j,down"}
-    assert config.extra_codes == [{"code": "ENC-OCR", "name": "OCR miss", "stage": "encode", "key": "0"}]
+    assert config.extra_codes == [
+        {"code": "ENC-OCR", "name": "OCR miss", "stage": "encode", "key": "0"}
+    ]
     assert config.engine.device == "cpu"
 
 
@@ -51,9 +53,12 @@ def test_good_file(tmp_path: Path) -> None:
         ("[user\n", "not valid TOML"),
         ("[colours]\nx = 1\n", "unknown setting 'colours'"),
         ("[user]\nname = 'x'\n", "unknown setting user.'name'"),
-        ("[keys]\n\"question.next\" = 3\n", "'keys.question.next' must be a str"),
+        ('[keys]\n"question.next" = 3\n', "'keys.question.next' must be a str"),
         ("[[taxonomy.codes]]\ncode = 'X'\nname = 'y'\n", "has no 'stage'"),
-        ("[[taxonomy.codes]]\ncode = 'X'\nname = 'y'\nstage = 'use'\ncolour = 'red'\n", "unknown setting taxonomy.codes[1].'colour'"),
+        (
+            "[[taxonomy.codes]]\ncode = 'X'\nname = 'y'\nstage = 'use'\ncolour = 'red'\n",
+            "unknown setting taxonomy.codes[1].'colour'",
+        ),
         ("[engine]\ndevice = 0\n", "'engine.device' must be a str"),
     ],
 )

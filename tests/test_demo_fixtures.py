@@ -30,49 +30,133 @@ TOP_K = 10
 
 # Key order of real MemEye rows (checked against the upstream samples when available).
 ROW_HEAD = ["idx", "point", "mode", "question", "gt", "pred"]
-ROW_SCORES = ["exact_match", "em", "contains_gt", "f1", "bleu", "bleu_1", "bleu_2", "bert",
-              "judge", "judge_reasoning", "latency_ms", "method_name",
-              "effective_method_name", "method_modality", "history_turns", "source_sessions",
-              "clue_rounds"]
+ROW_SCORES = [
+    "exact_match",
+    "em",
+    "contains_gt",
+    "f1",
+    "bleu",
+    "bleu_1",
+    "bleu_2",
+    "bert",
+    "judge",
+    "judge_reasoning",
+    "latency_ms",
+    "method_name",
+    "effective_method_name",
+    "method_modality",
+    "history_turns",
+    "source_sessions",
+    "clue_rounds",
+]
 OPEN_KEYS = ROW_HEAD + ROW_SCORES + ["usage"]
-MCQ_KEYS = (ROW_HEAD + ["choice", "valid_choice"] + ROW_SCORES
-            + ["rotations", "debiased_em", "position_bias", "usage"])
-ROTATION_KEYS = ["rotation_idx", "correct_position", "pred", "choice", "em", "latency_ms",
-                 "usage"]
-RAG_RUNTIME_HEAD = ["retrieval_backend", "retrieval_corpus", "method_modality", "top_k",
-                    "neighbor_window", "seed_round_ids", "selected_round_ids",
-                    "top_candidates", "clue_hit_count", "corpus_entry_count",
-                    "text_embedding_model"]
-RAG_RUNTIME_TAIL = ["history_source", "captions_loaded", "images_loaded",
-                    "history_turns_after_truncation"]
+MCQ_KEYS = (
+    ROW_HEAD
+    + ["choice", "valid_choice"]
+    + ROW_SCORES
+    + ["rotations", "debiased_em", "position_bias", "usage"]
+)
+ROTATION_KEYS = ["rotation_idx", "correct_position", "pred", "choice", "em", "latency_ms", "usage"]
+RAG_RUNTIME_HEAD = [
+    "retrieval_backend",
+    "retrieval_corpus",
+    "method_modality",
+    "top_k",
+    "neighbor_window",
+    "seed_round_ids",
+    "selected_round_ids",
+    "top_candidates",
+    "clue_hit_count",
+    "corpus_entry_count",
+    "text_embedding_model",
+]
+RAG_RUNTIME_TAIL = [
+    "history_source",
+    "captions_loaded",
+    "images_loaded",
+    "history_turns_after_truncation",
+]
 # No real multimodal-RAG sample exists (no SigLIP here); this order is read from MemEye's
 # benchmark/retrieval.py (_DenseMultimodalRetriever.select) and methods.py.
 RUNTIME_KEYS = {
-    "srag_v": RAG_RUNTIME_HEAD + ["multimodal_embedding_model", "text_dense_weight",
-                                  "image_dense_weight", "caption_text_included",
-                                  "image_embeddings_built", "multi_image_indexing_enabled",
-                                  "indexed_image_count"] + RAG_RUNTIME_TAIL,
-    "srag_t": RAG_RUNTIME_HEAD + ["caption_text_included", "image_embeddings_built"]
+    "srag_v": RAG_RUNTIME_HEAD
+    + [
+        "multimodal_embedding_model",
+        "text_dense_weight",
+        "image_dense_weight",
+        "caption_text_included",
+        "image_embeddings_built",
+        "multi_image_indexing_enabled",
+        "indexed_image_count",
+    ]
     + RAG_RUNTIME_TAIL,
-    "fc_v": ["method_modality", "history_source", "captions_loaded", "images_loaded",
-             "history_turns_after_truncation", "history_turns_before_truncation"],
-    "oracle_v": ["method_modality", "history_source", "captions_loaded", "images_loaded",
-                 "history_turns_after_truncation"],
+    "srag_t": RAG_RUNTIME_HEAD
+    + ["caption_text_included", "image_embeddings_built"]
+    + RAG_RUNTIME_TAIL,
+    "fc_v": [
+        "method_modality",
+        "history_source",
+        "captions_loaded",
+        "images_loaded",
+        "history_turns_after_truncation",
+        "history_turns_before_truncation",
+    ],
+    "oracle_v": [
+        "method_modality",
+        "history_source",
+        "captions_loaded",
+        "images_loaded",
+        "history_turns_after_truncation",
+    ],
 }
 CANDIDATE_KEYS = {
-    "srag_v": ["round_id", "score", "text_dense_score", "image_dense_score",
-               "indexed_image_count", "best_image_path"],
+    "srag_v": [
+        "round_id",
+        "score",
+        "text_dense_score",
+        "image_dense_score",
+        "indexed_image_count",
+        "best_image_path",
+    ],
     "srag_t": ["round_id", "score", "text_dense_score"],
 }
-METRICS_KEYS = ["task_name", "model_name", "model_path", "method_name", "base_method_name",
-                "method_modality", "mode", "num_qas", "num_qas_run", "dialog_json",
-                "image_root", "run_dir", "git_commit", "summary", "method_runtime", "judge"]
-SUMMARY_KEYS = ["open_count", "overall", "by_x", "by_y", "by_cell", "mcq_count",
-                "mcq_valid_rate", "mcq_overall", "mcq_per_position_accuracy"]
+METRICS_KEYS = [
+    "task_name",
+    "model_name",
+    "model_path",
+    "method_name",
+    "base_method_name",
+    "method_modality",
+    "mode",
+    "num_qas",
+    "num_qas_run",
+    "dialog_json",
+    "image_root",
+    "run_dir",
+    "git_commit",
+    "summary",
+    "method_runtime",
+    "judge",
+]
+SUMMARY_KEYS = [
+    "open_count",
+    "overall",
+    "by_x",
+    "by_y",
+    "by_cell",
+    "mcq_count",
+    "mcq_valid_rate",
+    "mcq_overall",
+    "mcq_per_position_accuracy",
+]
 CONFIG_KEYS = ["task", "dataset", "eval", "model", "method", "run"]
 # Upstream sample run (dir suffix, variant) that each demo run's row shape must match.
-SAMPLE_FOR_RUN = {"srag_t": "semantic_rag_text_only", "fc_v": "full_context_multimodal",
-                  "oracle_v": "clue_only_context__multimodal", "qonly": "question_only"}
+SAMPLE_FOR_RUN = {
+    "srag_t": "semantic_rag_text_only",
+    "fc_v": "full_context_multimodal",
+    "oracle_v": "clue_only_context__multimodal",
+    "qonly": "question_only",
+}
 
 
 # --------------------------------------------------------------------------------------
@@ -81,8 +165,12 @@ SAMPLE_FOR_RUN = {"srag_t": "semantic_rag_text_only", "fc_v": "full_context_mult
 
 
 def generate(out: Path) -> None:
-    subprocess.run([sys.executable, str(GENERATOR), "--out", str(out)], check=True,
-                   capture_output=True, text=True)
+    subprocess.run(
+        [sys.executable, str(GENERATOR), "--out", str(out)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
 
 
 def generated_files(root: Path) -> dict[str, Path]:
@@ -115,16 +203,24 @@ def demo(fresh) -> dict:
         run_dir = root / "runs" / run
         runs[run] = {
             "dir": run_dir,
-            "rows": [json.loads(line) for line in
-                     (run_dir / "predictions.jsonl").read_text("utf-8").splitlines()],
+            "rows": [
+                json.loads(line)
+                for line in (run_dir / "predictions.jsonl").read_text("utf-8").splitlines()
+            ],
             "metrics": json.loads((run_dir / "metrics.json").read_text("utf-8")),
             "config": json.loads((run_dir / "config.json").read_text("utf-8")),
         }
     design = json.loads((root / "fixtures/memeye/design.json").read_text("utf-8"))
     rounds = [d for s in dialog["multi_session_dialogues"] for d in s["dialogues"]]
-    return {"root": root, "dialog": dialog, "runs": runs, "design": design,
-            "qas": dialog["human-annotated QAs"], "rounds": rounds,
-            "position": {d["round"]: i for i, d in enumerate(rounds, start=1)}}
+    return {
+        "root": root,
+        "dialog": dialog,
+        "runs": runs,
+        "design": design,
+        "qas": dialog["human-annotated QAs"],
+        "rounds": rounds,
+        "position": {d["round"]: i for i, d in enumerate(rounds, start=1)},
+    }
 
 
 # --------------------------------------------------------------------------------------
@@ -187,11 +283,18 @@ def test_round_and_qa_fields(demo):
             if "input_image" not in d:
                 assert list(d) == ["round", "user", "assistant"]
                 continue
-            assert list(d) == ["round", "user", "assistant", "input_image", "image_caption",
-                               "image_id"]
+            assert list(d) == [
+                "round",
+                "user",
+                "assistant",
+                "input_image",
+                "image_caption",
+                "image_id",
+            ]
             assert len(d["input_image"]) == len(d["image_caption"]) == len(d["image_id"])
-            for rel, caption, image_id in zip(d["input_image"], d["image_caption"],
-                                              d["image_id"], strict=True):
+            for rel, caption, image_id in zip(
+                d["input_image"], d["image_caption"], d["image_id"], strict=True
+            ):
                 assert rel == f"image/{TASK}/{image_id}.png" and caption.strip()
                 with Image.open(task_dir / rel) as image:
                     image.load()
@@ -243,8 +346,7 @@ def test_key_constants_match_upstream_samples():
             assert list(row) == keys + runtime
             if run == "srag_t":  # the sample is text-only RAG; its runtime order matches
                 assert list(row["method_runtime"]) == RUNTIME_KEYS["srag_t"]
-                assert list(row["method_runtime"]["top_candidates"][0]) == CANDIDATE_KEYS[
-                    "srag_t"]
+                assert list(row["method_runtime"]["top_candidates"][0]) == CANDIDATE_KEYS["srag_t"]
             elif run in RUNTIME_KEYS:
                 assert list(row["method_runtime"]) == RUNTIME_KEYS[run]
             if mode == "mcq":
@@ -261,8 +363,11 @@ def test_rows_have_upstream_shape(demo, run):
         runtime = ["method_runtime"] if run in RUNTIME_KEYS else []
         expected = (MCQ_KEYS if "options" in qa else OPEN_KEYS) + runtime
         assert list(row) == expected, row["idx"]
-        assert (row["question"], row["gt"], row["point"]) == (qa["question"], qa["answer"],
-                                                              qa["point"])
+        assert (row["question"], row["gt"], row["point"]) == (
+            qa["question"],
+            qa["answer"],
+            qa["point"],
+        )
         assert (row["clue_rounds"], row["source_sessions"]) == (qa["clue"], qa["session_id"])
         if run in RUNTIME_KEYS:
             assert list(row["method_runtime"]) == RUNTIME_KEYS[run]
@@ -270,10 +375,16 @@ def test_rows_have_upstream_shape(demo, run):
             assert row["bleu"] is None and row["judge"] is None
             assert [list(rot) for rot in row["rotations"]] == [ROTATION_KEYS] * 4
             chosen = [rot["choice"] for rot in row["rotations"]]
-            assert row["em"] == row["debiased_em"] == row["f1"] == sum(
-                rot["em"] for rot in row["rotations"]) / 4
-            assert all(rot["em"] == float(rot["choice"] == rot["correct_position"])
-                       for rot in row["rotations"])
+            assert (
+                row["em"]
+                == row["debiased_em"]
+                == row["f1"]
+                == sum(rot["em"] for rot in row["rotations"]) / 4
+            )
+            assert all(
+                rot["em"] == float(rot["choice"] == rot["correct_position"])
+                for rot in row["rotations"]
+            )
             assert sum(row["position_bias"].values()) == 4
             assert row["position_bias"] == {c: chosen.count(c) for c in dict.fromkeys(chosen)}
             assert row["exact_match"] == (row["em"] == 1.0)
@@ -328,8 +439,9 @@ def independent_summary(rows: list[dict]) -> dict:
                     buckets[group].setdefault(name, {}).setdefault(m, []).append(float(row[m]))
     summary = {"overall": {m: statistics.fmean(v) for m, v in overall.items() if v}}
     for group, by_name in buckets.items():
-        summary[group] = {name: {m: statistics.fmean(v) for m, v in ms.items()}
-                          for name, ms in by_name.items()}
+        summary[group] = {
+            name: {m: statistics.fmean(v) for m, v in ms.items()} for name, ms in by_name.items()
+        }
     return summary
 
 
@@ -337,20 +449,28 @@ def independent_summary(rows: list[dict]) -> dict:
 def test_metrics_and_config(demo, run):
     files = demo["runs"][run]
     metrics, config, rows = files["metrics"], files["config"], files["rows"]
-    assert list(metrics) == [k for k in METRICS_KEYS if run in RUNTIME_KEYS or
-                             k != "method_runtime"]
+    assert list(metrics) == [
+        k for k in METRICS_KEYS if run in RUNTIME_KEYS or k != "method_runtime"
+    ]
     assert list(metrics["summary"]) == SUMMARY_KEYS
     assert list(config) == CONFIG_KEYS and config["model"]["api_key"]
-    assert metrics["num_qas"] == metrics["num_qas_run"] == len(rows) == metrics["summary"][
-        "open_count"]
+    assert (
+        metrics["num_qas"]
+        == metrics["num_qas_run"]
+        == len(rows)
+        == metrics["summary"]["open_count"]
+    )
     assert metrics["mode"] == "open"  # the file mixes MCQ and open-ended QAs
     assert metrics["run_dir"] == f"runs/{run}"
     for holder in (metrics, config["dataset"], config["task"]["dataset"]):
         assert (files["dir"] / holder["dialog_json"]).resolve().is_file()
         assert (files["dir"] / holder["image_root"] / TASK).resolve().is_dir()
     if run in RUNTIME_KEYS:
-        assert metrics["method_runtime"] == config["run"]["method_runtime"] == rows[-1][
-            "method_runtime"]
+        assert (
+            metrics["method_runtime"]
+            == config["run"]["method_runtime"]
+            == rows[-1]["method_runtime"]
+        )
     else:
         assert "method_runtime" not in config["run"]
     open_rows = [r for r in rows if r["mode"] == "open"]
@@ -377,11 +497,18 @@ def question_facts(demo, run: str, idx: int) -> dict:
     latest = max(clues, key=position.get)
     top = row["method_runtime"]["seed_round_ids"][:TOP_K]
     rank = {rid: i for i, rid in enumerate(top, start=1)}
-    stale = [rank[r] for r in top if r.split(":")[0] in row["source_sessions"]
-             and position[r] < position[latest]]
+    stale = [
+        rank[r]
+        for r in top
+        if r.split(":")[0] in row["source_sessions"] and position[r] < position[latest]
+    ]
     hits = [rank[c] for c in clues if c in rank]
-    return {"coverage": len(hits) / len(clues), "first": min(hits, default=None),
-            "latest": rank.get(latest), "stale": stale}
+    return {
+        "coverage": len(hits) / len(clues),
+        "first": min(hits, default=None),
+        "latest": rank.get(latest),
+        "stale": stale,
+    }
 
 
 def scored_correct(row: dict) -> bool:
@@ -410,8 +537,11 @@ def evidence(demo, code: str, run: str, question: dict) -> bool:
     if code == "RET-LATEST":
         return y == "Y3" and facts["latest"] is None and bool(facts["stale"])
     if code == "SEL-STALE":
-        return y == "Y3" and facts["latest"] is not None and min(
-            facts["stale"], default=99) < facts["latest"]
+        return (
+            y == "Y3"
+            and facts["latest"] is not None
+            and min(facts["stale"], default=99) < facts["latest"]
+        )
     if code == "SEL-NOISE":
         return facts["first"] is not None and facts["first"] >= 6
     if code == "USE-EVID":
@@ -428,8 +558,7 @@ def test_design_matches_the_files(demo):
     assert len(design["questions"]) == len(demo["qas"])
     for question, qa in zip(design["questions"], demo["qas"], strict=True):
         assert question["qid"] == f"q{question['idx']}"
-        assert (question["x"], question["y"]) == (highest(qa["point"][0]),
-                                                  highest(qa["point"][1]))
+        assert (question["x"], question["y"]) == (highest(qa["point"][0]), highest(qa["point"][1]))
         assert question["clues"] == qa["clue"]
         assert question["latest_clue"] == max(qa["clue"], key=demo["position"].get)
         for run in RUNS:
@@ -449,17 +578,36 @@ def test_every_failure_kind_is_present(demo):
             for code in outcome["codes"]:
                 if outcome["evidence_holds"][code]:
                     present.setdefault(code, set()).add((run, question["key"]))
-    required = {"RET-MISS", "RET-PART", "RET-LATEST", "SEL-STALE", "USE-EVID", "USE-STATE",
-                "SEL-NOISE", "SEL-CTX", "ENC-TEXT", "ENC-PERC", "EVAL-JUDGE"}
+    required = {
+        "RET-MISS",
+        "RET-PART",
+        "RET-LATEST",
+        "SEL-STALE",
+        "USE-EVID",
+        "USE-STATE",
+        "SEL-NOISE",
+        "SEL-CTX",
+        "ENC-TEXT",
+        "ENC-PERC",
+        "EVAL-JUDGE",
+    }
     assert required <= set(present)
     assert len({key for _, key in present["ENC-TEXT"]}) >= 3
     assert {run for run, _ in present["ENC-PERC"]} >= {"oracle_v"}
     assert {run for run, _ in present["SEL-CTX"]} == {"fc_v"}
-    judge_errors = [(q["idx"], r) for q in demo["design"]["questions"]
-                    for r, o in q["runs"].items() if o["correct"] != o["scored_correct"]]
+    judge_errors = [
+        (q["idx"], r)
+        for q in demo["design"]["questions"]
+        for r, o in q["runs"].items()
+        if o["correct"] != o["scored_correct"]
+    ]
     assert len(judge_errors) == 1
-    partial = [row for run in RUNS for row in demo["runs"][run]["rows"]
-               if row["mode"] == "mcq" and 0 < row["em"] < 1 and run != "qonly"]
+    partial = [
+        row
+        for run in RUNS
+        for row in demo["runs"][run]["rows"]
+        if row["mode"] == "mcq" and 0 < row["em"] < 1 and run != "qonly"
+    ]
     assert any(row["em"] == 0.5 for row in partial), "need a visibly position-biased miss"
     assert sum(scored_correct(row) for row in demo["runs"]["srag_v"]["rows"]) > 25
 

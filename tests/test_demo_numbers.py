@@ -17,7 +17,9 @@ REPO = Path(__file__).resolve().parents[1]
 DESIGN = json.loads((REPO / "fixtures" / "memeye" / "design.json").read_text())
 QUESTIONS = DESIGN["questions"]
 runner = CliRunner()
-pytestmark = pytest.mark.skipif(not (REPO / "runs" / "srag_v").is_dir(), reason="demo runs not in this checkout")
+pytestmark = pytest.mark.skipif(
+    not (REPO / "runs" / "srag_v").is_dir(), reason="demo runs not in this checkout"
+)
 
 
 def invoke_json(*args: str) -> dict:
@@ -33,7 +35,9 @@ def test_report_of_srag_v_matches_the_design() -> None:
     assert report["run"]["n_questions"] == len(QUESTIONS) == 47
     # Any-Clue@10: a question counts when one of its clues was placed within the top 10.
     placed = [q["runs"]["srag_v"].get("clue_ranks", {}) for q in QUESTIONS]
-    any_clue = sum(any(rank is not None and rank <= k for rank in ranks.values()) for ranks in placed)
+    any_clue = sum(
+        any(rank is not None and rank <= k for rank in ranks.values()) for ranks in placed
+    )
     assert report["retrieval"]["overall"]["any_clue"] == pytest.approx(any_clue / len(QUESTIONS))
     assert any_clue == 46  # one designed retrieval miss: q24
     # Latest@10 over the Y3 questions: the latest clue within the top 10.
@@ -66,8 +70,10 @@ def test_caption_vs_native_compare_matches_the_design() -> None:
         assert set(result["transitions"][name]["qids"]) == qids, name
     # Every designed textualization miss (srag_t wrong, srag_v right, evidence holding) is "fixed".
     text_misses = {
-        q["qid"] for q in QUESTIONS
-        if "ENC-TEXT" in q["runs"]["srag_t"]["codes"] and q["runs"]["srag_t"]["evidence_holds"].get("ENC-TEXT")
+        q["qid"]
+        for q in QUESTIONS
+        if "ENC-TEXT" in q["runs"]["srag_t"]["codes"]
+        and q["runs"]["srag_t"]["evidence_holds"].get("ENC-TEXT")
     }
     assert text_misses and text_misses <= expected["fixed"]
     assert result["delta"]["overall"]["delta"] > 0  # native images help on this benchmark

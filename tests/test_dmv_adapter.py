@@ -21,6 +21,8 @@ from memscope.store.sql import rows, scalar
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_RUN = REPO / "runs" / "dmv_f2_demo"
+
+
 @pytest.fixture
 def checkout(tmp_path: Path) -> Path:
     """A DMV-Bench checkout: the real registry and catalogue in data/vismem_diag_v2/."""
@@ -37,7 +39,11 @@ def f2_run(checkout: Path) -> Path:
         checkout / "results" / "f2" / "202601011200_test",
         {"DualMem-a75": probes(True), "TextOnly": probes(False)},
         depths={"f2_chain_d3_s0007": 3, "f2_chain_d2_s0007": 2, "f2_chain_d3_s0008": 3},
-        bank_sizes={"f2_chain_d3_s0007": {0: 4, 1: 7, 2: 9}, "f2_chain_d2_s0007": {0: 4, 1: 7}, "f2_chain_d3_s0008": {0: 5, 1: 8, 2: 10}},
+        bank_sizes={
+            "f2_chain_d3_s0007": {0: 4, 1: 7, 2: 9},
+            "f2_chain_d2_s0007": {0: 4, 1: 7},
+            "f2_chain_d3_s0008": {0: 5, 1: 8, 2: 10},
+        },
     )
 
 
@@ -52,11 +58,16 @@ def test_a_dmv_run_is_recognised_by_its_per_probe_csv(f2_run: Path, checkout: Pa
 
 def test_one_run_per_system_sharing_one_dataset(f2_run: Path) -> None:
     records = read_runs(f2_run)
-    assert [r.run_id for r in records] == ["202601011200_test:DualMem-a75", "202601011200_test:TextOnly"]
+    assert [r.run_id for r in records] == [
+        "202601011200_test:DualMem-a75",
+        "202601011200_test:TextOnly",
+    ]
     assert [r.path for r in records] == [f"{f2_run}#DualMem-a75", f"{f2_run}#TextOnly"]
     assert records[0].dataset is records[1].dataset
     assert {r.benchmark for r in records} == {"dmv"} and {r.top_k for r in records} == {5}
-    assert records[0].config["visual_weight"] == 0.75  # DualMem-a75's fusion weight (upstream registry)
+    assert (
+        records[0].config["visual_weight"] == 0.75
+    )  # DualMem-a75's fusion weight (upstream registry)
     with pytest.raises(RunDirError, match="holds 2 runs"):
         read_run(f2_run)
 
@@ -75,29 +86,70 @@ def test_probes_join_the_real_registry_and_catalogue(f2_run: Path) -> None:
         ("f2_chain_d3_s0008", "s1_r1_p00"),
     ]
     first = q["q2"]
-    assert first.question == "Earlier you saw a product that had a red wool scarf on it. Take me back to that exact product."
+    assert (
+        first.question
+        == "Earlier you saw a product that had a red wool scarf on it. Take me back to that exact product."
+    )
     assert first.gold == f"/product/{red}" and first.clue_rounds == [red] and first.mode == "probe"
-    assert {k: first.extra[k] for k in ("trunk", "chain_depth", "recall_session", "visit_session", "reach", "bank_size",
-                                         "encoding_position", "cue_object", "cue_color", "category", "style")} == {
-        "trunk": "s0007", "chain_depth": 3, "recall_session": 1, "visit_session": 0, "reach": 1, "bank_size": 7,
-        "encoding_position": 1, "cue_object": "wool scarf", "cue_color": "red", "category": "chair", "style": "modern",
+    assert {
+        k: first.extra[k]
+        for k in (
+            "trunk",
+            "chain_depth",
+            "recall_session",
+            "visit_session",
+            "reach",
+            "bank_size",
+            "encoding_position",
+            "cue_object",
+            "cue_color",
+            "category",
+            "style",
+        )
+    } == {
+        "trunk": "s0007",
+        "chain_depth": 3,
+        "recall_session": 1,
+        "visit_session": 0,
+        "reach": 1,
+        "bank_size": 7,
+        "encoding_position": 1,
+        "cue_object": "wool scarf",
+        "cue_color": "red",
+        "category": "chair",
+        "style": "modern",
     }
-    assert q["q3"].extra["encoding_position"] == 2 and q["q5"].extra["reach"] == 2 and q["q5"].extra["bank_size"] == 9
-    assert q["q1"].extra["trunk"] == q["q2"].extra["trunk"] == "s0007" and q["q6"].extra["trunk"] == "s0008"
+    assert (
+        q["q3"].extra["encoding_position"] == 2
+        and q["q5"].extra["reach"] == 2
+        and q["q5"].extra["bank_size"] == 9
+    )
+    assert (
+        q["q1"].extra["trunk"] == q["q2"].extra["trunk"] == "s0007"
+        and q["q6"].extra["trunk"] == "s0008"
+    )
     product = {r.round_id: r for r in dataset.rounds}[red]
     assert product.session_id == "chair" and product.extra["display_name"] == "Lumen Chair 01"
-    assert product.extra["price"] == 280.99 and product.image_refs == ["with_cue/chair/modern/00.png"]
+    assert product.extra["price"] == 280.99 and product.image_refs == [
+        "with_cue/chair/modern/00.png"
+    ]
     assert product.image_files == [None]  # the product images are not on this machine
     assert product.assistant_text == "incidental cue: a red wool scarf"
 
 
 def test_qids_do_not_depend_on_csv_row_order(f2_run: Path) -> None:
-    before = {(q.extra["task_id"], q.extra["probe_id"]): q.qid for q in read_runs(f2_run)[0].dataset.questions}
+    before = {
+        (q.extra["task_id"], q.extra["probe_id"]): q.qid
+        for q in read_runs(f2_run)[0].dataset.questions
+    }
     csv_path = f2_run / "f2_per_probe.csv"
     header, *lines = csv_path.read_text().splitlines()
     random.Random(3).shuffle(lines)
     csv_path.write_text("\n".join([header, *lines]) + "\n")
-    after = {(q.extra["task_id"], q.extra["probe_id"]): q.qid for q in read_runs(f2_run)[0].dataset.questions}
+    after = {
+        (q.extra["task_id"], q.extra["probe_id"]): q.qid
+        for q in read_runs(f2_run)[0].dataset.questions
+    }
     assert after == before
 
 
@@ -115,7 +167,9 @@ def test_predictions_retrievals_and_recall_steps_per_system(f2_run: Path) -> Non
     ranked = [(r["rank"], r["round_id"]) for r in good.retrievals.to_pylist() if r["qid"] == "q2"]
     assert ranked == [(1, red), (2, blue), (3, green)]  # first appearance over the steps
     steps = [s for s in good.detail_tables["dmv_recall_steps"].to_pylist() if s["qid"] == "q2"]
-    assert [(s["step"], s["observed_url"], s["retrieved"], s["action"], s["action_url"]) for s in steps] == [
+    assert [
+        (s["step"], s["observed_url"], s["retrieved"], s["action"], s["action_url"]) for s in steps
+    ] == [
         (1, "/", [red, blue], "click", f"/product/{red}"),
         (2, f"/product/{red}", [red, green], "add_to_wishlist", f"/product/{red}"),
     ]
@@ -128,7 +182,12 @@ def test_ingest_stores_every_system_and_the_steps(store: Store, f2_run: Path) ->
     assert [o.status for o in outcomes] == ["new", "new"]
     with store.read() as con:
         assert scalar(con, "SELECT count(*) FROM datasets") == 1
-        assert scalar(con, "SELECT count(*) FROM dmv_recall_steps WHERE run_id = ?", [outcomes[0].run_id]) == 7
+        assert (
+            scalar(
+                con, "SELECT count(*) FROM dmv_recall_steps WHERE run_id = ?", [outcomes[0].run_id]
+            )
+            == 7
+        )
         assert scalar(con, "SELECT count(*) FROM questions") == 6
     again = ingest_dir_runs(store, f2_run, ReadOptions())
     assert [o.status for o in again] == ["unchanged", "unchanged"]
@@ -142,13 +201,19 @@ def test_registry_from_the_flag_beside_the_run_or_not_at_all(tmp_path: Path) -> 
     assert first.extra["cue_object"] == "wool scarf" and first.extra["category"] is None
     assert any("no cue registry" in str(n) for n in records[0].dataset.notices)
     with_flag = read_runs(lonely, ReadOptions(extra={"dmv_registry": DATA}))
-    assert next(q for q in with_flag[0].dataset.questions if q.qid == "q2").extra["category"] == "chair"
+    assert (
+        next(q for q in with_flag[0].dataset.questions if q.qid == "q2").extra["category"]
+        == "chair"
+    )
     with_file = read_runs(lonely, ReadOptions(extra={"dmv_registry": DATA / "cue_registry.json"}))
     assert with_file[0].dataset.dataset_id == with_flag[0].dataset.dataset_id
     with pytest.raises(DatasetError, match="--dmv-registry names no cue registry"):
         read_runs(lonely, ReadOptions(extra={"dmv_registry": tmp_path / "nothing"}))
     shutil.copy(DATA / "cue_registry.json", lonely / "cue_registry.json")  # in the run directory
-    assert next(q for q in read_runs(lonely)[0].dataset.questions if q.qid == "q2").extra["style"] == "modern"
+    assert (
+        next(q for q in read_runs(lonely)[0].dataset.questions if q.qid == "q2").extra["style"]
+        == "modern"
+    )
 
 
 def test_monte_carlo_positions_come_from_the_trajectory_cache(checkout: Path) -> None:
@@ -156,9 +221,13 @@ def test_monte_carlo_positions_come_from_the_trajectory_cache(checkout: Path) ->
     trajectories = checkout / "data" / "vismem_diag_v2" / "f2_trajectories"
     trajectories.mkdir()
     visits = [[blue, "b.png"], [green, "g.png"], [blue, "b.png"], [red, "r.png"]]
-    (trajectories / "f2traj_s0007_sess0.json").write_text(json.dumps({"session_idx": 0, "visited": visits}))
+    (trajectories / "f2traj_s0007_sess0.json").write_text(
+        json.dumps({"session_idx": 0, "visited": visits})
+    )
     later = [[HASHES[3], "y.png"], [red, "r.png"]]
-    (trajectories / "f2traj_s0007_sess1.json").write_text(json.dumps({"session_idx": 1, "visited": later}))
+    (trajectories / "f2traj_s0007_sess1.json").write_text(
+        json.dumps({"session_idx": 1, "visited": later})
+    )
     mc = [Probe("f2_chain_d3_s0007", "s1_r1_p000_mc", 1, 0, red, True, f"/product/{red}")]
     run = write_f2_run(checkout / "results" / "mc", {"DualMem": mc}, logs=False)
     question = read_runs(run)[0].dataset.questions[0]
@@ -176,12 +245,18 @@ def test_task_ids_give_the_chain_seed_as_trunk() -> None:
 def test_demo_run_ingests_three_systems(store: Store) -> None:
     outcomes, failures = ingest_paths(store, [DEMO_RUN], ReadOptions())
     assert not failures
-    assert [o.run_id for o in outcomes] == ["dmv_f2_demo:DualMem-a75", "dmv_f2_demo:TextOnly", "dmv_f2_demo:NoMemory"]
+    assert [o.run_id for o in outcomes] == [
+        "dmv_f2_demo:DualMem-a75",
+        "dmv_f2_demo:TextOnly",
+        "dmv_f2_demo:NoMemory",
+    ]
     assert {o.n_questions for o in outcomes} == {117}
     with store.read() as con:
-        media_root, = rows(con, "SELECT media_root FROM datasets")[0]
+        (media_root,) = rows(con, "SELECT media_root FROM datasets")[0]
         image_files = [row[0] for row in rows(con, "SELECT image_files[1] FROM rounds")]
-    assert media_root.endswith("fixtures/dmv/images/with_cue")  # memscope_sources.json pointed at fixtures/dmv
+    assert media_root.endswith(
+        "fixtures/dmv/images/with_cue"
+    )  # memscope_sources.json pointed at fixtures/dmv
     assert all(path and Path(path).is_file() for path in image_files)
 
 
@@ -209,7 +284,9 @@ def test_bad_csv_rows_are_skipped_by_line_or_refused_with_strict(f2_run: Path) -
     notices = [str(n) for n in records[0].dataset.notices]
     assert f"{csv_path}:3: at_session must be an integer, got 'one'; row skipped" in notices
     assert f"{csv_path}:14: correct must be 0 or 1, got 'maybe'; row skipped" in notices
-    with pytest.raises(RunDirError, match=r"2 bad row\(s\) in f2_per_probe.csv; nothing was ingested \(--strict\)"):
+    with pytest.raises(
+        RunDirError, match=r"2 bad row\(s\) in f2_per_probe.csv; nothing was ingested \(--strict\)"
+    ):
         read_runs(f2_run, ReadOptions(strict=True))
 
 
@@ -225,10 +302,17 @@ def test_a_log_line_that_does_not_parse_is_reported_by_line(f2_run: Path) -> Non
     assert [line for line, _why in parsed.bad_lines] == [replay + 1, step + 1]
     records = by_system(read_runs(f2_run))
     notices = [str(n) for n in records["DualMem-a75"].notices]
-    assert f"{log}:{step + 1}: a recall step whose retrieved=… is not a Python list of slugs; line skipped" in notices
-    assert any(n.startswith(f"{log}:{replay + 1}: a replay line that does not parse") for n in notices)
+    assert (
+        f"{log}:{step + 1}: a recall step whose retrieved=… is not a Python list of slugs; line skipped"
+        in notices
+    )
+    assert any(
+        n.startswith(f"{log}:{replay + 1}: a replay line that does not parse") for n in notices
+    )
     assert not records["TextOnly"].notices  # the other system's logs are fine
-    with pytest.raises(RunDirError, match=r"2 log line\(s\) do not parse; nothing was ingested \(--strict\)"):
+    with pytest.raises(
+        RunDirError, match=r"2 log line\(s\) do not parse; nothing was ingested \(--strict\)"
+    ):
         read_runs(f2_run, ReadOptions(strict=True))
 
 

@@ -37,7 +37,9 @@ def test_cluster_bootstrap_resamples_whole_trunks() -> None:
     success = np.array([1.0, 1.0, 0.0])
     trunks = np.array(["A", "A", "B"])
     groups = np.array(["all"] * 3)
-    result = cluster_bootstrap_groups(success, trunks, groups, ["all"], resamples=2000, seed=1)["all"]
+    result = cluster_bootstrap_groups(success, trunks, groups, ["all"], resamples=2000, seed=1)[
+        "all"
+    ]
     assert (result.n, result.n_trunks) == (3, 2)
     assert result.tsr == pytest.approx(2 / 3)
     assert (result.ci_low, result.ci_high) == (0.0, 1.0)
@@ -50,7 +52,9 @@ def test_cluster_bootstrap_groups_share_draws_and_skip_empty_resamples() -> None
     success = np.array([1.0, 0.0, 1.0, 1.0, np.nan])
     trunks = np.array(["t1", "t1", "t2", "t3", "t3"])
     reach = np.array(["1", "2", "1", "1", "2"])
-    groups = cluster_bootstrap_groups(success, trunks, reach, ["1", "2", "3"], resamples=500, seed=7)
+    groups = cluster_bootstrap_groups(
+        success, trunks, reach, ["1", "2", "3"], resamples=500, seed=7
+    )
     assert set(groups) == {"1", "2"}  # reach 3 has no probe; the NaN probe is ignored
     assert (groups["2"].n, groups["2"].tsr, groups["2"].n_trunks) == (1, 0.0, 1)
     # Reach 2 exists only in trunk t1: resamples without t1 are left out, so its interval is [0, 0].
@@ -104,8 +108,13 @@ def ingested(store: Store, tmp_path: Path) -> list[str]:
     shutil.copy(DATA / "cue_registry.json", data / "cue_registry.json")
     shutil.copy(DATA / "seed_v2.json", data / "seed_v2.json")
     run = write_f2_run(
-        tmp_path / "DMV-Bench" / "results" / "f2" / "run", {"DualMem-a75": probes(True), "TextOnly": probes(False)},
-        bank_sizes={"f2_chain_d3_s0007": {1: 7, 2: 9}, "f2_chain_d2_s0007": {1: 7}, "f2_chain_d3_s0008": {1: 8}},
+        tmp_path / "DMV-Bench" / "results" / "f2" / "run",
+        {"DualMem-a75": probes(True), "TextOnly": probes(False)},
+        bank_sizes={
+            "f2_chain_d3_s0007": {1: 7, 2: 9},
+            "f2_chain_d2_s0007": {1: 7},
+            "f2_chain_d3_s0008": {1: 8},
+        },
     )
     return [o.run_id for o in ingest_dir_runs(store, run, ReadOptions())]
 
@@ -115,9 +124,16 @@ def test_report_tsr_section_by_hand(store: Store, ingested: list[str]) -> None:
     section = report["tsr"]
     # DualMem-a75 by qid: q1 1 (reach 1), q2 1 (r1), q3 0 (r1), q4 1 (r1), q5 0 (r2), q6 1 (r1; trunk s0008).
     assert {"n", "overall", "ci_low", "ci_high", "by_reach"} <= set(section)
-    assert (section["n"], section["overall"], section["n_trunks"], section["resamples"]) == (6, 4 / 6, 2, 1000)
+    assert (section["n"], section["overall"], section["n_trunks"], section["resamples"]) == (
+        6,
+        4 / 6,
+        2,
+        1000,
+    )
     assert set(section["by_reach"]) == {"1", "2"}
-    assert section["by_reach"]["1"]["n"] == 5 and section["by_reach"]["1"]["tsr"] == pytest.approx(0.8)
+    assert section["by_reach"]["1"]["n"] == 5 and section["by_reach"]["1"]["tsr"] == pytest.approx(
+        0.8
+    )
     assert set(section["by_reach"]["1"]) == {"n", "tsr", "ci_low", "ci_high"}
     assert section["by_reach"]["2"] == {"n": 1, "tsr": 0.0, "ci_low": 0.0, "ci_high": 0.0}
     assert {k: v["n"] for k, v in section["by_bank_size"].items()} == {"7": 3, "8": 1, "9": 2}
@@ -134,7 +150,9 @@ def test_compare_uses_the_trunk_sign_flip_test(store: Store, ingested: list[str]
     assert significance["test"] == "trunk sign-flip permutation (two-sided)"
     assert (significance["n"], significance["n_trunks"], significance["exact"]) == (6, 2, True)
     assert significance["difference"] == pytest.approx(1 / 6)
-    assert significance["tsr_a"] == pytest.approx(3 / 6) and significance["tsr_b"] == pytest.approx(4 / 6)
+    assert significance["tsr_a"] == pytest.approx(3 / 6) and significance["tsr_b"] == pytest.approx(
+        4 / 6
+    )
     assert significance["p_value"] == 1.0
 
 
@@ -157,13 +175,18 @@ def test_cli_ingest_and_report_on_the_demo_run() -> None:
 def test_cli_names_the_runs_of_a_multi_system_directory() -> None:
     result = CliRunner().invoke(app, ["report", str(DEMO_RUN)])
     assert result.exit_code == 1
-    assert "this directory holds 3 runs: dmv_f2_demo:DualMem-a75, dmv_f2_demo:TextOnly, dmv_f2_demo:NoMemory" in " ".join(result.output.split())
+    assert (
+        "this directory holds 3 runs: dmv_f2_demo:DualMem-a75, dmv_f2_demo:TextOnly, dmv_f2_demo:NoMemory"
+        in " ".join(result.output.split())
+    )
 
 
 def test_cli_dmv_registry_option(tmp_path: Path) -> None:
     run = write_f2_run(tmp_path / "f2", {"TextOnly": probes(False)})
     runner = CliRunner()
-    result = runner.invoke(app, ["report", f"{run}:TextOnly", "--dmv-registry", str(DATA), "--format", "json"])
+    result = runner.invoke(
+        app, ["report", f"{run}:TextOnly", "--dmv-registry", str(DATA), "--format", "json"]
+    )
     assert result.exit_code == 0, result.output
     questions = json.loads(result.stdout)["tsr"]
     assert questions["n"] == 6
@@ -185,13 +208,23 @@ def test_the_probe_view_for_the_app(store: Store, ingested: list[str]) -> None:
 
     red, blue, green = HASHES[:3]
     view = load_probe(store, ingested[0], "q2")
-    assert (view.probe_id, view.task_id, view.trunk, view.reach, view.bank_size, view.encoding_position) == (
-        "s1_r1_p00", "f2_chain_d3_s0007", "s0007", 1, 7, 1)
+    assert (
+        view.probe_id,
+        view.task_id,
+        view.trunk,
+        view.reach,
+        view.bank_size,
+        view.encoding_position,
+    ) == ("s1_r1_p00", "f2_chain_d3_s0007", "s0007", 1, 7, 1)
     assert view.correct and view.final_url == f"/product/{red}" and view.final.url_hash == red
-    assert view.target.name == "Lumen Chair 01" and view.target.description == "incidental cue: a red wool scarf"
+    assert (
+        view.target.name == "Lumen Chair 01"
+        and view.target.description == "incidental cue: a red wool scarf"
+    )
     assert view.target.image_file is None  # no catalogue images here: the app shows the description
-    assert [(s.step, [p.url_hash for p in s.retrieved], s.target_rank, s.action) for s in view.steps] == [
-        (1, [red, blue], 1, "click"), (2, [red, green], 1, "add_to_wishlist")]
+    assert [
+        (s.step, [p.url_hash for p in s.retrieved], s.target_rank, s.action) for s in view.steps
+    ] == [(1, [red, blue], 1, "click"), (2, [red, green], 1, "add_to_wishlist")]
     missed = load_probe(store, ingested[1], "q3")  # TextOnly: the blue scarf, never retrieved
     assert not missed.correct and missed.steps[0].target_rank is None
     from memscope.errors import NotFoundError
@@ -203,11 +236,19 @@ def test_the_probe_view_for_the_app(store: Store, ingested: list[str]) -> None:
 def test_cli_strict_refuses_a_bad_row_in_one_message(tmp_path: Path) -> None:
     run = write_f2_run(tmp_path / "f2", {"TextOnly": probes(False)})
     csv_path = run / "f2_per_probe.csv"
-    csv_path.write_text(csv_path.read_text() + "TextOnly,f2_chain_d3_s0007,s1_r1_p09,1,0,1,2,/product/x,,1\n")
+    csv_path.write_text(
+        csv_path.read_text() + "TextOnly,f2_chain_d3_s0007,s1_r1_p09,1,0,1,2,/product/x,,1\n"
+    )
     runner = CliRunner()
     lenient = runner.invoke(app, ["ingest", str(run)])
-    assert lenient.exit_code == 0 and "correct must be 0 or 1, got '2'; row skipped" in lenient.output
-    strict = runner.invoke(app, ["ingest", str(tmp_path / "f2"), "--strict", "--db", str(tmp_path / "other.duckdb")])
+    assert (
+        lenient.exit_code == 0 and "correct must be 0 or 1, got '2'; row skipped" in lenient.output
+    )
+    strict = runner.invoke(
+        app, ["ingest", str(tmp_path / "f2"), "--strict", "--db", str(tmp_path / "other.duckdb")]
+    )
     assert strict.exit_code == 1
-    assert "1 bad row(s) in f2_per_probe.csv; nothing was ingested (--strict)" in " ".join(strict.output.split())
+    assert "1 bad row(s) in f2_per_probe.csv; nothing was ingested (--strict)" in " ".join(
+        strict.output.split()
+    )
     assert "Traceback" not in strict.output

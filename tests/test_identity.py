@@ -22,13 +22,33 @@ from memscope.store.sql import rows
 from support import UPSTREAM_RUNS
 
 FIXTURE_RUN = Path(__file__).parents[1] / "runs" / "srag_v"
-COLUMNS = ("qid", "idx", "question_key", "task", "question", "gold", "mode", "x", "y", "x_labels", "y_labels",
-           "options", "clue_ids", "clue_rounds", "source_sessions", "question_images")
+COLUMNS = (
+    "qid",
+    "idx",
+    "question_key",
+    "task",
+    "question",
+    "gold",
+    "mode",
+    "x",
+    "y",
+    "x_labels",
+    "y_labels",
+    "options",
+    "clue_ids",
+    "clue_rounds",
+    "source_sessions",
+    "question_images",
+)
 
 
 def stored_questions(store: Store, dataset_id: str) -> list[dict]:
     with store.read() as con:
-        found = rows(con, f"SELECT {', '.join(COLUMNS)} FROM questions WHERE dataset_id = ? ORDER BY idx", [dataset_id])
+        found = rows(
+            con,
+            f"SELECT {', '.join(COLUMNS)} FROM questions WHERE dataset_id = ? ORDER BY idx",
+            [dataset_id],
+        )
     result = []
     for row in found:
         record = dict(zip(COLUMNS, row, strict=True))
@@ -39,9 +59,15 @@ def stored_questions(store: Store, dataset_id: str) -> list[dict]:
 
 def python_questions(run_dir: Path) -> tuple[str, list[dict]]:
     source = read_run(run_dir).dataset
-    dataset = read_memeye_dataset(Path(source.source_path), Path(source.media_root) if source.media_root else None, source.task)
+    dataset = read_memeye_dataset(
+        Path(source.source_path),
+        Path(source.media_root) if source.media_root else None,
+        source.task,
+    )
     assert dataset.dataset_id == source.dataset_id
-    return source.dataset_id, [{name: getattr(q, name) for name in COLUMNS} for q in dataset.questions]
+    return source.dataset_id, [
+        {name: getattr(q, name) for name in COLUMNS} for q in dataset.questions
+    ]
 
 
 def assert_same(store: Store, run_dir: Path) -> None:
@@ -53,7 +79,12 @@ def assert_same(store: Store, run_dir: Path) -> None:
 def tricky_dataset() -> dict:
     questions = [
         qa("What  colour\twas\nthe  mug?", "blue", [["X2", "X4"], ["Y1"]], ["D1:1"], ["D1"]),
-        qa("\u00a0Non-breaking\u3000spaces\x1cand a\x0bvertical tab ", 7, [["X1"], ["Y3", "Y2"]], ["D1:2", "D2:1"]),
+        qa(
+            "\u00a0Non-breaking\u3000spaces\x1cand a\x0bvertical tab ",
+            7,
+            [["X1"], ["Y3", "Y2"]],
+            ["D1:2", "D2:1"],
+        ),
         qa("String clue?", "x", [["X3"], ["Y1"]], "D2:1"),
         qa("Unknown clue?", "x", [["X1"], ["Y2"]], ["D9:9", "D2:2", "D1:1"]),
         qa("No point?", "x", None, ["D1:1"]),
@@ -61,7 +92,13 @@ def tricky_dataset() -> dict:
         qa("Bad labels?", "x", [["Z9", " X3 "], ["Yx"]], ["D1:1"]),
         qa("Legacy options?", "A", [["X1"], ["Y1"]], ["D1:1"], options={"A": "one", "B": "two"}),
         qa("Empty options?", "A", [["X1"], ["Y1"]], ["D1:1"], options={}),
-        qa("Rotations?", "one", [["X1"], ["Y1"]], ["D2:2"], options=[{"A": "one", "B": "two", "answer": "A"}]),
+        qa(
+            "Rotations?",
+            "one",
+            [["X1"], ["Y1"]],
+            ["D2:2"],
+            options=[{"A": "one", "B": "two", "answer": "A"}],
+        ),
     ]
     questions[2]["question_image"] = "image/q.png"
     questions[3]["question_images"] = ["image/a.png", "image/b.png"]
@@ -77,10 +114,17 @@ def test_tricky_questions_agree(store: Store, tmp_path: Path) -> None:
     _dataset_id, expected = python_questions(run_dir)
     by_qid = {q["qid"]: q for q in expected}
     # The rules themselves, spelled out once.
-    assert by_qid["q1"]["x"] == "X4" and by_qid["q1"]["question_key"] == question_key("test_task", "open", "What colour was the mug?")
+    assert by_qid["q1"]["x"] == "X4" and by_qid["q1"]["question_key"] == question_key(
+        "test_task", "open", "What colour was the mug?"
+    )
     assert by_qid["q2"]["y"] == "Y3" and by_qid["q2"]["source_sessions"] == ["D1", "D2"]
-    assert by_qid["q3"]["clue_ids"] == ["D2:1"] and by_qid["q3"]["question_images"] == ["image/q.png"]
-    assert by_qid["q4"]["clue_rounds"] == ["D2:2", "D1:1"] and by_qid["q4"]["source_sessions"] == ["D2", "D1"]
+    assert by_qid["q3"]["clue_ids"] == ["D2:1"] and by_qid["q3"]["question_images"] == [
+        "image/q.png"
+    ]
+    assert by_qid["q4"]["clue_rounds"] == ["D2:2", "D1:1"] and by_qid["q4"]["source_sessions"] == [
+        "D2",
+        "D1",
+    ]
     assert by_qid["q6"]["x"] is None  # the non-object entry
     assert by_qid["q8"]["x_labels"] == ["X3"] and by_qid["q8"]["y_labels"] == []
     assert [by_qid[q]["mode"] for q in ("q9", "q10", "q11")] == ["mcq", "open", "mcq"]

@@ -27,7 +27,13 @@ def small_dataset() -> dict:
     return dialog(
         {"D1": ["D1:1", "D1:2"], "D2": ["D2:1", "D2:2"]},
         [
-            qa("Which mug did I buy first?", "the red one", [["X3"], ["Y3"]], ["D1:1", "D2:2"], ["D1", "D2"]),
+            qa(
+                "Which mug did I buy first?",
+                "the red one",
+                [["X3"], ["Y3"]],
+                ["D1:1", "D2:2"],
+                ["D1", "D2"],
+            ),
             qa("What is on the shelf?", "books", [["X1"], ["Y1"]], ["D1:2"], ["D1"]),
             qa("Where is the lamp?", "left", [["X2"], ["Y2"]], ["D1:2", "D2:1"], ["D1", "D2"]),
         ],
@@ -78,7 +84,12 @@ def test_only_top_five_scores_are_logged(store: Store, tmp_path: Path) -> None:
     row = open_row(1, data, seed=seed)
     outcome = ingest_dir(store, write_run(tmp_path / "runs" / "r", data, [row]), OPTIONS)
     with store.read() as con:
-        scores = [r[0] for r in rows(con, "SELECT score FROM retrievals WHERE run_id = ? ORDER BY rank", [outcome.run_id])]
+        scores = [
+            r[0]
+            for r in rows(
+                con, "SELECT score FROM retrievals WHERE run_id = ? ORDER BY rank", [outcome.run_id]
+            )
+        ]
     assert scores[:5] == pytest.approx([0.9, 0.85, 0.8, 0.75, 0.7]) and scores[5] is None
 
 
@@ -96,7 +107,12 @@ def test_unchanged_run_is_a_no_op_and_changed_run_replaces(store: Store, tmp_pat
     assert second.status == "replaced" and second.run_id == first.run_id
     assert count(store, "predictions", first.run_id) == 3
     with store.read() as con:
-        assert scalar(con, "SELECT judge FROM predictions WHERE run_id = ? AND qid = 'q1'", [first.run_id]) == 1.0
+        assert (
+            scalar(
+                con, "SELECT judge FROM predictions WHERE run_id = ? AND qid = 'q1'", [first.run_id]
+            )
+            == 1.0
+        )
 
 
 def test_two_directories_with_one_name_get_distinct_ids(store: Store, tmp_path: Path) -> None:
@@ -106,7 +122,9 @@ def test_two_directories_with_one_name_get_distinct_ids(store: Store, tmp_path: 
     assert a.run_id == "srag" and b.run_id == "b-srag"
 
 
-def test_truncated_and_non_json_lines_are_skipped_with_file_line(store: Store, tmp_path: Path) -> None:
+def test_truncated_and_non_json_lines_are_skipped_with_file_line(
+    store: Store, tmp_path: Path
+) -> None:
     data = small_dataset()
     rows_ = good_rows(data)
     lines = [json.dumps(rows_[0]), "", json.dumps(rows_[1])[:40], "[1, 2]", json.dumps(rows_[2])]
@@ -123,7 +141,9 @@ def test_truncated_and_non_json_lines_are_skipped_with_file_line(store: Store, t
 def test_strict_refuses_and_writes_nothing(store: Store, tmp_path: Path) -> None:
     data = small_dataset()
     rows_ = good_rows(data)
-    run_dir = write_run(tmp_path / "runs" / "r", data, [json.dumps(rows_[0]), "{oops", json.dumps(rows_[2])])
+    run_dir = write_run(
+        tmp_path / "runs" / "r", data, [json.dumps(rows_[0]), "{oops", json.dumps(rows_[2])]
+    )
     with pytest.raises(RunDirError, match=r"predictions.jsonl:2: not valid JSON"):
         ingest_dir(store, run_dir, OPTIONS, strict=True)
     with store.read() as con:
@@ -145,31 +165,45 @@ def test_strict_refuses_and_writes_nothing(store: Store, tmp_path: Path) -> None
         (lambda r: r.update(question={"a": 1}), 'field "question" must be a string'),
     ],
 )
-def test_rows_with_missing_or_mistyped_fields(store: Store, tmp_path: Path, mutate, expected: str) -> None:
+def test_rows_with_missing_or_mistyped_fields(
+    store: Store, tmp_path: Path, mutate, expected: str
+) -> None:
     data = small_dataset()
     rows_ = good_rows(data)
     mutate(rows_[1])
     outcome = ingest_dir(store, write_run(tmp_path / "runs" / "r", data, rows_), OPTIONS)
     assert outcome.n_questions == 2
-    assert any(expected in n.what and n.where.endswith("predictions.jsonl:2") for n in outcome.notices), outcome.notices
+    assert any(
+        expected in n.what and n.where.endswith("predictions.jsonl:2") for n in outcome.notices
+    ), outcome.notices
 
 
-def test_runtime_of_the_wrong_shape_means_no_retrievals_for_that_row(store: Store, tmp_path: Path) -> None:
+def test_runtime_of_the_wrong_shape_means_no_retrievals_for_that_row(
+    store: Store, tmp_path: Path
+) -> None:
     data = small_dataset()
     rows_ = good_rows(data)
     rows_[1]["method_runtime"] = [1]
     outcome = ingest_dir(store, write_run(tmp_path / "runs" / "r", data, rows_), OPTIONS)
     assert outcome.n_questions == 3
-    assert any("1 row(s) of this retrieval run carry no seed_round_ids" in n.what for n in outcome.notices)
+    assert any(
+        "1 row(s) of this retrieval run carry no seed_round_ids" in n.what for n in outcome.notices
+    )
     with store.read() as con:
-        assert rows(con, "SELECT DISTINCT qid FROM retrievals WHERE run_id = ? ORDER BY qid", [outcome.run_id]) == [("q1",), ("q3",)]
+        assert rows(
+            con,
+            "SELECT DISTINCT qid FROM retrievals WHERE run_id = ? ORDER BY qid",
+            [outcome.run_id],
+        ) == [("q1",), ("q3",)]
 
 
 def test_duplicate_and_unknown_idx(store: Store, tmp_path: Path) -> None:
     data = small_dataset()
     rows_ = good_rows(data)
     extra = dict(rows_[0], idx=9)
-    outcome = ingest_dir(store, write_run(tmp_path / "runs" / "r", data, [*rows_, rows_[0], extra]), OPTIONS)
+    outcome = ingest_dir(
+        store, write_run(tmp_path / "runs" / "r", data, [*rows_, rows_[0], extra]), OPTIONS
+    )
     text = " | ".join(f"{n.where}: {n.what}" for n in outcome.notices)
     assert "duplicate idx" in text and "predictions.jsonl:4" in text
     assert "idx has no question in the dataset" in text and "predictions.jsonl:5" in text
@@ -185,14 +219,19 @@ def test_every_line_bad_is_an_error(store: Store, tmp_path: Path) -> None:
 def test_wrong_dataset_is_refused(store: Store, tmp_path: Path) -> None:
     data = small_dataset()
     run_dir = write_run(tmp_path / "runs" / "r", data, good_rows(data))
-    other = dialog({"D1": ["D1:1"]}, [qa(f"Unrelated question {i}?", "x", [["X1"], ["Y1"]], ["D1:1"]) for i in range(3)])
+    other = dialog(
+        {"D1": ["D1:1"]},
+        [qa(f"Unrelated question {i}?", "x", [["X1"], ["Y1"]], ["D1:1"]) for i in range(3)],
+    )
     wrong = tmp_path / "other.json"
     wrong.write_text(json.dumps(other))
     with pytest.raises(DatasetError, match="does not match this run"):
         ingest_dir(store, run_dir, ReadOptions(dataset=wrong))
 
 
-def test_unranked_gen_agents_retrievals_are_shifted_back_one_row(store: Store, tmp_path: Path) -> None:
+def test_unranked_gen_agents_retrievals_are_shifted_back_one_row(
+    store: Store, tmp_path: Path
+) -> None:
     data = small_dataset()
     runtime = {"retrieved_round_ids": []}
     rows_ = [
@@ -200,10 +239,16 @@ def test_unranked_gen_agents_retrievals_are_shifted_back_one_row(store: Store, t
         open_row(2, data, runtime={"retrieved_round_ids": ["D1:1", "D2:2"]}),  # belongs to q1
         open_row(3, data, runtime={"retrieved_round_ids": ["D1:2"]}),  # belongs to q2
     ]
-    run_dir = write_run(tmp_path / "runs" / "gen", data, rows_, method="gen_agents__text_only", runtime=runtime)
+    run_dir = write_run(
+        tmp_path / "runs" / "gen", data, rows_, method="gen_agents__text_only", runtime=runtime
+    )
     outcome = ingest_dir(store, run_dir, OPTIONS)
     with store.read() as con:
-        got = rows(con, "SELECT qid, rank, round_id FROM retrievals WHERE run_id = ? ORDER BY qid, round_id", [outcome.run_id])
+        got = rows(
+            con,
+            "SELECT qid, rank, round_id FROM retrievals WHERE run_id = ? ORDER BY qid, round_id",
+            [outcome.run_id],
+        )
         kind = scalar(con, "SELECT retrieval_kind FROM runs WHERE run_id = ?", [outcome.run_id])
     assert kind == "unranked"
     assert got == [("q1", None, "D1:1"), ("q1", None, "D2:2"), ("q2", None, "D1:2")]
@@ -211,10 +256,20 @@ def test_unranked_gen_agents_retrievals_are_shifted_back_one_row(store: Store, t
 
 def test_migrations_from_an_empty_store(store: Store) -> None:
     with store.write() as con:
-        versions = [r[0] for r in rows(con, "SELECT version FROM schema_migrations ORDER BY version")]
+        versions = [
+            r[0] for r in rows(con, "SELECT version FROM schema_migrations ORDER BY version")
+        ]
         tables = {r[0] for r in rows(con, "SELECT table_name FROM information_schema.tables")}
     assert versions == [m.version for m in all_migrations()] and versions[0] == 1
-    assert {"datasets", "sessions", "rounds", "questions", "runs", "predictions", "retrievals"} <= tables
+    assert {
+        "datasets",
+        "sessions",
+        "rounds",
+        "questions",
+        "runs",
+        "predictions",
+        "retrievals",
+    } <= tables
     # Opening again applies nothing twice.
     with Store(store.path).write() as con:
         assert scalar(con, "SELECT count(*) FROM schema_migrations") == len(all_migrations())
@@ -233,7 +288,12 @@ def test_store_held_by_another_process(store: Store, tmp_path: Path) -> None:
     with store.write():
         pass
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('ready', flush=True); time.sleep(30)", str(store.path)],
+        [
+            sys.executable,
+            "-c",
+            "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('ready', flush=True); time.sleep(30)",
+            str(store.path),
+        ],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -276,20 +336,38 @@ def test_unwritable_store_folder(tmp_path: Path) -> None:
 
 def test_rag_runtime_builder_is_upstream_shaped() -> None:
     runtime = rag_runtime(["a", "b"])
-    assert list(runtime)[:7] == ["retrieval_backend", "retrieval_corpus", "method_modality", "top_k", "neighbor_window", "seed_round_ids", "selected_round_ids"]
+    assert list(runtime)[:7] == [
+        "retrieval_backend",
+        "retrieval_corpus",
+        "method_modality",
+        "top_k",
+        "neighbor_window",
+        "seed_round_ids",
+        "selected_round_ids",
+    ]
 
 
-def test_candidates_in_another_order_than_the_seeds_still_score_their_rounds(store: Store, tmp_path: Path) -> None:
+def test_candidates_in_another_order_than_the_seeds_still_score_their_rounds(
+    store: Store, tmp_path: Path
+) -> None:
     data = small_dataset()
     row = open_row(1, data, seed=["D1:1", "D2:2", "D1:2"], scores=[0.9, 0.8, 0.7])
     row["method_runtime"]["top_candidates"].reverse()  # D1:2, D2:2, D1:1
-    outcome = ingest_dir(store, write_run(tmp_path / "runs" / "r", data, [row, *good_rows(data)[1:]]), OPTIONS)
+    outcome = ingest_dir(
+        store, write_run(tmp_path / "runs" / "r", data, [row, *good_rows(data)[1:]]), OPTIONS
+    )
     with store.read() as con:
-        got = rows(con, "SELECT round_id, rank, score FROM retrievals WHERE run_id = ? AND qid = 'q1' ORDER BY rank", [outcome.run_id])
+        got = rows(
+            con,
+            "SELECT round_id, rank, score FROM retrievals WHERE run_id = ? AND qid = 'q1' ORDER BY rank",
+            [outcome.run_id],
+        )
     assert got == [("D1:1", 1, 0.9), ("D2:2", 2, 0.8), ("D1:2", 3, 0.7)]
 
 
-def test_reading_shares_one_connection_and_survives_a_write_inside(store: Store, tmp_path: Path) -> None:
+def test_reading_shares_one_connection_and_survives_a_write_inside(
+    store: Store, tmp_path: Path
+) -> None:
     data = small_dataset()
     run_dir = write_run(tmp_path / "runs" / "r", data, good_rows(data))
     with store.write():
@@ -299,7 +377,10 @@ def test_reading_shares_one_connection_and_survives_a_write_inside(store: Store,
             assert first is second  # one connection for the whole block
         outcome = ingest_dir(store, run_dir, OPTIONS)  # a write in the middle
         with store.read() as con:
-            assert scalar(con, "SELECT count(*) FROM predictions WHERE run_id = ?", [outcome.run_id]) == 3
+            assert (
+                scalar(con, "SELECT count(*) FROM predictions WHERE run_id = ?", [outcome.run_id])
+                == 3
+            )
     with Store(store.path).write() as con:  # nothing left open: another writer gets in
         assert scalar(con, "SELECT count(*) FROM runs") == 1
 
@@ -313,10 +394,19 @@ def test_writing_holds_one_connection_for_reads_and_writes(store: Store, tmp_pat
             assert first is second
             first.execute("DELETE FROM retrievals WHERE run_id = ?", [outcome.run_id])
         probe = subprocess.run(  # another process cannot get in while it is held
-            [sys.executable, "-c", "import duckdb, sys\ntry:\n duckdb.connect(sys.argv[1], read_only=True)\n"
-             "except duckdb.IOException:\n print('busy')", str(store.path)],
-            capture_output=True, text=True, check=True,
+            [
+                sys.executable,
+                "-c",
+                "import duckdb, sys\ntry:\n duckdb.connect(sys.argv[1], read_only=True)\n"
+                "except duckdb.IOException:\n print('busy')",
+                str(store.path),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
         )
         assert probe.stdout.strip() == "busy"
     with store.read() as con:  # released, and the write was committed
-        assert scalar(con, "SELECT count(*) FROM retrievals WHERE run_id = ?", [outcome.run_id]) == 0
+        assert (
+            scalar(con, "SELECT count(*) FROM retrievals WHERE run_id = ?", [outcome.run_id]) == 0
+        )

@@ -42,9 +42,21 @@ SESSIONS = {"D1": ["D1:1", "D1:2"], "D2": ["D2:1", "D2:2"]}
 def make_run(tmp_path: Path, *, judge_q1: float = 0.0) -> Path:
     data = dialog(
         SESSIONS,
-        [qa(f"Question number {i}?", "gold", [["X1" if i % 2 else "X2"], ["Y1"]], ["D1:1"], ["D1"]) for i in range(1, 13)],
+        [
+            qa(
+                f"Question number {i}?",
+                "gold",
+                [["X1" if i % 2 else "X2"], ["Y1"]],
+                ["D1:1"],
+                ["D1"],
+            )
+            for i in range(1, 13)
+        ],
     )
-    rows = [open_row(i, data, judge=judge_q1 if i == 1 else 0.0, seed=["D2:1", "D1:1"]) for i in range(1, 13)]
+    rows = [
+        open_row(i, data, judge=judge_q1 if i == 1 else 0.0, seed=["D2:1", "D1:1"])
+        for i in range(1, 13)
+    ]
     return write_run(tmp_path / "runs" / "labelled", data, rows, top_k=1)
 
 
@@ -54,10 +66,23 @@ def run_id(tmp_path: Path, store: Store) -> str:
 
 
 def test_history_current_and_undo(store: Store, run_id: str) -> None:
-    first = record_label(store, run_id, "q1", codes=["ret-miss", "SEL-NOISE"], note="clue at rank 2", annotator="alice",
-                         params={"alpha": 0.7, "lambda": 0.02, "k": 1})
-    assert first.codes == ("RET-MISS", "SEL-NOISE") and first.primary == "RET-MISS" and first.supersedes is None
-    second = record_label(store, run_id, "q1", codes=["SEL-NOISE", "RET-MISS"], primary="RET-MISS", annotator="alice")
+    first = record_label(
+        store,
+        run_id,
+        "q1",
+        codes=["ret-miss", "SEL-NOISE"],
+        note="clue at rank 2",
+        annotator="alice",
+        params={"alpha": 0.7, "lambda": 0.02, "k": 1},
+    )
+    assert (
+        first.codes == ("RET-MISS", "SEL-NOISE")
+        and first.primary == "RET-MISS"
+        and first.supersedes is None
+    )
+    second = record_label(
+        store, run_id, "q1", codes=["SEL-NOISE", "RET-MISS"], primary="RET-MISS", annotator="alice"
+    )
     assert second.supersedes == first.event_id
     current = current_labels(store, run_id, annotator="alice")["q1"]
     assert current.codes == ("SEL-NOISE", "RET-MISS") and current.primary == "RET-MISS"
@@ -93,7 +118,9 @@ def test_annotators_are_separate(store: Store, run_id: str) -> None:
     assert current_labels(store, run_id)["q2"].annotator == "bob"
 
 
-def test_default_annotator_comes_from_the_config(store: Store, run_id: str, isolated_env: Path) -> None:
+def test_default_annotator_comes_from_the_config(
+    store: Store, run_id: str, isolated_env: Path
+) -> None:
     (isolated_env / "config.toml").write_text('[user]\nannotator = "dana"\n')
     assert record_label(store, run_id, "q3", codes=["RET-MISS"]).annotator == "dana"
     assert load_config().annotator == "dana"
@@ -102,7 +129,9 @@ def test_default_annotator_comes_from_the_config(store: Store, run_id: str, isol
 def test_bad_labels(store: Store, run_id: str) -> None:
     with pytest.raises(NotFoundError, match="unknown failure code 'RET-MIS'") as caught:
         record_label(store, run_id, "q1", codes=["RET-MIS"])
-    assert "Valid codes: ENC-TEXT" in str(caught.value) and "Did you mean RET-MISS" in str(caught.value)
+    assert "Valid codes: ENC-TEXT" in str(caught.value) and "Did you mean RET-MISS" in str(
+        caught.value
+    )
     with pytest.raises(NotFoundError, match="no question 'q13' in run") as caught:
         record_label(store, run_id, "q13", codes=["RET-MISS"])
     assert "Did you mean q12, q11, q10?" in str(caught.value)
@@ -120,7 +149,11 @@ def test_bad_labels(store: Store, run_id: str) -> None:
 def test_accept_suggestion(store: Store, run_id: str) -> None:
     event = accept_suggestion(store, run_id, "q1", annotator="alice")
     # q1: the only gold clue D1:1 is at rank 2 with K = 1.
-    assert event.codes == ("RET-MISS",) and event.source == "rule" and event.params == {"rule": "no-clue-in-top-k"}
+    assert (
+        event.codes == ("RET-MISS",)
+        and event.source == "rule"
+        and event.params == {"rule": "no-clue-in-top-k"}
+    )
 
 
 def test_accept_without_a_suggestion(tmp_path: Path, store: Store) -> None:
@@ -147,7 +180,10 @@ def test_a_burst_of_labels_follows_the_runs_current_questions(tmp_path: Path, st
     re-ingested run (new hash) must not be served stale facts."""
     run_dir = make_run(tmp_path)
     run = ingest_dir(store, run_dir, ReadOptions()).run_id
-    events = [record_label(store, run, f"q{i}", codes=["RET-MISS"], annotator="alice") for i in range(1, 13)]
+    events = [
+        record_label(store, run, f"q{i}", codes=["RET-MISS"], annotator="alice")
+        for i in range(1, 13)
+    ]
     with store.read() as con:
         keys = dict(con.execute("SELECT qid, question_key FROM questions").fetchall())
     assert [event.question_key for event in events] == [keys[f"q{i}"] for i in range(1, 13)]
@@ -172,7 +208,13 @@ def test_labels_are_committed_before_returning(tmp_path: Path, store: Store, run
         f"record_label(Store({str(store.path)!r}), {run_id!r}, 'q5', codes=['RET-PART'], annotator='kim')\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], env=os.environ.copy(), capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env=os.environ.copy(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == -9, done.stderr
     assert current_labels(store, run_id)["q5"].codes == ("RET-PART",)
 
@@ -181,11 +223,22 @@ def test_taxonomy_defaults_and_extra_codes(isolated_env: Path) -> None:
     taxonomy = load_taxonomy()
     assert len(taxonomy.codes) == 15 and taxonomy.names[0] == "ENC-TEXT"
     keyed = {str(k): taxonomy.by_key(str(k)).code for k in range(1, 10)}
-    assert keyed == {"1": "ENC-TEXT", "2": "ENC-PERC", "3": "RET-MISS", "4": "RET-PART", "5": "RET-LATEST",
-                     "6": "SEL-STALE", "7": "SEL-CTX", "8": "USE-EVID", "9": "USE-STATE"}
+    assert keyed == {
+        "1": "ENC-TEXT",
+        "2": "ENC-PERC",
+        "3": "RET-MISS",
+        "4": "RET-PART",
+        "5": "RET-LATEST",
+        "6": "SEL-STALE",
+        "7": "SEL-CTX",
+        "8": "USE-EVID",
+        "9": "USE-STATE",
+    }
     assert taxonomy.get("sel-stale").stage == "select" and taxonomy.by_key("0") is None
     config = isolated_env / "config.toml"
-    config.write_text('[[taxonomy.codes]]\ncode = "ENC-OCR"\nname = "OCR miss"\nstage = "encode"\nkey = "0"\n')
+    config.write_text(
+        '[[taxonomy.codes]]\ncode = "ENC-OCR"\nname = "OCR miss"\nstage = "encode"\nkey = "0"\n'
+    )
     extended = load_taxonomy()
     assert extended.by_key("0").code == "ENC-OCR" and extended.get("ENC-OCR").extra
     assert extended.version.startswith(taxonomy.version + "+")
@@ -201,16 +254,26 @@ def test_taxonomy_defaults_and_extra_codes(isolated_env: Path) -> None:
 
 
 def test_extra_code_can_label(store: Store, run_id: str, isolated_env: Path) -> None:
-    (isolated_env / "config.toml").write_text('[[taxonomy.codes]]\ncode = "ENC-OCR"\nname = "OCR miss"\nstage = "encode"\n')
+    (isolated_env / "config.toml").write_text(
+        '[[taxonomy.codes]]\ncode = "ENC-OCR"\nname = "OCR miss"\nstage = "encode"\n'
+    )
     event = record_label(store, run_id, "q1", codes=["enc-ocr"], annotator="alice")
     assert event.codes == ("ENC-OCR",) and "+" in event.taxonomy_version
 
 
 # --- export -----------------------------------------------------------------------------
 
+
 def labelled(store: Store, run_id: str) -> None:
-    record_label(store, run_id, "q1", codes=["RET-MISS", "SEL-NOISE"], note='a "quoted", note', annotator="alice",
-                 params={"alpha": 0.7, "lambda": 0.02, "k": 1})
+    record_label(
+        store,
+        run_id,
+        "q1",
+        codes=["RET-MISS", "SEL-NOISE"],
+        note='a "quoted", note',
+        annotator="alice",
+        params={"alpha": 0.7, "lambda": 0.02, "k": 1},
+    )
     record_label(store, run_id, "q2", codes=["USE-EVID"], annotator="alice")
     record_label(store, run_id, "q2", codes=["RET-MISS"], annotator="bob")
     undo_label(store, run_id, "q2", annotator="alice")
@@ -241,7 +304,8 @@ def test_export_round_trip(store: Store, run_id: str, tmp_path: Path, fmt: str) 
                 assert got[name] == ";".join(value)
             elif name == "params":
                 assert (json.loads(got[name]) if isinstance(got[name], str) else got[name]) == (
-                    json.loads(value) if value else None)
+                    json.loads(value) if value else None
+                )
             else:
                 assert got[name] == value, (fmt, name)
 
@@ -252,18 +316,29 @@ def test_export_history_summary_and_suggestions(store: Store, run_id: str, tmp_p
     assert [row["action"] for row in history] == ["set", "set", "set", "undo"]
     assert history[3]["supersedes"] == history[1]["event_id"]
     summary = json_lines(export_labels(store, run_id, fmt="jsonl", summary=True).content)
-    assert {(row["annotator"], row["cell"], row["code"], row["n"], row["n_primary"]) for row in summary} == {
-        ("alice", "X1_Y1", "RET-MISS", 1, 1), ("alice", "X1_Y1", "SEL-NOISE", 1, 0), ("bob", "X2_Y1", "RET-MISS", 1, 1),
+    assert {
+        (row["annotator"], row["cell"], row["code"], row["n"], row["n_primary"]) for row in summary
+    } == {
+        ("alice", "X1_Y1", "RET-MISS", 1, 1),
+        ("alice", "X1_Y1", "SEL-NOISE", 1, 0),
+        ("bob", "X2_Y1", "RET-MISS", 1, 1),
     }
     from memscope.pipeline.suggest import suggest_run
 
     suggest_run(store, run_id)
     rows = json_lines(export_labels(store, run_id, fmt="jsonl", include_suggestions=True).content)
-    by_qid = {row["qid"]: row for row in rows if row["annotator"] == "alice" or row["annotator"] is None}
-    assert by_qid["q1"]["suggested_code"] == "RET-MISS" and by_qid["q1"]["suggested_rule"] == "no-clue-in-top-k"
+    by_qid = {
+        row["qid"]: row for row in rows if row["annotator"] == "alice" or row["annotator"] is None
+    }
+    assert (
+        by_qid["q1"]["suggested_code"] == "RET-MISS"
+        and by_qid["q1"]["suggested_rule"] == "no-clue-in-top-k"
+    )
     assert by_qid["q1"]["suggestion_numbers"]["k"] == 1
     unlabelled = [row for row in rows if row["annotator"] is None]
-    assert len(unlabelled) == 10 and all(row["source"] == "rule" and row["codes"] is None for row in unlabelled)
+    assert len(unlabelled) == 10 and all(
+        row["source"] == "rule" and row["codes"] is None for row in unlabelled
+    )
 
 
 def json_lines(content: bytes | None) -> list[dict]:
@@ -271,7 +346,9 @@ def json_lines(content: bytes | None) -> list[dict]:
     return [json.loads(line) for line in content.decode().splitlines() if line.strip()]
 
 
-def test_failed_export_leaves_nothing(store: Store, run_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_failed_export_leaves_nothing(
+    store: Store, run_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     labelled(store, run_id)
     out = tmp_path / "labels.csv"
 
@@ -293,12 +370,17 @@ def test_parquet_needs_a_file(store: Store, run_id: str) -> None:
 
 # --- agreement --------------------------------------------------------------------------
 
+
 def test_kappa_on_a_textbook_two_by_two() -> None:
     # 50 items: yes/yes 20, yes/no 5, no/yes 10, no/no 15 -> p_o = 0.7, p_e = 0.5 * 0.6 + 0.5 * 0.4 = 0.5, kappa 0.4.
     first = ["yes"] * 25 + ["no"] * 25
     second = ["yes"] * 20 + ["no"] * 5 + ["yes"] * 10 + ["no"] * 15
     kappa = cohen_kappa(first, second)
-    assert kappa.kappa == pytest.approx(0.4) and kappa.observed == pytest.approx(0.7) and kappa.expected == pytest.approx(0.5)
+    assert (
+        kappa.kappa == pytest.approx(0.4)
+        and kappa.observed == pytest.approx(0.7)
+        and kappa.expected == pytest.approx(0.5)
+    )
 
 
 def test_kappa_on_a_three_by_three_table() -> None:
@@ -326,8 +408,11 @@ def test_kappa_edge_cases() -> None:
 
 def test_agreement_between_annotators(store: Store, run_id: str) -> None:
     plan = {  # qid: (alice, bob)
-        "q1": ("RET-MISS", "RET-MISS"), "q2": ("RET-MISS", "USE-EVID"), "q3": ("USE-EVID", "USE-EVID"),
-        "q4": ("USE-EVID", "USE-EVID"), "q5": ("RET-MISS", "RET-MISS"),
+        "q1": ("RET-MISS", "RET-MISS"),
+        "q2": ("RET-MISS", "USE-EVID"),
+        "q3": ("USE-EVID", "USE-EVID"),
+        "q4": ("USE-EVID", "USE-EVID"),
+        "q5": ("RET-MISS", "RET-MISS"),
     }
     for qid, (a, b) in plan.items():
         record_label(store, run_id, qid, codes=[a], annotator="alice")

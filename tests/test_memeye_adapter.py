@@ -21,7 +21,9 @@ def dataset_of(run_dir: Path, options: ReadOptions | None = None):
     """The dataset records of a run, read with the Python reader."""
     source = read_run(run_dir, options).dataset
     dialog = Path(source.source_path)
-    return read_memeye_dataset(dialog, Path(source.media_root) if source.media_root else None, source.task)
+    return read_memeye_dataset(
+        dialog, Path(source.media_root) if source.media_root else None, source.task
+    )
 
 
 def test_finds_every_upstream_run_dir() -> None:
@@ -45,7 +47,11 @@ def test_reads_semantic_rag_run_with_dataset_from_another_machine() -> None:
 
 @pytest.mark.parametrize(
     ("name_part", "kind"),
-    [("full_context_text_only", "context"), ("clue_only_context", "context"), ("question_only", "none")],
+    [
+        ("full_context_text_only", "context"),
+        ("clue_only_context", "context"),
+        ("question_only", "none"),
+    ],
 )
 def test_retrieval_kind_per_method(name_part: str, kind: str) -> None:
     assert read_run(upstream_run(name_part, "mcq")).retrieval_kind == kind
@@ -58,7 +64,9 @@ def test_dataset_rounds_questions_and_images() -> None:
     first = dataset.rounds[0]
     assert first.round_id == "K1:1" and first.image_ids == ["kitchen_before"]
     assert first.image_files[0] and Path(first.image_files[0]).name == "kitchen_before.png"
-    assert first.image_captions == ["A kitchen with white lower cabinets and a window above the counter."]
+    assert first.image_captions == [
+        "A kitchen with white lower cabinets and a window above the counter."
+    ]
     q1 = dataset.questions[0]
     assert (q1.qid, q1.x, q1.y, q1.mode) == ("q1", "X4", "Y3", "mcq")
     assert q1.clue_rounds == ["K2:1", "K3:1", "K5:1"]
@@ -82,7 +90,9 @@ def test_highest_bottleneck_coordinate() -> None:
 
 
 def test_dataset_override_file_and_folder(upstream_copy: Path, tmp_path: Path) -> None:
-    run_dir = upstream_copy / "runs" / "kitchen_renovation" / upstream_run("question_only", "open").name
+    run_dir = (
+        upstream_copy / "runs" / "kitchen_renovation" / upstream_run("question_only", "open").name
+    )
     moved = tmp_path / "elsewhere"
     (upstream_copy / "data").rename(moved)
     with pytest.raises(DatasetError) as excinfo:
@@ -91,7 +101,9 @@ def test_dataset_override_file_and_folder(upstream_copy: Path, tmp_path: Path) -
     assert "/home/researcher/MemEye/data/dialog/Kitchen_Renovation_Open.json" in message
     assert "--dataset" in message
     explicit = ReadOptions(dataset=moved / "dialog" / "Kitchen_Renovation_Open.json")
-    assert read_run(run_dir, explicit).dataset.source_path == str(moved / "dialog" / "Kitchen_Renovation_Open.json")
+    assert read_run(run_dir, explicit).dataset.source_path == str(
+        moved / "dialog" / "Kitchen_Renovation_Open.json"
+    )
     # A folder of dialog files: the run's file is picked by name.
     folder = ReadOptions(dataset=moved)
     assert read_run(run_dir, folder).dataset.source_path.endswith("Kitchen_Renovation_Open.json")
@@ -101,7 +113,9 @@ def test_dataset_override_file_and_folder(upstream_copy: Path, tmp_path: Path) -
 
 def test_missing_images_are_recorded_not_fatal(upstream_copy: Path, store: Store) -> None:
     (upstream_copy / "data" / "image" / "Kitchen_Renovation" / "swatch_clay.png").unlink()
-    run_dir = upstream_copy / "runs" / "kitchen_renovation" / upstream_run("question_only", "open").name
+    run_dir = (
+        upstream_copy / "runs" / "kitchen_renovation" / upstream_run("question_only", "open").name
+    )
     clay = next(r for r in dataset_of(run_dir).rounds if r.round_id == "K5:1")
     assert clay.image_files == [None]
     outcome = ingest_dir(store, run_dir, ReadOptions())
@@ -111,7 +125,11 @@ def test_missing_images_are_recorded_not_fatal(upstream_copy: Path, store: Store
 def test_media_path_outside_the_dataset_is_not_followed(tmp_path: Path) -> None:
     secret = tmp_path / "secret.png"
     secret.write_bytes(b"not yours")
-    data = dialog({"D1": ["D1:1"]}, [qa("q?", "a", [["X1"], ["Y1"]], ["D1:1"])], images={"D1:1": ["../../secret.png"]})
+    data = dialog(
+        {"D1": ["D1:1"]},
+        [qa("q?", "a", [["X1"], ["Y1"]], ["D1:1"])],
+        images={"D1:1": ["../../secret.png"]},
+    )
     run_dir = write_run(tmp_path / "runs" / "r", data, [open_row(1, data)])
     assert dataset_of(run_dir).rounds[0].image_files == [None]
     outcome = ingest_dir(Store(tmp_path / "s.duckdb"), run_dir, ReadOptions())
@@ -122,17 +140,25 @@ def test_empty_and_fake_images_are_recorded_as_unusable(upstream_copy: Path, sto
     images = upstream_copy / "data" / "image" / "Kitchen_Renovation"
     (images / "swatch_clay.png").write_bytes(b"")
     (images / "swatch_sage.png").write_text("this is not a PNG")
-    run_dir = upstream_copy / "runs" / "kitchen_renovation" / upstream_run("question_only", "open").name
+    run_dir = (
+        upstream_copy / "runs" / "kitchen_renovation" / upstream_run("question_only", "open").name
+    )
     files = {r.round_id: r.image_files for r in dataset_of(run_dir).rounds}
     assert files["K5:1"] == [None] and files["K2:1"] == [None] and files["K1:1"] != [None]
     text = " | ".join(str(n) for n in ingest_dir(store, run_dir, ReadOptions()).notices)
-    assert "1 image file(s) are empty (0 bytes)" in text and "1 image file(s) are not image files" in text
+    assert (
+        "1 image file(s) are empty (0 bytes)" in text
+        and "1 image file(s) are not image files" in text
+    )
 
 
 def test_unknown_clue_ids_are_warned_with_count_and_examples(tmp_path: Path) -> None:
     data = dialog(
         {"D1": ["D1:1", "D1:2"]},
-        [qa("a?", "a", [["X1"], ["Y1"]], ["D1:1", "D9:9"]), qa("b?", "b", [["X1"], ["Y1"]], ["D7:1"])],
+        [
+            qa("a?", "a", [["X1"], ["Y1"]], ["D1:1", "D9:9"]),
+            qa("b?", "b", [["X1"], ["Y1"]], ["D7:1"]),
+        ],
     )
     run_dir = write_run(tmp_path / "runs" / "r", data, [open_row(1, data), open_row(2, data)])
     outcome = ingest_dir(Store(tmp_path / "s.duckdb"), run_dir, ReadOptions())

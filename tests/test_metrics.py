@@ -19,9 +19,12 @@ SESSION_OF = {p: (p - 1) // 3 + 1 for p in range(1, 10)}
 
 def evidence(rows: list[dict]) -> EvidenceSet:
     """Pad hand-written rows {ranked, gold, sources, y3, ranked_ok} into an EvidenceSet."""
+
     def pad(lists: list[list[int]]) -> np.ndarray:
         width = max((len(item) for item in lists), default=0)
-        return np.array([item + [-1] * (width - len(item)) for item in lists], dtype=np.int64).reshape(len(lists), width)
+        return np.array(
+            [item + [-1] * (width - len(item)) for item in lists], dtype=np.int64
+        ).reshape(len(lists), width)
 
     ranked = [row["ranked"] for row in rows]
     return EvidenceSet(
@@ -99,7 +102,9 @@ def test_latest_miss_causes_split_pool_and_cut() -> None:
 
 def test_unknown_round_keeps_its_rank() -> None:
     # Position 0 marks a retrieved id the dataset does not know: it still occupies rank 1.
-    result = retrieval_access(evidence([{"ranked": [0, 7], "gold": [7], "sources": [3], "y3": False}]), k=1)
+    result = retrieval_access(
+        evidence([{"ranked": [0, 7], "gold": [7], "sources": [3], "y3": False}]), k=1
+    )
     assert result["any_clue"][0] == 0
     assert result["mrr"][0] == 0.5
 

@@ -28,7 +28,9 @@ def test_semantic_rag_report_at_the_run_top_k(store: Store) -> None:
     # Every clue is in the top 5; first-clue ranks are 1, 1, 2, 1, 2, 4.
     assert retrieval["overall"]["any_clue"] == 1.0 and retrieval["overall"]["full_clue"] == 1.0
     assert retrieval["overall"]["mrr"] == pytest.approx((1 + 1 + 0.5 + 1 + 0.5 + 0.25) / 6)
-    assert retrieval["by_y"]["Y1"] == pytest.approx({"n": 3, "any_clue": 1.0, "coverage": 1.0, "full_clue": 1.0, "mrr": 1.75 / 3})
+    assert retrieval["by_y"]["Y1"] == pytest.approx(
+        {"n": 3, "any_clue": 1.0, "coverage": 1.0, "full_clue": 1.0, "mrr": 1.75 / 3}
+    )
     assert result["answer"]["overall"] == {"n": 6, "em": 0.0, "judge": 0.0, "n_judge": 6}
 
 
@@ -39,7 +41,13 @@ def test_report_at_k_2_by_hand(store: Store) -> None:
     assert overall["coverage"] == pytest.approx((2 / 3 + 1 + 1 + 0.5 + 0.5 + 0) / 6)
     assert overall["full_clue"] == pytest.approx(2 / 6)
     # q1 (Y3): latest clue K5:1 is rank 1, the stale K2:1 (rank 2) is below it.
-    assert result["temporal"] == {"n": 1, "latest_at_k": 1.0, "latest_miss": 0.0, "rank_inversion": 0.0, "stale_dominance": 0.0}
+    assert result["temporal"] == {
+        "n": 1,
+        "latest_at_k": 1.0,
+        "latest_miss": 0.0,
+        "rank_inversion": 0.0,
+        "stale_dominance": 0.0,
+    }
     q1 = result["questions"][0]
     assert q1["retrieved"] == ["K5:1", "K2:1", "K3:1", "K1:2", "K1:1"]
     assert q1["coverage"] == pytest.approx(2 / 3)
@@ -54,7 +62,10 @@ def test_mcq_rotation_em_and_cells(store: Store) -> None:
 
 
 def test_runs_without_retrieval_say_so(store: Store) -> None:
-    for name, phrase in (("question_only", "logged no retrieved evidence"), ("full_context_multimodal", "fixed context")):
+    for name, phrase in (
+        ("question_only", "logged no retrieved evidence"),
+        ("full_context_multimodal", "fixed context"),
+    ):
         result = report_for(store, upstream_run(name, "open"))
         assert result["retrieval"] is None and result["temporal"] is None
         assert phrase in result["notes"][0]
@@ -78,7 +89,12 @@ def test_macro_average_weighs_cells_equally(store: Store, tmp_path: Path) -> Non
     result = report_for(store, write_run(tmp_path / "runs" / "r", data, rows))
     answer = result["answer"]
     assert answer["by_cell"]["X1_Y1"]["em"] == pytest.approx(2 / 3)
-    assert answer["by_cell"]["X2_Y1"] == {"n": 1, "em": 0.0, "judge": 0.5, "n_judge": 1}  # highest X label
+    assert answer["by_cell"]["X2_Y1"] == {
+        "n": 1,
+        "em": 0.0,
+        "judge": 0.5,
+        "n_judge": 1,
+    }  # highest X label
     assert answer["overall"]["em"] == pytest.approx(2 / 5)
     assert answer["macro"]["em"] == pytest.approx((2 / 3 + 0) / 2)
     assert answer["macro"]["judge"] == pytest.approx((2 / 3 + 0.5) / 2)

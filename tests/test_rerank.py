@@ -21,7 +21,9 @@ from memscope.pipeline.runs import ingest_dir
 NAN = np.nan
 
 
-def order_of(sims: list[float], positions: list[int], alpha: float, lam: float, n_rounds: int = 10) -> list[int]:
+def order_of(
+    sims: list[float], positions: list[int], alpha: float, lam: float, n_rounds: int = 10
+) -> list[int]:
     """recency_order on one row, with padding (-1) where positions say so."""
     pos = np.array([positions])
     ages = candidate_ages(pos, n_rounds)
@@ -81,8 +83,14 @@ def test_vectorised_rows_equal_a_per_question_loop() -> None:
     for alpha, lam in ((0.7, 0.02), (0.0, 0.1), (1.0, 0.0), (0.3, 0.5)):
         order = recency_order(sims, ages, valid, alpha, lam)
         for i in range(n):
-            movable = [j for j in range(width) if valid[i, j] and not math.isnan(sims[i, j]) and not math.isnan(ages[i, j])]
-            score = {j: alpha * sims[i, j] + (1 - alpha) * math.exp(-lam * ages[i, j]) for j in movable}
+            movable = [
+                j
+                for j in range(width)
+                if valid[i, j] and not math.isnan(sims[i, j]) and not math.isnan(ages[i, j])
+            ]
+            score = {
+                j: alpha * sims[i, j] + (1 - alpha) * math.exp(-lam * ages[i, j]) for j in movable
+            }
             expected = list(range(width))
             for slot, j in zip(movable, sorted(movable, key=lambda j: (-score[j], j)), strict=True):
                 expected[slot] = j
@@ -101,7 +109,10 @@ def pool(rows: list[dict]) -> tuple[EvidenceSet, np.ndarray]:
     ev = EvidenceSet(
         ranked_pos=ranked,
         ranked_session=np.where(ranked > 0, (ranked - 1) // 3 + 1, -1),
-        gold_pos=np.array([sorted(row["gold"]) + [-1] * (gold_width - len(row["gold"])) for row in rows], dtype=np.int64),
+        gold_pos=np.array(
+            [sorted(row["gold"]) + [-1] * (gold_width - len(row["gold"])) for row in rows],
+            dtype=np.int64,
+        ),
         source_sessions=np.array([row["sources"] for row in rows], dtype=np.int64),
         has_ranking=np.ones(len(rows), dtype=bool),
         is_y3=np.ones(len(rows), dtype=bool),
@@ -117,7 +128,9 @@ def rerank(ev: EvidenceSet, sims: np.ndarray, alpha: float, lam: float = 0.02) -
 
 def test_recency_moves_the_latest_clue_into_the_top_k() -> None:
     # L = 8 (S3) at rank 3 under stale 2 (S1) and 4 (S2, not a source session); K = 2.
-    ev, sims = pool([{"ranked": [2, 4, 8], "gold": [2, 8], "sources": [1, 3], "sims": [0.80, 0.78, 0.75]}])
+    ev, sims = pool(
+        [{"ranked": [2, 4, 8], "gold": [2, 8], "sources": [1, 3], "sims": [0.80, 0.78, 0.75]}]
+    )
     before = temporal_authority(ev, 2)
     assert before["latest_at_k"][0] == 0 and before["stale_dominance"][0] == 1
     # alpha = 0.5: s = 0.5 (0.80 + e^-0.14), 0.5 (0.78 + e^-0.10), 0.5 (0.75 + e^-0.02)
@@ -125,13 +138,19 @@ def test_recency_moves_the_latest_clue_into_the_top_k() -> None:
     after = rerank(ev, sims, 0.5)
     assert after.ranked_pos[0].tolist() == [8, 4, 2]
     values = temporal_authority(after, 2)
-    assert values["latest_at_k"][0] == 1 and values["rank_inversion"][0] == 0 and values["stale_dominance"][0] == 0
+    assert (
+        values["latest_at_k"][0] == 1
+        and values["rank_inversion"][0] == 0
+        and values["stale_dominance"][0] == 0
+    )
     # A larger alpha keeps the similarity order: nothing changes.
     assert rerank(ev, sims, 0.95).ranked_pos[0].tolist() == [2, 4, 8]
 
 
 def test_a_clue_outside_the_pool_never_comes_back() -> None:
-    ev, sims = pool([{"ranked": [2, 4, 5], "gold": [2, 8], "sources": [1, 3], "sims": [0.9, 0.8, 0.7]}])
+    ev, sims = pool(
+        [{"ranked": [2, 4, 5], "gold": [2, 8], "sources": [1, 3], "sims": [0.9, 0.8, 0.7]}]
+    )
     for alpha in (1.0, 0.5, 0.0):
         after = rerank(ev, sims, alpha)
         assert temporal_authority(after, 2)["latest_miss"][0] == 1
@@ -140,7 +159,9 @@ def test_a_clue_outside_the_pool_never_comes_back() -> None:
 
 def test_an_all_stale_pool_stays_stale_dominated() -> None:
     # L = 9 is not retrieved; every candidate is an older round of a source session.
-    ev, sims = pool([{"ranked": [1, 3, 7], "gold": [1, 9], "sources": [1, 3], "sims": [0.5, 0.6, 0.7]}])
+    ev, sims = pool(
+        [{"ranked": [1, 3, 7], "gold": [1, 9], "sources": [1, 3], "sims": [0.5, 0.6, 0.7]}]
+    )
     for alpha in (1.0, 0.5, 0.0):
         values = temporal_authority(rerank(ev, sims, alpha), 2)
         assert values["stale_dominance"][0] == 1 and values["latest_at_k"][0] == 0
@@ -148,26 +169,44 @@ def test_an_all_stale_pool_stays_stale_dominated() -> None:
 
 def test_take_rows_permutes_each_row() -> None:
     matrix = np.array([[10, 20, 30], [40, 50, 60]])
-    assert take_rows(matrix, np.array([[2, 0, 1], [0, 1, 2]])).tolist() == [[30, 10, 20], [40, 50, 60]]
+    assert take_rows(matrix, np.array([[2, 0, 1], [0, 1, 2]])).tolist() == [
+        [30, 10, 20],
+        [40, 50, 60],
+    ]
 
 
 # --- the pipeline on a real store ------------------------------------------------------
 
-SESSIONS = {"S1": ["S1:1", "S1:2", "S1:3"], "S2": ["S2:1", "S2:2", "S2:3"], "S3": ["S3:1", "S3:2", "S3:3"]}
+SESSIONS = {
+    "S1": ["S1:1", "S1:2", "S1:3"],
+    "S2": ["S2:1", "S2:2", "S2:3"],
+    "S3": ["S3:1", "S3:2", "S3:3"],
+}
 
 
 def rerank_run_dir(tmp_path: Path) -> Path:
     data = dialog(
         SESSIONS,
         [
-            qa("Which lamp is on the desk now?", "the green one", [["X2"], ["Y3"]], ["S1:2", "S3:2"], ["S1", "S3"]),
+            qa(
+                "Which lamp is on the desk now?",
+                "the green one",
+                [["X2"], ["Y3"]],
+                ["S1:2", "S3:2"],
+                ["S1", "S3"],
+            ),
             qa("What colour is the sofa?", "grey", [["X1"], ["Y1"]], ["S2:1"], ["S2"]),
             qa("Where are the keys now?", "hook", [["X3"], ["Y3"]], ["S1:1", "S2:3"], ["S1", "S2"]),
         ],
     )
     rows = [
         # MemEye logs five scores: S3:3 at rank 6 has none and keeps its rank.
-        open_row(1, data, seed=["S1:2", "S2:1", "S3:2", "S1:1", "S2:2", "S3:3"], scores=[0.80, 0.78, 0.75, 0.5, 0.4]),
+        open_row(
+            1,
+            data,
+            seed=["S1:2", "S2:1", "S3:2", "S1:1", "S2:2", "S3:3"],
+            scores=[0.80, 0.78, 0.75, 0.5, 0.4],
+        ),
         open_row(2, data, em=1.0, judge=1.0, seed=["S2:1", "S1:1"], scores=[0.9, 0.3]),
         open_row(3, data, seed=["S1:1", "S2:2", "S2:3"], scores=[0.9, 0.6, 0.55]),
     ]
@@ -195,7 +234,9 @@ def test_question_before_and_after(rerank_data) -> None:
     assert stale.round_id == "S1:2" and stale.is_stale and stale.is_gold and not stale.in_top_k
     last = result.after.rows[-1]
     assert last.round_id == "S3:3" and last.sim is None and last.score is None and last.age == 0
-    assert result.before.metrics["latest_at_k"] == 0 and result.before.metrics["stale_dominance"] == 1
+    assert (
+        result.before.metrics["latest_at_k"] == 0 and result.before.metrics["stale_dominance"] == 1
+    )
     assert result.after.metrics["latest_at_k"] == 1 and result.after.metrics["stale_dominance"] == 0
     assert result.after.metrics["mrr"] == 1.0 and result.before.metrics["mrr"] == 1.0
     assert (result.scored_count, result.pool_size) == (5, 6)
@@ -211,7 +252,11 @@ def test_question_pool_and_k(rerank_data) -> None:
     result = rerun_question(rerank_data, "q1", alpha=0.0, pool=2)
     assert result.after.ranking == ["S2:1", "S1:2"] and result.after.metrics["latest_at_k"] == 0
     wide = rerun_question(rerank_data, "q1", alpha=1.0, k=3)
-    assert wide.k == 3 and wide.after.ranking == wide.before.ranking and wide.after.metrics["latest_at_k"] == 1
+    assert (
+        wide.k == 3
+        and wide.after.ranking == wide.before.ranking
+        and wide.after.metrics["latest_at_k"] == 1
+    )
 
 
 def test_run_level_rerun(rerank_data) -> None:
@@ -226,7 +271,10 @@ def test_run_level_rerun(rerank_data) -> None:
     # 0.5 (0.55 + 0.9418) = 0.7459 -> unchanged: still a miss. q1 is fixed.
     assert half["latest_at_k"] == 0.5 and half["latest_miss_causes"]["in_pool_below_k"] == 1
     assert half["delta"]["latest_at_k"]["mean"] == pytest.approx(0.5)
-    assert half["delta"]["latest_at_k"]["ci_low"] == 0.0 and half["delta"]["latest_at_k"]["ci_high"] == 1.0
+    assert (
+        half["delta"]["latest_at_k"]["ci_low"] == 0.0
+        and half["delta"]["latest_at_k"]["ci_high"] == 1.0
+    )
     assert set(half["delta"]) == {"latest_at_k", "latest_miss", "rank_inversion", "stale_dominance"}
     assert result["scored"]["questions_partly_scored"] == 1
     assert any("only the scored candidates are re-ranked" in note for note in result["notes"])
@@ -255,7 +303,13 @@ def test_reruns_are_stored(store, rerank_data) -> None:
     ],
 )
 def test_bad_parameters(rerank_data, kwargs: dict, message: str) -> None:
-    with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[").replace("]", r"\]")):
+    with pytest.raises(
+        InputError,
+        match=message.replace("(", r"\(")
+        .replace(")", r"\)")
+        .replace("[", r"\[")
+        .replace("]", r"\]"),
+    ):
         rerun_question(rerank_data, "q1", **kwargs)
 
 
@@ -267,8 +321,17 @@ def test_unknown_question_names_the_nearest(rerank_data) -> None:
 
 def test_runs_without_a_ranking_are_refused(store, tmp_path: Path) -> None:
     data = dialog(SESSIONS, [qa("q?", "a", [["X1"], ["Y3"]], ["S1:1"], ["S1"])])
-    outcome = ingest_dir(store, write_run(tmp_path / "runs" / "fc", data, [open_row(1, data)], method="full_context_text_only"), ReadOptions())
-    with pytest.raises(InputError, match=r"logged no ranked retrievals \(full_context_text_only, retrieval: context\): nothing to re-rank"):
+    outcome = ingest_dir(
+        store,
+        write_run(
+            tmp_path / "runs" / "fc", data, [open_row(1, data)], method="full_context_text_only"
+        ),
+        ReadOptions(),
+    )
+    with pytest.raises(
+        InputError,
+        match=r"logged no ranked retrievals \(full_context_text_only, retrieval: context\): nothing to re-rank",
+    ):
         rerun_run(load_run(store, outcome.run_id), [0.5])
 
 
@@ -281,7 +344,11 @@ def test_pipeline_modules_load_no_front_end() -> None:
         "memscope.pipeline.compare, memscope.pipeline.export, memscope.taxonomy; "
         "print(','.join(sorted({m.split('.')[0] for m in sys.modules})))"
     )
-    loaded = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip().split(","))
+    loaded = set(
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        .stdout.strip()
+        .split(",")
+    )
     assert not loaded & {"typer", "rich", "textual", "torch"}
 
 
@@ -297,10 +364,16 @@ def test_recomputed_scores_are_used_and_named(store, tmp_path: Path) -> None:
     result = rerun_question(data, "q1", alpha=0.99)
     assert result.after.ranking[0] == "S3:3" and result.after.rows[0].origin == "recomputed"
     assert (result.scored_count, result.recomputed_count, result.pool_size) == (6, 1, 6)
-    assert result.note == "1 of the scores were recomputed by the memory engine, the rest were logged"
+    assert (
+        result.note == "1 of the scores were recomputed by the memory engine, the rest were logged"
+    )
     # alpha = 1.0 is the original order (metrics.md), even where the scores disagree with it.
     original = rerun_question(data, "q1", alpha=1.0)
     assert original.after.ranking == original.before.ranking
-    assert original.note.endswith("the logged ranking disagrees with the scores; alpha = 1.0 keeps the logged order")
+    assert original.note.endswith(
+        "the logged ranking disagrees with the scores; alpha = 1.0 keeps the logged order"
+    )
     summary = rerun_run(data, [0.5], resamples=100)
-    assert summary["scored"]["recomputed"] == 1 and summary["scored"]["questions_partly_scored"] == 0
+    assert (
+        summary["scored"]["recomputed"] == 1 and summary["scored"]["questions_partly_scored"] == 0
+    )

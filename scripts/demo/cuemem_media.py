@@ -17,13 +17,21 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 SAMPLE_RATE = 16_000
-VOWELS = ((700, 1220, 2600), (300, 2300, 3000), (350, 800, 2400), (500, 1800, 2550), (450, 900, 2500))
+VOWELS = (
+    (700, 1220, 2600),
+    (300, 2300, 3000),
+    (350, 800, 2400),
+    (500, 1800, 2550),
+    (450, 900, 2500),
+)
 """(F1, F2, F3) in Hz of a, i, u, e, o."""
 FORMANT_WIDTHS = (90.0, 120.0, 160.0)
 FORMANT_GAINS = (1.0, 0.55, 0.25)
 
 
-def _spectral_noise(rng: np.random.Generator, n: int, low: float, high: float, slope: float = 0.0) -> np.ndarray:
+def _spectral_noise(
+    rng: np.random.Generator, n: int, low: float, high: float, slope: float = 0.0
+) -> np.ndarray:
     """Noise with energy between ``low`` and ``high`` Hz and a 1/f**slope tilt, unit RMS."""
     spectrum = rng.normal(size=n // 2 + 1) + 1j * rng.normal(size=n // 2 + 1)
     freqs = np.fft.rfftfreq(n, 1 / SAMPLE_RATE)
@@ -34,7 +42,9 @@ def _spectral_noise(rng: np.random.Generator, n: int, low: float, high: float, s
     return signal / (np.sqrt(np.mean(signal**2)) + 1e-12)
 
 
-def _syllable_envelope(rng: np.random.Generator, n: int) -> tuple[np.ndarray, list[tuple[int, int]]]:
+def _syllable_envelope(
+    rng: np.random.Generator, n: int
+) -> tuple[np.ndarray, list[tuple[int, int]]]:
     """An amplitude envelope of syllables with short gaps and one longer pause."""
     envelope = np.zeros(n)
     spans: list[tuple[int, int]] = []
@@ -69,21 +79,25 @@ def speech_like(rng: np.random.Generator, seconds: float, f0: float) -> np.ndarr
         formants[:, start:end] = here[:, None] * (1 - blend) + there[:, None] * blend
     filled = formants[0] > 0
     for row in range(3):
-        formants[row, ~filled] = np.interp(np.flatnonzero(~filled), np.flatnonzero(filled), formants[row, filled])
+        formants[row, ~filled] = np.interp(
+            np.flatnonzero(~filled), np.flatnonzero(filled), formants[row, filled]
+        )
     phase = 2 * np.pi * np.cumsum(pitch) / SAMPLE_RATE
     voice = np.zeros(n)
     for k in range(1, int(3800 / f0) + 1):
         frequency = k * pitch
         amplitude = sum(
             gain * np.exp(-(((frequency - formants[row]) / width) ** 2))
-            for row, (width, gain) in enumerate(zip(FORMANT_WIDTHS, FORMANT_GAINS))
+            for row, (width, gain) in enumerate(zip(FORMANT_WIDTHS, FORMANT_GAINS, strict=False))
         )
         voice += amplitude * np.sin(k * phase) / k**0.3
     consonants = np.zeros(n)
     hiss = _spectral_noise(rng, n, 2500, 7000)
     for start, _end in spans:
         burst = min(n - start, int(0.035 * SAMPLE_RATE))
-        consonants[start : start + burst] = hiss[start : start + burst] * np.linspace(0.5, 0, burst) * rng.uniform(0, 1)
+        consonants[start : start + burst] = (
+            hiss[start : start + burst] * np.linspace(0.5, 0, burst) * rng.uniform(0, 1)
+        )
     signal = voice * envelope + 0.25 * consonants * np.max(np.abs(voice))
     return signal / (np.sqrt(np.mean(signal**2)) + 1e-12)
 
@@ -116,7 +130,9 @@ def ambient(kind: str, rng: np.random.Generator, seconds: float) -> np.ndarray:
         hiss = _spectral_noise(rng, n, 3000, 7500) * (t > 0.4 * seconds) * (t < 0.8 * seconds)
         sound += 0.7 * hiss
         for at in rng.integers(0, n - 3000, size=3):
-            ping = np.sin(2 * np.pi * rng.uniform(2400, 3400) * np.arange(3000) / SAMPLE_RATE) * np.exp(-np.arange(3000) / 500)
+            ping = np.sin(
+                2 * np.pi * rng.uniform(2400, 3400) * np.arange(3000) / SAMPLE_RATE
+            ) * np.exp(-np.arange(3000) / 500)
             _place(sound, ping, int(at), 1.2)
     elif kind == "birds_dog":
         sound = 0.3 * _spectral_noise(rng, n, 100, 2000, slope=1.0)
@@ -136,7 +152,9 @@ def ambient(kind: str, rng: np.random.Generator, seconds: float) -> np.ndarray:
             clack = rng.normal(size=400) * np.exp(-np.arange(400) / 60)
             _place(sound, clack, int(at * SAMPLE_RATE), 2.0)
         chime_n = int(0.25 * SAMPLE_RATE)
-        chime = np.sin(2 * np.pi * 660 * np.arange(chime_n) / SAMPLE_RATE) * np.exp(-np.arange(chime_n) / 1500)
+        chime = np.sin(2 * np.pi * 660 * np.arange(chime_n) / SAMPLE_RATE) * np.exp(
+            -np.arange(chime_n) / 1500
+        )
         _place(sound, chime, int(0.1 * SAMPLE_RATE), 1.0)
         _place(sound, chime * 0.8, int(0.35 * SAMPLE_RATE), 0.8)
     elif kind == "street":
@@ -168,7 +186,10 @@ def voice_message(seed: int, seconds: float, f0: float, background: str) -> byte
 # Images
 # --------------------------------------------------------------------------------------
 
-def _room(draw: ImageDraw.ImageDraw, wall: tuple[int, int, int], floor: tuple[int, int, int]) -> None:
+
+def _room(
+    draw: ImageDraw.ImageDraw, wall: tuple[int, int, int], floor: tuple[int, int, int]
+) -> None:
     draw.rectangle((0, 0, 159, 84), fill=wall)
     draw.rectangle((0, 85, 159, 119), fill=floor)
 

@@ -38,8 +38,9 @@ def retrieval_facts(entry: dict, ranking: dict, positions: dict) -> dict:
     top = ranking["order"][: outcomes.TOP_K]
     rank_of = {rid: i for i, rid in enumerate(top, start=1)}
     sessions = set(qa["session_id"])
-    stale = [rid for rid in top
-             if rid.split(":")[0] in sessions and positions[rid] < positions[latest]]
+    stale = [
+        rid for rid in top if rid.split(":")[0] in sessions and positions[rid] < positions[latest]
+    ]
     clue_ranks = {rid: rank_of.get(rid) for rid in clues}
     hits = [r for r in clue_ranks.values() if r is not None]
     return {
@@ -51,8 +52,15 @@ def retrieval_facts(entry: dict, ranking: dict, positions: dict) -> dict:
     }
 
 
-def code_evidence(code: str, run: str, idx: int, y: str, facts: dict | None,
-                  rows_by_run: dict, truths_by_run: dict) -> bool:
+def code_evidence(
+    code: str,
+    run: str,
+    idx: int,
+    y: str,
+    facts: dict | None,
+    rows_by_run: dict,
+    truths_by_run: dict,
+) -> bool:
     """Does the data show the evidence that taxonomy.md gives for this code?"""
     truth = truths_by_run[run][idx - 1]
     row = rows_by_run[run][idx - 1]
@@ -69,8 +77,9 @@ def code_evidence(code: str, run: str, idx: int, y: str, facts: dict | None,
     if facts is None:  # every remaining code needs a ranking
         return False
     latest_rank = facts["latest_rank"]
-    stale_above = [r for r in facts["stale_ranks"].values()
-                   if latest_rank is not None and r < latest_rank]
+    stale_above = [
+        r for r in facts["stale_ranks"].values() if latest_rank is not None and r < latest_rank
+    ]
     if code == "RET-MISS":
         return facts["coverage"] == 0
     if code == "RET-PART":
@@ -103,18 +112,34 @@ def recency_example(rows_by_run: dict, positions: dict) -> dict:
     for rank, cand in enumerate(row["method_runtime"]["top_candidates"], start=1):
         age = total_rounds - positions[cand["round_id"]]
         recency = math.exp(-lam * age)
-        candidates.append({"rank": rank, "round_id": cand["round_id"], "sim": cand["score"],
-                           "position": positions[cand["round_id"]], "age": age,
-                           "recency": round(recency, 6),
-                           "new_score": round(alpha * cand["score"] + (1 - alpha) * recency, 6)})
-    reranked = sorted(candidates, key=lambda c: (-(alpha * c["sim"] + (1 - alpha) * math.exp(
-        -lam * c["age"])), c["rank"]))
+        candidates.append(
+            {
+                "rank": rank,
+                "round_id": cand["round_id"],
+                "sim": cand["score"],
+                "position": positions[cand["round_id"]],
+                "age": age,
+                "recency": round(recency, 6),
+                "new_score": round(alpha * cand["score"] + (1 - alpha) * recency, 6),
+            }
+        )
+    reranked = sorted(
+        candidates,
+        key=lambda c: (-(alpha * c["sim"] + (1 - alpha) * math.exp(-lam * c["age"])), c["rank"]),
+    )
     stale = [rid for rid in clues if rid != latest]
     before = [c["round_id"] for c in candidates]
     after = [c["round_id"] for c in reranked]
-    example = dict(RECENCY_EXAMPLE, idx=idx, total_rounds=total_rounds, latest_clue=latest,
-                   stale_clues=stale, candidates=candidates, order_before=before,
-                   order_after=after)
+    example = dict(
+        RECENCY_EXAMPLE,
+        idx=idx,
+        total_rounds=total_rounds,
+        latest_clue=latest,
+        stale_clues=stale,
+        candidates=candidates,
+        order_before=before,
+        order_after=after,
+    )
     for old in stale:
         flipped = after.index(latest) < after.index(old)
         if not (before.index(old) < before.index(latest) and flipped):
@@ -135,61 +160,91 @@ def build_design(dataset, rankings: dict, simulated: dict) -> dict:
         per_run = {}
         for run in outcomes.RUN_NAMES:
             truth = truths_by_run[run][idx - 1]
-            facts = (retrieval_facts(entry, rankings[(run, entry["key"])], positions)
-                     if run in RAG_RUNS else None)
-            evidence = {code: code_evidence(code, run, idx, y, facts, rows_by_run, truths_by_run)
-                        for code in truth["codes"]}
+            facts = (
+                retrieval_facts(entry, rankings[(run, entry["key"])], positions)
+                if run in RAG_RUNS
+                else None
+            )
+            evidence = {
+                code: code_evidence(code, run, idx, y, facts, rows_by_run, truths_by_run)
+                for code in truth["codes"]
+            }
             check_consistency(run, entry, truth, facts, evidence)
             reason = truth["reason"]
-            if truth["correct"] and facts and y == "Y3" and any(
-                    r < (facts["latest_rank"] or 0) for r in facts["stale_ranks"].values()):
+            if (
+                truth["correct"]
+                and facts
+                and y == "Y3"
+                and any(r < (facts["latest_rank"] or 0) for r in facts["stale_ranks"].values())
+            ):
                 # A rank inversion that did not cost the answer: worth flagging for metrics.
                 reason += "; a stale round outranks the latest clue, but the answer is right"
-            outcome = {"correct": truth["correct"], "scored_correct": truth["scored_correct"],
-                       "codes": list(truth["codes"]), "reason": reason,
-                       "evidence_holds": evidence}
+            outcome = {
+                "correct": truth["correct"],
+                "scored_correct": truth["scored_correct"],
+                "codes": list(truth["codes"]),
+                "reason": reason,
+                "evidence_holds": evidence,
+            }
             if facts is not None:
                 outcome["clue_ranks"] = facts["clue_ranks"]
             per_run[run] = outcome
-        questions.append({
-            "idx": idx, "qid": f"q{idx}", "key": entry["key"], "mode": entry["mode"],
-            "x": x, "y": y, "point": qa["point"], "clues": list(qa["clue"]),
-            "latest_clue": latest,
-            "stale_clues": [rid for rid in qa["clue"] if rid != latest] if y == "Y3" else [],
-            "source_sessions": list(qa["session_id"]),
-            "runs": per_run,
-        })
+        questions.append(
+            {
+                "idx": idx,
+                "qid": f"q{idx}",
+                "key": entry["key"],
+                "mode": entry["mode"],
+                "x": x,
+                "y": y,
+                "point": qa["point"],
+                "clues": list(qa["clue"]),
+                "latest_clue": latest,
+                "stale_clues": [rid for rid in qa["clue"] if rid != latest] if y == "Y3" else [],
+                "source_sessions": list(qa["session_id"]),
+                "runs": per_run,
+            }
+        )
     return {
         "description": "Designed outcomes of the simulated demo runs in runs/. Generated by "
-                       "scripts/demo/make_memeye_demo.py; true of the generated files.",
+        "scripts/demo/make_memeye_demo.py; true of the generated files.",
         "task_name": story.TASK_NAME,
         "dialog_json": f"fixtures/memeye/dialog/{story.TASK_NAME}.json",
         "top_k": outcomes.TOP_K,
         "total_rounds": len(dataset.records),
-        "runs": {run: {"dir": f"runs/{run}",
-                       "method_name": simulated[run]["metrics"]["method_name"]}
-                 for run in outcomes.RUN_NAMES},
+        "runs": {
+            run: {"dir": f"runs/{run}", "method_name": simulated[run]["metrics"]["method_name"]}
+            for run in outcomes.RUN_NAMES
+        },
         "notes": [
             "codes: designed failure codes, primary first; [] when the row is correct.",
-            ("correct: the designed truth; scored_correct: what the file's scores say (MCQ "
-             "em == 1.0, open judge >= 0.5). They differ only for the EVAL-JUDGE row."),
-            ("evidence_holds: per listed code, whether the data shows the evidence "
-             "docs/taxonomy.md gives for it. false marks a true cause that the data cannot "
-             "show (a text-only miss whose visual twin fails too)."),
-            (f"SEL-NOISE evidence here means the first gold clue is at rank >= "
-             f"{NOISE_MIN_RANK} of the top-{outcomes.TOP_K}."),
-            ("Stale rounds: retrieved rounds of a source session that come before the latest "
-             "clue in dialogue order (Y3 only)."),
-            ("qonly failures carry no code: a question-only ablation has no memory to "
-             "diagnose."),
+            (
+                "correct: the designed truth; scored_correct: what the file's scores say (MCQ "
+                "em == 1.0, open judge >= 0.5). They differ only for the EVAL-JUDGE row."
+            ),
+            (
+                "evidence_holds: per listed code, whether the data shows the evidence "
+                "docs/taxonomy.md gives for it. false marks a true cause that the data cannot "
+                "show (a text-only miss whose visual twin fails too)."
+            ),
+            (
+                f"SEL-NOISE evidence here means the first gold clue is at rank >= "
+                f"{NOISE_MIN_RANK} of the top-{outcomes.TOP_K}."
+            ),
+            (
+                "Stale rounds: retrieved rounds of a source session that come before the latest "
+                "clue in dialogue order (Y3 only)."
+            ),
+            ("qonly failures carry no code: a question-only ablation has no memory to diagnose."),
         ],
         "recency_example": recency_example(rows_by_run, positions),
         "questions": questions,
     }
 
 
-def check_consistency(run: str, entry: dict, truth: dict, facts: dict | None,
-                      evidence: dict) -> None:
+def check_consistency(
+    run: str, entry: dict, truth: dict, facts: dict | None, evidence: dict
+) -> None:
     """Answers must fit what the memory saw, and designed codes must be visible."""
     where = f"{run} q{entry['idx']} ({entry['key']})"
     for code, holds in evidence.items():

@@ -80,8 +80,7 @@ def shed(draw, x: int, y: int, w: int, h: int, door_color) -> None:
     draw.polygon([(x - 6, y), (x + w // 2, y - h // 3), (x + w + 6, y)], fill=(120, 60, 50))
     draw.rectangle([x, y, x + w, y + h], fill=(186, 150, 104), outline=DARK_WOOD, width=2)
     door_w = w // 3
-    draw.rectangle([x + door_w, y + h // 4, x + 2 * door_w, y + h], fill=door_color,
-                   outline=BLACK)
+    draw.rectangle([x + door_w, y + h // 4, x + 2 * door_w, y + h], fill=door_color, outline=BLACK)
 
 
 def compost_bin(draw, x: int, y: int) -> None:
@@ -94,8 +93,9 @@ def compost_bin(draw, x: int, y: int) -> None:
 def watering_can(draw, x: int, y: int, handle=None, stripe: bool = False) -> None:
     """A green can whose body starts at (x, y); only the handle or a stripe differ."""
     handle = handle or CAN_GREEN
-    draw.polygon([(x + 60, y + 20), (x + 92, y - 6), (x + 96, y - 2), (x + 64, y + 30)],
-                 fill=CAN_GREEN)
+    draw.polygon(
+        [(x + 60, y + 20), (x + 92, y - 6), (x + 96, y - 2), (x + 64, y + 30)], fill=CAN_GREEN
+    )
     draw.rectangle([x, y, x + 60, y + 60], fill=CAN_GREEN, outline=(30, 80, 40), width=2)
     draw.arc([x + 6, y - 28, x + 54, y + 16], start=180, end=360, fill=handle, width=7)
     if stripe:
@@ -103,13 +103,19 @@ def watering_can(draw, x: int, y: int, handle=None, stripe: bool = False) -> Non
 
 
 def seed_jar(draw, x: int, y: int, label: str, seed_color, cracked: bool = False) -> None:
-    draw.rounded_rectangle([x, y, x + 56, y + 84], radius=8, fill=(214, 230, 236),
-                           outline=(120, 140, 150), width=2)
+    draw.rounded_rectangle(
+        [x, y, x + 56, y + 84], radius=8, fill=(214, 230, 236), outline=(120, 140, 150), width=2
+    )
     draw.rectangle([x + 4, y + 30, x + 52, y + 80], fill=seed_color)
     draw.rectangle([x - 2, y - 12, x + 58, y + 2], fill=(184, 150, 60), outline=(120, 96, 40))
     if cracked:
-        crack = [(x + 6, y - 10), (x + 18, y - 2), (x + 26, y - 11), (x + 38, y - 1),
-                 (x + 52, y - 9)]
+        crack = [
+            (x + 6, y - 10),
+            (x + 18, y - 2),
+            (x + 26, y - 11),
+            (x + 38, y - 1),
+            (x + 52, y - 9),
+        ]
         draw.line(crack, fill=BLACK, width=2)
     draw.rectangle([x + 12, y + 40, x + 44, y + 62], fill=WHITE, outline=BLACK)
     centered_text(draw, x + 28, y + 42, label, 16, BLACK)

@@ -63,25 +63,71 @@ PRODUCTS = [
     ("lamp", "modern", 3, "478fa781", "framed photo", "yellow", "Lumen Lamp 04", 126.39),
     ("lamp", "modern", 6, "d6fdca12", "framed photo", "brown", "Lumen Lamp 07", 131.79),
     ("lamp", "scandinavian", 0, "31f9f00d", "wall calendar (small)", "red", "Wren Lamp 01", 149.79),
-    ("lamp", "scandinavian", 3, "f86e4ce2", "wall calendar (small)", "yellow", "Wren Lamp 04", 155.19),
-    ("lamp", "scandinavian", 6, "756cc8b6", "wall calendar (small)", "brown", "Wren Lamp 07", 160.59),
+    (
+        "lamp",
+        "scandinavian",
+        3,
+        "f86e4ce2",
+        "wall calendar (small)",
+        "yellow",
+        "Wren Lamp 04",
+        155.19,
+    ),
+    (
+        "lamp",
+        "scandinavian",
+        6,
+        "756cc8b6",
+        "wall calendar (small)",
+        "brown",
+        "Wren Lamp 07",
+        160.59,
+    ),
     ("vase", "bohemian", 0, "ff18e34e", "pampas plume", "red", "Saga Vase 01", 76.39),
     ("vase", "bohemian", 3, "41595903", "pampas plume", "yellow", "Saga Vase 04", 79.0),
     ("vase", "bohemian", 6, "7b3d882b", "pampas plume", "brown", "Saga Vase 07", 81.61),
     ("cushion", "vintage", 0, "66566b9b", "ornate hair clip", "red", "Marlowe Cushion 01", 48.03),
-    ("cushion", "vintage", 3, "cb37f291", "ornate hair clip", "yellow", "Marlowe Cushion 04", 49.92),
+    (
+        "cushion",
+        "vintage",
+        3,
+        "cb37f291",
+        "ornate hair clip",
+        "yellow",
+        "Marlowe Cushion 04",
+        49.92,
+    ),
     ("cushion", "vintage", 6, "c3e173cc", "ornate hair clip", "brown", "Marlowe Cushion 07", 51.81),
 ]
-CATEGORIES = {"chair": ("Chairs", 0), "lamp": ("Lamps", 2), "cushion": ("Cushions", 3), "vase": ("Vases", 4)}
-SERIES = {"modern": ("Lumen", 1), "vintage": ("Marlowe", 3), "scandinavian": ("Wren", 5), "bohemian": ("Saga", 6)}
+CATEGORIES = {
+    "chair": ("Chairs", 0),
+    "lamp": ("Lamps", 2),
+    "cushion": ("Cushions", 3),
+    "vase": ("Vases", 4),
+}
+SERIES = {
+    "modern": ("Lumen", 1),
+    "vintage": ("Marlowe", 3),
+    "scandinavian": ("Wren", 5),
+    "bohemian": ("Saga", 6),
+}
 COLOURS = {"red": (200, 40, 40), "yellow": (235, 200, 40), "brown": (120, 75, 40)}
-STYLE_TONES = {"modern": (90, 110, 140), "vintage": (150, 110, 80), "scandinavian": (190, 180, 160),
-               "bohemian": (170, 120, 150)}
+STYLE_TONES = {
+    "modern": (90, 110, 140),
+    "vintage": (150, 110, 80),
+    "scandinavian": (190, 180, 160),
+    "bohemian": (170, 120, 150),
+}
 CHAINS = [(0, 4), (1, 4), (2, 4), (3, 4), (4, 4), (5, 4), (0, 3)]
 """(seed, depth J) per task; seed 0 appears twice, so its two chains share a trunk."""
-SESSION_CATEGORIES = {0: ["chair", "lamp", "vase", "cushion"], 1: ["lamp", "cushion", "chair", "vase"],
-                      2: ["vase", "chair", "cushion", "lamp"], 3: ["cushion", "vase", "lamp", "chair"],
-                      4: ["chair", "vase", "cushion", "lamp"], 5: ["lamp", "chair", "vase", "cushion"]}
+SESSION_CATEGORIES = {
+    0: ["chair", "lamp", "vase", "cushion"],
+    1: ["lamp", "cushion", "chair", "vase"],
+    2: ["vase", "chair", "cushion", "lamp"],
+    3: ["cushion", "vase", "lamp", "chair"],
+    4: ["chair", "vase", "cushion", "lamp"],
+    5: ["lamp", "chair", "vase", "cushion"],
+}
 SYSTEMS = {
     # system: (success at reach 1, loss per extra reach, chance the target is retrieved when the probe fails)
     "DualMem-a75": (0.9, 0.17, 0.5),
@@ -98,40 +144,98 @@ def by_hash() -> dict[str, tuple]:
 # fixtures/dmv: registry, catalogue, captions, images, trajectories
 # --------------------------------------------------------------------------------------
 
+
 def registry_payload() -> dict:
-    rows = [{"cat": c, "style": s, "prod_idx": i, "url_hash": h, "cue_object": o, "cue_color": col,
-             "cue_id": f"{c}::{o}::{col}"} for c, s, i, h, o, col, _name, _price in PRODUCTS]
+    rows = [
+        {
+            "cat": c,
+            "style": s,
+            "prod_idx": i,
+            "url_hash": h,
+            "cue_object": o,
+            "cue_color": col,
+            "cue_id": f"{c}::{o}::{col}",
+        }
+        for c, s, i, h, o, col, _name, _price in PRODUCTS
+    ]
     return {"version": "v2.3a", "n_cues": len(rows), "rows": rows}
 
 
 def catalogue_payload() -> dict:
-    categories = [{"id": f"cat_{c}", "slug": c, "display": d, "description": f"Browse our {d.lower()}.",
-                   "sortOrder": order} for c, (d, order) in CATEGORIES.items()]
+    categories = [
+        {
+            "id": f"cat_{c}",
+            "slug": c,
+            "display": d,
+            "description": f"Browse our {d.lower()}.",
+            "sortOrder": order,
+        }
+        for c, (d, order) in CATEGORIES.items()
+    ]
     pairs = list(dict.fromkeys((c, s) for c, s, *_ in PRODUCTS))
-    collections = [{"id": f"col_{c}_{s}", "slug": f"{c}-{s}", "categoryId": f"cat_{c}", "tier": SERIES[s][1],
-                    "styleSlug": s, "displayName": f"{SERIES[s][0]} {CATEGORIES[c][0]}", "displayOrder": SERIES[s][1] - 1}
-                   for c, s in pairs]
-    products = [{"id": f"prod_{c}_{s}", "categoryId": f"cat_{c}", "baseName": f"{SERIES[s][0]} {c.title()}",
-                 "baseDesc": f"A {c} from the {SERIES[s][0]} series.",
-                 "longDesc": f"Part of our {SERIES[s][0]} line. Sized for everyday use.", "material": "varied",
-                 "price": float(int(min(p[7] for p in PRODUCTS if p[0] == c and p[1] == s)))}
-                for c, s in pairs]
+    collections = [
+        {
+            "id": f"col_{c}_{s}",
+            "slug": f"{c}-{s}",
+            "categoryId": f"cat_{c}",
+            "tier": SERIES[s][1],
+            "styleSlug": s,
+            "displayName": f"{SERIES[s][0]} {CATEGORIES[c][0]}",
+            "displayOrder": SERIES[s][1] - 1,
+        }
+        for c, s in pairs
+    ]
+    products = [
+        {
+            "id": f"prod_{c}_{s}",
+            "categoryId": f"cat_{c}",
+            "baseName": f"{SERIES[s][0]} {c.title()}",
+            "baseDesc": f"A {c} from the {SERIES[s][0]} series.",
+            "longDesc": f"Part of our {SERIES[s][0]} line. Sized for everyday use.",
+            "material": "varied",
+            "price": float(int(min(p[7] for p in PRODUCTS if p[0] == c and p[1] == s))),
+        }
+        for c, s in pairs
+    ]
     variants = []
     for c, s, i, h, o, col, name, price in PRODUCTS:
         image = f"/images_v2/{c}/{s}/{i:02d}.png"
-        variants.append({"id": f"var_{c}_{s}_{i:02d}", "productId": f"prod_{c}_{s}", "collectionId": f"col_{c}_{s}",
-                         "grainTier": 1, "internalVariantKey": f"v2_{s}_{i:02d}", "styleSlug": s, "colorName": "",
-                         "incidentalDetails": "[]", "displayName": name, "price": price, "urlHash": h,
-                         "primaryImage": image, "galleryImages": json.dumps([image]), "title": name, "altText": name,
-                         "_cue_object": o, "_cue_color": col})
-    return {"version": "v2.5", "categories": categories, "collections": collections, "products": products,
-            "variants": variants}
+        variants.append(
+            {
+                "id": f"var_{c}_{s}_{i:02d}",
+                "productId": f"prod_{c}_{s}",
+                "collectionId": f"col_{c}_{s}",
+                "grainTier": 1,
+                "internalVariantKey": f"v2_{s}_{i:02d}",
+                "styleSlug": s,
+                "colorName": "",
+                "incidentalDetails": "[]",
+                "displayName": name,
+                "price": price,
+                "urlHash": h,
+                "primaryImage": image,
+                "galleryImages": json.dumps([image]),
+                "title": name,
+                "altText": name,
+                "_cue_object": o,
+                "_cue_color": col,
+            }
+        )
+    return {
+        "version": "v2.5",
+        "categories": categories,
+        "collections": collections,
+        "products": products,
+        "variants": variants,
+    }
 
 
 def captions_payload() -> dict:
     """What a captioner wrote: the cue object is named, its colour is not (the TextOnly trap)."""
-    return {f"with_cue/{c}/{s}/{i:02d}.png": f"A {s} {c} shown on a plain backdrop, with a {o} placed beside it."
-            for c, s, i, _h, o, _col, _n, _p in PRODUCTS}
+    return {
+        f"with_cue/{c}/{s}/{i:02d}.png": f"A {s} {c} shown on a plain backdrop, with a {o} placed beside it."
+        for c, s, i, _h, o, _col, _n, _p in PRODUCTS
+    }
 
 
 def draw_product(category: str, style: str, colour: str) -> Image.Image:
@@ -184,6 +288,7 @@ def trajectories() -> dict[tuple[int, int], list[str]]:
 # The simulated run
 # --------------------------------------------------------------------------------------
 
+
 def distinct(items: list[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
@@ -195,8 +300,15 @@ def probes_for(seed: int, depth: int, visits: dict) -> list[dict]:
         for r in range(1, j + 1):
             target_session = j - r
             for index, url_hash in enumerate(distinct(visits[(seed, target_session)])):
-                probes.append({"probe_id": f"s{j}_r{r}_p{index:02d}", "at": j, "target": target_session, "reach": r,
-                               "hash": url_hash})
+                probes.append(
+                    {
+                        "probe_id": f"s{j}_r{r}_p{index:02d}",
+                        "at": j,
+                        "target": target_session,
+                        "reach": r,
+                        "hash": url_hash,
+                    }
+                )
     return probes
 
 
@@ -211,13 +323,19 @@ def simulate_probe(system: str, probe: dict, bank: list[str], rng: np.random.Gen
     target = probe["hash"]
     success = bool(rng.random() < max(0.02, base - decay * (probe["reach"] - 1)))
     category, style = products[target][0], products[target][1]
-    siblings = [h for h in bank if h != target and products[h][1] == style and products[h][0] == category]
+    siblings = [
+        h for h in bank if h != target and products[h][1] == style and products[h][0] == category
+    ]
     others = [h for h in bank if h != target and h not in siblings]
     steps = []
     if system == "NoMemory" or not bank:
         retrieved: list[str] = []
     else:
-        ranked = list(siblings) + [h for h in others if products[h][0] == category] + [h for h in others if products[h][0] != category]
+        ranked = (
+            list(siblings)
+            + [h for h in others if products[h][0] == category]
+            + [h for h in others if products[h][0] != category]
+        )
         if success or rng.random() < retrieved_when_failing:
             position = 0 if success else int(rng.integers(1, min(TOP_K, len(ranked) + 1)))
             ranked.insert(position, target)
@@ -226,23 +344,59 @@ def simulate_probe(system: str, probe: dict, bank: list[str], rng: np.random.Gen
         wrong_first = bool(rng.random() < 0.3) and siblings
         path = ([siblings[0]] if wrong_first else []) + [target]
     else:
-        candidates = ([h for h in retrieved if h != target and products[h][0] == category]
-                      or [h for h in retrieved if h != target] or siblings or [h for h in products if h != target])
+        candidates = (
+            [h for h in retrieved if h != target and products[h][0] == category]
+            or [h for h in retrieved if h != target]
+            or siblings
+            or [h for h in products if h != target]
+        )
         path = [candidates[int(rng.integers(0, len(candidates)))]]
     observed = "/"
     for number, url_hash in enumerate(path, start=1):
         is_last = number == len(path)
         url = f"/product/{url_hash}"
         if is_last:
-            steps.append({"obs": observed, "retrieved": retrieved, "thought": f"This page shows the {probes_phrase(target)}." if success
-                          else "This looks like the product I remember.", "action": "click", "url": url})
-            steps.append({"obs": url, "retrieved": retrieved, "thought": "The cue matches; adding it to the wishlist." if success
-                          else "I think this is it.", "action": "add_to_wishlist", "url": url})
+            steps.append(
+                {
+                    "obs": observed,
+                    "retrieved": retrieved,
+                    "thought": f"This page shows the {probes_phrase(target)}."
+                    if success
+                    else "This looks like the product I remember.",
+                    "action": "click",
+                    "url": url,
+                }
+            )
+            steps.append(
+                {
+                    "obs": url,
+                    "retrieved": retrieved,
+                    "thought": "The cue matches; adding it to the wishlist."
+                    if success
+                    else "I think this is it.",
+                    "action": "add_to_wishlist",
+                    "url": url,
+                }
+            )
         else:
-            steps.append({"obs": observed, "retrieved": retrieved, "thought": "Memory suggests this one; checking it.",
-                          "action": "click", "url": url})
-            steps.append({"obs": url, "retrieved": retrieved, "thought": "The cue has the wrong colour; going back.",
-                          "action": "go_back", "url": ""})
+            steps.append(
+                {
+                    "obs": observed,
+                    "retrieved": retrieved,
+                    "thought": "Memory suggests this one; checking it.",
+                    "action": "click",
+                    "url": url,
+                }
+            )
+            steps.append(
+                {
+                    "obs": url,
+                    "retrieved": retrieved,
+                    "thought": "The cue has the wrong colour; going back.",
+                    "action": "go_back",
+                    "url": "",
+                }
+            )
             observed = "/"
     return {"correct": success, "final": f"/product/{path[-1]}", "steps": steps[:RECALL_STEPS]}
 
@@ -263,8 +417,10 @@ def run_simulation(visits: dict) -> tuple[list[list], dict[str, dict[str, list[s
         for seed, depth in CHAINS:
             task_id = f"f2_chain_d{depth}_s{seed:04d}"
             probes = probes_for(seed, depth, visits)
-            log = [f"=== F2 task={task_id} system={system} D={depth} ===",
-                   f"  built {len(probes)} probes from trajectories  (exhaustive)"]
+            log = [
+                f"=== F2 task={task_id} system={system} D={depth} ===",
+                f"  built {len(probes)} probes from trajectories  (exhaustive)",
+            ]
             total_calls = 0
             for session in range(depth):
                 views = visits[(seed, session)]
@@ -272,23 +428,43 @@ def run_simulation(visits: dict) -> tuple[list[list], dict[str, dict[str, list[s
                 bank = bank_after(seed, session, visits)
                 size = 0 if system == "NoMemory" else len(bank)
                 added = 0 if system == "NoMemory" else len(bank) - before
-                log.append(f"  [S{session}] replay: {len(views)} product views, bank +{added} -> size={size}")
+                log.append(
+                    f"  [S{session}] replay: {len(views)} product views, bank +{added} -> size={size}"
+                )
                 for probe in (p for p in probes if p["at"] == session):
                     target = probe["hash"]
                     row = products[target]
                     cue_id = f"{row[0]}::{row[4]}::{row[5]}"
                     outcome = simulate_probe(system, probe, bank, rng)
-                    log.append(f"  --- PROBE {probe['probe_id']} reach-{probe['reach']} cue={cue_id} gt=/product/{target} ---")
+                    log.append(
+                        f"  --- PROBE {probe['probe_id']} reach-{probe['reach']} cue={cue_id} gt=/product/{target} ---"
+                    )
                     for number, step in enumerate(outcome["steps"], start=1):
-                        log.append(f"    R{number}/{RECALL_STEPS} obs={step['obs']} retrieved={step['retrieved']!r}")
+                        log.append(
+                            f"    R{number}/{RECALL_STEPS} obs={step['obs']} retrieved={step['retrieved']!r}"
+                        )
                         log.append(f"    | Thought: {step['thought']}")
                         log.append(f"    | Action: {step['action']} {step['url']}".rstrip())
                         log.append(f"    -> {step['action']} {step['url']}")
                     calls = len(outcome["steps"])
                     total_calls += calls
-                    log.append(f"    probe_final={outcome['final']} gt=/product/{target} correct={outcome['correct']}")
-                    rows.append([system, task_id, probe["probe_id"], probe["at"], probe["target"], probe["reach"],
-                                 int(outcome["correct"]), f"/product/{target}", outcome["final"], calls])
+                    log.append(
+                        f"    probe_final={outcome['final']} gt=/product/{target} correct={outcome['correct']}"
+                    )
+                    rows.append(
+                        [
+                            system,
+                            task_id,
+                            probe["probe_id"],
+                            probe["at"],
+                            probe["target"],
+                            probe["reach"],
+                            int(outcome["correct"]),
+                            f"/product/{target}",
+                            outcome["final"],
+                            calls,
+                        ]
+                    )
             log.append(f"  total_vlm_calls={total_calls}")
             logs[system][task_id] = log
     return rows, logs
@@ -297,7 +473,9 @@ def run_simulation(visits: dict) -> tuple[list[list], dict[str, dict[str, list[s
 def summary_rows(rows: list[list]) -> tuple[list[dict], str]:
     max_reach = max(row[5] for row in rows)
     table_rows = []
-    header = f"{'system':14s}{'SR':>8s}{'inj_ok':>8s}{'n_recall':>10s}" + "".join(f"{'R@r' + str(r):>8s}" for r in range(1, max_reach + 1))
+    header = f"{'system':14s}{'SR':>8s}{'inj_ok':>8s}{'n_recall':>10s}" + "".join(
+        f"{'R@r' + str(r):>8s}" for r in range(1, max_reach + 1)
+    )
     lines = [header, "-" * len(header)]
     for system in sorted(SYSTEMS):
         mine = [row for row in rows if row[0] == system]
@@ -306,15 +484,29 @@ def summary_rows(rows: list[list]) -> tuple[list[dict], str]:
         for reach in range(1, max_reach + 1):
             values = [row[6] for row in mine if row[5] == reach]
             per_reach.append(sum(values) / len(values) if values else -1.0)
-        lines.append(f"{system:14s}{overall * 100:>7.1f}%{0.0:>7.1f}%{len(mine):>10d}" + "".join(f"{v * 100:>7.1f}%" for v in per_reach))
-        table_rows.append({"system": system, "SR": round(overall, 4), "injection_placed": 0.0, "n_recall_tasks": len(mine),
-                           **{f"recall_at_reach_{r}": round(per_reach[r - 1], 4) for r in range(1, max_reach + 1)}})
+        lines.append(
+            f"{system:14s}{overall * 100:>7.1f}%{0.0:>7.1f}%{len(mine):>10d}"
+            + "".join(f"{v * 100:>7.1f}%" for v in per_reach)
+        )
+        table_rows.append(
+            {
+                "system": system,
+                "SR": round(overall, 4),
+                "injection_placed": 0.0,
+                "n_recall_tasks": len(mine),
+                **{
+                    f"recall_at_reach_{r}": round(per_reach[r - 1], 4)
+                    for r in range(1, max_reach + 1)
+                },
+            }
+        )
     return table_rows, "\n".join(lines)
 
 
 # --------------------------------------------------------------------------------------
 # Writing
 # --------------------------------------------------------------------------------------
+
 
 def write_csv(path: Path, header: list[str], rows: list[list]) -> None:
     buffer = io.StringIO()
@@ -330,28 +522,30 @@ def dump_json(payload: object, path: Path, indent: int | None = 2) -> None:
 
 
 def readme_section(rows: list[list], table: str) -> str:
-    return "\n".join([
-        "## DMV-Bench demo run (simulated): `runs/dmv_f2_demo/`",
-        "",
-        "Written by `scripts/demo/make_dmv_demo.py`; **simulated**, no agent or model was run.",
-        "It is the `--out-dir` of DMV-Bench's `scripts/run_dmvbench_f2.py` (`f2_per_probe.csv`,",
-        "`f2_summary.csv`, `f2_summary.txt`, `logs/<system>/<task>__<system>.log`) for seven chains",
-        "(seeds 0-5 at depth 4 and seed 0 at depth 3, which shares seed 0's trunk) and three",
-        f"systems, {len(rows) // len(SYSTEMS)} probes each. memscope ingests one run per system:",
-        "`dmv_f2_demo:DualMem-a75`, `dmv_f2_demo:TextOnly`, `dmv_f2_demo:NoMemory`.",
-        "",
-        "- The products are 18 real rows of DMV-Bench's cue registry and catalogue (fixtures/dmv/);",
-        "  their images are drawings of the item with a small coloured cue, not the upstream photos.",
-        "- Recall decays with reach; TextOnly's captions name the cue object but not its colour, so",
-        "  it confuses products of one collection; NoMemory guesses.",
-        "- `memscope_sources.json` points memscope at `fixtures/dmv` (the cue registry with images",
-        "  and trajectories). Try `memscope report runs/dmv_f2_demo:DualMem-a75`.",
-        "",
-        "```",
-        table,
-        "```",
-        "",
-    ])
+    return "\n".join(
+        [
+            "## DMV-Bench demo run (simulated): `runs/dmv_f2_demo/`",
+            "",
+            "Written by `scripts/demo/make_dmv_demo.py`; **simulated**, no agent or model was run.",
+            "It is the `--out-dir` of DMV-Bench's `scripts/run_dmvbench_f2.py` (`f2_per_probe.csv`,",
+            "`f2_summary.csv`, `f2_summary.txt`, `logs/<system>/<task>__<system>.log`) for seven chains",
+            "(seeds 0-5 at depth 4 and seed 0 at depth 3, which shares seed 0's trunk) and three",
+            f"systems, {len(rows) // len(SYSTEMS)} probes each. memscope ingests one run per system:",
+            "`dmv_f2_demo:DualMem-a75`, `dmv_f2_demo:TextOnly`, `dmv_f2_demo:NoMemory`.",
+            "",
+            "- The products are 18 real rows of DMV-Bench's cue registry and catalogue (fixtures/dmv/);",
+            "  their images are drawings of the item with a small coloured cue, not the upstream photos.",
+            "- Recall decays with reach; TextOnly's captions name the cue object but not its colour, so",
+            "  it confuses products of one collection; NoMemory guesses.",
+            "- `memscope_sources.json` points memscope at `fixtures/dmv` (the cue registry with images",
+            "  and trajectories). Try `memscope report runs/dmv_f2_demo:DualMem-a75`.",
+            "",
+            "```",
+            table,
+            "```",
+            "",
+        ]
+    )
 
 
 def generate(out: Path) -> None:
@@ -368,14 +562,38 @@ def generate(out: Path) -> None:
         path.write_bytes(png_bytes(draw_product(c, s, col)))
     visits = trajectories()
     for (seed, session), views in sorted(visits.items()):
-        payload = {"session_idx": session,
-                   "visited": [[h, f"data/vismem_diag_v2/images/with_cue/{by_hash()[h][0]}/{by_hash()[h][1]}/{by_hash()[h][2]:02d}.png"] for h in views],
-                   "injection": None, "n_steps": 4 * len(views) + 2, "vlm_calls": 4 * len(views) + 2}
+        payload = {
+            "session_idx": session,
+            "visited": [
+                [
+                    h,
+                    f"data/vismem_diag_v2/images/with_cue/{by_hash()[h][0]}/{by_hash()[h][1]}/{by_hash()[h][2]:02d}.png",
+                ]
+                for h in views
+            ],
+            "injection": None,
+            "n_steps": 4 * len(views) + 2,
+            "vlm_calls": 4 * len(views) + 2,
+        }
         dump_json(payload, fixture / "f2_trajectories" / f"f2traj_s{seed:04d}_sess{session}.json")
     rows, logs = run_simulation(visits)
     run_dir.mkdir(parents=True, exist_ok=True)
-    write_csv(run_dir / "f2_per_probe.csv", ["system", "task_id", "probe_id", "at_session", "target_session", "reach",
-                                             "correct", "target_url", "final_url", "vlm_calls"], rows)
+    write_csv(
+        run_dir / "f2_per_probe.csv",
+        [
+            "system",
+            "task_id",
+            "probe_id",
+            "at_session",
+            "target_session",
+            "reach",
+            "correct",
+            "target_url",
+            "final_url",
+            "vlm_calls",
+        ],
+        rows,
+    )
     summary, table = summary_rows(rows)
     write_csv(run_dir / "f2_summary.csv", list(summary[0]), [list(row.values()) for row in summary])
     (run_dir / "f2_summary.txt").write_text(table + "\n", encoding="utf-8")
@@ -390,7 +608,9 @@ def generate(out: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=REPO_ROOT, help="folder to write fixtures/ and runs/ into")
+    parser.add_argument(
+        "--out", type=Path, default=REPO_ROOT, help="folder to write fixtures/ and runs/ into"
+    )
     args = parser.parse_args()
     generate(args.out.resolve())
     print(f"wrote {args.out / FIXTURE_DIR} and {args.out / RUN_DIR}")

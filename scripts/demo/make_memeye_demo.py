@@ -56,15 +56,19 @@ def write_images(image_dir: Path) -> None:
     image_dir.mkdir(parents=True, exist_ok=True)
     for image_id in sorted(scenes.SCENES):
         # Fixed encoder settings and no metadata chunks keep the bytes reproducible.
-        scenes.render(image_id).save(image_dir / f"{image_id}.png", format="PNG",
-                                     optimize=False, compress_level=9)
+        scenes.render(image_id).save(
+            image_dir / f"{image_id}.png", format="PNG", optimize=False, compress_level=9
+        )
 
 
 def clear_previous_output(out: Path) -> None:
     """Remove only what this script writes, so renamed images cannot linger."""
-    targets = [out / DATASET_DIR / "image" / story.TASK_NAME,
-               out / DATASET_DIR / "dialog" / f"{story.TASK_NAME}.json",
-               out / DATASET_DIR / "design.json", out / "runs" / "README.md"]
+    targets = [
+        out / DATASET_DIR / "image" / story.TASK_NAME,
+        out / DATASET_DIR / "dialog" / f"{story.TASK_NAME}.json",
+        out / DATASET_DIR / "design.json",
+        out / "runs" / "README.md",
+    ]
     targets += [out / "runs" / run for run in outcomes.RUN_NAMES]
     for target in targets:
         if target.is_dir():
@@ -78,12 +82,12 @@ def generate(out: Path) -> dict:
     clear_previous_output(out)
     dataset = simulate.Dataset(DATASET_DIR_FROM_RUN)
     rankings = simulate.simulate_rankings(dataset)
-    simulated = {run: simulate.simulate_run(run, dataset, rankings)
-                 for run in outcomes.RUN_NAMES}
+    simulated = {run: simulate.simulate_run(run, dataset, rankings) for run in outcomes.RUN_NAMES}
     design_payload = design.build_design(dataset, rankings, simulated)  # raises if untrue
 
-    dump_upstream_json(story.build_dialog(),
-                       out / DATASET_DIR / "dialog" / f"{story.TASK_NAME}.json", indent=1)
+    dump_upstream_json(
+        story.build_dialog(), out / DATASET_DIR / "dialog" / f"{story.TASK_NAME}.json", indent=1
+    )
     write_images(out / DATASET_DIR / "image" / story.TASK_NAME)
     for run, files in simulated.items():
         run_dir = out / "runs" / run
@@ -91,10 +95,12 @@ def generate(out: Path) -> dict:
         dump_upstream_json(files["metrics"], run_dir / "metrics.json", indent=2)
         write_jsonl(files["rows"], run_dir / "predictions.jsonl")
     design_path = out / DATASET_DIR / "design.json"
-    design_path.write_text(json.dumps(design_payload, ensure_ascii=False, indent=2) + "\n",
-                           encoding="utf-8")
-    (out / "runs" / "README.md").write_text(runs_readme(design_payload, simulated),
-                                            encoding="utf-8")
+    design_path.write_text(
+        json.dumps(design_payload, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+    )
+    (out / "runs" / "README.md").write_text(
+        runs_readme(design_payload, simulated), encoding="utf-8"
+    )
     return design_payload
 
 
@@ -104,9 +110,8 @@ def generate(out: Path) -> dict:
 
 RUN_BLURBS = {
     "srag_v": "semantic RAG over round text + images (`semantic_rag_multimodal`, top-10, "
-              "text/image weights 0.5/0.5)",
-    "srag_t": "semantic RAG over round text + image captions (`semantic_rag_text_only`, "
-              "top-10)",
+    "text/image weights 0.5/0.5)",
+    "srag_t": "semantic RAG over round text + image captions (`semantic_rag_text_only`, top-10)",
     "fc_v": "the whole 56-round history with images (`full_context_multimodal`)",
     "oracle_v": "only the gold clue rounds, with images (`clue_only_context__multimodal`)",
     "qonly": "the question alone, no memory (`question_only`)",
@@ -129,13 +134,19 @@ def runs_readme(design_payload: dict, simulated: dict) -> str:
         "that `memscope open runs/srag_v/` works on a fresh checkout, and so that every",
         "failure kind memscope can diagnose appears at least once, on purpose.",
         "",
-        ("- The dataset is the demo benchmark in `fixtures/memeye/`: task "
-         f"`{story.TASK_NAME}`, Maya's first"),
-        (f"  season in a community garden ({len(story.SESSIONS)} weekly sessions, "
-         f"{design_payload['total_rounds']} rounds, "
-         f"{sum(len(r[2]) for _, rs in story.SESSIONS for r in rs)} images,"),
-        (f"  {len(design_payload['questions'])} questions: {len(story.MCQS)} four-rotation "
-         f"MCQs and {len(story.OPEN_TWIN_KEYS)} open-ended twins)."),
+        (
+            "- The dataset is the demo benchmark in `fixtures/memeye/`: task "
+            f"`{story.TASK_NAME}`, Maya's first"
+        ),
+        (
+            f"  season in a community garden ({len(story.SESSIONS)} weekly sessions, "
+            f"{design_payload['total_rounds']} rounds, "
+            f"{sum(len(r[2]) for _, rs in story.SESSIONS for r in rs)} images,"
+        ),
+        (
+            f"  {len(design_payload['questions'])} questions: {len(story.MCQS)} four-rotation "
+            f"MCQs and {len(story.OPEN_TWIN_KEYS)} open-ended twins)."
+        ),
         "- Retrieval scores come from a deterministic bag-of-words simulation (question vs.",
         "  round text, plus captions for `srag_t`) and a designed visual-relevance score for",
         "  `srag_v`; the rankings of the designed retrieval failures were placed by hand.",
@@ -160,10 +171,17 @@ def runs_readme(design_payload: dict, simulated: dict) -> str:
         rows = simulated[run]["rows"]
         mcq = [r["em"] for r in rows if r["mode"] == "mcq"]
         judged = [r["judge"] for r in rows if r["mode"] == "open"]
-        lines.append(f"| `{run}` | {RUN_BLURBS[run]} | {sum(mcq) / len(mcq):.2f} | "
-                     f"{sum(judged) / len(judged):.2f} |")
-    lines += ["", "## Which run shows what", "", "| failure code | run | questions |",
-              "|---|---|---|"]
+        lines.append(
+            f"| `{run}` | {RUN_BLURBS[run]} | {sum(mcq) / len(mcq):.2f} | "
+            f"{sum(judged) / len(judged):.2f} |"
+        )
+    lines += [
+        "",
+        "## Which run shows what",
+        "",
+        "| failure code | run | questions |",
+        "|---|---|---|",
+    ]
     for (code, run), qids in sorted(by_code.items()):
         lines.append(f"| {code} | `{run}` | {', '.join(qids)} |")
     lines += [
@@ -201,12 +219,15 @@ def recency_section(example: dict, row: dict) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=REPO_ROOT,
-                        help="output root (default: the repository root)")
+    parser.add_argument(
+        "--out", type=Path, default=REPO_ROOT, help="output root (default: the repository root)"
+    )
     args = parser.parse_args(argv)
     design_payload = generate(args.out)
-    print(f"wrote {len(design_payload['questions'])} questions, "
-          f"{len(outcomes.RUN_NAMES)} runs under {args.out}")
+    print(
+        f"wrote {len(design_payload['questions'])} questions, "
+        f"{len(outcomes.RUN_NAMES)} runs under {args.out}"
+    )
     return 0
 
 

@@ -28,8 +28,14 @@ TOP_K = 10
 
 
 def failure(codes, reason, wrong, mcq="wrong", open_pred=None, derivable=True):
-    return {"codes": list(codes), "reason": reason, "wrong": wrong, "mcq": mcq,
-            "open_pred": open_pred or f"{wrong}.", "derivable": derivable}
+    return {
+        "codes": list(codes),
+        "reason": reason,
+        "wrong": wrong,
+        "mcq": mcq,
+        "open_pred": open_pred or f"{wrong}.",
+        "derivable": derivable,
+    }
 
 
 # (question key, run) -> designed failure. Keys are the MCQ keys of story.MCQS; an
@@ -37,108 +43,206 @@ def failure(codes, reason, wrong, mcq="wrong", open_pred=None, derivable=True):
 FAILURES = {
     # --- native-visual RAG -------------------------------------------------------------
     ("cracked_jar", "srag_v"): failure(
-        ["SEL-NOISE"], "the swap photo D3:4 ranks 9th, under three look-alike jar photos "
-        "(D4:3, D5:5, D6:4) and other seed rounds", "Jar 2",
-        open_pred="Jar 2 had the cracked lid."),
+        ["SEL-NOISE"],
+        "the swap photo D3:4 ranks 9th, under three look-alike jar photos "
+        "(D4:3, D5:5, D6:4) and other seed rounds",
+        "Jar 2",
+        open_pred="Jar 2 had the cracked lid.",
+    ),
     ("bean_lot", "srag_v"): failure(
-        ["ENC-PERC"], "the packet is retrieved at rank 1 but the tiny lot number is misread "
-        "(the oracle misreads it too)", "B-21", open_pred="The lot number is B-21."),
+        ["ENC-PERC"],
+        "the packet is retrieved at rank 1 but the tiny lot number is misread "
+        "(the oracle misreads it too)",
+        "B-21",
+        open_pred="The lot number is B-21.",
+    ),
     ("beans_bed", "srag_v"): failure(
-        ["USE-EVID"], "both the map and the 'bed C' round are retrieved, yet the answer "
-        "puts the bed in front of the shed", "In front of the shed, by the gate", mcq="half",
-        open_pred="It's in front of the shed, near the gate."),
+        ["USE-EVID"],
+        "both the map and the 'bed C' round are retrieved, yet the answer "
+        "puts the bed in front of the shed",
+        "In front of the shed, by the gate",
+        mcq="half",
+        open_pred="It's in front of the shed, near the gate.",
+    ),
     ("seedlings_total", "srag_v"): failure(
-        ["RET-PART"], "only the first tray (D2:5, six seedlings) is retrieved; the second "
-        "purchase D3:2 is missing", "6", open_pred="She bought 6 seedlings."),
+        ["RET-PART"],
+        "only the first tray (D2:5, six seedlings) is retrieved; the second "
+        "purchase D3:2 is missing",
+        "6",
+        open_pred="She bought 6 seedlings.",
+    ),
     ("compost_now", "srag_v"): failure(
-        ["SEL-STALE"], "the old location D2:2 ranks 1st, above the move D5:1 at rank 2",
+        ["SEL-STALE"],
+        "the old location D2:2 ranks 1st, above the move D5:1 at rank 2",
         "In the back-left corner, against the fence",
-        open_pred="It's in the back-left corner, against the fence."),
+        open_pred="It's in the back-left corner, against the fence.",
+    ),
     ("plot_number_now", "srag_v"): failure(
-        ["RET-LATEST", "RET-PART"], "the two old PLOT 14 photos are retrieved but the new "
-        "marker D6:1 is not in the top 10", "14", open_pred="Her plot marker says 14."),
+        ["RET-LATEST", "RET-PART"],
+        "the two old PLOT 14 photos are retrieved but the new marker D6:1 is not in the top 10",
+        "14",
+        open_pred="Her plot marker says 14.",
+    ),
     ("watering_day_now", "srag_v"): failure(
-        ["USE-STATE"], "the updated rota D6:2 is at rank 1 with no stale round above it, "
-        "but the answer reads the old Tuesday slot", "Tuesday",
-        open_pred="Her watering turn is on Tuesday."),
+        ["USE-STATE"],
+        "the updated rota D6:2 is at rank 1 with no stale round above it, "
+        "but the answer reads the old Tuesday slot",
+        "Tuesday",
+        open_pred="Her watering turn is on Tuesday.",
+    ),
     ("door_colour_first", "srag_v"): failure(
-        ["ENC-PERC"], "the green door is retrieved but its shade is misjudged (the oracle "
-        "fails too)", "Olive green", mcq="half", open_pred="It was olive green."),
+        ["ENC-PERC"],
+        "the green door is retrieved but its shade is misjudged (the oracle fails too)",
+        "Olive green",
+        mcq="half",
+        open_pred="It was olive green.",
+    ),
     ("shed_side", "srag_v"): failure(
-        ["RET-MISS"], "the gate photo D1:1 falls just below the top 10; shed rounds (door, "
-        "map, shelves) fill it",
-        "On the left", mcq="bias_a", open_pred="The shed is on the left."),
+        ["RET-MISS"],
+        "the gate photo D1:1 falls just below the top 10; shed rounds (door, map, shelves) fill it",
+        "On the left",
+        mcq="bias_a",
+        open_pred="The shed is on the left.",
+    ),
     # --- text-only RAG (captions instead of images) ------------------------------------
     ("gloves_shelf", "srag_t"): failure(
-        ["ENC-TEXT"], "the shelf caption lists the basket but not which shelf it is on",
-        "The middle shelf", open_pred="On the middle shelf."),
+        ["ENC-TEXT"],
+        "the shelf caption lists the basket but not which shelf it is on",
+        "The middle shelf",
+        open_pred="On the middle shelf.",
+    ),
     ("bean_lot", "srag_t"): failure(
-        ["ENC-TEXT"], "the packet caption has no lot number; the visual twin also fails "
-        "(perception), so the twin rule cannot show it", "B-72", mcq="bias_a",
-        open_pred="I can't make out a lot number, maybe B-72.", derivable=False),
+        ["ENC-TEXT"],
+        "the packet caption has no lot number; the visual twin also fails "
+        "(perception), so the twin rule cannot show it",
+        "B-72",
+        mcq="bias_a",
+        open_pred="I can't make out a lot number, maybe B-72.",
+        derivable=False,
+    ),
     ("rain_both", "srag_t"): failure(
-        ["ENC-TEXT"], "neither caption mentions the rain", "It was sunny both times",
-        open_pred="It was sunny both times."),
+        ["ENC-TEXT"],
+        "neither caption mentions the rain",
+        "It was sunny both times",
+        open_pred="It was sunny both times.",
+    ),
     ("can_from_shed", "srag_t"): failure(
-        ["ENC-TEXT"], "the captions never mention the white stripe", "Yes, the plain one "
-        "with no markings", mcq="half", open_pred="Yes, the plain green one."),
+        ["ENC-TEXT"],
+        "the captions never mention the white stripe",
+        "Yes, the plain one with no markings",
+        mcq="half",
+        open_pred="Yes, the plain green one.",
+    ),
     ("lot_now", "srag_t"): failure(
-        ["RET-LATEST", "RET-PART"], "the market photo D8:1 is not in the top 10; the "
-        "parking and construction rounds are", "A construction site",
-        open_pred="It's a construction site."),
+        ["RET-LATEST", "RET-PART"],
+        "the market photo D8:1 is not in the top 10; the parking and construction rounds are",
+        "A construction site",
+        open_pred="It's a construction site.",
+    ),
     ("can_now", "srag_t"): failure(
-        ["ENC-TEXT"], "the new can's caption omits the white stripe",
-        "The plain one with no markings", open_pred="A plain green watering can."),
+        ["ENC-TEXT"],
+        "the new can's caption omits the white stripe",
+        "The plain one with no markings",
+        open_pred="A plain green watering can.",
+    ),
     ("door_colour_now", "srag_t"): failure(
-        ["ENC-TEXT"], "none of the three door captions gives a colour", "Forest green",
-        mcq="bias_a", open_pred="The door is green."),
+        ["ENC-TEXT"],
+        "none of the three door captions gives a colour",
+        "Forest green",
+        mcq="bias_a",
+        open_pred="The door is green.",
+    ),
     ("watering_day_now", "srag_t"): failure(
-        ["RET-MISS"], "both rota rounds (D2:6, D6:2) fall just below the top 10, under "
+        ["RET-MISS"],
+        "both rota rounds (D2:6, D6:2) fall just below the top 10, under "
         "watering-can and work-day rounds",
-        "Thursday", mcq="bias_a", open_pred="I think it's Thursday."),
+        "Thursday",
+        mcq="bias_a",
+        open_pred="I think it's Thursday.",
+    ),
     ("stripe_can_position", "srag_t"): failure(
-        ["ENC-TEXT"], "the caption of the three cans omits the stripe", "In the middle",
-        open_pred="In the middle."),
+        ["ENC-TEXT"],
+        "the caption of the three cans omits the stripe",
+        "In the middle",
+        open_pred="In the middle.",
+    ),
     ("name_above_maya", "srag_t"): failure(
-        ["ENC-TEXT"], "the rota caption does not list the names", "Lin",
-        open_pred="Lin's name is above Maya's."),
+        ["ENC-TEXT"],
+        "the rota caption does not list the names",
+        "Lin",
+        open_pred="Lin's name is above Maya's.",
+    ),
     ("ben_day_before_swap", "srag_t"): failure(
-        ["ENC-TEXT"], "the rota captions omit the days", "Tuesday",
-        open_pred="Ben had Tuesday."),
+        ["ENC-TEXT"], "the rota captions omit the days", "Tuesday", open_pred="Ben had Tuesday."
+    ),
     ("door_colour_first", "srag_t"): failure(
-        ["ENC-TEXT"], "the door caption gives no colour; the visual twin also fails "
-        "(perception), so the twin rule cannot show it", "Mint green", mcq="bias_a",
-        open_pred="Probably mint green.", derivable=False),
+        ["ENC-TEXT"],
+        "the door caption gives no colour; the visual twin also fails "
+        "(perception), so the twin rule cannot show it",
+        "Mint green",
+        mcq="bias_a",
+        open_pred="Probably mint green.",
+        derivable=False,
+    ),
     ("can_shelf_borrowed", "srag_t"): failure(
-        ["ENC-TEXT"], "the shelf caption does not say where the cans stand",
-        "The top shelf", open_pred="From the top shelf."),
+        ["ENC-TEXT"],
+        "the shelf caption does not say where the cans stand",
+        "The top shelf",
+        open_pred="From the top shelf.",
+    ),
     ("tomato_plants_now", "srag_t"): failure(
-        ["SEL-STALE", "ENC-TEXT"], "the 'ten plants' round D4:5 outranks the staking photo "
-        "D6:3, whose caption has no count", "10", open_pred="Ten tomato plants."),
+        ["SEL-STALE", "ENC-TEXT"],
+        "the 'ten plants' round D4:5 outranks the staking photo D6:3, whose caption has no count",
+        "10",
+        open_pred="Ten tomato plants.",
+    ),
     ("jar_reappear", "srag_t"): failure(
-        ["ENC-TEXT"], "the library caption cannot confirm the lids are intact",
-        "Yes, as jar 7"),
+        ["ENC-TEXT"], "the library caption cannot confirm the lids are intact", "Yes, as jar 7"
+    ),
     # --- full context with images ------------------------------------------------------
     ("bean_lot", "fc_v"): failure(
-        ["ENC-PERC"], "the tiny lot number is unreadable even with the packet in context",
-        "B-21", mcq="bias_a", open_pred="It says B-21."),
+        ["ENC-PERC"],
+        "the tiny lot number is unreadable even with the packet in context",
+        "B-21",
+        mcq="bias_a",
+        open_pred="It says B-21.",
+    ),
     ("door_colour_now", "fc_v"): failure(
-        ["SEL-CTX"], "all three door photos are in the 56-round context but the answer "
-        "takes the middle one; the oracle gets it right", "Sky blue",
-        open_pred="The shed door is sky blue."),
+        ["SEL-CTX"],
+        "all three door photos are in the 56-round context but the answer "
+        "takes the middle one; the oracle gets it right",
+        "Sky blue",
+        open_pred="The shed door is sky blue.",
+    ),
     ("name_above_maya", "fc_v"): failure(
-        ["SEL-CTX"], "the first rota is in context but the answer reads the later board; "
-        "the oracle gets it right", "Lin", mcq="half", open_pred="Lin."),
+        ["SEL-CTX"],
+        "the first rota is in context but the answer reads the later board; "
+        "the oracle gets it right",
+        "Lin",
+        mcq="half",
+        open_pred="Lin.",
+    ),
     ("door_colour_first", "fc_v"): failure(
-        ["ENC-PERC"], "the green shade is misjudged even with the photo in context",
-        "Olive green", mcq="half", open_pred="Olive green."),
+        ["ENC-PERC"],
+        "the green shade is misjudged even with the photo in context",
+        "Olive green",
+        mcq="half",
+        open_pred="Olive green.",
+    ),
     # --- oracle: gold clue rounds only ---------------------------------------------------
     ("bean_lot", "oracle_v"): failure(
-        ["ENC-PERC"], "only the packet photo is in context and the tiny lot number is "
-        "still misread", "B-21", open_pred="The packet says lot B-21."),
+        ["ENC-PERC"],
+        "only the packet photo is in context and the tiny lot number is still misread",
+        "B-21",
+        open_pred="The packet says lot B-21.",
+    ),
     ("door_colour_first", "oracle_v"): failure(
-        ["ENC-PERC"], "only the door photo is in context and the exact shade is still "
-        "misjudged", "Olive green", mcq="half", open_pred="The door was olive green."),
+        ["ENC-PERC"],
+        "only the door photo is in context and the exact shade is still misjudged",
+        "Olive green",
+        mcq="half",
+        open_pred="The door was olive green.",
+    ),
 }
 
 QUESTION_ONLY_ANSWER = "I can't tell from the question alone."
@@ -150,11 +254,10 @@ OPEN_OVERRIDES = {
     ("cracked_jar", "srag_v"): {
         "pred": "It was jar 2 or jar 3, one of the two middle jars.",
         "judge": 1.0,
-        "judge_reasoning": "The response identifies jar 3, which matches the reference "
-                           "answer.",
+        "judge_reasoning": "The response identifies jar 3, which matches the reference answer.",
         "codes": ["EVAL-JUDGE", "SEL-NOISE"],
         "reason": "the judge scored a hedge between jar 2 and jar 3 as correct; underneath, "
-                  "the swap photo was buried at rank 9 (SEL-NOISE)",
+        "the swap photo was buried at rank 9 (SEL-NOISE)",
         "correct": False,
     },
     # USE-CALIB: both clues retrieved, yet the answer claims the history is silent.
@@ -162,10 +265,10 @@ OPEN_OVERRIDES = {
         "pred": "The conversation doesn't say what the lot across the street was used for.",
         "judge": 0.0,
         "judge_reasoning": "The response declines to answer, but the reference answer is "
-                           "'A parking lot'.",
+        "'A parking lot'.",
         "codes": ["USE-CALIB"],
         "reason": "the parking-lot photo D1:4 is retrieved at rank 1, yet the answer claims "
-                  "the history does not say",
+        "the history does not say",
         "correct": False,
     },
 }
@@ -194,10 +297,14 @@ OPEN_RIGHT = {
     "lot_first": "A parking lot with a few parked cars.",
 }
 OPEN_PARTIAL = {
-    ("beans_bed", "oracle_v"): ("Next to the shed.", ("The response places the bed next to "
-                                 "the shed but does not say it is on the left.")),
-    ("lot_first", "srag_t"): ("Some kind of paved lot.", ("The response describes a paved "
-                               "lot but not that it was used for parking.")),
+    ("beans_bed", "oracle_v"): (
+        "Next to the shed.",
+        ("The response places the bed next to the shed but does not say it is on the left."),
+    ),
+    ("lot_first", "srag_t"): (
+        "Some kind of paved lot.",
+        ("The response describes a paved lot but not that it was used for parking."),
+    ),
 }
 
 # Why some correct rows are correct, where a reader might expect otherwise (text-only RAG
@@ -205,7 +312,7 @@ OPEN_PARTIAL = {
 CORRECT_NOTES = {
     ("cracked_jar", "srag_t"): "the dense caption of D3:4 happens to mention the cracked lid",
     ("compost_now", "srag_t"): "the move D5:1 ranks first and its caption says the bin is "
-                               "beside the shed",
+    "beside the shed",
     ("beans_bed", "srag_t"): "the map caption spells out the layout and 'bed C' ranks first",
     ("plot_number_now", "srag_t"): "the marker captions quote the tag text (PLOT 23)",
     ("shed_side", "srag_t"): "the gate photo's caption says the shed stands on the right",
@@ -218,8 +325,10 @@ PLACEMENTS = {
     ("srag_v", "beans_bed"): {"ranks": {"D1:7": 1, "D3:3": 6}},
     ("srag_v", "seedlings_total"): {"ranks": {"D2:5": 1}, "exclude": ["D3:2"]},
     # The README example (q37): the stale clue leads by a margin recency can overcome.
-    ("srag_v", "compost_now"): {"ranks": {"D2:2": 1, "D5:1": 2},
-                                "scores": {"D2:2": 0.4213, "D5:1": 0.3655}},
+    ("srag_v", "compost_now"): {
+        "ranks": {"D2:2": 1, "D5:1": 2},
+        "scores": {"D2:2": 0.4213, "D5:1": 0.3655},
+    },
     ("srag_v", "plot_number_now"): {"ranks": {"D1:2": 1, "D3:1": 2}, "exclude": ["D6:1"]},
     ("srag_v", "watering_day_now"): {"ranks": {"D6:2": 1, "D2:6": 2}},
     ("srag_v", "shed_side"): {"exclude": ["D1:1"]},

@@ -29,7 +29,7 @@ def write_section(path: Path, key: str, section: str) -> None:
     matches = list(MARKER.finditer(existing))
     for number, match in enumerate(matches):
         end = matches[number + 1].start() if number + 1 < len(matches) else len(existing)
-        sections[match.group(1)] = existing[match.end():end].strip("\n")
+        sections[match.group(1)] = existing[match.end() : end].strip("\n")
     sections[key] = section.strip("\n")
     body: list[str] = []
     for name in ORDER:

@@ -31,13 +31,84 @@ LOGGED_CANDIDATES = 5  # MemEye logs scores only for the top 5 (``top_candidates
 
 # MemEye's retrieval stopwords plus question words that carry no topic.
 STOPWORDS = {
-    "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "for", "from", "had",
-    "has", "have", "he", "her", "his", "i", "in", "into", "is", "it", "its", "me", "my",
-    "of", "on", "or", "our", "she", "that", "the", "their", "them", "they", "this", "to",
-    "was", "we", "were", "what", "when", "where", "which", "who", "why", "with", "you",
-    "your", "did", "does", "do", "how", "many", "now", "there", "here", "these", "those",
-    "so", "just", "all", "one", "if", "s", "t", "m", "ll", "re", "ve", "d", "up", "out",
-    "like", "look", "looks", "kind",
+    "a",
+    "an",
+    "and",
+    "are",
+    "as",
+    "at",
+    "be",
+    "been",
+    "but",
+    "by",
+    "for",
+    "from",
+    "had",
+    "has",
+    "have",
+    "he",
+    "her",
+    "his",
+    "i",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "me",
+    "my",
+    "of",
+    "on",
+    "or",
+    "our",
+    "she",
+    "that",
+    "the",
+    "their",
+    "them",
+    "they",
+    "this",
+    "to",
+    "was",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "who",
+    "why",
+    "with",
+    "you",
+    "your",
+    "did",
+    "does",
+    "do",
+    "how",
+    "many",
+    "now",
+    "there",
+    "here",
+    "these",
+    "those",
+    "so",
+    "just",
+    "all",
+    "one",
+    "if",
+    "s",
+    "t",
+    "m",
+    "ll",
+    "re",
+    "ve",
+    "d",
+    "up",
+    "out",
+    "like",
+    "look",
+    "looks",
+    "kind",
 }
 
 
@@ -79,7 +150,7 @@ def natural_scores(question: str, records: list[dict], run: str) -> dict[str, di
         text_score = 0.12 + 0.66 * text_cos + jitter(run, question, rid, "text", scale=0.05)
         image_score, best_image = 0.0, ""
         if visual:
-            for image_id, terms in zip(record["image_ids"], record["visual_terms"]):
+            for image_id, terms in zip(record["image_ids"], record["visual_terms"], strict=False):
                 image_cos = bow_cosine(query, content_tokens(terms))
                 score = 0.06 + 0.42 * image_cos + jitter(run, question, image_id, scale=0.04)
                 # MemEye keeps the last image on ties (``>=``), so do the same.
@@ -88,8 +159,12 @@ def natural_scores(question: str, records: list[dict], run: str) -> dict[str, di
             fused = TEXT_WEIGHT * text_score + IMAGE_WEIGHT * image_score
         else:
             fused = text_score
-        scores[rid] = {"text": text_score, "image": image_score, "fused": fused,
-                       "best_image": best_image}
+        scores[rid] = {
+            "text": text_score,
+            "image": image_score,
+            "fused": fused,
+            "best_image": best_image,
+        }
     return scores
 
 
@@ -108,8 +183,9 @@ def apply_placements(natural_order: list[str], placement: dict | None, top_k: in
     return order
 
 
-def rank_rounds(question: str, records: list[dict], run: str, placement: dict | None,
-                top_k: int) -> dict:
+def rank_rounds(
+    question: str, records: list[dict], run: str, placement: dict | None, top_k: int
+) -> dict:
     """The simulated ranking of all rounds for one question and run.
 
     Returns ``order`` (every round id, rank 1 first) and ``scores`` (round id -> logged

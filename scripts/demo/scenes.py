@@ -77,6 +77,7 @@ def draw_plot_marker(tag_text: str, muddy: bool = False, new_style: bool = False
                 x, y = rng.randrange(100, 222), rng.randrange(120, 228)
                 draw.ellipse([x - 3, y - 2, x + 3, y + 2], fill=(80, 56, 36))
         return image
+
     return scene
 
 
@@ -89,6 +90,7 @@ def draw_shed_door(door_color):
         draw.rectangle([116, 48, 204, 130], outline=BLACK, width=2)
         draw.ellipse([196, 140, 208, 152], fill=(200, 180, 90))
         return image
+
     return scene
 
 
@@ -163,6 +165,7 @@ def draw_compost(side: str):
         image, draw = new_canvas(SKY)
         garden_view(draw, DOOR_FOREST_GREEN if side == "left" else DOOR_SKY_BLUE, side)
         return image
+
     return scene
 
 
@@ -202,6 +205,7 @@ def draw_tomato_tray(columns: int, rows: int):
         image, draw = new_canvas((200, 200, 196))
         seedling_tray(draw, columns, rows)
         return image
+
     return scene
 
 
@@ -210,6 +214,7 @@ def draw_rota(lines: list[str]):
         image, _ = new_canvas((210, 200, 180))
         chalkboard(ImageDraw.Draw(image), lines)
         return image
+
     return scene
 
 
@@ -222,6 +227,7 @@ def draw_seed_jars(labels: list[str], cracked_label: str | None, backdrop):
         for i, label in enumerate(labels):
             seed_jar(draw, 16 + i * 76, 84, label, seed_colors[i], cracked=label == cracked_label)
         return image
+
     return scene
 
 
@@ -231,8 +237,12 @@ def draw_seedswap_awning():
     striped_awning(draw, 20, 70, 300, [(60, 120, 180), WHITE])
     draw.rectangle([130, 110, 190, 200], fill=(110, 80, 60))  # hall door
     draw.rectangle([0, 200, WIDTH, HEIGHT], fill=(110, 110, 112))
-    for x, shirt in ((50, (200, 90, 90)), (100, (90, 160, 90)), (230, (90, 90, 180)),
-                     (275, (200, 170, 70))):
+    for x, shirt in (
+        (50, (200, 90, 90)),
+        (100, (90, 160, 90)),
+        (230, (90, 90, 180)),
+        (275, (200, 170, 70)),
+    ):
         person(draw, x, 186, shirt)
     puddles(draw, [(80, 226), (240, 230)])
     rain(draw, seed=17)
@@ -265,6 +275,7 @@ def draw_tomato_bed(plant_count: int, staked: bool):
             else:
                 seedling(draw, cx, 160)
         return image
+
     return scene
 
 

@@ -58,10 +58,22 @@ _VOWELS = frozenset("aeiou")
 
 # NLTK maps a few irregular forms directly instead of running the algorithm.
 _IRREGULAR_FORMS = {
-    "skies": "sky", "sky": "sky", "dying": "die", "lying": "lie", "tying": "tie",
-    "news": "news", "innings": "inning", "inning": "inning", "outings": "outing",
-    "outing": "outing", "cannings": "canning", "canning": "canning", "howe": "howe",
-    "proceed": "proceed", "exceed": "exceed", "succeed": "succeed",
+    "skies": "sky",
+    "sky": "sky",
+    "dying": "die",
+    "lying": "lie",
+    "tying": "tie",
+    "news": "news",
+    "innings": "inning",
+    "inning": "inning",
+    "outings": "outing",
+    "outing": "outing",
+    "cannings": "canning",
+    "canning": "canning",
+    "howe": "howe",
+    "proceed": "proceed",
+    "exceed": "exceed",
+    "succeed": "succeed",
 }
 
 
@@ -152,9 +164,7 @@ def _step1b(word: str) -> str:
 
 
 def _step1c(word: str) -> str:
-    return _apply_rules(
-        word, [("y", "i", lambda s: len(s) > 1 and _is_consonant(s, len(s) - 1))]
-    )
+    return _apply_rules(word, [("y", "i", lambda s: len(s) > 1 and _is_consonant(s, len(s) - 1))])
 
 
 def _step2(word: str) -> str:
@@ -162,14 +172,28 @@ def _step2(word: str) -> str:
         return _step2(word[:-4] + "al")
     positive = _has_positive_measure
     rules = [
-        ("ational", "ate", positive), ("tional", "tion", positive),
-        ("enci", "ence", positive), ("anci", "ance", positive), ("izer", "ize", positive),
-        ("bli", "ble", positive), ("alli", "al", positive), ("entli", "ent", positive),
-        ("eli", "e", positive), ("ousli", "ous", positive), ("ization", "ize", positive),
-        ("ation", "ate", positive), ("ator", "ate", positive), ("alism", "al", positive),
-        ("iveness", "ive", positive), ("fulness", "ful", positive),
-        ("ousness", "ous", positive), ("aliti", "al", positive), ("iviti", "ive", positive),
-        ("biliti", "ble", positive), ("fulli", "ful", positive), ("lessli", "less", positive),
+        ("ational", "ate", positive),
+        ("tional", "tion", positive),
+        ("enci", "ence", positive),
+        ("anci", "ance", positive),
+        ("izer", "ize", positive),
+        ("bli", "ble", positive),
+        ("alli", "al", positive),
+        ("entli", "ent", positive),
+        ("eli", "e", positive),
+        ("ousli", "ous", positive),
+        ("ization", "ize", positive),
+        ("ation", "ate", positive),
+        ("ator", "ate", positive),
+        ("alism", "al", positive),
+        ("iveness", "ive", positive),
+        ("fulness", "ful", positive),
+        ("ousness", "ous", positive),
+        ("aliti", "al", positive),
+        ("iviti", "ive", positive),
+        ("biliti", "ble", positive),
+        ("fulli", "ful", positive),
+        ("lessli", "less", positive),
         ("logi", "log", lambda s: _has_positive_measure(word[:-3])),
     ]
     return _apply_rules(word, rules)
@@ -180,8 +204,12 @@ def _step3(word: str) -> str:
     return _apply_rules(
         word,
         [
-            ("icate", "ic", positive), ("ative", "", positive), ("alize", "al", positive),
-            ("iciti", "ic", positive), ("ical", "ic", positive), ("ful", "", positive),
+            ("icate", "ic", positive),
+            ("ative", "", positive),
+            ("alize", "al", positive),
+            ("iciti", "ic", positive),
+            ("ical", "ic", positive),
+            ("ful", "", positive),
             ("ness", "", positive),
         ],
     )
@@ -191,12 +219,12 @@ def _step4(word: str) -> str:
     def above_one(stem: str) -> bool:
         return _measure(stem) > 1
 
-    suffixes = ["al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment",
-                "ent"]
+    suffixes = ["al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent"]
     rules = [(suffix, "", above_one) for suffix in suffixes]
     rules.append(("ion", "", lambda s: _measure(s) > 1 and s[-1:] in ("s", "t")))
-    rules += [(suffix, "", above_one) for suffix in ["ou", "ism", "ate", "iti", "ous", "ive",
-                                                      "ize"]]
+    rules += [
+        (suffix, "", above_one) for suffix in ["ou", "ism", "ate", "iti", "ous", "ive", "ize"]
+    ]
     return _apply_rules(word, rules)
 
 
@@ -265,14 +293,11 @@ def bleu_score(pred: str, gold: str, weights=(0.25, 0.25, 0.25, 0.25)):
         return 0  # NLTK returns the int 0 here, which is what lands in the JSON row.
     precisions = [
         (_SMOOTHING_EPSILON / den) if num == 0 else Fraction(num, den)
-        for num, den in zip(numerators, denominators)
+        for num, den in zip(numerators, denominators, strict=False)
     ]
     hyp_len, ref_len = len(hypothesis), len(reference)
-    if hyp_len > ref_len:
-        brevity = 1
-    else:
-        brevity = math.exp(1 - ref_len / hyp_len)
-    log_sum = math.fsum(w * math.log(p) for w, p in zip(weights, precisions))
+    brevity = 1 if hyp_len > ref_len else math.exp(1 - ref_len / hyp_len)
+    log_sum = math.fsum(w * math.log(p) for w, p in zip(weights, precisions, strict=False))
     return brevity * math.exp(log_sum)
 
 

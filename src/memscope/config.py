@@ -96,7 +96,8 @@ def _check_keys(table: dict[str, Any], allowed: set[str], where: str, path: Path
 def _typed(value: Any, expected: type, key: str, path: Path) -> Any:
     if not isinstance(value, expected):
         raise ConfigError(
-            f"setting {key!r} must be a {expected.__name__}, got {type(value).__name__}", where=str(path)
+            f"setting {key!r} must be a {expected.__name__}, got {type(value).__name__}",
+            where=str(path),
         )
     return value
 
@@ -113,7 +114,9 @@ def load_config(path: Path | None = None) -> Config:
     except FileNotFoundError:
         return Config(path=path)
     except OSError as exc:
-        raise ConfigError(f"cannot read the config file: {exc.strerror or exc}", where=str(path)) from None
+        raise ConfigError(
+            f"cannot read the config file: {exc.strerror or exc}", where=str(path)
+        ) from None
     return _parse_config(path, content)
 
 
@@ -122,7 +125,9 @@ def _parse_config(path: Path, content: bytes) -> Config:
     try:
         raw = tomllib.loads(content.decode("utf-8"))
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"not valid TOML: {exc}", where=str(path), fix="Fix the file or remove it.") from None
+        raise ConfigError(
+            f"not valid TOML: {exc}", where=str(path), fix="Fix the file or remove it."
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read the config file: {exc}", where=str(path)) from None
     _check_keys(raw, {"user", "keys", "taxonomy", "engine"}, "", path)
@@ -143,12 +148,18 @@ def _parse_config(path: Path, content: bytes) -> Config:
         for name, value in code.items():
             _typed(value, CODE_FIELDS[name], f"taxonomy.codes[{number}].{name}", path)
     engine = _typed(raw.get("engine", {}), dict, "engine", path)
-    _check_keys(engine, {"text_model", "image_model", "image_pretrained", "device"}, "engine.", path)
+    _check_keys(
+        engine, {"text_model", "image_model", "image_pretrained", "device"}, "engine.", path
+    )
     for name, value in engine.items():
         _typed(value, str, f"engine.{name}", path)
     return Config(
         path=path,
-        user=UserSettings(annotator=_typed(user["annotator"], str, "user.annotator", path) if "annotator" in user else None),
+        user=UserSettings(
+            annotator=_typed(user["annotator"], str, "user.annotator", path)
+            if "annotator" in user
+            else None
+        ),
         keys=dict(keys),
         extra_codes=[dict(code) for code in codes],
         engine=EngineSettings(**engine),

@@ -66,7 +66,11 @@ class Taxonomy:
     def stage_rank(self, code: str) -> int:
         """Position of the code's stage in the pipeline (unknown codes last)."""
         found = self.get(code)
-        return self.stages.index(found.stage) if found and found.stage in self.stages else len(self.stages)
+        return (
+            self.stages.index(found.stage)
+            if found and found.stage in self.stages
+            else len(self.stages)
+        )
 
     @property
     def names(self) -> list[str]:
@@ -110,8 +114,13 @@ def load_taxonomy(config: Config | None = None) -> Taxonomy:
     stages = tuple(raw["stages"])
     codes = [
         FailureCode(
-            code=item["code"], name=item["name"], stage=item["stage"], definition=item.get("definition", ""),
-            source=item.get("source", ""), key=item.get("key"), evidence=item.get("evidence", ""),
+            code=item["code"],
+            name=item["name"],
+            stage=item["stage"],
+            definition=item.get("definition", ""),
+            source=item.get("source", ""),
+            key=item.get("key"),
+            evidence=item.get("evidence", ""),
         )
         for item in raw["codes"]
     ]
@@ -119,29 +128,47 @@ def load_taxonomy(config: Config | None = None) -> Taxonomy:
     if config.extra_codes:
         for number, item in enumerate(config.extra_codes, start=1):
             codes.append(_extra_code(item, number, codes, stages, config))
-        digest = hashlib.sha1(json.dumps(config.extra_codes, sort_keys=True).encode()).hexdigest()[:8]
+        digest = hashlib.sha1(json.dumps(config.extra_codes, sort_keys=True).encode()).hexdigest()[
+            :8
+        ]
         version = f"{version}+{digest}"
     return Taxonomy(version=version, codes=codes, stages=stages)
 
 
-def _extra_code(item: dict[str, str], number: int, known: list[FailureCode], stages: tuple[str, ...], config: Config) -> FailureCode:
+def _extra_code(
+    item: dict[str, str],
+    number: int,
+    known: list[FailureCode],
+    stages: tuple[str, ...],
+    config: Config,
+) -> FailureCode:
     where = str(config.path)
     code = item["code"].strip().upper()
     setting = f"taxonomy.codes[{number}]"
     if any(existing.code == code for existing in known):
-        raise ConfigError(f"{setting}: code {code!r} already exists", where=where, fix="Pick another code name.")
+        raise ConfigError(
+            f"{setting}: code {code!r} already exists", where=where, fix="Pick another code name."
+        )
     if item["stage"] not in stages:
         raise ConfigError(
-            f"{setting}: unknown stage {item['stage']!r}", where=where, fix=f"Valid stages: {', '.join(stages)}."
+            f"{setting}: unknown stage {item['stage']!r}",
+            where=where,
+            fix=f"Valid stages: {', '.join(stages)}.",
         )
     key = item.get("key") or None
     clash = next((existing for existing in known if key is not None and existing.key == key), None)
     if clash is not None:
         raise ConfigError(
-            f"{setting}: key {key!r} is already bound to {clash.code}", where=where,
+            f"{setting}: key {key!r} is already bound to {clash.code}",
+            where=where,
             fix="Pick a free key (0 is free by default), or leave the key out.",
         )
     return FailureCode(
-        code=code, name=item["name"], stage=item["stage"], definition=item.get("definition", ""),
-        source=item.get("source", "user config"), key=key, extra=True,
+        code=code,
+        name=item["name"],
+        stage=item["stage"],
+        definition=item.get("definition", ""),
+        source=item.get("source", "user config"),
+        key=key,
+        extra=True,
     )

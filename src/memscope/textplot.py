@@ -26,7 +26,9 @@ def bar(value: float | None, width: int, *, maximum: float = 1.0) -> str:
     return FULL_BLOCK * full + (BAR_EIGHTHS[rest] if rest else "")
 
 
-def sparkline(values: Sequence[float | None], *, minimum: float | None = 0.0, maximum: float | None = 1.0) -> str:
+def sparkline(
+    values: Sequence[float | None], *, minimum: float | None = 0.0, maximum: float | None = 1.0
+) -> str:
     """One block character per value, from ``▁`` (minimum) to ``█`` (maximum).
 
     ``minimum`` / ``maximum`` default to [0, 1]; pass None to use the data's own range.

@@ -53,7 +53,9 @@ def tiny_clip(tiny_clip_checkpoint: Path, cpu):
     from memscope.engine.image import load_image_encoder
     from memscope.engine.models import resolve_image_model
 
-    return load_image_encoder(resolve_image_model(str(TINY_CLIP_CONFIG), str(tiny_clip_checkpoint)), cpu)
+    return load_image_encoder(
+        resolve_image_model(str(TINY_CLIP_CONFIG), str(tiny_clip_checkpoint)), cpu
+    )
 
 
 @pytest.fixture
@@ -73,7 +75,9 @@ def fresh_devices():
 
 
 @pytest.fixture(scope="session")
-def seeded_template(tmp_path_factory: pytest.TempPathFactory, minilm, tiny_clip_checkpoint: Path) -> Path:
+def seeded_template(
+    tmp_path_factory: pytest.TempPathFactory, minilm, tiny_clip_checkpoint: Path
+) -> Path:
     """A store file holding every vector the engine tests need, built once per session.
 
     Both upstream dialog files are indexed: texts with the real MiniLM, images with the
@@ -85,7 +89,9 @@ def seeded_template(tmp_path_factory: pytest.TempPathFactory, minilm, tiny_clip_
     from memscope.store import Store
 
     path = tmp_path_factory.mktemp("seeded_store") / "memscope.duckdb"
-    options = EngineOptions(image_model=str(TINY_CLIP_CONFIG), image_pretrained=str(tiny_clip_checkpoint))
+    options = EngineOptions(
+        image_model=str(TINY_CLIP_CONFIG), image_pretrained=str(tiny_clip_checkpoint)
+    )
     for dialog_file in (KITCHEN, KITCHEN_OPEN):
         index_dataset(Store(path), dialog_file, options)
     return path

@@ -20,7 +20,9 @@ UPSTREAM_RUNS = UPSTREAM / "runs" / "kitchen_renovation"
 
 def upstream_rag_runs() -> list[Path]:
     """The two real semantic_rag_text_only runs (MCQ and open) with real MiniLM scores."""
-    return sorted(path for path in UPSTREAM_RUNS.iterdir() if path.name.endswith("semantic_rag_text_only"))
+    return sorted(
+        path for path in UPSTREAM_RUNS.iterdir() if path.name.endswith("semantic_rag_text_only")
+    )
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -39,7 +41,9 @@ class StubChat:
 
 
 @contextmanager
-def stub_endpoint(reply: Callable[[dict[str, Any], int], tuple[int, Any]]) -> Iterator[tuple[str, StubChat]]:
+def stub_endpoint(
+    reply: Callable[[dict[str, Any], int], tuple[int, Any]],
+) -> Iterator[tuple[str, StubChat]]:
     """A local OpenAI-compatible ``/v1/chat/completions`` on 127.0.0.1 (a thread).
 
     ``reply(payload, call_number)`` returns ``(status, body)``; a dict body is sent as
@@ -59,7 +63,7 @@ def stub_endpoint(reply: Callable[[dict[str, Any], int], tuple[int, Any]]) -> It
                 status, body = 404, {"error": f"no route {self.path}"}
             else:
                 status, body = chat.reply(payload, number)
-            data = (json.dumps(body) if not isinstance(body, (bytes, str)) else body)
+            data = json.dumps(body) if not isinstance(body, (bytes, str)) else body
             data = data.encode() if isinstance(data, str) else data
             try:
                 self.send_response(status)
@@ -87,5 +91,7 @@ def stub_endpoint(reply: Callable[[dict[str, Any], int], tuple[int, Any]]) -> It
 
 def completion(text: str) -> dict[str, Any]:
     """A minimal chat-completion body."""
-    return {"choices": [{"message": {"role": "assistant", "content": text}}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}}
+    return {
+        "choices": [{"message": {"role": "assistant", "content": text}}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11},
+    }

@@ -26,8 +26,24 @@ runner = CliRunner()
 
 
 def retrieve(endpoint: str, dataset: Path, out: Path, *extra: str) -> object:
-    return runner.invoke(app, ["retrieve", str(dataset), "--method", "srag_t", "--k", "3", "--out", str(out),
-                               "--answer-endpoint", endpoint, "--answer-model", "stub-model", *extra])
+    return runner.invoke(
+        app,
+        [
+            "retrieve",
+            str(dataset),
+            "--method",
+            "srag_t",
+            "--k",
+            "3",
+            "--out",
+            str(out),
+            "--answer-endpoint",
+            endpoint,
+            "--answer-model",
+            "stub-model",
+            *extra,
+        ],
+    )
 
 
 def correct_letter(payload: dict, number: int) -> tuple[int, dict]:
@@ -35,7 +51,9 @@ def correct_letter(payload: dict, number: int) -> tuple[int, dict]:
     return 200, completion("A")
 
 
-def test_mcq_questions_are_asked_once_per_rotation_with_memeye_prompts(tmp_path: Path, seeded_store, minilm, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_mcq_questions_are_asked_once_per_rotation_with_memeye_prompts(
+    tmp_path: Path, seeded_store, minilm, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     out = tmp_path / "answered"
     with stub_endpoint(correct_letter) as (endpoint, chat):
@@ -46,21 +64,31 @@ def test_mcq_questions_are_asked_once_per_rotation_with_memeye_prompts(tmp_path:
     rotations = sum(len(qa["options"]) for qa in data["human-annotated QAs"])
     assert len(chat.requests) == rotations
     first = chat.requests[0]
-    assert first["model"] == "stub-model" and first["temperature"] == 0 and first["max_tokens"] == 128
+    assert (
+        first["model"] == "stub-model" and first["temperature"] == 0 and first["max_tokens"] == 128
+    )
     assert first["messages"][0] == {"role": "system", "content": SYSTEM_PROMPT_MCQ}
     question_turn = first["messages"][-1]["content"][0]["text"]
-    assert question_turn.startswith("Answer based on the conversation and images above. Be concise and factual.\nQuestion: ")
-    assert "A. " in question_turn and question_turn.endswith("Answer with ONLY the option letter (A, B, C, D). Do not explain.")
+    assert question_turn.startswith(
+        "Answer based on the conversation and images above. Be concise and factual.\nQuestion: "
+    )
+    assert "A. " in question_turn and question_turn.endswith(
+        "Answer with ONLY the option letter (A, B, C, D). Do not explain."
+    )
     assert chat.headers[0].get("Authorization") == "Bearer sk-test"
     history_text = " ".join(part["text"] for m in first["messages"][1:-1] for part in m["content"])
     assert "image_caption:" in history_text  # text-only history carries the captions
     for row in rows:
         assert len(row["rotations"]) == 4 and row["choice"] == "A"
-        assert row["em"] == pytest.approx(sum(r["correct_position"] == "A" for r in row["rotations"]) / 4)
+        assert row["em"] == pytest.approx(
+            sum(r["correct_position"] == "A" for r in row["rotations"]) / 4
+        )
         assert row["position_bias"] == {"A": 4} and row["usage"]["total_tokens"] == 44
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["model_name"] == "stub-model" and metrics["memscope"]["status"] == "complete"
-    assert metrics["summary"]["overall"]["em"] == pytest.approx(sum(r["em"] for r in rows) / len(rows))
+    assert metrics["summary"]["overall"]["em"] == pytest.approx(
+        sum(r["em"] for r in rows) / len(rows)
+    )
 
 
 def test_open_questions_are_scored_by_exact_match(tmp_path: Path, seeded_store, minilm) -> None:
@@ -74,7 +102,9 @@ def test_open_questions_are_scored_by_exact_match(tmp_path: Path, seeded_store, 
         result = retrieve(endpoint, KITCHEN_OPEN, out)
     assert result.exit_code == 0, result.output
     assert chat.requests[0]["messages"][0]["content"] == SYSTEM_PROMPT_OPEN
-    assert "Authorization" not in chat.headers[0] or chat.headers[0]["Authorization"].startswith("Bearer ")
+    assert "Authorization" not in chat.headers[0] or chat.headers[0]["Authorization"].startswith(
+        "Bearer "
+    )
     rows = read_jsonl(out / "predictions.jsonl")
     assert [row["em"] for row in rows] == [1.0] + [0.0] * (len(rows) - 1)
     assert rows[0]["exact_match"] is True and rows[0]["judge"] is None
@@ -82,15 +112,25 @@ def test_open_questions_are_scored_by_exact_match(tmp_path: Path, seeded_store, 
     assert ingest.exit_code == 0, ingest.output
 
 
-def test_a_failing_endpoint_stops_with_one_error_and_keeps_the_answered_rows(tmp_path: Path, seeded_store, minilm) -> None:
+def test_a_failing_endpoint_stops_with_one_error_and_keeps_the_answered_rows(
+    tmp_path: Path, seeded_store, minilm
+) -> None:
     def fail_on_third(payload: dict, number: int) -> tuple[int, dict]:
-        return (500, {"error": {"message": "model crashed"}}) if number == 3 else (200, completion("no idea"))
+        return (
+            (500, {"error": {"message": "model crashed"}})
+            if number == 3
+            else (200, completion("no idea"))
+        )
 
     out = tmp_path / "partial"
     with stub_endpoint(fail_on_third) as (endpoint, _chat):
         result = retrieve(endpoint, KITCHEN_OPEN, out)
     assert result.exit_code == 1
-    assert "HTTP 500" in result.output and "model crashed" in result.output and "Traceback" not in result.output
+    assert (
+        "HTTP 500" in result.output
+        and "model crashed" in result.output
+        and "Traceback" not in result.output
+    )
     assert "answered so far are kept" in result.output
     rows = read_jsonl(out / "predictions.jsonl")
     assert [row["idx"] for row in rows] == [1, 2] and len(read_jsonl(out / "retrieval.jsonl")) == 2
@@ -141,14 +181,31 @@ def test_busy_replies_are_retried() -> None:
 
 
 def test_answer_options_without_endpoint_are_refused(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["retrieve", str(KITCHEN), "--method", "srag_t", "--out", str(tmp_path / "x"),
-                                 "--answer-model", "m"])
+    result = runner.invoke(
+        app,
+        [
+            "retrieve",
+            str(KITCHEN),
+            "--method",
+            "srag_t",
+            "--out",
+            str(tmp_path / "x"),
+            "--answer-model",
+            "m",
+        ],
+    )
     assert result.exit_code == 1 and "go together" in result.output
 
 
 @pytest.mark.parametrize(
     ("reply", "choice"),
-    [("B", "B"), ("c. the sage one", "C"), ("The answer is D", "D"), ("I think (A) fits", "A"), ("none", "INVALID")],
+    [
+        ("B", "B"),
+        ("c. the sage one", "C"),
+        ("The answer is D", "D"),
+        ("I think (A) fits", "A"),
+        ("none", "INVALID"),
+    ],
 )
 def test_choices_are_extracted_like_memeye(reply: str, choice: str) -> None:
     assert answering.extract_choice(reply, {"A", "B", "C", "D"}) == choice
@@ -160,9 +217,13 @@ def test_answers_are_normalised_like_memeye() -> None:
 
 
 def test_text_only_history_appends_memeye_caption_lines() -> None:
-    round_ = CorpusRound("K1:1", 1, "Look at this.", "Nice.", ["A green swatch. "], ["/x.png"], ["swatch"])
+    round_ = CorpusRound(
+        "K1:1", 1, "Look at this.", "Nice.", ["A green swatch. "], ["/x.png"], ["swatch"]
+    )
     history = answering.round_history([round_], "text_only")
-    assert history[0].text == "Look at this.\nimage:\nimage_id: swatch\nimage_caption: A green swatch."
+    assert (
+        history[0].text == "Look at this.\nimage:\nimage_id: swatch\nimage_caption: A green swatch."
+    )
     assert history[0].images == [] and history[1].role == "assistant"
     multimodal = answering.round_history([round_], "multimodal")
     assert multimodal[0].text == "Look at this." and multimodal[0].images == ["/x.png"]
@@ -176,10 +237,17 @@ def test_the_oldest_history_images_are_dropped_beyond_the_limit(tmp_path: Path) 
         path = tmp_path / f"{number}.png"
         Image.new("RGB", (4, 4)).save(path)
         paths.append(str(path))
-    history = [answering.HistoryTurn("user", "first", paths[:2]), answering.HistoryTurn("user", "second", paths[2:])]
+    history = [
+        answering.HistoryTurn("user", "first", paths[:2]),
+        answering.HistoryTurn("user", "second", paths[2:]),
+    ]
     messages = answering.chat_messages("sys", history, "q?", [paths[0]], max_images=2)
     images = [[part for part in m["content"] if part["type"] == "image_url"] for m in messages[1:]]
-    assert [len(found) for found in images] == [0, 1, 1]  # two history images dropped, the question's kept
+    assert [len(found) for found in images] == [
+        0,
+        1,
+        1,
+    ]  # two history images dropped, the question's kept
 
 
 def test_large_images_are_downscaled_to_jpeg(tmp_path: Path) -> None:

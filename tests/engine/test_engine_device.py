@@ -37,7 +37,9 @@ def test_cuda_requested_without_cuda_is_one_clear_error(no_cuda) -> None:
     assert "--device cpu" in message
 
 
-def test_cuda_index_beyond_the_visible_devices(monkeypatch: pytest.MonkeyPatch, fresh_devices) -> None:
+def test_cuda_index_beyond_the_visible_devices(
+    monkeypatch: pytest.MonkeyPatch, fresh_devices
+) -> None:
     import torch
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)

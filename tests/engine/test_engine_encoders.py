@@ -20,8 +20,16 @@ from memscope.engine.models import (
 )
 from memscope.errors import EngineError
 
-SENTENCES = ["a brass compass on the shelf", "sage green walls", "", "The cabinet doors arrived today.", "42"]
-IMAGES = sorted(str(p) for p in (KITCHEN.parent.parent / "image" / "Kitchen_Renovation").glob("*.png"))
+SENTENCES = [
+    "a brass compass on the shelf",
+    "sage green walls",
+    "",
+    "The cabinet doors arrived today.",
+    "42",
+]
+IMAGES = sorted(
+    str(p) for p in (KITCHEN.parent.parent / "image" / "Kitchen_Renovation").glob("*.png")
+)
 
 
 def test_the_default_text_model_is_the_packaged_minilm() -> None:
@@ -53,7 +61,9 @@ def test_minilm_reports_each_batch(minilm) -> None:
 
 def test_minilm_puts_related_sentences_closer(minilm) -> None:
     """Real weights: a paraphrase is nearer than an unrelated sentence."""
-    anchor, paraphrase, unrelated = minilm.encode(["paint colour for the walls", "which wall paint shade", "a brass compass"])
+    anchor, paraphrase, unrelated = minilm.encode(
+        ["paint colour for the walls", "which wall paint shade", "a brass compass"]
+    )
     assert anchor @ paraphrase > anchor @ unrelated
 
 
@@ -100,11 +110,16 @@ def test_random_weights_need_an_integer_seed() -> None:
         resolve_image_model(str(TINY_CLIP_CONFIG), "random:abc")
 
 
-def test_a_local_checkpoint_is_identified_by_its_content(tiny_clip_checkpoint: Path, tmp_path: Path) -> None:
+def test_a_local_checkpoint_is_identified_by_its_content(
+    tiny_clip_checkpoint: Path, tmp_path: Path
+) -> None:
     first = resolve_image_model(str(TINY_CLIP_CONFIG), str(tiny_clip_checkpoint))
     copy = tmp_path / "copy.pt"
     copy.write_bytes(tiny_clip_checkpoint.read_bytes())
-    assert resolve_image_model(str(TINY_CLIP_CONFIG), str(copy)).model_id.split("@")[1] == first.model_id.split("@")[1]
+    assert (
+        resolve_image_model(str(TINY_CLIP_CONFIG), str(copy)).model_id.split("@")[1]
+        == first.model_id.split("@")[1]
+    )
     copy.write_bytes(tiny_clip_checkpoint.read_bytes()[:-4] + b"\0\0\0\1")
     assert resolve_image_model(str(TINY_CLIP_CONFIG), str(copy)).model_id != first.model_id
 
@@ -120,7 +135,9 @@ def test_random_weight_clip_is_deterministic_across_batch_sizes(tiny_clip) -> No
     one_batch = tiny_clip.encode_images(IMAGES, batch_size=len(IMAGES)).vectors
     singles = tiny_clip.encode_images(IMAGES, batch_size=1).vectors
     assert np.allclose(one_batch, singles, atol=1e-5)
-    assert np.array_equal(one_batch, tiny_clip.encode_images(IMAGES, batch_size=len(IMAGES)).vectors)
+    assert np.array_equal(
+        one_batch, tiny_clip.encode_images(IMAGES, batch_size=len(IMAGES)).vectors
+    )
 
 
 def test_random_weight_clip_reports_unreadable_images(tiny_clip, tmp_path: Path) -> None:
@@ -134,7 +151,9 @@ def test_random_weight_clip_reports_unreadable_images(tiny_clip, tmp_path: Path)
 
 def test_random_weight_clip_text_queries_are_unit_rows(tiny_clip) -> None:
     seen: list[int] = []
-    vectors = tiny_clip.encode_texts(["brass compass", "green paint", "x"], batch_size=2, on_batch=seen.append)
+    vectors = tiny_clip.encode_texts(
+        ["brass compass", "green paint", "x"], batch_size=2, on_batch=seen.append
+    )
     assert vectors.shape == (3, 32) and seen == [2, 1]
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
 

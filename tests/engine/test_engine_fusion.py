@@ -18,7 +18,9 @@ from memscope.errors import InputError
 
 S = math.sqrt(0.5)
 ROUND_IDS = np.array(["D1:1", "D1:2", "D2:1", "D2:2"], dtype=object)
-TEXT = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [S, S]], dtype=np.float32)  # cos with query: 1, 0, -1, 0.7071
+TEXT = np.array(
+    [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [S, S]], dtype=np.float32
+)  # cos with query: 1, 0, -1, 0.7071
 QUERY = np.array([[1.0, 0.0]], dtype=np.float32)
 # Images: D1:1 has one at 90°, D1:2 two (180° then 0°), D2:1 none, D2:2 one at 45°.
 IMAGES = np.array([[0.0, 1.0], [-1.0, 0.0], [1.0, 0.0], [S, S]], dtype=np.float32)
@@ -47,7 +49,12 @@ def test_srag_v_adds_weighted_text_and_best_image_with_memeye_floor() -> None:
     # Best image per round, floored at 0: D1:1 max(0, 0)=0; D1:2 max(0,-1,1)=1; D2:1 none=0; D2:2 0.7071.
     assert np.allclose(channels.image[0], [0.0, 1.0, 0.0, S])
     assert np.allclose(channels.fused[0], [0.5, 0.5, -0.5, S])
-    assert channels.best_image[0].tolist() == [0, 2, -1, 3]  # ties (0 >= 0) go to the image: MemEye's ">="
+    assert channels.best_image[0].tolist() == [
+        0,
+        2,
+        -1,
+        3,
+    ]  # ties (0 >= 0) go to the image: MemEye's ">="
 
 
 def test_srag_v_weights_are_configurable() -> None:
@@ -76,29 +83,43 @@ def test_minmax_ignores_missing_values_and_an_all_missing_row_is_zero() -> None:
 def test_dualmem_with_a_constant_visual_channel_ranks_by_text_alone() -> None:
     text = np.array([[0.2, 0.9, 0.5]])
     visual = np.full((1, 3), 0.4)
-    assert np.allclose(fusion.dualmem(text, visual, 0.75), 0.25 * np.array([0.0, 1.0, (0.5 - 0.2) / 0.7]))
+    assert np.allclose(
+        fusion.dualmem(text, visual, 0.75), 0.25 * np.array([0.0, 1.0, (0.5 - 0.2) / 0.7])
+    )
 
 
 def test_ranking_breaks_ties_by_round_id_like_memeye() -> None:
-    order = fusion.rank_order(np.array([[0.5, 0.9, 0.5, 0.9]]), np.array(["b", "z", "a", "c"], dtype=object))
+    order = fusion.rank_order(
+        np.array([[0.5, 0.9, 0.5, 0.9]]), np.array(["b", "z", "a", "c"], dtype=object)
+    )
     assert order[0].tolist() == [3, 1, 2, 0]  # 0.9: c before z; 0.5: a before b
 
 
 def test_nan_scores_rank_last() -> None:
-    order = fusion.rank_order(np.array([[np.nan, 0.1, 0.2]]), np.array(["a", "b", "c"], dtype=object))
+    order = fusion.rank_order(
+        np.array([[np.nan, 0.1, 0.2]]), np.array(["a", "b", "c"], dtype=object)
+    )
     assert order[0].tolist() == [2, 1, 0]
 
 
 def test_pools_keep_every_channel_and_respect_pool_size_and_empty_queries() -> None:
     queries = np.vstack([QUERY, QUERY])
-    pools = retrieve(bank(), MethodSettings("srag_v"), queries, np.vstack([IMAGE_QUERY, IMAGE_QUERY]), 3,
-                     has_query=np.array([True, False]))
+    pools = retrieve(
+        bank(),
+        MethodSettings("srag_v"),
+        queries,
+        np.vstack([IMAGE_QUERY, IMAGE_QUERY]),
+        3,
+        has_query=np.array([True, False]),
+    )
     assert pools.sizes.tolist() == [3, 0]
     entries = pools.pool(0)
     # fused: D1:1 .5, D1:2 .5, D2:1 -.5, D2:2 .7071 → D2:2, then the tie D1:1 < D1:2 by id
     assert [e["round_id"] for e in entries] == ["D2:2", "D1:1", "D1:2"]
     assert [e["rank"] for e in entries] == [1, 2, 3]
-    assert entries[0]["text_score"] == pytest.approx(S) and entries[0]["image_score"] == pytest.approx(S)
+    assert entries[0]["text_score"] == pytest.approx(S) and entries[0][
+        "image_score"
+    ] == pytest.approx(S)
     assert pools.pool(1) == []
 
 
@@ -120,7 +141,10 @@ def test_method_settings_refuse_unknown_methods_and_bad_weights() -> None:
     with pytest.raises(InputError, match="visual-weight"):
         MethodSettings("dualmem", visual_weight=1.5)
     assert not MethodSettings("srag_v", 1.0, 0.0).uses_images
-    assert MethodSettings("srag_v").text_kind == "round_dialogue" and MethodSettings("srag_t").text_kind == "round_text"
+    assert (
+        MethodSettings("srag_v").text_kind == "round_dialogue"
+        and MethodSettings("srag_t").text_kind == "round_text"
+    )
 
 
 @pytest.mark.parametrize(("n", "k"), [(1000, 10), (257, 300), (50, 1)])

@@ -44,7 +44,9 @@ def rows_by_question(store, run_id: str) -> dict[str, list[tuple]]:
 
 
 @pytest.mark.parametrize("run_dir", upstream_rag_runs(), ids=lambda p: p.name[-30:])
-def test_requery_reproduces_the_logged_seed_order_and_scores(run_dir: Path, seeded_store, minilm) -> None:
+def test_requery_reproduces_the_logged_seed_order_and_scores(
+    run_dir: Path, seeded_store, minilm
+) -> None:
     store = seeded_store
     from memscope.pipeline.engine import requery_pool
 
@@ -80,10 +82,16 @@ def test_gap_fill_of_a_fully_scored_top_k_extends_the_pool(seeded_store, minilm)
         assert scores == sorted(scores, reverse=True) and all(s is not None for s in scores)
 
 
-def test_gap_fill_fills_unlogged_scores_with_the_values_memeye_would_log(upstream_copy: Path, seeded_store, minilm) -> None:
+def test_gap_fill_fills_unlogged_scores_with_the_values_memeye_would_log(
+    upstream_copy: Path, seeded_store, minilm
+) -> None:
     store = seeded_store
     """Drop the logged scores of ranks 4-5; the recomputation must restore them."""
-    run_dir = next(p for p in (upstream_copy / "runs" / "kitchen_renovation").iterdir() if p.name == upstream_rag_runs()[0].name)
+    run_dir = next(
+        p
+        for p in (upstream_copy / "runs" / "kitchen_renovation").iterdir()
+        if p.name == upstream_rag_runs()[0].name
+    )
     rows = read_jsonl(run_dir / "predictions.jsonl")
     removed = {}
     for row in rows:
@@ -128,16 +136,27 @@ def test_recomputed_scores_reach_the_evidence_the_diagnosis_reads(seeded_store, 
         assert row["origins"] == ["logged"] * 5 + ["recomputed"] * 6
 
 
-def _fake_run(tmp_path: Path, *, method: str = "semantic_rag_text_only", runtime_extra: dict | None = None) -> Path:
+def _fake_run(
+    tmp_path: Path, *, method: str = "semantic_rag_text_only", runtime_extra: dict | None = None
+) -> Path:
     sessions = {"D1": ["D1:1", "D1:2", "D1:3"], "D2": ["D2:1", "D2:2", "D2:3"]}
-    data = dialog(sessions, [qa("What did the user say first?", "hello", [["X1"], ["Y1"]], ["D1:1"])],
-                  images={"D1:2": ["image/x.png"]})
+    data = dialog(
+        sessions,
+        [qa("What did the user say first?", "hello", [["X1"], ["Y1"]], ["D1:1"])],
+        images={"D1:2": ["image/x.png"]},
+    )
     seed = ["D2:3", "D1:1", "D1:2", "D1:3", "D2:1", "D2:2"]
     row = open_row(1, data, seed=seed, scores=[0.9, 0.8, 0.7, 0.6, 0.5, 0.4])  # invented scores
     if runtime_extra:
         row["method_runtime"] |= runtime_extra
-    return write_run(tmp_path / "runs" / "task" / "fake", data, [row], method=method, top_k=6,
-                     runtime=row["method_runtime"])
+    return write_run(
+        tmp_path / "runs" / "task" / "fake",
+        data,
+        [row],
+        method=method,
+        top_k=6,
+        runtime=row["method_runtime"],
+    )
 
 
 def test_gap_fill_refuses_scores_it_cannot_reproduce(tmp_path: Path, seeded_store, minilm) -> None:
@@ -151,7 +170,9 @@ def test_gap_fill_refuses_scores_it_cannot_reproduce(tmp_path: Path, seeded_stor
     assert forced.max_deviation > 0.1
 
 
-def test_gap_fill_of_srag_v_without_siglip_fills_text_scores_only(tmp_path: Path, seeded_store, minilm) -> None:
+def test_gap_fill_of_srag_v_without_siglip_fills_text_scores_only(
+    tmp_path: Path, seeded_store, minilm
+) -> None:
     store = seeded_store
     from memscope.engine.models import resolve_image_model
 
@@ -160,11 +181,18 @@ def test_gap_fill_of_srag_v_without_siglip_fills_text_scores_only(tmp_path: Path
         pytest.skip("SigLIP-2 weights are on this machine")
     except EngineError:
         pass
-    extra = {"retrieval_backend": "dense_multimodal", "method_modality": "multimodal",
-             "multimodal_embedding_model": "siglip2-base-patch16-384", "text_dense_weight": 0.5, "image_dense_weight": 0.5}
+    extra = {
+        "retrieval_backend": "dense_multimodal",
+        "method_modality": "multimodal",
+        "multimodal_embedding_model": "siglip2-base-patch16-384",
+        "text_dense_weight": 0.5,
+        "image_dense_weight": 0.5,
+    }
     run_dir = _fake_run(tmp_path, method="semantic_rag_multimodal", runtime_extra=extra)
     rows = read_jsonl(run_dir / "predictions.jsonl")
-    for candidate in rows[0]["method_runtime"]["top_candidates"]:  # a multimodal log has no text score we could check
+    for candidate in rows[0]["method_runtime"][
+        "top_candidates"
+    ]:  # a multimodal log has no text score we could check
         candidate.pop("text_dense_score")
     (run_dir / "predictions.jsonl").write_text(json.dumps(rows[0]) + "\n")
     run_id = ingest(store, run_dir)
@@ -173,7 +201,9 @@ def test_gap_fill_of_srag_v_without_siglip_fills_text_scores_only(tmp_path: Path
     assert any("image scores were not recomputed" in note for note in summary.notes)
     found = rows_by_question(store, run_id)["q1"]
     assert all(row[4] is not None for row in found)  # text scores recomputed
-    assert [row[3] for row in found[5:]] == [None]  # rank 6 had no logged fused score; none invented
+    assert [row[3] for row in found[5:]] == [
+        None
+    ]  # rank 6 had no logged fused score; none invented
 
 
 def test_cli_recompute_prints_a_summary_and_undoes(seeded_store, minilm) -> None:
@@ -205,7 +235,9 @@ def test_requery_of_some_questions_and_of_a_run_that_did_not_retrieve(seeded_sto
     subset = requery_pool(seeded_store, rag, ["q2", "q5"], pool=20).to_pylist()
     assert {row["qid"] for row in subset} == {"q2", "q5"}
     assert [row["rank"] for row in subset if row["qid"] == "q2"] == list(range(1, 12))
-    full_context = ingest(seeded_store, next(p for p in UPSTREAM_RUNS.iterdir() if "full_context_text_only" in p.name))
+    full_context = ingest(
+        seeded_store, next(p for p in UPSTREAM_RUNS.iterdir() if "full_context_text_only" in p.name)
+    )
     with pytest.raises(EngineError, match="Name the retriever"):
         requery_pool(seeded_store, full_context)
     assert requery_pool(seeded_store, full_context, ["q1"], method="srag_t").num_rows == 11
@@ -217,8 +249,21 @@ def test_rerun_requery_reranks_a_fully_scored_engine_pool(seeded_store, minilm) 
     store = seeded_store
     run_id = ingest(store, upstream_rag_runs()[0])
     result = runner.invoke(
-        app, ["rerun", "--run", run_id, "--question", "q1", "--alpha", "0.5", "--requery", "--format", "json",
-              "--db", str(store.path)],
+        app,
+        [
+            "rerun",
+            "--run",
+            run_id,
+            "--question",
+            "q1",
+            "--alpha",
+            "0.5",
+            "--requery",
+            "--format",
+            "json",
+            "--db",
+            str(store.path),
+        ],
     )
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
@@ -227,4 +272,6 @@ def test_rerun_requery_reranks_a_fully_scored_engine_pool(seeded_store, minilm) 
     assert {row["origin"] for row in candidates} == {"requery"}
     assert sorted(payload["after"]["ranking"]) == sorted(payload["before"]["ranking"])
     with store.read() as con:  # nothing is written to the run's retrievals
-        assert {row[0] for row in con.execute("SELECT DISTINCT origin FROM retrievals").fetchall()} <= {"logged", "recomputed"}
+        assert {
+            row[0] for row in con.execute("SELECT DISTINCT origin FROM retrievals").fetchall()
+        } <= {"logged", "recomputed"}

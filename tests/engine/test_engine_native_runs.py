@@ -22,11 +22,20 @@ def retrieve(*args: str) -> object:
     return runner.invoke(app, ["retrieve", *args])
 
 
-def test_a_retrieval_only_srag_t_run_has_the_memeye_layout(tmp_path: Path, seeded_store, minilm) -> None:
+def test_a_retrieval_only_srag_t_run_has_the_memeye_layout(
+    tmp_path: Path, seeded_store, minilm
+) -> None:
     out = tmp_path / "runs" / "srag_t"
-    result = retrieve(str(KITCHEN), "--method", "srag_t", "--k", "5", "--pool", "8", "--out", str(out))
+    result = retrieve(
+        str(KITCHEN), "--method", "srag_t", "--k", "5", "--pool", "8", "--out", str(out)
+    )
     assert result.exit_code == 0, result.output
-    assert {p.name for p in out.iterdir()} == {"config.json", "metrics.json", "predictions.jsonl", "retrieval.jsonl"}
+    assert {p.name for p in out.iterdir()} == {
+        "config.json",
+        "metrics.json",
+        "predictions.jsonl",
+        "retrieval.jsonl",
+    }
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["method_name"] == "semantic_rag_text_only" and metrics["num_qas_run"] == 6
     assert metrics["memscope"]["status"] == "complete" and metrics["memscope"]["retrieval_only"]
@@ -41,24 +50,48 @@ def test_a_retrieval_only_srag_t_run_has_the_memeye_layout(tmp_path: Path, seede
         assert pool["qid"] == f"q{row['idx']}"
         assert [entry["rank"] for entry in pool["pool"]] == list(range(1, 9))
         assert [entry["round_id"] for entry in pool["pool"][:5]] == runtime["seed_round_ids"]
-        assert all(entry["score"] == entry["text_score"] and entry["image_score"] is None for entry in pool["pool"])
+        assert all(
+            entry["score"] == entry["text_score"] and entry["image_score"] is None
+            for entry in pool["pool"]
+        )
 
 
-def test_native_srag_t_reproduces_the_upstream_memeye_run(tmp_path: Path, seeded_store, minilm) -> None:
+def test_native_srag_t_reproduces_the_upstream_memeye_run(
+    tmp_path: Path, seeded_store, minilm
+) -> None:
     """Same dataset, same model, same K: the seeds MemEye logged, question by question."""
     out = tmp_path / "mine"
-    assert retrieve(str(KITCHEN), "--method", "srag_t", "--k", "5", "--out", str(out)).exit_code == 0
-    upstream = next(run for run in upstream_rag_runs() if json.loads((run / "metrics.json").read_text())["mode"] == "mcq")
-    theirs = {row["idx"]: row["method_runtime"] for row in read_jsonl(upstream / "predictions.jsonl")}
+    assert (
+        retrieve(str(KITCHEN), "--method", "srag_t", "--k", "5", "--out", str(out)).exit_code == 0
+    )
+    upstream = next(
+        run
+        for run in upstream_rag_runs()
+        if json.loads((run / "metrics.json").read_text())["mode"] == "mcq"
+    )
+    theirs = {
+        row["idx"]: row["method_runtime"] for row in read_jsonl(upstream / "predictions.jsonl")
+    }
     for row in read_jsonl(out / "predictions.jsonl"):
         assert row["method_runtime"]["seed_round_ids"] == theirs[row["idx"]]["seed_round_ids"]
-        for mine, logged in zip(row["method_runtime"]["top_candidates"], theirs[row["idx"]]["top_candidates"], strict=True):
+        for mine, logged in zip(
+            row["method_runtime"]["top_candidates"],
+            theirs[row["idx"]]["top_candidates"],
+            strict=True,
+        ):
             assert mine["score"] == pytest.approx(logged["score"], abs=1e-5)
 
 
-def test_a_native_run_loads_back_through_ingest_and_report(tmp_path: Path, seeded_store, minilm) -> None:
+def test_a_native_run_loads_back_through_ingest_and_report(
+    tmp_path: Path, seeded_store, minilm
+) -> None:
     out = tmp_path / "runs" / "native"
-    assert retrieve(str(KITCHEN_OPEN), "--method", "srag_t", "--k", "3", "--pool", "9", "--out", str(out)).exit_code == 0
+    assert (
+        retrieve(
+            str(KITCHEN_OPEN), "--method", "srag_t", "--k", "3", "--pool", "9", "--out", str(out)
+        ).exit_code
+        == 0
+    )
     ingested = runner.invoke(app, ["ingest", str(out)])
     assert ingested.exit_code == 0, ingested.output
     report = runner.invoke(app, ["report", str(out), "--format", "json"])
@@ -66,7 +99,9 @@ def test_a_native_run_loads_back_through_ingest_and_report(tmp_path: Path, seede
     data = json.loads(report.stdout)
     assert data["k"] == 3 and data["run"]["retrieval_kind"] == "ranked"
     assert data["answer"]["overall"]["em"] is None and data["retrieval"]["n"] == 6
-    assert all(len(question["retrieved"]) == 9 for question in data["questions"])  # the whole sidecar pool
+    assert all(
+        len(question["retrieved"]) == 9 for question in data["questions"]
+    )  # the whole sidecar pool
     table = runner.invoke(app, ["report", str(out)])
     assert table.exit_code == 0, table.output
 
@@ -75,19 +110,31 @@ def test_retrieve_then_ingest_in_one_command(tmp_path: Path, seeded_store, minil
     from memscope.store import queries
 
     out = tmp_path / "runs" / "x"
-    result = retrieve(str(KITCHEN), "--method", "srag_t", "--out", str(out), "--ingest", "--limit", "2")
+    result = retrieve(
+        str(KITCHEN), "--method", "srag_t", "--out", str(out), "--ingest", "--limit", "2"
+    )
     assert result.exit_code == 0, result.output
     with seeded_store.read() as con:
         runs = queries.list_runs(con)
     assert [run["n_questions"] for run in runs] == [2]
 
 
-def test_an_existing_run_is_not_overwritten_by_accident(tmp_path: Path, seeded_store, minilm) -> None:
+def test_an_existing_run_is_not_overwritten_by_accident(
+    tmp_path: Path, seeded_store, minilm
+) -> None:
     out = tmp_path / "run"
-    assert retrieve(str(KITCHEN), "--method", "srag_t", "--out", str(out), "--limit", "1").exit_code == 0
+    assert (
+        retrieve(str(KITCHEN), "--method", "srag_t", "--out", str(out), "--limit", "1").exit_code
+        == 0
+    )
     again = retrieve(str(KITCHEN), "--method", "srag_t", "--out", str(out), "--limit", "1")
     assert again.exit_code == 1 and "--overwrite" in again.output
-    assert retrieve(str(KITCHEN), "--method", "srag_t", "--out", str(out), "--limit", "2", "--overwrite").exit_code == 0
+    assert (
+        retrieve(
+            str(KITCHEN), "--method", "srag_t", "--out", str(out), "--limit", "2", "--overwrite"
+        ).exit_code
+        == 0
+    )
     assert len(read_jsonl(out / "predictions.jsonl")) == 2
 
 
@@ -97,9 +144,22 @@ def test_bad_k_or_pool_is_a_usage_message(tmp_path: Path, bad: list[str]) -> Non
     assert result.exit_code == 1 and "Traceback" not in result.output
 
 
-def test_srag_v_with_random_weight_clip_writes_both_channels(tmp_path: Path, tiny_clip_args: list[str], seeded_store, minilm) -> None:
+def test_srag_v_with_random_weight_clip_writes_both_channels(
+    tmp_path: Path, tiny_clip_args: list[str], seeded_store, minilm
+) -> None:
     out = tmp_path / "srag_v"
-    result = retrieve(str(KITCHEN), "--method", "srag_v", "--k", "4", "--pool", "11", "--out", str(out), *tiny_clip_args)
+    result = retrieve(
+        str(KITCHEN),
+        "--method",
+        "srag_v",
+        "--k",
+        "4",
+        "--pool",
+        "11",
+        "--out",
+        str(out),
+        *tiny_clip_args,
+    )
     assert result.exit_code == 0, result.output
     row = read_jsonl(out / "predictions.jsonl")[0]
     runtime = row["method_runtime"]
@@ -108,17 +168,35 @@ def test_srag_v_with_random_weight_clip_writes_both_channels(tmp_path: Path, tin
     pool = read_jsonl(out / "retrieval.jsonl")[0]["pool"]
     assert len(pool) == 11
     for entry in pool:  # score = 0.5 text + 0.5 image, image floored at 0 (MemEye)
-        assert entry["score"] == pytest.approx(0.5 * entry["text_score"] + 0.5 * entry["image_score"])
+        assert entry["score"] == pytest.approx(
+            0.5 * entry["text_score"] + 0.5 * entry["image_score"]
+        )
         assert entry["image_score"] >= 0.0
     assert all("best_image_path" in candidate for candidate in runtime["top_candidates"])
 
 
-def test_dualmem_with_random_weight_clip_fuses_normalised_channels(tmp_path: Path, tiny_clip_args: list[str], seeded_store, minilm) -> None:
+def test_dualmem_with_random_weight_clip_fuses_normalised_channels(
+    tmp_path: Path, tiny_clip_args: list[str], seeded_store, minilm
+) -> None:
     out = tmp_path / "dualmem"
-    result = retrieve(str(KITCHEN), "--method", "dualmem", "--visual-weight", "0.75", "--pool", "11", "--out", str(out), *tiny_clip_args)
+    result = retrieve(
+        str(KITCHEN),
+        "--method",
+        "dualmem",
+        "--visual-weight",
+        "0.75",
+        "--pool",
+        "11",
+        "--out",
+        str(out),
+        *tiny_clip_args,
+    )
     assert result.exit_code == 0, result.output
     metrics = json.loads((out / "metrics.json").read_text())
-    assert metrics["method_name"] == "dualmem__multimodal" and metrics["method_runtime"]["visual_weight"] == 0.75
+    assert (
+        metrics["method_name"] == "dualmem__multimodal"
+        and metrics["method_runtime"]["visual_weight"] == 0.75
+    )
     for line in read_jsonl(out / "retrieval.jsonl"):
         scores = [entry["score"] for entry in line["pool"]]
         assert scores == sorted(scores, reverse=True)
@@ -143,12 +221,26 @@ def test_srag_v_without_an_image_model_is_one_message(tmp_path: Path, seeded_sto
     assert not (tmp_path / "v").exists()
 
 
-def test_a_native_run_records_its_models_so_it_can_be_recomputed(tmp_path: Path, tiny_clip_args: list[str], seeded_store, minilm) -> None:
+def test_a_native_run_records_its_models_so_it_can_be_recomputed(
+    tmp_path: Path, tiny_clip_args: list[str], seeded_store, minilm
+) -> None:
     """Random-weight open_clip: the run names its models so that recompute finds them again."""
     from memscope.pipeline.gap_fill import fill_gaps
 
     out = tmp_path / "srag_v"
-    result = retrieve(str(KITCHEN), "--method", "srag_v", "--k", "3", "--pool", "4", "--out", str(out), "--ingest", *tiny_clip_args)
+    result = retrieve(
+        str(KITCHEN),
+        "--method",
+        "srag_v",
+        "--k",
+        "3",
+        "--pool",
+        "4",
+        "--out",
+        str(out),
+        "--ingest",
+        *tiny_clip_args,
+    )
     assert result.exit_code == 0, result.output
     runtime = json.loads((out / "metrics.json").read_text())["method_runtime"]
     assert runtime["text_embedding_model"] == "all-MiniLM-L6-v2"

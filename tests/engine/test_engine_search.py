@@ -44,7 +44,9 @@ def test_search_reuses_its_index_until_the_store_changes(seeded_store, minilm) -
     assert search._indexes[key] is cached
 
 
-def test_similar_images_with_random_weight_clip_excludes_the_round_itself(seeded_store, minilm) -> None:
+def test_similar_images_with_random_weight_clip_excludes_the_round_itself(
+    seeded_store, minilm
+) -> None:
     store = seeded_store  # its images are embedded with the tiny random-weight open_clip
     dataset_id = open_dataset(store, KITCHEN).dataset_id
     hits = similar_images(store, dataset_id, "K1:2", k=3)
@@ -55,12 +57,16 @@ def test_similar_images_with_random_weight_clip_excludes_the_round_itself(seeded
         similar_images(store, dataset_id, "K1:3", k=3)
 
 
-def test_image_channel_search_with_random_weight_clip(seeded_store, tiny_clip_checkpoint: Path, minilm) -> None:
+def test_image_channel_search_with_random_weight_clip(
+    seeded_store, tiny_clip_checkpoint: Path, minilm
+) -> None:
     store = seeded_store
     from engine.engine_helpers import TINY_CLIP_CONFIG
 
     dataset_id = open_dataset(store, KITCHEN).dataset_id
-    options = EngineOptions(image_model=str(TINY_CLIP_CONFIG), image_pretrained=str(tiny_clip_checkpoint))
+    options = EngineOptions(
+        image_model=str(TINY_CLIP_CONFIG), image_pretrained=str(tiny_clip_checkpoint)
+    )
     hits = search_text(store, dataset_id, "a brass compass", k=4, channel="image", options=options)
     assert 0 < len(hits) <= 4 and len({hit.round_id for hit in hits}) == len(hits)
 
@@ -75,7 +81,9 @@ def test_cli_search_prints_hits_as_table_and_json(seeded_store, minilm) -> None:
     table = runner.invoke(app, ["search", str(KITCHEN), "brass knob", "--k", "2"])
     assert table.exit_code == 0, table.output
     assert "K1:3" in table.stdout
-    as_json = runner.invoke(app, ["search", str(KITCHEN), "brass knob", "--k", "2", "--format", "json"])
+    as_json = runner.invoke(
+        app, ["search", str(KITCHEN), "brass knob", "--k", "2", "--format", "json"]
+    )
     hits = json.loads(as_json.stdout)["hits"]
     assert hits[0]["round_id"] == "K1:3" and "brass" in hits[0]["text"]
 
@@ -90,5 +98,7 @@ def test_importing_the_engine_core_loads_no_model_library() -> None:
         "import sys, memscope.pipeline.engine, memscope.pipeline.gap_fill, memscope.pipeline.native_run, memscope.cli; "
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'open_clip', 'sentence_transformers', 'faiss', 'transformers'}))"
     )
-    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert output.strip() == "[]"

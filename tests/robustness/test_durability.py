@@ -44,14 +44,21 @@ LABELLER = textwrap.dedent(
 
 @pytest.fixture
 def labelled_store(tmp_path: Path) -> Path:
-    data = dialog({"D1": ["D1:1"]}, [qa(f"Question {i}?", "a", [["X1"], ["Y1"]], ["D1:1"]) for i in range(N_QUESTIONS)])
-    run_dir = write_run(tmp_path / "runs" / "run", data, [open_row(i, data) for i in range(1, N_QUESTIONS + 1)])
+    data = dialog(
+        {"D1": ["D1:1"]},
+        [qa(f"Question {i}?", "a", [["X1"], ["Y1"]], ["D1:1"]) for i in range(N_QUESTIONS)],
+    )
+    run_dir = write_run(
+        tmp_path / "runs" / "run", data, [open_row(i, data) for i in range(1, N_QUESTIONS + 1)]
+    )
     store_path = tmp_path / "store.duckdb"
     ingest_dir(Store(store_path), run_dir, ReadOptions())
     return store_path
 
 
-def start_labeller(store_path: Path, annotator: str, count: int = N_QUESTIONS) -> subprocess.Popen[str]:
+def start_labeller(
+    store_path: Path, annotator: str, count: int = N_QUESTIONS
+) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-c", LABELLER, str(store_path), annotator, str(count)],
         stdout=subprocess.PIPE,
@@ -70,7 +77,9 @@ def test_labels_reported_saved_survive_sigkill(labelled_store: Path, seed: int) 
     time.sleep(random.Random(seed).uniform(0.0, 1.5))
     process.send_signal(signal.SIGKILL)
     output, _ = process.communicate()
-    reported = {line.split()[1] for line in (first + output).splitlines() if line.startswith("saved ")}
+    reported = {
+        line.split()[1] for line in (first + output).splitlines() if line.startswith("saved ")
+    }
     stored = current_labels(Store(labelled_store), "run", annotator=f"killed-{seed}")
     assert reported <= set(stored), sorted(reported - set(stored))
     for qid in reported:

@@ -33,20 +33,27 @@ def evidence_sets(draw: st.DrawFn) -> EvidenceSet:
     for _ in range(n):
         ranked = draw(st.lists(st.integers(0, N_ROUNDS), max_size=width, unique=True))
         gold = draw(st.lists(st.integers(1, N_ROUNDS), max_size=4, unique=True))
-        sources = sorted({SESSION_OF[g] for g in gold} | set(draw(st.lists(st.integers(1, 6), max_size=2))))
+        sources = sorted(
+            {SESSION_OF[g] for g in gold} | set(draw(st.lists(st.integers(1, 6), max_size=2)))
+        )
         rows_ranked.append(ranked)
         rows_gold.append(sorted(gold))
         rows_source.append(sources)
 
     def pad(lists: list[list[int]]) -> np.ndarray:
         wide = max((len(x) for x in lists), default=0)
-        return np.array([x + [-1] * (wide - len(x)) for x in lists], dtype=np.int64).reshape(len(lists), wide)
+        return np.array([x + [-1] * (wide - len(x)) for x in lists], dtype=np.int64).reshape(
+            len(lists), wide
+        )
 
     ranked = pad(rows_ranked)
     return EvidenceSet(
         ranked_pos=ranked,
-        ranked_session=np.where(ranked > 0, np.vectorize(lambda p: SESSION_OF.get(int(p), -1))(ranked), -1)
-        if ranked.size else ranked,
+        ranked_session=np.where(
+            ranked > 0, np.vectorize(lambda p: SESSION_OF.get(int(p), -1))(ranked), -1
+        )
+        if ranked.size
+        else ranked,
         gold_pos=pad(rows_gold),
         source_sessions=pad(rows_source),
         has_ranking=np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n))),
@@ -66,7 +73,9 @@ def test_metrics_stay_in_unit_interval_and_identities_hold(ev: EvidenceSet, k: i
     for values in (*access.values(), *temporal.values()):
         assert in_unit_interval(values)
     defined = ~np.isnan(temporal["latest_at_k"])
-    np.testing.assert_allclose(temporal["latest_at_k"][defined] + temporal["latest_miss"][defined], 1.0)
+    np.testing.assert_allclose(
+        temporal["latest_at_k"][defined] + temporal["latest_miss"][defined], 1.0
+    )
     both = ~np.isnan(temporal["rank_inversion"]) & ~np.isnan(temporal["stale_dominance"])
     assert (temporal["rank_inversion"][both] <= temporal["stale_dominance"][both]).all()
     gold = ~np.isnan(access["any_clue"])
@@ -94,7 +103,9 @@ def pools(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         size = draw(st.integers(0, width))
         scored = draw(st.integers(0, size))
         # A logged ranking: similarities non-increasing down the ranks, unscored tail (NaN).
-        values = sorted(draw(st.lists(st.floats(-1, 1), min_size=scored, max_size=scored)), reverse=True)
+        values = sorted(
+            draw(st.lists(st.floats(-1, 1), min_size=scored, max_size=scored)), reverse=True
+        )
         sims.append(values + [np.nan] * (width - scored))
         ages.append(draw(st.lists(st.integers(0, 500), min_size=width, max_size=width)))
         valid.append([True] * size + [False] * (width - size))
@@ -120,8 +131,13 @@ def test_alpha_one_reproduces_the_original_order(pool, lam: float) -> None:
     assert (order == np.arange(sims.shape[1])[None, :]).all()
 
 
-@given(st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0, np.nan]), min_size=1, max_size=60), st.integers(0, 2**31))
-def test_bootstrap_interval_is_ordered_bounded_and_reproducible(values: list[float], seed: int) -> None:
+@given(
+    st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0, np.nan]), min_size=1, max_size=60),
+    st.integers(0, 2**31),
+)
+def test_bootstrap_interval_is_ordered_bounded_and_reproducible(
+    values: list[float], seed: int
+) -> None:
     array = np.array(values)
     first = percentile_interval(array, resamples=200, seed=seed)
     assert first == percentile_interval(array, resamples=200, seed=seed)
@@ -133,22 +149,52 @@ def test_bootstrap_interval_is_ordered_bounded_and_reproducible(values: list[flo
 
 
 FIELD_VALUES = st.one_of(
-    st.none(), st.booleans(), st.integers(-5, 10**12), st.floats(allow_nan=False), st.text(max_size=20),
-    st.lists(st.text(max_size=5), max_size=3), st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 10**12),
+    st.floats(allow_nan=False),
+    st.text(max_size=20),
+    st.lists(st.text(max_size=5), max_size=3),
+    st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
 )
-FIELDS = ["idx", "point", "mode", "question", "gt", "pred", "choice", "em", "judge", "judge_reasoning", "f1",
-          "latency_ms", "clue_rounds", "source_sessions", "rotations", "position_bias", "exact_match",
-          "method_runtime", "usage"]
+FIELDS = [
+    "idx",
+    "point",
+    "mode",
+    "question",
+    "gt",
+    "pred",
+    "choice",
+    "em",
+    "judge",
+    "judge_reasoning",
+    "f1",
+    "latency_ms",
+    "clue_rounds",
+    "source_sessions",
+    "rotations",
+    "position_bias",
+    "exact_match",
+    "method_runtime",
+    "usage",
+]
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    mutations=st.lists(st.tuples(st.integers(0, 2), st.sampled_from(FIELDS), FIELD_VALUES), max_size=6),
-    garbage=st.lists(st.one_of(st.text(max_size=30), st.binary(max_size=30).map(lambda b: b.decode("latin-1"))), max_size=3),
+    mutations=st.lists(
+        st.tuples(st.integers(0, 2), st.sampled_from(FIELDS), FIELD_VALUES), max_size=6
+    ),
+    garbage=st.lists(
+        st.one_of(st.text(max_size=30), st.binary(max_size=30).map(lambda b: b.decode("latin-1"))),
+        max_size=3,
+    ),
 )
 def test_random_rows_never_crash_the_ingest(mutations, garbage) -> None:
-    data = dialog({"D1": ["D1:1", "D1:2"], "D2": ["D2:1"]},
-                  [qa(f"Q{i}?", "a", [["X1"], ["Y3"]], ["D1:1", "D2:1"], ["D1", "D2"]) for i in (1, 2, 3)])
+    data = dialog(
+        {"D1": ["D1:1", "D1:2"], "D2": ["D2:1"]},
+        [qa(f"Q{i}?", "a", [["X1"], ["Y3"]], ["D1:1", "D2:1"], ["D1", "D2"]) for i in (1, 2, 3)],
+    )
     rows = [open_row(i, data, seed=["D2:1", "D1:1", "D1:2"]) for i in (1, 2, 3)]
     for row, field, value in mutations:
         rows[row][field] = value

@@ -48,13 +48,20 @@ async def test_a_voice_message_shows_its_waveform_caption_and_plays(demo: Path) 
     async with app.run_test(size=(130, 40)) as pilot:
         screen = await open_first_question(pilot)
         voiced = None
-        for _ in range(len(app.state.rows)):  # the first question whose timeline has a voice message
-            voiced = next((entry for entry in screen.entries if entry.kind == "round" and entry.has_audio), None)
+        for _ in range(
+            len(app.state.rows)
+        ):  # the first question whose timeline has a voice message
+            voiced = next(
+                (entry for entry in screen.entries if entry.kind == "round" and entry.has_audio),
+                None,
+            )
             if voiced is not None:
                 break
             await pilot.press("j")
             await settle(pilot)
-        assert voiced is not None, "no question of the CUE-Mem demo has a voice message in its timeline"
+        assert voiced is not None, (
+            "no question of the CUE-Mem demo has a voice message in its timeline"
+        )
         assert screen.query_one(Timeline).select_round(voiced.round_id)
         await settle(pilot)
         view = next(view for view in screen.query(AudioView) if view.display)

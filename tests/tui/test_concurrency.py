@@ -32,7 +32,10 @@ class AppProcess:
     def __init__(self, run_dir: Path, annotator: str, qid: str, keys: list[str]) -> None:
         self.process = subprocess.Popen(
             [sys.executable, str(APP_PROCESS), str(run_dir), annotator, qid, *keys],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=dict(os.environ),
         )
         self.lines: list[str] = []
 
@@ -43,7 +46,9 @@ class AppProcess:
         while time.monotonic() < deadline:
             line = self.process.stdout.readline()
             if not line:
-                raise AssertionError(f"the app process ended: {self.process.stderr.read() if self.process.stderr else ''}")
+                raise AssertionError(
+                    f"the app process ended: {self.process.stderr.read() if self.process.stderr else ''}"
+                )
             self.lines.append(line.rstrip("\n"))
             if line.startswith(prefix):
                 return line.rstrip("\n")
@@ -86,8 +91,10 @@ async def test_app_and_cli_label_side_by_side(demo: Path, store: Store) -> None:
     app = make_app([str(run_dir)], annotator="alice", question="q37")
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        result = CliRunner().invoke(cli, ["label", "srag_v", "--question", "q10", "--code", "SEL-STALE",
-                                          "--annotator", "bob"])
+        result = CliRunner().invoke(
+            cli,
+            ["label", "srag_v", "--question", "q10", "--code", "SEL-STALE", "--annotator", "bob"],
+        )
         assert result.exit_code == 0, result.output
         await pilot.press("enter")
         await settle(pilot)

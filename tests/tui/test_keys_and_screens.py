@@ -28,7 +28,10 @@ def write_config(home: Path, text: str) -> Path:
 
 
 async def test_keys_remap_by_binding_id(demo: Path, isolated_env: Path) -> None:
-    write_config(isolated_env, '[keys]\n"question.next" = "down,J"\n"question.code.RET-MISS" = "r"\n"app.runs" = "R"\n')
+    write_config(
+        isolated_env,
+        '[keys]\n"question.next" = "down,J"\n"question.code.RET-MISS" = "r"\n"app.runs" = "R"\n',
+    )
     app = make_app([str(demo / "runs" / "srag_v")], annotator="alice", question="q3")
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -72,8 +75,18 @@ def test_bad_queue_or_cell_options() -> None:
 async def test_help_and_palette_list_every_binding(demo: Path) -> None:
     app = make_app([str(demo / "runs" / "srag_v")], annotator="alice")
     catalogue = binding_catalogue(app.taxonomy, {})
-    assert {"question.next", "question.accept", "question.alpha_up", "question.caption", "question.audio",
-            "question.code.SEL-STALE", "queue.filter", "matrix.open", "runs.mark", "app.help"} <= set(catalogue)
+    assert {
+        "question.next",
+        "question.accept",
+        "question.alpha_up",
+        "question.caption",
+        "question.audio",
+        "question.code.SEL-STALE",
+        "queue.filter",
+        "matrix.open",
+        "runs.mark",
+        "app.help",
+    } <= set(catalogue)
     async with app.run_test(size=(120, 60)) as pilot:
         await ready(pilot)
         await pilot.press("question_mark")
@@ -94,7 +107,12 @@ async def test_help_and_palette_list_every_binding(demo: Path) -> None:
 
         provider = MemscopeCommands(app.screen)
         titles = [hit.text async for hit in provider.discover()]
-        assert {"Filter", "Failing/all/unlabelled", "Go to the matrix", "Show every key (help)"} <= set(map(str, titles))
+        assert {
+            "Filter",
+            "Failing/all/unlabelled",
+            "Go to the matrix",
+            "Show every key (help)",
+        } <= set(map(str, titles))
 
 
 async def test_queue_kinds_sort_and_bad_filter(demo: Path) -> None:
@@ -199,7 +217,9 @@ def test_config_keys_section_is_what_make_app_reads(isolated_env: Path) -> None:
     assert load_config().keys == {"question.next": "J"}
 
 
-async def test_loaded_run_is_kept_out_of_the_collectors_scans(demo: Path, isolated_env: Path) -> None:
+async def test_loaded_run_is_kept_out_of_the_collectors_scans(
+    demo: Path, isolated_env: Path
+) -> None:
     """Full collections walking a big loaded run stalled one keypress in ten (benchmarks/):
     once loaded, the run's objects sit in the frozen generation."""
     import gc

@@ -76,7 +76,10 @@ async def test_first_five_minutes(store: Store, monkeypatch) -> None:
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, QuestionScreen) and app.state.qid == "q37"
-        assert "Where is the compost bin now?" in app.state.session.table.question[app.state.session.table.row_of["q37"]]
+        assert (
+            "Where is the compost bin now?"
+            in app.state.session.table.question[app.state.session.table.row_of["q37"]]
+        )
         before = {row.round_id: row for row in screen.rerun.before.rows}
         assert before["D2:2"].rank == 1 and before["D2:2"].is_stale
         assert before["D5:1"].rank == 2 and before["D5:1"].is_latest
@@ -110,18 +113,24 @@ async def test_first_five_minutes(store: Store, monkeypatch) -> None:
         await settle(pilot)
 
     # 5 (CLI). The same re-rank from the command line, on the run opened last.
-    result = runner.invoke(cli, ["rerun", "--question", "q37", "--alpha", "0.7", "--format", "json"])
+    result = runner.invoke(
+        cli, ["rerun", "--question", "q37", "--alpha", "0.7", "--format", "json"]
+    )
     assert result.exit_code == 0, result.output
     import json
 
     payload = json.loads(result.stdout)
-    assert payload["before"]["ranking"][:2] == ["D2:2", "D5:1"] and payload["after"]["ranking"][:2] == ["D5:1", "D2:2"]
+    assert payload["before"]["ranking"][:2] == ["D2:2", "D5:1"] and payload["after"]["ranking"][
+        :2
+    ] == ["D5:1", "D2:2"]
 
     # 7. Export: q37 with its code, the annotator and the alpha it was labelled at.
     exported = runner.invoke(cli, ["export-labels", "--format", "csv"])
     assert exported.exit_code == 0, exported.output
     _header, *rows = exported.stdout.strip().splitlines()
-    assert len(rows) == 1 and ",q37," in rows[0] and "SEL-STALE" in rows[0] and "newcomer" in rows[0]
+    assert (
+        len(rows) == 1 and ",q37," in rows[0] and "SEL-STALE" in rows[0] and "newcomer" in rows[0]
+    )
     assert '""alpha"": 0.7' in rows[0]
 
 
@@ -130,7 +139,9 @@ def test_every_command_in_the_readme_runs(store: Store, monkeypatch) -> None:
     commands = readme_commands()
     assert ["rerun", "--question", "q37", "--alpha", "0.7"] in commands
     assert ["compare", "runs/srag_t/", "runs/srag_v/"] in commands
-    assert runner.invoke(cli, ["ingest", "runs/srag_v/"]).exit_code == 0  # as `memscope open` would have
+    assert (
+        runner.invoke(cli, ["ingest", "runs/srag_v/"]).exit_code == 0
+    )  # as `memscope open` would have
     for argv in commands:
         result = runner.invoke(cli, argv)
         assert result.exit_code == 0, (argv, result.output)

@@ -49,7 +49,9 @@ def test_question_y3_stale_dominance(demo: Path, snap_compare) -> None:
         await pilot.press("enter")
         await settle(pilot)
 
-    assert snap_compare(app_on(demo, question="q37"), terminal_size=(120, 40), run_before=run_before)
+    assert snap_compare(
+        app_on(demo, question="q37"), terminal_size=(120, 40), run_before=run_before
+    )
 
 
 def test_question_caption_view_small_terminal(demo: Path, snap_compare) -> None:

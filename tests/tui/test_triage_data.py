@@ -27,9 +27,21 @@ def small_run(tmp_path: Path) -> Path:
     data = dialog(
         {"D1": ["D1:1", "D1:2", "D1:3", "D1:4"], "D2": ["D2:1", "D2:2"]},
         [
-            qa("Where is the bin now?", "by the shed", [["X2"], ["Y3"]], ["D1:1", "D2:1"], ["D1", "D2"]),
+            qa(
+                "Where is the bin now?",
+                "by the shed",
+                [["X2"], ["Y3"]],
+                ["D1:1", "D2:1"],
+                ["D1", "D2"],
+            ),
             qa("What colour is the can?", "yellow", [["X4"], ["Y1"]], ["D1:3"], ["D1"]),
-            qa("Which day is watering?", "Tuesday", [["X1"], ["Y3"]], ["D1:2", "D2:2"], ["D1", "D2"]),
+            qa(
+                "Which day is watering?",
+                "Tuesday",
+                [["X1"], ["Y3"]],
+                ["D1:2", "D2:2"],
+                ["D1", "D2"],
+            ),
             qa("Who runs the garden?", "Ruth", [["X1"], ["Y1"]], ["D1:4"], ["D1"]),
         ],
     )
@@ -91,7 +103,11 @@ def test_evidence_chain_timeline(tmp_path: Path, store: Store) -> None:
     detail = question_detail(session.data, 0)
     assert detail.qid == "q1" and detail.is_y3 and detail.gold == "by the shed"
     candidates = logged_candidates(session.data, 0, rounds, 2, {})
-    assert [(c.round_id, c.rank, c.in_top_k) for c in candidates] == [("D1:1", 1, True), ("D2:1", 2, True), ("D1:3", 3, False)]
+    assert [(c.round_id, c.rank, c.in_top_k) for c in candidates] == [
+        ("D1:1", 1, True),
+        ("D2:1", 2, True),
+        ("D1:3", 3, False),
+    ]
     entries = build_timeline(detail, rounds, candidates)
     kinds = [(e.kind, e.round_id or e.session_id) for e in entries]
     assert kinds[0] == ("session", "D1") and ("session", "D2") in kinds

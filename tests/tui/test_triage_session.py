@@ -69,7 +69,9 @@ async def test_full_triage_session(demo: Path, store: Store, tmp_path: Path) -> 
         await settle(pilot)
         assert round_view.caption_mode
         assert "caption view" in shown_text(screen.query_one("#round-media-note"))
-        assert round_view.detail.images[0].caption in shown_text(screen.query_one("#round-media-note"))
+        assert round_view.detail.images[0].caption in shown_text(
+            screen.query_one("#round-media-note")
+        )
         assert not any(preview.display for preview in round_view.query(ImagePreview))
         await pilot.press("c")
         await settle(pilot)
@@ -97,14 +99,23 @@ async def test_full_triage_session(demo: Path, store: Store, tmp_path: Path) -> 
 
         await pilot.press("4")  # RET-PART joins
         await settle(pilot)
-        assert current_labels(store, "srag_v", annotator="alice")["q37"].codes == ("SEL-STALE", "RET-PART")
+        assert current_labels(store, "srag_v", annotator="alice")["q37"].codes == (
+            "SEL-STALE",
+            "RET-PART",
+        )
         await pilot.press("6")  # SEL-STALE leaves
         await settle(pilot)
         assert current_labels(store, "srag_v", annotator="alice")["q37"].codes == ("RET-PART",)
         await pilot.press("u")
         await settle(pilot)
-        assert current_labels(store, "srag_v", annotator="alice")["q37"].codes == ("SEL-STALE", "RET-PART")
-        assert app.state.session.table.label[app.state.session.table.row_of["q37"]] == "SEL-STALE RET-PART"
+        assert current_labels(store, "srag_v", annotator="alice")["q37"].codes == (
+            "SEL-STALE",
+            "RET-PART",
+        )
+        assert (
+            app.state.session.table.label[app.state.session.table.row_of["q37"]]
+            == "SEL-STALE RET-PART"
+        )
 
         # A note goes with the label.
         await pilot.press("n")
@@ -139,7 +150,9 @@ async def test_full_triage_session(demo: Path, store: Store, tmp_path: Path) -> 
 
     # The labels export afterwards with the CLI.
     out = tmp_path / "labels.jsonl"
-    result = CliRunner().invoke(cli, ["export-labels", "--run", "srag_v", "--format", "jsonl", "--out", str(out)])
+    result = CliRunner().invoke(
+        cli, ["export-labels", "--run", "srag_v", "--format", "jsonl", "--out", str(out)]
+    )
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     exported = next(row for row in rows if row["qid"] == "q37")

@@ -23,10 +23,24 @@ MARKUP = "[bold]loud[/bold] [link=https://evil.example]click[/link] \x1b[31mred\
 
 def media_run(tmp_path: Path) -> Path:
     """Rounds whose images are fine, deleted after ingest, or a PNG header with garbage."""
-    images = {"D1:1": ["image/Task/good.png"], "D1:2": ["image/Task/gone.png"], "D1:3": ["image/Task/broken.png"]}
-    data = dialog({"D1": ["D1:1", "D1:2", "D1:3"]},
-                  [qa(f"Question {MARKUP}?", f"gold {MARKUP}", [["X3"], ["Y1"]], ["D1:1", "D1:2", "D1:3"], ["D1"])],
-                  images)
+    images = {
+        "D1:1": ["image/Task/good.png"],
+        "D1:2": ["image/Task/gone.png"],
+        "D1:3": ["image/Task/broken.png"],
+    }
+    data = dialog(
+        {"D1": ["D1:1", "D1:2", "D1:3"]},
+        [
+            qa(
+                f"Question {MARKUP}?",
+                f"gold {MARKUP}",
+                [["X3"], ["Y1"]],
+                ["D1:1", "D1:2", "D1:3"],
+                ["D1"],
+            )
+        ],
+        images,
+    )
     data["multi_session_dialogues"][0]["dialogues"][0]["user"] = f"user says {MARKUP}"
     row = open_row(1, data, judge=0.0, seed=["D1:2", "D1:3", "D1:1"])
     row["pred"] = f"pred {MARKUP}"
@@ -51,13 +65,17 @@ async def test_images_missing_corrupt_and_fine(tmp_path: Path) -> None:
     app = make_app([str(run_dir)], annotator="alice", question="q1")
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        (tmp_path / "runs" / "data" / "image" / "Task" / "gone.png").unlink()  # removed after ingest
+        (
+            tmp_path / "runs" / "data" / "image" / "Task" / "gone.png"
+        ).unlink()  # removed after ingest
         screen = app.screen
         assert isinstance(screen, QuestionScreen)
 
         good = await show_round(pilot, screen, "D1:1")
         assert good.state == "shown"
-        assert not screen.query_one("#image-placeholder").display or not shown_text(good.query_one("#image-placeholder"))
+        assert not screen.query_one("#image-placeholder").display or not shown_text(
+            good.query_one("#image-placeholder")
+        )
 
         gone = await show_round(pilot, screen, "D1:2")
         assert gone.state == "missing"
@@ -65,7 +83,9 @@ async def test_images_missing_corrupt_and_fine(tmp_path: Path) -> None:
 
         broken = await show_round(pilot, screen, "D1:3")
         assert broken.state == "undecodable"
-        assert "broken.png" in broken.placeholder_text and "cannot decode" in broken.placeholder_text
+        assert (
+            "broken.png" in broken.placeholder_text and "cannot decode" in broken.placeholder_text
+        )
 
         # Back to a good one: the widget recovers.
         again = await show_round(pilot, screen, "D1:1")
@@ -87,7 +107,12 @@ async def test_markup_and_escapes_are_shown_literally(tmp_path: Path) -> None:
         panel = app.screen.query_one(AnswerPanel).query_one("#answer-text")
         text = panel.content
         plain = str(text)
-        for part in ("Question [bold]loud[/bold]", "gold [bold]loud", "pred [bold]loud", "because [bold]loud[/bold] [link=https://evil.example]click[/link]"):
+        for part in (
+            "Question [bold]loud[/bold]",
+            "gold [bold]loud",
+            "pred [bold]loud",
+            "because [bold]loud[/bold] [link=https://evil.example]click[/link]",
+        ):
             assert part in plain, part
         assert "\x1b" not in plain and "\\x1b[31mred\\x1b[0m" in plain
         assert not any("link" in str(span.style) for span in text.spans)
@@ -106,6 +131,8 @@ async def test_markup_and_escapes_are_shown_literally(tmp_path: Path) -> None:
             await pilot.press(char)
         await pilot.press("enter")
         await settle(pilot)
-        assert "[b]x[/b]" in str(screen.query_one("#label-bar").content), [n.message for n in app._notifications]
+        assert "[b]x[/b]" in str(screen.query_one("#label-bar").content), [
+            n.message for n in app._notifications
+        ]
     exported = json.dumps(app.state.session.labels["q1"].note)
     assert "[b]x[/b]" in exported

@@ -14,7 +14,15 @@ from memscope.adapters.memeye import is_memeye_run, read_memeye_run
 from memscope.errors import RunDirError
 from memscope.records import RunRecord
 
-__all__ = ["ReadOptions", "RunAdapter", "adapters", "detect", "find_run_dirs", "read_run", "read_runs"]
+__all__ = [
+    "ReadOptions",
+    "RunAdapter",
+    "adapters",
+    "detect",
+    "find_run_dirs",
+    "read_run",
+    "read_runs",
+]
 
 
 class MemEyeAdapter:

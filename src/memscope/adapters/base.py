@@ -41,4 +41,6 @@ class RunAdapter(Protocol):
 
 def read_options(dataset: Path | None = None, dmv_registry: Path | None = None) -> ReadOptions:
     """The ReadOptions for the ``--dataset`` and ``--dmv-registry`` options."""
-    return ReadOptions(dataset=dataset, extra={"dmv_registry": dmv_registry} if dmv_registry else {})
+    return ReadOptions(
+        dataset=dataset, extra={"dmv_registry": dmv_registry} if dmv_registry else {}
+    )

@@ -37,7 +37,12 @@ from memscope.records import Notice, RetrievalKind, RunRecord
 
 RESULTS_SUFFIX = "_results.json"
 PROFILE_STEM = re.compile(r"^p(\d+)$")
-RQ3_VARIANTS = {"TT": "text_only", "TM": "text_index_multimodal_use", "MT": "multimodal_index_text_use", "MM": "multimodal"}
+RQ3_VARIANTS = {
+    "TT": "text_only",
+    "TM": "text_index_multimodal_use",
+    "MT": "multimodal_index_text_use",
+    "MM": "multimodal",
+}
 CAPTION_VARIANTS = ("base", "brief", "medium", "detailed")
 CONTEXT_MEMORIES = ("FUMemory", "MMFUMemory")
 """RQ1/RQ2 memories that keep the (truncated) history instead of retrieving from it."""
@@ -103,7 +108,11 @@ def _read_results_file(path: Path, options: ReadOptions, recorded: Path | None) 
         rows, layout = raw["results"], "rq3_oracle"
     elif isinstance(raw, list):
         rows = raw
-        layout = "rq3" if any(isinstance(r, dict) and ("model_answer" in r or "qa_uid" in r) for r in rows) else "rq1_rq2"
+        layout = (
+            "rq3"
+            if any(isinstance(r, dict) and ("model_answer" in r or "qa_uid" in r) for r in rows)
+            else "rq1_rq2"
+        )
     else:
         raise RunDirError(
             "not a CUE-Mem results file: expected a JSON list of per-question records",
@@ -111,12 +120,20 @@ def _read_results_file(path: Path, options: ReadOptions, recorded: Path | None) 
             fix="Point at the output of run_bench.py (RQ1/RQ2) or step2_run_experiment.py (RQ3).",
         )
     if not rows:
-        raise RunDirError("the results file has no records", where=str(path), fix="Re-run the benchmark or restore the file.")
+        raise RunDirError(
+            "the results file has no records",
+            where=str(path),
+            fix="Re-run the benchmark or restore the file.",
+        )
     stem = path.name[: -len(RESULTS_SUFFIX)]
     history = locate_history(path, stem, options.dataset, recorded)
     dataset = read_cuemem_dataset(history, strict=options.strict)
-    notices: list[Notice] = []  # the dataset's own notices travel with it (shown when it is first stored)
-    predictions, retrievals, items, matched = _tables(path, rows, layout, dataset, strict=options.strict, notices=notices)
+    notices: list[
+        Notice
+    ] = []  # the dataset's own notices travel with it (shown when it is first stored)
+    predictions, retrievals, items, matched = _tables(
+        path, rows, layout, dataset, strict=options.strict, notices=notices
+    )
     compared = sum(1 for row in rows if isinstance(row, dict))
     if compared and matched / compared < MISMATCH_REFUSE_SHARE:
         raise DatasetError(
@@ -124,18 +141,34 @@ def _read_results_file(path: Path, options: ReadOptions, recorded: Path | None) 
             where=str(history),
             fix="Pass the history file this run was made from with --dataset PATH.",
         )
-    sample_ids = {str(r.get("sample_id")) for r in rows if isinstance(r, dict) and r.get("sample_id")}
+    sample_ids = {
+        str(r.get("sample_id")) for r in rows if isinstance(r, dict) and r.get("sample_id")
+    }
     if dataset.profile_name and sample_ids and dataset.profile_name not in sample_ids:
-        notices.append(Notice(f"the results name profile {min(sample_ids)!r}, the history file "
-                              f"{dataset.profile_name!r}", str(path)))
+        notices.append(
+            Notice(
+                f"the results name profile {min(sample_ids)!r}, the history file "
+                f"{dataset.profile_name!r}",
+                str(path),
+            )
+        )
     run_dir = path.parent
     method, model, modality = _describe(run_dir, stem, layout, meta)
     retrieval_kind: RetrievalKind = "ranked" if retrievals.num_rows else "none"
     if layout == "rq3_oracle" or (method or "") in CONTEXT_MEMORIES:
         retrieval_kind = "context"
-    depth = max((len(r.get("retrieved_turn_ids") or r.get("retrieved_ids") or []) for r in rows if isinstance(r, dict)), default=0)
+    depth = max(
+        (
+            len(r.get("retrieved_turn_ids") or r.get("retrieved_ids") or [])
+            for r in rows
+            if isinstance(r, dict)
+        ),
+        default=0,
+    )
     accuracy_path = run_dir / f"{stem}_accuracy.json"
-    accuracy = read_json_file(accuracy_path, what="accuracy file") if accuracy_path.is_file() else None
+    accuracy = (
+        read_json_file(accuracy_path, what="accuracy file") if accuracy_path.is_file() else None
+    )
     side = [p for p in (accuracy_path, run_dir / f"{stem}_efficiency.json") if p.is_file()]
     content_hash, stats = file_digest([path, *side, history])
     return RunRecord(
@@ -152,7 +185,12 @@ def _read_results_file(path: Path, options: ReadOptions, recorded: Path | None) 
         mode="mcq",
         top_k=depth if retrieval_kind == "ranked" and depth else None,
         retrieval_kind=retrieval_kind,
-        config={"layout": layout, "results_file": path.name, "history_file": str(history), "meta": meta},
+        config={
+            "layout": layout,
+            "results_file": path.name,
+            "history_file": str(history),
+            "meta": meta,
+        },
         metrics={"accuracy": accuracy} if isinstance(accuracy, dict) else {},
         dataset=dataset.record,
         predictions=predictions,
@@ -211,7 +249,10 @@ def locate_history(results: Path, stem: str, given: Path | None, recorded: Path 
     variants = [part for part in results.parts if part in CAPTION_VARIANTS]
     folders = [run_dir, run_dir.parent]
     for ancestor in [run_dir, *run_dir.parents][:ANCESTOR_LEVELS]:
-        folders += [ancestor / "data" / "history_dialogue", ancestor / "RQ3" / "data" / "history_dialogue"]
+        folders += [
+            ancestor / "data" / "history_dialogue",
+            ancestor / "RQ3" / "data" / "history_dialogue",
+        ]
         folders += [ancestor / "data" / "dialog" / variant for variant in variants]
         folders += [ancestor / "data" / "dialog", ancestor / "data" / "dialog" / "base"]
     for folder in folders:
@@ -227,7 +268,9 @@ def locate_history(results: Path, stem: str, given: Path | None, recorded: Path 
     )
 
 
-def _describe(run_dir: Path, stem: str, layout: str, meta: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+def _describe(
+    run_dir: Path, stem: str, layout: str, meta: dict[str, Any]
+) -> tuple[str | None, str | None, str | None]:
     """``(method, model, modality)`` of a results file.
 
     RQ3: the variant folder (TT/TM/MT/MM) is the method and its parent the model
@@ -238,7 +281,11 @@ def _describe(run_dir: Path, stem: str, layout: str, meta: dict[str, Any]) -> tu
     if layout == "rq3_oracle":
         mode = meta.get("oracle_input_mode") or run_dir.parent.parent.name
         model = meta.get("llm_name") or run_dir.name
-        return f"oracle_evidence_{mode}", str(model), "multimodal" if mode == "multimodal" else "text_only"
+        return (
+            f"oracle_evidence_{mode}",
+            str(model),
+            "multimodal" if mode == "multimodal" else "text_only",
+        )
     if layout == "rq3":
         if run_dir.name in RQ3_VARIANTS:
             return run_dir.name, run_dir.parent.name, RQ3_VARIANTS[run_dir.name]
@@ -252,21 +299,62 @@ def _describe(run_dir: Path, stem: str, layout: str, meta: dict[str, Any]) -> tu
         except (OSError, UnicodeDecodeError, json.JSONDecodeError):
             efficiency = {}
     multimodal = efficiency.get("is_multimodal")
-    modality = ("multimodal" if multimodal else "text_only") if isinstance(multimodal, bool) else None
+    modality = (
+        ("multimodal" if multimodal else "text_only") if isinstance(multimodal, bool) else None
+    )
     method = str(efficiency.get("memory_name") or run_dir.name)
     model = str(efficiency.get("llm_name") or run_dir.parent.name)
     return method, model, modality
 
 
-def _tables(path: Path, rows: list[Any], layout: str, dataset: CueDataset, *, strict: bool, notices: list[Notice]):
+def _tables(
+    path: Path,
+    rows: list[Any],
+    layout: str,
+    dataset: CueDataset,
+    *,
+    strict: bool,
+    notices: list[Notice],
+):
     """Predictions, retrievals and retrieved items (Arrow) and how many rows matched a QA."""
     import pyarrow as pa
 
     questions = {q.qid: q for q in dataset.record.questions}
-    prediction: dict[str, list[Any]] = {n: [] for n in ("qid", "line_no", "mode", "question", "gold", "pred", "choice", "em", "exact_match", "extra")}
-    retrieval: dict[str, list[Any]] = {n: [] for n in ("qid", "rank", "round_id", "score", "origin")}
-    item_rows: dict[str, list[Any]] = {n: [] for n in ("qid", "turn_id", "turn_rank", "item_id", "modality", "path", "fallback",
-                                                        "score", "item_rank", "query_source", "query_letter", "composition_method")}
+    prediction: dict[str, list[Any]] = {
+        n: []
+        for n in (
+            "qid",
+            "line_no",
+            "mode",
+            "question",
+            "gold",
+            "pred",
+            "choice",
+            "em",
+            "exact_match",
+            "extra",
+        )
+    }
+    retrieval: dict[str, list[Any]] = {
+        n: [] for n in ("qid", "rank", "round_id", "score", "origin")
+    }
+    item_rows: dict[str, list[Any]] = {
+        n: []
+        for n in (
+            "qid",
+            "turn_id",
+            "turn_rank",
+            "item_id",
+            "modality",
+            "path",
+            "fallback",
+            "score",
+            "item_rank",
+            "query_source",
+            "query_letter",
+            "composition_method",
+        )
+    }
     bad: list[tuple[str, str]] = []
     unmatched: list[str] = []
     duplicates: list[str] = []
@@ -283,8 +371,11 @@ def _tables(path: Path, rows: list[Any], layout: str, dataset: CueDataset, *, st
             bad.append((where, problem))
             continue
         uid_parts = str(row.get("qa_uid") or "").split("::")
-        point = str(row.get("point") or (row.get("category") if layout == "rq1_rq2" else None)
-                    or (uid_parts[1] if len(uid_parts) == 3 else "")).strip()
+        point = str(
+            row.get("point")
+            or (row.get("category") if layout == "rq1_rq2" else None)
+            or (uid_parts[1] if len(uid_parts) == 3 else "")
+        ).strip()
         qa_id = str(row.get("qa_id") or str(row.get("qa_uid")).split(":")[-1]).strip()
         qid = dataset.qid_by_key.get((point, qa_id))
         if qid is None:
@@ -306,14 +397,27 @@ def _tables(path: Path, rows: list[Any], layout: str, dataset: CueDataset, *, st
         else:
             answer = str(row.get("raw_response") or row.get("model_answer") or "")
             choice = str(row.get("model_answer") or "").strip() or extract_choice(answer)
-            correct = bool(row["correct"]) if isinstance(row.get("correct"), bool) else choice == str(row.get("answer") or gold or "").strip()
+            correct = (
+                bool(row["correct"])
+                if isinstance(row.get("correct"), bool)
+                else choice == str(row.get("answer") or gold or "").strip()
+            )
             ranked = [str(i) for i in row.get("retrieved_turn_ids") or [] if i is not None]
-            raw_scores = row.get("retrieved_scores") if isinstance(row.get("retrieved_scores"), list) else []
-            scores = [s if isinstance(s, (int, float)) and not isinstance(s, bool) else None for s in raw_scores]
+            raw_scores = (
+                row.get("retrieved_scores") if isinstance(row.get("retrieved_scores"), list) else []
+            )
+            scores = [
+                s if isinstance(s, (int, float)) and not isinstance(s, bool) else None
+                for s in raw_scores
+            ]
             scores += [None] * (len(ranked) - len(scores))
             if row.get("error"):
                 errors += 1
-        extra = {key: row[key] for key in ("qa_uid", "reasoning", "reasoning_sessions", "error", "timestamp") if row.get(key)}
+        extra = {
+            key: row[key]
+            for key in ("qa_uid", "reasoning", "reasoning_sessions", "error", "timestamp")
+            if row.get(key)
+        }
         prediction["qid"].append(qid)
         prediction["line_no"].append(number)
         prediction["mode"].append("mcq")
@@ -340,55 +444,83 @@ def _tables(path: Path, rows: list[Any], layout: str, dataset: CueDataset, *, st
             _collect_items(row.get("retrieved_items"), qid, turn_rank, item_rows)
     if bad and strict:
         listed = "\n    ".join(f"{where}: {why}" for where, why in bad[:MAX_LISTED])
-        raise RunDirError(f"{len(bad)} bad record(s) in the results file; nothing was ingested (--strict):\n    {listed}",
-                          where=str(path), fix="Fix the records, or drop --strict to ingest the good ones.")
+        raise RunDirError(
+            f"{len(bad)} bad record(s) in the results file; nothing was ingested (--strict):\n    {listed}",
+            where=str(path),
+            fix="Fix the records, or drop --strict to ingest the good ones.",
+        )
     for where, why in bad[:MAX_LISTED]:
         notices.append(Notice(f"{why}; record skipped", where))
     if len(bad) > MAX_LISTED:
         notices.append(Notice(f"{len(bad) - MAX_LISTED} more bad record(s) skipped", str(path)))
     if unmatched:
-        notices.append(Notice(f"{len(unmatched)} record(s) name no QA of the history file (point/qa_id); skipped",
-                              str(path), tuple(unmatched[:3])))
+        notices.append(
+            Notice(
+                f"{len(unmatched)} record(s) name no QA of the history file (point/qa_id); skipped",
+                str(path),
+                tuple(unmatched[:3]),
+            )
+        )
     if duplicates:
-        notices.append(Notice(f"{len(duplicates)} record(s) repeat a QA; the first is kept", str(path), tuple(duplicates[:3])))
+        notices.append(
+            Notice(
+                f"{len(duplicates)} record(s) repeat a QA; the first is kept",
+                str(path),
+                tuple(duplicates[:3]),
+            )
+        )
     if errors:
-        notices.append(Notice(f"{errors} record(s) carry an 'error' (the worker failed); they count as wrong", str(path)))
+        notices.append(
+            Notice(
+                f"{errors} record(s) carry an 'error' (the worker failed); they count as wrong",
+                str(path),
+            )
+        )
     if not prediction["qid"] and not unmatched:
-        raise RunDirError("the results file has no usable record", where=str(path),
-                          fix="See the warnings above; the file may be from another benchmark.")
-    predictions = pa.table({
-        "qid": pa.array(prediction["qid"], pa.string()),
-        "line_no": pa.array(prediction["line_no"], pa.int32()),
-        "mode": pa.array(prediction["mode"], pa.string()),
-        "question": pa.array(prediction["question"], pa.string()),
-        "gold": pa.array(prediction["gold"], pa.string()),
-        "pred": pa.array(prediction["pred"], pa.string()),
-        "choice": pa.array(prediction["choice"], pa.string()),
-        "em": pa.array(prediction["em"], pa.float64()),
-        "exact_match": pa.array(prediction["exact_match"], pa.bool_()),
-        "extra": pa.array(prediction["extra"], pa.string()),
-    })
-    retrievals = pa.table({
-        "qid": pa.array(retrieval["qid"], pa.string()),
-        "rank": pa.array(retrieval["rank"], pa.int32()),
-        "round_id": pa.array(retrieval["round_id"], pa.string()),
-        "score": pa.array(retrieval["score"], pa.float64()),
-        "origin": pa.array(retrieval["origin"], pa.string()),
-    })
-    items = pa.table({
-        "qid": pa.array(item_rows["qid"], pa.string()),
-        "turn_id": pa.array(item_rows["turn_id"], pa.string()),
-        "turn_rank": pa.array(item_rows["turn_rank"], pa.int32()),
-        "item_id": pa.array(item_rows["item_id"], pa.string()),
-        "modality": pa.array(item_rows["modality"], pa.string()),
-        "path": pa.array(item_rows["path"], pa.string()),
-        "fallback": pa.array(item_rows["fallback"], pa.bool_()),
-        "score": pa.array(item_rows["score"], pa.float64()),
-        "item_rank": pa.array(item_rows["item_rank"], pa.int32()),
-        "query_source": pa.array(item_rows["query_source"], pa.string()),
-        "query_letter": pa.array(item_rows["query_letter"], pa.string()),
-        "composition_method": pa.array(item_rows["composition_method"], pa.string()),
-    })
+        raise RunDirError(
+            "the results file has no usable record",
+            where=str(path),
+            fix="See the warnings above; the file may be from another benchmark.",
+        )
+    predictions = pa.table(
+        {
+            "qid": pa.array(prediction["qid"], pa.string()),
+            "line_no": pa.array(prediction["line_no"], pa.int32()),
+            "mode": pa.array(prediction["mode"], pa.string()),
+            "question": pa.array(prediction["question"], pa.string()),
+            "gold": pa.array(prediction["gold"], pa.string()),
+            "pred": pa.array(prediction["pred"], pa.string()),
+            "choice": pa.array(prediction["choice"], pa.string()),
+            "em": pa.array(prediction["em"], pa.float64()),
+            "exact_match": pa.array(prediction["exact_match"], pa.bool_()),
+            "extra": pa.array(prediction["extra"], pa.string()),
+        }
+    )
+    retrievals = pa.table(
+        {
+            "qid": pa.array(retrieval["qid"], pa.string()),
+            "rank": pa.array(retrieval["rank"], pa.int32()),
+            "round_id": pa.array(retrieval["round_id"], pa.string()),
+            "score": pa.array(retrieval["score"], pa.float64()),
+            "origin": pa.array(retrieval["origin"], pa.string()),
+        }
+    )
+    items = pa.table(
+        {
+            "qid": pa.array(item_rows["qid"], pa.string()),
+            "turn_id": pa.array(item_rows["turn_id"], pa.string()),
+            "turn_rank": pa.array(item_rows["turn_rank"], pa.int32()),
+            "item_id": pa.array(item_rows["item_id"], pa.string()),
+            "modality": pa.array(item_rows["modality"], pa.string()),
+            "path": pa.array(item_rows["path"], pa.string()),
+            "fallback": pa.array(item_rows["fallback"], pa.bool_()),
+            "score": pa.array(item_rows["score"], pa.float64()),
+            "item_rank": pa.array(item_rows["item_rank"], pa.int32()),
+            "query_source": pa.array(item_rows["query_source"], pa.string()),
+            "query_letter": pa.array(item_rows["query_letter"], pa.string()),
+            "composition_method": pa.array(item_rows["composition_method"], pa.string()),
+        }
+    )
     return predictions, retrievals, items, matched
 
 
@@ -398,11 +530,21 @@ def _row_problem(row: dict[str, Any], layout: str) -> str | None:
         return "missing required field 'qa_id'"
     if not (row.get("point") or row.get("category") or row.get("qa_uid")):
         return "missing 'point' / 'category' (the QA's task type)"
-    answer_fields = ("system_answer", "original_answer") if layout == "rq1_rq2" else ("model_answer", "answer", "raw_response")
+    answer_fields = (
+        ("system_answer", "original_answer")
+        if layout == "rq1_rq2"
+        else ("model_answer", "answer", "raw_response")
+    )
     for name in answer_fields:
         if row.get(name) is not None and not isinstance(row[name], str):
             return f"field {name!r} must be a string, got {type(row[name]).__name__}"
-    for name in ("retrieved_ids", "retrieved_turn_ids", "retrieved_scores", "retrieved_items", "clue"):
+    for name in (
+        "retrieved_ids",
+        "retrieved_turn_ids",
+        "retrieved_scores",
+        "retrieved_items",
+        "clue",
+    ):
         if row.get(name) is not None and not isinstance(row[name], list):
             return f"field {name!r} must be a list, got {type(row[name]).__name__}"
     if layout == "rq3" and row.get("correct") is not None and not isinstance(row["correct"], bool):
@@ -410,7 +552,9 @@ def _row_problem(row: dict[str, Any], layout: str) -> str | None:
     return None
 
 
-def _collect_items(value: Any, qid: str, turn_rank: dict[str, int], out: dict[str, list[Any]]) -> None:
+def _collect_items(
+    value: Any, qid: str, turn_rank: dict[str, int], out: dict[str, list[Any]]
+) -> None:
     """Flatten RQ3 ``retrieved_items`` ([{turn_id, items: [...]}]) into detail rows."""
     if not isinstance(value, list):
         return
@@ -421,7 +565,9 @@ def _collect_items(value: Any, qid: str, turn_rank: dict[str, int], out: dict[st
         for item in group["items"]:
             if not isinstance(item, dict):
                 continue
-            query = item.get("query_metadata") if isinstance(item.get("query_metadata"), dict) else {}
+            query = (
+                item.get("query_metadata") if isinstance(item.get("query_metadata"), dict) else {}
+            )
             score = item.get("score")
             rank = item.get("rank")
             out["qid"].append(qid)
@@ -430,9 +576,19 @@ def _collect_items(value: Any, qid: str, turn_rank: dict[str, int], out: dict[st
             out["item_id"].append(str(item["item_id"]) if item.get("item_id") is not None else None)
             out["modality"].append(str(item["modality"]) if item.get("modality") else None)
             out["path"].append(str(item["path"]) if item.get("path") else None)
-            out["fallback"].append(bool(item["fallback"]) if isinstance(item.get("fallback"), bool) else None)
-            out["score"].append(float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None)
-            out["item_rank"].append(int(rank) if isinstance(rank, int) and not isinstance(rank, bool) else None)
+            out["fallback"].append(
+                bool(item["fallback"]) if isinstance(item.get("fallback"), bool) else None
+            )
+            out["score"].append(
+                float(score)
+                if isinstance(score, (int, float)) and not isinstance(score, bool)
+                else None
+            )
+            out["item_rank"].append(
+                int(rank) if isinstance(rank, int) and not isinstance(rank, bool) else None
+            )
             out["query_source"].append(str(query["source"]) if query.get("source") else None)
             out["query_letter"].append(str(query["letter"]) if query.get("letter") else None)
-            out["composition_method"].append(str(query["composition_method"]) if query.get("composition_method") else None)
+            out["composition_method"].append(
+                str(query["composition_method"]) if query.get("composition_method") else None
+            )

@@ -95,7 +95,11 @@ def split_options(question: str) -> tuple[str, dict[str, str]]:
     first_option: int | None = None
     for number, line in enumerate(lines):
         match = OPTION_LINE.match(line)
-        if match and match.group(1) not in options and (not options or match.group(1) > max(options)):
+        if (
+            match
+            and match.group(1) not in options
+            and (not options or match.group(1) > max(options))
+        ):
             options[match.group(1)] = match.group(2).strip()
             first_option = number if first_option is None else first_option
     if first_option is None:
@@ -192,7 +196,11 @@ class ClueResolver:
             return None, "unresolved"
         if lowered.endswith(IMAGE_EXTENSIONS):
             image_id = clue.rsplit(".", 1)[0]
-            return (self.image_ids[image_id], None) if image_id in self.image_ids else (None, "unresolved")
+            return (
+                (self.image_ids[image_id], None)
+                if image_id in self.image_ids
+                else (None, "unresolved")
+            )
         if ROUND_FORM.match(clue):
             return None, "unresolved"
         return None, "unknown form"
@@ -226,16 +234,22 @@ def read_cuemem_dataset(history_path: Path, *, strict: bool = False) -> CueDatas
         )
     qas = next((data[key] for key in QA_LIST_KEYS if isinstance(data.get(key), list)), None)
     if qas is None:
-        raise DatasetError("the history file has no QA list ('human-annotated QAs')", where=where,
-                           fix="Pass the CUE-Mem history file with --dataset PATH.")
+        raise DatasetError(
+            "the history file has no QA list ('human-annotated QAs')",
+            where=where,
+            fix="Pass the CUE-Mem history file with --dataset PATH.",
+        )
     notices: list[Notice] = []
     sessions, rounds = _read_turns(data["multi_session_dialogues"], history_path, notices)
     clues = ClueResolver(rounds)
     task = history_path.stem.lower()
-    questions, qid_by_key = _read_questions(qas, task, clues, MediaResolver(history_path), history_path, strict=strict,
-                                            notices=notices)
+    questions, qid_by_key = _read_questions(
+        qas, task, clues, MediaResolver(history_path), history_path, strict=strict, notices=notices
+    )
     content_hash = hashlib.sha256(history_path.read_bytes()).hexdigest()
-    profile = data.get("character_profile") if isinstance(data.get("character_profile"), dict) else {}
+    profile = (
+        data.get("character_profile") if isinstance(data.get("character_profile"), dict) else {}
+    )
     return CueDataset(
         record=DatasetRecord(
             dataset_id=f"cuemem-{re.sub(r'[^a-z0-9]+', '_', task).strip('_')}-{content_hash[:12]}",
@@ -255,7 +269,9 @@ def read_cuemem_dataset(history_path: Path, *, strict: bool = False) -> CueDatas
     )
 
 
-def _read_turns(raw_sessions: list[Any], history_path: Path, notices: list[Notice]) -> tuple[list[SessionRecord], list[RoundRecord]]:
+def _read_turns(
+    raw_sessions: list[Any], history_path: Path, notices: list[Notice]
+) -> tuple[list[SessionRecord], list[RoundRecord]]:
     resolver = MediaResolver(history_path)
     sessions: list[SessionRecord] = []
     rounds: list[RoundRecord] = []
@@ -263,13 +279,20 @@ def _read_turns(raw_sessions: list[Any], history_path: Path, notices: list[Notic
     duplicates: list[str] = []
     missing_media: list[str] = []
     for order, session in enumerate(raw_sessions, start=1):
-        if not isinstance(session, dict) or not isinstance(session.get("dialogues", session.get("dialog_list")), list):
-            raise DatasetError(f"session {order} is not an object with a 'dialogues' list", where=str(history_path),
-                               fix="Check the file; it does not look like a CUE-Mem history file.")
+        if not isinstance(session, dict) or not isinstance(
+            session.get("dialogues", session.get("dialog_list")), list
+        ):
+            raise DatasetError(
+                f"session {order} is not an object with a 'dialogues' list",
+                where=str(history_path),
+                fix="Check the file; it does not look like a CUE-Mem history file.",
+            )
         session_id = str(session.get("session_id") or f"D{order - 1:02d}")
         date = session.get("date")
         sessions.append(SessionRecord(session_id, order, None if date in (None, "") else str(date)))
-        for turn_order, turn in enumerate(session.get("dialogues", session.get("dialog_list")), start=1):
+        for turn_order, turn in enumerate(
+            session.get("dialogues", session.get("dialog_list")), start=1
+        ):
             if not isinstance(turn, dict):
                 continue
             round_id = str(turn.get("round") or f"{session_id}:{turn_order - 1:02d}")
@@ -281,7 +304,13 @@ def _read_turns(raw_sessions: list[Any], history_path: Path, notices: list[Notic
             audio_refs = strings(turn.get("input_voice_message"))
             image_files = [resolver.resolve(ref) for ref in image_refs]
             audio_files = [resolver.resolve(ref) for ref in audio_refs]
-            missing_media += [ref for ref, found in zip(image_refs + audio_refs, image_files + audio_files, strict=True) if found is None]
+            missing_media += [
+                ref
+                for ref, found in zip(
+                    image_refs + audio_refs, image_files + audio_files, strict=True
+                )
+                if found is None
+            ]
             voice_caption = str(turn.get("user_voice_message_caption") or "")
             extra: dict[str, Any] = {}
             if voice_caption:
@@ -302,21 +331,39 @@ def _read_turns(raw_sessions: list[Any], history_path: Path, notices: list[Notic
                     audio_files=audio_files,
                     audio_captions=_texts(turn.get("voice_caption")),
                     audio_ids=strings(turn.get("voice_id")),
-                    background_audio=str(turn["background_audio"]) if turn.get("background_audio") else None,
+                    background_audio=str(turn["background_audio"])
+                    if turn.get("background_audio")
+                    else None,
                     extra=extra,
                 )
             )
     if duplicates:
-        notices.append(Notice(f"{len(duplicates)} duplicate turn id(s); the first occurrence is kept", str(history_path),
-                              tuple(duplicates[:MAX_EXAMPLES])))
+        notices.append(
+            Notice(
+                f"{len(duplicates)} duplicate turn id(s); the first occurrence is kept",
+                str(history_path),
+                tuple(duplicates[:MAX_EXAMPLES]),
+            )
+        )
     if missing_media:
-        notices.append(Notice(f"{len(missing_media)} media file(s) not found; shown as missing in the app",
-                              str(history_path), tuple(missing_media[:MAX_EXAMPLES])))
+        notices.append(
+            Notice(
+                f"{len(missing_media)} media file(s) not found; shown as missing in the app",
+                str(history_path),
+                tuple(missing_media[:MAX_EXAMPLES]),
+            )
+        )
     return sessions, rounds
 
 
 def _read_questions(
-    qas: list[Any], task: str, clues: ClueResolver, media: MediaResolver, history_path: Path, *, strict: bool,
+    qas: list[Any],
+    task: str,
+    clues: ClueResolver,
+    media: MediaResolver,
+    history_path: Path,
+    *,
+    strict: bool,
     notices: list[Notice],
 ) -> tuple[list[QuestionRecord], dict[tuple[str, str], str]]:
     questions: list[QuestionRecord] = []
@@ -332,7 +379,9 @@ def _read_questions(
         text = str(qa.get("question") or "")
         stem, options = split_options(text)
         option_images = qa.get("option_images") if isinstance(qa.get("option_images"), dict) else {}
-        option_captions = qa.get("option_captions") if isinstance(qa.get("option_captions"), dict) else {}
+        option_captions = (
+            qa.get("option_captions") if isinstance(qa.get("option_captions"), dict) else {}
+        )
         for letter, caption in option_captions.items():
             if not options.get(letter) and isinstance(caption, str):
                 options[letter] = caption
@@ -350,7 +399,9 @@ def _read_questions(
             else:
                 unresolved.append(f"{qid}:{clue}")
                 unresolved_here.append(clue)
-        label, source = explicitness(point, qa.get("qa_type"), qa.get("entity_explicitness"), qa.get("expression_type"))
+        label, source = explicitness(
+            point, qa.get("qa_type"), qa.get("entity_explicitness"), qa.get("expression_type")
+        )
         group = task_group(point)
         if group is None:
             unknown_points.append(f"{qid}:{point or '(none)'}")
@@ -364,18 +415,33 @@ def _read_questions(
             "explicitness_source": source,
             "qa_type": qa.get("qa_type"),
         }
-        for name in ("entity_explicitness", "entity_type", "entity_name", "category", "subcategory", "expression_type",
-                     "adversarial_type", "adversarial_answer", "rationale", "question_audio", "question_audio_description",
-                     "question_image_descriptions"):
+        for name in (
+            "entity_explicitness",
+            "entity_type",
+            "entity_name",
+            "category",
+            "subcategory",
+            "expression_type",
+            "adversarial_type",
+            "adversarial_answer",
+            "rationale",
+            "question_audio",
+            "question_audio_description",
+            "question_image_descriptions",
+        ):
             if qa.get(name) not in (None, "", [], {}):
                 extra[name] = qa[name]
         if option_images:
             extra["option_images"] = {str(k): str(v) for k, v in option_images.items()}
             # The option pictures on this machine (None where missing), for the app to show.
-            extra["option_image_files"] = {str(k): media.resolve(str(v)) for k, v in option_images.items()}
+            extra["option_image_files"] = {
+                str(k): media.resolve(str(v)) for k, v in option_images.items()
+            }
         if unresolved_here:
             extra["unresolved_clues"] = unresolved_here
-        question_images = strings(qa.get("question_image")) + [str(option_images[k]) for k in sorted(option_images)]
+        question_images = strings(qa.get("question_image")) + [
+            str(option_images[k]) for k in sorted(option_images)
+        ]
         questions.append(
             QuestionRecord(
                 qid=qid,
@@ -401,14 +467,30 @@ def _read_questions(
             "like D15-001.wav or an image id like <image_id>.png); they are ignored"
         )
         if strict:
-            raise DatasetError(message + " (--strict)", where=where, fix=f"Fix the clue ids, e.g. {unknown_form[0]}.")
+            raise DatasetError(
+                message + " (--strict)",
+                where=where,
+                fix=f"Fix the clue ids, e.g. {unknown_form[0]}.",
+            )
         notices.append(Notice(message, where, tuple(unknown_form[:MAX_EXAMPLES])))
     if unresolved:
-        notices.append(Notice(f"{len(unresolved)} clue id(s) resolve to no turn of the history; they are ignored by "
-                              "the evidence metrics", where, tuple(unresolved[:MAX_EXAMPLES])))
+        notices.append(
+            Notice(
+                f"{len(unresolved)} clue id(s) resolve to no turn of the history; they are ignored by "
+                "the evidence metrics",
+                where,
+                tuple(unresolved[:MAX_EXAMPLES]),
+            )
+        )
     if unknown_points:
-        notices.append(Notice(f"{len(unknown_points)} QA(s) have a point outside CUE-Mem's four tasks; they count in "
-                              "no task", where, tuple(unknown_points[:MAX_EXAMPLES])))
+        notices.append(
+            Notice(
+                f"{len(unknown_points)} QA(s) have a point outside CUE-Mem's four tasks; they count in "
+                "no task",
+                where,
+                tuple(unknown_points[:MAX_EXAMPLES]),
+            )
+        )
     return questions, qid_by_key
 
 

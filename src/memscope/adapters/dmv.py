@@ -33,7 +33,17 @@ from memscope.records import Notice, RunRecord
 PER_PROBE = "f2_per_probe.csv"
 SUMMARY = "f2_summary.csv"
 SUMMARY_TEXT = "f2_summary.txt"
-REQUIRED_COLUMNS = ("system", "task_id", "probe_id", "at_session", "target_session", "reach", "correct", "target_url", "final_url")
+REQUIRED_COLUMNS = (
+    "system",
+    "task_id",
+    "probe_id",
+    "at_session",
+    "target_session",
+    "reach",
+    "correct",
+    "target_url",
+    "final_url",
+)
 OPTIONAL_COLUMNS = ("vlm_calls",)
 MAX_LISTED = 10
 TOP_K = 5
@@ -55,6 +65,7 @@ ARCHITECTURES: dict[str, dict[str, Any]] = {
     "HYMEM": {"retrieval": "Hybrid (1/(1+rank))", "visual_weight": 0.3},
 }
 """Fusion settings by system name (upstream-formats.md 2.5); memscope calls alpha ``visual_weight``."""
+
 
 def is_dmv_run(path: Path) -> bool:
     """Whether ``path`` is a DMV-Bench F2 run directory (it holds ``f2_per_probe.csv``)."""
@@ -107,7 +118,9 @@ def read_dmv_runs(run_dir: Path, options: ReadOptions) -> list[RunRecord]:
     systems = list(dict.fromkeys(row.system for row in probe_rows))
     sources = recorded_sources(run_dir)
     given = options.extra.get("dmv_registry")
-    registry_path, tried = locate_registry(run_dir, Path(given) if given else None, sources.get("dmv_registry"))
+    registry_path, tried = locate_registry(
+        run_dir, Path(given) if given else None, sources.get("dmv_registry")
+    )
     if registry_path is None:
         listed = ", ".join(str(path) for path in tried[:4])
         shared_notices.append(
@@ -119,7 +132,12 @@ def read_dmv_runs(run_dir: Path, options: ReadOptions) -> list[RunRecord]:
         )
     products = read_product_data(registry_path)
     log_notices: dict[str, list[Notice]] = {system: [] for system in systems}
-    logs = {system: _read_system_logs(run_dir, system, strict=options.strict, notices=log_notices[system]) for system in systems}
+    logs = {
+        system: _read_system_logs(
+            run_dir, system, strict=options.strict, notices=log_notices[system]
+        )
+        for system in systems
+    }
     summary = _read_summary(run_dir / SUMMARY, shared_notices)
     dataset = build_dmv_dataset(run_dir, probe_rows, logs, products, notices=shared_notices)
     # Problems of the shared files are the dataset's: shown once, when it is first stored.
@@ -134,7 +152,9 @@ def read_dmv_runs(run_dir: Path, options: ReadOptions) -> list[RunRecord]:
         system_logs = logs[system]
         log_hash = file_digest(system_logs.files)[0] if system_logs.files else ""
         content_hash = hashlib.sha256(f"{base_hash}\0{log_hash}\0{system}".encode()).hexdigest()
-        predictions, retrievals, steps, notices = _system_tables(rows, system_logs, dataset.qid_of, csv_path)
+        predictions, retrievals, steps, notices = _system_tables(
+            rows, system_logs, dataset.qid_of, csv_path
+        )
         settings = ARCHITECTURES.get(system, {})
         records.append(
             RunRecord(
@@ -151,7 +171,11 @@ def read_dmv_runs(run_dir: Path, options: ReadOptions) -> list[RunRecord]:
                 mode="probe",
                 top_k=TOP_K,
                 retrieval_kind="ranked" if retrievals.num_rows else "none",
-                config={"system": system, **settings, "registry": str(registry_path) if registry_path else None},
+                config={
+                    "system": system,
+                    **settings,
+                    "registry": str(registry_path) if registry_path else None,
+                },
                 metrics={"summary": summary.get(system)} if summary.get(system) else {},
                 dataset=dataset.record,
                 predictions=predictions,
@@ -176,13 +200,19 @@ def read_probe_csv(path: Path, *, strict: bool, notices: list[Notice]) -> list[P
     try:
         handle = path.open(newline="", encoding="utf-8")
     except OSError as exc:
-        raise RunDirError(f"cannot read {PER_PROBE}: {exc.strerror or exc}", where=str(path)) from None
+        raise RunDirError(
+            f"cannot read {PER_PROBE}: {exc.strerror or exc}", where=str(path)
+        ) from None
     with handle:
         reader = csv.reader(handle)
         try:
             header = next(reader, None)
             if header is None:
-                raise RunDirError(f"{PER_PROBE} is empty", where=str(path), fix="Re-run the benchmark or restore the file.")
+                raise RunDirError(
+                    f"{PER_PROBE} is empty",
+                    where=str(path),
+                    fix="Re-run the benchmark or restore the file.",
+                )
             header = [name.strip().lstrip("\ufeff") for name in header]
             missing = [name for name in REQUIRED_COLUMNS if name not in header]
             if missing:
@@ -191,7 +221,11 @@ def read_probe_csv(path: Path, *, strict: bool, notices: list[Notice]) -> list[P
                     where=f"{path}:1",
                     fix=f"A DMV-Bench F2 per-probe file has the columns {', '.join(REQUIRED_COLUMNS + OPTIONAL_COLUMNS)}.",
                 )
-            index = {name: header.index(name) for name in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS) if name in header}
+            index = {
+                name: header.index(name)
+                for name in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS)
+                if name in header
+            }
             good: list[ProbeRow] = []
             bad: list[tuple[str, str]] = []
             seen: set[tuple[str, str, str]] = set()
@@ -211,9 +245,13 @@ def read_probe_csv(path: Path, *, strict: bool, notices: list[Notice]) -> list[P
                 seen.add(key)
                 good.append(parsed)
         except UnicodeDecodeError as exc:
-            raise RunDirError(f"{PER_PROBE} is not UTF-8 text (byte {exc.start})", where=str(path)) from None
+            raise RunDirError(
+                f"{PER_PROBE} is not UTF-8 text (byte {exc.start})", where=str(path)
+            ) from None
         except csv.Error as exc:
-            raise RunDirError(f"{PER_PROBE} is not a readable CSV: {exc}", where=f"{path}:{reader.line_num}") from None
+            raise RunDirError(
+                f"{PER_PROBE} is not a readable CSV: {exc}", where=f"{path}:{reader.line_num}"
+            ) from None
     if bad and strict:
         listed = "\n    ".join(f"{where}: {why}" for where, why in bad[:MAX_LISTED])
         raise RunDirError(
@@ -223,7 +261,11 @@ def read_probe_csv(path: Path, *, strict: bool, notices: list[Notice]) -> list[P
         )
     if not good:
         first = f"; first problem: {bad[0][0]}: {bad[0][1]}" if bad else ""
-        raise RunDirError(f"{PER_PROBE} has no usable row{first}", where=str(path), fix="Re-run the benchmark or restore the file.")
+        raise RunDirError(
+            f"{PER_PROBE} has no usable row{first}",
+            where=str(path),
+            fix="Re-run the benchmark or restore the file.",
+        )
     for where, why in bad[:MAX_LISTED]:
         notices.append(Notice(f"{why}; row skipped", where))
     if len(bad) > MAX_LISTED:
@@ -238,7 +280,9 @@ def read_probe_csv(path: Path, *, strict: bool, notices: list[Notice]) -> list[P
     return good
 
 
-def _probe_row(fields: list[str], index: dict[str, int], width: int, line_no: int) -> ProbeRow | str:
+def _probe_row(
+    fields: list[str], index: dict[str, int], width: int, line_no: int
+) -> ProbeRow | str:
     """A checked row, or why it is bad."""
     if len(fields) != width:
         return f"expected {width} fields, found {len(fields)}"
@@ -265,17 +309,33 @@ def _probe_row(fields: list[str], index: dict[str, int], width: int, line_no: in
         return f"target_url must look like /product/<hash>, got {value['target_url'][:60]!r}"
     final = value["final_url"] or None
     return ProbeRow(
-        line_no, value["system"], value["task_id"], value["probe_id"], numbers["at_session"], numbers["target_session"],
-        numbers["reach"], correct, value["target_url"], None if final == "None" else final, vlm_calls,
+        line_no,
+        value["system"],
+        value["task_id"],
+        value["probe_id"],
+        numbers["at_session"],
+        numbers["target_session"],
+        numbers["reach"],
+        correct,
+        value["target_url"],
+        None if final == "None" else final,
+        vlm_calls,
     )
 
 
-def _read_system_logs(run_dir: Path, system: str, *, strict: bool, notices: list[Notice]) -> SystemLogs:
+def _read_system_logs(
+    run_dir: Path, system: str, *, strict: bool, notices: list[Notice]
+) -> SystemLogs:
     """Parse ``logs/<system>/*.log`` (the file names use the system's own name)."""
     found = SystemLogs()
     folder = run_dir / "logs" / system
     if not folder.is_dir():
-        notices.append(Notice(f"no logs for system {system}: bank sizes and retrieved entries are unknown", str(folder)))
+        notices.append(
+            Notice(
+                f"no logs for system {system}: bank sizes and retrieved entries are unknown",
+                str(folder),
+            )
+        )
         return found
     bad: list[tuple[str, str]] = []
     for path in sorted(folder.glob("*.log")):
@@ -294,7 +354,9 @@ def _read_system_logs(run_dir: Path, system: str, *, strict: bool, notices: list
     for where, why in bad[:MAX_LISTED]:
         notices.append(Notice(f"{why}; line skipped", where))
     if len(bad) > MAX_LISTED:
-        notices.append(Notice(f"{len(bad) - MAX_LISTED} more log line(s) do not parse; skipped", str(folder)))
+        notices.append(
+            Notice(f"{len(bad) - MAX_LISTED} more log line(s) do not parse; skipped", str(folder))
+        )
     return found
 
 
@@ -325,13 +387,31 @@ def _read_summary(path: Path, notices: list[Notice]) -> dict[str, dict[str, Any]
     return summary
 
 
-def _system_tables(rows: list[ProbeRow], logs: SystemLogs, qid_of: dict[ProbeKey, str], csv_path: Path):
+def _system_tables(
+    rows: list[ProbeRow], logs: SystemLogs, qid_of: dict[ProbeKey, str], csv_path: Path
+):
     """Predictions, retrievals, recall steps (Arrow) and notices for one system's rows."""
     import pyarrow as pa
 
-    prediction: dict[str, list[Any]] = {name: [] for name in ("qid", "line_no", "mode", "question", "gold", "pred", "em", "exact_match", "extra")}
+    prediction: dict[str, list[Any]] = {
+        name: []
+        for name in (
+            "qid",
+            "line_no",
+            "mode",
+            "question",
+            "gold",
+            "pred",
+            "em",
+            "exact_match",
+            "extra",
+        )
+    }
     retrieval: dict[str, list[Any]] = {"qid": [], "rank": [], "round_id": [], "origin": []}
-    step_rows: dict[str, list[Any]] = {name: [] for name in ("qid", "step", "observed_url", "retrieved", "action", "action_url", "vlm_text")}
+    step_rows: dict[str, list[Any]] = {
+        name: []
+        for name in ("qid", "step", "observed_url", "retrieved", "action", "action_url", "vlm_text")
+    }
     notices: list[Notice] = []
     without_log: list[str] = []
     disagreeing: list[str] = []
@@ -342,7 +422,11 @@ def _system_tables(rows: list[ProbeRow], logs: SystemLogs, qid_of: dict[ProbeKey
         bank_size = log.bank_size.get(row.at_session) if log else None
         if probe_log is None and logs.files:
             without_log.append(f"{row.task_id}/{row.probe_id}")
-        if probe_log is not None and probe_log.correct is not None and probe_log.correct != row.correct:
+        if (
+            probe_log is not None
+            and probe_log.correct is not None
+            and probe_log.correct != row.correct
+        ):
             disagreeing.append(f"{row.task_id}/{row.probe_id}")
         prediction["qid"].append(qid)
         prediction["line_no"].append(row.line_no)
@@ -352,9 +436,15 @@ def _system_tables(rows: list[ProbeRow], logs: SystemLogs, qid_of: dict[ProbeKey
         prediction["pred"].append(row.final_url)
         prediction["em"].append(1.0 if row.correct else 0.0)
         prediction["exact_match"].append(row.correct)
-        extra = (("vlm_calls", row.vlm_calls), ("bank_size", bank_size), ("n_steps", len(probe_log.steps) if probe_log else None))
+        extra = (
+            ("vlm_calls", row.vlm_calls),
+            ("bank_size", bank_size),
+            ("n_steps", len(probe_log.steps) if probe_log else None),
+        )
         # Integers only: a JSON object written directly (json.dumps per row dominates large runs).
-        prediction["extra"].append("{" + ", ".join(f'"{key}": {value}' for key, value in extra if value is not None) + "}")
+        prediction["extra"].append(
+            "{" + ", ".join(f'"{key}": {value}' for key, value in extra if value is not None) + "}"
+        )
         if probe_log is None:
             continue
         seen: dict[str, int] = {}
@@ -374,11 +464,21 @@ def _system_tables(rows: list[ProbeRow], logs: SystemLogs, qid_of: dict[ProbeKey
             retrieval["round_id"].append(slug)
             retrieval["origin"].append("logged")
     if without_log:
-        notices.append(Notice(f"{len(without_log)} probe(s) have no PROBE block in the logs; their retrievals are unknown",
-                              str(csv_path), tuple(without_log[:3])))
+        notices.append(
+            Notice(
+                f"{len(without_log)} probe(s) have no PROBE block in the logs; their retrievals are unknown",
+                str(csv_path),
+                tuple(without_log[:3]),
+            )
+        )
     if disagreeing:
-        notices.append(Notice(f"{len(disagreeing)} probe(s): the log's correct= disagrees with the CSV; the CSV is used",
-                              str(csv_path), tuple(disagreeing[:3])))
+        notices.append(
+            Notice(
+                f"{len(disagreeing)} probe(s): the log's correct= disagrees with the CSV; the CSV is used",
+                str(csv_path),
+                tuple(disagreeing[:3]),
+            )
+        )
     predictions = pa.table(
         {
             "qid": pa.array(prediction["qid"], pa.string()),

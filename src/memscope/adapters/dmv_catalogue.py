@@ -66,7 +66,9 @@ class ProductData:
     """``(seed, session) -> url hashes viewed``, in order, repeats included."""
 
 
-def locate_registry(run_dir: Path, given: Path | None, recorded: Path | None) -> tuple[Path | None, list[Path]]:
+def locate_registry(
+    run_dir: Path, given: Path | None, recorded: Path | None
+) -> tuple[Path | None, list[Path]]:
     """Find ``cue_registry.json`` for a run.
 
     Args:
@@ -134,7 +136,9 @@ def read_product_data(registry_path: Path | None) -> ProductData:
     products: dict[str, Product] = {}
     for order, row in enumerate(rows):
         if not isinstance(row, dict) or not row.get("url_hash"):
-            raise DatasetError(f"cue registry row {order + 1} has no 'url_hash'", where=str(registry_path))
+            raise DatasetError(
+                f"cue registry row {order + 1} has no 'url_hash'", where=str(registry_path)
+            )
         url_hash = str(row["url_hash"])
         category, style = str(row.get("cat") or ""), str(row.get("style") or "")
         prod_idx = _int_or(row.get("prod_idx"), 0)

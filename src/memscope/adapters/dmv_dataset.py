@@ -91,12 +91,19 @@ def build_dmv_dataset(
         key = (row.task_id, row.probe_id)
         kept = first_row.setdefault(key, row)
         if kept is not row and (kept.target_url, kept.at_session, kept.target_session) != (
-            row.target_url, row.at_session, row.target_session
+            row.target_url,
+            row.at_session,
+            row.target_session,
         ):
             conflicting.append(f"{row.task_id}/{row.probe_id}")
     if conflicting:
-        notices.append(Notice(f"{len(conflicting)} probe(s) have a different target in different systems; the first is used",
-                              str(run_dir), tuple(conflicting[:3])))
+        notices.append(
+            Notice(
+                f"{len(conflicting)} probe(s) have a different target in different systems; the first is used",
+                str(run_dir),
+                tuple(conflicting[:3]),
+            )
+        )
     attributes = {key: _probe_attributes(row, logs, products) for key, row in first_row.items()}
     ordered = sorted(first_row, key=lambda key: _sort_key(attributes[key]))
     referenced: set[str] = set()
@@ -134,14 +141,21 @@ def build_dmv_dataset(
     sessions, rounds = _product_rounds(referenced, products)
     unknown = sorted(h for h in referenced if h not in products.products)
     if products.products and unknown:
-        notices.append(Notice(f"{len(unknown)} product hash(es) are not in the cue registry", str(products.registry_path),
-                              tuple(unknown[:3])))
+        notices.append(
+            Notice(
+                f"{len(unknown)} product hash(es) are not in the cue registry",
+                str(products.registry_path),
+                tuple(unknown[:3]),
+            )
+        )
     digest = hashlib.sha256()
     digest.update(products.content_hash.encode())
     for question in questions:
         digest.update(json.dumps([question.qid, question.extra], sort_keys=True).encode())
     for product_round in rounds:
-        digest.update(json.dumps([product_round.round_id, product_round.image_files], sort_keys=True).encode())
+        digest.update(
+            json.dumps([product_round.round_id, product_round.image_files], sort_keys=True).encode()
+        )
     content_hash = digest.hexdigest()
     return DmvDataset(
         DatasetRecord(
@@ -159,7 +173,9 @@ def build_dmv_dataset(
     )
 
 
-def _probe_attributes(row: ProbeRow, logs: dict[str, SystemLogs], products: ProductData) -> dict[str, Any]:
+def _probe_attributes(
+    row: ProbeRow, logs: dict[str, SystemLogs], products: ProductData
+) -> dict[str, Any]:
     trunk, depth, seed = parse_task_id(row.task_id)
     target = product_hash(row.target_url) or row.target_url
     product = products.products.get(target)
@@ -183,7 +199,9 @@ def _probe_attributes(row: ProbeRow, logs: dict[str, SystemLogs], products: Prod
         if all(session is not None for session in sessions):
             bank_size = len({h for session in sessions for h in session})  # type: ignore[union-attr]
     cue_id = product.cue_id if product else _logged_cue(row, logs)
-    cue_object, cue_color = (product.cue_object, product.cue_color) if product else _cue_parts(cue_id)
+    cue_object, cue_color = (
+        (product.cue_object, product.cue_color) if product else _cue_parts(cue_id)
+    )
     return {
         "benchmark": BENCHMARK,
         "task_id": row.task_id,
@@ -245,33 +263,64 @@ def _sort_key(extra: dict[str, Any]) -> tuple[Any, ...]:
     _trunk, depth, seed = parse_task_id(extra["task_id"])
     match = PROBE_ID.match(extra["probe_id"])
     index = int(match["index"]) if match else -1
-    return (seed if seed is not None else -1, depth or 0, extra["task_id"], extra["recall_session"], extra["reach"],
-            extra["mc"], index, extra["probe_id"])
+    return (
+        seed if seed is not None else -1,
+        depth or 0,
+        extra["task_id"],
+        extra["recall_session"],
+        extra["reach"],
+        extra["mc"],
+        index,
+        extra["probe_id"],
+    )
 
 
-def _product_rounds(referenced: set[str], products: ProductData) -> tuple[list[SessionRecord], list[RoundRecord]]:
-    known = sorted((products.products[h] for h in referenced if h in products.products), key=lambda p: p.registry_order)
+def _product_rounds(
+    referenced: set[str], products: ProductData
+) -> tuple[list[SessionRecord], list[RoundRecord]]:
+    known = sorted(
+        (products.products[h] for h in referenced if h in products.products),
+        key=lambda p: p.registry_order,
+    )
     unknown = sorted(h for h in referenced if h not in products.products)
     categories: list[str] = list(dict.fromkeys(p.category or UNKNOWN_CATEGORY for p in known))
     if unknown and UNKNOWN_CATEGORY not in categories:
         categories.append(UNKNOWN_CATEGORY)
-    ordered: list[tuple[str, Product | None]] = [(p.url_hash, p) for p in known] + [(h, None) for h in unknown]
-    ordered.sort(key=lambda item: categories.index(item[1].category or UNKNOWN_CATEGORY if item[1] else UNKNOWN_CATEGORY))
-    sessions = [SessionRecord(category, order) for order, category in enumerate(categories, start=1)]
+    ordered: list[tuple[str, Product | None]] = [(p.url_hash, p) for p in known] + [
+        (h, None) for h in unknown
+    ]
+    ordered.sort(
+        key=lambda item: categories.index(
+            item[1].category or UNKNOWN_CATEGORY if item[1] else UNKNOWN_CATEGORY
+        )
+    )
+    sessions = [
+        SessionRecord(category, order) for order, category in enumerate(categories, start=1)
+    ]
     rounds: list[RoundRecord] = []
     per_category: Counter[str] = Counter()
     for url_hash, product in ordered:
         category = (product.category or UNKNOWN_CATEGORY) if product else UNKNOWN_CATEGORY
         per_category[category] += 1
-        rounds.append(_product_round(url_hash, product, category, len(rounds) + 1, per_category[category]))
+        rounds.append(
+            _product_round(url_hash, product, category, len(rounds) + 1, per_category[category])
+        )
     return sessions, rounds
 
 
-def _product_round(url_hash: str, product: Product | None, category: str, position: int, order: int) -> RoundRecord:
+def _product_round(
+    url_hash: str, product: Product | None, category: str, position: int, order: int
+) -> RoundRecord:
     url = f"/product/{url_hash}"
     if product is None:
-        return RoundRecord(url_hash, category, position, order, user_text=f"product {url} (not in the cue registry)",
-                           extra={"url": url, "in_registry": False})
+        return RoundRecord(
+            url_hash,
+            category,
+            position,
+            order,
+            user_text=f"product {url} (not in the cue registry)",
+            extra={"url": url, "in_registry": False},
+        )
     name = product.display_name or f"{product.category} #{product.prod_idx:02d}"
     return RoundRecord(
         round_id=url_hash,

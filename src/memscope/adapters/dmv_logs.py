@@ -25,8 +25,12 @@ from pathlib import Path
 from memscope.errors import RunDirError
 
 HEADER = re.compile(r"^=== F2 task=(?P<task>\S+) system=(?P<system>.+?) D=(?P<depth>\d+) ===$")
-REPLAY = re.compile(r"^\[S(?P<session>\d+)\] replay: (?P<views>\d+) product views, bank \+(?P<added>\d+) -> size=(?P<size>\d+)$")
-PROBE = re.compile(r"^--- PROBE (?P<probe>\S+) reach-(?P<reach>\d+) cue=(?P<cue>.*) gt=(?P<gt>\S*) ---$")
+REPLAY = re.compile(
+    r"^\[S(?P<session>\d+)\] replay: (?P<views>\d+) product views, bank \+(?P<added>\d+) -> size=(?P<size>\d+)$"
+)
+PROBE = re.compile(
+    r"^--- PROBE (?P<probe>\S+) reach-(?P<reach>\d+) cue=(?P<cue>.*) gt=(?P<gt>\S*) ---$"
+)
 STEP = re.compile(r"^R(?P<step>\d+)/(?P<of>\d+) obs=(?P<obs>\S*) retrieved=(?P<retrieved>.*)$")
 ACTION = re.compile(r"^-> (?P<action>\S+)(?: (?P<url>\S*))?\s*$")
 SIMPLE_LIST = re.compile(r"^\[(?:'[^'\\]*'(?:, '[^'\\]*')*)?\]$")
@@ -91,7 +95,9 @@ def parse_task_log(path: Path) -> TaskLog:
     except OSError as exc:
         raise RunDirError(f"cannot read the log: {exc.strerror or exc}", where=str(path)) from None
     except UnicodeDecodeError as exc:
-        raise RunDirError(f"the log is not UTF-8 text (byte {exc.start})", where=str(path)) from None
+        raise RunDirError(
+            f"the log is not UTF-8 text (byte {exc.start})", where=str(path)
+        ) from None
     log = TaskLog(path)
     probe: ProbeLog | None = None
     step: RecallStep | None = None
@@ -106,7 +112,12 @@ def parse_task_log(path: Path) -> TaskLog:
         if line.startswith("[S") and " replay:" in line:
             match = REPLAY.match(line)
             if match is None:
-                log.bad_lines.append((line_no, "a replay line that does not parse ([S<j>] replay: <n> product views, bank +<n> -> size=<n>)"))
+                log.bad_lines.append(
+                    (
+                        line_no,
+                        "a replay line that does not parse ([S<j>] replay: <n> product views, bank +<n> -> size=<n>)",
+                    )
+                )
                 continue
             log.bank_size[int(match["session"])] = int(match["size"])
             continue
@@ -134,12 +145,20 @@ def parse_task_log(path: Path) -> TaskLog:
                 continue
             match = pattern.match(line)
             if match is None:
-                log.bad_lines.append((line_no, f"a line that starts like {shape} but does not parse"))
+                log.bad_lines.append(
+                    (line_no, f"a line that starts like {shape} but does not parse")
+                )
                 break
             if pattern is HEADER:
-                log.task_id, log.system_name, log.depth = match["task"], match["system"], int(match["depth"])
+                log.task_id, log.system_name, log.depth = (
+                    match["task"],
+                    match["system"],
+                    int(match["depth"]),
+                )
             elif pattern is PROBE:
-                probe = ProbeLog(match["probe"], line_no, int(match["reach"]), match["cue"], match["gt"])
+                probe = ProbeLog(
+                    match["probe"], line_no, int(match["reach"]), match["cue"], match["gt"]
+                )
                 step = None
                 log.probes.setdefault(probe.probe_id, probe)
             elif probe is not None:
@@ -163,6 +182,8 @@ def _parse_step(line: str) -> RecallStep | str:
         retrieved = ast.literal_eval(listed)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return "a recall step whose retrieved=… is not a Python list of slugs"
-    if not isinstance(retrieved, (list, tuple)) or not all(isinstance(slug, str) for slug in retrieved):
+    if not isinstance(retrieved, (list, tuple)) or not all(
+        isinstance(slug, str) for slug in retrieved
+    ):
         return "a recall step whose retrieved=… is not a Python list of slugs"
     return RecallStep(int(match["step"]), match["obs"], [str(slug) for slug in retrieved])

@@ -15,7 +15,9 @@ from memscope.errors import MemscopeError, RunDirError
 HASH_CHUNK = 1 << 20
 
 
-def read_json_file(path: Path, *, error: type[MemscopeError] = RunDirError, what: str = "file") -> Any:
+def read_json_file(
+    path: Path, *, error: type[MemscopeError] = RunDirError, what: str = "file"
+) -> Any:
     """Parse a whole JSON file.
 
     Args:
@@ -34,7 +36,9 @@ def read_json_file(path: Path, *, error: type[MemscopeError] = RunDirError, what
     except OSError as exc:
         raise error(f"cannot read {what}: {exc.strerror or exc}", where=str(path)) from None
     if not raw.strip():
-        raise error(f"{what} is empty", where=str(path), fix="Re-run the benchmark or restore the file.")
+        raise error(
+            f"{what} is empty", where=str(path), fix="Re-run the benchmark or restore the file."
+        )
     import orjson
 
     try:

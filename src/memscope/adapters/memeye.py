@@ -34,7 +34,11 @@ def mask_secrets(value: Any) -> Any:
     """Return a copy of a config with every API key, token, secret or password masked."""
     if isinstance(value, dict):
         return {
-            key: (MASK if SECRET_KEY.search(str(key)) and item not in (None, "") else mask_secrets(item))
+            key: (
+                MASK
+                if SECRET_KEY.search(str(key)) and item not in (None, "")
+                else mask_secrets(item)
+            )
             for key, item in value.items()
         }
     if isinstance(value, list):
@@ -57,7 +61,9 @@ def read_memeye_run(run_dir: Path, dataset: Path | None = None) -> RunRecord:
     run_dir = run_dir.resolve()
     if not run_dir.is_dir():
         raise RunDirError(
-            "not a directory", where=str(run_dir), fix="Pass a run directory (it holds predictions.jsonl)."
+            "not a directory",
+            where=str(run_dir),
+            fix="Pass a run directory (it holds predictions.jsonl).",
         )
     predictions = run_dir / PREDICTIONS
     if not predictions.is_file():
@@ -77,7 +83,9 @@ def read_memeye_run(run_dir: Path, dataset: Path | None = None) -> RunRecord:
             raise RunDirError("config.json is not a JSON object", where=str(config_path))
     else:
         config = {}
-        notices.append(Notice("config.json is missing; model and method come from metrics.json", str(run_dir)))
+        notices.append(
+            Notice("config.json is missing; model and method come from metrics.json", str(run_dir))
+        )
     config = mask_secrets(config)
     metrics = mask_secrets(metrics)
 
@@ -86,7 +94,9 @@ def read_memeye_run(run_dir: Path, dataset: Path | None = None) -> RunRecord:
     image_root = _locate_image_root(run_dir, metrics, config, dialog_path)
     dataset_source = memeye_dataset_source(dialog_path, image_root, task_hint=task)
 
-    runtime = metrics.get("method_runtime") if isinstance(metrics.get("method_runtime"), dict) else {}
+    runtime = (
+        metrics.get("method_runtime") if isinstance(metrics.get("method_runtime"), dict) else {}
+    )
     runtime = runtime or _dig(config, "run", "method_runtime") or {}
     method = _str_or_none(metrics.get("method_name")) or _dig(config, "method", "name")
     base_method = _str_or_none(metrics.get("base_method_name")) or _dig(config, "method", "name")
@@ -132,7 +142,9 @@ def read_memeye_run(run_dir: Path, dataset: Path | None = None) -> RunRecord:
     )
 
 
-def locate_dialog_json(run_dir: Path, metrics: dict[str, Any], config: dict[str, Any], override: Path | None) -> Path:
+def locate_dialog_json(
+    run_dir: Path, metrics: dict[str, Any], config: dict[str, Any], override: Path | None
+) -> Path:
     """Find the dialog JSON a run was made from.
 
     Tries ``--dataset`` first, then the recorded path (absolute, or relative to the run
@@ -187,7 +199,9 @@ def locate_dialog_json(run_dir: Path, metrics: dict[str, Any], config: dict[str,
     )
 
 
-def _locate_image_root(run_dir: Path, metrics: dict[str, Any], config: dict[str, Any], dialog_path: Path) -> Path | None:
+def _locate_image_root(
+    run_dir: Path, metrics: dict[str, Any], config: dict[str, Any], dialog_path: Path
+) -> Path | None:
     recorded = (
         _str_or_none(metrics.get("image_root"))
         or _dig(config, "dataset", "image_root")

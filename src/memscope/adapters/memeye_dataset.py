@@ -209,7 +209,9 @@ def read_memeye_dataset(
     raw_bytes = dialog_path.read_bytes()
     content_hash = hashlib.sha256(raw_bytes).hexdigest()
     notices: list[Notice] = []
-    sessions, rounds = read_sessions(data["multi_session_dialogues"], dialog_path, image_root, notices)
+    sessions, rounds = read_sessions(
+        data["multi_session_dialogues"], dialog_path, image_root, notices
+    )
     round_sessions = {r.round_id: r.session_id for r in rounds}
     questions = _read_questions(qas, task, round_sessions, where, notices)
     return DatasetRecord(
@@ -226,7 +228,9 @@ def read_memeye_dataset(
     )
 
 
-def memeye_dataset_source(dialog_path: Path, image_root: Path | None, task_hint: str | None = None) -> DatasetSource:
+def memeye_dataset_source(
+    dialog_path: Path, image_root: Path | None, task_hint: str | None = None
+) -> DatasetSource:
     """Describe a MemEye dialog JSON for the store to bulk-load (see ``read_memeye_dataset``).
 
     Only the file's hash is computed here; the store stages the file with DuckDB, calls
@@ -238,13 +242,21 @@ def memeye_dataset_source(dialog_path: Path, image_root: Path | None, task_hint:
     try:
         raw_bytes = dialog_path.read_bytes()
     except OSError as exc:
-        raise DatasetError(f"cannot read the dialog JSON: {exc.strerror or exc}", where=str(dialog_path)) from None
+        raise DatasetError(
+            f"cannot read the dialog JSON: {exc.strerror or exc}", where=str(dialog_path)
+        ) from None
     if not raw_bytes.strip():
-        raise DatasetError("dialog JSON is empty", where=str(dialog_path), fix="Restore the file, or pass the right one with --dataset PATH.")
+        raise DatasetError(
+            "dialog JSON is empty",
+            where=str(dialog_path),
+            fix="Restore the file, or pass the right one with --dataset PATH.",
+        )
     content_hash = hashlib.sha256(raw_bytes).hexdigest()
     task = str(task_hint or dialog_path.stem).strip().lower()
 
-    def build_rounds(raw_sessions: Any) -> tuple[list[SessionRecord], list[RoundRecord], list[Notice]]:
+    def build_rounds(
+        raw_sessions: Any,
+    ) -> tuple[list[SessionRecord], list[RoundRecord], list[Notice]]:
         if not isinstance(raw_sessions, list):
             raise DatasetError(
                 "dialog JSON has no 'multi_session_dialogues' list",
@@ -314,7 +326,9 @@ def read_sessions(
                     assistant_text=str(turn.get("assistant") or ""),
                     image_refs=image_refs,
                     image_files=image_files,
-                    image_captions=[str(c) for c in turn.get("image_caption") or [] if c is not None]
+                    image_captions=[
+                        str(c) for c in turn.get("image_caption") or [] if c is not None
+                    ]
                     if isinstance(turn.get("image_caption"), list)
                     else [],
                     image_ids=strings(turn.get("image_id")),

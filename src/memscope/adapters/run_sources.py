@@ -39,10 +39,14 @@ def recorded_sources(run_dir: Path) -> dict[str, Path]:
     for key, value in data.items():
         if key not in KNOWN_KEYS:
             raise RunDirError(
-                f"unknown key {key!r} in {SOURCES_FILE}", where=str(path), fix=f"Valid keys: {', '.join(KNOWN_KEYS)}."
+                f"unknown key {key!r} in {SOURCES_FILE}",
+                where=str(path),
+                fix=f"Valid keys: {', '.join(KNOWN_KEYS)}.",
             )
         if not isinstance(value, str) or not value.strip():
-            raise RunDirError(f"{SOURCES_FILE}: {key!r} must be a non-empty path string", where=str(path))
+            raise RunDirError(
+                f"{SOURCES_FILE}: {key!r} must be a non-empty path string", where=str(path)
+            )
         recorded = Path(value).expanduser()
         sources[key] = recorded if recorded.is_absolute() else (run_dir / recorded)
     return sources

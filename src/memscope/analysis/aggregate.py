@@ -73,7 +73,9 @@ def cell_labels(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(both, np.char.add(np.char.add(x_text, "_"), y_text), "")
 
 
-def macro_average(groups: Mapping[str, Mapping[str, float | int | None]], metric: str) -> float | None:
+def macro_average(
+    groups: Mapping[str, Mapping[str, float | int | None]], metric: str
+) -> float | None:
     """Coordinate-balanced macro average: the mean of the cell means (each cell weighs 1)."""
     values = [g[metric] for g in groups.values() if g.get(metric) is not None]
     finite = [float(v) for v in values if not math.isnan(float(v))]  # type: ignore[arg-type]

@@ -25,7 +25,12 @@ class Kappa:
 
     def as_dict(self) -> dict[str, float | int | None]:
         """JSON-ready values."""
-        return {"kappa": self.kappa, "observed": self.observed, "expected": self.expected, "n": self.n}
+        return {
+            "kappa": self.kappa,
+            "observed": self.observed,
+            "expected": self.expected,
+            "n": self.n,
+        }
 
 
 def confusion_matrix(first: Sequence[str], second: Sequence[str]) -> tuple[list[str], np.ndarray]:
@@ -57,7 +62,9 @@ def cohen_kappa(first: Sequence[str], second: Sequence[str]) -> Kappa:
     return kappa_from_matrix(confusion_matrix(first, second)[1])
 
 
-def presence_kappas(first: Sequence[Sequence[str]], second: Sequence[Sequence[str]], codes: Sequence[str]) -> dict[str, Kappa]:
+def presence_kappas(
+    first: Sequence[Sequence[str]], second: Sequence[Sequence[str]], codes: Sequence[str]
+) -> dict[str, Kappa]:
     """Per code, Cohen's kappa of "the question carries this code" (yes / no) between annotators."""
     result: dict[str, Kappa] = {}
     for code in codes:

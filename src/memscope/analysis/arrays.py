@@ -13,7 +13,9 @@ PAD = -1
 """Fill value of padded integer matrices (positions and session orders start at 1)."""
 
 
-def pad_lists(column: pa.ChunkedArray | pa.Array, *, fill: float = PAD, dtype: type = np.int64) -> np.ndarray:
+def pad_lists(
+    column: pa.ChunkedArray | pa.Array, *, fill: float = PAD, dtype: type = np.int64
+) -> np.ndarray:
     """Return a ``(rows, longest list)`` matrix from an Arrow list column.
 
     Null lists become empty rows; null items become ``fill``. Fully vectorised: no Python
@@ -25,7 +27,9 @@ def pad_lists(column: pa.ChunkedArray | pa.Array, *, fill: float = PAD, dtype: t
     array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     if isinstance(array, pa.ChunkedArray):  # an empty chunked array
         array = pa.array([], type=column.type)
-    lengths = pc.fill_null(pc.list_value_length(array), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+    lengths = (
+        pc.fill_null(pc.list_value_length(array), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+    )
     rows = len(array)
     width = int(lengths.max()) if rows else 0
     out = np.full((rows, width), fill, dtype=dtype)

@@ -40,7 +40,9 @@ class Interval:
         return {"mean": self.mean, "ci_low": self.ci_low, "ci_high": self.ci_high, "n": self.n}
 
 
-def resample_means(values: np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> np.ndarray:
+def resample_means(
+    values: np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> np.ndarray:
     """The means of ``resamples`` samples of ``values`` drawn with replacement.
 
     Args:

@@ -38,7 +38,9 @@ def transitions(correct_a: np.ndarray, correct_b: np.ndarray) -> np.ndarray:
     return classes
 
 
-def _summary(score_a: np.ndarray, score_b: np.ndarray, interval: Interval, mask: np.ndarray) -> dict[str, Any]:
+def _summary(
+    score_a: np.ndarray, score_b: np.ndarray, interval: Interval, mask: np.ndarray
+) -> dict[str, Any]:
     both = mask & ~np.isnan(score_a) & ~np.isnan(score_b)
     return {
         "n": interval.n,
@@ -88,4 +90,7 @@ def delta_table(
 
 def transition_groups(classes: np.ndarray, ids: np.ndarray) -> dict[str, dict[str, Any]]:
     """``{class: {"n", "qids"}}`` for the four transition classes, ids in input order."""
-    return {name: {"n": int((classes == name).sum()), "qids": ids[classes == name].tolist()} for name in TRANSITIONS}
+    return {
+        name: {"n": int((classes == name).sum()), "qids": ids[classes == name].tolist()}
+        for name in TRANSITIONS
+    }

@@ -33,7 +33,9 @@ def _mean(values: np.ndarray) -> float | None:
     return float(values.mean()) if values.size else None
 
 
-def accuracy_by_task(correct: np.ndarray, tasks: np.ndarray, settings: np.ndarray) -> dict[str, dict[str, float | int | None]]:
+def accuracy_by_task(
+    correct: np.ndarray, tasks: np.ndarray, settings: np.ndarray
+) -> dict[str, dict[str, float | int | None]]:
     """``{task: {"explicit", "implicit", "n_explicit", "n_implicit"}}`` for the four tasks.
 
     Args:
@@ -59,7 +61,11 @@ def memory_average(by_task: dict[str, dict[str, float | int | None]]) -> dict[st
     """Memory Avg. per setting: the mean of the defined accuracies of the three memory tasks."""
     average: dict[str, float | None] = {}
     for setting in SETTINGS:
-        values = [by_task[task][setting] for task in MEMORY_TASKS if by_task.get(task, {}).get(setting) is not None]
+        values = [
+            by_task[task][setting]
+            for task in MEMORY_TASKS
+            if by_task.get(task, {}).get(setting) is not None
+        ]
         average[setting] = float(np.mean(values)) if values else None
     return average
 

@@ -38,7 +38,13 @@ class GroupTSR:
 
     def as_dict(self) -> dict[str, float | int | None]:
         """JSON-ready ``{"n", "tsr", "ci_low", "ci_high", "n_trunks"}``."""
-        return {"n": self.n, "tsr": self.tsr, "ci_low": self.ci_low, "ci_high": self.ci_high, "n_trunks": self.n_trunks}
+        return {
+            "n": self.n,
+            "tsr": self.tsr,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "n_trunks": self.n_trunks,
+        }
 
 
 def tsr(success: np.ndarray) -> float | None:
@@ -101,7 +107,11 @@ def cluster_bootstrap_groups(
         drawn_wins, drawn_counts = draws
         defined = drawn_counts[:, column] > 0
         rates = drawn_wins[defined, column] / drawn_counts[defined, column]
-        low, high = (float(q) for q in np.quantile(rates, [tail, 1.0 - tail])) if rates.size else (None, None)
+        low, high = (
+            (float(q) for q in np.quantile(rates, [tail, 1.0 - tail]))
+            if rates.size
+            else (None, None)
+        )
         total = counts[:, column].sum()
         result[name] = GroupTSR(
             n=int(total),
@@ -113,7 +123,9 @@ def cluster_bootstrap_groups(
     return result
 
 
-def _resample_sums(wins: np.ndarray, counts: np.ndarray, *, resamples: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _resample_sums(
+    wins: np.ndarray, counts: np.ndarray, *, resamples: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Per resample, the summed wins and probe counts of the drawn trunks, ``(B, G)`` each."""
     rng = np.random.default_rng(seed)
     n_trunks = wins.shape[0]
@@ -146,8 +158,14 @@ class SignFlipResult:
     def as_dict(self) -> dict[str, float | int | bool | None]:
         """JSON-ready fields."""
         return {
-            "n": self.n, "n_trunks": self.n_trunks, "tsr_a": self.tsr_a, "tsr_b": self.tsr_b,
-            "difference": self.difference, "p_value": self.p_value, "permutations": self.permutations, "exact": self.exact,
+            "n": self.n,
+            "n_trunks": self.n_trunks,
+            "tsr_a": self.tsr_a,
+            "tsr_b": self.tsr_b,
+            "difference": self.difference,
+            "p_value": self.p_value,
+            "permutations": self.permutations,
+            "exact": self.exact,
         }
 
 
@@ -191,9 +209,11 @@ def sign_flip_test(
     # Sums of 0/1 differences are integers; compare them as integers so that ties are exact.
     trunk_diff = np.rint(trunk_diff).astype(np.int64)
     target = abs(int(trunk_diff.sum()))
-    exact = names.size <= MAX_EXACT_TRUNKS and 2 ** names.size <= permutations
+    exact = names.size <= MAX_EXACT_TRUNKS and 2**names.size <= permutations
     if exact:
-        patterns = ((np.arange(2 ** names.size)[:, None] >> np.arange(names.size)[None, :]) & 1) * 2 - 1
+        patterns = (
+            (np.arange(2**names.size)[:, None] >> np.arange(names.size)[None, :]) & 1
+        ) * 2 - 1
         hits = int((np.abs(patterns @ trunk_diff) >= target).sum())
         p_value = hits / patterns.shape[0]
         used = int(patterns.shape[0])
@@ -204,8 +224,14 @@ def sign_flip_test(
         p_value = (1 + hits) / (1 + permutations)
         used = permutations
     return SignFlipResult(
-        n=n, n_trunks=int(names.size), tsr_a=float(a.mean()), tsr_b=float(b.mean()),
-        difference=float(observed), p_value=float(p_value), permutations=used, exact=exact,
+        n=n,
+        n_trunks=int(names.size),
+        tsr_a=float(a.mean()),
+        tsr_b=float(b.mean()),
+        difference=float(observed),
+        p_value=float(p_value),
+        permutations=used,
+        exact=exact,
     )
 
 
@@ -230,14 +256,20 @@ def bin_labels(values: np.ndarray, *, max_bins: int = 8) -> tuple[np.ndarray, li
         for value, name in zip(distinct, names, strict=True):
             labels[numbers == value] = name
         return labels, names
-    edges = np.unique(np.quantile(numbers[defined], np.linspace(0, 1, max_bins + 1), method="nearest"))
+    edges = np.unique(
+        np.quantile(numbers[defined], np.linspace(0, 1, max_bins + 1), method="nearest")
+    )
     # Bin i holds edges[i] <= v < edges[i+1]; the last bin also holds the maximum.
     which = np.clip(np.searchsorted(edges, numbers[defined], side="right") - 1, 0, edges.size - 2)
     names: list[str] = []
     for i in range(edges.size - 1):
         members = numbers[defined][which == i]
         if members.size:
-            names.append(f"{int(members.min())}-{int(members.max())}" if members.min() != members.max() else str(int(members.min())))
+            names.append(
+                f"{int(members.min())}-{int(members.max())}"
+                if members.min() != members.max()
+                else str(int(members.min()))
+            )
         else:
             names.append("")
     labels[np.flatnonzero(defined)] = np.array(names, dtype=object)[which]

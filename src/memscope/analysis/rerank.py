@@ -46,7 +46,9 @@ def movable(sims: np.ndarray, ages: np.ndarray, valid: np.ndarray) -> np.ndarray
     return valid & ~np.isnan(sims) & ~np.isnan(ages)
 
 
-def recency_order(sims: np.ndarray, ages: np.ndarray, valid: np.ndarray, alpha: float, lam: float) -> np.ndarray:
+def recency_order(
+    sims: np.ndarray, ages: np.ndarray, valid: np.ndarray, alpha: float, lam: float
+) -> np.ndarray:
     """The permutation that re-ranks each row of a candidate pool by recency-weighted score.
 
     Args:
@@ -82,7 +84,9 @@ def take_rows(matrix: np.ndarray, order: np.ndarray) -> np.ndarray:
     return matrix[np.arange(matrix.shape[0])[:, None], order]
 
 
-def pool_prefix(ev: EvidenceSet, sims: np.ndarray, pool: int | None) -> tuple[EvidenceSet, np.ndarray]:
+def pool_prefix(
+    ev: EvidenceSet, sims: np.ndarray, pool: int | None
+) -> tuple[EvidenceSet, np.ndarray]:
     """Keep the first ``pool`` candidates of the original ranking (all when None)."""
     if pool is None or pool >= ev.ranked_pos.shape[1]:
         return ev, sims

@@ -44,7 +44,9 @@ REFUSAL = re.compile(
 
 def looks_like_refusal(answers: np.ndarray) -> np.ndarray:
     """Whether each answer text declines to answer."""
-    return np.array([bool(text) and REFUSAL.search(str(text)) is not None for text in answers], dtype=bool)
+    return np.array(
+        [bool(text) and REFUSAL.search(str(text)) is not None for text in answers], dtype=bool
+    )
 
 
 @dataclass
@@ -150,7 +152,9 @@ def derive(facts: RunFacts) -> dict[str, np.ndarray]:
     latest_col = np.where(has_latest, is_latest.argmax(axis=1) if width else 0, width)
     stale_above = stale_mask(ev) & (columns < latest_col[:, None]) & in_k
 
-    def first(mask: np.ndarray) -> np.ndarray:  # 1-based column of the first hit per row, 0 when none
+    def first(
+        mask: np.ndarray,
+    ) -> np.ndarray:  # 1-based column of the first hit per row, 0 when none
         return np.where(mask.any(axis=1), mask.argmax(axis=1) + 1 if width else 0, 0)
 
     return {
@@ -184,6 +188,7 @@ def _where(facts: RunFacts) -> str:
 
 # evaluation -----------------------------------------------------------------------------
 
+
 def _judge_fires(f: RunFacts) -> np.ndarray:
     return (f.mode == "open") & _eq(f.em, 1.0) & ~np.isnan(f.judge) & (f.judge < 0.5)
 
@@ -195,13 +200,17 @@ def _judge_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
 
 # encode ---------------------------------------------------------------------------------
 
+
 def _visual_twin_fires(f: RunFacts) -> np.ndarray:
     return np.full(f.n, f.modality == "text_only") & _eq(f.twin("visual_twin_correct"), 1.0)
 
 
 def _visual_twin_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
     numbers = {"twin_run": f.visual_twin, "twin_correct": True}
-    return numbers, f"text-only run wrong, its native-visual twin {f.visual_twin} right on the same question → ENC-TEXT"
+    return (
+        numbers,
+        f"text-only run wrong, its native-visual twin {f.visual_twin} right on the same question → ENC-TEXT",
+    )
 
 
 def _oracle_fires(f: RunFacts) -> np.ndarray:
@@ -221,10 +230,13 @@ def _oracle_self_fires(f: RunFacts) -> np.ndarray:
 
 def _oracle_self_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
     clues = ", ".join(f.gold_ids[i]) or "none"
-    return {"clue_rounds": f.gold_ids[i]}, f"clue-only oracle: the gold clues ({clues}) were in context, answer wrong → ENC-PERC"
+    return {
+        "clue_rounds": f.gold_ids[i]
+    }, f"clue-only oracle: the gold clues ({clues}) were in context, answer wrong → ENC-PERC"
 
 
 # retrieve -------------------------------------------------------------------------------
+
 
 def _miss_fires(f: RunFacts) -> np.ndarray:
     return _eq(f.access["any_clue"], 0.0)
@@ -233,7 +245,10 @@ def _miss_fires(f: RunFacts) -> np.ndarray:
 def _miss_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
     golds = f.gold_ids[i]
     numbers = {"k": f.k, "gold": golds, "any_clue": 0.0}
-    return numbers, f"none of the {len(golds)} gold clue(s) ({', '.join(golds)}) in {_where(f)} → RET-MISS"
+    return (
+        numbers,
+        f"none of the {len(golds)} gold clue(s) ({', '.join(golds)}) in {_where(f)} → RET-MISS",
+    )
 
 
 def _latest_fires(f: RunFacts) -> np.ndarray:
@@ -259,10 +274,14 @@ def _partial_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
     top = set(f.ranked_ids[i][: f.k]) if f.retrieval_kind == "ranked" else set(f.ranked_ids[i])
     missing = [g for g in golds if g not in top]
     numbers = {"k": f.k, "coverage": float(f.access["coverage"][i]), "missing": missing}
-    return numbers, f"{found} of {len(golds)} gold clues in {_where(f)} (missing {', '.join(missing)}) → RET-PART"
+    return (
+        numbers,
+        f"{found} of {len(golds)} gold clues in {_where(f)} (missing {', '.join(missing)}) → RET-PART",
+    )
 
 
 # select ---------------------------------------------------------------------------------
+
 
 def _stale_fires(f: RunFacts) -> np.ndarray:
     return (_y(f) == "Y3") & _eq(f.temporal["rank_inversion"], 1.0)
@@ -273,19 +292,32 @@ def _stale_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
     latest_rank = int(f.derived["latest_rank"][i])
     stale_rank = int(f.derived["stale_rank"][i])
     stale = f.ranked_ids[i][stale_rank - 1] if stale_rank else "?"
-    numbers = {"latest": latest, "latest_rank": latest_rank, "stale": stale, "stale_rank": stale_rank}
-    return numbers, f"Y3, latest clue {latest} at rank {latest_rank}, stale {stale} at rank {stale_rank} → SEL-STALE"
+    numbers = {
+        "latest": latest,
+        "latest_rank": latest_rank,
+        "stale": stale,
+        "stale_rank": stale_rank,
+    }
+    return (
+        numbers,
+        f"Y3, latest clue {latest} at rank {latest_rank}, stale {stale} at rank {stale_rank} → SEL-STALE",
+    )
 
 
 def _noise_fires(f: RunFacts) -> np.ndarray:
-    return np.full(f.n, f.retrieval_kind == "ranked") & (f.derived["first_gold_rank"] >= NOISE_MIN_RANK)
+    return np.full(f.n, f.retrieval_kind == "ranked") & (
+        f.derived["first_gold_rank"] >= NOISE_MIN_RANK
+    )
 
 
 def _noise_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
     rank = int(f.derived["first_gold_rank"][i])
     clue = f.ranked_ids[i][rank - 1]
     numbers = {"first_clue": clue, "first_clue_rank": rank, "non_gold_above": rank - 1}
-    return numbers, f"first gold clue {clue} at rank {rank}, under {rank - 1} non-gold rounds → SEL-NOISE"
+    return (
+        numbers,
+        f"first gold clue {clue} at rank {rank}, under {rank - 1} non-gold rounds → SEL-NOISE",
+    )
 
 
 def _context_fires(f: RunFacts) -> np.ndarray:
@@ -294,16 +326,23 @@ def _context_fires(f: RunFacts) -> np.ndarray:
 
 def _context_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
     oracle = f.twin("oracle_correct")[i]
-    numbers: dict[str, Any] = {"n_rounds": f.n_rounds, "oracle_run": f.oracle if not np.isnan(oracle) else None}
+    numbers: dict[str, Any] = {
+        "n_rounds": f.n_rounds,
+        "oracle_run": f.oracle if not np.isnan(oracle) else None,
+    }
     if np.isnan(oracle):
         tail = "no oracle run to confirm"
     else:
         numbers["oracle_correct"] = True
         tail = f"the clue-only oracle {f.oracle} is right"
-    return numbers, f"full-context run over {f.n_rounds} rounds, evidence in context, answer wrong ({tail}) → SEL-CTX"
+    return (
+        numbers,
+        f"full-context run over {f.n_rounds} rounds, evidence in context, answer wrong ({tail}) → SEL-CTX",
+    )
 
 
 # inject ---------------------------------------------------------------------------------
+
 
 def _inject_fires(f: RunFacts) -> np.ndarray:
     return np.full(f.n, f.injects_text_only) & _eq(f.access["any_clue"], 1.0)
@@ -314,10 +353,14 @@ def _inject_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
     clue = f.ranked_ids[i][rank - 1] if rank else "a gold clue"
     numbers = {"first_clue": clue, "first_clue_rank": rank or None}
     place = f" at rank {rank}" if rank else ""
-    return numbers, f"gold clue {clue} retrieved{place}, the answer model received text only (check its caption) → INJ-LOSS"
+    return (
+        numbers,
+        f"gold clue {clue} retrieved{place}, the answer model received text only (check its caption) → INJ-LOSS",
+    )
 
 
 # use ------------------------------------------------------------------------------------
+
 
 def _evidence_present(f: RunFacts) -> np.ndarray:
     if f.retrieval_kind in ("ranked", "unranked"):
@@ -340,12 +383,19 @@ def _refusal_fires(f: RunFacts) -> np.ndarray:
 def _refusal_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
     if f.retrieval_kind in ("ranked", "unranked"):
         found = int(f.derived["gold_in_k"][i])
-        return {"gold_in_k": found, "k": f.k}, f"answer declines although {found} gold clue(s) are in {_where(f)} → USE-CALIB"
+        return {
+            "gold_in_k": found,
+            "k": f.k,
+        }, f"answer declines although {found} gold clue(s) are in {_where(f)} → USE-CALIB"
     return {"context": f.family}, "answer declines although the evidence was in context → USE-CALIB"
 
 
 def _state_fires(f: RunFacts) -> np.ndarray:
-    return (_y(f) == "Y3") & _eq(f.temporal["latest_at_k"], 1.0) & _eq(f.temporal["stale_dominance"], 0.0)
+    return (
+        (_y(f) == "Y3")
+        & _eq(f.temporal["latest_at_k"], 1.0)
+        & _eq(f.temporal["stale_dominance"], 0.0)
+    )
 
 
 def _state_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
@@ -353,7 +403,10 @@ def _state_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
     rank = int(f.derived["latest_rank"][i])
     numbers = {"latest": latest, "latest_rank": rank, "rank_inversion": 0.0}
     place = f"at rank {rank}" if f.retrieval_kind == "ranked" else "in the retrieved set"
-    return numbers, f"Y3, latest clue {latest} {place}, no stale round above it, answer wrong → USE-STATE"
+    return (
+        numbers,
+        f"Y3, latest clue {latest} {place}, no stale round above it, answer wrong → USE-STATE",
+    )
 
 
 def _assoc_fires(f: RunFacts) -> np.ndarray:
@@ -364,7 +417,10 @@ def _assoc_fires(f: RunFacts) -> np.ndarray:
 def _assoc_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
     found = int(f.derived["gold_in_k"][i])
     kind = "Y2" if f.y[i] == "Y2" else "implicit-cue"
-    return {"gold_in_k": found, "k": f.k}, f"{kind} question, {found} gold clues in {_where(f)}, answer wrong → USE-ASSOC"
+    return {
+        "gold_in_k": found,
+        "k": f.k,
+    }, f"{kind} question, {found} gold clues in {_where(f)}, answer wrong → USE-ASSOC"
 
 
 def _use_fires(f: RunFacts) -> np.ndarray:
@@ -375,12 +431,21 @@ def _use_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
     golds = f.gold_ids[i]
     numbers = {"k": f.k, "gold": golds, "full_clue": 1.0}
     level = f.y[i] or "unplaced"
-    return numbers, f"{level}, all {len(golds)} gold clue(s) ({', '.join(golds)}) in {_where(f)}, answer wrong → USE-EVID"
+    return (
+        numbers,
+        f"{level}, all {len(golds)} gold clue(s) ({', '.join(golds)}) in {_where(f)}, answer wrong → USE-EVID",
+    )
 
 
 RULES: tuple[Rule, ...] = (
     Rule("judge-disagrees-with-em", "EVAL-JUDGE", _judge_fires, _judge_explain),
-    Rule("visual-twin-right", "ENC-TEXT", _visual_twin_fires, _visual_twin_explain, twin="visual_twin"),
+    Rule(
+        "visual-twin-right",
+        "ENC-TEXT",
+        _visual_twin_fires,
+        _visual_twin_explain,
+        twin="visual_twin",
+    ),
     Rule("oracle-also-fails", "ENC-PERC", _oracle_fires, _oracle_explain, twin="oracle"),
     Rule("oracle-run-fails", "ENC-PERC", _oracle_self_fires, _oracle_self_explain),
     Rule("no-clue-in-top-k", "RET-MISS", _miss_fires, _miss_explain),

@@ -16,7 +16,10 @@ __all__ = ["app", "main"]
 
 # Commands appear in --help in registration order: the triage app first, setup last.
 _FIRST = ("open", "ingest", "report", "compare", "rerun", "suggest", "labels", "engine")
-for _name in (*_FIRST, *sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name not in _FIRST)):
+for _name in (
+    *_FIRST,
+    *sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name not in _FIRST),
+):
     if _name not in ("app", "common"):
         importlib.import_module(f"{__name__}.{_name}")
 

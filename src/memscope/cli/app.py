@@ -37,7 +37,11 @@ def _print_version(value: bool) -> None:
 @app.callback()
 def _root(
     version: bool = typer.Option(
-        False, "--version", help="Print memscope's version and exit.", callback=_print_version, is_eager=True
+        False,
+        "--version",
+        help="Print memscope's version and exit.",
+        callback=_print_version,
+        is_eager=True,
     ),
 ) -> None:
     """Diagnose why multimodal agent-memory benchmark questions fail: evidence chains,

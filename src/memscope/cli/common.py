@@ -89,7 +89,9 @@ def print_json(data: Any, *, rows: tuple[str, list[bytes]] | None = None) -> Non
     import orjson
 
     try:
-        encoded = orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY)
+        encoded = orjson.dumps(
+            data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
+        )
     except TypeError:  # a value orjson does not know (e.g. a Path): fall back to the stdlib
         encoded = json.dumps(data, ensure_ascii=False, indent=2, default=str).encode()
     if rows is not None and encoded.endswith(b"}"):
@@ -97,7 +99,9 @@ def print_json(data: Any, *, rows: tuple[str, list[bytes]] | None = None) -> Non
         body = b",\n    ".join(objects)
         opening = b"\n" if encoded == b"{}" else b",\n"
         listing = b"[\n    " + body + b"\n  ]" if objects else b"[]"
-        encoded = encoded[:-1].rstrip() + opening + b"  " + orjson.dumps(key) + b": " + listing + b"\n}"
+        encoded = (
+            encoded[:-1].rstrip() + opening + b"  " + orjson.dumps(key) + b": " + listing + b"\n}"
+        )
     sys.stdout.buffer.write(encoded + b"\n")
     sys.stdout.flush()
 

@@ -31,10 +31,19 @@ SHOWN_IDS = 12
 @app.command(rich_help_panel=RUNS)
 @handles_errors
 def compare(
-    run_a: Annotated[str, typer.Argument(help="Run A (run id or directory), e.g. the text-only run.", show_default=False)],
-    run_b: Annotated[str, typer.Argument(help="Run B, e.g. its native-visual twin.", show_default=False)],
+    run_a: Annotated[
+        str,
+        typer.Argument(
+            help="Run A (run id or directory), e.g. the text-only run.", show_default=False
+        ),
+    ],
+    run_b: Annotated[
+        str, typer.Argument(help="Run B, e.g. its native-visual twin.", show_default=False)
+    ],
     seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 20260430,
-    resamples: Annotated[int, typer.Option("--resamples", help="Bootstrap resamples over questions.")] = 10_000,
+    resamples: Annotated[
+        int, typer.Option("--resamples", help="Bootstrap resamples over questions.")
+    ] = 10_000,
     dataset: DatasetOption = None,
     db: DbOption = None,
     output: FormatOption = OutputFormat.table,
@@ -79,24 +88,38 @@ def _cell(group: dict[str, Any] | None) -> str:
 def _levels_table(delta: dict[str, Any]) -> Table:
     """Δ with its 95% interval per X level, per Y level and overall."""
     table = Table(title="Δ per level with 95% bootstrap interval", title_justify="left")
-    for name, justify in (("level", "left"), ("n", "right"), ("A", "right"), ("B", "right"),
-                          ("Δ", "right"), ("95% CI", "right")):
+    for name, justify in (
+        ("level", "left"),
+        ("n", "right"),
+        ("A", "right"),
+        ("B", "right"),
+        ("Δ", "right"),
+        ("95% CI", "right"),
+    ):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
-    rows = [(x, delta["by_x"].get(x)) for x in X_LEVELS] + [(y, delta["by_y"].get(y)) for y in Y_LEVELS]
+    rows = [(x, delta["by_x"].get(x)) for x in X_LEVELS] + [
+        (y, delta["by_y"].get(y)) for y in Y_LEVELS
+    ]
     rows.append(("all", delta["overall"]))
     for level, group in rows:
         if not group or group.get("delta") is None:
             continue
         table.add_row(
-            level, str(group["n"]), f"{group['score_a']:.3f}", f"{group['score_b']:.3f}",
-            f"{group['delta']:+.3f}", f"[{group['ci_low']:+.3f}, {group['ci_high']:+.3f}]",
+            level,
+            str(group["n"]),
+            f"{group['score_a']:.3f}",
+            f"{group['score_b']:.3f}",
+            f"{group['delta']:+.3f}",
+            f"[{group['ci_low']:+.3f}, {group['ci_high']:+.3f}]",
             style="dim" if level == "all" else None,
         )
     return table
 
 
 def _ids(qids: list[str]) -> Text:
-    shown = ", ".join(qids[:SHOWN_IDS]) + (f", … (+{len(qids) - SHOWN_IDS})" if len(qids) > SHOWN_IDS else "")
+    shown = ", ".join(qids[:SHOWN_IDS]) + (
+        f", … (+{len(qids) - SHOWN_IDS})" if len(qids) > SHOWN_IDS else ""
+    )
     return Text(printable(shown, keep_newlines=False))
 
 
@@ -104,8 +127,12 @@ def render_compare(result: dict[str, Any]) -> Group:
     """The comparison as Rich renderables."""
     a, b = result["run_a"], result["run_b"]
     header = Text.assemble(
-        "A ", (printable(a["run_id"], keep_newlines=False), "bold"), f" ({printable(a.get('method'), keep_newlines=False)})",
-        "  vs  B ", (printable(b["run_id"], keep_newlines=False), "bold"), f" ({printable(b.get('method'), keep_newlines=False)})",
+        "A ",
+        (printable(a["run_id"], keep_newlines=False), "bold"),
+        f" ({printable(a.get('method'), keep_newlines=False)})",
+        "  vs  B ",
+        (printable(b["run_id"], keep_newlines=False), "bold"),
+        f" ({printable(b.get('method'), keep_newlines=False)})",
         f" · {result['matched']} questions matched (A {result['n_a']}, B {result['n_b']})",
     )
     delta = result["delta"]
@@ -116,18 +143,34 @@ def render_compare(result: dict[str, Any]) -> Group:
         matrix.add_column(y, justify="right")
     matrix.add_column("all", justify="right", style="dim")
     for x in X_LEVELS:
-        matrix.add_row(x, *(_cell(delta["by_cell"].get(f"{x}_{y}")) for y in Y_LEVELS), _cell(delta["by_x"].get(x)))
-    matrix.add_row("all", *(_cell(delta["by_y"].get(y)) for y in Y_LEVELS), _cell(delta["overall"]), style="dim")
+        matrix.add_row(
+            x,
+            *(_cell(delta["by_cell"].get(f"{x}_{y}")) for y in Y_LEVELS),
+            _cell(delta["by_x"].get(x)),
+        )
+    matrix.add_row(
+        "all",
+        *(_cell(delta["by_y"].get(y)) for y in Y_LEVELS),
+        _cell(delta["overall"]),
+        style="dim",
+    )
     overall = delta["overall"]
     means = Text(
         f"overall: score A {overall['score_a']:.3f} → B {overall['score_b']:.3f}, Δ {_delta(overall)}"
-        if overall.get("score_a") is not None else "overall: no question scored on both sides"
+        if overall.get("score_a") is not None
+        else "overall: no question scored on both sides"
     )
-    transitions = Table(title="Transitions (correct = MCQ EM 1, open judge ≥ 0.5)", title_justify="left")
+    transitions = Table(
+        title="Transitions (correct = MCQ EM 1, open judge ≥ 0.5)", title_justify="left"
+    )
     for name in ("class", "n", "questions"):
         transitions.add_column(name, justify="right" if name == "n" else "left", overflow="fold")
-    labels = {"fixed": "fixed (A wrong → B right)", "broken": "broken (A right → B wrong)",
-              "both_right": "both right", "both_wrong": "both wrong"}
+    labels = {
+        "fixed": "fixed (A wrong → B right)",
+        "broken": "broken (A right → B wrong)",
+        "both_right": "both right",
+        "both_wrong": "both wrong",
+    }
     for name, label in labels.items():
         group = result["transitions"][name]
         transitions.add_row(label, str(group["n"]), _ids(group["qids"]))
@@ -137,10 +180,16 @@ def render_compare(result: dict[str, Any]) -> Group:
     parts += [means, Text(""), transitions]
     significance = result.get("significance")
     if significance and significance.get("p_value") is not None:
-        how = "exact, all sign patterns" if significance.get("exact") else f"{significance['permutations']} permutations"
-        parts.append(Text(
-            f"{significance['test']}: TSR A {significance['tsr_a']:.3f} → B {significance['tsr_b']:.3f}, "
-            f"difference {significance['difference']:+.3f}, p = {significance['p_value']:.3f} "
-            f"({significance['n']} probes in {significance['n_trunks']} trunks; {how})"
-        ))
+        how = (
+            "exact, all sign patterns"
+            if significance.get("exact")
+            else f"{significance['permutations']} permutations"
+        )
+        parts.append(
+            Text(
+                f"{significance['test']}: TSR A {significance['tsr_a']:.3f} → B {significance['tsr_b']:.3f}, "
+                f"difference {significance['difference']:+.3f}, p = {significance['p_value']:.3f} "
+                f"({significance['n']} probes in {significance['n_trunks']} trunks; {how})"
+            )
+        )
     return Group(*parts)

@@ -46,21 +46,40 @@ from memscope.textsafe import printable
 
 TextModelOption = Annotated[
     str | None,
-    typer.Option("--text-model", help="Sentence-transformers folder or cached name (default: the packaged all-MiniLM-L6-v2, or \\[engine] text_model).", show_default=False),
+    typer.Option(
+        "--text-model",
+        help="Sentence-transformers folder or cached name (default: the packaged all-MiniLM-L6-v2, or \\[engine] text_model).",
+        show_default=False,
+    ),
 ]
 ImageModelOption = Annotated[
     str | None,
-    typer.Option("--image-model", help="open_clip model name, hf-hub:ID, local-dir:FOLDER or a JSON architecture config (default: SigLIP-2 base, ViT-B-16-SigLIP2-384).", show_default=False),
+    typer.Option(
+        "--image-model",
+        help="open_clip model name, hf-hub:ID, local-dir:FOLDER or a JSON architecture config (default: SigLIP-2 base, ViT-B-16-SigLIP2-384).",
+        show_default=False,
+    ),
 ]
 ImagePretrainedOption = Annotated[
     str | None,
-    typer.Option("--image-pretrained", help="Pretrained tag or local checkpoint file for --image-model (random:SEED = untrained weights, for tests only).", show_default=False),
+    typer.Option(
+        "--image-pretrained",
+        help="Pretrained tag or local checkpoint file for --image-model (random:SEED = untrained weights, for tests only).",
+        show_default=False,
+    ),
 ]
 DeviceOption = Annotated[
     str | None,
-    typer.Option("--device", help="auto (CUDA when present), cpu or cuda[:N] (default: \\[engine] device, else auto).", show_default=False),
+    typer.Option(
+        "--device",
+        help="auto (CUDA when present), cpu or cuda[:N] (default: \\[engine] device, else auto).",
+        show_default=False,
+    ),
 ]
-BatchOption = Annotated[int | None, typer.Option("--batch-size", min=1, help="Items per encoder batch.", show_default=False)]
+BatchOption = Annotated[
+    int | None,
+    typer.Option("--batch-size", min=1, help="Items per encoder batch.", show_default=False),
+]
 
 
 class Method(str, Enum):
@@ -85,7 +104,9 @@ class ItemsPerSecond(ProgressColumn):
         speed = task.finished_speed or task.speed
         if speed is None and task.elapsed:  # too few samples for Rich's estimate (short tasks)
             speed = task.completed / task.elapsed
-        return Text("–   items/s" if not speed else f"{speed:,.1f} items/s", style="progress.data.speed")
+        return Text(
+            "–   items/s" if not speed else f"{speed:,.1f} items/s", style="progress.data.speed"
+        )
 
 
 class RichReporter:
@@ -98,14 +119,26 @@ class RichReporter:
     @contextmanager
     def progress(self, label: str, total: int) -> Iterator[Callable[[int], None]]:
         """A Rich progress bar for ``total`` items."""
-        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
-                   ItemsPerSecond(), TimeElapsedColumn())
+        columns = (
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TaskProgressColumn(),
+            ItemsPerSecond(),
+            TimeElapsedColumn(),
+        )
         with Progress(*columns, console=stderr) as bar:
             task = bar.add_task(escape(printable(label, keep_newlines=False)), total=total)
             yield lambda count: bar.advance(task, count)
 
 
-def _options(text_model: str | None, image_model: str | None, image_pretrained: str | None, device: str | None, batch_size: int | None):
+def _options(
+    text_model: str | None,
+    image_model: str | None,
+    image_pretrained: str | None,
+    device: str | None,
+    batch_size: int | None,
+):
     from memscope.pipeline.engine import EngineOptions
 
     return EngineOptions(text_model, image_model, image_pretrained, device, batch_size)
@@ -114,14 +147,23 @@ def _options(text_model: str | None, image_model: str | None, image_pretrained: 
 @app.command(rich_help_panel=ENGINE)
 @handles_errors
 def index(
-    dataset: Annotated[str, typer.Argument(help="MemEye dialog JSON, dataset id or run id.", show_default=False)],
+    dataset: Annotated[
+        str, typer.Argument(help="MemEye dialog JSON, dataset id or run id.", show_default=False)
+    ],
     text_model: TextModelOption = None,
     image_model: ImageModelOption = None,
     image_pretrained: ImagePretrainedOption = None,
     device: DeviceOption = None,
     batch_size: BatchOption = None,
     no_images: Annotated[bool, typer.Option("--no-images", help="Embed texts only.")] = False,
-    image_root: Annotated[Path | None, typer.Option("--image-root", help="Folder the dialog's images are under (default: <data>/image).", show_default=False)] = None,
+    image_root: Annotated[
+        Path | None,
+        typer.Option(
+            "--image-root",
+            help="Folder the dialog's images are under (default: <data>/image).",
+            show_default=False,
+        ),
+    ] = None,
     db: DbOption = None,
     output: FormatOption = OutputFormat.table,
 ) -> None:
@@ -134,48 +176,132 @@ def index(
     from memscope.pipeline.engine import index_dataset
 
     store = open_store(db)
-    summary = index_dataset(store, dataset, _options(text_model, image_model, image_pretrained, device, batch_size),
-                            reporter=RichReporter(), images=not no_images, image_root=image_root)
+    summary = index_dataset(
+        store,
+        dataset,
+        _options(text_model, image_model, image_pretrained, device, batch_size),
+        reporter=RichReporter(),
+        images=not no_images,
+        image_root=image_root,
+    )
     for note in summary.notes:
         warn(note)
     if output is OutputFormat.json:
-        print_json({"dataset_id": summary.dataset_id, "embedded": summary.embedded,
-                    "kinds": [vars(kind) for kind in summary.kinds], "notes": summary.notes})
+        print_json(
+            {
+                "dataset_id": summary.dataset_id,
+                "embedded": summary.embedded,
+                "kinds": [vars(kind) for kind in summary.kinds],
+                "notes": summary.notes,
+            }
+        )
         return
-    table = Table(title=f"Indexed {printable(summary.dataset_id, keep_newlines=False)}", title_justify="left")
-    for name, justify in (("kind", "left"), ("model", "left"), ("items", "right"), ("embedded", "right"), ("cached", "right")):
+    table = Table(
+        title=f"Indexed {printable(summary.dataset_id, keep_newlines=False)}", title_justify="left"
+    )
+    for name, justify in (
+        ("kind", "left"),
+        ("model", "left"),
+        ("items", "right"),
+        ("embedded", "right"),
+        ("cached", "right"),
+    ):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for kind in summary.kinds:
-        table.add_row(kind.kind, Text(printable(kind.model, keep_newlines=False)), str(kind.items), str(kind.embedded), str(kind.cached))
+        table.add_row(
+            kind.kind,
+            Text(printable(kind.model, keep_newlines=False)),
+            str(kind.items),
+            str(kind.embedded),
+            str(kind.cached),
+        )
     stdout.print(table)
-    stderr.print("nothing new to embed" if summary.embedded == 0 else f"{summary.embedded} new vector(s) cached")
+    stderr.print(
+        "nothing new to embed"
+        if summary.embedded == 0
+        else f"{summary.embedded} new vector(s) cached"
+    )
 
 
 @app.command(rich_help_panel=ENGINE)
 @handles_errors
 def retrieve(
-    dataset: Annotated[str, typer.Argument(help="MemEye dialog JSON, dataset id or run id.", show_default=False)],
-    method: Annotated[Method, typer.Option("--method", help="srag_t (text + captions), srag_v (text + images), dualmem (min-max fused channels).")],
-    out: Annotated[Path, typer.Option("--out", help="Run directory to write (e.g. runs/NAME).", show_default=False)],
+    dataset: Annotated[
+        str, typer.Argument(help="MemEye dialog JSON, dataset id or run id.", show_default=False)
+    ],
+    method: Annotated[
+        Method,
+        typer.Option(
+            "--method",
+            help="srag_t (text + captions), srag_v (text + images), dualmem (min-max fused channels).",
+        ),
+    ],
+    out: Annotated[
+        Path,
+        typer.Option("--out", help="Run directory to write (e.g. runs/NAME).", show_default=False),
+    ],
     k: Annotated[int, typer.Option("--k", help="Rounds retrieved per question (top_k).")] = 10,
-    pool: Annotated[int, typer.Option("--pool", help="Ranked candidates kept per question in retrieval.jsonl.")] = 50,
-    text_weight: Annotated[float, typer.Option("--text-weight", help="srag_v: weight of the text cosine.")] = 0.5,
-    image_weight: Annotated[float, typer.Option("--image-weight", help="srag_v: weight of the image cosine.")] = 0.5,
-    visual_weight: Annotated[float, typer.Option("--visual-weight", help="dualmem: weight of the normalised visual channel.")] = 0.75,
-    answer_endpoint: Annotated[str | None, typer.Option("--answer-endpoint", help="OpenAI-compatible API base URL (e.g. http://127.0.0.1:8000/v1); without it the run is retrieval-only.", show_default=False)] = None,
-    answer_model: Annotated[str | None, typer.Option("--answer-model", help="Model name sent to the answer endpoint.", show_default=False)] = None,
-    answer_key_env: Annotated[str, typer.Option("--answer-api-key-env", help="Environment variable holding the endpoint's API key (sent only when set).")] = "OPENAI_API_KEY",
-    answer_timeout: Annotated[float, typer.Option("--answer-timeout", min=0.1, help="Seconds to wait for each answer.")] = 90.0,
-    answer_max_tokens: Annotated[int, typer.Option("--answer-max-tokens", min=1, help="Tokens per answer.")] = 128,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N questions.", show_default=False)] = None,
-    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace a run already in --out.")] = False,
-    ingest: Annotated[bool, typer.Option("--ingest", help="Ingest the run into the store when it is written.")] = False,
+    pool: Annotated[
+        int, typer.Option("--pool", help="Ranked candidates kept per question in retrieval.jsonl.")
+    ] = 50,
+    text_weight: Annotated[
+        float, typer.Option("--text-weight", help="srag_v: weight of the text cosine.")
+    ] = 0.5,
+    image_weight: Annotated[
+        float, typer.Option("--image-weight", help="srag_v: weight of the image cosine.")
+    ] = 0.5,
+    visual_weight: Annotated[
+        float,
+        typer.Option("--visual-weight", help="dualmem: weight of the normalised visual channel."),
+    ] = 0.75,
+    answer_endpoint: Annotated[
+        str | None,
+        typer.Option(
+            "--answer-endpoint",
+            help="OpenAI-compatible API base URL (e.g. http://127.0.0.1:8000/v1); without it the run is retrieval-only.",
+            show_default=False,
+        ),
+    ] = None,
+    answer_model: Annotated[
+        str | None,
+        typer.Option(
+            "--answer-model", help="Model name sent to the answer endpoint.", show_default=False
+        ),
+    ] = None,
+    answer_key_env: Annotated[
+        str,
+        typer.Option(
+            "--answer-api-key-env",
+            help="Environment variable holding the endpoint's API key (sent only when set).",
+        ),
+    ] = "OPENAI_API_KEY",
+    answer_timeout: Annotated[
+        float, typer.Option("--answer-timeout", min=0.1, help="Seconds to wait for each answer.")
+    ] = 90.0,
+    answer_max_tokens: Annotated[
+        int, typer.Option("--answer-max-tokens", min=1, help="Tokens per answer.")
+    ] = 128,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", min=1, help="Only the first N questions.", show_default=False),
+    ] = None,
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="Replace a run already in --out.")
+    ] = False,
+    ingest: Annotated[
+        bool, typer.Option("--ingest", help="Ingest the run into the store when it is written.")
+    ] = False,
     text_model: TextModelOption = None,
     image_model: ImageModelOption = None,
     image_pretrained: ImagePretrainedOption = None,
     device: DeviceOption = None,
     batch_size: BatchOption = None,
-    image_root: Annotated[Path | None, typer.Option("--image-root", help="Folder the dialog's images are under.", show_default=False)] = None,
+    image_root: Annotated[
+        Path | None,
+        typer.Option(
+            "--image-root", help="Folder the dialog's images are under.", show_default=False
+        ),
+    ] = None,
     db: DbOption = None,
 ) -> None:
     """Run a retriever over a dataset and write a native run (MemEye layout + retrieval.jsonl).
@@ -190,21 +316,43 @@ def retrieve(
     from memscope.pipeline.native_run import write_native_run
 
     if bool(answer_endpoint) != bool(answer_model):
-        raise InputError("--answer-endpoint and --answer-model go together", fix="Pass both, or neither for a retrieval-only run.")
+        raise InputError(
+            "--answer-endpoint and --answer-model go together",
+            fix="Pass both, or neither for a retrieval-only run.",
+        )
     answer = None
     if answer_endpoint and answer_model:
-        answer = AnswerSettings(answer_endpoint, answer_model, os.environ.get(answer_key_env) or None,
-                                timeout_s=answer_timeout, max_tokens=answer_max_tokens)
+        answer = AnswerSettings(
+            answer_endpoint,
+            answer_model,
+            os.environ.get(answer_key_env) or None,
+            timeout_s=answer_timeout,
+            max_tokens=answer_max_tokens,
+        )
     settings = MethodSettings(method.value, text_weight, image_weight, visual_weight)
     store = open_store(db)
     summary = write_native_run(
-        store, dataset, settings, out, k=k, pool=pool,
+        store,
+        dataset,
+        settings,
+        out,
+        k=k,
+        pool=pool,
         options=_options(text_model, image_model, image_pretrained, device, batch_size),
-        answer=answer, reporter=RichReporter(), overwrite=overwrite, limit=limit, image_root=image_root,
+        answer=answer,
+        reporter=RichReporter(),
+        overwrite=overwrite,
+        limit=limit,
+        image_root=image_root,
     )
     kind = f"{summary.n_answered} answered" if answer else "retrieval-only"
-    stderr.print(Text.assemble("wrote ", (str(summary.out_dir), "bold"),
-                               f" · {summary.method} · {summary.n_questions} questions ({kind}) · {summary.corpus_size} rounds"))
+    stderr.print(
+        Text.assemble(
+            "wrote ",
+            (str(summary.out_dir), "bold"),
+            f" · {summary.method} · {summary.n_questions} questions ({kind}) · {summary.corpus_size} rounds",
+        )
+    )
     if ingest:
         from memscope.adapters import ReadOptions
         from memscope.pipeline.runs import ingest_dir
@@ -219,9 +367,24 @@ def retrieve(
 @handles_errors
 def recompute(
     run: Annotated[str, typer.Argument(help="Run directory or run id.", show_default=False)],
-    pool: Annotated[int | None, typer.Option("--pool", min=1, help="Candidates per question (default and minimum: 3 x top_k).", show_default=False)] = None,
-    force: Annotated[bool, typer.Option("--force", help="Write even when the recomputation disagrees with the logged scores.")] = False,
-    undo: Annotated[bool, typer.Option("--undo", help="Restore the run's logged retrievals.")] = False,
+    pool: Annotated[
+        int | None,
+        typer.Option(
+            "--pool",
+            min=1,
+            help="Candidates per question (default and minimum: 3 x top_k).",
+            show_default=False,
+        ),
+    ] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force", help="Write even when the recomputation disagrees with the logged scores."
+        ),
+    ] = False,
+    undo: Annotated[
+        bool, typer.Option("--undo", help="Restore the run's logged retrievals.")
+    ] = False,
     text_model: TextModelOption = None,
     image_model: ImageModelOption = None,
     image_pretrained: ImagePretrainedOption = None,
@@ -244,34 +407,67 @@ def recompute(
     run_id = resolve_run(store, run)
     if undo:
         done = undo_gap_fill(store, run_id)
-        stderr.print(f"restored the logged retrievals of {run_id}" if done else f"{run_id} had no recomputed scores")
+        stderr.print(
+            f"restored the logged retrievals of {run_id}"
+            if done
+            else f"{run_id} had no recomputed scores"
+        )
         return
-    summary = fill_gaps(store, run_id, pool=pool, force=force,
-                        options=_options(text_model, image_model, image_pretrained, device, batch_size), reporter=RichReporter())
+    summary = fill_gaps(
+        store,
+        run_id,
+        pool=pool,
+        force=force,
+        options=_options(text_model, image_model, image_pretrained, device, batch_size),
+        reporter=RichReporter(),
+    )
     for note in summary.notes:
         warn(note)
     if output is OutputFormat.json:
         print_json(vars(summary))
         return
-    agreement = "–" if summary.seed_order_agreement is None else f"{summary.seed_order_agreement:.0%}"
-    stdout.print(Text(
-        f"run {summary.run_id} · {summary.method} · text model {summary.text_model}"
-        + (f" · image model {summary.image_model}" if summary.image_model else "") + "\n"
-        f"  {summary.n_questions} questions · pool {summary.pool_size} · {summary.n_filled} logged candidates filled · "
-        f"{summary.n_extended} candidates added below the logged ranks\n"
-        f"  largest difference from a logged score: {fmt(summary.max_deviation, 7)} over {summary.n_compared} values · "
-        f"top-k order reproduced for {agreement} of questions"
-    ))
+    agreement = (
+        "–" if summary.seed_order_agreement is None else f"{summary.seed_order_agreement:.0%}"
+    )
+    stdout.print(
+        Text(
+            f"run {summary.run_id} · {summary.method} · text model {summary.text_model}"
+            + (f" · image model {summary.image_model}" if summary.image_model else "")
+            + "\n"
+            f"  {summary.n_questions} questions · pool {summary.pool_size} · {summary.n_filled} logged candidates filled · "
+            f"{summary.n_extended} candidates added below the logged ranks\n"
+            f"  largest difference from a logged score: {fmt(summary.max_deviation, 7)} over {summary.n_compared} values · "
+            f"top-k order reproduced for {agreement} of questions"
+        )
+    )
 
 
 @app.command(rich_help_panel=ENGINE)
 @handles_errors
 def search(
-    dataset: Annotated[str, typer.Argument(help="MemEye dialog JSON, dataset id or run id.", show_default=False)],
-    query: Annotated[str | None, typer.Argument(help="Words to look for, e.g. \"brass compass\".", show_default=False)] = None,
+    dataset: Annotated[
+        str, typer.Argument(help="MemEye dialog JSON, dataset id or run id.", show_default=False)
+    ],
+    query: Annotated[
+        str | None,
+        typer.Argument(help='Words to look for, e.g. "brass compass".', show_default=False),
+    ] = None,
     k: Annotated[int, typer.Option("--k", min=1, help="Rounds to show.")] = 10,
-    channel: Annotated[Channel, typer.Option("--channel", help="text: round text with captions (MiniLM); image: the images (image model).")] = Channel.text,
-    similar_to: Annotated[str | None, typer.Option("--similar-to", help="A round id: show the rounds whose images look most like its images.", show_default=False)] = None,
+    channel: Annotated[
+        Channel,
+        typer.Option(
+            "--channel",
+            help="text: round text with captions (MiniLM); image: the images (image model).",
+        ),
+    ] = Channel.text,
+    similar_to: Annotated[
+        str | None,
+        typer.Option(
+            "--similar-to",
+            help="A round id: show the rounds whose images look most like its images.",
+            show_default=False,
+        ),
+    ] = None,
     text_model: TextModelOption = None,
     image_model: ImageModelOption = None,
     image_pretrained: ImagePretrainedOption = None,
@@ -287,27 +483,54 @@ def search(
     from memscope.pipeline.engine import open_dataset, round_previews, search_text, similar_images
 
     if (query is None) == (similar_to is None):
-        raise InputError("give either QUERY or --similar-to ROUND", fix='e.g. memscope search DATASET "brass compass"')
+        raise InputError(
+            "give either QUERY or --similar-to ROUND",
+            fix='e.g. memscope search DATASET "brass compass"',
+        )
     store = open_store(db)
     dataset_id = open_dataset(store, dataset).dataset_id
     if similar_to is not None:
         hits = similar_images(store, dataset_id, similar_to, k)
     else:
-        hits = search_text(store, dataset_id, query or "", k, channel=channel.value,
-                           options=_options(text_model, image_model, image_pretrained, device, None), reporter=RichReporter())
+        hits = search_text(
+            store,
+            dataset_id,
+            query or "",
+            k,
+            channel=channel.value,
+            options=_options(text_model, image_model, image_pretrained, device, None),
+            reporter=RichReporter(),
+        )
     previews = round_previews(store, dataset_id, [hit.round_id for hit in hits])
     if output is OutputFormat.json:
-        print_json({"dataset_id": dataset_id, "hits": [vars(hit) | {"text": previews.get(hit.round_id)} for hit in hits]})
+        print_json(
+            {
+                "dataset_id": dataset_id,
+                "hits": [vars(hit) | {"text": previews.get(hit.round_id)} for hit in hits],
+            }
+        )
         return
     if not hits:
         stderr.print("no match")
         return
     title = f"similar to {similar_to}" if similar_to else f"\u201c{query}\u201d"
-    table = Table(title=printable(f"{dataset_id} · {title}", keep_newlines=False), title_justify="left")
-    for name, justify in (("#", "right"), ("round", "left"), ("score", "right"), ("matched", "left"), ("text", "left")):
+    table = Table(
+        title=printable(f"{dataset_id} · {title}", keep_newlines=False), title_justify="left"
+    )
+    for name, justify in (
+        ("#", "right"),
+        ("round", "left"),
+        ("score", "right"),
+        ("matched", "left"),
+        ("text", "left"),
+    ):
         table.add_column(name, justify=justify, overflow="ellipsis", no_wrap=name != "text")  # type: ignore[arg-type]
     for number, hit in enumerate(hits, start=1):
-        table.add_row(str(number), Text(printable(hit.round_id, keep_newlines=False)), fmt(hit.score),
-                      Text(printable(hit.item_id, keep_newlines=False)),
-                      Text(printable(previews.get(hit.round_id) or "", keep_newlines=False)[:120]))
+        table.add_row(
+            str(number),
+            Text(printable(hit.round_id, keep_newlines=False)),
+            fmt(hit.score),
+            Text(printable(hit.item_id, keep_newlines=False)),
+            Text(printable(previews.get(hit.round_id) or "", keep_newlines=False)[:120]),
+        )
     stdout.print(table)

@@ -32,10 +32,16 @@ from memscope.textsafe import printable
 @app.command(rich_help_panel=RUNS)
 @handles_errors
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Run directories, or folders to search for runs.", show_default=False)],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help="Run directories, or folders to search for runs.", show_default=False),
+    ],
     dataset: DatasetOption = None,
     dmv_registry: DmvRegistryOption = None,
-    strict: Annotated[bool, typer.Option("--strict", help="Refuse a run with any bad line instead of skipping it.")] = False,
+    strict: Annotated[
+        bool,
+        typer.Option("--strict", help="Refuse a run with any bad line instead of skipping it."),
+    ] = False,
     db: DbOption = None,
 ) -> None:
     """Ingest run directories into the store (every run below each PATH).
@@ -53,12 +59,20 @@ def ingest(
             return
         for notice in result.notices:
             warn(notice)
-        verb = {"new": "ingested", "replaced": "re-ingested (changed)", "unchanged": "unchanged"}[result.status]
+        verb = {"new": "ingested", "replaced": "re-ingested (changed)", "unchanged": "unchanged"}[
+            result.status
+        ]
         stderr.print(
-            Text.assemble(f"{verb} ", (result.run_id, "bold"), f" · {result.n_questions} questions · {result.path}")
+            Text.assemble(
+                f"{verb} ",
+                (result.run_id, "bold"),
+                f" · {result.n_questions} questions · {result.path}",
+            )
         )
 
-    _, failures = ingest_paths(store, paths, read_options(dataset, dmv_registry), strict=strict, on_outcome=report)
+    _, failures = ingest_paths(
+        store, paths, read_options(dataset, dmv_registry), strict=strict, on_outcome=report
+    )
     if failures:
         stderr.print(f"{len(failures)} run(s) could not be ingested.")
         raise typer.Exit(1)
@@ -76,7 +90,10 @@ def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None
     if output is OutputFormat.json:
         print_json(
             [
-                {key: (value.isoformat() if hasattr(value, "isoformat") else value) for key, value in row.items()}
+                {
+                    key: (value.isoformat() if hasattr(value, "isoformat") else value)
+                    for key, value in row.items()
+                }
                 for row in rows
             ]
         )
@@ -89,11 +106,14 @@ def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None
         for name in ("task", "model")
         if len({row[name] for row in rows}) == 1 and rows[0][name] is not None
     }
-    title = f"Runs in {store.path}" + "".join(f" · {name} {value}" for name, value in shared.items())
+    title = f"Runs in {store.path}" + "".join(
+        f" · {name} {value}" for name, value in shared.items()
+    )
     table = Table(title=printable(title, keep_newlines=False), title_justify="left")
     table.add_column("run", overflow="fold", style="bold", min_width=12)
     columns = [
-        name for name in ("task", "model", "method")
+        name
+        for name in ("task", "model", "method")
         if name not in shared and any(row[name] is not None for row in rows)
     ]
     for name in columns:

@@ -40,24 +40,62 @@ def _describe(event: Any) -> Text:
     if event.action == "set":
         codes = ", ".join(event.codes)
         extra = f" (primary {event.primary})" if len(event.codes) > 1 else ""
-        return Text(f"labelled {event.qid} of {event.run_id}: {codes}{extra} · {event.annotator} · event {event.event_id}")
+        return Text(
+            f"labelled {event.qid} of {event.run_id}: {codes}{extra} · {event.annotator} · event {event.event_id}"
+        )
     if event.action == "clear":
-        return Text(f"cleared the label of {event.qid} of {event.run_id} · {event.annotator} · event {event.event_id}")
-    return Text(f"undid event {event.supersedes} on {event.qid} of {event.run_id} · {event.annotator} · event {event.event_id}")
+        return Text(
+            f"cleared the label of {event.qid} of {event.run_id} · {event.annotator} · event {event.event_id}"
+        )
+    return Text(
+        f"undid event {event.supersedes} on {event.qid} of {event.run_id} · {event.annotator} · event {event.event_id}"
+    )
 
 
 @app.command(rich_help_panel=LABELS)
 @handles_errors
 def label(
     run: Annotated[str, typer.Argument(help="Run id or directory.", show_default=False)],
-    question: Annotated[str, typer.Option("--question", "-q", help="The question (qN).", show_default=False)],
-    code: Annotated[list[str] | None, typer.Option("--code", "-c", help="Failure code (repeat for several; the first is primary).", show_default=False)] = None,
-    primary: Annotated[str | None, typer.Option("--primary", help="Which of the codes is primary (default: the first).", show_default=False)] = None,
-    note: Annotated[str | None, typer.Option("--note", "-n", help="A free-text note.", show_default=False)] = None,
-    annotator: Annotated[str | None, typer.Option("--annotator", help="Who labels (default: the config's user.annotator, else the OS user).", show_default=False)] = None,
-    accept: Annotated[bool, typer.Option("--accept", help="Accept the question's suggested code.")] = False,
-    clear: Annotated[bool, typer.Option("--clear", help="Remove the question's current label.")] = False,
-    undo: Annotated[bool, typer.Option("--undo", help="Undo your latest label change on the question.")] = False,
+    question: Annotated[
+        str, typer.Option("--question", "-q", help="The question (qN).", show_default=False)
+    ],
+    code: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--code",
+            "-c",
+            help="Failure code (repeat for several; the first is primary).",
+            show_default=False,
+        ),
+    ] = None,
+    primary: Annotated[
+        str | None,
+        typer.Option(
+            "--primary",
+            help="Which of the codes is primary (default: the first).",
+            show_default=False,
+        ),
+    ] = None,
+    note: Annotated[
+        str | None, typer.Option("--note", "-n", help="A free-text note.", show_default=False)
+    ] = None,
+    annotator: Annotated[
+        str | None,
+        typer.Option(
+            "--annotator",
+            help="Who labels (default: the config's user.annotator, else the OS user).",
+            show_default=False,
+        ),
+    ] = None,
+    accept: Annotated[
+        bool, typer.Option("--accept", help="Accept the question's suggested code.")
+    ] = False,
+    clear: Annotated[
+        bool, typer.Option("--clear", help="Remove the question's current label.")
+    ] = False,
+    undo: Annotated[
+        bool, typer.Option("--undo", help="Undo your latest label change on the question.")
+    ] = False,
     dataset: DatasetOption = None,
     db: DbOption = None,
     output: FormatOption = OutputFormat.table,
@@ -72,7 +110,16 @@ def label(
     from memscope.pipeline.labels import accept_suggestion, clear_label, record_label, undo_label
     from memscope.pipeline.runs import resolve_run
 
-    actions = [name for name, chosen in (("--code", bool(code)), ("--accept", accept), ("--clear", clear), ("--undo", undo)) if chosen]
+    actions = [
+        name
+        for name, chosen in (
+            ("--code", bool(code)),
+            ("--accept", accept),
+            ("--clear", clear),
+            ("--undo", undo),
+        )
+        if chosen
+    ]
     if len(actions) != 1:
         raise InputError(
             "give exactly one of --code CODE, --accept, --clear or --undo"
@@ -84,7 +131,9 @@ def label(
     store = open_store(db)
     run_id = resolve_run(store, run, options=ReadOptions(dataset=dataset))
     if code:
-        event = record_label(store, run_id, question, codes=code, primary=primary, note=note, annotator=annotator)
+        event = record_label(
+            store, run_id, question, codes=code, primary=primary, note=note, annotator=annotator
+        )
     elif accept:
         event = accept_suggestion(store, run_id, question, annotator=annotator)
     elif clear:
@@ -105,14 +154,50 @@ def label(
 @app.command("export-labels", rich_help_panel=LABELS)
 @handles_errors
 def export_labels_command(
-    run: Annotated[str | None, typer.Option("--run", help="Run id or directory (default: the run opened or ingested last).", show_default=False)] = None,
-    all_runs: Annotated[bool, typer.Option("--all", help="Export the labels of every run.")] = False,
-    file_format: Annotated[ExportFormat, typer.Option("--format", "-f", help="jsonl, csv or parquet.")] = ExportFormat.jsonl,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output file (default: stdout; parquet needs a file).", show_default=False)] = None,
-    include_suggestions: Annotated[bool, typer.Option("--include-suggestions", help="Add the suggestion (code, rule, numbers) of each question, and suggested questions nobody labelled.")] = False,
-    history: Annotated[bool, typer.Option("--history", help="One row per label event instead of per current label.")] = False,
-    summary: Annotated[bool, typer.Option("--summary", help="Counts of each code per (X, Y) cell instead of the labels.")] = False,
-    annotator: Annotated[str | None, typer.Option("--annotator", help="Only this annotator's labels.", show_default=False)] = None,
+    run: Annotated[
+        str | None,
+        typer.Option(
+            "--run",
+            help="Run id or directory (default: the run opened or ingested last).",
+            show_default=False,
+        ),
+    ] = None,
+    all_runs: Annotated[
+        bool, typer.Option("--all", help="Export the labels of every run.")
+    ] = False,
+    file_format: Annotated[
+        ExportFormat, typer.Option("--format", "-f", help="jsonl, csv or parquet.")
+    ] = ExportFormat.jsonl,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Output file (default: stdout; parquet needs a file).",
+            show_default=False,
+        ),
+    ] = None,
+    include_suggestions: Annotated[
+        bool,
+        typer.Option(
+            "--include-suggestions",
+            help="Add the suggestion (code, rule, numbers) of each question, and suggested questions nobody labelled.",
+        ),
+    ] = False,
+    history: Annotated[
+        bool,
+        typer.Option("--history", help="One row per label event instead of per current label."),
+    ] = False,
+    summary: Annotated[
+        bool,
+        typer.Option(
+            "--summary", help="Counts of each code per (X, Y) cell instead of the labels."
+        ),
+    ] = False,
+    annotator: Annotated[
+        str | None,
+        typer.Option("--annotator", help="Only this annotator's labels.", show_default=False),
+    ] = None,
     db: DbOption = None,
 ) -> None:
     """Export labels: one row per labelled question and annotator (or per event).
@@ -129,12 +214,20 @@ def export_labels_command(
     if all_runs and run:
         raise InputError("give --run RUN or --all, not both")
     if summary and history:
-        raise InputError("--summary counts the current labels; it cannot be combined with --history")
+        raise InputError(
+            "--summary counts the current labels; it cannot be combined with --history"
+        )
     store = open_store(db)
     run_id = None if all_runs else resolve_run(store, run, ingest=False)
     result = export_labels(
-        store, run_id, fmt=file_format.value, out=out, include_suggestions=include_suggestions, history=history,
-        summary=summary, annotator=annotator,
+        store,
+        run_id,
+        fmt=file_format.value,
+        out=out,
+        include_suggestions=include_suggestions,
+        history=history,
+        summary=summary,
+        annotator=annotator,
     )
     if result.content is not None:
         sys.stdout.buffer.write(result.content)
@@ -148,8 +241,19 @@ def export_labels_command(
 @app.command(rich_help_panel=LABELS)
 @handles_errors
 def agreement(
-    run: Annotated[str | None, typer.Argument(help="Run id or directory (default: the run opened or ingested last).", show_default=False)] = None,
-    annotators: Annotated[tuple[str, str] | None, typer.Option("--annotators", help="The two annotators: --annotators A B.", show_default=False)] = None,
+    run: Annotated[
+        str | None,
+        typer.Argument(
+            help="Run id or directory (default: the run opened or ingested last).",
+            show_default=False,
+        ),
+    ] = None,
+    annotators: Annotated[
+        tuple[str, str] | None,
+        typer.Option(
+            "--annotators", help="The two annotators: --annotators A B.", show_default=False
+        ),
+    ] = None,
     db: DbOption = None,
     output: FormatOption = OutputFormat.table,
 ) -> None:
@@ -171,16 +275,24 @@ def agreement(
         print_json(result)
         return
     first, second = names
-    stdout.print(Text.assemble(
-        "run ", (printable(run_id, keep_newlines=False), "bold"),
-        f" · {printable(first)} vs {printable(second)} · {result['n']} questions labelled by both",
-        f" ({result['only_first']} only by {printable(first)}, {result['only_second']} only by {printable(second)})",
-    ))
+    stdout.print(
+        Text.assemble(
+            "run ",
+            (printable(run_id, keep_newlines=False), "bold"),
+            f" · {printable(first)} vs {printable(second)} · {result['n']} questions labelled by both",
+            f" ({result['only_first']} only by {printable(first)}, {result['only_second']} only by {printable(second)})",
+        )
+    )
     table = Table(title="Cohen's kappa", title_justify="left")
     for name in ("", "kappa", "observed", "expected"):
         table.add_column(name, justify="left" if not name else "right")
     primary = result["primary"]
-    table.add_row(Text("primary code", style="bold"), fmt(primary["kappa"]), fmt(primary["observed"]), fmt(primary["expected"]))
+    table.add_row(
+        Text("primary code", style="bold"),
+        fmt(primary["kappa"]),
+        fmt(primary["observed"]),
+        fmt(primary["expected"]),
+    )
     for code, kappa in result["per_code"].items():
         table.add_row(code, fmt(kappa["kappa"]), fmt(kappa["observed"]), fmt(kappa["expected"]))
     stdout.print(table)

@@ -17,17 +17,35 @@ from memscope.cli.common import DatasetOption, DbOption, DmvRegistryOption, hand
 @app.command("open", rich_help_panel=TRIAGE)
 @handles_errors
 def open_command(
-    runs: Annotated[list[str] | None, typer.Argument(
-        help="Run directory or run id; a second one opens comparison mode (default: the run opened last).",
-        show_default=False)] = None,
-    question: Annotated[str | None, typer.Option("--question", help="Start on this question (e.g. q37).",
-                                                 show_default=False)] = None,
-    queue: Annotated[str | None, typer.Option("--queue", help="failing (default), all or unlabelled.",
-                                              show_default=False)] = None,
-    cell: Annotated[str | None, typer.Option("--cell", help="Only the questions of one X×Y cell, e.g. X4Y3.",
-                                             show_default=False)] = None,
-    annotator: Annotated[str | None, typer.Option("--annotator", help="Name recorded on labels (default: config, else you).",
-                                                  show_default=False)] = None,
+    runs: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Run directory or run id; a second one opens comparison mode (default: the run opened last).",
+            show_default=False,
+        ),
+    ] = None,
+    question: Annotated[
+        str | None,
+        typer.Option("--question", help="Start on this question (e.g. q37).", show_default=False),
+    ] = None,
+    queue: Annotated[
+        str | None,
+        typer.Option("--queue", help="failing (default), all or unlabelled.", show_default=False),
+    ] = None,
+    cell: Annotated[
+        str | None,
+        typer.Option(
+            "--cell", help="Only the questions of one X×Y cell, e.g. X4Y3.", show_default=False
+        ),
+    ] = None,
+    annotator: Annotated[
+        str | None,
+        typer.Option(
+            "--annotator",
+            help="Name recorded on labels (default: config, else you).",
+            show_default=False,
+        ),
+    ] = None,
     dataset: DatasetOption = None,
     dmv_registry: DmvRegistryOption = None,
     db: DbOption = None,
@@ -42,14 +60,24 @@ def open_command(
 
     refs = list(runs or [])
     if len(refs) > 2:
-        raise InputError(f"open takes one run, or two to compare; got {len(refs)}",
-                         fix="Pass RUN_DIR, or RUN_A RUN_B for comparison mode.")
+        raise InputError(
+            f"open takes one run, or two to compare; got {len(refs)}",
+            fix="Pass RUN_DIR, or RUN_A RUN_B for comparison mode.",
+        )
     from memscope.pipeline.triage_session import check_refs
     from memscope.tui.app import make_app
     from memscope.tui.widgets.image_preview import ImagePreview, load_renderer
 
-    triage_app = make_app(refs, question=question, queue=queue, cell=cell, annotator=annotator, dataset=dataset,
-                          dmv_registry=dmv_registry, db=db)
+    triage_app = make_app(
+        refs,
+        question=question,
+        queue=queue,
+        cell=cell,
+        annotator=annotator,
+        dataset=dataset,
+        dmv_registry=dmv_registry,
+        db=db,
+    )
     check_refs(triage_app.store, refs)
     # textual-image asks the terminal what it can draw; that is only possible before Textual starts.
     ImagePreview.renderer = load_renderer()

@@ -35,14 +35,22 @@ K_HELP = "Cut-off K for @K metrics (default: the run's top_k, else 10)."
 def check_k(k: int | None) -> int | None:
     """Refuse K < 1 with one clear message."""
     if k is not None and k < 1:
-        raise InputError(f"--k must be at least 1, got {k}", fix="Pass a positive cut-off, e.g. --k 10.")
+        raise InputError(
+            f"--k must be at least 1, got {k}", fix="Pass a positive cut-off, e.g. --k 10."
+        )
     return k
 
 
 @app.command(rich_help_panel=RUNS)
 @handles_errors
 def report(
-    run: Annotated[str | None, typer.Argument(help="Run directory or run id (default: the run opened or ingested last).", show_default=False)] = None,
+    run: Annotated[
+        str | None,
+        typer.Argument(
+            help="Run directory or run id (default: the run opened or ingested last).",
+            show_default=False,
+        ),
+    ] = None,
     k: Annotated[int | None, typer.Option("--k", help=K_HELP, show_default=False)] = None,
     dataset: DatasetOption = None,
     dmv_registry: DmvRegistryOption = None,
@@ -69,7 +77,9 @@ def report(
     check_k(k)
     store = open_store(db)
     if run is not None and Path(run).expanduser().exists():
-        run_id = resolve_run(store, run, options=read_options(dataset, dmv_registry))  # may ingest it
+        run_id = resolve_run(
+            store, run, options=read_options(dataset, dmv_registry)
+        )  # may ingest it
         data = load_run(store, run_id, detail=False)
     else:
         with store.reading():  # a run id: one read-only connection serves both steps
@@ -88,7 +98,8 @@ def report(
 def _header(result: dict[str, Any]) -> Text:
     run = result["run"]
     parts = [
-        ("run ", ""), (printable(run["id"], keep_newlines=False), "bold"),
+        ("run ", ""),
+        (printable(run["id"], keep_newlines=False), "bold"),
         (f" · task {printable(run['task'], keep_newlines=False)}", ""),
         (f" · model {printable(run['model'], keep_newlines=False)}", ""),
         (f" · method {printable(run['method'], keep_newlines=False)}", ""),
@@ -112,8 +123,17 @@ def _answer_matrix(answer: dict[str, Any], metric: str, title: str, n_key: str =
         return f"{fmt(summary[metric], 2)} ({summary[n_key]})"
 
     for x in X_LEVELS:
-        table.add_row(x, *(cell(answer["by_cell"].get(f"{x}_{y}")) for y in Y_LEVELS), cell(answer["by_x"].get(x)))
-    table.add_row("all", *(cell(answer["by_y"].get(y)) for y in Y_LEVELS), cell(answer["overall"]), style="dim")
+        table.add_row(
+            x,
+            *(cell(answer["by_cell"].get(f"{x}_{y}")) for y in Y_LEVELS),
+            cell(answer["by_x"].get(x)),
+        )
+    table.add_row(
+        "all",
+        *(cell(answer["by_y"].get(y)) for y in Y_LEVELS),
+        cell(answer["overall"]),
+        style="dim",
+    )
     return table
 
 
@@ -124,7 +144,9 @@ def _answer_summary(answer: dict[str, Any]) -> Text:
         f"coordinate-balanced macro: EM={fmt(macro['em'])}  Judge={fmt(macro['judge'])}"
     )
     if answer.get("n_unplaced"):
-        text += f"    ({answer['n_unplaced']} question(s) without X/Y labels are outside the matrix)"
+        text += (
+            f"    ({answer['n_unplaced']} question(s) without X/Y labels are outside the matrix)"
+        )
     return Text(text)
 
 
@@ -136,11 +158,23 @@ def _retrieval_table(retrieval: dict[str, Any], k: int) -> Table:
     for y in Y_LEVELS:
         row = retrieval["by_y"].get(y)
         if row:
-            table.add_row(y, str(row["n"]), fmt(row["any_clue"]), fmt(row["coverage"]), fmt(row["full_clue"]), fmt(row["mrr"]))
+            table.add_row(
+                y,
+                str(row["n"]),
+                fmt(row["any_clue"]),
+                fmt(row["coverage"]),
+                fmt(row["full_clue"]),
+                fmt(row["mrr"]),
+            )
     overall = retrieval["overall"]
     table.add_row(
-        "all", str(retrieval["n"]), fmt(overall["any_clue"]), fmt(overall["coverage"]),
-        fmt(overall["full_clue"]), fmt(overall["mrr"]), style="dim",
+        "all",
+        str(retrieval["n"]),
+        fmt(overall["any_clue"]),
+        fmt(overall["coverage"]),
+        fmt(overall["full_clue"]),
+        fmt(overall["mrr"]),
+        style="dim",
     )
     return table
 
@@ -150,8 +184,11 @@ def _temporal_table(temporal: dict[str, Any], k: int) -> Table:
     for name in ("n", "Latest@K", "Latest-Miss", "Rank-Inversion", "Stale-Dominance"):
         table.add_column(name, justify="right")
     table.add_row(
-        str(temporal["n"]), fmt(temporal["latest_at_k"]), fmt(temporal["latest_miss"]),
-        fmt(temporal["rank_inversion"]), fmt(temporal["stale_dominance"]),
+        str(temporal["n"]),
+        fmt(temporal["latest_at_k"]),
+        fmt(temporal["latest_miss"]),
+        fmt(temporal["rank_inversion"]),
+        fmt(temporal["stale_dominance"]),
     )
     return table
 
@@ -167,19 +204,30 @@ def render_report(result: dict[str, Any]) -> Group:
 
         return render_cue_report(result, _header(result))
     answer = result["answer"]
-    parts: list[Any] = [_header(result), Text(""), _answer_matrix(answer, "em", "Answer EM per cell (n)")]
+    parts: list[Any] = [
+        _header(result),
+        Text(""),
+        _answer_matrix(answer, "em", "Answer EM per cell (n)"),
+    ]
     if answer["overall"].get("judge") is not None:
         parts.append(_answer_matrix(answer, "judge", "Judge score per cell (n judged)", "n_judge"))
     parts += [_answer_summary(answer), Text("")]
     if result["retrieval"]:
         parts += [_retrieval_table(result["retrieval"], result["k"])]
         if result["retrieval"]["n_undiagnosable"]:
-            parts.append(Text(f"{result['retrieval']['n_undiagnosable']} question(s) have no gold clue and are not counted.", style="dim"))
+            parts.append(
+                Text(
+                    f"{result['retrieval']['n_undiagnosable']} question(s) have no gold clue and are not counted.",
+                    style="dim",
+                )
+            )
         parts.append(Text(""))
     if result["temporal"]:
         parts += [_temporal_table(result["temporal"], result["k"]), Text("")]
     elif result["retrieval"]:
-        parts += [Text("No Y3 question with a gold clue: temporal metrics do not apply.", style="dim")]
+        parts += [
+            Text("No Y3 question with a gold clue: temporal metrics do not apply.", style="dim")
+        ]
     for note in result.get("notes", []):
         parts.append(Text(f"Retrieval: {note}.", style="yellow"))
     return Group(*parts)

@@ -33,26 +33,47 @@ def _gap(explicit: float | None, implicit: float | None) -> str:
 
 def _task_table(cue: dict[str, Any]) -> Table:
     table = Table(title="Accuracy per task and evidence setting", title_justify="left")
-    for name, justify in (("task", "left"), ("explicit", "right"), ("implicit", "right"), ("EI-Gap", "right")):
+    for name, justify in (
+        ("task", "left"),
+        ("explicit", "right"),
+        ("implicit", "right"),
+        ("EI-Gap", "right"),
+    ):
         table.add_column(name, justify=justify, no_wrap=True)
     for key in ("entity_recall", "long_pattern", "personalized_recommendation"):
         entry = cue["by_task"][key]
-        table.add_row(TASK_NAMES[key], _accuracy(entry["explicit"], entry["n_explicit"]),
-                      _accuracy(entry["implicit"], entry["n_implicit"]), _gap(entry["explicit"], entry["implicit"]))
+        table.add_row(
+            TASK_NAMES[key],
+            _accuracy(entry["explicit"], entry["n_explicit"]),
+            _accuracy(entry["implicit"], entry["n_implicit"]),
+            _gap(entry["explicit"], entry["implicit"]),
+        )
     average = cue["memory_avg"]
-    table.add_row("Memory Avg.", fmt(average["explicit"]), fmt(average["implicit"]),
-                  "–" if cue["ei_gap"] is None else f"{cue['ei_gap']:+.3f}", style="bold")
+    table.add_row(
+        "Memory Avg.",
+        fmt(average["explicit"]),
+        fmt(average["implicit"]),
+        "–" if cue["ei_gap"] is None else f"{cue['ei_gap']:+.3f}",
+        style="bold",
+    )
     refusal = cue["by_task"]["answer_refusal"]
-    table.add_row("Answer Refusal (apart)", _accuracy(refusal["explicit"], refusal["n_explicit"]),
-                  _accuracy(refusal["implicit"], refusal["n_implicit"]), _gap(refusal["explicit"], refusal["implicit"]),
-                  style="dim")
+    table.add_row(
+        "Answer Refusal (apart)",
+        _accuracy(refusal["explicit"], refusal["n_explicit"]),
+        _accuracy(refusal["implicit"], refusal["n_implicit"]),
+        _gap(refusal["explicit"], refusal["implicit"]),
+        style="dim",
+    )
     return table
 
 
 def _evidence_table(evidence: dict[str, Any]) -> Table:
     settings = [("all", evidence), *evidence["by_explicitness"].items()]
     counts = ", ".join(f"{name} {entry['n']}" for name, entry in settings)
-    table = Table(title=f"Evidence retrieval vs gold clue turns (refusal_text excluded; n: {counts})", title_justify="left")
+    table = Table(
+        title=f"Evidence retrieval vs gold clue turns (refusal_text excluded; n: {counts})",
+        title_justify="left",
+    )
     table.add_column("k", justify="right", style="bold")
     short = {"all": "all", "explicit": "expl", "implicit": "impl"}
     for name, _entry in settings:
@@ -60,8 +81,11 @@ def _evidence_table(evidence: dict[str, Any]) -> Table:
     for name, _entry in settings:
         table.add_column(f"P@k {short.get(name, name)}", justify="right")
     for k in evidence["recall"]:
-        table.add_row(k, *(fmt(entry["recall"][k]) for _n, entry in settings),
-                      *(fmt(entry["precision"][k]) for _n, entry in settings))
+        table.add_row(
+            k,
+            *(fmt(entry["recall"][k]) for _n, entry in settings),
+            *(fmt(entry["precision"][k]) for _n, entry in settings),
+        )
     return table
 
 
@@ -69,24 +93,52 @@ def render_cue_report(result: dict[str, Any], header: Text) -> Group:
     """The CUE-Mem report (header, accuracy table, evidence table, notes) as Rich renderables."""
     cue = result["cue"]
     overall = result["answer"]["overall"]
-    parts: list[Any] = [header, Text(""), Text(f"overall accuracy: {fmt(overall['em'])} (n={overall['n']})"), Text("")]
+    parts: list[Any] = [
+        header,
+        Text(""),
+        Text(f"overall accuracy: {fmt(overall['em'])} (n={overall['n']})"),
+        Text(""),
+    ]
     parts.append(_task_table(cue))
     if cue["n_unknown_setting"]:
-        parts.append(Text(f"{cue['n_unknown_setting']} QA(s) have no explicit/implicit label and count in neither column.",
-                          style="dim"))
+        parts.append(
+            Text(
+                f"{cue['n_unknown_setting']} QA(s) have no explicit/implicit label and count in neither column.",
+                style="dim",
+            )
+        )
     parts.append(Text(""))
     evidence = cue["evidence"]
     if evidence["n"]:
         parts.append(_evidence_table(evidence))
-        if evidence["saved_depth"] and evidence["saved_depth"] < max(int(k) for k in evidence["recall"]):
-            parts.append(Text(f"The run saved at most {evidence['saved_depth']} ranked turns per question; deeper "
-                              "cut-offs count the rest as misses.", style="dim"))
+        if evidence["saved_depth"] and evidence["saved_depth"] < max(
+            int(k) for k in evidence["recall"]
+        ):
+            parts.append(
+                Text(
+                    f"The run saved at most {evidence['saved_depth']} ranked turns per question; deeper "
+                    "cut-offs count the rest as misses.",
+                    style="dim",
+                )
+            )
     else:
-        parts.append(Text("Evidence metrics: this run logged no ranked retrieval with gold clue turns.", style="dim"))
+        parts.append(
+            Text(
+                "Evidence metrics: this run logged no ranked retrieval with gold clue turns.",
+                style="dim",
+            )
+        )
     unresolved = cue["unresolved_clues"]
     if unresolved["n"]:
-        examples = ", ".join(printable(example, keep_newlines=False) for example in unresolved["examples"])
-        parts.append(Text(f"{unresolved['n']} clue id(s) resolve to no turn and are ignored (e.g. {examples}).", style="yellow"))
+        examples = ", ".join(
+            printable(example, keep_newlines=False) for example in unresolved["examples"]
+        )
+        parts.append(
+            Text(
+                f"{unresolved['n']} clue id(s) resolve to no turn and are ignored (e.g. {examples}).",
+                style="yellow",
+            )
+        )
     for note in result.get("notes", []):
         parts.append(Text(f"Retrieval: {note}.", style="yellow"))
     return Group(*parts)

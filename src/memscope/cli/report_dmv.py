@@ -53,21 +53,42 @@ def render_dmv_report(result: dict[str, Any], header: Text) -> Group:
     by_reach = tsr["by_reach"]
     if by_reach:
         curve = sparkline([entry["tsr"] for entry in by_reach.values()])
-        parts.append(_group_table(f"Retention curve: TSR by reach   {curve}", "reach", by_reach, bars=True))
+        parts.append(
+            _group_table(f"Retention curve: TSR by reach   {curve}", "reach", by_reach, bars=True)
+        )
     if tsr["by_bank_size"]:
-        parts.append(_group_table("TSR by bank size (entries in memory at the probe)", "bank", tsr["by_bank_size"], bars=True))
+        parts.append(
+            _group_table(
+                "TSR by bank size (entries in memory at the probe)",
+                "bank",
+                tsr["by_bank_size"],
+                bars=True,
+            )
+        )
     elif tsr.get("n_without_bank_size"):
-        parts.append(Text("Bank size unknown (no replay lines in the logs, no trajectory cache).", style="dim"))
+        parts.append(
+            Text(
+                "Bank size unknown (no replay lines in the logs, no trajectory cache).", style="dim"
+            )
+        )
     if tsr["by_encoding_position"]:
-        parts.append(_group_table("TSR by encoding position (place in the visit session)", "position",
-                                  tsr["by_encoding_position"], bars=True))
+        parts.append(
+            _group_table(
+                "TSR by encoding position (place in the visit session)",
+                "position",
+                tsr["by_encoding_position"],
+                bars=True,
+            )
+        )
     retrieval = result.get("retrieval")
     if retrieval and retrieval.get("overall"):
         overall = retrieval["overall"]
-        parts.append(Text(
-            f"Target retrieved during the probe: in the first {result['k']} distinct entries "
-            f"{fmt(overall['any_clue'])}, MRR {fmt(overall['mrr'])} (n={retrieval['n']})"
-        ))
+        parts.append(
+            Text(
+                f"Target retrieved during the probe: in the first {result['k']} distinct entries "
+                f"{fmt(overall['any_clue'])}, MRR {fmt(overall['mrr'])} (n={retrieval['n']})"
+            )
+        )
     for note in result.get("notes", []):
         parts.append(Text(f"Retrieval: {note}.", style="yellow"))
     return Group(*parts)

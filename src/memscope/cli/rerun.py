@@ -41,18 +41,57 @@ METRIC_LABELS = {
 def rerun(
     alpha: Annotated[
         list[float] | None,
-        typer.Option("--alpha", "-a", help="Similarity weight in [0, 1] (repeat for several); 1.0 is the original order.", show_default=False),
+        typer.Option(
+            "--alpha",
+            "-a",
+            help="Similarity weight in [0, 1] (repeat for several); 1.0 is the original order.",
+            show_default=False,
+        ),
     ] = None,
-    run: Annotated[str | None, typer.Option("--run", help="Run id or directory (default: the run opened or ingested last).", show_default=False)] = None,
-    question: Annotated[str | None, typer.Option("--question", "-q", help="One question (qN): show its candidates before and after.", show_default=False)] = None,
-    lam: Annotated[float, typer.Option("--lambda", help="Recency decay per dialogue round (≥ 0).")] = 0.02,
-    k: Annotated[int | None, typer.Option("--k", help="Cut-off K (default: the run's top_k, else 10).", show_default=False)] = None,
-    pool: Annotated[int | None, typer.Option("--pool", help="Keep the first P candidates of the original ranking (default: all stored; P ≥ K).", show_default=False)] = None,
+    run: Annotated[
+        str | None,
+        typer.Option(
+            "--run",
+            help="Run id or directory (default: the run opened or ingested last).",
+            show_default=False,
+        ),
+    ] = None,
+    question: Annotated[
+        str | None,
+        typer.Option(
+            "--question",
+            "-q",
+            help="One question (qN): show its candidates before and after.",
+            show_default=False,
+        ),
+    ] = None,
+    lam: Annotated[
+        float, typer.Option("--lambda", help="Recency decay per dialogue round (≥ 0).")
+    ] = 0.02,
+    k: Annotated[
+        int | None,
+        typer.Option(
+            "--k", help="Cut-off K (default: the run's top_k, else 10).", show_default=False
+        ),
+    ] = None,
+    pool: Annotated[
+        int | None,
+        typer.Option(
+            "--pool",
+            help="Keep the first P candidates of the original ranking (default: all stored; P ≥ K).",
+            show_default=False,
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 20260430,
-    resamples: Annotated[int, typer.Option("--resamples", help="Bootstrap resamples over questions.")] = 10_000,
+    resamples: Annotated[
+        int, typer.Option("--resamples", help="Bootstrap resamples over questions.")
+    ] = 10_000,
     requery: Annotated[
         bool,
-        typer.Option("--requery", help="Re-retrieve the candidates with the memory engine (the run's own retriever and models) instead of re-ranking the logged pool."),
+        typer.Option(
+            "--requery",
+            help="Re-retrieve the candidates with the memory engine (the run's own retriever and models) instead of re-ranking the logged pool.",
+        ),
     ] = False,
     dataset: DatasetOption = None,
     db: DbOption = None,
@@ -85,10 +124,14 @@ def rerun(
         from memscope.pipeline.engine import requery_pool
 
         retrievals = requery_pool(store, run_id, [question] if question else None, pool=pool)
-        stderr.print(f"re-retrieved {retrievals.num_rows} candidates with the memory engine (not stored)")
+        stderr.print(
+            f"re-retrieved {retrievals.num_rows} candidates with the memory engine (not stored)"
+        )
     data = load_run(store, run_id, retrievals=retrievals)
     if question is not None:
-        results = [rerun_question(data, question, alpha=value, lam=lam, k=k, pool=pool) for value in alphas]
+        results = [
+            rerun_question(data, question, alpha=value, lam=lam, k=k, pool=pool) for value in alphas
+        ]
         stored = [store_rerun(store, run_id, result.as_dict()) for result in results]
         if output is OutputFormat.json:
             payload = [result.as_dict() for result in results]
@@ -132,7 +175,10 @@ def _candidate_table(title: str, rows: list[Any], k: int, *, show_moves: bool) -
         cells: list[Any] = [str(row.rank)]
         if show_moves:
             moved = row.original_rank - row.rank
-            cells.append(f"{row.original_rank}" + (f" ↑{moved}" if moved > 0 else f" ↓{-moved}" if moved < 0 else ""))
+            cells.append(
+                f"{row.original_rank}"
+                + (f" ↑{moved}" if moved > 0 else f" ↓{-moved}" if moved < 0 else "")
+            )
         cells += [
             Text(printable(row.round_id, keep_newlines=False)),
             Text(printable(row.session_id or "", keep_newlines=False)),
@@ -149,7 +195,10 @@ def _candidate_table(title: str, rows: list[Any], k: int, *, show_moves: bool) -
 def render_question(result: Any) -> Group:
     """One question before and after, as Rich renderables."""
     header = Text.assemble(
-        "run ", (printable(result.run_id, keep_newlines=False), "bold"), " · question ", (result.qid, "bold"),
+        "run ",
+        (printable(result.run_id, keep_newlines=False), "bold"),
+        " · question ",
+        (result.qid, "bold"),
         f" ({result.y or 'no Y level'}) · alpha={result.alpha:g} · lambda={result.lam:g} · K={result.k}",
         f" · pool {result.pool_size} · {result.scored_count} scored",
     )
@@ -161,11 +210,17 @@ def render_question(result: Any) -> Group:
         delta = None if before is None or after is None else after - before
         metrics.add_row(label, fmt(before), fmt(after), "–" if delta is None else f"{delta:+.3f}")
     parts: list[Any] = [
-        header, Text(""),
+        header,
+        Text(""),
         _candidate_table("Before (original order)", result.before.rows, result.k, show_moves=False),
-        _candidate_table(f"After (alpha = {result.alpha:g})", result.after.rows, result.k, show_moves=True),
+        _candidate_table(
+            f"After (alpha = {result.alpha:g})", result.after.rows, result.k, show_moves=True
+        ),
         metrics,
-        Text("score = alpha·sim + (1 − alpha)·exp(−lambda·age); dim rows are below K; * similarity recomputed by the memory engine", style="dim"),
+        Text(
+            "score = alpha·sim + (1 − alpha)·exp(−lambda·age); dim rows are below K; * similarity recomputed by the memory engine",
+            style="dim",
+        ),
     ]
     if result.note:
         parts.append(Text(f"Note: {result.note}.", style="yellow"))
@@ -185,7 +240,8 @@ def render_run(result: dict[str, Any]) -> Group:
     scored = result["scored"]
     pool = params["pool"] if params["pool"] is not None else f"all ({scored['pool_size']})"
     header = Text.assemble(
-        "run ", (printable(result["run"], keep_newlines=False), "bold"),
+        "run ",
+        (printable(result["run"], keep_newlines=False), "bold"),
         f" · {result['n']} Y3 questions · K={params['k']} · lambda={params['lambda']:g} · pool {pool}",
         f" · {scored['scored']} of {scored['candidates']} candidates scored",
     )
@@ -203,8 +259,11 @@ def render_run(result: dict[str, Any]) -> Group:
     for index, entry in enumerate(result["results"]):
         label = f"{entry['alpha']:.2f}" + (" (original)" if index == 0 else "")
         causes = entry["latest_miss_causes"]
-        values.add_row(label, *(fmt(entry[name]) for name in names),
-                       f"{causes['not_in_pool']} / {causes['in_pool_below_k']}")
+        values.add_row(
+            label,
+            *(fmt(entry[name]) for name in names),
+            f"{causes['not_in_pool']} / {causes['in_pool_below_k']}",
+        )
         if index:
             deltas.add_row(label, *(_interval(entry["delta"].get(name)) for name in names))
     parts: list[Any] = [header, Text(""), values]

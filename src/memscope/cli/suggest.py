@@ -26,7 +26,13 @@ from memscope.textsafe import printable
 @app.command(rich_help_panel=DIAGNOSE)
 @handles_errors
 def suggest(
-    run: Annotated[str | None, typer.Argument(help="Run id or directory (default: the run opened or ingested last).", show_default=False)] = None,
+    run: Annotated[
+        str | None,
+        typer.Argument(
+            help="Run id or directory (default: the run opened or ingested last).",
+            show_default=False,
+        ),
+    ] = None,
     dataset: DatasetOption = None,
     db: DbOption = None,
     output: FormatOption = OutputFormat.table,
@@ -49,12 +55,14 @@ def suggest(
     suggestions = suggest_run(store, run_id)
     state = suggestion_state(store, run_id) or {}
     if output is OutputFormat.json:
-        print_json({
-            "run": run_id,
-            "n_failed": state.get("n_failed"),
-            "twin_runs": state.get("twin_run_ids") or [],
-            "suggestions": [item.as_dict() for item in suggestions],
-        })
+        print_json(
+            {
+                "run": run_id,
+                "n_failed": state.get("n_failed"),
+                "twin_runs": state.get("twin_run_ids") or [],
+                "suggestions": [item.as_dict() for item in suggestions],
+            }
+        )
         return
     twins = state.get("twin_run_ids") or []
     stderr.print(
@@ -64,12 +72,18 @@ def suggest(
     )
     if not suggestions:
         return
-    table = Table(title=Text(f"Suggestions for {printable(run_id, keep_newlines=False)}"), title_justify="left")
+    table = Table(
+        title=Text(f"Suggestions for {printable(run_id, keep_newlines=False)}"),
+        title_justify="left",
+    )
     for name in ("qid", "code", "rule", "why", "also"):
         table.add_column(name, overflow="fold")
     for item in suggestions:
         table.add_row(
-            item.qid, Text(item.code, style="bold"), item.rule, Text(printable(item.explanation)),
+            item.qid,
+            Text(item.code, style="bold"),
+            item.rule,
+            Text(printable(item.explanation)),
             ", ".join(alt.code for alt in item.alternatives),
         )
     stdout.print(table)

@@ -39,7 +39,9 @@ MAX_RETRY_WAIT_S = 8.0
 COMPLETION_TOKEN_MODELS = ("gpt-5", "o3", "o4")
 """Models that take ``max_completion_tokens`` instead of ``max_tokens`` (as in MemEye)."""
 ARTICLES = re.compile(r"\b(a|an|the)\s+(?=\w)")
-ERROR_FIX = "Check --answer-endpoint and --answer-model. The questions answered so far are kept in the run."
+ERROR_FIX = (
+    "Check --answer-endpoint and --answer-model. The questions answered so far are kept in the run."
+)
 
 
 @dataclass(frozen=True)
@@ -88,15 +90,26 @@ class AnswerClient:
             EngineError: HTTP error, unreachable endpoint, timeout or malformed reply.
         """
         settings = self.settings
-        token_key = "max_completion_tokens" if settings.model.startswith(COMPLETION_TOKEN_MODELS) else "max_tokens"
+        token_key = (
+            "max_completion_tokens"
+            if settings.model.startswith(COMPLETION_TOKEN_MODELS)
+            else "max_tokens"
+        )
         body = json.dumps(
-            {"model": settings.model, "messages": messages, token_key: settings.max_tokens, "temperature": 0}
+            {
+                "model": settings.model,
+                "messages": messages,
+                token_key: settings.max_tokens,
+                "temperature": 0,
+            }
         ).encode("utf-8")
         headers = {"Content-Type": "application/json"}
         if settings.api_key:
             headers["Authorization"] = f"Bearer {settings.api_key}"
         for attempt in range(settings.retries + 1):
-            request = urllib.request.Request(settings.url, data=body, headers=headers, method="POST")
+            request = urllib.request.Request(
+                settings.url, data=body, headers=headers, method="POST"
+            )
             try:
                 with urllib.request.urlopen(request, timeout=settings.timeout_s) as response:
                     raw = response.read()
@@ -106,16 +119,29 @@ class AnswerClient:
                 if exc.code in RETRY_STATUSES and attempt < settings.retries:
                     time.sleep(_retry_wait(exc, attempt))
                     continue
-                raise EngineError(f"the answer endpoint replied HTTP {exc.code}: {detail.strip() or exc.reason}",
-                                  where=settings.url, fix=ERROR_FIX) from None
+                raise EngineError(
+                    f"the answer endpoint replied HTTP {exc.code}: {detail.strip() or exc.reason}",
+                    where=settings.url,
+                    fix=ERROR_FIX,
+                ) from None
             except TimeoutError:
-                raise EngineError(f"the answer endpoint did not reply within {settings.timeout_s:g} s",
-                                  where=settings.url, fix=ERROR_FIX + " Raise --answer-timeout for slow models.") from None
+                raise EngineError(
+                    f"the answer endpoint did not reply within {settings.timeout_s:g} s",
+                    where=settings.url,
+                    fix=ERROR_FIX + " Raise --answer-timeout for slow models.",
+                ) from None
             except urllib.error.URLError as exc:
                 if isinstance(exc.reason, TimeoutError):
-                    raise EngineError(f"the answer endpoint did not reply within {settings.timeout_s:g} s",
-                                      where=settings.url, fix=ERROR_FIX) from None
-                raise EngineError(f"cannot reach the answer endpoint: {exc.reason}", where=settings.url, fix=ERROR_FIX) from None
+                    raise EngineError(
+                        f"the answer endpoint did not reply within {settings.timeout_s:g} s",
+                        where=settings.url,
+                        fix=ERROR_FIX,
+                    ) from None
+                raise EngineError(
+                    f"cannot reach the answer endpoint: {exc.reason}",
+                    where=settings.url,
+                    fix=ERROR_FIX,
+                ) from None
         return _reply_text(raw, settings.url)
 
 
@@ -133,10 +159,16 @@ def _reply_text(raw: bytes, url: str) -> tuple[str, dict[str, int]]:
         payload = json.loads(raw.decode("utf-8"))
         content = payload["choices"][0]["message"]["content"]
     except (UnicodeDecodeError, json.JSONDecodeError, KeyError, IndexError, TypeError) as exc:
-        raise EngineError(f"the answer endpoint sent a reply that is not a chat completion ({type(exc).__name__})",
-                          where=url, fix=ERROR_FIX) from None
+        raise EngineError(
+            f"the answer endpoint sent a reply that is not a chat completion ({type(exc).__name__})",
+            where=url,
+            fix=ERROR_FIX,
+        ) from None
     usage = payload.get("usage") if isinstance(payload.get("usage"), dict) else {}
-    counts = {name: int(usage.get(name) or 0) for name in ("prompt_tokens", "completion_tokens", "total_tokens")}
+    counts = {
+        name: int(usage.get(name) or 0)
+        for name in ("prompt_tokens", "completion_tokens", "total_tokens")
+    }
     return str(content or "").strip(), counts
 
 
@@ -177,7 +209,9 @@ def image_data_url(path: str, max_long_edge: int = IMAGE_LONG_EDGE) -> str:
         with Image.open(io.BytesIO(raw)) as image:
             if max(image.size) > max_long_edge:
                 scale = max_long_edge / max(image.size)
-                resized = image.convert("RGB").resize((int(image.width * scale), int(image.height * scale)), Image.LANCZOS)
+                resized = image.convert("RGB").resize(
+                    (int(image.width * scale), int(image.height * scale)), Image.LANCZOS
+                )
                 buffer = io.BytesIO()
                 resized.save(buffer, format="JPEG", quality=80)
                 raw, mime = buffer.getvalue(), "image/jpeg"
@@ -206,11 +240,19 @@ def chat_messages(
         content: list[dict[str, Any]] = []
         if turn.text.strip():
             content.append({"type": "text", "text": turn.text.strip()})
-        content += [{"type": "image_url", "image_url": {"url": image_data_url(p), "detail": "high"}} for p in images]
+        content += [
+            {"type": "image_url", "image_url": {"url": image_data_url(p), "detail": "high"}}
+            for p in images
+        ]
         if content:
             messages.append({"role": turn.role, "content": content})
-    final: list[dict[str, Any]] = [{"type": "text", "text": QUESTION_TURN.format(question=question)}]
-    final += [{"type": "image_url", "image_url": {"url": image_data_url(p), "detail": "high"}} for p in question_images]
+    final: list[dict[str, Any]] = [
+        {"type": "text", "text": QUESTION_TURN.format(question=question)}
+    ]
+    final += [
+        {"type": "image_url", "image_url": {"url": image_data_url(p), "detail": "high"}}
+        for p in question_images
+    ]
     messages.append({"role": "user", "content": final})
     return messages
 
@@ -231,7 +273,11 @@ def extract_choice(text: str, valid_keys: set[str]) -> str:
     keys = "|".join(re.escape(key) for key in sorted(valid_keys))
     if not keys:
         return "INVALID"
-    for pattern in (rf"^({keys})[\.\)\:\s,]", rf"(?:ANSWER|CHOICE)\s*(?:IS|:)\s*({keys})\b", rf"\b({keys})\b"):
+    for pattern in (
+        rf"^({keys})[\.\)\:\s,]",
+        rf"(?:ANSWER|CHOICE)\s*(?:IS|:)\s*({keys})\b",
+        rf"\b({keys})\b",
+    ):
         found = re.search(pattern, reply)
         if found:
             return found.group(1)
@@ -250,7 +296,10 @@ def normalize_answer(text: str) -> str:
 
 
 def _sum_usage(usages: list[dict[str, int]]) -> dict[str, int]:
-    return {name: sum(u.get(name, 0) for u in usages) for name in ("prompt_tokens", "completion_tokens", "total_tokens")}
+    return {
+        name: sum(u.get(name, 0) for u in usages)
+        for name in ("prompt_tokens", "completion_tokens", "total_tokens")
+    }
 
 
 def answer_question(
@@ -273,7 +322,9 @@ def answer_question(
 
     def ask(text: str) -> tuple[str, int, dict[str, int]]:
         started = time.monotonic()
-        reply, usage = client.chat(chat_messages(system_prompt, history, text, question_images, client.settings.max_images))
+        reply, usage = client.chat(
+            chat_messages(system_prompt, history, text, question_images, client.settings.max_images)
+        )
         return reply, int((time.monotonic() - started) * 1000), usage
 
     if isinstance(options, list) and options:
@@ -283,28 +334,59 @@ def answer_question(
             reply, latency, usage = ask(options_block(question, letters))
             choice = extract_choice(reply, set(letters))
             correct = str(rotation.get("answer", "")).strip().upper()
-            rotations.append({"rotation_idx": number, "correct_position": rotation.get("answer"), "pred": reply,
-                              "choice": choice, "em": 1.0 if choice == correct else 0.0, "latency_ms": latency, "usage": usage})
+            rotations.append(
+                {
+                    "rotation_idx": number,
+                    "correct_position": rotation.get("answer"),
+                    "pred": reply,
+                    "choice": choice,
+                    "em": 1.0 if choice == correct else 0.0,
+                    "latency_ms": latency,
+                    "usage": usage,
+                }
+            )
         em = sum(r["em"] for r in rotations) / len(rotations)
         bias: dict[str, int] = {}
         for rotation in rotations:
             if rotation["choice"] != "INVALID":
                 bias[rotation["choice"]] = bias.get(rotation["choice"], 0) + 1
         return {
-            "pred": rotations[-1]["pred"], "choice": rotations[-1]["choice"],
-            "valid_choice": all(r["choice"] != "INVALID" for r in rotations), "exact_match": em == 1.0, "em": em,
-            "contains_gt": rotations[-1]["choice"] == gold_text.strip().upper(), "f1": em,
-            "latency_ms": sum(r["latency_ms"] for r in rotations), "rotations": rotations, "debiased_em": em,
-            "position_bias": bias, "usage": _sum_usage([r["usage"] for r in rotations]),
+            "pred": rotations[-1]["pred"],
+            "choice": rotations[-1]["choice"],
+            "valid_choice": all(r["choice"] != "INVALID" for r in rotations),
+            "exact_match": em == 1.0,
+            "em": em,
+            "contains_gt": rotations[-1]["choice"] == gold_text.strip().upper(),
+            "f1": em,
+            "latency_ms": sum(r["latency_ms"] for r in rotations),
+            "rotations": rotations,
+            "debiased_em": em,
+            "position_bias": bias,
+            "usage": _sum_usage([r["usage"] for r in rotations]),
         }
     if isinstance(options, dict) and options:
         reply, latency, usage = ask(options_block(question, options))
         choice = extract_choice(reply, set(options))
         em = 1.0 if choice == gold_text.strip().upper() else 0.0
-        return {"pred": reply, "choice": choice, "valid_choice": choice != "INVALID", "exact_match": em == 1.0, "em": em,
-                "contains_gt": choice == gold_text.strip().upper(), "f1": em, "latency_ms": latency, "usage": usage}
+        return {
+            "pred": reply,
+            "choice": choice,
+            "valid_choice": choice != "INVALID",
+            "exact_match": em == 1.0,
+            "em": em,
+            "contains_gt": choice == gold_text.strip().upper(),
+            "f1": em,
+            "latency_ms": latency,
+            "usage": usage,
+        }
     reply, latency, usage = ask(question)
     predicted, expected = normalize_answer(reply), normalize_answer(gold_text)
     exact = predicted == expected and predicted != ""
-    return {"pred": reply, "exact_match": exact, "em": 1.0 if exact else 0.0,
-            "contains_gt": expected in predicted if expected else False, "latency_ms": latency, "usage": usage}
+    return {
+        "pred": reply,
+        "exact_match": exact,
+        "em": 1.0 if exact else 0.0,
+        "contains_gt": expected in predicted if expected else False,
+        "latency_ms": latency,
+        "usage": usage,
+    }

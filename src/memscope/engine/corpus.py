@@ -96,7 +96,9 @@ def file_hash(path: str | Path) -> str:
     return digest.hexdigest()
 
 
-def round_items(rounds: list[CorpusRound], kinds: tuple[str, ...] | None = None) -> tuple[list[CorpusItem], list[str]]:
+def round_items(
+    rounds: list[CorpusRound], kinds: tuple[str, ...] | None = None
+) -> tuple[list[CorpusItem], list[str]]:
     """Every round-level item of a dataset, and the image files that could not be read.
 
     Args:
@@ -113,7 +115,14 @@ def round_items(rounds: list[CorpusRound], kinds: tuple[str, ...] | None = None)
 
     wanted = set(kinds) if kinds is not None else {ROUND_TEXT, ROUND_DIALOGUE, CAPTION, IMAGE}
 
-    def add(kind: ItemKind, item_id: str, round_id: str, digest: str, text: str | None = None, path: str | None = None) -> None:
+    def add(
+        kind: ItemKind,
+        item_id: str,
+        round_id: str,
+        digest: str,
+        text: str | None = None,
+        path: str | None = None,
+    ) -> None:
         items.append(CorpusItem(kind, item_id, round_id, ordinals[kind], digest, text, path))
         ordinals[kind] += 1
 
@@ -125,7 +134,13 @@ def round_items(rounds: list[CorpusRound], kinds: tuple[str, ...] | None = None)
         for number, caption in enumerate(round_.image_captions):
             caption_text = str(caption).strip()
             if caption_text and CAPTION in wanted:
-                add(CAPTION, f"{round_.round_id}#caption{number}", round_.round_id, text_hash(caption_text), text=caption_text)
+                add(
+                    CAPTION,
+                    f"{round_.round_id}#caption{number}",
+                    round_.round_id,
+                    text_hash(caption_text),
+                    text=caption_text,
+                )
         for number, image_file in enumerate(round_.image_files if IMAGE in wanted else []):
             if not image_file:
                 unreadable.append(f"{round_.round_id}: image {number + 1} (missing)")

@@ -68,7 +68,11 @@ def _resolve(spec: str) -> ResolvedDevice:
         return ResolvedDevice(spec, "cpu", f"cpu ({why}, {torch.get_num_threads()} threads)")
     index = 0 if spec in ("auto", "cuda") else int(spec.split(":", 1)[1])
     if not available:
-        built = "torch was built without CUDA" if torch.version.cuda is None else "no CUDA device is visible"
+        built = (
+            "torch was built without CUDA"
+            if torch.version.cuda is None
+            else "no CUDA device is visible"
+        )
         raise EngineError(
             f"CUDA was requested but is not available here ({built})",
             where=f"--device {spec}",

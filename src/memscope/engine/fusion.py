@@ -41,7 +41,9 @@ def cosine_matrix(queries: np.ndarray, bank: np.ndarray) -> np.ndarray:
     products = queries @ bank.T
     denominator = np.outer(query_norms, bank_norms)
     with np.errstate(divide="ignore", invalid="ignore"):
-        cosines = np.where(denominator > 0, products / np.where(denominator > 0, denominator, 1.0), 0.0)
+        cosines = np.where(
+            denominator > 0, products / np.where(denominator > 0, denominator, 1.0), 0.0
+        )
     return cosines
 
 
@@ -89,7 +91,9 @@ def srag_v(
     image_weight: float = DEFAULT_IMAGE_WEIGHT,
 ) -> np.ndarray:
     """SRAG(V): ``text_weight * text + image_weight * image`` on raw cosines."""
-    return text_weight * np.asarray(text_scores, dtype=np.float64) + image_weight * np.asarray(image_scores, dtype=np.float64)
+    return text_weight * np.asarray(text_scores, dtype=np.float64) + image_weight * np.asarray(
+        image_scores, dtype=np.float64
+    )
 
 
 def minmax(values: np.ndarray) -> np.ndarray:
@@ -109,7 +113,9 @@ def minmax(values: np.ndarray) -> np.ndarray:
     return np.where(present, scaled, 0.0)
 
 
-def dualmem(text_scores: np.ndarray, visual_scores: np.ndarray, visual_weight: float = DEFAULT_VISUAL_WEIGHT) -> np.ndarray:
+def dualmem(
+    text_scores: np.ndarray, visual_scores: np.ndarray, visual_weight: float = DEFAULT_VISUAL_WEIGHT
+) -> np.ndarray:
     """DualMem: ``visual_weight * minmax(visual) + (1 - visual_weight) * minmax(text)``, per row."""
     return visual_weight * minmax(visual_scores) + (1.0 - visual_weight) * minmax(text_scores)
 

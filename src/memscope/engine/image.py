@@ -67,7 +67,9 @@ class ImageEncoder:
         self._tokenizer = None
         self._lock = threading.Lock()
         with torch.inference_mode():
-            probe = self.model.encode_image(torch.zeros((1, *self._image_shape()), device=device.name))
+            probe = self.model.encode_image(
+                torch.zeros((1, *self._image_shape()), device=device.name)
+            )
         self.dim = int(probe.shape[-1])
 
     @property
@@ -88,7 +90,11 @@ class ImageEncoder:
         """
         if self._tokenizer is None:
             repo = self.source.tokenizer_repo
-            if repo and not self.source.name.startswith("local-dir:") and not hf_tokenizer_available(repo):
+            if (
+                repo
+                and not self.source.name.startswith("local-dir:")
+                and not hf_tokenizer_available(repo)
+            ):
                 raise EngineError(
                     f"the tokenizer of image model {self.source.label} is not on this machine",
                     where=repo,
@@ -101,7 +107,9 @@ class ImageEncoder:
                 self._tokenizer = open_clip.get_tokenizer(self.source.name)
             except Exception as exc:
                 raise EngineError(
-                    f"cannot load the tokenizer of {self.source.label}: {exc}", where=self.source.name, fix=IMAGE_FIX
+                    f"cannot load the tokenizer of {self.source.label}: {exc}",
+                    where=self.source.name,
+                    fix=IMAGE_FIX,
                 ) from exc
         return self._tokenizer
 
@@ -125,11 +133,18 @@ class ImageEncoder:
                         with Image.open(path) as image:
                             tensors.append(self.preprocess(image.convert("RGB")))
                         rows.append(start + offset)
-                    except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError) as exc:
+                    except (
+                        OSError,
+                        UnidentifiedImageError,
+                        ValueError,
+                        Image.DecompressionBombError,
+                    ) as exc:
                         result.failed[start + offset] = str(exc) or type(exc).__name__
                 if tensors:
                     batch = torch.stack(tensors).to(self.device.name)
-                    features = torch.nn.functional.normalize(self.model.encode_image(batch).float(), dim=-1)
+                    features = torch.nn.functional.normalize(
+                        self.model.encode_image(batch).float(), dim=-1
+                    )
                     result.vectors[rows] = features.cpu().numpy()
                 if on_batch:
                     on_batch(len(paths[start : start + batch_size]))
@@ -151,7 +166,9 @@ class ImageEncoder:
             for start in range(0, len(texts), batch_size):
                 batch = list(texts[start : start + batch_size])
                 tokens = tokenizer(batch).to(self.device.name)
-                features = torch.nn.functional.normalize(self.model.encode_text(tokens).float(), dim=-1)
+                features = torch.nn.functional.normalize(
+                    self.model.encode_text(tokens).float(), dim=-1
+                )
                 vectors[start : start + len(batch)] = features.cpu().numpy()
                 if on_batch:
                     on_batch(len(batch))

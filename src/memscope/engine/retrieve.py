@@ -20,7 +20,11 @@ from memscope.engine.corpus import ROUND_DIALOGUE, ROUND_TEXT, ItemKind, Modalit
 from memscope.errors import InputError
 
 METHODS = ("srag_t", "srag_v", "dualmem")
-MEMEYE_METHOD_NAMES = {"srag_t": "semantic_rag_text_only", "srag_v": "semantic_rag_multimodal", "dualmem": "dualmem"}
+MEMEYE_METHOD_NAMES = {
+    "srag_t": "semantic_rag_text_only",
+    "srag_v": "semantic_rag_multimodal",
+    "dualmem": "dualmem",
+}
 QUESTION_CHUNK = 256
 """Questions scored together: bounds the ``(questions, rounds)`` matrices held in memory."""
 POOL_FIELDS = ("round_ids", "scores", "text_scores", "image_scores", "best_images", "sizes")
@@ -42,7 +46,11 @@ class MethodSettings:
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
-            raise InputError(f"unknown retrieval method {self.method!r}", where="--method", fix=f"Use one of {', '.join(METHODS)}.")
+            raise InputError(
+                f"unknown retrieval method {self.method!r}",
+                where="--method",
+                fix=f"Use one of {', '.join(METHODS)}.",
+            )
         if not 0.0 <= self.visual_weight <= 1.0:
             raise InputError(f"--visual-weight must lie in [0, 1], got {self.visual_weight}")
 
@@ -153,21 +161,32 @@ def score_bank(
         if settings.method == "dualmem":  # visual_weight 0: the verbal channel alone
             return ChannelScores(fusion.dualmem(text, no_image, 0.0), text, no_image, no_winner)
         if settings.method == "srag_v":  # image_weight 0
-            return ChannelScores(fusion.srag_v(text, np.zeros_like(text), settings.text_weight, 0.0), text, no_image, no_winner)
+            return ChannelScores(
+                fusion.srag_v(text, np.zeros_like(text), settings.text_weight, 0.0),
+                text,
+                no_image,
+                no_winner,
+            )
         return ChannelScores(fusion.srag_t(text), text, no_image, no_winner)
     if image_queries is None or bank.image_vectors is None:
         raise ValueError("this method needs image vectors and image queries")
     image_cosines = fusion.cosine_matrix(image_queries, bank.image_vectors)
     if settings.method == "srag_v":
-        image, winners = fusion.best_image_scores(image_cosines, bank.image_rounds, n_rounds, floor=0.0)
+        image, winners = fusion.best_image_scores(
+            image_cosines, bank.image_rounds, n_rounds, floor=0.0
+        )
         fused = fusion.srag_v(text, image, settings.text_weight, settings.image_weight)
     else:
-        image, winners = fusion.best_image_scores(image_cosines, bank.image_rounds, n_rounds, floor=None)
+        image, winners = fusion.best_image_scores(
+            image_cosines, bank.image_rounds, n_rounds, floor=None
+        )
         fused = fusion.dualmem(text, image, settings.visual_weight)
     return ChannelScores(fused, text, image, winners)
 
 
-def rank_pools(bank: Bank, channels: ChannelScores, pool_size: int, has_query: np.ndarray | None = None) -> Pools:
+def rank_pools(
+    bank: Bank, channels: ChannelScores, pool_size: int, has_query: np.ndarray | None = None
+) -> Pools:
     """Keep each question's top ``pool_size`` rounds, ranked, with every channel's score.
 
     Args:
@@ -194,7 +213,9 @@ def rank_pools(bank: Bank, channels: ChannelScores, pool_size: int, has_query: n
     round_ids = np.asarray(bank.round_ids, dtype=object)[order]
     round_ids[padding] = ""
     best[padding] = None
-    return Pools(round_ids, take(channels.fused), take(channels.text), take(channels.image), best, sizes)
+    return Pools(
+        round_ids, take(channels.fused), take(channels.text), take(channels.image), best, sizes
+    )
 
 
 def retrieve(
@@ -211,11 +232,15 @@ def retrieve(
     benchmark never all sit in memory at once.
     """
     n_questions = len(text_queries)
-    has_query = np.ones(n_questions, dtype=bool) if has_query is None else np.asarray(has_query, dtype=bool)
+    has_query = (
+        np.ones(n_questions, dtype=bool) if has_query is None else np.asarray(has_query, dtype=bool)
+    )
     chunks = []
     for start in range(0, max(n_questions, 1), QUESTION_CHUNK):
         stop = min(start + QUESTION_CHUNK, n_questions)
         image_chunk = None if image_queries is None else image_queries[start:stop]
         channels = score_bank(bank, settings, text_queries[start:stop], image_chunk)
         chunks.append(rank_pools(bank, channels, pool_size, has_query[start:stop]))
-    return Pools(*(np.concatenate([getattr(chunk, name) for chunk in chunks]) for name in POOL_FIELDS))
+    return Pools(
+        *(np.concatenate([getattr(chunk, name) for chunk in chunks]) for name in POOL_FIELDS)
+    )

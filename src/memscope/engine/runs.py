@@ -37,7 +37,14 @@ class NativeRunWriter:
         overwrite: Replace the files of an existing run in ``out_dir``.
     """
 
-    def __init__(self, out_dir: Path, config: dict[str, Any], metrics: dict[str, Any], *, overwrite: bool = False) -> None:
+    def __init__(
+        self,
+        out_dir: Path,
+        config: dict[str, Any],
+        metrics: dict[str, Any],
+        *,
+        overwrite: bool = False,
+    ) -> None:
         self.out_dir = out_dir
         self.metrics = dict(metrics)
         self.rows: list[dict[str, Any]] = []
@@ -53,24 +60,40 @@ class NativeRunWriter:
             self._predictions: IO[str] = (out_dir / PREDICTIONS).open("w", encoding="utf-8")
             self._sidecar: IO[str] = (out_dir / SIDECAR).open("w", encoding="utf-8")
         except OSError as exc:
-            raise EngineError(f"cannot write the run: {exc.strerror or exc}", where=str(out_dir)) from None
+            raise EngineError(
+                f"cannot write the run: {exc.strerror or exc}", where=str(out_dir)
+            ) from None
         (out_dir / "metrics.json").unlink(missing_ok=True)
         self.closed = False
 
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
         if error is None:
             self.close()
         else:
-            reason = "interrupted" if isinstance(error, KeyboardInterrupt) else str(error).splitlines()[0]
+            reason = (
+                "interrupted"
+                if isinstance(error, KeyboardInterrupt)
+                else str(error).splitlines()[0]
+            )
             self.close(status="partial", error=reason)
 
     def add(self, row: dict[str, Any], pool: list[dict[str, Any]]) -> None:
         """Append one question's prediction row and its ranked pool (flushed at once)."""
         self._predictions.write(json.dumps(row, ensure_ascii=False) + "\n")
-        self._sidecar.write(json.dumps({"idx": row["idx"], "qid": f"q{row['idx']}", "pool": pool}, ensure_ascii=False) + "\n")
+        self._sidecar.write(
+            json.dumps(
+                {"idx": row["idx"], "qid": f"q{row['idx']}", "pool": pool}, ensure_ascii=False
+            )
+            + "\n"
+        )
         self._predictions.flush()
         self._sidecar.flush()
         self.rows.append(row)
@@ -102,7 +125,11 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
 
 
 def _mean(values: list[Any]) -> float | None:
-    numbers = [float(value) for value in values if isinstance(value, (int, float)) and not (isinstance(value, float) and math.isnan(value))]
+    numbers = [
+        float(value)
+        for value in values
+        if isinstance(value, (int, float)) and not (isinstance(value, float) and math.isnan(value))
+    ]
     return sum(numbers) / len(numbers) if numbers else None
 
 
@@ -126,8 +153,12 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     by_cell: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         point = row.get("point") if isinstance(row.get("point"), list) else []
-        xs = sorted({str(label) for group in point[:1] if isinstance(group, list) for label in group})
-        ys = sorted({str(label) for group in point[1:2] if isinstance(group, list) for label in group})
+        xs = sorted(
+            {str(label) for group in point[:1] if isinstance(group, list) for label in group}
+        )
+        ys = sorted(
+            {str(label) for group in point[1:2] if isinstance(group, list) for label in group}
+        )
         for x in xs:
             by_x.setdefault(x, []).append(row)
         for y in ys:

@@ -46,7 +46,9 @@ class TextEncoder:
         self.source = source
         self.device = device
         # sentence-transformers renamed the method; ask whichever this version has.
-        dimension_of = getattr(model, "get_embedding_dimension", None) or getattr(model, "get_sentence_embedding_dimension", None)
+        dimension_of = getattr(model, "get_embedding_dimension", None) or getattr(
+            model, "get_sentence_embedding_dimension", None
+        )
         dimension = dimension_of() if dimension_of else None
         self.dim = int(dimension or model.encode(["x"], convert_to_numpy=True).shape[1])
         self._encode_lock = threading.Lock()

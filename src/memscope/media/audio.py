@@ -120,7 +120,11 @@ def load_clip(path: Path | str) -> AudioClip:
     """
     path = Path(path)
     if not path.is_file():
-        raise MediaError("the audio file does not exist", where=str(path), fix="Check the dataset's voice folder.")
+        raise MediaError(
+            "the audio file does not exist",
+            where=str(path),
+            fix="Check the dataset's voice folder.",
+        )
     try:
         soundfile = _import_soundfile()
     except (ImportError, OSError) as exc:
@@ -134,9 +138,18 @@ def load_clip(path: Path | str) -> AudioClip:
             samplerate = int(handle.samplerate)
             channels = int(handle.channels)
             limit = int(MAX_SECONDS * samplerate)
-            data = handle.read(frames=min(handle.frames, limit) if handle.frames > 0 else limit, dtype="float32", always_2d=True)
+            data = handle.read(
+                frames=min(handle.frames, limit) if handle.frames > 0 else limit,
+                dtype="float32",
+                always_2d=True,
+            )
             truncated = handle.frames > limit
-    except (RuntimeError, ValueError, TypeError, OSError) as exc:  # LibsndfileError is a RuntimeError
+    except (
+        RuntimeError,
+        ValueError,
+        TypeError,
+        OSError,
+    ) as exc:  # LibsndfileError is a RuntimeError
         detail = getattr(exc, "error_string", None) or str(exc) or type(exc).__name__
         raise MediaError(
             f"not an audio file memscope can read ({detail})",
@@ -167,16 +180,25 @@ def audio_backend() -> tuple[Any | None, str]:
     try:
         sounddevice = _import_sounddevice()
     except ImportError:
-        return None, f"Audio playback is unavailable: the sounddevice package is not installed. {PACKAGE_FIX}"
+        return (
+            None,
+            f"Audio playback is unavailable: the sounddevice package is not installed. {PACKAGE_FIX}",
+        )
     except OSError as exc:
         # sounddevice raises OSError("PortAudio library not found") when libportaudio is missing.
-        return None, f"Audio playback is unavailable: the PortAudio library was not found ({exc}). {PORTAUDIO_FIX}"
+        return (
+            None,
+            f"Audio playback is unavailable: the PortAudio library was not found ({exc}). {PORTAUDIO_FIX}",
+        )
     try:
         device = sounddevice.query_devices(kind="output")
     except Exception as exc:  # PortAudioError, ValueError: no default output device
         return None, f"Audio playback is unavailable: no audio output device ({exc}). {DEVICE_FIX}"
     if not device or int(device.get("max_output_channels", 0)) < 1:
-        return None, f"Audio playback is unavailable: the default device has no output channels. {DEVICE_FIX}"
+        return (
+            None,
+            f"Audio playback is unavailable: the default device has no output channels. {DEVICE_FIX}",
+        )
     return sounddevice, ""
 
 
@@ -252,7 +274,10 @@ class Player:
                 self._stream = None
                 self._done.set()
                 self.outcome = "error"
-                return False, f"Cannot play {clip.path.name}: the audio device refused it ({exc}). {DEVICE_FIX}"
+                return (
+                    False,
+                    f"Cannot play {clip.path.name}: the audio device refused it ({exc}). {DEVICE_FIX}",
+                )
         return True, f"playing {clip.path.name} ({clip.duration_s:.1f} s)"
 
     def _callback_for(self, frames: np.ndarray, backend: Any) -> Callable[..., None]:

@@ -105,8 +105,16 @@ def load_probe(store: Store, run_id: str, qid: str) -> ProbeView:
         extra = question["extra"]
         target = str(extra.get("target_hash") or "")
         final_url = question["pred"]
-        final_hash = final_url.rsplit("/", 1)[-1] if final_url and final_url.startswith("/product/") else None
-        hashes = [target, *([final_hash] if final_hash else []), *(slug for s in steps for slug in s["retrieved"] or [])]
+        final_hash = (
+            final_url.rsplit("/", 1)[-1]
+            if final_url and final_url.startswith("/product/")
+            else None
+        )
+        hashes = [
+            target,
+            *([final_hash] if final_hash else []),
+            *(slug for s in steps for slug in s["retrieved"] or []),
+        ]
         found = queries.rounds_by_id(con, question["dataset_id"], hashes)
     step_views = []
     for step in steps:
@@ -163,7 +171,9 @@ def load_voice_turn(store: Store, dataset_id: str, round_id: str) -> VoiceTurnVi
     """The voice-message view of one turn (None when the turn has no voice message)."""
     with store.read() as con:
         found = queries.rounds_by_id(con, dataset_id, [round_id]).get(round_id)
-    if found is None or not (found["audio_refs"] or found["extra"].get("user_voice_message_caption")):
+    if found is None or not (
+        found["audio_refs"] or found["extra"].get("user_voice_message_caption")
+    ):
         return None
     return VoiceTurnView(
         round_id=round_id,
@@ -201,13 +211,20 @@ def load_retrieved_items(store: Store, run_id: str, qid: str) -> list[RetrievedI
     with store.read() as con:
         items = queries.retrieved_items(con, run_id, qid)
         question = queries.run_question(con, run_id, qid)
-        turns = queries.rounds_by_id(con, question["dataset_id"], [i["turn_id"] for i in items]) if question else {}
+        turns = (
+            queries.rounds_by_id(con, question["dataset_id"], [i["turn_id"] for i in items])
+            if question
+            else {}
+        )
     views = []
     for item in items:
         turn = turns.get(item["turn_id"], {})
         refs = list(turn.get("image_refs") or []) + list(turn.get("audio_refs") or [])
         files = list(turn.get("image_files") or []) + list(turn.get("audio_files") or [])
         normalised = (item["path"] or "").replace("\\", "/")
-        match = next((f for r, f in zip(refs, files, strict=True) if r.replace("\\", "/") == normalised), None)
+        match = next(
+            (f for r, f in zip(refs, files, strict=True) if r.replace("\\", "/") == normalised),
+            None,
+        )
         views.append(RetrievedItemView(file=match, **item))
     return views

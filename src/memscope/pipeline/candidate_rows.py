@@ -60,7 +60,9 @@ class ChannelIndex:
             qids = table.column("qid").to_numpy(zero_copy_only=False)
             starts = np.flatnonzero(np.r_[True, qids[1:] != qids[:-1]])
             ends = np.r_[starts[1:], len(qids)]
-            self._spans = {str(qids[s]): (int(s), int(e - s)) for s, e in zip(starts, ends, strict=True)}
+            self._spans = {
+                str(qids[s]): (int(s), int(e - s)) for s, e in zip(starts, ends, strict=True)
+            }
 
     def scores(self, qid: str) -> dict[str, tuple[float | None, float | None]]:
         """round id -> (text score, image score) for one question (empty when not logged)."""
@@ -68,7 +70,12 @@ class ChannelIndex:
         if span is None or self._table is None:
             return {}
         part = self._table.slice(*span).to_pydict()
-        return {r: (_float(t), _float(i)) for r, t, i in zip(part["round_id"], part["text_score"], part["image_score"], strict=True)}
+        return {
+            r: (_float(t), _float(i))
+            for r, t, i in zip(
+                part["round_id"], part["text_score"], part["image_score"], strict=True
+            )
+        }
 
 
 def _field(row: Any, name: str, default: Any = None) -> Any:
@@ -77,30 +84,50 @@ def _field(row: Any, name: str, default: Any = None) -> Any:
     return getattr(row, name, default)
 
 
-def candidates_from_rerun(rows: list[Any], original: list[Any], channels: dict[str, tuple[float | None, float | None]],
-                          temporal: bool = True) -> list[Candidate]:
+def candidates_from_rerun(
+    rows: list[Any],
+    original: list[Any],
+    channels: dict[str, tuple[float | None, float | None]],
+    temporal: bool = True,
+) -> list[Candidate]:
     """Candidate rows from a re-ranking result (``QuestionRerun.after``) with each round's
     original rank (from ``.before``) and its channel scores. Latest / stale markers are
     kept only when ``temporal`` (a Y3 question: elsewhere "latest" means nothing)."""
-    original_rank = {str(_field(row, "round_id")): int(_field(row, "rank", 0) or 0) for row in original}
+    original_rank = {
+        str(_field(row, "round_id")): int(_field(row, "rank", 0) or 0) for row in original
+    }
     result = []
     for row in rows:
         round_id = str(_field(row, "round_id"))
         text_score, image_score = channels.get(round_id, (None, None))
-        result.append(Candidate(
-            rank=int(_field(row, "rank", 0) or 0), original_rank=original_rank.get(round_id, 0), round_id=round_id,
-            session_id=str(_field(row, "session_id") or ""), sim=_float(_field(row, "sim")),
-            text_score=text_score, image_score=image_score,
-            age=None if _field(row, "age") is None else int(_field(row, "age")),
-            recency=_float(_field(row, "recency")), score=_float(_field(row, "score")),
-            is_gold=bool(_field(row, "is_gold")), is_latest=temporal and bool(_field(row, "is_latest")),
-            is_stale=temporal and bool(_field(row, "is_stale")), in_top_k=bool(_field(row, "in_top_k")),
-        ))
+        result.append(
+            Candidate(
+                rank=int(_field(row, "rank", 0) or 0),
+                original_rank=original_rank.get(round_id, 0),
+                round_id=round_id,
+                session_id=str(_field(row, "session_id") or ""),
+                sim=_float(_field(row, "sim")),
+                text_score=text_score,
+                image_score=image_score,
+                age=None if _field(row, "age") is None else int(_field(row, "age")),
+                recency=_float(_field(row, "recency")),
+                score=_float(_field(row, "score")),
+                is_gold=bool(_field(row, "is_gold")),
+                is_latest=temporal and bool(_field(row, "is_latest")),
+                is_stale=temporal and bool(_field(row, "is_stale")),
+                in_top_k=bool(_field(row, "in_top_k")),
+            )
+        )
     return result
 
 
-def logged_candidates(data: RunData, row: int, rounds: RoundIndex, k: int,
-                      channels: dict[str, tuple[float | None, float | None]]) -> list[Candidate]:
+def logged_candidates(
+    data: RunData,
+    row: int,
+    rounds: RoundIndex,
+    k: int,
+    channels: dict[str, tuple[float | None, float | None]],
+) -> list[Candidate]:
     """The candidate rows as the run logged them (when no re-ranking is available)."""
     values = data.evidence_table.slice(row, 1).to_pylist()[0]
     ids = values.get("ranked_ids") or []
@@ -112,12 +139,24 @@ def logged_candidates(data: RunData, row: int, rounds: RoundIndex, k: int,
     for i, round_id in enumerate(ids):
         position = rounds.position(round_id)
         text_score, image_score = channels.get(round_id, (None, None))
-        result.append(Candidate(
-            rank=i + 1, original_rank=i + 1, round_id=round_id,
-            session_id=rounds.session_ids[rounds.row_of[round_id]] if round_id in rounds.row_of else "",
-            sim=_float(scores[i]) if i < len(scores) else None, text_score=text_score, image_score=image_score,
-            age=(rounds.n - position) if position else None, recency=None, score=None,
-            is_gold=position in gold, is_latest=latest is not None and position == latest, is_stale=False,
-            in_top_k=(i < k) or not ranked,
-        ))
+        result.append(
+            Candidate(
+                rank=i + 1,
+                original_rank=i + 1,
+                round_id=round_id,
+                session_id=rounds.session_ids[rounds.row_of[round_id]]
+                if round_id in rounds.row_of
+                else "",
+                sim=_float(scores[i]) if i < len(scores) else None,
+                text_score=text_score,
+                image_score=image_score,
+                age=(rounds.n - position) if position else None,
+                recency=None,
+                score=None,
+                is_gold=position in gold,
+                is_latest=latest is not None and position == latest,
+                is_stale=False,
+                in_top_k=(i < k) or not ranked,
+            )
+        )
     return result

@@ -27,7 +27,10 @@ if TYPE_CHECKING:
 
     from memscope.store import Store
 
-SignificanceTest = Callable[[dict[str, Any], dict[str, Any], "pa.Table", "pa.Table", np.ndarray, np.ndarray, int], dict[str, Any]]
+SignificanceTest = Callable[
+    [dict[str, Any], dict[str, Any], "pa.Table", "pa.Table", np.ndarray, np.ndarray, int],
+    dict[str, Any],
+]
 SIGNIFICANCE_TESTS: dict[str, SignificanceTest] = {"dmv": trunk_sign_flip}
 """Per benchmark (``runs.benchmark``): a paired test over the matched questions, called as
 ``test(run_a, run_b, questions_a, questions_b, rows_a, rows_b, seed)``; its result goes
@@ -75,11 +78,19 @@ def _load(store: Store, run_id: str) -> tuple[dict[str, Any], pa.Table]:
 
 
 def _run_summary(run: dict[str, Any]) -> dict[str, Any]:
-    return {key: run.get(key) for key in ("run_id", "benchmark", "task", "model", "method", "modality", "n_questions")}
+    return {
+        key: run.get(key)
+        for key in ("run_id", "benchmark", "task", "model", "method", "modality", "n_questions")
+    }
 
 
 def compare_runs(
-    store: Store, run_a: str, run_b: str, *, seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES
+    store: Store,
+    run_a: str,
+    run_b: str,
+    *,
+    seed: int = DEFAULT_SEED,
+    resamples: int = DEFAULT_RESAMPLES,
 ) -> dict[str, Any]:
     """Compare two runs question by question (Δ = score_B - score_A).
 
@@ -111,7 +122,8 @@ def compare_runs(
     if not len(rows_a):
         other_task = (
             f"; they are different tasks ({info_a.get('task')} vs {info_b.get('task')})"
-            if info_a.get("task") != info_b.get("task") else ""
+            if info_a.get("task") != info_b.get("task")
+            else ""
         )
         raise InputError(
             f"runs {run_a} and {run_b} share no question (matched by task, answer mode and question text){other_task}",
@@ -141,7 +153,9 @@ def compare_runs(
             groups[name]["qids_b"] = group["qids"]
     unscored = int((classes == "").sum())
     if unscored:
-        warnings.append(f"{unscored} matched question(s) lack an answer score in one run and have no transition")
+        warnings.append(
+            f"{unscored} matched question(s) lack an answer score in one run and have no transition"
+        )
     test = SIGNIFICANCE_TESTS.get(str(info_a.get("benchmark")))
     significance = (
         test(info_a, info_b, table_a, table_b, rows_a, rows_b, seed)

@@ -54,15 +54,23 @@ def trunk_sign_flip(
         ``{"test": "trunk sign-flip permutation (two-sided)", "n", "n_trunks", "tsr_a",
         "tsr_b", "difference" (B - A), "p_value", "permutations", "exact"}``.
     """
+
     def success(table: pa.Table, rows: np.ndarray) -> np.ndarray:
         mode = table.column("mode").to_numpy(zero_copy_only=False)[rows]
         return correctness(mode, _floats(table, "em")[rows], _floats(table, "judge")[rows])
 
     trunks = extra_columns(questions_a, ("trunk",))["trunk"][rows_a]
     qids = questions_a.column("qid").to_numpy(zero_copy_only=False)[rows_a]
-    labels = np.array([str(t) if t else f"#{q}" for t, q in zip(trunks, qids, strict=True)], dtype=object)
-    result = sign_flip_test(success(questions_b, rows_b), success(questions_a, rows_a), labels,
-                            permutations=permutations, seed=seed)
+    labels = np.array(
+        [str(t) if t else f"#{q}" for t, q in zip(trunks, qids, strict=True)], dtype=object
+    )
+    result = sign_flip_test(
+        success(questions_b, rows_b),
+        success(questions_a, rows_a),
+        labels,
+        permutations=permutations,
+        seed=seed,
+    )
     values = result.as_dict()
     values["tsr_a"], values["tsr_b"] = values.pop("tsr_b"), values.pop("tsr_a")
     return {"test": "trunk sign-flip permutation (two-sided)", **values}

@@ -95,7 +95,8 @@ class EngineOptions:
         return EngineOptions(
             text_model=self.text_model or settings.text_model,
             image_model=self.image_model or settings.image_model,
-            image_pretrained=self.image_pretrained or (settings.image_pretrained if not self.image_model else None),
+            image_pretrained=self.image_pretrained
+            or (settings.image_pretrained if not self.image_model else None),
             device=self.device or settings.device,
             batch_size=self.batch_size,
         )
@@ -114,7 +115,9 @@ class EngineSession:
         reporter: Receives the device line and progress.
     """
 
-    def __init__(self, options: EngineOptions | None = None, reporter: Reporter | None = None) -> None:
+    def __init__(
+        self, options: EngineOptions | None = None, reporter: Reporter | None = None
+    ) -> None:
         self.options = (options or EngineOptions()).with_config()
         self.reporter = reporter or SilentReporter()
         self._device: ResolvedDevice | None = None
@@ -138,7 +141,9 @@ class EngineSession:
     def image_source(self) -> ImageModelSource:
         """Where the image model is (no weights loaded)."""
         if self._image_source is None:
-            self._image_source = resolve_image_model(self.options.image_model, self.options.image_pretrained)
+            self._image_source = resolve_image_model(
+                self.options.image_model, self.options.image_pretrained
+            )
         return self._image_source
 
     def text_encoder(self) -> TextEncoder:
@@ -183,7 +188,9 @@ class IndexSummary:
         return sum(kind.embedded for kind in self.kinds)
 
 
-def dataset_items(dataset: EngineDataset, kinds: tuple[str, ...]) -> tuple[list[CorpusItem], list[str]]:
+def dataset_items(
+    dataset: EngineDataset, kinds: tuple[str, ...]
+) -> tuple[list[CorpusItem], list[str]]:
     """The dataset's items of ``kinds`` and the image files that could not be read."""
     items: list[CorpusItem] = []
     unreadable: list[str] = []
@@ -195,7 +202,9 @@ def dataset_items(dataset: EngineDataset, kinds: tuple[str, ...]) -> tuple[list[
     return items, (unreadable if corpus.IMAGE in kinds else [])
 
 
-def _write_items(store: Store, dataset_id: str, kinds: tuple[str, ...], items: list[CorpusItem]) -> None:
+def _write_items(
+    store: Store, dataset_id: str, kinds: tuple[str, ...], items: list[CorpusItem]
+) -> None:
     """Record which content each item has, unless the store already says so (no write then)."""
     import pyarrow as pa
 
@@ -243,15 +252,24 @@ def _embed_missing(
         for start in range(0, len(todo), WRITE_CHUNK):
             chunk = todo[start : start + WRITE_CHUNK]
             if is_image:
-                result = encoder.encode_images([item.path for item in chunk], batch_size=session.batch(32), on_batch=advance)
+                result = encoder.encode_images(
+                    [item.path for item in chunk], batch_size=session.batch(32), on_batch=advance
+                )
                 keep = [i for i in range(len(chunk)) if i not in result.failed]
-                notes += [f"{chunk[i].item_id}: unreadable image {chunk[i].path} ({why})" for i, why in result.failed.items()]
+                notes += [
+                    f"{chunk[i].item_id}: unreadable image {chunk[i].path} ({why})"
+                    for i, why in result.failed.items()
+                ]
                 vectors, hashes = result.vectors[keep], [chunk[i].content_hash for i in keep]
             elif image_model:
-                vectors = encoder.encode_texts([item.text for item in chunk], batch_size=session.batch(64), on_batch=advance)
+                vectors = encoder.encode_texts(
+                    [item.text for item in chunk], batch_size=session.batch(64), on_batch=advance
+                )
                 hashes = [item.content_hash for item in chunk]
             else:
-                vectors = encoder.encode([item.text for item in chunk], batch_size=session.batch(64), on_batch=advance)
+                vectors = encoder.encode(
+                    [item.text for item in chunk], batch_size=session.batch(64), on_batch=advance
+                )
                 hashes = [item.content_hash for item in chunk]
             with store.write() as con:
                 cache.insert_vectors(con, model_id, chunk[0].kind, hashes, vectors)
@@ -272,15 +290,23 @@ def ensure_embedded(
     items, unreadable = dataset_items(dataset, kinds)
     _write_items(store, dataset.dataset_id, kinds, items)
     if unreadable:
-        summary.notes.append(f"{len(unreadable)} image(s) could not be read and are not embedded (e.g. {unreadable[0]})")
+        summary.notes.append(
+            f"{len(unreadable)} image(s) could not be read and are not embedded (e.g. {unreadable[0]})"
+        )
     for use_image_model, chosen in ((False, text_kinds), (True, image_kinds)):
         for kind in chosen:
             kind_items = [item for item in items if item.kind == kind]
             if not kind_items:
                 continue
-            embedded, cached = _embed_missing(store, session, kind_items, image_model=use_image_model, notes=summary.notes)
+            embedded, cached = _embed_missing(
+                store, session, kind_items, image_model=use_image_model, notes=summary.notes
+            )
             source = session.image_source() if use_image_model else session.text_source()
-            summary.kinds.append(KindSummary(kind, source.label, len({i.content_hash for i in kind_items}), embedded, cached))
+            summary.kinds.append(
+                KindSummary(
+                    kind, source.label, len({i.content_hash for i in kind_items}), embedded, cached
+                )
+            )
     return summary
 
 
@@ -312,7 +338,9 @@ def index_dataset(
             if session.options.image_model_chosen:
                 raise
             skipped = f"images not embedded: {error.message}"
-    summary = ensure_embedded(store, dataset, session, text_kinds=TEXT_MODEL_KINDS, image_kinds=image_kinds)
+    summary = ensure_embedded(
+        store, dataset, session, text_kinds=TEXT_MODEL_KINDS, image_kinds=image_kinds
+    )
     summary.notes = dataset.notices + ([skipped] if skipped else []) + summary.notes
     return summary
 
@@ -339,23 +367,39 @@ class RetrievalResult:
         return self.image_source.model_id if self.image_source else None
 
 
-def load_bank(store: Store, dataset_id: str, settings: MethodSettings, session: EngineSession) -> Bank:
+def load_bank(
+    store: Store, dataset_id: str, settings: MethodSettings, session: EngineSession
+) -> Bank:
     """The dataset's memory bank for a method, from cached vectors."""
     with store.read() as con:
-        text = cache.item_vectors(con, dataset_id, settings.text_kind, session.text_source().model_id)
-        images = cache.item_vectors(con, dataset_id, corpus.IMAGE, session.image_source().model_id) if settings.uses_images else None
+        text = cache.item_vectors(
+            con, dataset_id, settings.text_kind, session.text_source().model_id
+        )
+        images = (
+            cache.item_vectors(con, dataset_id, corpus.IMAGE, session.image_source().model_id)
+            if settings.uses_images
+            else None
+        )
     round_ids = np.array(text.item_ids, dtype=object)
     bank = Bank(round_ids, text.vectors)
     if images is not None:
         position = {round_id: index for index, round_id in enumerate(text.item_ids)}
         keep = [i for i, round_id in enumerate(images.round_ids) if round_id in position]
-        bank.image_vectors = images.vectors[keep] if keep else np.zeros((0, images.vectors.shape[1] if images.vectors.ndim == 2 else 1), np.float32)
+        bank.image_vectors = (
+            images.vectors[keep]
+            if keep
+            else np.zeros(
+                (0, images.vectors.shape[1] if images.vectors.ndim == 2 else 1), np.float32
+            )
+        )
         bank.image_rounds = np.array([position[images.round_ids[i]] for i in keep], dtype=np.int64)
         bank.image_paths = [images.sources[i] or "" for i in keep]
     return bank
 
 
-def question_vectors(store: Store, dataset_id: str, questions: list[EngineQuestion], model_id: str) -> tuple[np.ndarray, np.ndarray]:
+def question_vectors(
+    store: Store, dataset_id: str, questions: list[EngineQuestion], model_id: str
+) -> tuple[np.ndarray, np.ndarray]:
     with store.read() as con:
         found = cache.item_vectors(con, dataset_id, corpus.QUESTION, model_id)
     by_qid = dict(zip(found.item_ids, found.vectors, strict=True))
@@ -381,21 +425,35 @@ def retrieve_pools(
     wanted = set(qids) if qids is not None else None
     questions = [q for q in dataset.questions if wanted is None or q.qid in wanted]
     ensure_embedded(
-        store, dataset, session,
+        store,
+        dataset,
+        session,
         text_kinds=(settings.text_kind, corpus.QUESTION),
         image_kinds=(corpus.IMAGE, corpus.QUESTION) if settings.uses_images else (),
     )
     bank = load_bank(store, dataset.dataset_id, settings, session)
-    text_queries, has_query = question_vectors(store, dataset.dataset_id, questions, session.text_source().model_id)
+    text_queries, has_query = question_vectors(
+        store, dataset.dataset_id, questions, session.text_source().model_id
+    )
     image_queries = None
     if settings.uses_images:
-        image_queries, _ = question_vectors(store, dataset.dataset_id, questions, session.image_source().model_id)
+        image_queries, _ = question_vectors(
+            store, dataset.dataset_id, questions, session.image_source().model_id
+        )
     pools = retrieve(bank, settings, text_queries, image_queries, pool_size, has_query)
-    return RetrievalResult(dataset, questions, pools, session.text_source(),
-                           session.image_source() if settings.uses_images else None, len(bank))
+    return RetrievalResult(
+        dataset,
+        questions,
+        pools,
+        session.text_source(),
+        session.image_source() if settings.uses_images else None,
+        len(bank),
+    )
 
 
-def run_method_settings(run: dict[str, Any], config: dict[str, Any], metrics: dict[str, Any]) -> tuple[MethodSettings | None, dict[str, Any]]:
+def run_method_settings(
+    run: dict[str, Any], config: dict[str, Any], metrics: dict[str, Any]
+) -> tuple[MethodSettings | None, dict[str, Any]]:
     """The retriever a run used, as engine settings, and what the run says about its models.
 
     Returns:
@@ -403,7 +461,9 @@ def run_method_settings(run: dict[str, Any], config: dict[str, Any], metrics: di
         details hold ``text_model``, ``image_model``, ``backend``, ``modality``, ``top_k``
         and, when settings is None, ``reason``.
     """
-    runtime = metrics.get("method_runtime") if isinstance(metrics.get("method_runtime"), dict) else {}
+    runtime = (
+        metrics.get("method_runtime") if isinstance(metrics.get("method_runtime"), dict) else {}
+    )
     runtime = runtime or ((config.get("run") or {}).get("method_runtime") or {})
     method_config = config.get("method") if isinstance(config.get("method"), dict) else {}
 
@@ -420,11 +480,20 @@ def run_method_settings(run: dict[str, Any], config: dict[str, Any], metrics: di
     }
     native = pick("memscope_method")
     if native:
-        settings = MethodSettings(str(native), float(pick("text_dense_weight", 0.5)), float(pick("image_dense_weight", 0.5)),
-                                  float(pick("visual_weight", 0.75)))
-        return settings, details | {"backend": pick("retrieval_backend"), "modality": settings.modality}
+        settings = MethodSettings(
+            str(native),
+            float(pick("text_dense_weight", 0.5)),
+            float(pick("image_dense_weight", 0.5)),
+            float(pick("visual_weight", 0.75)),
+        )
+        return settings, details | {
+            "backend": pick("retrieval_backend"),
+            "modality": settings.modality,
+        }
     if not name.startswith("semantic_rag"):
-        return None, details | {"reason": f"{name or 'this method'} does not rank rounds by similarity"}
+        return None, details | {
+            "reason": f"{name or 'this method'} does not rank rounds by similarity"
+        }
     # MemEye takes the modality from the method config, else from the method's name; the
     # runtime records the result.
     modality = str(method_config.get("modality") or runtime.get("method_modality") or "").lower()
@@ -433,11 +502,19 @@ def run_method_settings(run: dict[str, Any], config: dict[str, Any], metrics: di
     backend = str(pick("retrieval_backend", "dense_text")).lower()
     details |= {"backend": backend, "modality": modality}
     if backend == "dense_text":
-        settings = MethodSettings("srag_t") if modality == "text_only" else MethodSettings("srag_v", 1.0, 0.0)
+        settings = (
+            MethodSettings("srag_t")
+            if modality == "text_only"
+            else MethodSettings("srag_v", 1.0, 0.0)
+        )
         return settings, details
     if backend == "dense_multimodal" and modality == "multimodal":
-        return MethodSettings("srag_v", float(pick("text_dense_weight", 1.0)), float(pick("image_dense_weight", 0.0))), details
-    return None, details | {"reason": f"retrieval backend {backend!r} ({modality}) is not one the engine reproduces"}
+        return MethodSettings(
+            "srag_v", float(pick("text_dense_weight", 1.0)), float(pick("image_dense_weight", 0.0))
+        ), details
+    return None, details | {
+        "reason": f"retrieval backend {backend!r} ({modality}) is not one the engine reproduces"
+    }
 
 
 def run_image_model(details: dict[str, Any]) -> tuple[str | None, str | None]:
@@ -497,17 +574,27 @@ def requery_pool(
         )
     options = options or EngineOptions()
     if options.text_model is None and method is None:
-        options = EngineOptions(details["text_model"], options.image_model, options.image_pretrained, options.device, options.batch_size)
+        options = EngineOptions(
+            details["text_model"],
+            options.image_model,
+            options.image_pretrained,
+            options.device,
+            options.batch_size,
+        )
     if settings.uses_images and not options.image_model_chosen and method is None:
         image_model, pretrained = run_image_model(details)
-        options = EngineOptions(options.text_model, image_model, pretrained, options.device, options.batch_size)
+        options = EngineOptions(
+            options.text_model, image_model, pretrained, options.device, options.batch_size
+        )
     session = EngineSession(options, reporter)
     top_k = int(details["top_k"] or 10)
     size = max(MIN_POOL_FACTOR * top_k, pool or 0)
     with store.read() as con:
         run_qids = cache.run_qids(con, run_id)
     wanted = [qid for qid in run_qids if qids is None or qid in set(qids)]
-    result = retrieve_pools(store, open_dataset(store, run["dataset_id"]), settings, session, size, wanted)
+    result = retrieve_pools(
+        store, open_dataset(store, run["dataset_id"]), settings, session, size, wanted
+    )
     return pools_table(result)
 
 
@@ -531,9 +618,12 @@ def pools_table(result: RetrievalResult, origin: str = "requery") -> pa.Table:
 
     return pa.table(
         {
-            "qid": pa.array(qids, pa.string()), "rank": pa.array(ranks, pa.int32()),
-            "round_id": pa.array(round_ids, pa.string()), "score": column(scores),
-            "text_score": column(texts), "image_score": column(images),
+            "qid": pa.array(qids, pa.string()),
+            "rank": pa.array(ranks, pa.int32()),
+            "round_id": pa.array(round_ids, pa.string()),
+            "score": column(scores),
+            "text_score": column(texts),
+            "image_score": column(images),
             "origin": pa.array([origin] * len(qids), pa.string()),
         }
     )

@@ -59,17 +59,43 @@ class EngineDataset:
 
 def _from_record(record: DatasetRecord) -> EngineDataset:
     rounds = [
-        CorpusRound(r.round_id, r.position, r.user_text, r.assistant_text, list(r.image_captions),
-                    list(r.image_files), list(r.image_ids), r.session_id)
+        CorpusRound(
+            r.round_id,
+            r.position,
+            r.user_text,
+            r.assistant_text,
+            list(r.image_captions),
+            list(r.image_files),
+            list(r.image_ids),
+            r.session_id,
+        )
         for r in record.rounds
     ]
     questions = [
-        EngineQuestion(q.qid, q.idx, q.question, q.gold, q.mode, q.options, list(q.x_labels), list(q.y_labels),
-                       list(q.clue_ids), list(q.source_sessions), list(q.question_images))
+        EngineQuestion(
+            q.qid,
+            q.idx,
+            q.question,
+            q.gold,
+            q.mode,
+            q.options,
+            list(q.x_labels),
+            list(q.y_labels),
+            list(q.clue_ids),
+            list(q.source_sessions),
+            list(q.question_images),
+        )
         for q in record.questions
     ]
-    return EngineDataset(record.dataset_id, record.task, record.source_path, record.media_root, rounds, questions,
-                         [str(notice) for notice in record.notices])
+    return EngineDataset(
+        record.dataset_id,
+        record.task,
+        record.source_path,
+        record.media_root,
+        rounds,
+        questions,
+        [str(notice) for notice in record.notices],
+    )
 
 
 def dataset_from_store(store: Store, dataset_id: str) -> EngineDataset:
@@ -80,18 +106,42 @@ def dataset_from_store(store: Store, dataset_id: str) -> EngineDataset:
     if info is None:
         raise NotFoundError(f"no dataset {dataset_id!r} in the store", where=str(store.path))
     rounds = [
-        CorpusRound(r["round_id"], r["position"], r["user_text"] or "", r["assistant_text"] or "",
-                    list(r["image_captions"] or []), list(r["image_files"] or []), list(r["image_ids"] or []), r["session_id"])
+        CorpusRound(
+            r["round_id"],
+            r["position"],
+            r["user_text"] or "",
+            r["assistant_text"] or "",
+            list(r["image_captions"] or []),
+            list(r["image_files"] or []),
+            list(r["image_ids"] or []),
+            r["session_id"],
+        )
         for r in round_rows
     ]
     questions = [
-        EngineQuestion(q["qid"], q["idx"], q["question"] or "", q["gold"], q["mode"] or "open",
-                       json.loads(q["options"]) if q["options"] else None, list(q["x_labels"] or []),
-                       list(q["y_labels"] or []), list(q["clue_ids"] or []), list(q["source_sessions"] or []),
-                       list(q["question_images"] or []))
+        EngineQuestion(
+            q["qid"],
+            q["idx"],
+            q["question"] or "",
+            q["gold"],
+            q["mode"] or "open",
+            json.loads(q["options"]) if q["options"] else None,
+            list(q["x_labels"] or []),
+            list(q["y_labels"] or []),
+            list(q["clue_ids"] or []),
+            list(q["source_sessions"] or []),
+            list(q["question_images"] or []),
+        )
         for q in question_rows
     ]
-    return EngineDataset(dataset_id, info["task"] or dataset_id, info["source_path"], info["media_root"], rounds, questions)
+    return EngineDataset(
+        dataset_id,
+        info["task"] or dataset_id,
+        info["source_path"],
+        info["media_root"],
+        rounds,
+        questions,
+    )
 
 
 def _file_sha256(path: Path) -> str:
@@ -124,7 +174,8 @@ def open_dataset(store: Store, ref: str | Path, *, image_root: Path | None = Non
         return _from_record(record)
     if path.is_dir():
         raise EngineError(
-            "a folder is not a dataset", where=str(path),
+            "a folder is not a dataset",
+            where=str(path),
             fix="Pass the MemEye dialog JSON (data/dialog/<Task>.json), a dataset id or a run id.",
         )
     name = str(ref)

@@ -83,20 +83,44 @@ def question_detail(data: RunData, row: int) -> QuestionDetail:
     values = data.questions.slice(row, 1).to_pylist()[0]
     mode = values.get("mode") or ""
     em, judge = _float(values.get("em")), _float(values.get("judge"))
-    correct = float(correctness(np.array([mode], dtype=object), np.array([np.nan if em is None else em]),
-                                np.array([np.nan if judge is None else judge]))[0])
+    correct = float(
+        correctness(
+            np.array([mode], dtype=object),
+            np.array([np.nan if em is None else em]),
+            np.array([np.nan if judge is None else judge]),
+        )[0]
+    )
     option_sets = _option_sets(json_or_none(values.get("options")))
     rotations = _rotations(json_or_none(values.get("rotations")), option_sets)
     bias = json_or_none(values.get("position_bias"))
-    position_bias = tuple(sorted((str(k), int(v)) for k, v in bias.items() if isinstance(v, (int, float)))) if isinstance(bias, dict) else ()
+    position_bias = (
+        tuple(sorted((str(k), int(v)) for k, v in bias.items() if isinstance(v, (int, float))))
+        if isinstance(bias, dict)
+        else ()
+    )
     return QuestionDetail(
-        qid=values["qid"], row=row, idx=int(values["idx"]), question_key=values.get("question_key") or "",
-        task=values.get("task") or "", x=values.get("x") or "", y=values.get("y") or "", mode=mode,
-        question=values.get("question") or "", gold=values.get("gold") or "", pred=values.get("pred") or "",
-        choice=values.get("choice") or "", em=em, judge=judge, judge_reasoning=values.get("judge_reasoning") or "",
-        correct=correct, options=option_sets[0] if option_sets else (), rotations=rotations,
-        position_bias=position_bias, clue_ids=tuple(values.get("clue_ids") or ()),
-        clue_rounds=tuple(values.get("clue_rounds") or ()), source_sessions=tuple(values.get("source_sessions") or ()),
+        qid=values["qid"],
+        row=row,
+        idx=int(values["idx"]),
+        question_key=values.get("question_key") or "",
+        task=values.get("task") or "",
+        x=values.get("x") or "",
+        y=values.get("y") or "",
+        mode=mode,
+        question=values.get("question") or "",
+        gold=values.get("gold") or "",
+        pred=values.get("pred") or "",
+        choice=values.get("choice") or "",
+        em=em,
+        judge=judge,
+        judge_reasoning=values.get("judge_reasoning") or "",
+        correct=correct,
+        options=option_sets[0] if option_sets else (),
+        rotations=rotations,
+        position_bias=position_bias,
+        clue_ids=tuple(values.get("clue_ids") or ()),
+        clue_rounds=tuple(values.get("clue_rounds") or ()),
+        source_sessions=tuple(values.get("source_sessions") or ()),
     )
 
 
@@ -111,11 +135,17 @@ def _option_sets(options: Any) -> list[tuple[tuple[str, str], ...]]:
     sets = []
     for item in options:
         if isinstance(item, dict):
-            sets.append(tuple((str(k), str(v)) for k, v in item.items() if len(str(k)) == 1 and v is not None))
+            sets.append(
+                tuple(
+                    (str(k), str(v)) for k, v in item.items() if len(str(k)) == 1 and v is not None
+                )
+            )
     return sets
 
 
-def _rotations(rotations: Any, option_sets: list[tuple[tuple[str, str], ...]]) -> tuple[Rotation, ...]:
+def _rotations(
+    rotations: Any, option_sets: list[tuple[tuple[str, str], ...]]
+) -> tuple[Rotation, ...]:
     if not isinstance(rotations, list):
         return ()
     result = []
@@ -126,8 +156,15 @@ def _rotations(rotations: Any, option_sets: list[tuple[tuple[str, str], ...]]) -
         index = index if isinstance(index, int) else i
         choice = str(item.get("choice") or item.get("pred") or "")
         options = dict(option_sets[index]) if 0 <= index < len(option_sets) else {}
-        result.append(Rotation(index, str(item.get("correct_position") or ""), choice,
-                               options.get(choice, ""), _float(item.get("em"))))
+        result.append(
+            Rotation(
+                index,
+                str(item.get("correct_position") or ""),
+                choice,
+                options.get(choice, ""),
+                _float(item.get("em")),
+            )
+        )
     return tuple(result)
 
 
@@ -153,8 +190,12 @@ class TimelineEntry:
     skipped: int = 0
 
 
-def build_timeline(detail: QuestionDetail, rounds: RoundIndex, candidates: list[Candidate],
-                   context: int = CONTEXT_ROUNDS) -> list[TimelineEntry]:
+def build_timeline(
+    detail: QuestionDetail,
+    rounds: RoundIndex,
+    candidates: list[Candidate],
+    context: int = CONTEXT_ROUNDS,
+) -> list[TimelineEntry]:
     """The rounds that matter for a question, in dialogue order, grouped by session.
 
     Gold clues (for Y3: the latest clue and the stale earlier ones), every retrieved
@@ -180,21 +221,40 @@ def build_timeline(detail: QuestionDetail, rounds: RoundIndex, candidates: list[
         row = rounds.row_of[round_id]
         session_id = rounds.session_ids[row]
         if session_id != previous_session:
-            entries.append(TimelineEntry(kind="session", session_id=session_id, date=rounds.dates[row]))
+            entries.append(
+                TimelineEntry(kind="session", session_id=session_id, date=rounds.dates[row])
+            )
             previous_session = session_id
         elif position - previous_position > 1:
-            entries.append(TimelineEntry(kind="gap", session_id=session_id, skipped=position - previous_position - 1))
+            entries.append(
+                TimelineEntry(
+                    kind="gap", session_id=session_id, skipped=position - previous_position - 1
+                )
+            )
         previous_position = position
         candidate = by_position.get(position)
         preview = rounds.table.column("user_text")[row].as_py() or ""
         image_refs = rounds.table.column("image_refs")[row].as_py() or []
         audio_refs = rounds.table.column("audio_refs")[row].as_py() or []
-        entries.append(TimelineEntry(
-            kind="round", session_id=session_id, round_id=round_id, date=rounds.dates[row], position=position,
-            preview=preview, is_gold=position in gold_positions, is_latest=position == latest,
-            is_stale_clue=latest is not None and position in gold_positions and position != latest,
-            is_stale=bool(candidate and candidate.is_stale), rank=candidate.rank if candidate else 0,
-            original_rank=candidate.original_rank if candidate else 0, in_top_k=bool(candidate and candidate.in_top_k),
-            has_image=bool(image_refs), has_audio=bool(audio_refs),
-        ))
+        entries.append(
+            TimelineEntry(
+                kind="round",
+                session_id=session_id,
+                round_id=round_id,
+                date=rounds.dates[row],
+                position=position,
+                preview=preview,
+                is_gold=position in gold_positions,
+                is_latest=position == latest,
+                is_stale_clue=latest is not None
+                and position in gold_positions
+                and position != latest,
+                is_stale=bool(candidate and candidate.is_stale),
+                rank=candidate.rank if candidate else 0,
+                original_rank=candidate.original_rank if candidate else 0,
+                in_top_k=bool(candidate and candidate.in_top_k),
+                has_image=bool(image_refs),
+                has_audio=bool(audio_refs),
+            )
+        )
     return entries

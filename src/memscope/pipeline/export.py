@@ -44,18 +44,42 @@ def _schema(*, history: bool, include_suggestions: bool) -> pa.Schema:
 
     text = pa.string()
     fields = [
-        ("run_id", text), ("run_hash", text), ("qid", text), ("question_key", text), ("task", text),
-        ("x", text), ("y", text), ("codes", pa.list_(text)), ("primary_code", text), ("note", text),
-        ("annotator", text), ("source", text), ("taxonomy_version", text), ("params", text),
+        ("run_id", text),
+        ("run_hash", text),
+        ("qid", text),
+        ("question_key", text),
+        ("task", text),
+        ("x", text),
+        ("y", text),
+        ("codes", pa.list_(text)),
+        ("primary_code", text),
+        ("note", text),
+        ("annotator", text),
+        ("source", text),
+        ("taxonomy_version", text),
+        ("params", text),
     ]
     if history:
-        fields += [("event_id", pa.int64()), ("action", text), ("supersedes", pa.int64()), ("created_at", pa.timestamp("us"))]
+        fields += [
+            ("event_id", pa.int64()),
+            ("action", text),
+            ("supersedes", pa.int64()),
+            ("created_at", pa.timestamp("us")),
+        ]
     else:
-        fields += [("event_id", pa.int64()), ("labelled_at", pa.timestamp("us")), ("first_labelled_at", pa.timestamp("us"))]
+        fields += [
+            ("event_id", pa.int64()),
+            ("labelled_at", pa.timestamp("us")),
+            ("first_labelled_at", pa.timestamp("us")),
+        ]
     if include_suggestions:
         fields += [
-            ("suggested_code", text), ("suggested_codes", pa.list_(text)), ("suggested_rule", text),
-            ("suggestion_explanation", text), ("suggestion_numbers", text), ("suggestion_twin_run_id", text),
+            ("suggested_code", text),
+            ("suggested_codes", pa.list_(text)),
+            ("suggested_rule", text),
+            ("suggestion_explanation", text),
+            ("suggestion_numbers", text),
+            ("suggestion_twin_run_id", text),
         ]
     return pa.schema(fields)
 
@@ -80,34 +104,62 @@ def _suggestions(store: Store, run_id: str | None) -> dict[tuple[str, str], Any]
     by_run: dict[str, list[dict[str, Any]]] = {}
     for row in stored:
         by_run.setdefault(row["run_id"], []).append(row)
-    return {(rid, qid): item for rid, items in by_run.items() for qid, item in suggestions_from_rows(items).items()}
+    return {
+        (rid, qid): item
+        for rid, items in by_run.items()
+        for qid, item in suggestions_from_rows(items).items()
+    }
 
 
 def label_table(
-    store: Store, run_id: str | None, *, history: bool = False, include_suggestions: bool = False,
+    store: Store,
+    run_id: str | None,
+    *,
+    history: bool = False,
+    include_suggestions: bool = False,
     annotator: str | None = None,
 ) -> pa.Table:
     """The export rows as an Arrow table (see the module docstring for the columns)."""
     import pyarrow as pa
 
     if history:
-        items: list[Any] = [e for e in label_history(store, run_id) if annotator is None or e.annotator == annotator]
+        items: list[Any] = [
+            e for e in label_history(store, run_id) if annotator is None or e.annotator == annotator
+        ]
     else:
-        items = [label for label in current_labels_by_annotator(store, run_id) if annotator is None or label.annotator == annotator]
+        items = [
+            label
+            for label in current_labels_by_annotator(store, run_id)
+            if annotator is None or label.annotator == annotator
+        ]
     questions = _questions(store, {item.run_id for item in items} | ({run_id} if run_id else set()))
     suggestions = _suggestions(store, run_id) if include_suggestions else {}
     records: list[dict[str, Any]] = []
     for item in items:
         info = questions.get((item.run_id, item.qid), {})
         record = {
-            "run_id": item.run_id, "run_hash": item.run_hash, "qid": item.qid,
-            "question_key": item.question_key, "task": info.get("task"), "x": info.get("x"), "y": info.get("y"),
-            "codes": list(item.codes), "primary_code": item.primary, "note": item.note, "annotator": item.annotator,
-            "source": item.source, "taxonomy_version": item.taxonomy_version,
-            "params": json.dumps(item.params) if item.params is not None else None, "event_id": item.event_id,
+            "run_id": item.run_id,
+            "run_hash": item.run_hash,
+            "qid": item.qid,
+            "question_key": item.question_key,
+            "task": info.get("task"),
+            "x": info.get("x"),
+            "y": info.get("y"),
+            "codes": list(item.codes),
+            "primary_code": item.primary,
+            "note": item.note,
+            "annotator": item.annotator,
+            "source": item.source,
+            "taxonomy_version": item.taxonomy_version,
+            "params": json.dumps(item.params) if item.params is not None else None,
+            "event_id": item.event_id,
         }
         if history:
-            record |= {"action": item.action, "supersedes": item.supersedes, "created_at": item.created_at}
+            record |= {
+                "action": item.action,
+                "supersedes": item.supersedes,
+                "created_at": item.created_at,
+            }
         else:
             record |= {"labelled_at": item.labelled_at, "first_labelled_at": item.first_labelled_at}
         records.append(record)
@@ -121,8 +173,15 @@ def label_table(
                     continue
                 info = questions.get((rid, qid), {})
                 records.append(
-                    {"run_id": rid, "qid": qid, "question_key": suggestion.question_key, "task": info.get("task"),
-                     "x": info.get("x"), "y": info.get("y"), "source": "rule"}
+                    {
+                        "run_id": rid,
+                        "qid": qid,
+                        "question_key": suggestion.question_key,
+                        "task": info.get("task"),
+                        "x": info.get("x"),
+                        "y": info.get("y"),
+                        "source": "rule",
+                    }
                     | _suggestion_columns(suggestion)
                 )
     schema = _schema(history=history, include_suggestions=include_suggestions)
@@ -147,7 +206,11 @@ def summary_table(store: Store, run_id: str | None, *, annotator: str | None = N
     the code, ``n_primary`` where it is the primary one; per run and annotator."""
     import pyarrow as pa
 
-    labels = [label for label in current_labels_by_annotator(store, run_id) if annotator is None or label.annotator == annotator]
+    labels = [
+        label
+        for label in current_labels_by_annotator(store, run_id)
+        if annotator is None or label.annotator == annotator
+    ]
     questions = _questions(store, {label.run_id for label in labels})
     counts: dict[tuple[Any, ...], list[int]] = {}
     for label in labels:
@@ -159,12 +222,32 @@ def summary_table(store: Store, run_id: str | None, *, annotator: str | None = N
             entry[0] += 1
             entry[1] += int(code == label.primary)
     text = pa.string()
-    schema = pa.schema([("run_id", text), ("annotator", text), ("x", text), ("y", text), ("cell", text),
-                        ("code", text), ("n", pa.int64()), ("n_primary", pa.int64())])
+    schema = pa.schema(
+        [
+            ("run_id", text),
+            ("annotator", text),
+            ("x", text),
+            ("y", text),
+            ("cell", text),
+            ("code", text),
+            ("n", pa.int64()),
+            ("n_primary", pa.int64()),
+        ]
+    )
     records = [
-        {"run_id": key[0], "annotator": key[1], "x": key[2], "y": key[3],
-         "cell": f"{key[2]}_{key[3]}" if key[2] and key[3] else None, "code": key[4], "n": n, "n_primary": n_primary}
-        for key, (n, n_primary) in sorted(counts.items(), key=lambda item: tuple(str(v) for v in item[0]))
+        {
+            "run_id": key[0],
+            "annotator": key[1],
+            "x": key[2],
+            "y": key[3],
+            "cell": f"{key[2]}_{key[3]}" if key[2] and key[3] else None,
+            "code": key[4],
+            "n": n,
+            "n_primary": n_primary,
+        }
+        for key, (n, n_primary) in sorted(
+            counts.items(), key=lambda item: tuple(str(v) for v in item[0])
+        )
     ]
     return pa.Table.from_pylist(records, schema=schema)
 
@@ -175,8 +258,13 @@ def _for_csv(table: pa.Table) -> pa.Table:
 
     for index, column in enumerate(table.schema):
         if pa.types.is_list(column.type):
-            joined = [None if value is None else LIST_SEPARATOR.join(value) for value in table.column(index).to_pylist()]
-            table = table.set_column(index, pa.field(column.name, pa.string()), pa.array(joined, pa.string()))
+            joined = [
+                None if value is None else LIST_SEPARATOR.join(value)
+                for value in table.column(index).to_pylist()
+            ]
+            table = table.set_column(
+                index, pa.field(column.name, pa.string()), pa.array(joined, pa.string())
+            )
     return table
 
 
@@ -190,16 +278,27 @@ def write_table(store: Store, table: pa.Table, fmt: str, out: Path | None) -> Ex
     from memscope.store.labels import copy_to_file
 
     if fmt not in FORMATS:
-        raise InputError(f"unknown export format {fmt!r}", fix=f"Valid formats: {', '.join(FORMATS)}.")
+        raise InputError(
+            f"unknown export format {fmt!r}", fix=f"Valid formats: {', '.join(FORMATS)}."
+        )
     if fmt == "parquet" and out is None:
-        raise InputError("parquet is binary: give a file with --out PATH", fix="Or export jsonl/csv to stdout.")
+        raise InputError(
+            "parquet is binary: give a file with --out PATH", fix="Or export jsonl/csv to stdout."
+        )
     if fmt == "csv":
         table = _for_csv(table)
     json_columns = tuple(name for name in JSON_COLUMNS if name in table.column_names)
-    target_dir = out.expanduser().resolve().parent if out is not None else Path(tempfile.gettempdir())
+    target_dir = (
+        out.expanduser().resolve().parent if out is not None else Path(tempfile.gettempdir())
+    )
     if out is not None and not target_dir.is_dir():
-        raise InputError(f"the folder of --out does not exist: {target_dir}", fix="Create it, or pick another path.")
-    handle, temp_name = tempfile.mkstemp(prefix=".memscope-export-", suffix=f".{fmt}", dir=target_dir)
+        raise InputError(
+            f"the folder of --out does not exist: {target_dir}",
+            fix="Create it, or pick another path.",
+        )
+    handle, temp_name = tempfile.mkstemp(
+        prefix=".memscope-export-", suffix=f".{fmt}", dir=target_dir
+    )
     os.close(handle)
     temp = Path(temp_name)
     try:
@@ -210,7 +309,9 @@ def write_table(store: Store, table: pa.Table, fmt: str, out: Path | None) -> Ex
         os.replace(temp, out.expanduser())
         return ExportResult(out.expanduser(), table.num_rows)
     except OSError as exc:
-        raise MemscopeError(f"cannot write the export: {exc.strerror or exc}", where=str(out or temp)) from None
+        raise MemscopeError(
+            f"cannot write the export: {exc.strerror or exc}", where=str(out or temp)
+        ) from None
     finally:
         temp.unlink(missing_ok=True)
 
@@ -230,5 +331,11 @@ def export_labels(
     if summary:
         table = summary_table(store, run_id, annotator=annotator)
     else:
-        table = label_table(store, run_id, history=history, include_suggestions=include_suggestions, annotator=annotator)
+        table = label_table(
+            store,
+            run_id,
+            history=history,
+            include_suggestions=include_suggestions,
+            annotator=annotator,
+        )
     return write_table(store, table, fmt, out)

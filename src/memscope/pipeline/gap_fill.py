@@ -64,13 +64,18 @@ class GapFillSummary:
     notes: list[str] = field(default_factory=list)
 
 
-def _session_for_run(details: dict[str, Any], options: EngineOptions | None, reporter: Reporter | None) -> EngineSession:
+def _session_for_run(
+    details: dict[str, Any], options: EngineOptions | None, reporter: Reporter | None
+) -> EngineSession:
     options = options or EngineOptions()
     text_model = options.text_model or details.get("text_model")
     image_model, pretrained = options.image_model, options.image_pretrained
     if not options.image_model_chosen:
         image_model, pretrained = run_image_model(details)
-    return EngineSession(EngineOptions(text_model, image_model, pretrained, options.device, options.batch_size), reporter)
+    return EngineSession(
+        EngineOptions(text_model, image_model, pretrained, options.device, options.batch_size),
+        reporter,
+    )
 
 
 def fill_gaps(
@@ -104,8 +109,10 @@ def fill_gaps(
         config, metrics = queries.run_config(con, run_id)
         run_hash = _run_hash(con, run_id)
     if run.get("retrieval_kind") != "ranked":
-        raise EngineError(f"run {run_id} logged no ranked retrieval, so there is nothing to fill",
-                          fix="Use `memscope retrieve` to make a native run of a retriever over its dataset.")
+        raise EngineError(
+            f"run {run_id} logged no ranked retrieval, so there is nothing to fill",
+            fix="Use `memscope retrieve` to make a native run of a retriever over its dataset.",
+        )
     settings, details = run_method_settings(run, config, metrics)
     if settings is None:
         raise EngineError(f"cannot recompute run {run_id}: {details['reason']}")
@@ -117,8 +124,10 @@ def fill_gaps(
             session.image_source()
         except EngineError as error:
             full_score = False
-            notes.append(f"image scores were not recomputed ({error.what}); fused scores stay missing and the pool is "
-                         "not extended")
+            notes.append(
+                f"image scores were not recomputed ({error.what}); fused scores stay missing and the pool is "
+                "not extended"
+            )
             settings = MethodSettings("srag_v", settings.text_weight, 0.0)
     top_k = int(details.get("top_k") or 10)
     pool_size = max(MIN_POOL_FACTOR * top_k, pool or 0)
@@ -127,25 +136,49 @@ def fill_gaps(
         run_qids = cache.run_qids(con, run_id)
     by_qid = {q.qid: q for q in dataset.questions}
     questions = [by_qid[qid] for qid in run_qids if qid in by_qid]
-    ensure_embedded(store, dataset, session, text_kinds=(settings.text_kind, corpus.QUESTION),
-                    image_kinds=(corpus.IMAGE, corpus.QUESTION) if settings.uses_images else ())
+    ensure_embedded(
+        store,
+        dataset,
+        session,
+        text_kinds=(settings.text_kind, corpus.QUESTION),
+        image_kinds=(corpus.IMAGE, corpus.QUESTION) if settings.uses_images else (),
+    )
     bank = load_bank(store, dataset.dataset_id, settings, session)
-    text_queries, has_query = question_vectors(store, dataset.dataset_id, questions, session.text_source().model_id)
+    text_queries, has_query = question_vectors(
+        store, dataset.dataset_id, questions, session.text_source().model_id
+    )
     image_queries = None
     if settings.uses_images:
-        image_queries, _ = question_vectors(store, dataset.dataset_id, questions, session.image_source().model_id)
+        image_queries, _ = question_vectors(
+            store, dataset.dataset_id, questions, session.image_source().model_id
+        )
     channels = score_bank(bank, settings, text_queries, image_queries)
     order = fusion.rank_order(channels.fused if full_score else channels.text, bank.round_ids)
     image_model = session.image_source().model_id if settings.uses_images else None
-    record = {"run_hash": run_hash, "method": settings.method, "text_model": session.text_source().model_id,
-              "image_model": image_model, "pool_size": pool_size, "notes": notes}
+    record = {
+        "run_hash": run_hash,
+        "method": settings.method,
+        "text_model": session.text_source().model_id,
+        "image_model": image_model,
+        "pool_size": pool_size,
+        "notes": notes,
+    }
     with store.write() as con:
         con.begin()
         try:
             recomputed.undo_recomputation(con, run_id)
             logged = recomputed.logged_candidates(con, run_id).to_pylist()
-            fresh, agreement, n_questions = _fresh_rows(logged, questions, has_query, bank.round_ids, channels, order,
-                                                        pool_size, top_k, full_score)
+            fresh, agreement, n_questions = _fresh_rows(
+                logged,
+                questions,
+                has_query,
+                bank.round_ids,
+                channels,
+                order,
+                pool_size,
+                top_k,
+                full_score,
+            )
             deviation, _ = recomputed.compare_with_logged(con, run_id, fresh)
             if deviation is not None and deviation > tolerance and not force:
                 raise EngineError(
@@ -155,13 +188,27 @@ def fill_gaps(
                     fix="Check that the dataset and --text-model are the run's, or pass --force to write them anyway.",
                 )
             record["n_questions"] = n_questions
-            counts = recomputed.merge_recomputation(con, run_id, fresh, extend=full_score, record=record)
+            counts = recomputed.merge_recomputation(
+                con, run_id, fresh, extend=full_score, record=record
+            )
             con.commit()
         except BaseException:
             con.rollback()
             raise
-    return GapFillSummary(run_id, settings.method, session.text_source().label, image_model, pool_size, n_questions,
-                          counts.n_filled, counts.n_extended, counts.max_deviation, counts.n_compared, agreement, notes)
+    return GapFillSummary(
+        run_id,
+        settings.method,
+        session.text_source().label,
+        image_model,
+        pool_size,
+        n_questions,
+        counts.n_filled,
+        counts.n_extended,
+        counts.max_deviation,
+        counts.n_compared,
+        agreement,
+        notes,
+    )
 
 
 def _run_hash(con: Any, run_id: str) -> str:
@@ -200,7 +247,9 @@ def _fresh_rows(
         chosen = list(dict.fromkeys([column_of[r] for r in logged_ids if r in column_of] + top))
         if full_score:
             compared += 1
-            agreeing += [str(round_ids[c]) for c in order[row, : min(top_k, len(logged_ids))]] == logged_ids[:top_k]
+            agreeing += [
+                str(round_ids[c]) for c in order[row, : min(top_k, len(logged_ids))]
+            ] == logged_ids[:top_k]
         for column in chosen:
             qids.append(question.qid)
             rounds.append(str(round_ids[column]))
@@ -212,9 +261,16 @@ def _fresh_rows(
     def column(values: list[float]) -> Any:
         return pa.array(values, pa.float64(), from_pandas=True)
 
-    table = pa.table({"qid": pa.array(qids, pa.string()), "round_id": pa.array(rounds, pa.string()),
-                      "recomputed_rank": pa.array(ranks, pa.int32()), "score": column(scores),
-                      "text_score": column(texts), "image_score": column(images)})
+    table = pa.table(
+        {
+            "qid": pa.array(qids, pa.string()),
+            "round_id": pa.array(rounds, pa.string()),
+            "recomputed_rank": pa.array(ranks, pa.int32()),
+            "score": column(scores),
+            "text_score": column(texts),
+            "image_score": column(images),
+        }
+    )
     return table, (agreeing / compared if compared else None), n_questions
 
 

@@ -50,10 +50,20 @@ class LabelEvent:
     def from_row(cls, row: dict[str, Any]) -> LabelEvent:
         """Build from a ``store.labels.events`` row."""
         return cls(
-            event_id=row["event_id"], run_id=row["run_id"], run_hash=row["run_hash"], qid=row["qid"],
-            question_key=row["question_key"], action=row["action"], codes=tuple(row["codes"]),
-            primary=row["primary_code"], note=row["note"], annotator=row["annotator"], source=row["source"],
-            taxonomy_version=row["taxonomy_version"], params=row["params"], created_at=row["created_at"],
+            event_id=row["event_id"],
+            run_id=row["run_id"],
+            run_hash=row["run_hash"],
+            qid=row["qid"],
+            question_key=row["question_key"],
+            action=row["action"],
+            codes=tuple(row["codes"]),
+            primary=row["primary_code"],
+            note=row["note"],
+            annotator=row["annotator"],
+            source=row["source"],
+            taxonomy_version=row["taxonomy_version"],
+            params=row["params"],
+            created_at=row["created_at"],
             supersedes=row["supersedes"],
         )
 
@@ -92,7 +102,10 @@ def _now() -> datetime:
 def _annotator(annotator: str | None) -> str:
     if annotator is not None:
         if not annotator.strip():
-            raise InputError("the annotator name is empty", fix="Pass --annotator NAME or leave it out (default: you).")
+            raise InputError(
+                "the annotator name is empty",
+                fix="Pass --annotator NAME or leave it out (default: you).",
+            )
         return annotator.strip()
     from memscope.config import load_config
 
@@ -123,9 +136,19 @@ def _current_from(events: list[LabelEvent]) -> dict[tuple[str, str], CurrentLabe
             continue
         top = stack[-1]
         current[key] = CurrentLabel(
-            run_id=top.run_id, qid=top.qid, question_key=top.question_key, codes=top.codes, primary=top.primary,
-            note=top.note, annotator=top.annotator, source=top.source, taxonomy_version=top.taxonomy_version,
-            params=top.params, labelled_at=top.created_at, first_labelled_at=first_set[key], event_id=top.event_id,
+            run_id=top.run_id,
+            qid=top.qid,
+            question_key=top.question_key,
+            codes=top.codes,
+            primary=top.primary,
+            note=top.note,
+            annotator=top.annotator,
+            source=top.source,
+            taxonomy_version=top.taxonomy_version,
+            params=top.params,
+            labelled_at=top.created_at,
+            first_labelled_at=first_set[key],
+            event_id=top.event_id,
             run_hash=top.run_hash,
         )
     return current
@@ -139,7 +162,11 @@ def _require_run(con: Any, run_id: str) -> dict[str, Any]:
     identity = run_identity(con, run_id)
     if identity is None:
         close = difflib.get_close_matches(run_id, queries.run_ids(con), n=3, cutoff=0.4)
-        hint = f"Did you mean {', '.join(close)}?" if close else "See `memscope runs` for the ingested runs."
+        hint = (
+            f"Did you mean {', '.join(close)}?"
+            if close
+            else "See `memscope runs` for the ingested runs."
+        )
         raise NotFoundError(f"no run {run_id!r} in the store", fix=hint)
     return {"run_hash": identity[0], "dataset_id": identity[1]}
 
@@ -154,7 +181,9 @@ _question_facts: dict[_QuestionKey, dict[str, dict[str, Any]] | None] = {}
 _QUESTION_FACT_RUNS = 4
 
 
-def _require_question(con: Any, run_id: str, qid: str, cache_key: _QuestionKey | None = None) -> dict[str, Any]:
+def _require_question(
+    con: Any, run_id: str, qid: str, cache_key: _QuestionKey | None = None
+) -> dict[str, Any]:
     from memscope.pipeline.questions import unknown_question
     from memscope.store.labels import question_index, question_info, run_qids
 
@@ -176,15 +205,26 @@ def _require_question(con: Any, run_id: str, qid: str, cache_key: _QuestionKey |
 
 
 def _append(
-    store: Store, run_id: str, qid: str, *, action: str, annotator: str | None, codes: list[str] | None = None,
-    primary: str | None = None, note: str | None = None, source: str = "human", params: dict[str, Any] | None = None,
+    store: Store,
+    run_id: str,
+    qid: str,
+    *,
+    action: str,
+    annotator: str | None,
+    codes: list[str] | None = None,
+    primary: str | None = None,
+    note: str | None = None,
+    source: str = "human",
+    params: dict[str, Any] | None = None,
     taxonomy: Taxonomy | None = None,
 ) -> LabelEvent | None:
     """Validate and append one event in one write transaction; None when an undo finds nothing."""
     from memscope.store import labels as stored
 
     if source not in SOURCES:
-        raise InputError(f"unknown label source {source!r}", fix=f"Valid sources: {', '.join(SOURCES)}.")
+        raise InputError(
+            f"unknown label source {source!r}", fix=f"Valid sources: {', '.join(SOURCES)}."
+        )
     if taxonomy is None:
         from memscope.taxonomy import load_taxonomy
 
@@ -197,15 +237,22 @@ def _append(
             if name not in chosen:
                 chosen.append(name)
         if not chosen:
-            raise InputError("a label needs at least one failure code", fix=f"Valid codes: {', '.join(taxonomy.names)}.")
+            raise InputError(
+                "a label needs at least one failure code",
+                fix=f"Valid codes: {', '.join(taxonomy.names)}.",
+            )
         primary = taxonomy.require(primary).code if primary else chosen[0]
         if primary not in chosen:
-            raise InputError(f"the primary code {primary} is not among the codes {', '.join(chosen)}")
+            raise InputError(
+                f"the primary code {primary} is not among the codes {', '.join(chosen)}"
+            )
     with store.write() as con:
         run = _require_run(con, run_id)
         cache_key = (str(store.path), run_id, run["run_hash"], run["dataset_id"])
         question = _require_question(con, run_id, qid, cache_key)
-        history = [LabelEvent.from_row(row) for row in stored.events(con, run_id, qid=qid, annotator=who)]
+        history = [
+            LabelEvent.from_row(row) for row in stored.events(con, run_id, qid=qid, annotator=who)
+        ]
         stack = replay(history).get((qid, who), [])
         if action == "undo":
             if not stack:
@@ -214,17 +261,38 @@ def _append(
         else:
             supersedes = stack[-1].event_id if stack else None
         event = {
-            "run_id": run_id, "run_hash": run["run_hash"], "qid": qid, "question_key": question["question_key"],
-            "action": action, "codes": chosen, "primary_code": primary if action == "set" else None,
-            "note": note, "annotator": who, "source": source, "taxonomy_version": taxonomy.version,
-            "params": params, "supersedes": supersedes,
+            "run_id": run_id,
+            "run_hash": run["run_hash"],
+            "qid": qid,
+            "question_key": question["question_key"],
+            "action": action,
+            "codes": chosen,
+            "primary_code": primary if action == "set" else None,
+            "note": note,
+            "annotator": who,
+            "source": source,
+            "taxonomy_version": taxonomy.version,
+            "params": params,
+            "supersedes": supersedes,
         }
         created_at = _now()
         event_id = stored.insert_event(con, event, created_at)
     return LabelEvent(
-        event_id=event_id, run_id=run_id, run_hash=run["run_hash"], qid=qid, question_key=question["question_key"],
-        action=action, codes=tuple(chosen), primary=event["primary_code"], note=note, annotator=who, source=source,
-        taxonomy_version=taxonomy.version, params=params, created_at=created_at, supersedes=supersedes,
+        event_id=event_id,
+        run_id=run_id,
+        run_hash=run["run_hash"],
+        qid=qid,
+        question_key=question["question_key"],
+        action=action,
+        codes=tuple(chosen),
+        primary=event["primary_code"],
+        note=note,
+        annotator=who,
+        source=source,
+        taxonomy_version=taxonomy.version,
+        params=params,
+        created_at=created_at,
+        supersedes=supersedes,
     )
 
 
@@ -248,29 +316,53 @@ def record_label(
         NotFoundError: unknown run, qid (naming the nearest qids) or code (listing the valid ones).
         InputError: no code, a primary not among the codes, an unknown source.
     """
-    event = _append(store, run_id, qid, action="set", annotator=annotator, codes=codes, primary=primary,
-                    note=note, source=source, params=params)
+    event = _append(
+        store,
+        run_id,
+        qid,
+        action="set",
+        annotator=annotator,
+        codes=codes,
+        primary=primary,
+        note=note,
+        source=source,
+        params=params,
+    )
     assert event is not None  # only undo can find nothing to do
     return event
 
 
 def clear_label(
-    store: Store, run_id: str, qid: str, *, annotator: str | None = None, note: str | None = None,
+    store: Store,
+    run_id: str,
+    qid: str,
+    *,
+    annotator: str | None = None,
+    note: str | None = None,
     params: dict[str, Any] | None = None,
 ) -> LabelEvent:
     """Remove a question's current label (a new ``clear`` event; history is kept)."""
-    event = _append(store, run_id, qid, action="clear", annotator=annotator, note=note, params=params)
+    event = _append(
+        store, run_id, qid, action="clear", annotator=annotator, note=note, params=params
+    )
     assert event is not None
     return event
 
 
-def undo_label(store: Store, run_id: str, qid: str, *, annotator: str | None = None) -> LabelEvent | None:
+def undo_label(
+    store: Store, run_id: str, qid: str, *, annotator: str | None = None
+) -> LabelEvent | None:
     """Undo the annotator's latest effective set or clear on the question; None when there is none."""
     return _append(store, run_id, qid, action="undo", annotator=annotator)
 
 
 def accept_suggestion(
-    store: Store, run_id: str, qid: str, *, annotator: str | None = None, params: dict[str, Any] | None = None
+    store: Store,
+    run_id: str,
+    qid: str,
+    *,
+    annotator: str | None = None,
+    params: dict[str, Any] | None = None,
 ) -> LabelEvent:
     """Label the question with its primary suggested code (source ``rule``, the rule in params).
 
@@ -295,7 +387,15 @@ def accept_suggestion(
             fix="Only failed questions that a rule explains get one; label it with --code CODE instead.",
         )
     merged = {**(params or {}), "rule": suggestion.rule}
-    return record_label(store, run_id, qid, codes=[suggestion.code], annotator=annotator, source="rule", params=merged)
+    return record_label(
+        store,
+        run_id,
+        qid,
+        codes=[suggestion.code],
+        annotator=annotator,
+        source="rule",
+        params=merged,
+    )
 
 
 def label_history(store: Store, run_id: str | None, qid: str | None = None) -> list[LabelEvent]:
@@ -306,12 +406,16 @@ def label_history(store: Store, run_id: str | None, qid: str | None = None) -> l
         return [LabelEvent.from_row(row) for row in stored.events(con, run_id, qid=qid)]
 
 
-def current_labels(store: Store, run_id: str, *, annotator: str | None = None) -> dict[str, CurrentLabel]:
+def current_labels(
+    store: Store, run_id: str, *, annotator: str | None = None
+) -> dict[str, CurrentLabel]:
     """The current label per qid: of ``annotator``, or (None) the latest of any annotator."""
     from memscope.store import labels as stored
 
     with store.read() as con:
-        events = [LabelEvent.from_row(row) for row in stored.events(con, run_id, annotator=annotator)]
+        events = [
+            LabelEvent.from_row(row) for row in stored.events(con, run_id, annotator=annotator)
+        ]
     result: dict[str, CurrentLabel] = {}
     for (qid, _), label in sorted(_current_from(events).items(), key=lambda item: item[1].event_id):
         result[qid] = label
@@ -327,7 +431,9 @@ def current_labels_by_annotator(store: Store, run_id: str | None) -> list[Curren
     by_run: dict[str, list[LabelEvent]] = {}
     for event in events:
         by_run.setdefault(event.run_id, []).append(event)
-    labels = [label for run_events in by_run.values() for label in _current_from(run_events).values()]
+    labels = [
+        label for run_events in by_run.values() for label in _current_from(run_events).values()
+    ]
     return sorted(labels, key=lambda label: label.event_id)
 
 
@@ -354,7 +460,9 @@ def agreement(store: Store, run_id: str, first: str, second: str) -> dict[str, A
     for name in (first, second):
         if name not in known:
             listed = ", ".join(known) if known else "nobody yet"
-            raise NotFoundError(f"annotator {name!r} has no labels on run {run_id}", fix=f"Labelled by: {listed}.")
+            raise NotFoundError(
+                f"annotator {name!r} has no labels on run {run_id}", fix=f"Labelled by: {listed}."
+            )
         labels[name] = current_labels(store, run_id, annotator=name)
     shared = [qid for qid in labels[first] if qid in labels[second]]
     if not shared:
@@ -374,6 +482,9 @@ def agreement(store: Store, run_id: str, first: str, second: str) -> dict[str, A
         "only_first": len(labels[first]) - len(shared),
         "only_second": len(labels[second]) - len(shared),
         "primary": cohen_kappa(primary_first, primary_second).as_dict(),
-        "per_code": {code: kappa.as_dict() for code, kappa in presence_kappas(codes_first, codes_second, used).items()},
+        "per_code": {
+            code: kappa.as_dict()
+            for code, kappa in presence_kappas(codes_first, codes_second, used).items()
+        },
         "qids": shared,
     }

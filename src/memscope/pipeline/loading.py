@@ -71,7 +71,9 @@ def evidence_from_table(table: pa.Table) -> tuple[EvidenceSet, np.ndarray]:
     return evidence, scores
 
 
-def load_run(store: Store, run_id: str, *, retrievals: pa.Table | None = None, detail: bool = True) -> RunData:
+def load_run(
+    store: Store, run_id: str, *, retrievals: pa.Table | None = None, detail: bool = True
+) -> RunData:
     """Read one run's questions and evidence from the store.
 
     ``retrievals`` (shaped like the ``retrievals`` table without ``run_id``) replaces the

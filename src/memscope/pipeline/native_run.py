@@ -63,8 +63,17 @@ def _run_mode(questions: list[EngineQuestion]) -> str:
     return "mcq" if questions and all(q.mode == "mcq" for q in questions) else "open"
 
 
-def _runtime(settings: MethodSettings, k: int, pool_size: int, seeds: list[str], selected: list[str],
-             candidates: list[dict[str, Any]], clue_ids: list[str], result: RetrievalResult, history_turns: int) -> dict[str, Any]:
+def _runtime(
+    settings: MethodSettings,
+    k: int,
+    pool_size: int,
+    seeds: list[str],
+    selected: list[str],
+    candidates: list[dict[str, Any]],
+    clue_ids: list[str],
+    result: RetrievalResult,
+    history_turns: int,
+) -> dict[str, Any]:
     runtime: dict[str, Any] = {
         "retrieval_backend": BACKENDS[settings.method],
         "retrieval_corpus": "round_text",
@@ -89,7 +98,10 @@ def _runtime(settings: MethodSettings, k: int, pool_size: int, seeds: list[str],
     }
     runtime |= _image_fields(result)
     if settings.method == "srag_v":
-        runtime |= {"text_dense_weight": settings.text_weight, "image_dense_weight": settings.image_weight}
+        runtime |= {
+            "text_dense_weight": settings.text_weight,
+            "image_dense_weight": settings.image_weight,
+        }
     elif settings.method == "dualmem":
         runtime |= {"visual_weight": settings.visual_weight}
     return runtime
@@ -100,29 +112,50 @@ def _image_fields(result: RetrievalResult) -> dict[str, Any]:
     if result.image_source is None:
         return {}
     name, pretrained = result.image_source.spec
-    return {"multimodal_embedding_model": name, "multimodal_embedding_pretrained": pretrained,
-            "memscope_image_model_id": result.image_model}
+    return {
+        "multimodal_embedding_model": name,
+        "multimodal_embedding_pretrained": pretrained,
+        "memscope_image_model_id": result.image_model,
+    }
 
 
 def _candidates(pool: list[dict[str, Any]], k: int, best_images: list[Any]) -> list[dict[str, Any]]:
     candidates = []
     for entry, best in zip(pool[:k], best_images, strict=False):
-        candidate = {"round_id": entry["round_id"], "score": entry["score"], "text_dense_score": entry["text_score"]}
+        candidate = {
+            "round_id": entry["round_id"],
+            "score": entry["score"],
+            "text_dense_score": entry["text_score"],
+        }
         if entry["image_score"] is not None:
             candidate |= {"image_dense_score": entry["image_score"], "best_image_path": best or ""}
         candidates.append(candidate)
     return candidates
 
 
-def _row(question: EngineQuestion, settings: MethodSettings, runtime: dict[str, Any], answer: dict[str, Any] | None) -> dict[str, Any]:
+def _row(
+    question: EngineQuestion,
+    settings: MethodSettings,
+    runtime: dict[str, Any],
+    answer: dict[str, Any] | None,
+) -> dict[str, Any]:
     row: dict[str, Any] = {
         "idx": question.idx,
         "point": [question.x_labels, question.y_labels],
         "mode": question.mode,
         "question": question.question,
         "gt": question.gold,
-        "pred": None, "exact_match": None, "em": None, "contains_gt": None, "f1": None,
-        "bleu": None, "bleu_1": None, "bleu_2": None, "bert": None, "judge": None, "judge_reasoning": None,
+        "pred": None,
+        "exact_match": None,
+        "em": None,
+        "contains_gt": None,
+        "f1": None,
+        "bleu": None,
+        "bleu_1": None,
+        "bleu_2": None,
+        "bert": None,
+        "judge": None,
+        "judge_reasoning": None,
         "latency_ms": None,
         "method_name": settings.memeye_name,
         "effective_method_name": _effective_name(settings),
@@ -173,7 +206,10 @@ def write_native_run(
     if k < 1:
         raise InputError(f"--k must be at least 1, got {k}")
     if pool < k:
-        raise InputError(f"--pool ({pool}) must be at least --k ({k})", fix="The pool holds the top-k and the candidates below them.")
+        raise InputError(
+            f"--pool ({pool}) must be at least --k ({k})",
+            fix="The pool holds the top-k and the candidates below them.",
+        )
     session = EngineSession(options, reporter)
     dataset = open_dataset(store, dataset_ref, image_root=image_root)
     questions = dataset.questions[:limit] if limit else dataset.questions
@@ -191,37 +227,96 @@ def write_native_run(
                 pool_entries = result.pools.pool(row_index)
                 seeds = [entry["round_id"] for entry in pool_entries[:k]]
                 selected = sorted(seeds, key=lambda round_id: rounds[round_id].position)
-                history = round_history([rounds[round_id] for round_id in selected], settings.modality)
-                runtime = _runtime(settings, k, pool, seeds, selected,
-                                   _candidates(pool_entries, k, result.pools.best_images[row_index].tolist()),
-                                   question.clue_ids, result, len(history))
+                history = round_history(
+                    [rounds[round_id] for round_id in selected], settings.modality
+                )
+                runtime = _runtime(
+                    settings,
+                    k,
+                    pool,
+                    seeds,
+                    selected,
+                    _candidates(pool_entries, k, result.pools.best_images[row_index].tolist()),
+                    question.clue_ids,
+                    result,
+                    len(history),
+                )
                 reply = None
                 if client is not None:
-                    images = _question_images(dataset, question) if settings.modality == "multimodal" else []
-                    reply = answer_question(client, system_prompt(mode), history, question.question, question.gold,
-                                            question.options, images)
+                    images = (
+                        _question_images(dataset, question)
+                        if settings.modality == "multimodal"
+                        else []
+                    )
+                    reply = answer_question(
+                        client,
+                        system_prompt(mode),
+                        history,
+                        question.question,
+                        question.gold,
+                        question.options,
+                        images,
+                    )
                     answered += 1
                 writer.add(_row(question, settings, runtime, reply), pool_entries)
                 advance(1)
-    return NativeRunSummary(out_dir, settings.method, len(result.questions), answered, result.corpus_size,
-                            result.text_source.label, result.image_source.label if result.image_source else None)
+    return NativeRunSummary(
+        out_dir,
+        settings.method,
+        len(result.questions),
+        answered,
+        result.corpus_size,
+        result.text_source.label,
+        result.image_source.label if result.image_source else None,
+    )
 
 
-def _run_files(dataset: EngineDataset, settings: MethodSettings, k: int, pool: int, mode: str, result: RetrievalResult,
-               answer: AnswerSettings | None, out_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    method = {"name": settings.memeye_name, "modality": settings.modality, "retrieval_backend": BACKENDS[settings.method],
-              "top_k": k, "neighbor_window": 0, "text_embedding_model": result.text_source.spec,
-              "memscope_method": settings.method, "pool_size": pool} | _image_fields(result)
+def _run_files(
+    dataset: EngineDataset,
+    settings: MethodSettings,
+    k: int,
+    pool: int,
+    mode: str,
+    result: RetrievalResult,
+    answer: AnswerSettings | None,
+    out_dir: Path,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    method = {
+        "name": settings.memeye_name,
+        "modality": settings.modality,
+        "retrieval_backend": BACKENDS[settings.method],
+        "top_k": k,
+        "neighbor_window": 0,
+        "text_embedding_model": result.text_source.spec,
+        "memscope_method": settings.method,
+        "pool_size": pool,
+    } | _image_fields(result)
     if settings.method == "srag_v":
-        method |= {"text_dense_weight": settings.text_weight, "image_dense_weight": settings.image_weight}
+        method |= {
+            "text_dense_weight": settings.text_weight,
+            "image_dense_weight": settings.image_weight,
+        }
     elif settings.method == "dualmem":
         method |= {"visual_weight": settings.visual_weight}
-    model = ({"name": answer.model, "provider": "openai_api", "model": answer.model, "base_url": answer.endpoint,
-              "max_new_tokens": answer.max_tokens, "timeout": answer.timeout_s}
-             if answer else {"name": "retrieval_only", "provider": None, "model": None})
+    model = (
+        {
+            "name": answer.model,
+            "provider": "openai_api",
+            "model": answer.model,
+            "base_url": answer.endpoint,
+            "max_new_tokens": answer.max_tokens,
+            "timeout": answer.timeout_s,
+        }
+        if answer
+        else {"name": "retrieval_only", "provider": None, "model": None}
+    )
     dataset_paths = {"dialog_json": dataset.source_path, "image_root": dataset.media_root}
     config = {
-        "task": {"name": dataset.task, "dataset": dataset_paths, "eval": {"mode": mode, "max_questions": 0}},
+        "task": {
+            "name": dataset.task,
+            "dataset": dataset_paths,
+            "eval": {"mode": mode, "max_questions": 0},
+        },
         "dataset": dataset_paths,
         "eval": {"mode": mode, "max_questions": 0},
         "model": model,
@@ -241,7 +336,11 @@ def _run_files(dataset: EngineDataset, settings: MethodSettings, k: int, pool: i
         "image_root": dataset.media_root or "",
         "run_dir": str(out_dir.resolve()),
         "git_commit": f"memscope-{__version__}",
-        "memscope": {"version": __version__, "dataset_id": dataset.dataset_id, "retrieval_only": answer is None,
-                     "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")},
+        "memscope": {
+            "version": __version__,
+            "dataset_id": dataset.dataset_id,
+            "retrieval_only": answer is None,
+            "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        },
     }
     return config, metrics

@@ -17,7 +17,11 @@ def extra_columns(questions: pa.Table, names: tuple[str, ...]) -> dict[str, np.n
     ``questions`` is a run's question table (``store.queries.question_table``), whose
     ``extra`` column holds one JSON object (or null) per question.
     """
-    raw = questions.column("extra").to_pylist() if "extra" in questions.column_names else [None] * questions.num_rows
+    raw = (
+        questions.column("extra").to_pylist()
+        if "extra" in questions.column_names
+        else [None] * questions.num_rows
+    )
     parsed: list[dict[str, Any]] = []
     for text in raw:
         try:

@@ -16,7 +16,10 @@ def nearest_qids(qid: str, qids: list[str], n: int = 3) -> list[str]:
     numbered = {int(m.group(1)): item for item in qids if (m := NUMBERED.match(item))}
     if wanted and numbered:
         target = int(wanted.group(1))
-        return [numbered[number] for number in sorted(numbered, key=lambda number: (abs(number - target), number))[:n]]
+        return [
+            numbered[number]
+            for number in sorted(numbered, key=lambda number: (abs(number - target), number))[:n]
+        ]
     return difflib.get_close_matches(qid, qids, n=n, cutoff=0.4)
 
 

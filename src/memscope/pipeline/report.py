@@ -49,19 +49,33 @@ def question_metrics(data: RunData, k: int) -> dict[str, np.ndarray]:
     mode = data.column("mode")
     em = data.column("em").astype(float)
     judge = data.column("judge").astype(float)
-    values: dict[str, np.ndarray] = {"em": em, "judge": judge, "correct": correctness(mode, em, judge)}
+    values: dict[str, np.ndarray] = {
+        "em": em,
+        "judge": judge,
+        "correct": correctness(mode, em, judge),
+    }
     if data.has_retrievals:
         values |= retrieval_access(data.evidence, k)
         values |= temporal_authority(data.evidence, k)
     else:
         empty = np.full(len(em), np.nan)
-        for name in ("any_clue", "coverage", "full_clue", "mrr", "latest_at_k", "latest_miss",
-                     "rank_inversion", "stale_dominance"):
+        for name in (
+            "any_clue",
+            "coverage",
+            "full_clue",
+            "mrr",
+            "latest_at_k",
+            "latest_miss",
+            "rank_inversion",
+            "stale_dominance",
+        ):
             values[name] = empty
     return values
 
 
-def build_report(data: RunData, k: int | None = None, *, include_questions: bool = True) -> dict[str, Any]:
+def build_report(
+    data: RunData, k: int | None = None, *, include_questions: bool = True
+) -> dict[str, Any]:
     """Everything ``memscope report`` shows for one run, as JSON-ready data."""
     report, questions = build_report_parts(data, k, include_questions=include_questions)
     if questions is not None:
@@ -107,7 +121,10 @@ def build_report_parts(
             "by_x": aggregate.by_group(access, x, aggregate.X_LEVELS, n_of="any_clue"),
             "by_cell": aggregate.by_group(access, cells, aggregate.CELLS, n_of="any_clue"),
         }
-        timing = {name: values[name] for name in ("latest_at_k", "latest_miss", "rank_inversion", "stale_dominance")}
+        timing = {
+            name: values[name]
+            for name in ("latest_at_k", "latest_miss", "rank_inversion", "stale_dominance")
+        }
         temporal = aggregate.summarize(timing, n_of="latest_at_k")
         if not temporal["n"]:
             temporal = None
@@ -126,7 +143,9 @@ def build_report_parts(
         "answer": answer,
         "retrieval": retrieval,
         "temporal": temporal,
-        "notes": [RETRIEVAL_NOTES[kind]] if (kind := run.get("retrieval_kind")) in RETRIEVAL_NOTES else [],
+        "notes": [RETRIEVAL_NOTES[kind]]
+        if (kind := run.get("retrieval_kind")) in RETRIEVAL_NOTES
+        else [],
     }
     if run.get("benchmark") == "dmv":
         from memscope.pipeline.report_dmv import tsr_section
@@ -140,11 +159,21 @@ def build_report_parts(
     return report, (_question_rows(data, values, x, y) if include_questions else None)
 
 
-QUESTION_METRICS = ("any_clue", "coverage", "full_clue", "mrr", "latest_at_k", "latest_miss",
-                    "rank_inversion", "stale_dominance")
+QUESTION_METRICS = (
+    "any_clue",
+    "coverage",
+    "full_clue",
+    "mrr",
+    "latest_at_k",
+    "latest_miss",
+    "rank_inversion",
+    "stale_dominance",
+)
 
 
-def _question_rows(data: RunData, values: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray) -> pa.Table:
+def _question_rows(
+    data: RunData, values: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray
+) -> pa.Table:
     """One row per question (ids, axes, scores, retrieved rounds, metrics), NaN as null."""
     import pyarrow as pa
 
@@ -164,6 +193,9 @@ def _question_rows(data: RunData, values: dict[str, np.ndarray], x: np.ndarray, 
         "judge": pa.array(values["judge"], from_pandas=True),
         "correct": pa.array(correct == 1.0, mask=np.isnan(correct)),
         "retrieved": retrieved,
-        **{name: pa.array(values[name], pa.float64(), from_pandas=True) for name in QUESTION_METRICS},
+        **{
+            name: pa.array(values[name], pa.float64(), from_pandas=True)
+            for name in QUESTION_METRICS
+        },
     }
     return pa.table(columns)

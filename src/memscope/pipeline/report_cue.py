@@ -43,7 +43,9 @@ def cue_section(data: RunData) -> dict[str, Any]:
     attributes = extra_columns(data.questions, ATTRIBUTES)
     tasks = np.array([t or "" for t in attributes["task_group"]], dtype=object)
     settings = np.array([s or "unknown" for s in attributes["explicitness"]], dtype=object)
-    correct = correctness(data.column("mode"), data.column("em").astype(float), data.column("judge").astype(float))
+    correct = correctness(
+        data.column("mode"), data.column("em").astype(float), data.column("judge").astype(float)
+    )
     by_task = accuracy_by_task(correct, tasks, settings)
     average = memory_average(by_task)
     evidence = _evidence(data, attributes, settings)
@@ -57,12 +59,16 @@ def cue_section(data: RunData) -> dict[str, Any]:
         "memory_avg": average,
         "ei_gap": ei_gap(average),
         "evidence": evidence,
-        "n_unknown_setting": int(((settings != "explicit") & (settings != "implicit") & (tasks != "")).sum()),
+        "n_unknown_setting": int(
+            ((settings != "explicit") & (settings != "implicit") & (tasks != "")).sum()
+        ),
         "unresolved_clues": {"n": len(unresolved), "examples": unresolved[:MAX_EXAMPLES]},
     }
 
 
-def _evidence(data: RunData, attributes: dict[str, np.ndarray], settings: np.ndarray) -> dict[str, Any]:
+def _evidence(
+    data: RunData, attributes: dict[str, np.ndarray], settings: np.ndarray
+) -> dict[str, Any]:
     points = np.array([p or "" for p in attributes["point"]], dtype=object)
     counted = ~np.isin(points, EVIDENCE_EXCLUDED_POINTS)
     if data.has_retrievals:
@@ -77,7 +83,8 @@ def _evidence(data: RunData, attributes: dict[str, np.ndarray], settings: np.nda
     mask = counted & data.has_retrievals
     overall = evidence_summary(recall, precision, mask, EVIDENCE_KS)
     overall["by_explicitness"] = {
-        setting: evidence_summary(recall, precision, mask & (settings == setting), EVIDENCE_KS) for setting in SETTINGS
+        setting: evidence_summary(recall, precision, mask & (settings == setting), EVIDENCE_KS)
+        for setting in SETTINGS
     }
     overall["saved_depth"] = saved_depth
     return overall

@@ -26,7 +26,11 @@ def _entry(group: GroupTSR) -> dict[str, float | int | None]:
 
 
 def tsr_section(
-    data: RunData, *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL
+    data: RunData,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    level: float = DEFAULT_LEVEL,
 ) -> dict[str, Any]:
     """TSR of a DMV-Bench run, overall and stratified, with trunk-cluster bootstrap intervals.
 
@@ -40,7 +44,9 @@ def tsr_section(
     attributes = extra_columns(data.questions, ATTRIBUTES)
     trunks = np.array(["" if t is None else str(t) for t in attributes["trunk"]], dtype=object)
     # A probe without a trunk id is its own cluster.
-    trunks = np.where(trunks == "", np.array([f"#{qid}" for qid in data.qids], dtype=object), trunks)
+    trunks = np.where(
+        trunks == "", np.array([f"#{qid}" for qid in data.qids], dtype=object), trunks
+    )
     options = {"resamples": resamples, "seed": seed, "level": level}
     everything = np.full(success.size, "all", dtype=object)
     overall = cluster_bootstrap_groups(success, trunks, everything, ["all"], **options).get("all")
@@ -48,11 +54,19 @@ def tsr_section(
     reach_labels = np.array(["" if np.isnan(r) else str(int(r)) for r in reach], dtype=object)
     reach_levels = [str(int(r)) for r in np.unique(reach[~np.isnan(reach)])]
     bank_labels, bank_levels = bin_labels(as_float(attributes["bank_size"]), max_bins=MAX_BINS)
-    position_labels, position_levels = bin_labels(as_float(attributes["encoding_position"]), max_bins=MAX_BINS)
+    position_labels, position_levels = bin_labels(
+        as_float(attributes["encoding_position"]), max_bins=MAX_BINS
+    )
     by = {
-        "by_reach": cluster_bootstrap_groups(success, trunks, reach_labels, reach_levels, **options),
-        "by_bank_size": cluster_bootstrap_groups(success, trunks, bank_labels, bank_levels, **options),
-        "by_encoding_position": cluster_bootstrap_groups(success, trunks, position_labels, position_levels, **options),
+        "by_reach": cluster_bootstrap_groups(
+            success, trunks, reach_labels, reach_levels, **options
+        ),
+        "by_bank_size": cluster_bootstrap_groups(
+            success, trunks, bank_labels, bank_levels, **options
+        ),
+        "by_encoding_position": cluster_bootstrap_groups(
+            success, trunks, position_labels, position_levels, **options
+        ),
     }
     section: dict[str, Any] = {
         "n": overall.n if overall else 0,
@@ -67,5 +81,7 @@ def tsr_section(
     for name, groups in by.items():
         section[name] = {label: _entry(group) for label, group in groups.items()}
     section["n_without_bank_size"] = int(np.isnan(as_float(attributes["bank_size"])).sum())
-    section["n_without_encoding_position"] = int(np.isnan(as_float(attributes["encoding_position"])).sum())
+    section["n_without_encoding_position"] = int(
+        np.isnan(as_float(attributes["encoding_position"])).sum()
+    )
     return section

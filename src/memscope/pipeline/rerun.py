@@ -162,7 +162,9 @@ def check_params(alphas: list[float], lam: float, k: int | None, pool: int | Non
         InputError: alpha outside [0, 1], negative lambda, K < 1, or a pool smaller than K.
     """
     if not alphas:
-        raise InputError("give at least one recency weight: --alpha A (0 ≤ A ≤ 1), e.g. --alpha 0.7")
+        raise InputError(
+            "give at least one recency weight: --alpha A (0 ≤ A ≤ 1), e.g. --alpha 0.7"
+        )
     for alpha in alphas:
         if not 0.0 <= alpha <= 1.0:
             raise InputError(
@@ -170,9 +172,14 @@ def check_params(alphas: list[float], lam: float, k: int | None, pool: int | Non
                 fix="alpha weighs similarity against recency: 1.0 keeps the original order, 0.0 ranks by recency alone.",
             )
     if not lam >= 0.0 or math.isinf(lam):
-        raise InputError(f"--lambda must be a finite number ≥ 0, got {lam:g}", fix="The default decay is 0.02 per round.")
+        raise InputError(
+            f"--lambda must be a finite number ≥ 0, got {lam:g}",
+            fix="The default decay is 0.02 per round.",
+        )
     if k is not None and k < 1:
-        raise InputError(f"--k must be at least 1, got {k}", fix="Pass a positive cut-off, e.g. --k 10.")
+        raise InputError(
+            f"--k must be at least 1, got {k}", fix="Pass a positive cut-off, e.g. --k 10."
+        )
     if pool is not None:
         if pool < 1:
             raise InputError(f"--pool must be at least 1, got {pool}")
@@ -216,8 +223,14 @@ def _origin_flags(table: pa.Table, width: int) -> np.ndarray:
         return out
     if isinstance(column, pa.ChunkedArray):  # an empty chunked array
         return out
-    lengths = pc.fill_null(pc.list_value_length(column), 0).to_numpy(zero_copy_only=False).astype(np.int64)
-    flags = pc.fill_null(pc.equal(pc.list_flatten(column), "recomputed"), False).to_numpy(zero_copy_only=False)
+    lengths = (
+        pc.fill_null(pc.list_value_length(column), 0)
+        .to_numpy(zero_copy_only=False)
+        .astype(np.int64)
+    )
+    flags = pc.fill_null(pc.equal(pc.list_flatten(column), "recomputed"), False).to_numpy(
+        zero_copy_only=False
+    )
     row_index = np.repeat(np.arange(rows), lengths)
     starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
     col_index = np.arange(len(flags)) - np.repeat(starts, lengths)
@@ -226,7 +239,13 @@ def _origin_flags(table: pa.Table, width: int) -> np.ndarray:
     return out
 
 
-def _pool_of(evidence: EvidenceSet, scores: np.ndarray, recomputed: np.ndarray, n_rounds: int, pool: int | None) -> _Pool:
+def _pool_of(
+    evidence: EvidenceSet,
+    scores: np.ndarray,
+    recomputed: np.ndarray,
+    n_rounds: int,
+    pool: int | None,
+) -> _Pool:
     """The candidate pool cut to its first ``pool`` entries, with ages and validity."""
     evidence, scores = pool_prefix(evidence, scores, pool)
     width = evidence.ranked_pos.shape[1]
@@ -280,8 +299,16 @@ def _row_metrics(ev: EvidenceSet, k: int) -> dict[str, float | None]:
 
 
 def _candidate_rows(
-    ev: EvidenceSet, order: np.ndarray, pool: _Pool, i: int, ids: list[str], sessions: list[str | None],
-    origins: list[str | None], alpha: float, lam: float, k: int,
+    ev: EvidenceSet,
+    order: np.ndarray,
+    pool: _Pool,
+    i: int,
+    ids: list[str],
+    sessions: list[str | None],
+    origins: list[str | None],
+    alpha: float,
+    lam: float,
+    k: int,
 ) -> list[CandidateRow]:
     reordered = ev.reordered(order[None, :])
     columns = order[pool.valid[i][order]]
@@ -302,7 +329,9 @@ def _candidate_rows(
                 round_id=ids[column],
                 session_id=sessions[column] if column < len(sessions) else None,
                 sim=_clean(sims[column]),
-                origin=origins[column] if column < len(origins) and not math.isnan(sims[column]) else None,
+                origin=origins[column]
+                if column < len(origins) and not math.isnan(sims[column])
+                else None,
                 age=None if math.isnan(ages[column]) else int(ages[column]),
                 recency=_clean(recency[column]),
                 score=_clean(scores[column]),
@@ -316,16 +345,27 @@ def _candidate_rows(
 
 
 def _question_note(
-    valid: np.ndarray, scored: np.ndarray, unknown_mask: np.ndarray, recomputed: int, *, disagrees: bool = False
+    valid: np.ndarray,
+    scored: np.ndarray,
+    unknown_mask: np.ndarray,
+    recomputed: int,
+    *,
+    disagrees: bool = False,
 ) -> str | None:
     """What the user must know about one question's pool, in one sentence (None: nothing)."""
     size, n_scored, unknown = int(valid.sum()), int(scored.sum()), int(unknown_mask.sum())
     parts = []
     if size and n_scored == 0:
-        parts.append(f"none of the {size} candidates has a score, so the order cannot change; {GAP_FILL_HINT}")
+        parts.append(
+            f"none of the {size} candidates has a score, so the order cannot change; {GAP_FILL_HINT}"
+        )
     elif n_scored < size - unknown:
         fixed = np.flatnonzero(valid & ~scored & ~unknown_mask) + 1
-        tail = fixed.size and fixed[0] > n_scored and (fixed == np.arange(fixed[0], fixed[0] + fixed.size)).all()
+        tail = (
+            fixed.size
+            and fixed[0] > n_scored
+            and (fixed == np.arange(fixed[0], fixed[0] + fixed.size)).all()
+        )
         if tail and fixed.size > 1:
             which = f"ranks {fixed[0]}–{fixed[-1]} keep their order"
         elif tail:
@@ -334,16 +374,28 @@ def _question_note(
             which = f"the {fixed.size} without one keep their ranks"
         parts.append(f"{n_scored} of {size} candidates have scores; {which}; {GAP_FILL_HINT}")
     if unknown:
-        parts.append(f"{unknown} retrieved round(s) are unknown to the dataset (no age) and keep their ranks")
+        parts.append(
+            f"{unknown} retrieved round(s) are unknown to the dataset (no age) and keep their ranks"
+        )
     if recomputed:
-        parts.append(f"{recomputed} of the scores were recomputed by the memory engine, the rest were logged")
+        parts.append(
+            f"{recomputed} of the scores were recomputed by the memory engine, the rest were logged"
+        )
     if disagrees:
-        parts.append("the logged ranking disagrees with the scores; alpha = 1.0 keeps the logged order")
+        parts.append(
+            "the logged ranking disagrees with the scores; alpha = 1.0 keeps the logged order"
+        )
     return "; ".join(parts) or None
 
 
 def rerun_question(
-    data: RunData, qid: str, *, alpha: float, lam: float = DEFAULT_LAMBDA, k: int | None = None, pool: int | None = None
+    data: RunData,
+    qid: str,
+    *,
+    alpha: float,
+    lam: float = DEFAULT_LAMBDA,
+    k: int | None = None,
+    pool: int | None = None,
 ) -> QuestionRerun:
     """Re-rank one question's candidate pool with recency weight ``alpha``.
 
@@ -360,9 +412,16 @@ def rerun_question(
     ids = table.column("ranked_ids")[i].as_py() or []
     sessions = table.column("ranked_session_ids")[i].as_py() or []
     origins = table.column("origins")[i].as_py() or []
-    recomputed_flags = np.array([[origin == "recomputed" for origin in origins]], dtype=bool).reshape(1, len(origins))
-    row_pool = _pool_of(_subset(data.evidence, slice(i, i + 1)), data.scores[i : i + 1], recomputed_flags,
-                        data.n_rounds, pool)
+    recomputed_flags = np.array(
+        [[origin == "recomputed" for origin in origins]], dtype=bool
+    ).reshape(1, len(origins))
+    row_pool = _pool_of(
+        _subset(data.evidence, slice(i, i + 1)),
+        data.scores[i : i + 1],
+        recomputed_flags,
+        data.n_rounds,
+        pool,
+    )
     ev = row_pool.evidence
     width = ev.ranked_pos.shape[1]
     identity = np.arange(width)
@@ -386,10 +445,25 @@ def rerun_question(
     size = int(valid.sum())
     y = data.questions.column("y")[i].as_py()
     return QuestionRerun(
-        run_id=data.run["run_id"], qid=qid, y=y, alpha=alpha, lam=lam, k=cutoff, pool=pool, pool_size=size,
-        scored_count=scored, recomputed_count=recomputed, before=before, after=after,
-        note=_question_note(valid, scored_mask, unknown_mask, recomputed,
-                            disagrees=alpha == BASELINE_ALPHA and bool((by_score != identity).any())),
+        run_id=data.run["run_id"],
+        qid=qid,
+        y=y,
+        alpha=alpha,
+        lam=lam,
+        k=cutoff,
+        pool=pool,
+        pool_size=size,
+        scored_count=scored,
+        recomputed_count=recomputed,
+        before=before,
+        after=after,
+        note=_question_note(
+            valid,
+            scored_mask,
+            unknown_mask,
+            recomputed,
+            disagrees=alpha == BASELINE_ALPHA and bool((by_score != identity).any()),
+        ),
     )
 
 
@@ -439,8 +513,13 @@ def rerun_run(
     require_ranked(data)
     cutoff = effective_k(data.run, k)
     check_params(alphas, lam, cutoff, pool)
-    whole = _pool_of(data.evidence, data.scores, _origin_flags(data.evidence_table, data.evidence.ranked_pos.shape[1]),
-                     data.n_rounds, pool)
+    whole = _pool_of(
+        data.evidence,
+        data.scores,
+        _origin_flags(data.evidence_table, data.evidence.ranked_pos.shape[1]),
+        data.n_rounds,
+        pool,
+    )
     rows = np.flatnonzero(data.evidence.is_y3 & (latest_clue(data.evidence) != PAD))
     ev = _subset(whole.evidence, rows)
     sims, ages, valid = whole.sims[rows], whole.ages[rows], whole.valid[rows]
@@ -459,11 +538,17 @@ def rerun_run(
         for name in TEMPORAL:
             defined = values[name][~np.isnan(values[name])]
             entry[name] = float(defined.mean()) if defined.size else None
-        entry["latest_miss_causes"] = latest_miss_causes(ev.reordered(order) if alpha != BASELINE_ALPHA else ev, cutoff)
+        entry["latest_miss_causes"] = latest_miss_causes(
+            ev.reordered(order) if alpha != BASELINE_ALPHA else ev, cutoff
+        )
         entry["delta"] = {
             name: {
                 key: value
-                for key, value in paired_delta(base[name], values[name], resamples=resamples, seed=seed).as_dict().items()
+                for key, value in paired_delta(
+                    base[name], values[name], resamples=resamples, seed=seed
+                )
+                .as_dict()
+                .items()
                 if key != "n"
             }
             for name in TEMPORAL
@@ -484,20 +569,32 @@ def rerun_run(
             f"their ranks; {GAP_FILL_HINT}"
         )
     if recomputed:
-        notes.append(f"{recomputed} candidate scores were recomputed by the memory engine; the rest were logged")
-    disagree = int((recency_order(sims, ages, valid, BASELINE_ALPHA, lam) != orders[BASELINE_ALPHA]).any(axis=1).sum())
+        notes.append(
+            f"{recomputed} candidate scores were recomputed by the memory engine; the rest were logged"
+        )
+    disagree = int(
+        (recency_order(sims, ages, valid, BASELINE_ALPHA, lam) != orders[BASELINE_ALPHA])
+        .any(axis=1)
+        .sum()
+    )
     if disagree:
         notes.append(
             f"{disagree} question(s) have a logged ranking that disagrees with their scores; alpha = 1.0 "
             "keeps the logged order"
         )
     if not len(rows):
-        notes.append("the run has no Y3 question with a gold clue: the recency probe has nothing to measure")
+        notes.append(
+            "the run has no Y3 question with a gold clue: the recency probe has nothing to measure"
+        )
     return {
         "run": data.run["run_id"],
         "params": {
             "alphas": [entry["alpha"] for entry in results[1:]] or [BASELINE_ALPHA],
-            "lambda": lam, "k": cutoff, "pool": pool, "seed": seed, "resamples": resamples,
+            "lambda": lam,
+            "k": cutoff,
+            "pool": pool,
+            "seed": seed,
+            "resamples": resamples,
         },
         "n": len(rows),
         "scored": {

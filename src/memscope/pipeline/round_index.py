@@ -64,7 +64,9 @@ class RoundIndex:
         ids = table.column("round_id").to_pylist()
         self.row_of: dict[str, int] = {round_id: row for row, round_id in enumerate(ids)}
         self.round_ids = ids
-        self.positions = np.asarray(table.column("position").to_numpy(zero_copy_only=False), dtype=np.int64)
+        self.positions = np.asarray(
+            table.column("position").to_numpy(zero_copy_only=False), dtype=np.int64
+        )
         self.session_ids = table.column("session_id").to_pylist()
         self.dates = table.column("date").to_pylist()
         self.session_orders = table.column("session_order").to_pylist()
@@ -84,7 +86,9 @@ class RoundIndex:
         values = self.table.slice(row, 1).to_pylist()[0]
         extra = json_or_none(values.get("extra")) or {}
         transcripts = tuple(
-            str(extra[name]) for name in ("user_voice_message_caption", "transcript", "asr") if isinstance(extra, dict) and extra.get(name)
+            str(extra[name])
+            for name in ("user_voice_message_caption", "transcript", "asr")
+            if isinstance(extra, dict) and extra.get(name)
         )
         return RoundDetail(
             round_id=values["round_id"],
@@ -108,11 +112,13 @@ def _media(kind: str, values: dict[str, Any], prefix: str) -> tuple[MediaItem, .
     ids = values.get(f"{prefix}_ids") or []
     items = []
     for i, ref in enumerate(refs):
-        items.append(MediaItem(
-            kind=kind,
-            ref=str(ref),
-            file=files[i] if i < len(files) else None,
-            caption=str(captions[i]) if i < len(captions) and captions[i] is not None else "",
-            media_id=str(ids[i]) if i < len(ids) and ids[i] is not None else "",
-        ))
+        items.append(
+            MediaItem(
+                kind=kind,
+                ref=str(ref),
+                file=files[i] if i < len(files) else None,
+                caption=str(captions[i]) if i < len(captions) and captions[i] is not None else "",
+                media_id=str(ids[i]) if i < len(ids) and ids[i] is not None else "",
+            )
+        )
     return tuple(items)

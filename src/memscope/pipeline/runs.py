@@ -24,7 +24,9 @@ class IngestFailure:
     error: MemscopeError
 
 
-def ingest_dir(store: Store, run_dir: Path, options: ReadOptions, *, strict: bool = False) -> IngestOutcome:
+def ingest_dir(
+    store: Store, run_dir: Path, options: ReadOptions, *, strict: bool = False
+) -> IngestOutcome:
     """Ingest one run directory unless the store already has it unchanged.
 
     Raises:
@@ -43,7 +45,9 @@ def ingest_dir(store: Store, run_dir: Path, options: ReadOptions, *, strict: boo
     )
 
 
-def ingest_dir_runs(store: Store, run_dir: Path, options: ReadOptions, *, strict: bool = False) -> list[IngestOutcome]:
+def ingest_dir_runs(
+    store: Store, run_dir: Path, options: ReadOptions, *, strict: bool = False
+) -> list[IngestOutcome]:
     """Ingest every run of one directory (one, except for DMV-Bench and CUE-Mem directories)."""
     run_dir = run_dir.resolve()
     adapter = detect(run_dir)
@@ -55,14 +59,18 @@ def ingest_dir_runs(store: Store, run_dir: Path, options: ReadOptions, *, strict
     return [_ingest_single(store, adapter, run_dir, options, strict=strict)]
 
 
-def _ingest_single(store: Store, adapter: RunAdapter, run_dir: Path, options: ReadOptions, *, strict: bool) -> IngestOutcome:
+def _ingest_single(
+    store: Store, adapter: RunAdapter, run_dir: Path, options: ReadOptions, *, strict: bool
+) -> IngestOutcome:
     state = None
     if store.exists:  # a read-only look first: an unchanged run never takes the write lock
         with store.read() as con:
             state = stored_run_state(con, str(run_dir))
     if state is not None and state.file_stats:
         try:
-            unchanged = current_stats([run_dir / name for name in state.file_stats]) == state.file_stats
+            unchanged = (
+                current_stats([run_dir / name for name in state.file_stats]) == state.file_stats
+            )
         except OSError:
             unchanged = False
         if unchanged:
@@ -97,7 +105,9 @@ def ingest_paths(
             raise RunDirError("no run directories found", where=str(path))
         for run_dir in run_dirs:
             try:
-                results: list[IngestOutcome | IngestFailure] = list(ingest_dir_runs(store, run_dir, options, strict=strict))
+                results: list[IngestOutcome | IngestFailure] = list(
+                    ingest_dir_runs(store, run_dir, options, strict=strict)
+                )
                 outcomes += results  # type: ignore[arg-type]
             except MemscopeError as error:
                 results = [IngestFailure(str(run_dir), error)]
@@ -108,7 +118,9 @@ def ingest_paths(
     return outcomes, failures
 
 
-def resolve_run(store: Store, ref: str | None, *, options: ReadOptions | None = None, ingest: bool = True) -> str:
+def resolve_run(
+    store: Store, ref: str | None, *, options: ReadOptions | None = None, ingest: bool = True
+) -> str:
     """Turn what the user typed into a run id.
 
     ``ref`` may be a run id, or a run directory (ingested first when ``ingest``), or
@@ -140,7 +152,11 @@ def resolve_run(store: Store, ref: str | None, *, options: ReadOptions | None = 
             return known
     directory, _, part = ref.rpartition(":")
     if directory and part and not path.exists() and Path(directory).expanduser().is_dir():
-        outcomes = ingest_dir_runs(store, Path(directory).expanduser(), options or ReadOptions()) if ingest else []
+        outcomes = (
+            ingest_dir_runs(store, Path(directory).expanduser(), options or ReadOptions())
+            if ingest
+            else []
+        )
         matching = [o.run_id for o in outcomes if o.run_id.rpartition(":")[2] == part]
         if matching:
             return matching[0]
@@ -153,7 +169,11 @@ def resolve_run(store: Store, ref: str | None, *, options: ReadOptions | None = 
     if known:
         return known
     close = difflib.get_close_matches(ref, ids, n=3, cutoff=0.4)
-    hint = f"Did you mean {', '.join(close)}?" if close else "See `memscope runs` for the ingested runs."
+    hint = (
+        f"Did you mean {', '.join(close)}?"
+        if close
+        else "See `memscope runs` for the ingested runs."
+    )
     raise NotFoundError(f"no run {ref!r} in the store", where=str(store.path), fix=hint)
 
 

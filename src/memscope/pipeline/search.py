@@ -63,8 +63,13 @@ def _vector_index(store: Store, dataset_id: str, kind: str, model_id: str) -> _S
         if cached is not None and cached.fingerprint == fingerprint:
             return cached
         found = cache.item_vectors(con, dataset_id, kind, model_id)
-    built = _SearchIndex(VectorIndex(found.vectors) if found.item_ids else None, found.item_ids, found.round_ids,
-                         found.vectors, fingerprint)
+    built = _SearchIndex(
+        VectorIndex(found.vectors) if found.item_ids else None,
+        found.item_ids,
+        found.round_ids,
+        found.vectors,
+        fingerprint,
+    )
     with _index_lock:
         if len(_indexes) >= MAX_CACHED_INDEXES:
             _indexes.pop(next(iter(_indexes)))
@@ -72,8 +77,14 @@ def _vector_index(store: Store, dataset_id: str, kind: str, model_id: str) -> _S
     return built
 
 
-def _best_per_round(scores: np.ndarray, ids: np.ndarray, item_ids: list[str], round_ids: list[str | None],
-                    k: int, exclude: str | None = None) -> list[SearchHit]:
+def _best_per_round(
+    scores: np.ndarray,
+    ids: np.ndarray,
+    item_ids: list[str],
+    round_ids: list[str | None],
+    k: int,
+    exclude: str | None = None,
+) -> list[SearchHit]:
     best: dict[str, SearchHit] = {}
     for score, index in zip(scores.tolist(), ids.tolist(), strict=True):
         if index < 0:
@@ -122,7 +133,9 @@ def search_text(
     if found.index is None:
         return []
     # Several images can belong to one round; ask for more so that k rounds remain.
-    scores, ids = found.index.search(vector, min(len(found.index), k * 4 if kind == corpus.IMAGE else k))
+    scores, ids = found.index.search(
+        vector, min(len(found.index), k * 4 if kind == corpus.IMAGE else k)
+    )
     return _best_per_round(scores[0], ids[0], found.item_ids, found.round_ids, k)
 
 
@@ -160,12 +173,23 @@ def similar_images(
     found = _vector_index(store, dataset_id, corpus.IMAGE, model_id)
     own = [i for i, owner in enumerate(found.round_ids) if owner == round_id]
     if found.index is None or not own:
-        raise NotFoundError(f"round {round_id!r} has no embedded image in dataset {dataset_id}",
-                            fix="Pick a round with an image, or run `memscope index` with an image model.")
-    scores, ids = found.index.search(found.vectors[own], min(len(found.index), (k + 1) * 4 + len(own)))
+        raise NotFoundError(
+            f"round {round_id!r} has no embedded image in dataset {dataset_id}",
+            fix="Pick a round with an image, or run `memscope index` with an image model.",
+        )
+    scores, ids = found.index.search(
+        found.vectors[own], min(len(found.index), (k + 1) * 4 + len(own))
+    )
     merged_scores, merged_ids = scores.reshape(-1), ids.reshape(-1)
     order = np.argsort(-merged_scores, kind="stable")
-    return _best_per_round(merged_scores[order], merged_ids[order], found.item_ids, found.round_ids, k, exclude=round_id)
+    return _best_per_round(
+        merged_scores[order],
+        merged_ids[order],
+        found.item_ids,
+        found.round_ids,
+        k,
+        exclude=round_id,
+    )
 
 
 def round_previews(store: Store, dataset_id: str, round_ids: list[str]) -> dict[str, str]:

@@ -73,7 +73,11 @@ class Suggestion:
             "numbers": self.numbers,
             "twin_run_id": self.twin_run_id,
             "alternatives": [
-                {key: value for key, value in item.as_dict().items() if key not in ("qid", "alternatives")}
+                {
+                    key: value
+                    for key, value in item.as_dict().items()
+                    if key not in ("qid", "alternatives")
+                }
                 for item in self.alternatives
             ],
         }
@@ -104,17 +108,29 @@ def find_twins(store: Store, run: dict[str, Any]) -> tuple[str | None, str | Non
     with store.read() as con:
         others = [other for other in queries.list_runs(con) if _same_setting(run, other)]
         visual = [
-            other for other in others
-            if run.get("modality") == TEXT_MODALITY and family and family != ORACLE_FAMILY
-            and method_family(other) == family and other.get("modality") == VISUAL_MODALITY
+            other
+            for other in others
+            if run.get("modality") == TEXT_MODALITY
+            and family
+            and family != ORACLE_FAMILY
+            and method_family(other) == family
+            and other.get("modality") == VISUAL_MODALITY
         ]
-        oracles = [other for other in others if family != ORACLE_FAMILY and method_family(other) == ORACLE_FAMILY]
+        oracles = [
+            other
+            for other in others
+            if family != ORACLE_FAMILY and method_family(other) == ORACLE_FAMILY
+        ]
         shared = shared_question_counts(con, run["run_id"], [o["run_id"] for o in visual + oracles])
 
     def best(candidates: list[dict[str, Any]], prefer_modality: str | None = None) -> str | None:
         ranked = sorted(
             (c for c in candidates if shared.get(c["run_id"], 0) > 0),
-            key=lambda c: (c.get("modality") == prefer_modality, shared[c["run_id"]], c.get("ingested_at") or 0),
+            key=lambda c: (
+                c.get("modality") == prefer_modality,
+                shared[c["run_id"]],
+                c.get("ingested_at") or 0,
+            ),
             reverse=True,
         )
         return ranked[0]["run_id"] if ranked else None
@@ -142,7 +158,11 @@ def _twin_correctness(store: Store, twin_id: str | None, keys: np.ndarray) -> np
 
 def _floats(table: pa.Table, name: str) -> np.ndarray:
     values = table.column(name).to_numpy(zero_copy_only=False)
-    return np.array([np.nan if v is None else v for v in values], dtype=float) if values.dtype == object else values.astype(float)
+    return (
+        np.array([np.nan if v is None else v for v in values], dtype=float)
+        if values.dtype == object
+        else values.astype(float)
+    )
 
 
 def _implicit(extras: np.ndarray) -> np.ndarray:
@@ -154,7 +174,9 @@ def _implicit(extras: np.ndarray) -> np.ndarray:
             extra = json.loads(raw) if isinstance(raw, str) else raw
         except ValueError:
             continue
-        if isinstance(extra, dict) and any(str(extra.get(key, "")).lower() == "implicit" for key in IMPLICIT_KEYS):
+        if isinstance(extra, dict) and any(
+            str(extra.get(key, "")).lower() == "implicit" for key in IMPLICIT_KEYS
+        ):
             flags[i] = True
     return flags
 
@@ -191,7 +213,9 @@ def build_facts(store: Store, data: RunData) -> RunFacts:
         em=values["em"],
         judge=values["judge"],
         access={name: values[name] for name in ("any_clue", "coverage", "full_clue")},
-        temporal={name: values[name] for name in ("latest_at_k", "rank_inversion", "stale_dominance")},
+        temporal={
+            name: values[name] for name in ("latest_at_k", "rank_inversion", "stale_dominance")
+        },
         evidence=data.evidence,
         k=k,
         ranked_ids=[ids or [] for ids in table.column("ranked_ids").to_pylist()],
@@ -200,19 +224,25 @@ def build_facts(store: Store, data: RunData) -> RunFacts:
         family=family,
         modality=run.get("modality"),
         is_oracle=family == ORACLE_FAMILY,
-        injects_text_only=run.get("retrieval_kind") in ("ranked", "unranked") and _injects_text_only(store, run["run_id"]),
+        injects_text_only=run.get("retrieval_kind") in ("ranked", "unranked")
+        and _injects_text_only(store, run["run_id"]),
         n_rounds=data.n_rounds,
         visual_twin=visual_twin,
         visual_twin_correct=_twin_correctness(store, visual_twin, keys),
         oracle=oracle,
         oracle_correct=_twin_correctness(store, oracle, keys),
         refusal=looks_like_refusal(data.column("pred")),
-        refusal_task=np.array([bool(t) and "refusal" in str(t).lower() for t in tasks.tolist()], dtype=bool),
-        implicit=_implicit(data.column("extra")) & np.array([bool(t) and "pattern" in str(t).lower() for t in tasks.tolist()], dtype=bool),
+        refusal_task=np.array(
+            [bool(t) and "refusal" in str(t).lower() for t in tasks.tolist()], dtype=bool
+        ),
+        implicit=_implicit(data.column("extra"))
+        & np.array([bool(t) and "pattern" in str(t).lower() for t in tasks.tolist()], dtype=bool),
     )
 
 
-def compute_suggestions(store: Store, data: RunData, taxonomy: Taxonomy | None = None) -> tuple[list[Suggestion], RunFacts]:
+def compute_suggestions(
+    store: Store, data: RunData, taxonomy: Taxonomy | None = None
+) -> tuple[list[Suggestion], RunFacts]:
     """Apply the rules to a loaded run (nothing is stored)."""
     from memscope.taxonomy import load_taxonomy
 
@@ -226,15 +256,19 @@ def compute_suggestions(store: Store, data: RunData, taxonomy: Taxonomy | None =
             continue
         items = [
             Suggestion(
-                qid=qids[row], code=hit.code, rule=hit.rule, explanation=hit.explanation, numbers=hit.numbers,
-                twin_run_id=hit.twin_run_id, stage=_stage(taxonomy, hit.code), question_key=keys[row],
+                qid=qids[row],
+                code=hit.code,
+                rule=hit.rule,
+                explanation=hit.explanation,
+                numbers=hit.numbers,
+                twin_run_id=hit.twin_run_id,
+                stage=_stage(taxonomy, hit.code),
+                question_key=keys[row],
             )
             for hit in hits
         ]
         primary = items[0]
-        suggestions.append(
-            Suggestion(**{**primary.__dict__, "alternatives": tuple(items[1:])})
-        )
+        suggestions.append(Suggestion(**{**primary.__dict__, "alternatives": tuple(items[1:])}))
     return suggestions, facts
 
 
@@ -258,16 +292,30 @@ def suggest_run(store: Store, run_id: str) -> list[Suggestion]:
     rows = []
     for suggestion in suggestions:
         for rank, item in enumerate((suggestion, *suggestion.alternatives), start=1):
-            rows.append({
-                "qid": suggestion.qid, "question_key": suggestion.question_key, "rank": rank, "code": item.code,
-                "stage": item.stage, "rule": item.rule, "explanation": item.explanation, "numbers": item.numbers,
-                "twin_run_id": item.twin_run_id,
-            })
+            rows.append(
+                {
+                    "qid": suggestion.qid,
+                    "question_key": suggestion.question_key,
+                    "rank": rank,
+                    "code": item.code,
+                    "stage": item.stage,
+                    "rule": item.rule,
+                    "explanation": item.explanation,
+                    "numbers": item.numbers,
+                    "twin_run_id": item.twin_run_id,
+                }
+            )
     twins = [twin for twin in (facts.visual_twin, facts.oracle) if twin]
     with store.write() as con:
         replace_suggestions(
-            con, run_id, rows, run_hash=data.run.get("content_hash"), taxonomy_version=taxonomy.version,
-            twin_run_ids=twins, n_failed=int(facts.failed.sum()), created_at=datetime.now(UTC).replace(tzinfo=None),
+            con,
+            run_id,
+            rows,
+            run_hash=data.run.get("content_hash"),
+            taxonomy_version=taxonomy.version,
+            twin_run_ids=twins,
+            n_failed=int(facts.failed.sum()),
+            created_at=datetime.now(UTC).replace(tzinfo=None),
         )
     return suggestions
 
@@ -287,13 +335,19 @@ def suggestions_from_rows(stored: list[dict[str, Any]]) -> dict[str, Suggestion]
     for row in stored:
         grouped.setdefault(row["qid"], []).append(
             Suggestion(
-                qid=row["qid"], code=row["code"], rule=row["rule"], explanation=row["explanation"],
-                numbers=row["numbers"], twin_run_id=row["twin_run_id"], stage=row["stage"] or "",
+                qid=row["qid"],
+                code=row["code"],
+                rule=row["rule"],
+                explanation=row["explanation"],
+                numbers=row["numbers"],
+                twin_run_id=row["twin_run_id"],
+                stage=row["stage"] or "",
                 question_key=row["question_key"],
             )
         )
     return {
-        qid: Suggestion(**{**items[0].__dict__, "alternatives": tuple(items[1:])}) for qid, items in grouped.items()
+        qid: Suggestion(**{**items[0].__dict__, "alternatives": tuple(items[1:])})
+        for qid, items in grouped.items()
     }
 
 

@@ -42,7 +42,8 @@ def parse_cell(text: str) -> str:
     match = _CELL.match(text or "")
     if not match:
         raise InputError(
-            f"not a cell: {text!r}", fix=f"Write a cell as X1Y1 … X4Y3 ({', '.join(c.replace('_', '') for c in CELLS[:3])}, …)."
+            f"not a cell: {text!r}",
+            fix=f"Write a cell as X1Y1 … X4Y3 ({', '.join(c.replace('_', '') for c in CELLS[:3])}, …).",
         )
     return f"{match.group(1).upper()}_{match.group(2).upper()}"
 
@@ -75,15 +76,23 @@ def parse_filter(text: str) -> FilterTerms:
             continue
         name = name.lower()
         if name not in FILTER_FIELDS:
-            raise InputError(f"unknown filter field {name!r}", fix=f"Fields: {', '.join(FILTER_FIELDS)}; other words match the question text.")
+            raise InputError(
+                f"unknown filter field {name!r}",
+                fix=f"Fields: {', '.join(FILTER_FIELDS)}; other words match the question text.",
+            )
         if not value:
-            raise InputError(f"filter field {name!r} has no value", fix=f"Write it as {name}:VALUE.")
+            raise InputError(
+                f"filter field {name!r} has no value", fix=f"Write it as {name}:VALUE."
+            )
         if name == "cell":
             value = parse_cell(value)
         elif name in ("x", "y"):
             value = value.upper()
             if value not in (X_LEVELS if name == "x" else Y_LEVELS):
-                raise InputError(f"{name}:{value} is not a level", fix=f"Use one of {', '.join(X_LEVELS if name == 'x' else Y_LEVELS)}.")
+                raise InputError(
+                    f"{name}:{value} is not a level",
+                    fix=f"Use one of {', '.join(X_LEVELS if name == 'x' else Y_LEVELS)}.",
+                )
         elif name in ("correct", "labelled", "other"):
             lowered = value.lower()
             if lowered not in _YES | _NO:
@@ -113,9 +122,13 @@ class QueueSpec:
 
     def __post_init__(self) -> None:
         if self.kind not in QUEUE_KINDS:
-            raise InputError(f"unknown queue {self.kind!r}", fix=f"Use one of {', '.join(QUEUE_KINDS)}.")
+            raise InputError(
+                f"unknown queue {self.kind!r}", fix=f"Use one of {', '.join(QUEUE_KINDS)}."
+            )
         if self.sort not in SORT_KEYS:
-            raise InputError(f"cannot sort by {self.sort!r}", fix=f"Sort by one of {', '.join(SORT_KEYS)}.")
+            raise InputError(
+                f"cannot sort by {self.sort!r}", fix=f"Sort by one of {', '.join(SORT_KEYS)}."
+            )
 
     def describe(self) -> str:
         """A short human description, e.g. ``failing · X4Y3 · y:Y3 · by score ↓``."""
@@ -167,8 +180,13 @@ class TriageTable:
     is fixed once built.
     """
 
-    def __init__(self, data: RunData, suggestions: Mapping[str, Any] | None = None,
-                 labels: Mapping[str, Iterable[str]] | None = None, other: RunData | None = None) -> None:
+    def __init__(
+        self,
+        data: RunData,
+        suggestions: Mapping[str, Any] | None = None,
+        labels: Mapping[str, Iterable[str]] | None = None,
+        other: RunData | None = None,
+    ) -> None:
         self.qids = _as_text(data.qids)
         n = len(self.qids)
         self.row_of: dict[str, int] = {qid: row for row, qid in enumerate(self.qids.tolist())}
@@ -200,7 +218,11 @@ class TriageTable:
         """Lower-cased "qid question" per row, built on the first free-word filter."""
         if self._search_text is None:
             self._search_text = np.array(
-                [f"{q} {t}".lower() for q, t in zip(self.qids.tolist(), self.question.tolist(), strict=True)], dtype=object
+                [
+                    f"{q} {t}".lower()
+                    for q, t in zip(self.qids.tolist(), self.question.tolist(), strict=True)
+                ],
+                dtype=object,
             )
         return self._search_text
 
@@ -239,7 +261,9 @@ class TriageTable:
             mask &= self.cell == spec.cell
         mask &= self._field_mask(terms)
         for word in terms.words:
-            mask &= np.fromiter((word in text for text in self.search_text), dtype=bool, count=len(self))
+            mask &= np.fromiter(
+                (word in text for text in self.search_text), dtype=bool, count=len(self)
+            )
         rows = np.flatnonzero(mask)
         return self._sorted(rows, spec.sort, spec.descending)
 
@@ -257,14 +281,20 @@ class TriageTable:
             elif name == "code":
                 mask &= self.suggested == value.upper()
             elif name == "label":
-                mask &= np.fromiter((value.upper() in codes.split() for codes in self.label.tolist()), dtype=bool, count=len(self))
+                mask &= np.fromiter(
+                    (value.upper() in codes.split() for codes in self.label.tolist()),
+                    dtype=bool,
+                    count=len(self),
+                )
             elif name == "correct":
                 mask &= self.correct == (1.0 if value == "yes" else 0.0)
             elif name == "labelled":
                 mask &= self.labelled if value == "yes" else ~self.labelled
             elif name == "other":
                 if self.other_correct is None:
-                    raise InputError("other: needs a second run", fix="Open two runs: memscope open RUN_A RUN_B.")
+                    raise InputError(
+                        "other: needs a second run", fix="Open two runs: memscope open RUN_A RUN_B."
+                    )
                 mask &= self.other_correct == (1.0 if value == "yes" else 0.0)
         return mask
 
@@ -275,8 +305,14 @@ class TriageTable:
             values = getattr(self, key)[rows]
             order = np.lexsort((self.idx[rows], np.where(np.isnan(values), np.inf, values)))
         else:
-            column = {"qid": self.qids, "task": self.task, "x": self.x, "y": self.y,
-                      "suggested": self.suggested, "label": self.label}[key][rows].astype(str)
+            column = {
+                "qid": self.qids,
+                "task": self.task,
+                "x": self.x,
+                "y": self.y,
+                "suggested": self.suggested,
+                "label": self.label,
+            }[key][rows].astype(str)
             order = np.lexsort((self.idx[rows], column))
         ordered = rows[order]
         return ordered[::-1] if descending else ordered
@@ -291,10 +327,14 @@ def _matched_correctness(data: RunData, other: RunData) -> np.ndarray:
     from memscope.pipeline.compare import match_questions
 
     other_correct = correctness(
-        _as_text(other.column("mode")), other.column("em").astype(float), other.column("judge").astype(float)
+        _as_text(other.column("mode")),
+        other.column("em").astype(float),
+        other.column("judge").astype(float),
     )
-    rows, other_rows = match_questions(data.questions.column("question_key").to_pylist(),
-                                       other.questions.column("question_key").to_pylist())
+    rows, other_rows = match_questions(
+        data.questions.column("question_key").to_pylist(),
+        other.questions.column("question_key").to_pylist(),
+    )
     result = np.full(len(data.qids), np.nan)
     result[rows] = other_correct[other_rows]
     return result

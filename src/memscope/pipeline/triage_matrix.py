@@ -46,19 +46,32 @@ def available_metrics(table: TriageTable, compare: bool, has_retrieval: bool) ->
     """The metrics that make sense for this session, in display order."""
     metrics = [MatrixMetric("em", "EM", "rate"), MatrixMetric("judge", "Judge", "rate")]
     if has_retrieval:
-        metrics += [MatrixMetric("any_clue", "Any-Clue@K", "rate"), MatrixMetric("latest_at_k", "Latest@K (Y3)", "rate")]
+        metrics += [
+            MatrixMetric("any_clue", "Any-Clue@K", "rate"),
+            MatrixMetric("latest_at_k", "Latest@K (Y3)", "rate"),
+        ]
     metrics.append(MatrixMetric("labelled", "share of failures labelled", "rate"))
     if compare:
         metrics.append(MatrixMetric("delta", "caption-proof Δ (other − this)", "delta"))
     labelled_codes = sorted({code for codes in table.label.tolist() for code in codes.split()})
     suggested_codes = sorted({code for code in table.suggested.tolist() if code})
-    metrics += [MatrixMetric(f"label:{code}", f"labelled {code}", "count") for code in labelled_codes]
-    metrics += [MatrixMetric(f"suggested:{code}", f"suggested {code}", "count") for code in suggested_codes]
+    metrics += [
+        MatrixMetric(f"label:{code}", f"labelled {code}", "count") for code in labelled_codes
+    ]
+    metrics += [
+        MatrixMetric(f"suggested:{code}", f"suggested {code}", "count") for code in suggested_codes
+    ]
     return metrics
 
 
-def cell_values(metric: MatrixMetric, table: TriageTable, data: RunData, k: int,
-                other: RunData | None = None, store: Store | None = None) -> dict[str, CellValue]:
+def cell_values(
+    metric: MatrixMetric,
+    table: TriageTable,
+    data: RunData,
+    k: int,
+    other: RunData | None = None,
+    store: Store | None = None,
+) -> dict[str, CellValue]:
     """``{"X1_Y1": CellValue, ...}`` for ``metric`` (cells without questions are absent).
 
     The Δ metric needs the store (``memscope compare`` reads both runs from it).
@@ -71,7 +84,9 @@ def cell_values(metric: MatrixMetric, table: TriageTable, data: RunData, k: int,
             mask = cells == cell
             defined = values[mask & ~np.isnan(values)]
             if mask.any():
-                result[cell] = CellValue(float(defined.mean()) if defined.size else None, int(defined.size))
+                result[cell] = CellValue(
+                    float(defined.mean()) if defined.size else None, int(defined.size)
+                )
     elif metric.key == "labelled":
         failing = table.correct == 0.0
         for cell in aggregate.CELLS:
@@ -81,8 +96,11 @@ def cell_values(metric: MatrixMetric, table: TriageTable, data: RunData, k: int,
                 result[cell] = CellValue(float(table.labelled[mask].mean()) if n else None, n)
     elif metric.key.startswith(("label:", "suggested:")):
         source, code = metric.key.split(":", 1)
-        has = (np.array([code in codes.split() for codes in table.label.tolist()], dtype=bool)
-               if source == "label" else table.suggested == code)
+        has = (
+            np.array([code in codes.split() for codes in table.label.tolist()], dtype=bool)
+            if source == "label"
+            else table.suggested == code
+        )
         for cell in aggregate.CELLS:
             mask = cells == cell
             if mask.any():
@@ -95,5 +113,10 @@ def cell_values(metric: MatrixMetric, table: TriageTable, data: RunData, k: int,
 def _delta_cells(store: Store, run_a: str, run_b: str) -> dict[str, CellValue]:
     from memscope.pipeline.compare import compare_runs
 
-    found: dict[str, Any] = compare_runs(store, run_a, run_b, resamples=DELTA_RESAMPLES)["delta"]["by_cell"]
-    return {cell: CellValue(summary.get("delta"), int(summary.get("n") or 0)) for cell, summary in found.items()}
+    found: dict[str, Any] = compare_runs(store, run_a, run_b, resamples=DELTA_RESAMPLES)["delta"][
+        "by_cell"
+    ]
+    return {
+        cell: CellValue(summary.get("delta"), int(summary.get("n") or 0))
+        for cell, summary in found.items()
+    }

@@ -73,13 +73,17 @@ class TriageSession:
         if self._other_rows is None:
             from memscope.pipeline.compare import match_questions
 
-            rows, other_rows = match_questions(self.data.questions.column("question_key").to_pylist(),
-                                               self.other.questions.column("question_key").to_pylist())
+            rows, other_rows = match_questions(
+                self.data.questions.column("question_key").to_pylist(),
+                self.other.questions.column("question_key").to_pylist(),
+            )
             self._other_rows = dict(zip(rows.tolist(), other_rows.tolist(), strict=True))
         return self._other_rows.get(row)
 
 
-def resolve_refs(store: Store, refs: list[str], options: ReadOptions, progress: Progress | None = None) -> list[str]:
+def resolve_refs(
+    store: Store, refs: list[str], options: ReadOptions, progress: Progress | None = None
+) -> list[str]:
     """Run ids for what the user named (run dirs are ingested when new or changed)."""
     run_ids = []
     for ref in refs:
@@ -105,7 +109,11 @@ def check_refs(store: Store, refs: list[str]) -> None:
         if Path(ref).expanduser().exists():
             continue
         if "/" in ref or ref.startswith("."):
-            raise RunDirError("no such run directory", where=ref, fix="Check the path, or name an ingested run (memscope runs).")
+            raise RunDirError(
+                "no such run directory",
+                where=ref,
+                fix="Check the path, or name an ingested run (memscope runs).",
+            )
         resolve_run(store, ref, ingest=False)
 
 
@@ -129,8 +137,14 @@ def _questions(con: Any, store: Store, run_id: str, *, detail: bool = True) -> R
     n = questions.num_rows
     empty = np.zeros((n, 0), dtype=np.int64)
     y = questions.column("y").to_numpy(zero_copy_only=False)
-    evidence = EvidenceSet(ranked_pos=empty, ranked_session=empty, gold_pos=empty, source_sessions=empty,
-                           has_ranking=np.ones(n, dtype=bool), is_y3=(y == "Y3"))
+    evidence = EvidenceSet(
+        ranked_pos=empty,
+        ranked_session=empty,
+        gold_pos=empty,
+        source_sessions=empty,
+        has_ranking=np.ones(n, dtype=bool),
+        is_y3=(y == "Y3"),
+    )
     return RunData(run, questions, questions.select(["qid"]), evidence, np.zeros((n, 0)), n_rounds)
 
 
@@ -156,8 +170,15 @@ def load_rounds(store: Store, dataset_id: str) -> RoundIndex:
         return RoundIndex(queries.rounds_table(con, dataset_id))
 
 
-def open_session(store: Store, run_ids: list[str], annotator: str, progress: Progress | None = None,
-                 *, with_suggestions: bool = True, with_evidence: bool = True) -> TriageSession:
+def open_session(
+    store: Store,
+    run_ids: list[str],
+    annotator: str,
+    progress: Progress | None = None,
+    *,
+    with_suggestions: bool = True,
+    with_evidence: bool = True,
+) -> TriageSession:
     """Load ``run_ids[0]`` (and the answers of ``run_ids[1]`` to compare) for triage.
 
     The app passes False for both flags and completes the session in the background
@@ -181,8 +202,12 @@ def open_session(store: Store, run_ids: list[str], annotator: str, progress: Pro
     notes: list[str] = []
     suggestions = load_suggestions(store, data, notes, say) if with_suggestions else {}
     labels = _labels(store, run_id, annotator, notes)
-    table = TriageTable(data, suggestions, {qid: label_codes(label) for qid, label in labels.items()}, other)
-    session = TriageSession(store, data, rounds, channels, table, annotator, suggestions, labels, other, saved, notes)
+    table = TriageTable(
+        data, suggestions, {qid: label_codes(label) for qid, label in labels.items()}, other
+    )
+    session = TriageSession(
+        store, data, rounds, channels, table, annotator, suggestions, labels, other, saved, notes
+    )
     session.suggestions_ready = with_suggestions
     session.evidence_ready = with_evidence
     return session
@@ -196,7 +221,9 @@ def label_codes(label: Any) -> list[str]:
     return [str(code) for code in (codes or [])]
 
 
-def load_suggestions(store: Store, data: RunData, notes: list[str], say: Progress | None = None) -> dict[str, Any]:
+def load_suggestions(
+    store: Store, data: RunData, notes: list[str], say: Progress | None = None
+) -> dict[str, Any]:
     """The run's failure suggestions by qid, computed and stored first when the run has
     none (or they were made for an older version of its files); problems go to ``notes``."""
     from memscope.pipeline import suggest
@@ -204,7 +231,10 @@ def load_suggestions(store: Store, data: RunData, notes: list[str], say: Progres
     run_id = str(data.run["run_id"])
     try:
         state = suggest.suggestion_state(store, run_id)
-        stale = state is not None and state.get("run_hash") not in (None, data.run.get("content_hash"))
+        stale = state is not None and state.get("run_hash") not in (
+            None,
+            data.run.get("content_hash"),
+        )
         if state is None or stale:
             if say:
                 say("Computing failure suggestions …")
@@ -221,7 +251,9 @@ def _labels(store: Store, run_id: str, annotator: str, notes: list[str]) -> dict
     return dict(labels.current_labels(store, run_id, annotator=annotator))
 
 
-def save_position(store: Store, session: TriageSession, qid: str | None, spec: QueueSpec, view: dict[str, Any]) -> None:
+def save_position(
+    store: Store, session: TriageSession, qid: str | None, spec: QueueSpec, view: dict[str, Any]
+) -> None:
     """Remember where the annotator is in this run's queue."""
     with store.write() as con:
         save_app_state(con, AppState(session.run_id, session.annotator, qid, spec.to_json(), view))
@@ -237,4 +269,3 @@ def list_runs(store: Store) -> list[dict[str, Any]]:
     """Every ingested run with its headline scores (for the runs screen)."""
     with store.read() as con:
         return queries.list_runs(con)
-

@@ -167,7 +167,9 @@ class Store:
         """
         if self._shared is not None:
             if not self._shared_writable:
-                raise StoreError("writing() inside reading() is not supported", where=str(self.path))
+                raise StoreError(
+                    "writing() inside reading() is not supported", where=str(self.path)
+                )
             yield
             return
         with self.write() as con:
@@ -198,7 +200,9 @@ class Store:
                 return con
             except duckdb.IOException as exc:
                 if not is_lock_conflict(exc):
-                    raise StoreError(f"cannot open the store: {exc}", where=str(self.path)) from None
+                    raise StoreError(
+                        f"cannot open the store: {exc}", where=str(self.path)
+                    ) from None
                 if time.monotonic() >= deadline:
                     pid = PID_IN_MESSAGE.search(str(exc))
                     holder = f"process {pid.group(1)}" if pid else "another process"

@@ -64,7 +64,14 @@ def store_dataset(con: duckdb.DuckDBPyConnection, dataset: DatasetRecord) -> lis
 
 def datasets_with_content(con: duckdb.DuckDBPyConnection, content_hash: str) -> list[str]:
     """Datasets stored from a file with this content (the same file read under another task name)."""
-    return [row[0] for row in rows(con, "SELECT dataset_id FROM datasets WHERE content_hash = ? ORDER BY ingested_at", [content_hash])]
+    return [
+        row[0]
+        for row in rows(
+            con,
+            "SELECT dataset_id FROM datasets WHERE content_hash = ? ORDER BY ingested_at",
+            [content_hash],
+        )
+    ]
 
 
 def dataset_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -82,7 +89,17 @@ def dataset_info(con: duckdb.DuckDBPyConnection, dataset_id: str) -> dict[str, A
     )
     if row is None:
         return None
-    keys = ("dataset_id", "benchmark", "task", "source_path", "content_hash", "media_root", "n_sessions", "n_rounds", "n_questions")
+    keys = (
+        "dataset_id",
+        "benchmark",
+        "task",
+        "source_path",
+        "content_hash",
+        "media_root",
+        "n_sessions",
+        "n_rounds",
+        "n_questions",
+    )
     return dict(zip(keys, row, strict=True))
 
 
@@ -100,11 +117,16 @@ def dataset_questions(con: duckdb.DuckDBPyConnection, dataset_id: str) -> pa.Tab
     ).to_arrow_table()
 
 
-def replace_items(con: duckdb.DuckDBPyConnection, dataset_id: str, kinds: list[str], items: pa.Table) -> None:
+def replace_items(
+    con: duckdb.DuckDBPyConnection, dataset_id: str, kinds: list[str], items: pa.Table
+) -> None:
     """Replace a dataset's items of ``kinds`` with ``items`` (kind, item_id, round_id, ordinal, content_hash, source)."""
     con.begin()
     try:
-        con.execute("DELETE FROM embedding_items WHERE dataset_id = ? AND list_contains(?, kind)", [dataset_id, kinds])
+        con.execute(
+            "DELETE FROM embedding_items WHERE dataset_id = ? AND list_contains(?, kind)",
+            [dataset_id, kinds],
+        )
         con.register("memscope_items", items)
         try:
             con.execute(
@@ -120,7 +142,9 @@ def replace_items(con: duckdb.DuckDBPyConnection, dataset_id: str, kinds: list[s
         raise
 
 
-def stored_items(con: duckdb.DuckDBPyConnection, dataset_id: str, kinds: list[str]) -> set[tuple[str, str, str, str | None]]:
+def stored_items(
+    con: duckdb.DuckDBPyConnection, dataset_id: str, kinds: list[str]
+) -> set[tuple[str, str, str, str | None]]:
     """A dataset's items of ``kinds`` as ``(kind, item_id, content_hash, source)``."""
     found = rows(
         con,
@@ -136,7 +160,9 @@ def missing_hashes(con: duckdb.DuckDBPyConnection, model_id: str, hashes: list[s
 
     if not hashes:
         return set()
-    con.register("memscope_wanted", pa.table({"content_hash": pa.array(sorted(set(hashes)), pa.string())}))
+    con.register(
+        "memscope_wanted", pa.table({"content_hash": pa.array(sorted(set(hashes)), pa.string())})
+    )
     try:
         found = rows(
             con,
@@ -149,13 +175,17 @@ def missing_hashes(con: duckdb.DuckDBPyConnection, model_id: str, hashes: list[s
     return {row[0] for row in found}
 
 
-def insert_vectors(con: duckdb.DuckDBPyConnection, model_id: str, kind: str, hashes: list[str], vectors: np.ndarray) -> None:
+def insert_vectors(
+    con: duckdb.DuckDBPyConnection, model_id: str, kind: str, hashes: list[str], vectors: np.ndarray
+) -> None:
     """Add vectors to the cache (a hash already cached for the model is left as it is)."""
     import pyarrow as pa
 
     if not hashes:
         return
-    table = pa.table({"content_hash": pa.array(hashes, pa.string()), "vector": _vector_column(vectors)})
+    table = pa.table(
+        {"content_hash": pa.array(hashes, pa.string()), "vector": _vector_column(vectors)}
+    )
     con.register("memscope_vectors", table)
     try:
         con.execute(
@@ -167,7 +197,9 @@ def insert_vectors(con: duckdb.DuckDBPyConnection, model_id: str, kind: str, has
         con.unregister("memscope_vectors")
 
 
-def item_vectors(con: duckdb.DuckDBPyConnection, dataset_id: str, kind: str, model_id: str) -> ItemVectors:
+def item_vectors(
+    con: duckdb.DuckDBPyConnection, dataset_id: str, kind: str, model_id: str
+) -> ItemVectors:
     """A dataset's items of ``kind`` that have a ``model_id`` vector, in item order."""
     table = con.sql(
         "SELECT i.item_id, i.round_id, i.source, e.vector FROM embedding_items i "
@@ -183,7 +215,9 @@ def item_vectors(con: duckdb.DuckDBPyConnection, dataset_id: str, kind: str, mod
     )
 
 
-def dataset_item_counts(con: duckdb.DuckDBPyConnection, dataset_id: str) -> list[tuple[str, str | None, int, int]]:
+def dataset_item_counts(
+    con: duckdb.DuckDBPyConnection, dataset_id: str
+) -> list[tuple[str, str | None, int, int]]:
     """Per item kind and model: ``(kind, model_id, items, items with a vector)``.
 
     A kind no model has embedded yet appears once with model None.
@@ -212,7 +246,9 @@ def image_models(con: duckdb.DuckDBPyConnection, dataset_id: str) -> list[tuple[
     return [(row[0], int(row[1])) for row in found]
 
 
-def item_fingerprint(con: duckdb.DuckDBPyConnection, dataset_id: str, kind: str, model_id: str) -> tuple[int, str | None]:
+def item_fingerprint(
+    con: duckdb.DuckDBPyConnection, dataset_id: str, kind: str, model_id: str
+) -> tuple[int, str | None]:
     """A cheap identity of :func:`item_vectors`' result: count and a hash of items and contents."""
     row = one(
         con,
@@ -226,4 +262,9 @@ def item_fingerprint(con: duckdb.DuckDBPyConnection, dataset_id: str, kind: str,
 
 def run_qids(con: duckdb.DuckDBPyConnection, run_id: str) -> list[str]:
     """The questions a run answered, by line order."""
-    return [row[0] for row in rows(con, "SELECT qid FROM predictions WHERE run_id = ? ORDER BY line_no, qid", [run_id])]
+    return [
+        row[0]
+        for row in rows(
+            con, "SELECT qid FROM predictions WHERE run_id = ? ORDER BY line_no, qid", [run_id]
+        )
+    ]

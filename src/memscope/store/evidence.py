@@ -12,7 +12,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 
-def _lists(values: pa.Array, rows: np.ndarray, order: np.ndarray, n_rows: int, *, empty_is_null: bool) -> pa.ListArray:
+def _lists(
+    values: pa.Array, rows: np.ndarray, order: np.ndarray, n_rows: int, *, empty_is_null: bool
+) -> pa.ListArray:
     """Group ``values`` into one list per row, in the order ``order`` gives."""
     counts = np.bincount(rows, minlength=n_rows) if len(rows) else np.zeros(n_rows, dtype=np.int64)
     offsets = pa.array(np.concatenate(([0], np.cumsum(counts))).astype(np.int32))
@@ -24,15 +26,25 @@ def _row_of(keys: pa.Array, qids: pa.Array) -> np.ndarray:
     return pc.index_in(keys, value_set=qids).to_numpy(zero_copy_only=False)
 
 
-def assemble_evidence(questions: pa.Table, rounds: pa.Table, sessions: pa.Table, retrieved: pa.Table) -> pa.Table:
+def assemble_evidence(
+    questions: pa.Table, rounds: pa.Table, sessions: pa.Table, retrieved: pa.Table
+) -> pa.Table:
     """Build the evidence table (see ``queries.evidence_table`` for its columns)."""
     n = questions.num_rows
     qids = questions.column("qid").combine_chunks()
     round_ids = rounds.column("round_id").combine_chunks()
 
     # Retrieved rounds: rank order (an unranked set: dialogue order).
-    ret = retrieved.filter(pc.is_in(retrieved.column("qid"), value_set=qids)) if retrieved.num_rows else retrieved
-    ret_rows = _row_of(ret.column("qid").combine_chunks(), qids).astype(np.int64) if ret.num_rows else np.array([], np.int64)
+    ret = (
+        retrieved.filter(pc.is_in(retrieved.column("qid"), value_set=qids))
+        if retrieved.num_rows
+        else retrieved
+    )
+    ret_rows = (
+        _row_of(ret.column("qid").combine_chunks(), qids).astype(np.int64)
+        if ret.num_rows
+        else np.array([], np.int64)
+    )
     where = pc.index_in(ret.column("round_id"), value_set=round_ids)
     position = pc.fill_null(pc.take(rounds.column("position"), where), 0)
     session_order = pc.fill_null(pc.take(rounds.column("session_order"), where), -1)
@@ -41,7 +53,9 @@ def assemble_evidence(questions: pa.Table, rounds: pa.Table, sessions: pa.Table,
     unranked = pc.is_null(ranks).to_numpy(zero_copy_only=False)
     # One integer sort key: question row, then rank (an unranked set: after every rank,
     # by dialogue position).
-    rank_part = np.where(unranked, 0, pc.fill_null(ranks, 0).to_numpy(zero_copy_only=False)).astype(np.int64)
+    rank_part = np.where(unranked, 0, pc.fill_null(ranks, 0).to_numpy(zero_copy_only=False)).astype(
+        np.int64
+    )
     position_values = position.to_numpy(zero_copy_only=False).astype(np.int64)
     within_row = np.where(unranked, (1 << 31) + position_values, rank_part)
     order = np.argsort(ret_rows * (1 << 33) + within_row, kind="stable")
@@ -69,17 +83,27 @@ def assemble_evidence(questions: pa.Table, rounds: pa.Table, sessions: pa.Table,
 
     # Source sessions: their orders, each once, ascending.
     source_lists = questions.column("source_sessions").combine_chunks()
-    source_rows = pc.list_parent_indices(source_lists).to_numpy(zero_copy_only=False).astype(np.int64)
-    source_at = pc.index_in(pc.list_flatten(source_lists), value_set=sessions.column("session_id").combine_chunks())
+    source_rows = (
+        pc.list_parent_indices(source_lists).to_numpy(zero_copy_only=False).astype(np.int64)
+    )
+    source_at = pc.index_in(
+        pc.list_flatten(source_lists), value_set=sessions.column("session_id").combine_chunks()
+    )
     known = pc.is_valid(source_at).to_numpy(zero_copy_only=False)
     source_rows = source_rows[known]
-    source_order_values = pc.take(sessions.column("session_order"), pc.filter(source_at, pa.array(known))).combine_chunks()
+    source_order_values = pc.take(
+        sessions.column("session_order"), pc.filter(source_at, pa.array(known))
+    ).combine_chunks()
     values = source_order_values.to_numpy(zero_copy_only=False)
     by_row = np.lexsort((values, source_rows))
     keep = np.ones(len(by_row), dtype=bool)
-    keep[1:] = (source_rows[by_row][1:] != source_rows[by_row][:-1]) | (values[by_row][1:] != values[by_row][:-1])
+    keep[1:] = (source_rows[by_row][1:] != source_rows[by_row][:-1]) | (
+        values[by_row][1:] != values[by_row][:-1]
+    )
     unique = by_row[keep]
-    source_sessions = _lists(source_order_values, source_rows[unique], unique, n, empty_is_null=True)
+    source_sessions = _lists(
+        source_order_values, source_rows[unique], unique, n, empty_is_null=True
+    )
 
     return pa.table(
         {

@@ -58,15 +58,17 @@ class StoredRunState:
 
 def stored_run_state(con: duckdb.DuckDBPyConnection, path: str) -> StoredRunState | None:
     """The stored state of the run ingested from ``path``, if any."""
-    row = one(con, 
-        "SELECT run_id, content_hash, file_stats, n_questions FROM runs WHERE path = ?", [path]
+    row = one(
+        con, "SELECT run_id, content_hash, file_stats, n_questions FROM runs WHERE path = ?", [path]
     )
     if row is None:
         return None
     return StoredRunState(row[0], row[1], json.loads(row[2]) if row[2] else {}, row[3] or 0)
 
 
-def ingest_run(con: duckdb.DuckDBPyConnection, record: RunRecord, *, strict: bool = False) -> IngestOutcome:
+def ingest_run(
+    con: duckdb.DuckDBPyConnection, record: RunRecord, *, strict: bool = False
+) -> IngestOutcome:
     """Store one run (and its dataset if new) atomically.
 
     Raises:
@@ -75,11 +77,16 @@ def ingest_run(con: duckdb.DuckDBPyConnection, record: RunRecord, *, strict: boo
     previous = stored_run_state(con, record.path)
     if previous and previous.content_hash == record.content_hash:
         if previous.file_stats != record.file_stats:
-            con.execute("UPDATE runs SET file_stats = ? WHERE run_id = ?", [json.dumps(record.file_stats), previous.run_id])
+            con.execute(
+                "UPDATE runs SET file_stats = ? WHERE run_id = ?",
+                [json.dumps(record.file_stats), previous.run_id],
+            )
         return IngestOutcome(previous.run_id, record.path, "unchanged", previous.n_questions)
     run_id = previous.run_id if previous else _free_run_id(con, record.run_id, record.path)
     notices = list(record.notices)
-    dataset_is_new = one(con, "SELECT 1 FROM datasets WHERE dataset_id = ?", [record.dataset.dataset_id]) is None
+    dataset_is_new = (
+        one(con, "SELECT 1 FROM datasets WHERE dataset_id = ?", [record.dataset.dataset_id]) is None
+    )
     if dataset_is_new and isinstance(record.dataset, DatasetSource):
         _dataset_loader(record.dataset)[0](con, record.dataset)
     con.begin()
@@ -117,10 +124,14 @@ def ingest_run(con: duckdb.DuckDBPyConnection, record: RunRecord, *, strict: boo
     except BaseException:
         con.rollback()
         raise
-    return IngestOutcome(run_id, record.path, "replaced" if previous else "new", n_questions, notices)
+    return IngestOutcome(
+        run_id, record.path, "replaced" if previous else "new", n_questions, notices
+    )
 
 
-def store_dataset(con: duckdb.DuckDBPyConnection, dataset: DatasetRecord | DatasetSource) -> list[Notice]:
+def store_dataset(
+    con: duckdb.DuckDBPyConnection, dataset: DatasetRecord | DatasetSource
+) -> list[Notice]:
     """Store a dataset on its own (e.g. indexed before any run) unless the store has it.
 
     It is the dataset writer runs use, so a dataset stored first and the one its runs bring
@@ -156,14 +167,21 @@ def _free_run_id(con: duckdb.DuckDBPyConnection, proposed: str, path: str) -> st
 
 
 def _load_predictions(
-    con: duckdb.DuckDBPyConnection, run_id: str, record: RunRecord, *, strict: bool, notices: list[Notice]
+    con: duckdb.DuckDBPyConnection,
+    run_id: str,
+    record: RunRecord,
+    *,
+    strict: bool,
+    notices: list[Notice],
 ) -> int:
     source = record.predictions
     if isinstance(source, BulkSource):
         loader = LOADERS.get(source.loader)
         if loader is None:
             raise StoreError(f"no loader for {source.loader!r}", where=str(source.path))
-        return loader(con, run_id, record.dataset.dataset_id, source, strict=strict, notices=notices)
+        return loader(
+            con, run_id, record.dataset.dataset_id, source, strict=strict, notices=notices
+        )
     return _insert_arrow_predictions(con, run_id, source, record.retrievals)
 
 
@@ -185,13 +203,18 @@ def _insert_table(con: duckdb.DuckDBPyConnection, table: str, run_id: str, data:
     columns = [row[0] for row in rows(con, f"DESCRIBE {table}")]
     con.register("memscope_incoming", data)
     try:
-        selected = ", ".join("?" if name == "run_id" else (name if name in data.column_names else "NULL") for name in columns)
+        selected = ", ".join(
+            "?" if name == "run_id" else (name if name in data.column_names else "NULL")
+            for name in columns
+        )
         con.execute(f"INSERT INTO {table} SELECT {selected} FROM memscope_incoming", [run_id])
     finally:
         con.unregister("memscope_incoming")
 
 
-def _ensure_dataset(con: duckdb.DuckDBPyConnection, dataset: DatasetRecord | DatasetSource, notices: list[Notice]) -> None:
+def _ensure_dataset(
+    con: duckdb.DuckDBPyConnection, dataset: DatasetRecord | DatasetSource, notices: list[Notice]
+) -> None:
     """Store a dataset unless the store already has it (datasets are shared by content).
 
     A ``DatasetSource`` must have been staged already (outside the transaction).
@@ -205,7 +228,12 @@ def _ensure_dataset(con: duckdb.DuckDBPyConnection, dataset: DatasetRecord | Dat
         return
     if isinstance(dataset, DatasetSource):
         load = _dataset_loader(dataset)[1]
-        load(con, dataset, lambda sessions, rounds: _insert_rounds(con, dataset.dataset_id, sessions, rounds), notices)
+        load(
+            con,
+            dataset,
+            lambda sessions, rounds: _insert_rounds(con, dataset.dataset_id, sessions, rounds),
+            notices,
+        )
     else:
         notices += dataset.notices
         _insert_rounds(con, dataset.dataset_id, dataset.sessions, dataset.rounds)
@@ -234,21 +262,30 @@ def _dataset_loader(dataset: DatasetSource):
     try:
         return DATASET_LOADERS[dataset.loader]
     except KeyError:
-        raise StoreError(f"no dataset loader for {dataset.loader!r}", where=dataset.source_path) from None
+        raise StoreError(
+            f"no dataset loader for {dataset.loader!r}", where=dataset.source_path
+        ) from None
 
 
 def _insert_rounds(
-    con: duckdb.DuckDBPyConnection, dataset_id: str, sessions: list[SessionRecord], rounds: list[RoundRecord]
+    con: duckdb.DuckDBPyConnection,
+    dataset_id: str,
+    sessions: list[SessionRecord],
+    rounds: list[RoundRecord],
 ) -> None:
     _insert_records(con, "sessions", dataset_id, sessions)
     _insert_records(con, "rounds", dataset_id, rounds)
 
 
-def _insert_questions(con: duckdb.DuckDBPyConnection, dataset_id: str, questions: list[QuestionRecord]) -> None:
+def _insert_questions(
+    con: duckdb.DuckDBPyConnection, dataset_id: str, questions: list[QuestionRecord]
+) -> None:
     _insert_records(con, "questions", dataset_id, questions)
 
 
-def _insert_records(con: duckdb.DuckDBPyConnection, table: str, dataset_id: str, records: list[Any]) -> None:
+def _insert_records(
+    con: duckdb.DuckDBPyConnection, table: str, dataset_id: str, records: list[Any]
+) -> None:
     """Insert dataclass records into a dataset table (fields named like its columns are
     stored; an empty ``extra`` dict is NULL)."""
     columns = [row[0] for row in rows(con, f"DESCRIBE {table}") if row[0] != "dataset_id"]

@@ -20,6 +20,9 @@ def json_objects(table: pa.Table) -> list[bytes]:
     try:
         con.execute("SET enable_progress_bar = false")
         con.register("memscope_rows", table)
-        return [row[0].encode() for row in con.execute("SELECT to_json(r)::VARCHAR FROM memscope_rows r").fetchall()]
+        return [
+            row[0].encode()
+            for row in con.execute("SELECT to_json(r)::VARCHAR FROM memscope_rows r").fetchall()
+        ]
     finally:
         con.close()

@@ -16,23 +16,52 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 EVENT_COLUMNS = (
-    "event_id", "run_id", "run_hash", "qid", "question_key", "action", "codes", "primary_code", "note",
-    "annotator", "source", "taxonomy_version", "params", "created_at", "supersedes",
+    "event_id",
+    "run_id",
+    "run_hash",
+    "qid",
+    "question_key",
+    "action",
+    "codes",
+    "primary_code",
+    "note",
+    "annotator",
+    "source",
+    "taxonomy_version",
+    "params",
+    "created_at",
+    "supersedes",
 )
-EXPORT_FORMATS = {"jsonl": "FORMAT json", "csv": "FORMAT csv, HEADER true", "parquet": "FORMAT parquet"}
+EXPORT_FORMATS = {
+    "jsonl": "FORMAT json",
+    "csv": "FORMAT csv, HEADER true",
+    "parquet": "FORMAT parquet",
+}
 
 
-def insert_event(con: duckdb.DuckDBPyConnection, event: dict[str, Any], created_at: datetime) -> int:
+def insert_event(
+    con: duckdb.DuckDBPyConnection, event: dict[str, Any], created_at: datetime
+) -> int:
     """Append one label event; returns its id. The caller's connection commits on return."""
     found = one(
         con,
         "INSERT INTO label_events VALUES (nextval('label_event_ids'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "RETURNING event_id",
         [
-            event["run_id"], event["run_hash"], event["qid"], event["question_key"], event["action"],
-            list(event["codes"]), event["primary_code"], event["note"], event["annotator"], event["source"],
-            event["taxonomy_version"], json.dumps(event["params"]) if event["params"] is not None else None,
-            created_at, event["supersedes"],
+            event["run_id"],
+            event["run_hash"],
+            event["qid"],
+            event["question_key"],
+            event["action"],
+            list(event["codes"]),
+            event["primary_code"],
+            event["note"],
+            event["annotator"],
+            event["source"],
+            event["taxonomy_version"],
+            json.dumps(event["params"]) if event["params"] is not None else None,
+            created_at,
+            event["supersedes"],
         ],
     )
     assert found is not None  # RETURNING always yields the inserted row
@@ -40,7 +69,11 @@ def insert_event(con: duckdb.DuckDBPyConnection, event: dict[str, Any], created_
 
 
 def events(
-    con: duckdb.DuckDBPyConnection, run_id: str | None, *, qid: str | None = None, annotator: str | None = None
+    con: duckdb.DuckDBPyConnection,
+    run_id: str | None,
+    *,
+    qid: str | None = None,
+    annotator: str | None = None,
 ) -> list[dict[str, Any]]:
     """Label events (of one run, or every run when ``run_id`` is None), oldest first."""
     conditions, params = [], []
@@ -49,7 +82,11 @@ def events(
             conditions.append(f"{column} = ?")
             params.append(value)
     where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
-    found = rows(con, f"SELECT {', '.join(EVENT_COLUMNS)} FROM label_events {where} ORDER BY event_id", params)
+    found = rows(
+        con,
+        f"SELECT {', '.join(EVENT_COLUMNS)} FROM label_events {where} ORDER BY event_id",
+        params,
+    )
     result = []
     for row in found:
         event = dict(zip(EVENT_COLUMNS, row, strict=True))
@@ -76,7 +113,11 @@ def question_info(con: duckdb.DuckDBPyConnection, run_id: str, qid: str) -> dict
         "WHERE dataset_id = (SELECT dataset_id FROM runs WHERE run_id = ?) AND qid = ?",
         [run_id, qid],
     )
-    return {"question_key": found[0], "task": found[1], "x": found[2], "y": found[3]} if found else None
+    return (
+        {"question_key": found[0], "task": found[1], "x": found[2], "y": found[3]}
+        if found
+        else None
+    )
 
 
 def run_qids(con: duckdb.DuckDBPyConnection, run_id: str) -> list[str]:
@@ -100,7 +141,9 @@ def question_index(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, dic
         "JOIN questions q ON q.dataset_id = r.dataset_id AND q.qid = p.qid WHERE p.run_id = ? ORDER BY q.idx",
         [run_id],
     )
-    return {row[0]: {"question_key": row[1], "task": row[2], "x": row[3], "y": row[4]} for row in found}
+    return {
+        row[0]: {"question_key": row[1], "task": row[2], "x": row[3], "y": row[4]} for row in found
+    }
 
 
 def labelled_run_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -108,7 +151,13 @@ def labelled_run_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [row[0] for row in rows(con, "SELECT DISTINCT run_id FROM label_events ORDER BY run_id")]
 
 
-def copy_to_file(con: duckdb.DuckDBPyConnection, table: pa.Table, path: str, fmt: str, json_columns: tuple[str, ...] = ()) -> None:
+def copy_to_file(
+    con: duckdb.DuckDBPyConnection,
+    table: pa.Table,
+    path: str,
+    fmt: str,
+    json_columns: tuple[str, ...] = (),
+) -> None:
     """Write an Arrow table to ``path`` with DuckDB's COPY (jsonl, csv or parquet).
 
     ``json_columns`` hold JSON text; they are written as JSON (nested in jsonl, text in
@@ -117,8 +166,11 @@ def copy_to_file(con: duckdb.DuckDBPyConnection, table: pa.Table, path: str, fmt
     con.register("memscope_export", table)
     try:
         columns = ", ".join(
-            f'"{name}"::JSON AS "{name}"' if name in json_columns else f'"{name}"' for name in table.column_names
+            f'"{name}"::JSON AS "{name}"' if name in json_columns else f'"{name}"'
+            for name in table.column_names
         )
-        con.execute(f"COPY (SELECT {columns} FROM memscope_export) TO ? ({EXPORT_FORMATS[fmt]})", [path])
+        con.execute(
+            f"COPY (SELECT {columns} FROM memscope_export) TO ? ({EXPORT_FORMATS[fmt]})", [path]
+        )
     finally:
         con.unregister("memscope_export")

@@ -15,7 +15,9 @@ from typing import IO
 
 try:
     import fcntl
-except ImportError:  # Windows: no flock; every app may label (DuckDB's own lock still protects the file)
+except (
+    ImportError
+):  # Windows: no flock; every app may label (DuckDB's own lock still protects the file)
     fcntl = None  # type: ignore[assignment]
 
 LOCK_SUFFIX = ".app.lock"

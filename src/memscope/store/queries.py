@@ -15,8 +15,22 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 RUN_COLUMNS = (
-    "run_id", "benchmark", "dataset_id", "path", "content_hash", "task", "model", "method",
-    "base_method", "modality", "mode", "top_k", "retrieval_kind", "n_questions", "ingested_at", "opened_at",
+    "run_id",
+    "benchmark",
+    "dataset_id",
+    "path",
+    "content_hash",
+    "task",
+    "model",
+    "method",
+    "base_method",
+    "modality",
+    "mode",
+    "top_k",
+    "retrieval_kind",
+    "n_questions",
+    "ingested_at",
+    "opened_at",
 )
 
 
@@ -27,10 +41,11 @@ def _run_dict(row: tuple[Any, ...]) -> dict[str, Any]:
 def list_runs(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     """Every ingested run with its headline answer scores (mean EM, mean judge)."""
     columns = ", ".join(f"r.{name}" for name in RUN_COLUMNS)
-    found = rows(con, 
+    found = rows(
+        con,
         f"SELECT {columns}, avg(p.em), avg(p.judge), count(p.judge) "
         "FROM runs r LEFT JOIN predictions p USING (run_id) "
-        f"GROUP BY ALL ORDER BY r.ingested_at, r.run_id"
+        f"GROUP BY ALL ORDER BY r.ingested_at, r.run_id",
     )
     result = []
     for row in found:
@@ -57,7 +72,9 @@ def run_id_for_path(con: duckdb.DuckDBPyConnection, path: str) -> str | None:
     return row[0] if row else None
 
 
-def run_config(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def run_config(
+    con: duckdb.DuckDBPyConnection, run_id: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """A run's (masked) config.json and metrics.json."""
     row = one(con, "SELECT config, metrics FROM runs WHERE run_id = ?", [run_id])
     if not row:
@@ -67,8 +84,9 @@ def run_config(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[dict[str, A
 
 def last_run_id(con: duckdb.DuckDBPyConnection) -> str | None:
     """The run opened or ingested most recently."""
-    row = one(con, 
-        "SELECT run_id FROM runs ORDER BY greatest(coalesce(opened_at, ingested_at), ingested_at) DESC, run_id LIMIT 1"
+    row = one(
+        con,
+        "SELECT run_id FROM runs ORDER BY greatest(coalesce(opened_at, ingested_at), ingested_at) DESC, run_id LIMIT 1",
     )
     return row[0] if row else None
 
@@ -89,7 +107,9 @@ QUESTION_COLUMNS = (
     "q.question, coalesce(q.gold, p.gold) AS gold, p.pred, p.choice, p.em, p.judge, p.judge_reasoning, "
     "p.rotations, p.position_bias, q.options, q.clue_ids, q.clue_rounds, q.source_sessions, q.extra"
 )
-SCORE_COLUMNS = "p.qid, q.idx, q.question_key, q.task, q.x, q.y, p.mode, p.em, p.judge, q.extra, q.question"
+SCORE_COLUMNS = (
+    "p.qid, q.idx, q.question_key, q.task, q.x, q.y, p.mode, p.em, p.judge, q.extra, q.question"
+)
 """What run-level summaries and the triage queue need; skips the answers, options and
 rotations (most of the bytes)."""
 
@@ -108,7 +128,9 @@ def question_table(con: duckdb.DuckDBPyConnection, run_id: str, *, detail: bool 
     ).to_arrow_table()
 
 
-def evidence_table(con: duckdb.DuckDBPyConnection, run_id: str, retrieved: pa.Table | None = None) -> pa.Table:
+def evidence_table(
+    con: duckdb.DuckDBPyConnection, run_id: str, retrieved: pa.Table | None = None
+) -> pa.Table:
     """Per question (ordered by idx like :func:`question_table`): retrieved rounds in rank
     order with positions, sessions and scores; gold clue positions; source session orders.
     ``ranked_session_ids`` and ``gold_ids`` name the rounds' sessions and the gold rounds.
@@ -137,7 +159,8 @@ def evidence_table(con: duckdb.DuckDBPyConnection, run_id: str, retrieved: pa.Ta
     ).to_arrow_table()
     if retrieved is None:
         retrieved = con.sql(
-            "SELECT qid, rank, round_id, score, origin FROM retrievals WHERE run_id = ?", params=[run_id]
+            "SELECT qid, rank, round_id, score, origin FROM retrievals WHERE run_id = ?",
+            params=[run_id],
         ).to_arrow_table()
     return assemble_evidence(questions, rounds, sessions, retrieved)
 

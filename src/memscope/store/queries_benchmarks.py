@@ -26,7 +26,11 @@ def run_question(con: duckdb.DuckDBPyConnection, run_id: str, qid: str) -> dict[
         return None
     dataset_id, question, gold, pred, em, question_extra, prediction_extra = row
     return {
-        "dataset_id": dataset_id, "question": question, "gold": gold, "pred": pred, "em": em,
+        "dataset_id": dataset_id,
+        "question": question,
+        "gold": gold,
+        "pred": pred,
+        "em": em,
         "extra": json.loads(question_extra) if question_extra else {},
         "prediction_extra": json.loads(prediction_extra) if prediction_extra else {},
     }
@@ -44,7 +48,9 @@ def recall_steps(con: duckdb.DuckDBPyConnection, run_id: str, qid: str) -> list[
     return [dict(zip(names, row, strict=True)) for row in found]
 
 
-def rounds_by_id(con: duckdb.DuckDBPyConnection, dataset_id: str, round_ids: list[str]) -> dict[str, dict[str, Any]]:
+def rounds_by_id(
+    con: duckdb.DuckDBPyConnection, dataset_id: str, round_ids: list[str]
+) -> dict[str, dict[str, Any]]:
     """The named rounds of a dataset (text, media, extra), by round id."""
     if not round_ids:
         return {}
@@ -55,8 +61,22 @@ def rounds_by_id(con: duckdb.DuckDBPyConnection, dataset_id: str, round_ids: lis
         "FROM rounds WHERE dataset_id = ? AND list_contains(?, round_id)",
         [dataset_id, list(dict.fromkeys(round_ids))],
     )
-    names = ("round_id", "session_id", "position", "user_text", "assistant_text", "image_refs", "image_files",
-             "image_captions", "audio_refs", "audio_files", "audio_captions", "audio_ids", "background_audio", "extra")
+    names = (
+        "round_id",
+        "session_id",
+        "position",
+        "user_text",
+        "assistant_text",
+        "image_refs",
+        "image_files",
+        "image_captions",
+        "audio_refs",
+        "audio_files",
+        "audio_captions",
+        "audio_ids",
+        "background_audio",
+        "extra",
+    )
     result = {}
     for row in found:
         entry = dict(zip(names, row, strict=True))
@@ -74,6 +94,17 @@ def retrieved_items(con: duckdb.DuckDBPyConnection, run_id: str, qid: str) -> li
         "ORDER BY turn_rank NULLS LAST, score DESC NULLS LAST, item_id",
         [run_id, qid],
     )
-    names = ("turn_id", "turn_rank", "item_id", "modality", "path", "fallback", "score", "item_rank", "query_source",
-             "query_letter", "composition_method")
+    names = (
+        "turn_id",
+        "turn_rank",
+        "item_id",
+        "modality",
+        "path",
+        "fallback",
+        "score",
+        "item_rank",
+        "query_source",
+        "query_letter",
+        "composition_method",
+    )
     return [dict(zip(names, row, strict=True)) for row in found]

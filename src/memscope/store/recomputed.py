@@ -70,8 +70,19 @@ def recompute_state(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, An
     )
     if row is None:
         return None
-    keys = ("run_hash", "method", "text_model", "image_model", "pool_size", "n_questions", "n_filled", "n_extended",
-            "max_deviation", "notes", "computed_at")
+    keys = (
+        "run_hash",
+        "method",
+        "text_model",
+        "image_model",
+        "pool_size",
+        "n_questions",
+        "n_filled",
+        "n_extended",
+        "max_deviation",
+        "notes",
+        "computed_at",
+    )
     state = dict(zip(keys, row, strict=True))
     state["notes"] = json.loads(state["notes"] or "[]")
     return state
@@ -104,17 +115,22 @@ def undo_recomputation(con: duckdb.DuckDBPyConnection, run_id: str) -> bool:
     return state is not None or bool(had_rows)
 
 
-def compare_with_logged(con: duckdb.DuckDBPyConnection, run_id: str, fresh: pa.Table) -> tuple[float | None, int]:
+def compare_with_logged(
+    con: duckdb.DuckDBPyConnection, run_id: str, fresh: pa.Table
+) -> tuple[float | None, int]:
     """Largest difference between recomputed values and the values the run logged, and how many were compared."""
     con.register("memscope_fresh", fresh)
     try:
         row = one(
             con,
             "WITH pairs AS ("
-            "  SELECT abs(f.score - t.score) AS d FROM memscope_fresh f JOIN retrievals t ON " + MATCH +
-            "  UNION ALL SELECT abs(f.text_score - t.text_score) FROM memscope_fresh f JOIN retrievals t ON " + MATCH +
-            "  UNION ALL SELECT abs(f.image_score - t.image_score) FROM memscope_fresh f JOIN retrievals t ON " + MATCH +
-            ") SELECT max(d), count(d) FROM pairs",
+            "  SELECT abs(f.score - t.score) AS d FROM memscope_fresh f JOIN retrievals t ON "
+            + MATCH
+            + "  UNION ALL SELECT abs(f.text_score - t.text_score) FROM memscope_fresh f JOIN retrievals t ON "
+            + MATCH
+            + "  UNION ALL SELECT abs(f.image_score - t.image_score) FROM memscope_fresh f JOIN retrievals t ON "
+            + MATCH
+            + ") SELECT max(d), count(d) FROM pairs",
             {"run": run_id},
         )
     finally:
@@ -152,7 +168,17 @@ def merge_recomputation(
             "FROM memscope_fresh f LEFT JOIN logged t ON t.qid = f.qid AND t.round_id = f.round_id",
             {"run": run_id},
         )
-        n_filled = int(scalar(con, "SELECT count(*) FROM retrievals t JOIN memscope_fresh f ON " + MATCH + " WHERE " + FILLABLE, {"run": run_id}) or 0)
+        n_filled = int(
+            scalar(
+                con,
+                "SELECT count(*) FROM retrievals t JOIN memscope_fresh f ON "
+                + MATCH
+                + " WHERE "
+                + FILLABLE,
+                {"run": run_id},
+            )
+            or 0
+        )
         con.execute(
             "UPDATE retrievals t SET score = coalesce(t.score, f.score), text_score = coalesce(t.text_score, f.text_score), "
             "image_score = coalesce(t.image_score, f.image_score), origin = 'recomputed' "
@@ -161,7 +187,9 @@ def merge_recomputation(
         )
         n_extended = 0
         if extend:
-            before = int(scalar(con, "SELECT count(*) FROM retrievals WHERE run_id = ?", [run_id]) or 0)
+            before = int(
+                scalar(con, "SELECT count(*) FROM retrievals WHERE run_id = ?", [run_id]) or 0
+            )
             con.execute(
                 "INSERT INTO retrievals "
                 "WITH base AS (SELECT qid, max(rank) AS logged_k FROM retrievals WHERE run_id = $run GROUP BY qid), "
@@ -172,14 +200,25 @@ def merge_recomputation(
                 "FROM extra e LEFT JOIN base b USING (qid)",
                 {"run": run_id},
             )
-            n_extended = int(scalar(con, "SELECT count(*) FROM retrievals WHERE run_id = ?", [run_id]) or 0) - before
+            n_extended = (
+                int(scalar(con, "SELECT count(*) FROM retrievals WHERE run_id = ?", [run_id]) or 0)
+                - before
+            )
     finally:
         con.unregister("memscope_fresh")
     con.execute(
         "INSERT INTO recompute_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now()::TIMESTAMP)",
         [
-            run_id, record["run_hash"], record["method"], record.get("text_model"), record.get("image_model"),
-            int(record["pool_size"]), int(record["n_questions"]), n_filled, n_extended, max_deviation,
+            run_id,
+            record["run_hash"],
+            record["method"],
+            record.get("text_model"),
+            record.get("image_model"),
+            int(record["pool_size"]),
+            int(record["n_questions"]),
+            n_filled,
+            n_extended,
+            max_deviation,
             json.dumps(record.get("notes") or []),
         ],
     )

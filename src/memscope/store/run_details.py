@@ -20,7 +20,9 @@ DETAIL_TABLES = ("dmv_recall_steps", "cue_retrieved_items")
 """Every per-run detail table; only these names are accepted from an adapter."""
 
 
-def replace_run_details(con: duckdb.DuckDBPyConnection, run_id: str, tables: dict[str, pa.Table]) -> None:
+def replace_run_details(
+    con: duckdb.DuckDBPyConnection, run_id: str, tables: dict[str, pa.Table]
+) -> None:
     """Delete ``run_id``'s rows from every detail table, then insert ``tables``.
 
     Each table carries the columns of its store table without ``run_id``; a missing column
@@ -31,7 +33,10 @@ def replace_run_details(con: duckdb.DuckDBPyConnection, run_id: str, tables: dic
     """
     unknown = sorted(set(tables) - set(DETAIL_TABLES))
     if unknown:
-        raise StoreError(f"unknown detail table(s) {', '.join(unknown)}", fix="This is a memscope bug; please report it.")
+        raise StoreError(
+            f"unknown detail table(s) {', '.join(unknown)}",
+            fix="This is a memscope bug; please report it.",
+        )
     for name in DETAIL_TABLES:
         con.execute(f"DELETE FROM {name} WHERE run_id = ?", [run_id])
     for name, data in tables.items():
@@ -41,8 +46,11 @@ def replace_run_details(con: duckdb.DuckDBPyConnection, run_id: str, tables: dic
         con.register("memscope_detail_incoming", data)
         try:
             selected = ", ".join(
-                "?" if column == "run_id" else (column if column in data.column_names else "NULL") for column in columns
+                "?" if column == "run_id" else (column if column in data.column_names else "NULL")
+                for column in columns
             )
-            con.execute(f"INSERT INTO {name} SELECT {selected} FROM memscope_detail_incoming", [run_id])
+            con.execute(
+                f"INSERT INTO {name} SELECT {selected} FROM memscope_detail_incoming", [run_id]
+            )
         finally:
             con.unregister("memscope_detail_incoming")

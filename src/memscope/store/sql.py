@@ -31,13 +31,24 @@ def scalar(con: duckdb.DuckDBPyConnection, query: str, params: Any = None) -> An
     return row[0] if row else None
 
 
-JSON_SHAPES = {"VARCHAR": '"VARCHAR"', "INTEGER": '"INTEGER"', "BIGINT": '"BIGINT"', "DOUBLE": '"DOUBLE"',
-               "BOOLEAN": '"BOOLEAN"', "JSON": '"JSON"', "VARCHAR[]": '["VARCHAR"]', "TIMESTAMP": '"TIMESTAMP"'}
+JSON_SHAPES = {
+    "VARCHAR": '"VARCHAR"',
+    "INTEGER": '"INTEGER"',
+    "BIGINT": '"BIGINT"',
+    "DOUBLE": '"DOUBLE"',
+    "BOOLEAN": '"BOOLEAN"',
+    "JSON": '"JSON"',
+    "VARCHAR[]": '["VARCHAR"]',
+    "TIMESTAMP": '"TIMESTAMP"',
+}
 """How a column type is named in a json_transform structure."""
 
 
 def insert_json_rows(
-    con: duckdb.DuckDBPyConnection, table: str, records: list[dict[str, Any]], fixed: dict[str, Any] | None = None
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    records: list[dict[str, Any]],
+    fixed: dict[str, Any] | None = None,
 ) -> None:
     """Insert many rows in one statement: serialised with orjson, parsed by DuckDB.
 
@@ -55,7 +66,9 @@ def insert_json_rows(
     columns = [(row[0], row[1]) for row in rows(con, f"DESCRIBE {table}") if row[0] not in fixed]
     shape = "{" + ", ".join(f'"{name}": {JSON_SHAPES[kind]}' for name, kind in columns) + "}"
     names = [name for name, _ in columns]
-    payload = orjson.dumps([{name: record.get(name) for name in names} for record in records], default=str)
+    payload = orjson.dumps(
+        [{name: record.get(name) for name in names} for record in records], default=str
+    )
     fixed_sql = "".join(f"? AS {name}, " for name in fixed)
     con.execute(
         f"INSERT INTO {table} BY NAME SELECT {fixed_sql}unnest(json_transform(?::JSON, '[{shape}]'), recursive := true)",

@@ -17,8 +17,20 @@ if TYPE_CHECKING:
     import duckdb
 
 SUGGESTION_COLUMNS = (
-    "run_id", "ordinal", "run_hash", "qid", "question_key", "rank", "code", "stage", "rule", "explanation",
-    "numbers", "twin_run_id", "taxonomy_version", "created_at",
+    "run_id",
+    "ordinal",
+    "run_hash",
+    "qid",
+    "question_key",
+    "rank",
+    "code",
+    "stage",
+    "rule",
+    "explanation",
+    "numbers",
+    "twin_run_id",
+    "taxonomy_version",
+    "created_at",
 )
 
 
@@ -41,11 +53,13 @@ def replace_suggestions(
         insert_json_rows(
             con,
             "suggestions",
-            [
-                {**item, "ordinal": ordinal}
-                for ordinal, item in enumerate(suggestions)
-            ],
-            {"run_id": run_id, "run_hash": run_hash, "taxonomy_version": taxonomy_version, "created_at": created_at},
+            [{**item, "ordinal": ordinal} for ordinal, item in enumerate(suggestions)],
+            {
+                "run_id": run_id,
+                "run_hash": run_hash,
+                "taxonomy_version": taxonomy_version,
+                "created_at": created_at,
+            },
         )
         n_suggested = len({item["qid"] for item in suggestions})
         con.execute(
@@ -62,7 +76,9 @@ def suggestion_rows(con: duckdb.DuckDBPyConnection, run_id: str | None) -> list[
     """Stored suggestions of one run (every run when None): per question, primary (rank 1) first."""
     where, params = ("WHERE run_id = ?", [run_id]) if run_id is not None else ("", [])
     found = rows(
-        con, f"SELECT {', '.join(SUGGESTION_COLUMNS)} FROM suggestions {where} ORDER BY run_id, ordinal", params
+        con,
+        f"SELECT {', '.join(SUGGESTION_COLUMNS)} FROM suggestions {where} ORDER BY run_id, ordinal",
+        params,
     )
     result = []
     for row in found:
@@ -86,7 +102,9 @@ def suggestion_state(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, A
     return dict(zip(keys, found, strict=True))
 
 
-def shared_question_counts(con: duckdb.DuckDBPyConnection, run_id: str, other_ids: list[str]) -> dict[str, int]:
+def shared_question_counts(
+    con: duckdb.DuckDBPyConnection, run_id: str, other_ids: list[str]
+) -> dict[str, int]:
     """For each other run, how many question keys it shares with ``run_id``."""
     if not other_ids:
         return {}

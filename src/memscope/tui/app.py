@@ -68,9 +68,20 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
         Binding("m", "show_matrix", "Matrix", id="app.matrix"),
     ]
 
-    def __init__(self, *, store: Store, run_refs: list[str], options: ReadOptions, config: Config, taxonomy: Any,
-                 keymap: dict[str, str], annotator: str, question: str | None = None, queue: str | None = None,
-                 cell: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        store: Store,
+        run_refs: list[str],
+        options: ReadOptions,
+        config: Config,
+        taxonomy: Any,
+        keymap: dict[str, str],
+        annotator: str,
+        question: str | None = None,
+        queue: str | None = None,
+        cell: str | None = None,
+    ) -> None:
         super().__init__()
         self.store, self.run_refs, self.options = store, run_refs, options
         self.config, self.taxonomy, self.user_keymap = config, taxonomy, keymap
@@ -97,8 +108,10 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
     def on_mount(self) -> None:
         self.set_keymap(self.user_keymap)
         if not self.lease.acquire():
-            self.read_only_reason = (f"another memscope app ({self.lease.current_holder()}) is labelling this store; "
-                                     "browsing works, close that app to label here")
+            self.read_only_reason = (
+                f"another memscope app ({self.lease.current_holder()}) is labelling this store; "
+                "browsing works, close that app to label here"
+            )
         self.install_screens()
         self.push_loading(" ".join(self.run_refs) or "the last run")
         self.load_session(self.run_refs)
@@ -126,8 +139,14 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
         try:
             with self.store_lock, self.store.reading():  # one connection for the whole load
                 run_ids = resolve_refs(self.store, refs or [None], self.options, say)  # type: ignore[list-item]
-                session = open_session(self.store, run_ids, self.annotator, say, with_suggestions=False,
-                                       with_evidence=False)
+                session = open_session(
+                    self.store,
+                    run_ids,
+                    self.annotator,
+                    say,
+                    with_suggestions=False,
+                    with_evidence=False,
+                )
         except MemscopeError as error:
             self.post_message(WorkFailed("opening the run", error, fatal=True))
             return
@@ -144,7 +163,9 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
         first_open = self.state is None
         spec = QueueSpec.from_json(saved.queue if saved else None)
         if first_open and (self.start["queue"] or self.start["cell"]):
-            spec = spec.with_changes(kind=self.start["queue"] or spec.kind, cell=self.start["cell"], text="")
+            spec = spec.with_changes(
+                kind=self.start["queue"] or spec.kind, cell=self.start["cell"], text=""
+            )
         # Re-ranking starts from the run's own order each time (alpha 1): a remembered alpha
         # would silently reorder the candidates the next day.
         self.state = TriageState(session, view=ViewParams(k=session.k))
@@ -156,11 +177,17 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
             self.notify(note, severity="warning", markup=False)
         question = message.question or (self.start["question"] if first_open else None)
         if question and not self.state.jump_to_qid(question):
-            self.notify(f"No question {question!r} in run {session.run_id}; showing the queue.", severity="warning",
-                        markup=False)
+            self.notify(
+                f"No question {question!r} in run {session.run_id}; showing the queue.",
+                severity="warning",
+                markup=False,
+            )
             question = None
         resume_question = saved is not None and (saved.view or {}).get("screen") == "question"
-        self.enter_session(open_question=bool(question) or (first_open and resume_question and self.state.qid is not None))
+        self.enter_session(
+            open_question=bool(question)
+            or (first_open and resume_question and self.state.qid is not None)
+        )
         keep_loaded_run_out_of_gc()
         # After the first paint: the evidence and suggestions must not delay the queue.
         self.call_after_refresh(self.complete_session, session)
@@ -216,13 +243,23 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
             return Text("memscope", style="bold")
         labelled, total = state.progress
         in_queue = state.current_qid == state.qid
-        return status_text(state.session.run_id, state.session.other_run_id, state.spec.describe(), state.position,
-                           total, labelled, self.annotator, bool(self.read_only_reason),
-                           qid=state.qid if with_question else None, in_queue=in_queue)
+        return status_text(
+            state.session.run_id,
+            state.session.other_run_id,
+            state.spec.describe(),
+            state.position,
+            total,
+            labelled,
+            self.annotator,
+            bool(self.read_only_reason),
+            qid=state.qid if with_question else None,
+            in_queue=in_queue,
+        )
 
     def default_view(self) -> ViewParams:
         """The re-ranking parameters the run starts with (alpha 1, the default lambda, its K)."""
         return ViewParams(k=self.state.session.k if self.state else 10)
+
 
 def binding_catalogue(taxonomy: Any, keymap: dict[str, str]) -> dict[str, BindingInfo]:
     """Every binding of every screen (help, palette and config checking use it)."""
@@ -237,20 +274,40 @@ def binding_catalogue(taxonomy: Any, keymap: dict[str, str]) -> dict[str, Bindin
     from memscope.tui.widgets.timeline import Timeline
 
     codes = code_bindings(taxonomy.codes if taxonomy is not None else [])
-    return catalogue([
-        ("app", MemscopeApp.BINDINGS),
-        ("queue", [*QueueTable.BINDINGS, *QueueScreen.BINDINGS]),
-        ("question", [*QuestionScreen.BINDINGS, *Timeline.BINDINGS, *codes]),
-        ("matrix", MatrixScreen.BINDINGS),
-        ("runs", RunsScreen.BINDINGS),
-        ("dialogs", [*HelpScreen.BINDINGS, *NoteDialog.BINDINGS, *CodePicker.BINDINGS, *ErrorDialog.BINDINGS,
-                     *SearchDialog.BINDINGS]),
-    ], keymap)
+    return catalogue(
+        [
+            ("app", MemscopeApp.BINDINGS),
+            ("queue", [*QueueTable.BINDINGS, *QueueScreen.BINDINGS]),
+            ("question", [*QuestionScreen.BINDINGS, *Timeline.BINDINGS, *codes]),
+            ("matrix", MatrixScreen.BINDINGS),
+            ("runs", RunsScreen.BINDINGS),
+            (
+                "dialogs",
+                [
+                    *HelpScreen.BINDINGS,
+                    *NoteDialog.BINDINGS,
+                    *CodePicker.BINDINGS,
+                    *ErrorDialog.BINDINGS,
+                    *SearchDialog.BINDINGS,
+                ],
+            ),
+        ],
+        keymap,
+    )
 
 
-def make_app(run_refs: list[str], *, question: str | None = None, queue: str | None = None, cell: str | None = None,
-             annotator: str | None = None, dataset: Path | None = None, dmv_registry: Path | None = None,
-             db: Path | None = None, config: Config | None = None) -> MemscopeApp:
+def make_app(
+    run_refs: list[str],
+    *,
+    question: str | None = None,
+    queue: str | None = None,
+    cell: str | None = None,
+    annotator: str | None = None,
+    dataset: Path | None = None,
+    dmv_registry: Path | None = None,
+    db: Path | None = None,
+    config: Config | None = None,
+) -> MemscopeApp:
     """Build the app without running it (the CLI and the tests both use this).
 
     Raises:
@@ -268,7 +325,14 @@ def make_app(run_refs: list[str], *, question: str | None = None, queue: str | N
         raise InputError(f"unknown queue {queue!r}", fix=f"Use --queue {' | '.join(QUEUE_KINDS)}.")
     store = Store(resolve_store_path(db))
     return MemscopeApp(
-        store=store, run_refs=list(run_refs), options=read_options(dataset, dmv_registry), config=config, taxonomy=taxonomy,
-        keymap=keymap, annotator=(annotator or config.annotator).strip() or config.annotator, question=question,
-        queue=queue, cell=parse_cell(cell) if cell else None,
+        store=store,
+        run_refs=list(run_refs),
+        options=read_options(dataset, dmv_registry),
+        config=config,
+        taxonomy=taxonomy,
+        keymap=keymap,
+        annotator=(annotator or config.annotator).strip() or config.annotator,
+        question=question,
+        queue=queue,
+        cell=parse_cell(cell) if cell else None,
     )

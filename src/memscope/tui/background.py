@@ -102,13 +102,19 @@ class BackgroundWork:
             with self.store_lock:
                 probe = load_probe(self.store, run_id, qid)
         except MemscopeError as error:
-            self.post_message(ProbeLoaded(run_id, qid, error=f"the probe cannot be shown: {error.message}"))
+            self.post_message(
+                ProbeLoaded(run_id, qid, error=f"the probe cannot be shown: {error.message}")
+            )
             return
         self.post_message(ProbeLoaded(run_id, qid, probe))
 
     def on_probe_loaded(self: MemscopeApp, message: ProbeLoaded) -> None:
         screen = self.question_screen
-        if screen is not None and self.state is not None and self.state.session.run_id == message.run_id:
+        if (
+            screen is not None
+            and self.state is not None
+            and self.state.session.run_id == message.run_id
+        ):
             screen.show_probe(message.qid, message.probe, message.error)
 
     # -- queue position --------------------------------------------------------------------
@@ -125,7 +131,10 @@ class BackgroundWork:
     def _position_payload(self: MemscopeApp) -> tuple[Any, str | None, QueueSpec, dict[str, Any]]:
         state = self.state
         assert state is not None
-        view = {**state.view.as_json(), "screen": "question" if self.on_question_screen else "queue"}
+        view = {
+            **state.view.as_json(),
+            "screen": "question" if self.on_question_screen else "queue",
+        }
         return state.session, state.qid, state.spec, view
 
     def _save_position_later(self: MemscopeApp) -> None:
@@ -134,7 +143,9 @@ class BackgroundWork:
             self._write_position(*self._position_payload())
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="position")
-    def _write_position(self: MemscopeApp, session: Any, qid: str | None, spec: QueueSpec, view: dict[str, Any]) -> None:
+    def _write_position(
+        self: MemscopeApp, session: Any, qid: str | None, spec: QueueSpec, view: dict[str, Any]
+    ) -> None:
         try:
             with self.store_lock:
                 save_position(self.store, session, qid, spec, view)
@@ -169,7 +180,9 @@ class BackgroundWork:
             screen.show_run_metrics("")
             return
         if not self.state.session.evidence_ready:
-            screen.show_run_metrics(Text("run Y3: waiting for the retrieval evidence …", style="dim"))
+            screen.show_run_metrics(
+                Text("run Y3: waiting for the retrieval evidence …", style="dim")
+            )
             return
         if key in self._run_reranks:
             screen.show_run_rerank(self._run_reranks[key])
@@ -181,7 +194,12 @@ class BackgroundWork:
 
     def _start_run_rerank(self: MemscopeApp) -> None:
         screen, key = self.question_screen, self._rerank_key()
-        if screen is None or key is None or key in self._run_reranks or key in self._reranks_running:
+        if (
+            screen is None
+            or key is None
+            or key in self._run_reranks
+            or key in self._reranks_running
+        ):
             return
         self._reranks_running.add(key)
         self.compute_run_rerank(self.state.session.data, self.state.view.as_json(), key)
@@ -193,7 +211,13 @@ class BackgroundWork:
         try:
             from memscope.pipeline.rerun import rerun_run
 
-            result = rerun_run(data, [params["alpha"]], lam=params["lambda"], k=params["k"], resamples=RUN_RESAMPLES)
+            result = rerun_run(
+                data,
+                [params["alpha"]],
+                lam=params["lambda"],
+                k=params["k"],
+                resamples=RUN_RESAMPLES,
+            )
         except MemscopeError as error:
             self.post_message(RunRerunFinished(params, None, error.what, key))
             return
@@ -215,7 +239,9 @@ class BackgroundWork:
         try:
             from memscope.pipeline import engine
         except ImportError:
-            self.post_message(SearchFinished(title, [], "the memory engine is not available in this installation"))
+            self.post_message(
+                SearchFinished(title, [], "the memory engine is not available in this installation")
+            )
             return
         dataset_id = state.session.data.run["dataset_id"] if state else ""
         try:
@@ -228,11 +254,21 @@ class BackgroundWork:
             self.post_message(SearchFinished(title, [], error.message))
             return
         except ImportError as error:
-            self.post_message(SearchFinished(title, [], f"the memory engine needs a library that is missing: {error}"))
+            self.post_message(
+                SearchFinished(
+                    title, [], f"the memory engine needs a library that is missing: {error}"
+                )
+            )
             return
         rounds = state.session.rounds if state else None
         found = []
         for hit in hits:
             detail = rounds.get(hit.round_id) if rounds is not None else None
-            found.append({"round_id": hit.round_id, "score": hit.score, "text": detail.user_text if detail else hit.item_id})
+            found.append(
+                {
+                    "round_id": hit.round_id,
+                    "score": hit.score,
+                    "text": detail.user_text if detail else hit.item_id,
+                }
+            )
         self.post_message(SearchFinished(title, found))

@@ -31,9 +31,13 @@ class MemscopeCommands(Provider):
             namespace = app if info.scope == "app" else self.screen
             callback = partial(app.call_later, app.run_action, info.action, namespace)
             commands.append((title, f"{describe_keys(info.keys)}  ·  {info.binding_id}", callback))
-        for title, action in (("Go to the queue", "show_queue"), ("Go to the question", "show_question"),
-                              ("Go to the matrix", "show_matrix"), ("Go to the runs", "show_runs"),
-                              ("Show every key (help)", "help")):
+        for title, action in (
+            ("Go to the queue", "show_queue"),
+            ("Go to the question", "show_question"),
+            ("Go to the matrix", "show_matrix"),
+            ("Go to the runs", "show_runs"),
+            ("Show every key (help)", "help"),
+        ):
             commands.append((title, "navigation", partial(app.call_later, app.run_action, action)))
         return commands
 

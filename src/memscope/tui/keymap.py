@@ -20,7 +20,14 @@ from textual.keys import Keys, _character_to_key, format_key, key_to_character
 from memscope.errors import ConfigError
 
 MODIFIERS = {"ctrl", "shift", "alt", "meta", "super", "hyper"}
-NAMED_KEYS = {key.value for key in Keys} | {"space", "enter", "tab", "backspace", "delete", "insert"}
+NAMED_KEYS = {key.value for key in Keys} | {
+    "space",
+    "enter",
+    "tab",
+    "backspace",
+    "delete",
+    "insert",
+}
 
 
 @dataclass(frozen=True)
@@ -48,10 +55,15 @@ def code_bindings(codes: Iterable[object]) -> list[Binding]:
         if not key:
             continue
         name = code.code
-        bindings.append(Binding(
-            _character_to_key(key) if len(key) == 1 else key, f"toggle_code({name!r})",
-            f"{name}", show=False, id=code_binding_id(name),
-        ))
+        bindings.append(
+            Binding(
+                _character_to_key(key) if len(key) == 1 else key,
+                f"toggle_code({name!r})",
+                f"{name}",
+                show=False,
+                id=code_binding_id(name),
+            )
+        )
     return bindings
 
 
@@ -70,7 +82,9 @@ def is_valid_key(key: str) -> bool:
     return base in NAMED_KEYS or key_to_character(base) is not None
 
 
-def validate_keymap(keymap: Mapping[str, str], known: Mapping[str, BindingInfo], config_path: Path) -> dict[str, str]:
+def validate_keymap(
+    keymap: Mapping[str, str], known: Mapping[str, BindingInfo], config_path: Path
+) -> dict[str, str]:
     """Check the config's ``[keys]`` and return it as a Textual keymap.
 
     Raises:
@@ -103,7 +117,9 @@ def describe_keys(keys: str) -> str:
     return " / ".join(format_key(key.strip()) for key in keys.split(","))
 
 
-def catalogue(scoped: Iterable[tuple[str, Iterable[Binding]]], keymap: Mapping[str, str]) -> dict[str, BindingInfo]:
+def catalogue(
+    scoped: Iterable[tuple[str, Iterable[Binding]]], keymap: Mapping[str, str]
+) -> dict[str, BindingInfo]:
     """Every binding with an id, with the keys in effect after ``keymap``; ordered by scope."""
     found: dict[str, BindingInfo] = {}
     for scope, bindings in scoped:
@@ -113,9 +129,16 @@ def catalogue(scoped: Iterable[tuple[str, Iterable[Binding]]], keymap: Mapping[s
             if binding.id in found:
                 previous = found[binding.id]
                 keys = keymap.get(binding.id) or f"{previous.keys},{binding.key}"
-                found[binding.id] = BindingInfo(binding.id, keys, previous.description, previous.action, scope)
+                found[binding.id] = BindingInfo(
+                    binding.id, keys, previous.description, previous.action, scope
+                )
                 continue
             keys = keymap.get(binding.id, binding.key)
-            found[binding.id] = BindingInfo(binding.id, keys, binding.description or binding.tooltip or binding.action,
-                                            binding.action, scope)
+            found[binding.id] = BindingInfo(
+                binding.id,
+                keys,
+                binding.description or binding.tooltip or binding.action,
+                binding.action,
+                scope,
+            )
     return found

@@ -60,11 +60,18 @@ class LabelController:
         current = set(getattr(label, "codes", None) or [])
         code_keys = app.question_screen.code_keys() if app.question_screen else {}
         codes = app.taxonomy.codes if app.taxonomy is not None else []
-        suggestion = (suggestion_text(session.suggestions.get(qid), app.keymap_keys("question.accept"), app.taxonomy)
-                      if session.suggestions_ready else Text("loading failure suggestions …", style="dim italic"))
+        suggestion = (
+            suggestion_text(
+                session.suggestions.get(qid), app.keymap_keys("question.accept"), app.taxonomy
+            )
+            if session.suggestions_ready
+            else Text("loading failure suggestions …", style="dim italic")
+        )
         return (
             suggestion,
-            codes_text(codes, code_keys, current, getattr(label, "primary", None), self.pending_codes(qid)),
+            codes_text(
+                codes, code_keys, current, getattr(label, "primary", None), self.pending_codes(qid)
+            ),
             label_status(label, self.state(qid), app.read_only_reason),
         )
 
@@ -74,7 +81,12 @@ class LabelController:
         """Whether labelling is possible now (says why not when it is not)."""
         reason = self.app.read_only_reason
         if reason:
-            self.app.notify(f"Labelling is disabled: {reason}", severity="warning", title="Read-only", markup=False)
+            self.app.notify(
+                f"Labelling is disabled: {reason}",
+                severity="warning",
+                title="Read-only",
+                markup=False,
+            )
             return False
         return self.app.state is not None and self.app.state.qid is not None
 
@@ -92,8 +104,14 @@ class LabelController:
 
     def _op(self, action: str, **fields: Any) -> LabelOp:
         state = self.app.state
-        return LabelOp(action, state.session.run_id, str(state.qid), self.app.annotator,
-                       params=state.view.as_json(), **fields)
+        return LabelOp(
+            action,
+            state.session.run_id,
+            str(state.qid),
+            self.app.annotator,
+            params=state.view.as_json(),
+            **fields,
+        )
 
     def toggle(self, code: str) -> None:
         """Add ``code`` to the label, or remove it (removing the last clears the label)."""
@@ -111,7 +129,9 @@ class LabelController:
             return
         primary = getattr(label, "primary", None)
         primary = primary if primary in codes else codes[0]
-        self._push(self._op("set", codes=codes, primary=primary, note=getattr(label, "note", None)), codes)
+        self._push(
+            self._op("set", codes=codes, primary=primary, note=getattr(label, "note", None)), codes
+        )
 
     def accept(self) -> None:
         """Label the question with its suggested code."""
@@ -119,10 +139,14 @@ class LabelController:
             return
         qid = str(self.app.state.qid)
         if not self.app.state.session.suggestions_ready:
-            self.app.notify("The suggestions are still loading; try again in a moment.", markup=False)
+            self.app.notify(
+                "The suggestions are still loading; try again in a moment.", markup=False
+            )
             return
         if qid not in self.app.state.session.suggestions:
-            self.app.notify("No suggestion for this question: toggle a code with its key instead.", markup=False)
+            self.app.notify(
+                "No suggestion for this question: toggle a code with its key instead.", markup=False
+            )
             return
         self._push(self._op("accept"), UNKNOWN)
 
@@ -143,12 +167,22 @@ class LabelController:
         qid = str(self.app.state.qid)
         base = self._base(qid)
         if not base:
-            self.app.notify("Pick a failure code first (its key, or l for the list); the note goes with the label.",
-                            markup=False)
+            self.app.notify(
+                "Pick a failure code first (its key, or l for the list); the note goes with the label.",
+                markup=False,
+            )
             return
         label = self.committed(qid)
         primary = getattr(label, "primary", None)
-        self._push(self._op("set", codes=base, primary=primary if primary in base else base[0], note=note or None), base)
+        self._push(
+            self._op(
+                "set",
+                codes=base,
+                primary=primary if primary in base else base[0],
+                note=note or None,
+            ),
+            base,
+        )
 
     # -- results ---------------------------------------------------------------------------
 
@@ -172,6 +206,10 @@ class LabelController:
         self.queue.done(message.qid)
         self.requested.pop(message.qid, None)
         self.failed.add(message.qid)
-        self.app.notify(f"{message.qid}: the label was NOT saved: {message.error.message}", severity="error",
-                        title="Label not saved", markup=False)
+        self.app.notify(
+            f"{message.qid}: the label was NOT saved: {message.error.message}",
+            severity="error",
+            title="Label not saved",
+            markup=False,
+        )
         self.app.labels_changed(message.qid)

@@ -52,11 +52,22 @@ def apply_op(store: Store, op: LabelOp) -> Any:
     from memscope.pipeline import labels
 
     if op.action == "set":
-        event = labels.record_label(store, op.run_id, op.qid, codes=list(op.codes), primary=op.primary,
-                                    note=op.note, annotator=op.annotator, source="human", params=op.params)
+        event = labels.record_label(
+            store,
+            op.run_id,
+            op.qid,
+            codes=list(op.codes),
+            primary=op.primary,
+            note=op.note,
+            annotator=op.annotator,
+            source="human",
+            params=op.params,
+        )
         return _as_current(store, op, event)
     if op.action == "accept":
-        event = labels.accept_suggestion(store, op.run_id, op.qid, annotator=op.annotator, params=op.params)
+        event = labels.accept_suggestion(
+            store, op.run_id, op.qid, annotator=op.annotator, params=op.params
+        )
         return _as_current(store, op, event)
     if op.action == "clear":
         labels.clear_label(store, op.run_id, op.qid, annotator=op.annotator)
@@ -115,7 +126,9 @@ class LabelQueue:
         """Whether ``qid`` has unsaved changes."""
         return qid in self.in_flight
 
-    def write_pending(self, store: Store, post: Callable[[Any], Any], store_lock: Any = None) -> None:
+    def write_pending(
+        self, store: Store, post: Callable[[Any], Any], store_lock: Any = None
+    ) -> None:
         """Write every queued op in order, posting LabelSaved / LabelFailed for each.
 
         Runs in a thread worker; concurrent callers wait, so ops never overtake each other.
@@ -144,7 +157,9 @@ class LabelQueue:
         """Write ops as they come; return once none arrived for ``linger_s``."""
         while True:
             with self._lock:
-                arrived = self._arrived.wait_for(lambda: bool(self._pending) or self._closing, self.linger_s)
+                arrived = self._arrived.wait_for(
+                    lambda: bool(self._pending) or self._closing, self.linger_s
+                )
                 if not self._pending or not arrived:
                     return
                 op = self._pending.popleft()
@@ -154,7 +169,11 @@ class LabelQueue:
                 post(LabelFailed(op.run_id, op.qid, op.action, error))
                 continue
             except Exception as error:  # a bug must not lose the ops behind it silently
-                post(LabelFailed(op.run_id, op.qid, op.action, StoreError(f"{type(error).__name__}: {error}")))
+                post(
+                    LabelFailed(
+                        op.run_id, op.qid, op.action, StoreError(f"{type(error).__name__}: {error}")
+                    )
+                )
                 continue
             post(LabelSaved(op.run_id, op.qid, label, op.action))
 

@@ -85,6 +85,7 @@ class Navigation:
 
     def show_fatal(self: MemscopeApp, what: str, error: MemscopeError) -> None:
         """The run could not be opened: explain, then offer the runs in the store (or quit)."""
+
         def after(_result: Any) -> None:
             if self.state is not None:
                 self._main("queue")
@@ -118,11 +119,15 @@ class Navigation:
         if state is None:
             return
         if state.qid != state.current_qid:
-            moved = state.go_to(state.position if step > 0 else state.position - 1) or state.go_to(state.position)
+            moved = state.go_to(state.position if step > 0 else state.position - 1) or state.go_to(
+                state.position
+            )
         else:
             moved = state.move(step)
         if not moved:
-            self.notify("End of the queue." if step > 0 else "Start of the queue.", timeout=2, markup=False)
+            self.notify(
+                "End of the queue." if step > 0 else "Start of the queue.", timeout=2, markup=False
+            )
             return
         if self.question_screen is not None:
             self.question_screen.show_question()
@@ -150,7 +155,11 @@ class Navigation:
 
     def open_runs(self: MemscopeApp, run_ids: list[str]) -> None:
         """Open another run (or two to compare)."""
-        if self.state is not None and [self.state.session.run_id, self.state.session.other_run_id][: len(run_ids)] == run_ids:
+        if (
+            self.state is not None
+            and [self.state.session.run_id, self.state.session.other_run_id][: len(run_ids)]
+            == run_ids
+        ):
             self._main("queue")
             return
         self.save_position_now()
@@ -172,7 +181,9 @@ class Navigation:
 
     def action_help(self: MemscopeApp) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(list(self.binding_catalogue().values()), str(self.config.path)))
+            self.push_screen(
+                HelpScreen(list(self.binding_catalogue().values()), str(self.config.path))
+            )
 
     def refresh_views(self: MemscopeApp) -> None:
         """Redraw the queue and the question's label bar (after suggestions arrived)."""
@@ -202,7 +213,10 @@ class Navigation:
         label = self.labels.committed(self.state.qid)
         current = set(getattr(label, "codes", None) or [])
         keys = self.question_screen.code_keys() if self.question_screen else {}
-        self.push_screen(CodePicker(self.taxonomy.codes, current, keys), lambda code: code and self.labels.toggle(code))
+        self.push_screen(
+            CodePicker(self.taxonomy.codes, current, keys),
+            lambda code: code and self.labels.toggle(code),
+        )
 
     def edit_note(self: MemscopeApp) -> None:
         """Write the note of the current question's label."""
@@ -211,8 +225,10 @@ class Navigation:
         if not self.labels.allowed():
             return
         label = self.labels.committed(self.state.qid)
-        self.push_screen(NoteDialog(self.state.qid, getattr(label, "note", None) or ""),
-                         lambda note: note is not None and self.labels.set_note(note))
+        self.push_screen(
+            NoteDialog(self.state.qid, getattr(label, "note", None) or ""),
+            lambda note: note is not None and self.labels.set_note(note),
+        )
 
     def toggle_audio(self: MemscopeApp, view: AudioView | None) -> None:
         """Play the selected round's audio, or stop it."""
@@ -222,10 +238,15 @@ class Navigation:
             self.player.stop()
             return
         if view is None or view.item is None or not view.item.file:
-            self.notify("This round has no audio to play (in caption view, press c for the media).", markup=False)
+            self.notify(
+                "This round has no audio to play (in caption view, press c for the media).",
+                markup=False,
+            )
             return
         if self.player is None:
-            self.player = audio.Player(on_finished=lambda outcome: self.post_message(AudioFinished(outcome)))
+            self.player = audio.Player(
+                on_finished=lambda outcome: self.post_message(AudioFinished(outcome))
+            )
         started, text = self.player.play(view.item.file)
         if not started:
             self.notify(text, title="Audio", severity="warning", markup=False)
@@ -246,12 +267,18 @@ class Navigation:
         if not round_id:
             self.notify("Select a round with an image on the timeline first.", markup=False)
             return
-        self.push_screen(SearchDialog(f"Rounds that look like {round_id}", ask=False), self._show_found_round)
+        self.push_screen(
+            SearchDialog(f"Rounds that look like {round_id}", ask=False), self._show_found_round
+        )
         self.run_search(None, round_id)
 
     def _show_found_round(self: MemscopeApp, round_id: str | None) -> None:
         screen = self.question_screen
-        if round_id and screen is not None and not screen.query_one("#timeline").select_round(round_id):
+        if (
+            round_id
+            and screen is not None
+            and not screen.query_one("#timeline").select_round(round_id)
+        ):
             screen._show_round(round_id)
 
     def on_search_finished(self: MemscopeApp, message: SearchFinished) -> None:

@@ -30,7 +30,14 @@ UNIT_FIELDS = ("em", "judge")  # values must lie in [0, 1]
 ARRAY_FIELDS = ("point", "clue_rounds", "source_sessions", "rotations")
 OBJECT_FIELDS = ("position_bias",)
 BOOL_FIELDS = ("exact_match",)
-CHECKED_FIELDS = ("idx", *STRING_FIELDS, *NUMBER_FIELDS, *ARRAY_FIELDS, *OBJECT_FIELDS, *BOOL_FIELDS)
+CHECKED_FIELDS = (
+    "idx",
+    *STRING_FIELDS,
+    *NUMBER_FIELDS,
+    *ARRAY_FIELDS,
+    *OBJECT_FIELDS,
+    *BOOL_FIELDS,
+)
 # method_runtime is large; DuckDB parses only the parts memscope uses, straight into typed
 # structs (a value of the wrong shape becomes NULL instead of dropping the row).
 RUNTIME_TYPE = (
@@ -148,12 +155,15 @@ def load_memeye_predictions(
     total = scalar(con, "SELECT count(*) FROM memeye_rows")
     if total == 0:
         raise RunDirError(
-            "predictions.jsonl has no rows", where=str(path), fix="Re-run the benchmark or restore the file."
+            "predictions.jsonl has no rows",
+            where=str(path),
+            fix="Re-run the benchmark or restore the file.",
         )
     problems = dict(
-        rows(con, 
+        rows(
+            con,
             f"SELECT ord, problem FROM (SELECT ord, {_row_problem_sql()} AS problem FROM memeye_rows) "
-            "WHERE problem IS NOT NULL ORDER BY ord"
+            "WHERE problem IS NOT NULL ORDER BY ord",
         )
     )
     if problems:
@@ -235,7 +245,11 @@ def _report_bad_rows(
         messages.append(f"{where}: {reason}")
     if strict:
         listed = "\n    ".join(messages[:MAX_LISTED_LINES])
-        more = f"\n    … and {len(messages) - MAX_LISTED_LINES} more" if len(messages) > MAX_LISTED_LINES else ""
+        more = (
+            f"\n    … and {len(messages) - MAX_LISTED_LINES} more"
+            if len(messages) > MAX_LISTED_LINES
+            else ""
+        )
         raise RunDirError(
             f"{len(messages)} bad line(s) in predictions.jsonl; nothing was ingested (--strict):\n    {listed}{more}",
             where=str(path),
@@ -251,13 +265,22 @@ def _report_bad_rows(
         where, _, reason = message.partition(": ")
         notices.append(Notice(f"{reason}; line skipped", where))
     if len(messages) > MAX_LISTED_LINES:
-        notices.append(Notice(f"{len(messages) - MAX_LISTED_LINES} more bad line(s) skipped", str(path)))
+        notices.append(
+            Notice(f"{len(messages) - MAX_LISTED_LINES} more bad line(s) skipped", str(path))
+        )
 
 
 def _drop_and_report(
-    con: duckdb.DuckDBPyConnection, condition: str, what: str, path: Path, notices: list[Notice], strict: bool
+    con: duckdb.DuckDBPyConnection,
+    condition: str,
+    what: str,
+    path: Path,
+    notices: list[Notice],
+    strict: bool,
 ) -> None:
-    dropped = [row[0] for row in rows(con, f"SELECT ord FROM memeye_good WHERE {condition} ORDER BY ord")]
+    dropped = [
+        row[0] for row in rows(con, f"SELECT ord FROM memeye_good WHERE {condition} ORDER BY ord")
+    ]
     if not dropped:
         return
     located = lines_of_records(path, set(dropped[:MAX_LISTED_LINES]))
@@ -267,12 +290,19 @@ def _drop_and_report(
             f"{len(dropped)} row(s): {what} (lines {', '.join(lines)}); nothing was ingested (--strict)",
             where=str(path),
         )
-    notices.append(Notice(f"{len(dropped)} row(s): {what}", f"{path}:{lines[0]}" if lines else str(path),
-                          tuple(f"line {line}" for line in lines[1:4])))
+    notices.append(
+        Notice(
+            f"{len(dropped)} row(s): {what}",
+            f"{path}:{lines[0]}" if lines else str(path),
+            tuple(f"line {line}" for line in lines[1:4]),
+        )
+    )
     con.execute(f"DELETE FROM memeye_good WHERE {condition}")
 
 
-def _check_dataset_match(con: duckdb.DuckDBPyConnection, dataset_id: str, path: Path, notices: list[Notice]) -> None:
+def _check_dataset_match(
+    con: duckdb.DuckDBPyConnection, dataset_id: str, path: Path, notices: list[Notice]
+) -> None:
     """Refuse a dataset whose questions are not the run's (a wrong --dataset).
 
     The first rows suffice to recognise a wrong dataset, so only a sample is compared.
@@ -280,7 +310,8 @@ def _check_dataset_match(con: duckdb.DuckDBPyConnection, dataset_id: str, path: 
     normalized = "regexp_replace(trim({}), '\\s+', ' ', 'g')"
     row_text = normalized.format("g.question ->> '$'")
     dataset_text = normalized.format("q.question")
-    compared, mismatched, example = one(con, 
+    compared, mismatched, example = one(
+        con,
         f"SELECT count(*), count(*) FILTER (WHERE NOT starts_with({row_text}, {dataset_text})), "
         f"min(g.qid || ': run asks \"' || left({row_text}, 60) || '\", dataset has \"' || left({dataset_text}, 60) || '\"') "
         f"FILTER (WHERE NOT starts_with({row_text}, {dataset_text})) "
@@ -297,10 +328,14 @@ def _check_dataset_match(con: duckdb.DuckDBPyConnection, dataset_id: str, path: 
             where=str(path.parent),
             fix="Pass the dialog JSON this run was made from with --dataset PATH.",
         )
-    notices.append(Notice(f"{mismatched} question(s) differ from the dataset's text", str(path), (example,)))
+    notices.append(
+        Notice(f"{mismatched} question(s) differ from the dataset's text", str(path), (example,))
+    )
 
 
-def _insert_ranked_retrievals(con: duckdb.DuckDBPyConnection, run_id: str, path: Path, notices: list[Notice]) -> None:
+def _insert_ranked_retrievals(
+    con: duckdb.DuckDBPyConnection, run_id: str, path: Path, notices: list[Notice]
+) -> None:
     # MemEye writes top_candidates in seed order, so the two lists are unnested side by
     # side (DuckDB zips unnests, padding the shorter with NULL) and a score is taken only
     # where the ids agree; questions whose candidates are in another order are fixed up
@@ -381,4 +416,6 @@ def _insert_sidecar_retrievals(
         [str(sidecar), run_id],
     )
     if not scalar(con, "SELECT count(*) FROM retrievals WHERE run_id = ?", [run_id]):
-        notices.append(Notice("retrieval.jsonl has no usable pools; the run has no retrievals", str(sidecar)))
+        notices.append(
+            Notice("retrieval.jsonl has no usable pools; the run has no retrievals", str(sidecar))
+        )

@@ -22,7 +22,16 @@ if TYPE_CHECKING:
     import duckdb
 
 QA_LIST_COLUMNS = ('"human-annotated QAs"', "human_annotated_qas", "qas")
-QA_FIELDS = ("question", "answer", "point", "clue", "session_id", "options", "question_image", "question_images")
+QA_FIELDS = (
+    "question",
+    "answer",
+    "point",
+    "clue",
+    "session_id",
+    "options",
+    "question_image",
+    "question_images",
+)
 # The QA list is parsed straight into structs of the fields memscope reads. DuckDB refuses a
 # list holding a non-object entry under that type; such files are staged as raw JSON and
 # converted entry by entry (a non-object becomes NULL: a QA without a point).
@@ -58,9 +67,11 @@ def stage_dialog(con: duckdb.DuckDBPyConnection, source: DatasetSource) -> None:
     import duckdb
 
     def read(qa_type: str) -> str:
-        columns = "{'multi_session_dialogues': 'JSON', " + ", ".join(
-            f"'{name.strip(chr(34))}': '{qa_type}'" for name in QA_LIST_COLUMNS
-        ) + "}"
+        columns = (
+            "{'multi_session_dialogues': 'JSON', "
+            + ", ".join(f"'{name.strip(chr(34))}': '{qa_type}'" for name in QA_LIST_COLUMNS)
+            + "}"
+        )
         return (
             "SELECT * FROM read_json(?, format = 'unstructured', records = 'true', "
             f"columns = {columns}, maximum_object_size = 2147483647)"
@@ -68,12 +79,16 @@ def stage_dialog(con: duckdb.DuckDBPyConnection, source: DatasetSource) -> None:
 
     try:
         try:
-            con.execute(f"CREATE OR REPLACE TEMP TABLE memeye_dialog AS {read(QA_TYPE)}", [source.source_path])
+            con.execute(
+                f"CREATE OR REPLACE TEMP TABLE memeye_dialog AS {read(QA_TYPE)}",
+                [source.source_path],
+            )
         except duckdb.InvalidInputException as exc:
             if "transform error" not in str(exc):
                 raise
             converted = ", ".join(
-                f"list_transform({name}, lambda q: json_transform(q, '{QA_SHAPE}')) AS {name}" for name in QA_LIST_COLUMNS
+                f"list_transform({name}, lambda q: json_transform(q, '{QA_SHAPE}')) AS {name}"
+                for name in QA_LIST_COLUMNS
             )
             con.execute(
                 f"CREATE OR REPLACE TEMP TABLE memeye_dialog AS SELECT multi_session_dialogues, {converted} "
@@ -86,7 +101,10 @@ def stage_dialog(con: duckdb.DuckDBPyConnection, source: DatasetSource) -> None:
             where=source.source_path,
             fix="Fix or restore the file, or pass the right one with --dataset PATH.",
         ) from None
-    staged = one(con, "SELECT count(*), count(*) FILTER (WHERE multi_session_dialogues IS NOT NULL) FROM memeye_dialog")
+    staged = one(
+        con,
+        "SELECT count(*), count(*) FILTER (WHERE multi_session_dialogues IS NOT NULL) FROM memeye_dialog",
+    )
     if not staged or staged[0] != 1 or staged[1] != 1:
         raise DatasetError(
             "dialog JSON has no 'multi_session_dialogues' list",
@@ -111,7 +129,9 @@ def load_memeye_dataset(
     """
     import orjson
 
-    raw_sessions = orjson.loads(one(con, "SELECT multi_session_dialogues::VARCHAR FROM memeye_dialog")[0])
+    raw_sessions = orjson.loads(
+        one(con, "SELECT multi_session_dialogues::VARCHAR FROM memeye_dialog")[0]
+    )
     sessions, rounds, round_notices = source.build_rounds(raw_sessions)
     notices += round_notices
     insert_rounds(sessions, rounds)
@@ -137,9 +157,9 @@ def load_memeye_dataset(
                    CASE WHEN json_type(f.options) = 'ARRAY' AND json_array_length(f.options) > 0 THEN f.options
                         WHEN json_type(f.options) = 'OBJECT' AND len(json_keys(f.options)) > 0 THEN f.options
                    END AS options,
-                   {_strings_sql('f.clue')} AS clue_ids,
-                   {_strings_sql('f.session_id')} AS session_ids,
-                   list_concat({_strings_sql('f.question_image')}, {_strings_sql('f.question_images')}) AS question_images,
+                   {_strings_sql("f.clue")} AS clue_ids,
+                   {_strings_sql("f.session_id")} AS session_ids,
+                   list_concat({_strings_sql("f.question_image")}, {_strings_sql("f.question_images")}) AS question_images,
                    CASE WHEN json_type(f.point) = 'ARRAY'
                         THEN list_transform(json_extract_string(f.point, '$[*][*]'), lambda l: trim(l)) END AS labels
             FROM parsed
@@ -173,7 +193,7 @@ def load_memeye_dataset(
                    WHEN regexp_matches(question, '[^!-~ ]|  |^ | $') THEN trim(regexp_replace(question, $space, ' ', 'g'))
                    ELSE question END), 1, $key_length),
                $task, question, gold, mode,
-               {_coordinate_sql('x_labels', 'X')}, {_coordinate_sql('y_labels', 'Y')},
+               {_coordinate_sql("x_labels", "X")}, {_coordinate_sql("y_labels", "Y")},
                x_labels, y_labels, options, clue_ids, clue_rounds,
                CASE WHEN len(session_ids) > 0 THEN session_ids
                     ELSE list_filter(clue_sessions, lambda s, i: list_position(clue_sessions, s) = i) END,
@@ -196,8 +216,12 @@ def load_memeye_dataset(
     return int(count)
 
 
-def _report_questions(con: duckdb.DuckDBPyConnection, source: DatasetSource, notices: list[Notice]) -> None:
-    unknown_count = one(con, "SELECT coalesce(sum(len(clue_ids) - len(clue_rounds)), 0) FROM memeye_qas")[0]
+def _report_questions(
+    con: duckdb.DuckDBPyConnection, source: DatasetSource, notices: list[Notice]
+) -> None:
+    unknown_count = one(
+        con, "SELECT coalesce(sum(len(clue_ids) - len(clue_rounds)), 0) FROM memeye_qas"
+    )[0]
     if unknown_count:
         examples: list[str] = []
         first_rows = rows(

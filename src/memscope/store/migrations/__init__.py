@@ -53,8 +53,8 @@ def latest_version() -> int:
 
 def applied_versions(con: duckdb.DuckDBPyConnection) -> set[int]:
     """Versions recorded in a store (empty for a new store)."""
-    exists = one(con, 
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
+    exists = one(
+        con, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
     )
     if not exists or not exists[0]:
         return set()

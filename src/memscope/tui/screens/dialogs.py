@@ -28,8 +28,13 @@ class NoteDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(Text.assemble(("Note for ", "bold"), plain(self.qid, "bold cyan", one_line=True),
-                                       ("   enter saves · esc cancels", "dim")))
+            yield Static(
+                Text.assemble(
+                    ("Note for ", "bold"),
+                    plain(self.qid, "bold cyan", one_line=True),
+                    ("   enter saves · esc cancels", "dim"),
+                )
+            )
             yield Input(value=self.note, placeholder="why did it fail?", id="note-input")
 
     def on_mount(self) -> None:
@@ -66,7 +71,11 @@ class CodePicker(ModalScreen[str | None]):
                 line.append_text(plain(code.definition, "dim", one_line=True))
             options.append(Option(line, id=name))
         with Vertical(classes="dialog dialog-tall"):
-            yield Static(Text.assemble(("Toggle a failure code", "bold"), ("   enter toggles · esc closes", "dim")))
+            yield Static(
+                Text.assemble(
+                    ("Toggle a failure code", "bold"), ("   enter toggles · esc closes", "dim")
+                )
+            )
             yield OptionList(*options, id="code-list")
 
     def on_mount(self) -> None:
@@ -91,7 +100,12 @@ class ErrorDialog(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog dialog-error"):
-            yield Static(Text.assemble((f"{self.error.title}: ", "bold red"), plain(self.title_text, "bold", one_line=True)))
+            yield Static(
+                Text.assemble(
+                    (f"{self.error.title}: ", "bold red"),
+                    plain(self.title_text, "bold", one_line=True),
+                )
+            )
             yield Static(plain(self.error.message))
             yield Static(Text("enter / esc: close", style="dim"))
 

@@ -20,7 +20,11 @@ from memscope.tui.keymap import BindingInfo, describe_keys
 from memscope.tui.text import plain
 
 SCOPE_TITLES = {
-    "app": "Everywhere", "queue": "Queue", "question": "Question", "matrix": "Matrix", "runs": "Runs",
+    "app": "Everywhere",
+    "queue": "Queue",
+    "question": "Question",
+    "matrix": "Matrix",
+    "runs": "Runs",
 }
 LEGEND = (
     "Timeline: ★ latest clue · ◆ earlier (stale) clue · ● gold clue · ▲ retrieved · ○ context · "
@@ -31,7 +35,9 @@ LEGEND = (
 
 def help_table(bindings: Iterable[BindingInfo], config_path: str) -> Table:
     """The bindings as a Rich table (keys, what they do, binding id)."""
-    title = plain(f"Keys (remap them by binding id in {config_path}, table [keys])", "bold", one_line=True)
+    title = plain(
+        f"Keys (remap them by binding id in {config_path}, table [keys])", "bold", one_line=True
+    )
     table = Table(title=title, title_justify="left", expand=True, show_lines=False, pad_edge=False)
     table.add_column("keys", style="bold cyan", no_wrap=True)
     table.add_column("does")
@@ -41,7 +47,11 @@ def help_table(bindings: Iterable[BindingInfo], config_path: str) -> Table:
         if info.scope != scope:
             scope = info.scope
             table.add_row(Text(SCOPE_TITLES.get(scope, scope), style="bold underline"), "", "")
-        table.add_row(Text(describe_keys(info.keys)), plain(info.description, one_line=True), Text(info.binding_id))
+        table.add_row(
+            Text(describe_keys(info.keys)),
+            plain(info.description, one_line=True),
+            Text(info.binding_id),
+        )
     return table
 
 
@@ -59,7 +69,13 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
-            yield Static(Text.assemble(("memscope help", "bold"), "  ", ("esc closes · ctrl+p opens the command palette", "dim")))
+            yield Static(
+                Text.assemble(
+                    ("memscope help", "bold"),
+                    "  ",
+                    ("esc closes · ctrl+p opens the command palette", "dim"),
+                )
+            )
             yield Static(help_table(self.bindings, self.config_path), id="help-table")
             yield Static(Text(LEGEND, style="dim"), id="help-legend")
 

@@ -23,8 +23,14 @@ class LoadingScreen(Screen):
     def compose(self) -> ComposeResult:
         with Middle():
             with Center():
-                yield Static(Text.assemble(("memscope", "bold cyan"), " — opening ", plain(self.what, "bold", one_line=True)),
-                             id="loading-title")
+                yield Static(
+                    Text.assemble(
+                        ("memscope", "bold cyan"),
+                        " — opening ",
+                        plain(self.what, "bold", one_line=True),
+                    ),
+                    id="loading-title",
+                )
             with Center():
                 yield LoadingIndicator(id="loading-spinner")
             with Center():

@@ -39,9 +39,15 @@ def cell_style(metric: MatrixMetric, cell: CellValue | None, largest: float) -> 
     if metric.kind == "rate":
         if value < 0.34:
             return "bold white on red3"
-        return "black on " + ("dark_orange" if value < 0.5 else "yellow3" if value < 0.67 else "green3")
+        return "black on " + (
+            "dark_orange" if value < 0.5 else "yellow3" if value < 0.67 else "green3"
+        )
     if metric.kind == "delta":
-        return "bold white on red3" if value < -0.05 else "black on " + ("green3" if value > 0.05 else "grey50")
+        return (
+            "bold white on red3"
+            if value < -0.05
+            else "black on " + ("green3" if value > 0.05 else "grey50")
+        )
     share = value / largest if largest else 0.0
     return "white on " + ("grey23" if share == 0 else "blue3" if share < 0.5 else "blue1")
 
@@ -106,7 +112,9 @@ class MatrixScreen(Screen):
         if state is None:
             return
         session = state.session
-        self.metrics = available_metrics(session.table, session.other is not None, session.data.has_retrievals)
+        self.metrics = available_metrics(
+            session.table, session.other is not None, session.data.has_retrievals
+        )
         self.metric_index = min(self.metric_index, len(self.metrics) - 1)
         self.query_one(StatusBar).update(self.memscope.status_line(with_question=False))
         self._compute()
@@ -118,10 +126,16 @@ class MatrixScreen(Screen):
 
     def _compute(self) -> None:
         state = self.memscope.state
-        waiting = self.metric.key in ("any_clue", "latest_at_k") and not state.session.evidence_ready
-        self.query_one("#matrix-title", Static).update(Text.assemble(
-            ("Matrix ", "bold"), (self.metric.title, "bold cyan"),
-            ("  waiting for the retrieval evidence …" if waiting else "  computing …", "dim")))
+        waiting = (
+            self.metric.key in ("any_clue", "latest_at_k") and not state.session.evidence_ready
+        )
+        self.query_one("#matrix-title", Static).update(
+            Text.assemble(
+                ("Matrix ", "bold"),
+                (self.metric.title, "bold cyan"),
+                ("  waiting for the retrieval evidence …" if waiting else "  computing …", "dim"),
+            )
+        )
         if not waiting:
             self._cells(self.metric, state.session, state.view.k)
 
@@ -129,8 +143,14 @@ class MatrixScreen(Screen):
     def _cells(self, metric: MatrixMetric, session: object, k: int) -> None:
         try:
             with self.memscope.store_lock:
-                values = cell_values(metric, session.table, session.data, k, session.other,  # type: ignore[attr-defined]
-                                     session.store)  # type: ignore[attr-defined]
+                values = cell_values(
+                    metric,
+                    session.table,
+                    session.data,
+                    k,
+                    session.other,  # type: ignore[attr-defined]
+                    session.store,
+                )  # type: ignore[attr-defined]
         except MemscopeError as error:
             self.app.call_from_thread(self.notify, error.message, severity="error", markup=False)
             values = {}
@@ -155,9 +175,13 @@ class MatrixScreen(Screen):
                 cells.append(text)
             table.add_row(Text(f"{x} {X_NAMES[x]}", style="bold"), *cells, key=x)
         table.cursor_coordinate = cursor if cursor.column > 0 else cursor._replace(column=1)
-        self.query_one("#matrix-title", Static).update(Text.assemble(
-            ("Matrix ", "bold"), (self.metric.title, "bold cyan"),
-            (f"  ({self.metric_index + 1}/{len(self.metrics)})", "dim")))
+        self.query_one("#matrix-title", Static).update(
+            Text.assemble(
+                ("Matrix ", "bold"),
+                (self.metric.title, "bold cyan"),
+                (f"  ({self.metric_index + 1}/{len(self.metrics)})", "dim"),
+            )
+        )
         keys = self.memscope.keys_for
         legend = Text("metrics: ", style="dim")
         for index, metric in enumerate(self.metrics):
@@ -166,7 +190,8 @@ class MatrixScreen(Screen):
         legend.append(
             f"{keys('matrix.metric')}: next metric · {keys('matrix.open')}: queue for the cell · "
             f"{keys('matrix.back')}: back. X = visual granularity, Y = reasoning depth; n = questions the value is over.",
-            "dim")
+            "dim",
+        )
         self.query_one("#matrix-legend", Static).update(legend)
 
     @on(DataTable.CellSelected)

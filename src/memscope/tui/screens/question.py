@@ -67,7 +67,9 @@ class QuestionScreen(Screen):
         Binding("right_curly_bracket", "lam(1)", "λ+", show=False, id="question.lambda_up"),
         Binding("less_than_sign", "cutoff(-1)", "K−", show=False, id="question.k_down"),
         Binding("greater_than_sign", "cutoff(1)", "K+", show=False, id="question.k_up"),
-        Binding("equals_sign", "rerank_reset", "Reset re-rank", show=False, id="question.rerank_reset"),
+        Binding(
+            "equals_sign", "rerank_reset", "Reset re-rank", show=False, id="question.rerank_reset"
+        ),
         Binding("slash", "filter", "Filter", show=False, id="question.filter"),
         Binding("s", "search", "Search memory", show=False, id="question.search"),
         Binding("i", "similar", "Similar images", show=False, id="question.similar"),
@@ -131,7 +133,9 @@ class QuestionScreen(Screen):
             if is_probe:
                 self.query_one(ProbePanel).show(None, "loading the probe's recall steps …")
                 self.memscope.load_probe_view(session.run_id, detail.qid)
-            self.query_one(AnswerPanel).show(detail, self._other_answer(detail), session.other_run_id)
+            self.query_one(AnswerPanel).show(
+                detail, self._other_answer(detail), session.other_run_id
+            )
             self._rerank(keep_round=False)
             self.memscope.refresh_run_rerank()
             self.refresh_labels()
@@ -149,7 +153,14 @@ class QuestionScreen(Screen):
         if other_row is None or session.other is None:
             return None
         other = question_detail(session.other, other_row)
-        return OtherAnswer(str(session.other_run_id), other.pred, other.choice, other.em, other.judge, other.correct)
+        return OtherAnswer(
+            str(session.other_run_id),
+            other.pred,
+            other.choice,
+            other.em,
+            other.judge,
+            other.correct,
+        )
 
     def _rerank(self, keep_round: bool = True) -> None:
         """Re-rank this question with the current parameters and redraw the candidates and
@@ -169,24 +180,37 @@ class QuestionScreen(Screen):
             try:
                 from memscope.pipeline.rerun import rerun_question
 
-                self.rerun = rerun_question(session.data, detail.qid, alpha=view.alpha, lam=view.lam, k=view.k)
+                self.rerun = rerun_question(
+                    session.data, detail.qid, alpha=view.alpha, lam=view.lam, k=view.k
+                )
             except MemscopeError as error:
                 message = error.message
         if self.rerun is not None:
-            self.candidates = candidates_from_rerun(self.rerun.after.rows, self.rerun.before.rows, channels, detail.is_y3)
+            self.candidates = candidates_from_rerun(
+                self.rerun.after.rows, self.rerun.before.rows, channels, detail.is_y3
+            )
             before, after = self.rerun.before.metrics, self.rerun.after.metrics
         elif not session.evidence_ready:
             self.candidates, before, after = [], None, None
         else:
-            self.candidates = logged_candidates(session.data, detail.row, session.rounds, view.k, channels)
+            self.candidates = logged_candidates(
+                session.data, detail.row, session.rounds, view.k, channels
+            )
             before = after = None
             message = message or RETRIEVAL_NOTES.get(kind or "none", "")
         keys = self.memscope.keys_for
-        panel.show_params(view.alpha, view.lam, view.k, {
-            "alpha": f"{keys('question.alpha_down')} {keys('question.alpha_up')}",
-            "lambda": f"{keys('question.lambda_down')} {keys('question.lambda_up')}",
-            "k": f"{keys('question.k_down')} {keys('question.k_up')}", "reset": keys("question.rerank_reset"),
-        }, note=(getattr(self.rerun, "note", None) or "") if self.rerun is not None else message)
+        panel.show_params(
+            view.alpha,
+            view.lam,
+            view.k,
+            {
+                "alpha": f"{keys('question.alpha_down')} {keys('question.alpha_up')}",
+                "lambda": f"{keys('question.lambda_down')} {keys('question.lambda_up')}",
+                "k": f"{keys('question.k_down')} {keys('question.k_up')}",
+                "reset": keys("question.rerank_reset"),
+            },
+            note=(getattr(self.rerun, "note", None) or "") if self.rerun is not None else message,
+        )
         panel.show_candidates(self.candidates, message)
         if self.candidates:
             panel.show_question_metrics(before, after, detail.is_y3)
@@ -195,19 +219,25 @@ class QuestionScreen(Screen):
         timeline.show(self.entries, select=self.selected_round if keep_round else None)
         current = timeline.current
         # Show the round now rather than when the highlight message arrives: one repaint.
-        self._show_round(current.round_id if current is not None and current.kind == "round" else None)
+        self._show_round(
+            current.round_id if current is not None and current.kind == "round" else None
+        )
 
     def _show_round(self, round_id: str | None) -> None:
         self.selected_round = round_id
         session = self.memscope.state.session
         detail = session.rounds.get(round_id) if round_id else None
-        entry = next((e for e in self.entries if e.kind == "round" and e.round_id == round_id), None)
+        entry = next(
+            (e for e in self.entries if e.kind == "round" and e.round_id == round_id), None
+        )
         self.query_one(RoundView).show(detail, entry, self.memscope.state.caption_mode)
 
     def refresh_labels(self) -> None:
         """Redraw the label bar from the session's committed labels."""
         if self.detail is not None:
-            self.query_one(LabelBar).show(*self.memscope.labels.bar_lines(self.detail.qid), compact=self.has_class("-narrow"))
+            self.query_one(LabelBar).show(
+                *self.memscope.labels.bar_lines(self.detail.qid), compact=self.has_class("-narrow")
+            )
 
     def refresh_status(self) -> None:
         """Redraw the status line."""
@@ -288,7 +318,11 @@ class QuestionScreen(Screen):
 
     def action_rerank_reset(self) -> None:
         view = self.memscope.state.view
-        view.alpha, view.lam, view.k = 1.0, self.memscope.default_view().lam, self.memscope.default_view().k
+        view.alpha, view.lam, view.k = (
+            1.0,
+            self.memscope.default_view().lam,
+            self.memscope.default_view().k,
+        )
         self._after_param_change()
 
     def _after_param_change(self) -> None:

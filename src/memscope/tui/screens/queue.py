@@ -76,24 +76,36 @@ class QueueScreen(Screen):
         _labelled, total = state.progress
         keys = self.memscope.keys_for
         title = Text.assemble(
-            ("Queue ", "bold"), (state.spec.describe(), "bold cyan"),
-            (f"  ·  {keys('queue.open')} open  {keys('queue.filter')} filter  {keys('queue.kind')} failing/all/unlabelled"
-             f"  {keys('queue.sort')} sort  {keys('app.matrix')} matrix  {keys('app.help')} all keys", "dim"))
+            ("Queue ", "bold"),
+            (state.spec.describe(), "bold cyan"),
+            (
+                f"  ·  {keys('queue.open')} open  {keys('queue.filter')} filter  {keys('queue.kind')} failing/all/unlabelled"
+                f"  {keys('queue.sort')} sort  {keys('app.matrix')} matrix  {keys('app.help')} all keys",
+                "dim",
+            ),
+        )
         title.no_wrap, title.overflow = True, "ellipsis"
         self.query_one("#queue-title", Static).update(title)
         empty = self.query_one("#queue-empty", Static)
         empty.display = total == 0
         if total == 0:
-            empty.update(Text(
-                f"No question in this queue. Press {self.memscope.keys_for('queue.kind')} for another queue "
-                f"(failing / all / unlabelled) or {self.memscope.keys_for('queue.clear_filter')} to clear the filter.",
-                style="italic"))
+            empty.update(
+                Text(
+                    f"No question in this queue. Press {self.memscope.keys_for('queue.kind')} for another queue "
+                    f"(failing / all / unlabelled) or {self.memscope.keys_for('queue.clear_filter')} to clear the filter.",
+                    style="italic",
+                )
+            )
         self.query_one(StatusBar).update(self.memscope.status_line(with_question=False))
 
     @on(QueueTable.Highlighted)
     def _highlighted(self, message: QueueTable.Highlighted) -> None:
         state = self.memscope.state
-        if state is not None and len(state.rows) and state.position != self.query_one(QueueTable).cursor:
+        if (
+            state is not None
+            and len(state.rows)
+            and state.position != self.query_one(QueueTable).cursor
+        ):
             state.go_to(self.query_one(QueueTable).cursor)
             self.memscope.remember_position()
 
@@ -123,7 +135,9 @@ class QueueScreen(Screen):
     def action_escape(self) -> None:
         if self.query_one("#queue-filter", Input).display:
             self._show_filter(False)
-        elif self.memscope.state and (self.memscope.state.spec.text or self.memscope.state.spec.cell):
+        elif self.memscope.state and (
+            self.memscope.state.spec.text or self.memscope.state.spec.cell
+        ):
             self.action_clear_filter()
 
     def action_clear_filter(self) -> None:

@@ -20,8 +20,18 @@ from memscope.tui.text import num, plain
 if TYPE_CHECKING:
     from memscope.tui.app import MemscopeApp
 
-COLUMNS = (("mark", ""), ("run", "run"), ("task", "task"), ("model", "model"), ("method", "method"),
-           ("modality", "modality"), ("n", "n"), ("em", "EM"), ("judge", "Judge"), ("retrieval", "retrieval"))
+COLUMNS = (
+    ("mark", ""),
+    ("run", "run"),
+    ("task", "task"),
+    ("model", "model"),
+    ("method", "method"),
+    ("modality", "modality"),
+    ("n", "n"),
+    ("em", "EM"),
+    ("judge", "Judge"),
+    ("retrieval", "retrieval"),
+)
 
 
 class RunsScreen(Screen):
@@ -46,7 +56,9 @@ class RunsScreen(Screen):
         return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("Runs in the store", style="bold"), id="runs-title", classes="screen-title")
+        yield Static(
+            Text("Runs in the store", style="bold"), id="runs-title", classes="screen-title"
+        )
         yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="runs-hint", classes="hint")
         yield Footer()
@@ -57,8 +69,11 @@ class RunsScreen(Screen):
             table.add_column(label, key=key)
 
     def on_screen_resume(self) -> None:
-        self.query_one("#runs-title", Static).update(Text.assemble(
-            ("Runs in ", "bold"), plain(str(self.memscope.store.path), "dim", one_line=True)))
+        self.query_one("#runs-title", Static).update(
+            Text.assemble(
+                ("Runs in ", "bold"), plain(str(self.memscope.store.path), "dim", one_line=True)
+            )
+        )
         self._list(self.memscope.store)
         self._hint()
 
@@ -83,12 +98,22 @@ class RunsScreen(Screen):
         current = self.memscope.state.session.run_id if self.memscope.state else None
         for run in self.runs:
             run_id = str(run["run_id"])
-            mark = f"[{self.marked.index(run_id) + 1}]" if run_id in self.marked else ("▶" if run_id == current else "")
+            mark = (
+                f"[{self.marked.index(run_id) + 1}]"
+                if run_id in self.marked
+                else ("▶" if run_id == current else "")
+            )
             table.add_row(
-                Text(mark, style="bold yellow"), plain(run_id, "bold", one_line=True),
-                *(plain(run.get(name) or "", one_line=True) for name in ("task", "model", "method", "modality")),
-                Text(str(run.get("n_questions") or 0)), Text(num(run.get("em"))),
-                Text(num(run.get("judge")) if run.get("n_judged") else "–"), Text(str(run.get("retrieval_kind") or "")),
+                Text(mark, style="bold yellow"),
+                plain(run_id, "bold", one_line=True),
+                *(
+                    plain(run.get(name) or "", one_line=True)
+                    for name in ("task", "model", "method", "modality")
+                ),
+                Text(str(run.get("n_questions") or 0)),
+                Text(num(run.get("em"))),
+                Text(num(run.get("judge")) if run.get("n_judged") else "–"),
+                Text(str(run.get("retrieval_kind") or "")),
                 key=run_id,
             )
         if self.runs:
@@ -97,11 +122,14 @@ class RunsScreen(Screen):
     def _hint(self) -> None:
         keys = self.memscope.keys_for
         marked = ", ".join(self.marked) or "none"
-        self.query_one("#runs-hint", Static).update(Text(
-            f"{keys('runs.open')}: open the run under the cursor, or compare the two marked runs · "
-            f"{keys('runs.mark')}: mark / unmark (marked: {marked}) · {keys('runs.back')}: back\n"
-            "More runs: memscope ingest PATH (every run below PATH), or memscope open RUN_A RUN_B to compare two.",
-            style="dim"))
+        self.query_one("#runs-hint", Static).update(
+            Text(
+                f"{keys('runs.open')}: open the run under the cursor, or compare the two marked runs · "
+                f"{keys('runs.mark')}: mark / unmark (marked: {marked}) · {keys('runs.back')}: back\n"
+                "More runs: memscope ingest PATH (every run below PATH), or memscope open RUN_A RUN_B to compare two.",
+                style="dim",
+            )
+        )
 
     def _cursor_run(self) -> str | None:
         table = self.query_one(DataTable)

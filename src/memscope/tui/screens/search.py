@@ -24,6 +24,7 @@ from memscope.tui.text import clip, num, plain
 
 def hit_fields(hit: Any) -> tuple[str, float | None, str]:
     """(round id, score, text) of an engine hit, whatever its shape (dict or object)."""
+
     def get(name: str) -> Any:
         return hit.get(name) if isinstance(hit, dict) else getattr(hit, name, None)
 
@@ -49,11 +50,22 @@ class SearchDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog dialog-tall"):
-            yield Static(Text.assemble((self.title_text, "bold"), ("   enter: show the round · esc: close", "dim")))
+            yield Static(
+                Text.assemble(
+                    (self.title_text, "bold"), ("   enter: show the round · esc: close", "dim")
+                )
+            )
             if self.ask:
                 yield Input(placeholder="words to look for in the memory bank", id="search-input")
-            yield Static(Text("searching …" if not self.ask else "the first search loads the text model (takes a while)",
-                              style="dim italic"), id="search-status")
+            yield Static(
+                Text(
+                    "searching …"
+                    if not self.ask
+                    else "the first search loads the text model (takes a while)",
+                    style="dim italic",
+                ),
+                id="search-status",
+            )
             yield OptionList(id="search-hits")
 
     def on_mount(self) -> None:
@@ -81,8 +93,11 @@ class SearchDialog(ModalScreen[str | None]):
         for i, hit in enumerate(message.hits):
             round_id, score, text = hit_fields(hit)
             self.hit_rounds.append(round_id)
-            line = Text.assemble(plain(round_id.ljust(8), "bold", one_line=True), f"  {num(score, 3)}  ",
-                                 plain(clip(text, 70), "dim", one_line=True))
+            line = Text.assemble(
+                plain(round_id.ljust(8), "bold", one_line=True),
+                f"  {num(score, 3)}  ",
+                plain(clip(text, 70), "dim", one_line=True),
+            )
             hits.add_option(Option(line, id=f"hit-{i}"))
         if message.hits:
             hits.highlighted = 0

@@ -26,7 +26,9 @@ class OtherAnswer:
     correct: float
 
 
-def answer_text(detail: QuestionDetail, other: OtherAnswer | None = None, other_run: str | None = None) -> Text:
+def answer_text(
+    detail: QuestionDetail, other: OtherAnswer | None = None, other_run: str | None = None
+) -> Text:
     """Everything about the answers as one block of literal text."""
     text = Text()
     text.append_text(plain(detail.question, "bold"))
@@ -37,8 +39,16 @@ def answer_text(detail: QuestionDetail, other: OtherAnswer | None = None, other_
     text.append("model  ", "bold")
     text.append_text(mark(detail.correct))
     text.append(" ")
-    text.append_text(plain(detail.choice + " · " + detail.pred if detail.mode == "mcq" and detail.choice and detail.choice != detail.pred else detail.pred))
-    scores = f"EM {num(detail.em)}" + (f" · judge {num(detail.judge)}" if detail.judge is not None else "")
+    text.append_text(
+        plain(
+            detail.choice + " · " + detail.pred
+            if detail.mode == "mcq" and detail.choice and detail.choice != detail.pred
+            else detail.pred
+        )
+    )
+    scores = f"EM {num(detail.em)}" + (
+        f" · judge {num(detail.judge)}" if detail.judge is not None else ""
+    )
     text.append(f"   {scores}", "dim")
     if detail.judge_reasoning:
         text.append("\njudge  ", "bold")
@@ -51,10 +61,16 @@ def answer_text(detail: QuestionDetail, other: OtherAnswer | None = None, other_
         text.append_text(mark(other.correct))
         text.append(" ")
         text.append_text(plain(other.pred))
-        text.append(f"   EM {num(other.em)}" + (f" · judge {num(other.judge)}" if other.judge is not None else ""), "dim")
+        text.append(
+            f"   EM {num(other.em)}"
+            + (f" · judge {num(other.judge)}" if other.judge is not None else ""),
+            "dim",
+        )
     elif other_run:
         text.append("\n")
-        text.append_text(plain(f"{other_run}: this question is not in the compared run", "dim", one_line=True))
+        text.append_text(
+            plain(f"{other_run}: this question is not in the compared run", "dim", one_line=True)
+        )
     return text
 
 
@@ -73,7 +89,9 @@ def _mcq(detail: QuestionDetail) -> Text:
             text.append(f"\n  {rotation.index}: gold ")
             text.append_text(plain(rotation.correct_position, "bold", one_line=True))
             text.append(" · chose ")
-            text.append_text(plain(rotation.choice or "–", "bold green" if ok else "bold red", one_line=True))
+            text.append_text(
+                plain(rotation.choice or "–", "bold green" if ok else "bold red", one_line=True)
+            )
             if rotation.chosen_text:
                 text.append(" ")
                 text.append_text(plain(f"“{rotation.chosen_text}”", "dim", one_line=True))
@@ -92,7 +110,9 @@ class AnswerPanel(VerticalScroll):
     def compose(self):
         yield Static(id="answer-text")
 
-    def show(self, detail: QuestionDetail, other: OtherAnswer | None = None, other_run: str | None = None) -> None:
+    def show(
+        self, detail: QuestionDetail, other: OtherAnswer | None = None, other_run: str | None = None
+    ) -> None:
         """Display ``detail`` (and the compared run's answer)."""
         self.query_one("#answer-text", Static).update(answer_text(detail, other, other_run))
         self.scroll_home(animate=False)

@@ -65,7 +65,11 @@ class AudioView(Vertical):
             return
         self._title("")
         if not item.file or not Path(item.file).is_file():
-            self._say("missing", f"audio file not found: {item.ref}" + (f" (looked for {item.file})" if item.file else ""))
+            self._say(
+                "missing",
+                f"audio file not found: {item.ref}"
+                + (f" (looked for {item.file})" if item.file else ""),
+            )
             return
         self._say("loading", "reading audio …")
         self._read(self._request, item.file)
@@ -77,8 +81,12 @@ class AudioView(Vertical):
             return
         name = printable(item.media_id or Path(item.ref).name, keep_newlines=False)
         self.query_one("#audio-title", Static).update(
-            Text.assemble(("♪ ", "bold"), (name, "bold"), (f"  {extra}" if extra else "", ""),
-                          (f"  {printable(item.ref, keep_newlines=False)}", "dim"))
+            Text.assemble(
+                ("♪ ", "bold"),
+                (name, "bold"),
+                (f"  {extra}" if extra else "", ""),
+                (f"  {printable(item.ref, keep_newlines=False)}", "dim"),
+            )
         )
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="audio")
@@ -104,14 +112,22 @@ class AudioView(Vertical):
         wave.data = [float(v) for v in self.clip.envelope(60)]
         wave.display = bool(wave.data)
         ok, reason = message.playback
-        self._say("ready" if ok else "no-playback", "p: play / stop" if ok else f"cannot play here: {reason}")
+        self._say(
+            "ready" if ok else "no-playback",
+            "p: play / stop" if ok else f"cannot play here: {reason}",
+        )
 
     def set_playing(self, playing: bool) -> None:
         """Show whether this clip is playing."""
         if self.clip is not None and self.status in ("ready", "playing"):
-            self._say("playing" if playing else "ready", "▶ playing … p: stop" if playing else "p: play / stop")
+            self._say(
+                "playing" if playing else "ready",
+                "▶ playing … p: stop" if playing else "p: play / stop",
+            )
 
     def _say(self, status: str, text: str) -> None:
         self.status = status
         widget = self.query_one("#audio-status", Static)
-        widget.update(Text(printable(text), style="italic" if status != "playing" else "bold green"))
+        widget.update(
+            Text(printable(text), style="italic" if status != "playing" else "bold green")
+        )

@@ -22,7 +22,17 @@ from memscope.pipeline.candidate_rows import Candidate
 from memscope.textsafe import printable
 from memscope.tui.text import num
 
-COLUMNS = (("#", 6), ("round", 8), ("", 13), ("sim", 6), ("score", 6), ("age", 4), ("recency", 7), ("text", 6), ("image", 6))
+COLUMNS = (
+    ("#", 6),
+    ("round", 8),
+    ("", 13),
+    ("sim", 6),
+    ("score", 6),
+    ("age", 4),
+    ("recency", 7),
+    ("text", 6),
+    ("image", 6),
+)
 """Header and width of each column, in the order drawn."""
 
 
@@ -119,12 +129,17 @@ class CandidateTable(ScrollView, can_focus=True):
         if line == 0:
             header = base + self.get_component_rich_style("candidate-table--header")
             text = "".join(set_cell_size(title, w) + " " for title, w in COLUMNS)
-            return Strip([Segment(text, header)]).crop(int(self.scroll_offset.x), int(self.scroll_offset.x) + width)
+            return Strip([Segment(text, header)]).crop(
+                int(self.scroll_offset.x), int(self.scroll_offset.x) + width
+            )
         row = line - 1
         if row >= len(self._lines):
             return Strip.blank(width, base)
         if row == self.cursor and self.has_focus:
             base = base + self.get_component_rich_style("candidate-table--cursor")
-        segments = [Segment(set_cell_size(text, w) + " ", base + style) for (text, style), (_, w) in zip(self._lines[row], COLUMNS, strict=True)]
+        segments = [
+            Segment(set_cell_size(text, w) + " ", base + style)
+            for (text, style), (_, w) in zip(self._lines[row], COLUMNS, strict=True)
+        ]
         x = int(self.scroll_offset.x)
         return Strip(segments).crop(x, x + width).extend_cell_length(width, base)

@@ -20,9 +20,17 @@ from memscope.pipeline.candidate_rows import Candidate
 from memscope.tui.text import num, plain
 from memscope.tui.widgets.candidate_table import CandidateTable
 
-QUESTION_METRICS = (("latest_at_k", "Latest@K"), ("rank_inversion", "Rank-Inv"), ("stale_dominance", "Stale-Dom"))
-RUN_METRICS = (("latest_at_k", "Latest@K"), ("latest_miss", "Latest-Miss"), ("rank_inversion", "Rank-Inv"),
-               ("stale_dominance", "Stale-Dom"))
+QUESTION_METRICS = (
+    ("latest_at_k", "Latest@K"),
+    ("rank_inversion", "Rank-Inv"),
+    ("stale_dominance", "Stale-Dom"),
+)
+RUN_METRICS = (
+    ("latest_at_k", "Latest@K"),
+    ("latest_miss", "Latest-Miss"),
+    ("rank_inversion", "Rank-Inv"),
+    ("stale_dominance", "Stale-Dom"),
+)
 
 
 NOTE_CHARS = 100
@@ -51,12 +59,19 @@ class CandidatesPanel(Vertical):
         yield Static(id="rerank-run", classes="rerank-metrics")
         yield CandidateTable(id="candidate-table")
 
-    def show_params(self, alpha: float, lam: float, k: int, keys: Mapping[str, str], note: str = "") -> None:
+    def show_params(
+        self, alpha: float, lam: float, k: int, keys: Mapping[str, str], note: str = ""
+    ) -> None:
         """The parameter line: values and the keys that change them."""
         line = Text.assemble(
-            ("re-rank ", "bold"), (f"α={alpha:.1f}", "bold cyan"), f" {keys.get('alpha', '[ ]')}  ",
-            (f"λ={lam:.3f}", "bold cyan"), f" {keys.get('lambda', '{ }')}  ",
-            (f"K={k}", "bold cyan"), f" {keys.get('k', '< >')}  ", (f"{keys.get('reset', '=')} reset", "dim"),
+            ("re-rank ", "bold"),
+            (f"α={alpha:.1f}", "bold cyan"),
+            f" {keys.get('alpha', '[ ]')}  ",
+            (f"λ={lam:.3f}", "bold cyan"),
+            f" {keys.get('lambda', '{ }')}  ",
+            (f"K={k}", "bold cyan"),
+            f" {keys.get('k', '< >')}  ",
+            (f"{keys.get('reset', '=')} reset", "dim"),
         )
         if note:
             line.append("\n")
@@ -69,9 +84,13 @@ class CandidatesPanel(Vertical):
         table.show(candidates)
         table.display = bool(candidates)
         if not candidates:
-            self.query_one("#rerank-question", Static).update(Text(message or "No retrieved candidates.", style="dim italic"))
+            self.query_one("#rerank-question", Static).update(
+                Text(message or "No retrieved candidates.", style="dim italic")
+            )
 
-    def show_question_metrics(self, before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, is_y3: bool) -> None:
+    def show_question_metrics(
+        self, before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, is_y3: bool
+    ) -> None:
         """This question's temporal metrics before → after re-ranking."""
         widget = self.query_one("#rerank-question", Static)
         if not is_y3:
@@ -86,7 +105,9 @@ class CandidatesPanel(Vertical):
 
     def show_run_metrics(self, text: Text | str) -> None:
         """The run-level Y3 line (or a status such as "computing …")."""
-        self.query_one("#rerank-run", Static).update(text if isinstance(text, Text) else Text(text, style="dim"))
+        self.query_one("#rerank-run", Static).update(
+            text if isinstance(text, Text) else Text(text, style="dim")
+        )
 
 
 def _value(metrics: Mapping[str, Any] | None, key: str) -> float | None:
@@ -107,7 +128,9 @@ def run_metrics_line(result: Mapping[str, Any] | None, alpha: float) -> Text:
         return Text("run Y3: this run has no Y3 question with a gold clue", style="dim")
     rows = result.get("results") or []
     baseline = next((r for r in rows if abs(float(r.get("alpha", -1)) - 1.0) < 1e-9), None)
-    current = next((r for r in rows if abs(float(r.get("alpha", -1)) - alpha) < 1e-9), None) or baseline
+    current = (
+        next((r for r in rows if abs(float(r.get("alpha", -1)) - alpha) < 1e-9), None) or baseline
+    )
     line = Text(f"run Y3 (n={result.get('n', '?')}): ", style="bold")
     for key, label in RUN_METRICS:
         before, after = _value(baseline, key), _value(current, key)

@@ -44,8 +44,12 @@ def load_renderer(name: str | None = None) -> type[Widget] | None:
         import textual_image.widget as image_widgets
     except Exception:  # a terminal query gone wrong must not stop the app: no images then
         return None
-    chosen = {"halfcell": image_widgets.HalfcellImage, "unicode": image_widgets.UnicodeImage,
-              "sixel": image_widgets.SixelImage, "tgp": image_widgets.TGPImage}.get(name, image_widgets.Image)
+    chosen = {
+        "halfcell": image_widgets.HalfcellImage,
+        "unicode": image_widgets.UnicodeImage,
+        "sixel": image_widgets.SixelImage,
+        "tgp": image_widgets.TGPImage,
+    }.get(name, image_widgets.Image)
     return chosen
 
 
@@ -100,10 +104,18 @@ class ImagePreview(Vertical):
             title.update("")
             return
         name = printable(item.media_id or Path(item.ref).name, keep_newlines=False)
-        title.update(Text.assemble(("▣ ", "bold"), (name, "bold"), (f"  {printable(item.ref, keep_newlines=False)}", "dim")))
+        title.update(
+            Text.assemble(
+                ("▣ ", "bold"),
+                (name, "bold"),
+                (f"  {printable(item.ref, keep_newlines=False)}", "dim"),
+            )
+        )
         renderer = type(self).renderer
         if renderer is None:
-            self._set_state("disabled", f"images are turned off (${RENDERER_ENV}=none): {item.file or item.ref}")
+            self._set_state(
+                "disabled", f"images are turned off (${RENDERER_ENV}=none): {item.file or item.ref}"
+            )
             return
         if not item.file or not Path(item.file).is_file():
             looked = f" (looked for {item.file})" if item.file else ""
@@ -116,7 +128,9 @@ class ImagePreview(Vertical):
     def _decode(self, request: int, path: str) -> None:
         try:
             image = decode_image(path)
-        except Exception as error:  # PIL raises many kinds for a bad file; all mean "cannot show it"
+        except (
+            Exception
+        ) as error:  # PIL raises many kinds for a bad file; all mean "cannot show it"
             self.post_message(ImageDecoded(request, path, error=f"{type(error).__name__}: {error}"))
             return
         self.post_message(ImageDecoded(request, path, image=image))

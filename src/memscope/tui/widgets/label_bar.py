@@ -17,7 +17,10 @@ from memscope.tui.text import plain
 def suggestion_text(suggestion: Any, accept_keys: str, taxonomy: Any) -> Text:
     """``suggested CODE (name) — explanation · enter accept``."""
     if suggestion is None:
-        return Text("no suggestion for this question (it is answered correctly, or no rule applies)", style="dim")
+        return Text(
+            "no suggestion for this question (it is answered correctly, or no rule applies)",
+            style="dim",
+        )
     code = str(getattr(suggestion, "code", ""))
     found = taxonomy.get(code) if taxonomy is not None else None
     text = Text("suggested ", style="bold")
@@ -32,14 +35,21 @@ def suggestion_text(suggestion: Any, accept_keys: str, taxonomy: Any) -> Text:
     twin = getattr(suggestion, "twin_run_id", None)
     if twin:
         text.append_text(plain(f" (twin run {twin})", "dim", one_line=True))
-    also = [str(getattr(item, "code", "")) for item in getattr(suggestion, "alternatives", ()) or ()]
+    also = [
+        str(getattr(item, "code", "")) for item in getattr(suggestion, "alternatives", ()) or ()
+    ]
     if also:
         text.append_text(plain(f" · also fits: {', '.join(also)}", "dim", one_line=True))
     return text
 
 
-def codes_text(codes: list[Any], keys: Mapping[str, str], current: set[str], primary: str | None,
-               pending: set[str] | None = None) -> Text:
+def codes_text(
+    codes: list[Any],
+    keys: Mapping[str, str],
+    current: set[str],
+    primary: str | None,
+    pending: set[str] | None = None,
+) -> Text:
     """Each code with its key; codes in the current label are highlighted (* primary)."""
     text = Text()
     for code in codes:
@@ -60,8 +70,13 @@ def codes_text(codes: list[Any], keys: Mapping[str, str], current: set[str], pri
 def label_status(label: Any, state: str, read_only_reason: str | None) -> Text:
     """What the store holds for this question and whether a change is in flight."""
     if read_only_reason:
-        return Text.assemble(("READ-ONLY ", "bold white on red"), plain(f" labelling disabled: {read_only_reason}", "red", one_line=True))
-    codes = [str(code) for code in (getattr(label, "codes", None) or [])] if label is not None else []
+        return Text.assemble(
+            ("READ-ONLY ", "bold white on red"),
+            plain(f" labelling disabled: {read_only_reason}", "red", one_line=True),
+        )
+    codes = (
+        [str(code) for code in (getattr(label, "codes", None) or [])] if label is not None else []
+    )
     text = Text("label ", style="bold")
     if codes:
         text.append_text(plain(" ".join(codes), "bold cyan", one_line=True))

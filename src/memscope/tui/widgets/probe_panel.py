@@ -29,11 +29,17 @@ def probe_text(probe: Any) -> Text:
     """The probe as literal text (names and URLs come from run files: never markup)."""
     text = Text()
     text.append(f"probe {_plain(probe.probe_id)}", style="bold")
-    text.append(f"  ·  task {_plain(probe.task_id)}" + (f"  ·  trunk {_plain(probe.trunk)}" if probe.trunk else ""), style="dim")
+    text.append(
+        f"  ·  task {_plain(probe.task_id)}"
+        + (f"  ·  trunk {_plain(probe.trunk)}" if probe.trunk else ""),
+        style="dim",
+    )
     text.append("\n")
     facts = []
     if probe.reach is not None:
-        facts.append(f"reach {probe.reach}: seen in session {probe.visit_session}, recalled in session {probe.recall_session}")
+        facts.append(
+            f"reach {probe.reach}: seen in session {probe.visit_session}, recalled in session {probe.recall_session}"
+        )
     if probe.bank_size is not None:
         facts.append(f"bank {probe.bank_size} entries")
     if probe.encoding_position is not None:
@@ -49,7 +55,10 @@ def probe_text(probe: Any) -> Text:
         text.append(f"{_plain(probe.final_url)}{final_name}  ")
     else:
         text.append("no product page reached  ")
-    text.append("✓ the target\n" if probe.correct else "✗ not the target\n", style="green" if probe.correct else "red")
+    text.append(
+        "✓ the target\n" if probe.correct else "✗ not the target\n",
+        style="green" if probe.correct else "red",
+    )
     text.append("\nrecall steps — what memory returned, rank order (★ the target)\n", style="bold")
     if not probe.steps:
         text.append("  the run's logs hold no recall steps for this probe\n", style="dim")
@@ -60,13 +69,18 @@ def probe_text(probe: Any) -> Text:
         text.append("\n   ")
         for rank, product in enumerate(step.retrieved[:SHOWN_PER_STEP], start=1):
             is_target = product.url_hash == target.url_hash
-            text.append(f"{rank}.{'★' if is_target else ''}{_plain(product.url_hash)} ", style="bold green" if is_target else "")
+            text.append(
+                f"{rank}.{'★' if is_target else ''}{_plain(product.url_hash)} ",
+                style="bold green" if is_target else "",
+            )
         if len(step.retrieved) > SHOWN_PER_STEP:
             text.append(f"(+{len(step.retrieved) - SHOWN_PER_STEP})", style="dim")
         if step.target_rank is None:
             text.append(" target not retrieved", style="yellow")
         if step.action:
-            text.append(f"\n   → {_plain(step.action)} {_plain(step.action_url or '')}", style="dim")
+            text.append(
+                f"\n   → {_plain(step.action)} {_plain(step.action_url or '')}", style="dim"
+            )
         text.append("\n")
     return text
 
@@ -93,5 +107,10 @@ class ProbePanel(VerticalScroll):
             return
         body.update(probe_text(probe))
         target = probe.target
-        image.show(MediaItem("image", target.image_file, target.image_file, target.caption or "", target.url_hash)
-                   if target.image_file else None)
+        image.show(
+            MediaItem(
+                "image", target.image_file, target.image_file, target.caption or "", target.url_hash
+            )
+            if target.image_file
+            else None
+        )

@@ -32,7 +32,13 @@ FLEX = 0
 def column_layout(width: int, compare: bool, show_task: bool = False) -> list[tuple[str, str, int]]:
     """(column key, header, width) for a table ``width`` cells wide; the question text
     takes what the fixed columns leave (task only when the run mixes tasks)."""
-    columns = [("qid", "qid", 6), ("x", "X", 3), ("y", "Y", 3), ("correct", "ok", 3), ("score", "score", 6)]
+    columns = [
+        ("qid", "qid", 6),
+        ("x", "X", 3),
+        ("y", "Y", 3),
+        ("correct", "ok", 3),
+        ("score", "score", 6),
+    ]
     if compare:
         columns.append(("other", "other", 6))
     columns += [("suggested", "suggested", 11), ("label", "label", 16 if width >= 110 else 10)]
@@ -82,7 +88,9 @@ class QueueTable(ScrollView, can_focus=True):
         self.show_task = False
         self.suggestions_ready = True
 
-    def show(self, table: TriageTable, rows: np.ndarray, cursor: int = 0, suggestions_ready: bool = True) -> None:
+    def show(
+        self, table: TriageTable, rows: np.ndarray, cursor: int = 0, suggestions_ready: bool = True
+    ) -> None:
         """Display ``rows`` of ``table`` with the cursor on position ``cursor`` (``…`` in the
         suggested column until ``suggestions_ready``)."""
         self.table = table
@@ -161,17 +169,27 @@ class QueueTable(ScrollView, can_focus=True):
             value = table.correct[row] if key == "correct" else table.other_correct[row]  # type: ignore[index]
             if math.isnan(value):
                 return " ?", Style(dim=True)
-            return (" ✓", Style(color="green", bold=True)) if value >= 1.0 else (" ✗", Style(color="red", bold=True))
+            return (
+                (" ✓", Style(color="green", bold=True))
+                if value >= 1.0
+                else (" ✗", Style(color="red", bold=True))
+            )
         if key == "score":
             value = table.score[row]
             return ("     –" if math.isnan(value) else f"{value:6.2f}"), Style()
         if key == "label":
             text = table.label[row]
-            return (printable(text, keep_newlines=False), Style(color="cyan", bold=True)) if text else ("·", Style(dim=True))
+            return (
+                (printable(text, keep_newlines=False), Style(color="cyan", bold=True))
+                if text
+                else ("·", Style(dim=True))
+            )
         if key == "suggested":
             if not table.suggested[row] and not self.suggestions_ready:
                 return "…", Style(dim=True)
-            return printable(table.suggested[row], keep_newlines=False) or "·", Style(color="yellow") if table.suggested[row] else Style(dim=True)
+            return printable(table.suggested[row], keep_newlines=False) or "·", Style(
+                color="yellow"
+            ) if table.suggested[row] else Style(dim=True)
         if key == "question":
             return printable(table.question[row], keep_newlines=False), Style()
         value = {"qid": table.qids, "task": table.task, "x": table.x, "y": table.y}[key][row]
@@ -188,4 +206,9 @@ class QueueHeader(Static):
 
     def render(self) -> Text:
         width = self.content_region.width or self.size.width
-        return Text("".join(set_cell_size(title, w) + " " for _, title, w in column_layout(width, self.compare, self.show_task))[:width])
+        return Text(
+            "".join(
+                set_cell_size(title, w) + " "
+                for _, title, w in column_layout(width, self.compare, self.show_task)
+            )[:width]
+        )

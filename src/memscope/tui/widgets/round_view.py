@@ -36,9 +36,15 @@ def round_markers(entry: TimelineEntry | None) -> Text:
     if entry.is_stale and not entry.is_gold:
         text.append(" stale ", "black on yellow")
     if entry.rank:
-        moved = f" (was #{entry.original_rank})" if entry.original_rank and entry.original_rank != entry.rank else ""
+        moved = (
+            f" (was #{entry.original_rank})"
+            if entry.original_rank and entry.original_rank != entry.rank
+            else ""
+        )
         where = "in top-K" if entry.in_top_k else "below K"
-        text.append(f" retrieved #{entry.rank}{moved}, {where} ", "bold" if entry.in_top_k else "dim")
+        text.append(
+            f" retrieved #{entry.rank}{moved}, {where} ", "bold" if entry.in_top_k else "dim"
+        )
     elif entry.kind == "round":
         text.append(" not retrieved ", "dim")
     return text
@@ -61,10 +67,16 @@ class RoundView(VerticalScroll):
         for i in range(MAX_AUDIO):
             yield AudioView(id=f"round-audio-{i}", classes="round-audio")
 
-    def show(self, detail: RoundDetail | None, entry: TimelineEntry | None, caption_mode: bool) -> None:
+    def show(
+        self, detail: RoundDetail | None, entry: TimelineEntry | None, caption_mode: bool
+    ) -> None:
         """Display ``detail`` (None: the round is not in the dataset)."""
-        same_round = (detail is not None and self.detail is not None and detail.round_id == self.detail.round_id
-                      and caption_mode == self.caption_mode)
+        same_round = (
+            detail is not None
+            and self.detail is not None
+            and detail.round_id == self.detail.round_id
+            and caption_mode == self.caption_mode
+        )
         self.detail, self.caption_mode = detail, caption_mode
         header = self.query_one("#round-header", Static)
         if same_round:  # only its markers changed (a re-rank): keep the media as they are
@@ -84,8 +96,15 @@ class RoundView(VerticalScroll):
                 widget.display = False
             return
         header.update(self._header(detail, entry, caption_mode))
-        body.update(Text.assemble(("user: ", "bold cyan"), plain(detail.user_text), "\n",
-                                  ("assistant: ", "bold magenta"), plain(detail.assistant_text)))
+        body.update(
+            Text.assemble(
+                ("user: ", "bold cyan"),
+                plain(detail.user_text),
+                "\n",
+                ("assistant: ", "bold magenta"),
+                plain(detail.assistant_text),
+            )
+        )
         note.update(self._media_text(detail))
         note.display = bool(note.content)
         native = not caption_mode
@@ -101,10 +120,13 @@ class RoundView(VerticalScroll):
 
     @staticmethod
     def _header(detail: RoundDetail, entry: TimelineEntry | None, caption_mode: bool) -> Text:
-        title = Text.assemble(plain(detail.round_id, "bold", one_line=True), "  ",
-                              plain(f"session {detail.session_id}", "dim", one_line=True),
-                              plain(f" · {detail.date}", "dim", one_line=True) if detail.date else "",
-                              ("   caption view" if caption_mode else "", "bold yellow"))
+        title = Text.assemble(
+            plain(detail.round_id, "bold", one_line=True),
+            "  ",
+            plain(f"session {detail.session_id}", "dim", one_line=True),
+            plain(f" · {detail.date}", "dim", one_line=True) if detail.date else "",
+            ("   caption view" if caption_mode else "", "bold yellow"),
+        )
         return Text.assemble(title, "\n", round_markers(entry))
 
     def _media_text(self, detail: RoundDetail) -> Text:
@@ -113,7 +135,9 @@ class RoundView(VerticalScroll):
             return Text("")
         text = Text()
         if self.caption_mode:
-            text.append("caption view — what a text-only memory stored (c: show the media)\n", "bold yellow")
+            text.append(
+                "caption view — what a text-only memory stored (c: show the media)\n", "bold yellow"
+            )
             for item in detail.images:
                 text.append("▣ caption of ", "dim")
                 text.append_text(plain(item.media_id or item.ref, "dim", one_line=True))

@@ -9,9 +9,18 @@ from textual.widgets import Static
 from memscope.tui.text import plain
 
 
-def status_text(run_id: str, other_run_id: str | None, queue: str, position: int, total: int,
-                labelled: int, annotator: str, read_only: bool, qid: str | None = None,
-                in_queue: bool = True) -> Text:
+def status_text(
+    run_id: str,
+    other_run_id: str | None,
+    queue: str,
+    position: int,
+    total: int,
+    labelled: int,
+    annotator: str,
+    read_only: bool,
+    qid: str | None = None,
+    in_queue: bool = True,
+) -> Text:
     """``srag_v · failing · 12/230 · labelled 3/230 · alice``."""
     text = Text()
     text.append(" memscope ", "bold black on cyan")
@@ -25,7 +34,10 @@ def status_text(run_id: str, other_run_id: str | None, queue: str, position: int
     if qid is not None:
         text.append(" · ", "dim")
         text.append_text(plain(qid, "bold cyan", one_line=True))
-        text.append(f" {position + 1}/{total}" if in_queue and total else " (not in this queue)", "bold" if in_queue else "yellow")
+        text.append(
+            f" {position + 1}/{total}" if in_queue and total else " (not in this queue)",
+            "bold" if in_queue else "yellow",
+        )
     else:
         text.append(f" · {total} question{'s' if total != 1 else ''}", "bold")
     text.append(" · labelled ", "dim")

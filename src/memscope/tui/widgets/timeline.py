@@ -25,8 +25,10 @@ from memscope.tui.text import clip, plain
 def entry_line(entry: TimelineEntry) -> Text:
     """One timeline line as literal text with markers."""
     if entry.kind == "session":
-        return Text.assemble(plain(f"{entry.session_id}", "bold underline", one_line=True),
-                             plain(f"  {entry.date}" if entry.date else "", "dim", one_line=True))
+        return Text.assemble(
+            plain(f"{entry.session_id}", "bold underline", one_line=True),
+            plain(f"  {entry.date}" if entry.date else "", "dim", one_line=True),
+        )
     if entry.kind == "gap":
         return Text(f"   ⋯ {entry.skipped} round{'s' if entry.skipped != 1 else ''}", style="dim")
     if entry.is_latest:
@@ -43,7 +45,9 @@ def entry_line(entry: TimelineEntry) -> Text:
     rank_style = "bold green" if entry.rank and entry.in_top_k else "dim"
     media = ("▣" if entry.has_image else " ") + ("♪" if entry.has_audio else " ")
     line = Text(f" {symbol} ", style=style)
-    line.append_text(plain(clip(entry.round_id, 8).ljust(8), "bold" if entry.is_gold else "", one_line=True))
+    line.append_text(
+        plain(clip(entry.round_id, 8).ljust(8), "bold" if entry.is_gold else "", one_line=True)
+    )
     line.append(f" {rank}", rank_style)
     line.append(" stale" if entry.is_stale and not entry.is_gold else "      ", "yellow")
     line.append(f" {media} ", "magenta")
@@ -160,14 +164,20 @@ class Timeline(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         segments = self._lines.get(line)
         if segments is None:
-            segments = self._lines[line] = list(entry_line(self.entries[line]).render(self.app.console))
+            segments = self._lines[line] = list(
+                entry_line(self.entries[line]).render(self.app.console)
+            )
         if line == self.highlighted:
             highlight = self.get_component_rich_style("timeline--highlight")
             if not self.has_focus:
                 highlight = highlight + Style(dim=False)
             segments = [Segment(s.text, (s.style or Style()) + highlight) for s in segments]
             base = base + highlight
-        return Strip(Segment.apply_style(segments, base)).crop(0, width).extend_cell_length(width, base)
+        return (
+            Strip(Segment.apply_style(segments, base))
+            .crop(0, width)
+            .extend_cell_length(width, base)
+        )
 
     def on_focus(self) -> None:
         self.refresh()
