@@ -1,4 +1,4 @@
-"""The retrieval and temporal metrics of metrics.md on hand-computed examples."""
+"""The retrieval and temporal metrics of docs/metrics.md §3–§4 on hand-computed examples."""
 
 from __future__ import annotations
 

@@ -367,7 +367,7 @@ def test_recomputed_scores_are_used_and_named(store, tmp_path: Path) -> None:
     assert (
         result.note == "1 of the scores were recomputed by the memory engine, the rest were logged"
     )
-    # alpha = 1.0 is the original order (metrics.md), even where the scores disagree with it.
+    # alpha = 1.0 is the original order (docs/metrics.md §5), even where the scores disagree.
     original = rerun_question(data, "q1", alpha=1.0)
     assert original.after.ranking == original.before.ranking
     assert original.note.endswith(

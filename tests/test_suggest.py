@@ -1,5 +1,5 @@
-"""Every suggestion rule of taxonomy.md on a question built to trigger it, the twin runs the
-rules use, the priority order, and suggestions kept apart from human labels."""
+"""Every suggestion rule of docs/taxonomy.md §5 on a question built to trigger it, the twin
+runs the rules use, the priority order, and suggestions kept apart from human labels."""
 
 from __future__ import annotations
 

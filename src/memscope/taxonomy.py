@@ -41,7 +41,7 @@ class FailureCode:
     key: str | None = None
     """The key that toggles it in the app (None: reachable from the code list only)."""
     evidence: str = ""
-    """What in the data suggests it (taxonomy.md's last column)."""
+    """What in the data suggests it (docs/taxonomy.md §4, last column)."""
     extra: bool = False
     """Whether it comes from the user's config file rather than the shipped taxonomy."""
 

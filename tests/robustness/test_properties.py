@@ -1,6 +1,6 @@
 """Property-based tests (hypothesis) of the metric, re-ranking and bootstrap functions and of
 the MemEye adapter: random valid and invalid inputs never crash, and the invariants of
-metrics.md hold."""
+docs/metrics.md hold."""
 
 from __future__ import annotations
 

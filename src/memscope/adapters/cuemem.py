@@ -1,7 +1,7 @@
 """Reads CUE-Mem result directories: RQ1/RQ2 ``*_results.json`` and RQ3 ``p<N>_results.json``.
 
-Formats: upstream-formats.md 3.3 (RQ1/RQ2 ``run_bench.py``: ``system_answer``,
-``original_answer``, optional ranked ``retrieved_ids``) and 3.4 (RQ3
+Formats: docs/formats.md §3.3 (RQ1/RQ2 ``run_bench.py``: ``system_answer``,
+``original_answer``, optional ranked ``retrieved_ids``) and §3.4 (RQ3
 ``step2_run_experiment.py``: ``model_answer``, ``correct``, ranked ``retrieved_turn_ids``
 with ``retrieved_scores`` and per-item ``retrieved_items``; the oracle runner's
 ``{"meta", "results"}`` object too).

@@ -1,6 +1,6 @@
 """Reads a CUE-Mem history file (sessions, turns with images and voice messages, QAs).
 
-Format: upstream-formats.md 3.1 and 3.2. Rounds are the dialogue turns (``round`` ids such
+Format: docs/formats.md §3.2. Rounds are the dialogue turns (``round`` ids such
 as ``D15:00``) with their images (``input_image`` / ``image_caption`` / ``image_id``),
 voice messages (``input_voice_message`` / ``voice_caption`` / ``voice_id``), the text the
 memory heard instead of the user text (``user_voice_message_caption``) and the

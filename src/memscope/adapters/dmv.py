@@ -1,6 +1,6 @@
 """Reads a DMV-Bench F2 run directory: ``f2_per_probe.csv``, ``f2_summary.csv`` and the logs.
 
-Layout and fields: upstream-formats.md section 2. A directory is a DMV-Bench run when it
+Layout and fields: docs/formats.md §2. A directory is a DMV-Bench run when it
 holds ``f2_per_probe.csv``. One CSV holds every architecture ("system") the run compared,
 so **each system becomes its own run**: run id ``<directory name>:<system>``, path
 ``<directory>#<system>``. All systems of a directory share one dataset: the probes are the
@@ -64,7 +64,7 @@ ARCHITECTURES: dict[str, dict[str, Any]] = {
     "DualChannel-siglip": {"retrieval": "HybridNorm", "visual_weight": 0.5},
     "HYMEM": {"retrieval": "Hybrid (1/(1+rank))", "visual_weight": 0.3},
 }
-"""Fusion settings by system name (upstream-formats.md 2.5); memscope calls alpha ``visual_weight``."""
+"""Fusion settings by system name (docs/formats.md §2.4); alpha is called ``visual_weight``."""
 
 
 def is_dmv_run(path: Path) -> bool:

@@ -1,5 +1,5 @@
 """DMV-Bench's product data: the cue registry, the storefront catalogue, captions, images
-and the trajectory cache (upstream-formats.md 2.6).
+and the trajectory cache (docs/formats.md §2.4).
 
 A DMV-Bench run directory holds only per-probe results; what a probed product is (its
 category, style, cue object and colour, name, image) lives in the repository's

@@ -1,7 +1,7 @@
 """Parses DMV-Bench F2 task logs: bank sizes and, per probe, what each recall step retrieved.
 
 ``logs/<system>/<task_id>__<system name>.log`` is free text written by
-``dualmem/agent/f2_session_runner.py`` (upstream-formats.md 2.4). The lines memscope reads:
+``dualmem/agent/f2_session_runner.py`` (docs/formats.md §2.3). The lines memscope reads:
 
     === F2 task=<task_id> system=<name> D=<J> ===
       [S<j>] replay: <views> product views, bank +<added> -> size=<bank size>

@@ -1,6 +1,6 @@
 """Reads a MemEye run directory: ``config.json``, ``metrics.json``, ``predictions.jsonl``.
 
-Layout and fields: ../shared/docs/upstream-formats.md section 1. The dataset a run points
+Layout and fields: docs/formats.md §1. The dataset a run points
 to usually lives on another machine, so its location is searched for (and ``--dataset``
 overrides it); the per-question rows are handed to the store as a bulk source because real
 runs have tens of thousands of them.

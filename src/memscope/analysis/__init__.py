@@ -1,3 +1,3 @@
-"""Analysis: pure functions over arrays — the metrics of metrics.md, answer quality,
+"""Analysis: pure functions over arrays — the metrics of docs/metrics.md, answer quality,
 aggregation, re-ranking, bootstrap and failure suggestions. No I/O, no UI, no DuckDB.
 """

@@ -1,8 +1,8 @@
 """Answer quality per question: the score used for triage and whether it counts as correct.
 
-metrics.md: MCQ EM is the mean over rotations; an open answer counts as correct when its
+docs/metrics.md §2: MCQ EM is the mean over rotations; an open answer counts as correct when its
 judge score is >= 0.5 (the paper's binarisation), or on exact match when it has no judge
-score. taxonomy.md: a prediction has failed when MCQ EM < 1, or open judge < 0.5 (EM = 0
+score. docs/taxonomy.md §5: a prediction has failed when MCQ EM < 1, or open judge < 0.5 (EM = 0
 without a judge score).
 """
 

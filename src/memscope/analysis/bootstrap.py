@@ -1,4 +1,4 @@
-"""Percentile bootstrap intervals over questions (metrics.md), paired where two sides meet.
+"""Percentile bootstrap intervals over questions (docs/metrics.md §6), paired where two sides meet.
 
 A paired comparison (two runs, or a rerun against the original order) works on the
 per-question difference ``d = after - before``: resampling question ids and recomputing

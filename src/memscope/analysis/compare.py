@@ -1,10 +1,10 @@
 """Comparing two runs question by question: the caption-proof gain and the transitions.
 
 Inputs are aligned arrays (row i of run A and row i of run B are the same question).
-``Δ = score_B - score_A`` per question (metrics.md, Caption-Proof gain), then per X level,
-Y level and (X, Y) cell with paired bootstrap intervals. The transition of a question is
-how its correctness changed from A to B: fixed (A wrong, B right), broken (A right,
-B wrong), both right, both wrong.
+``Δ = score_B - score_A`` per question (docs/metrics.md §6, the caption-proof gain), then
+per X level, Y level and (X, Y) cell with paired bootstrap intervals. The transition of a
+question is how its correctness changed from A to B: fixed (A wrong, B right), broken
+(A right, B wrong), both right, both wrong.
 """
 
 from __future__ import annotations

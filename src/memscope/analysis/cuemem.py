@@ -1,4 +1,4 @@
-"""CUE-Mem metrics (metrics.md, CUE-Mem): accuracy per task and evidence setting, Memory
+"""CUE-Mem metrics (docs/metrics.md §8): accuracy per task and evidence setting, Memory
 Avg., EI-Gap, and evidence Recall@k / Precision@k.
 
 - Accuracy per task (Entity Recall, Long Pattern, Personalized Recommendation, Answer

@@ -1,4 +1,4 @@
-"""DMV-Bench recall-probe metrics (metrics.md, DMV-Bench): TSR, trunk-cluster bootstrap,
+"""DMV-Bench recall-probe metrics (docs/metrics.md §7): TSR, trunk-cluster bootstrap,
 trunk-level sign-flip permutation test.
 
 A probe succeeds (``y = 1``) when the agent's final URL is the target product's URL; TSR is
@@ -17,9 +17,9 @@ import numpy as np
 from memscope.analysis.bootstrap import DEFAULT_LEVEL, DEFAULT_SEED
 
 DEFAULT_RESAMPLES = 1_000
-"""Cluster-bootstrap resamples (metrics.md: 1,000 by default)."""
+"""Cluster-bootstrap resamples (docs/metrics.md §7: 1,000 by default)."""
 DEFAULT_PERMUTATIONS = 1_000
-"""Sign-flip permutations (metrics.md: 1,000 by default)."""
+"""Sign-flip permutations (docs/metrics.md §7: 1,000 by default)."""
 CHUNK_ELEMENTS = 4_000_000
 """Largest resample-by-trunk index matrix drawn at once (about 32 MB of int64)."""
 MAX_EXACT_TRUNKS = 20

@@ -1,4 +1,4 @@
-"""The retrieval evidence of a run, as padded arrays, and the metrics of metrics.md on it.
+"""The retrieval evidence of a run, as padded arrays, and the metrics of docs/metrics.md §3–§4.
 
 One row per question. Dialogue positions run 1..N in session then round order; a
 retrieved round unknown to the dataset has position 0 (it holds its rank but matches
@@ -80,7 +80,7 @@ def within_k(ev: EvidenceSet, k: int) -> np.ndarray:
 def stale_mask(ev: EvidenceSet) -> np.ndarray:
     """``(n, P)`` retrieved rounds that are stale for their question.
 
-    Stale (metrics.md, the source-session definition): a retrieved round of one of the
+    Stale (docs/metrics.md §4, the source-session definition): a retrieved round of one of the
     question's source sessions that comes before the latest clue L in dialogue order.
     """
     latest = latest_clue(ev)

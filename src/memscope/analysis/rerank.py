@@ -1,4 +1,4 @@
-"""The recency re-ranking probe of metrics.md, vectorised over every question of a run.
+"""The recency re-ranking probe of docs/metrics.md §5, vectorised over every question of a run.
 
 Each candidate gets ``s = alpha * sim + (1 - alpha) * exp(-lambda * age)`` and the fixed
 pool is re-ordered by ``s`` (descending), ties broken by the original rank. Candidates
@@ -17,14 +17,14 @@ from memscope.analysis.arrays import PAD
 from memscope.analysis.evidence import EvidenceSet
 
 DEFAULT_LAMBDA = 0.02
-"""metrics.md: the default recency decay per dialogue round."""
+"""docs/metrics.md §5: the default recency decay per dialogue round."""
 
 
 def candidate_ages(ranked_pos: np.ndarray, n_rounds: int) -> np.ndarray:
     """``age = N - position`` per candidate; NaN for padding and for rounds unknown to the dataset.
 
     Questions are asked after the whole history, so the age of a round is its distance
-    in dialogue rounds to the end of the dialogue (metrics.md; no normalisation).
+    in dialogue rounds to the end of the dialogue (docs/metrics.md §5; no normalisation).
     """
     ages = (n_rounds - ranked_pos).astype(float)
     ages[ranked_pos <= 0] = np.nan

@@ -1,4 +1,4 @@
-"""The deterministic failure-suggestion rules of taxonomy.md, over one run's arrays.
+"""The deterministic failure-suggestion rules of docs/taxonomy.md §5, over one run's arrays.
 
 Only failed questions get suggestions. Each rule is a vectorised test over the run's
 per-question facts plus a sentence giving the numbers behind it ("Y3, latest clue D7:3

@@ -2,7 +2,7 @@
 
 Probes of one chain trunk share their encoding sessions, so a comparison of two
 architectures on the same probes cannot treat probes as independent; the paired test flips
-the sign of whole trunks (metrics.md, DMV-Bench). Registered in
+the sign of whole trunks (docs/metrics.md §7). Registered in
 ``pipeline.compare.SIGNIFICANCE_TESTS["dmv"]``; its result is the comparison's
 ``"significance"``.
 """

@@ -54,7 +54,7 @@ WRITE_CHUNK = 1024
 TEXT_MODEL_KINDS = (corpus.ROUND_TEXT, corpus.ROUND_DIALOGUE, corpus.CAPTION, corpus.QUESTION)
 IMAGE_MODEL_KINDS = (corpus.IMAGE, corpus.QUESTION)
 MIN_POOL_FACTOR = 3
-"""metrics.md: when the engine recomputes a pool it holds at least 3K candidates."""
+"""docs/metrics.md §5: when the engine recomputes a pool it holds at least 3K candidates."""
 
 
 class Reporter(Protocol):

@@ -1,4 +1,4 @@
-"""The run report: answer matrix, retrieval access and temporal authority (metrics.md).
+"""The run report: answer matrix, retrieval access, temporal authority (docs/metrics.md §2–§4).
 
 ``build_report`` returns plain data in the shape ``memscope report --format json`` prints;
 the CLI renders the same data as tables and the app draws its matrix from it.

@@ -1,5 +1,5 @@
 """The CUE-Mem part of ``memscope report``: accuracy per task x explicit / implicit, Memory
-Avg., EI-Gap and evidence Recall@k / Precision@k (metrics.md).
+Avg., EI-Gap and evidence Recall@k / Precision@k (docs/metrics.md §8).
 
 :func:`cue_section` computes it for one CUE-Mem run; ``build_report`` adds it under the
 ``"cue"`` key.

@@ -1,4 +1,4 @@
-"""The DMV-Bench part of ``memscope report``: TSR with its retention curve (metrics.md).
+"""The DMV-Bench part of ``memscope report``: TSR with its retention curve (docs/metrics.md §7).
 
 :func:`tsr_section` gives, for one DMV-Bench run, TSR overall, by reach (the retention
 curve), by bank size and by encoding position, each with a percentile interval from a

@@ -426,7 +426,7 @@ def rerun_question(
     width = ev.ranked_pos.shape[1]
     identity = np.arange(width)
     by_score = recency_order(row_pool.sims, row_pool.ages, row_pool.valid, alpha, lam)[0]
-    # metrics.md: alpha = 1.0 is the original order, even where recomputed similarities
+    # docs/metrics.md §5: alpha = 1.0 is the original order, even where recomputed similarities
     # would sort the pool differently.
     after_order = identity if alpha == BASELINE_ALPHA else by_score
     before = RankedPool(

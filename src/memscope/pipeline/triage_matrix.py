@@ -1,6 +1,6 @@
 """The X×Y matrix of the triage app: one value and its n per cell for a chosen metric.
 
-Metrics: EM and Judge (answers), Any-Clue@K and Latest@K (retrieval, metrics.md), the
+Metrics: EM and Judge (answers), Any-Clue@K and Latest@K (retrieval, docs/metrics.md §3–§4), the
 share of failures labelled, how many questions carry a labelled or suggested failure
 code, and in comparison mode the caption-proof gain Δ = score_B − score_A. Values come
 from the shared metric code (``pipeline.report.question_metrics``,

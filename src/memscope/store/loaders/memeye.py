@@ -4,7 +4,7 @@ Rows are staged with DuckDB's newline-delimited JSON reader, every field read as
 that a wrongly typed value never hides a row. Each row is then checked in SQL (required
 ``idx``, field types, value ranges, duplicates, idx beyond the dataset); bad rows are
 reported as ``file:line`` and skipped, or refused with ``strict``. Retrieval provenance
-comes from ``method_runtime`` (upstream-formats.md 1.6): ``seed_round_ids`` is the ranking,
+comes from ``method_runtime`` (docs/formats.md §1.2): ``seed_round_ids`` is the ranking,
 ``top_candidates`` scores its first five; gen_agents' ``retrieved_round_ids`` is an
 unranked set lagged by one row.
 """
@@ -387,7 +387,7 @@ def _insert_ranked_retrievals(
 
 def _insert_unranked_retrievals(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
     # The runtime a row carries was captured before the row's own answer() ran, so the
-    # ids of question i are in the next row (upstream-formats.md 1.6).
+    # ids of question i are in the next row (docs/formats.md §1.2).
     con.execute(
         "INSERT INTO retrievals "
         "WITH shifted AS ("

@@ -1,10 +1,10 @@
 """Per-run detail tables of DMV-Bench and CUE-Mem runs that the core tables cannot hold.
 
 - ``dmv_recall_steps``: one row per recall step of a DMV-Bench probe, from the run's log
-  (upstream-formats.md 2.4): the page observed, the bank entries retrieved in rank order,
+  (docs/formats.md §2.3): the page observed, the bank entries retrieved in rank order,
   the action taken and the VLM's text.
 - ``cue_retrieved_items``: one row per retrieved item of a CUE-Mem RQ3 run
-  (``retrieved_items``, upstream-formats.md 3.4): the turn it belongs to, its modality,
+  (``retrieved_items``, docs/formats.md §3.4): the turn it belongs to, its modality,
   media path, raw score, its rank for the query that found it and that query's source.
 
 Both reference a run by ``run_id`` and a question by ``qid``; ingest replaces a run's rows
