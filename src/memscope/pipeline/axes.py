@@ -6,13 +6,15 @@ and the cross tables the matrix and ``report`` show.
   numeric axes grouped as ``report``'s TSR tables group them (``analysis.dmv.bin_labels``).
 - :func:`numeric_mask`: the rows a numeric filter (``>=30``, ``2-3``, ``12``) keeps.
 - :func:`axes_report`: per matrix view, accuracy per cell, per row and per column.
+- :func:`axes_delta`: per matrix view, Δ = correct_B − correct_A over matched questions
+  (``compare``; the app's comparison matrix shows the same).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,6 +22,9 @@ from memscope.adapters.axes import Axis, BenchmarkAxes, axes_for
 from memscope.errors import InputError
 from memscope.pipeline.loading import RunData
 from memscope.pipeline.question_extras import extra_columns
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 MAX_BINS = 8
 """Numeric levels beyond this many are grouped into ranges (as ``report`` does)."""
@@ -33,16 +38,21 @@ def run_axes(data: RunData) -> BenchmarkAxes:
     return axes_for(data.run.get("benchmark"))
 
 
-def raw_values(data: RunData, axes: BenchmarkAxes) -> dict[str, np.ndarray]:
-    """Per axis key, each question's value before grouping (object arrays, None missing)."""
+def raw_values(questions: pa.Table, axes: BenchmarkAxes) -> dict[str, np.ndarray]:
+    """Per axis key, each question's value before grouping (object arrays, None missing);
+    ``questions`` is a run's question table (``store.queries.question_table``)."""
     extras = tuple(
         axis.source.split(":", 1)[1] for axis in axes.axes if axis.source.startswith("extra:")
     )
-    found = extra_columns(data.questions, extras) if extras else {}
+    found = extra_columns(questions, extras) if extras else {}
     result: dict[str, np.ndarray] = {}
     for axis in axes.axes:
         kind, name = axis.source.split(":", 1)
-        column = np.asarray(data.column(name), dtype=object) if kind == "column" else found[name]
+        column = (
+            np.asarray(questions.column(name).to_pylist(), dtype=object)
+            if kind == "column"
+            else found[name]
+        )
         if axis.derive is not None:
             derived = np.empty(len(column), dtype=object)
             derived[:] = [axis.derive(value) for value in column.tolist()]
@@ -60,21 +70,27 @@ def _number(value: Any) -> float:
 
 
 def axis_columns(
-    data: RunData, axes: BenchmarkAxes | None = None
+    data: RunData | pa.Table, axes: BenchmarkAxes | None = None
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], dict[str, list[str]]]:
     """``(labels, numbers, levels)`` per axis key.
 
+    ``data`` is a loaded run, or a question table read with the benchmark's ``axes``.
     ``labels``: each question's value as text (``""`` missing; numeric axes grouped into at
     most :data:`MAX_BINS` groups like ``report``'s tables); ``numbers``: the raw numbers of
     numeric axes (NaN missing); ``levels``: the values in display order.
     """
     from memscope.analysis.dmv import bin_labels
 
-    axes = axes or run_axes(data)
+    if isinstance(data, RunData):
+        axes = axes or run_axes(data)
+        questions = data.questions
+    else:
+        questions = data
+        axes = axes or axes_for(None)
     labels: dict[str, np.ndarray] = {}
     numbers: dict[str, np.ndarray] = {}
     levels: dict[str, list[str]] = {}
-    for key, column in raw_values(data, axes).items():
+    for key, column in raw_values(questions, axes).items():
         axis = axes.require(key)
         if axis.numeric:
             values = np.array([_number(v) for v in column.tolist()], dtype=float)
@@ -197,3 +213,29 @@ def axes_report(data: RunData, correct: np.ndarray) -> dict[str, Any]:
         },
         "views": views,
     }
+
+
+def axes_delta(
+    questions_a: pa.Table,
+    benchmark: str | None,
+    rows_a: np.ndarray,
+    correct_a: np.ndarray,
+    correct_b: np.ndarray,
+) -> list[dict[str, Any]]:
+    """``compare``'s Δ on the benchmark's axes: per matrix view, the mean of
+    ``correct_b − correct_a`` per cell, row and column over the matched questions (rows of
+    run A: ``rows_a``; a question unscored in either run is left out)."""
+    axes = axes_for(benchmark)
+    labels, _numbers, levels = axis_columns(questions_a, axes)
+    delta = np.asarray(correct_b, dtype=float) - np.asarray(correct_a, dtype=float)
+    views = []
+    for view in axes.views:
+        table = cross_table(
+            delta,
+            labels[view.rows][rows_a],
+            labels[view.columns][rows_a],
+            levels[view.rows],
+            levels[view.columns],
+        )
+        views.append({"rows": view.rows, "columns": view.columns, "delta": table})
+    return views

@@ -177,7 +177,12 @@ class MatrixScreen(Screen):
         columns = [value for value, _ in grid.columns] + [value for value, _ in grid.extra_columns]
         if columns != self._columns:
             table.clear(columns=True)
-            table.add_column(f"{grid.row_title} ╲ {grid.column_title}", key="__rows__")
+            corner = (
+                "X ╲ Y"  # MemEye's axes are known by their letters
+                if self.memscope.state.session.table.axes.benchmark == "memeye"
+                else f"{grid.row_title} ╲ {grid.column_title}"
+            )
+            table.add_column(corner, key="__rows__")
             for value, label in [*grid.columns, *grid.extra_columns]:
                 table.add_column(label, key=value)
             self._columns = columns
