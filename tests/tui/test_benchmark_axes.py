@@ -254,3 +254,28 @@ async def test_open_dir_lists_exactly_the_runs_under_it(demo: Path) -> None:
         assert len(paths) > 3 and all(path.startswith(root) for path in paths), paths
         assert "srag_v" in {str(run["run_id"]) for run in screen.runs}  # the one under DIR
         assert not any(str(outside) in path for path in paths)
+
+
+async def test_dmv_comparison_matrix_matches_compare(demo: Path) -> None:
+    systems = [f"{demo / 'runs' / 'dmv_f2_demo'}:{name}" for name in ("TextOnly", "DualMem-a75")]
+    app = make_app(systems, annotator="tester")
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await open_matrix(pilot)
+        while screen.metric.key != "delta":
+            await pilot.press("m")
+            await settle(pilot)
+        result = runner.invoke(
+            cli_app,
+            ["compare", "dmv_f2_demo:TextOnly", "dmv_f2_demo:DualMem-a75", "--format", "json"],
+        )
+        assert result.exit_code == 0, result.output
+        view = json.loads(result.stdout)["delta"]["by_axes"][0]
+        assert (view["rows"], view["columns"]) == ("reach", "bank")
+        for reach, by_bank in view["delta"]["cells"].items():
+            for bank, expected in by_bank.items():
+                assert cell(table, reach, bank).split() == [
+                    f"{expected['value']:+.2f}",
+                    f"n={expected['n']}",
+                ]
+        for reach, expected in view["delta"]["by_row"].items():
+            assert cell(table, reach, "all").split()[0] == f"{expected['value']:+.2f}"

@@ -178,10 +178,10 @@ def grid_values(
     columns = [(v, column_axis.label(v)) for v in table.axis_levels[view.columns]]
     if axes.benchmark == "memeye":
         found = cell_values(metric, table, data, k, other, store)
-        cells = {
+        by_cell = {
             (x, y): found[f"{x}_{y}"] for x, _ in rows for y, _ in columns if f"{x}_{y}" in found
         }
-        return Grid(row_axis.title, column_axis.title, rows, columns, [], cells)
+        return Grid(row_axis.title, column_axis.title, rows, columns, [], by_cell)
     row_labels = table.axis_labels[view.rows]
     column_labels = table.axis_labels[view.columns]
     values, counting = _question_values(metric, table, data, k, store)

@@ -112,6 +112,15 @@ class QuestionScreen(Screen):
     def on_mount(self) -> None:
         self.query_one(Timeline).focus(scroll_visible=False)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide the re-ranking keys on DMV-Bench probes: a probe has no scored pool to
+        re-rank (its panel shows the recall steps and the retention context instead)."""
+        if action in ("alpha", "lam", "cutoff", "rerank_reset"):
+            state = self.memscope.state
+            if state is not None and state.session.data.run.get("benchmark") == "dmv":
+                return False
+        return True
+
     def on_resize(self) -> None:
         self.set_class(self.size.width < NARROW_BELOW, "-narrow")
         self.refresh_labels()
@@ -146,6 +155,7 @@ class QuestionScreen(Screen):
             self.memscope.refresh_run_rerank()
             self.refresh_labels()
             self.refresh_status()
+            self.refresh_bindings()  # the re-ranking keys come and go with the benchmark
             self.query_one("#question-body").scroll_home(animate=False)
 
     def show_probe(self, qid: str, probe: Any, error: str | None) -> None:
