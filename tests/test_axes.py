@@ -90,16 +90,19 @@ def test_memeye_keeps_x_and_y(runs: dict[str, TriageTable]) -> None:
 
 def test_report_axes_match_the_benchmarks_own_tables(store: Store, runs) -> None:
     cue = build_report(load_run(store, "cue_text:history_with_qa_p0"), include_questions=False)
-    cells = cue["axes"]["views"][0]["correct"]["cells"]
+    cells = {(c["row"], c["column"]): c for c in cue["axes"]["views"][0]["correct"]["cells"]}
     for task, entry in cue["cue"]["by_task"].items():
         for setting in ("explicit", "implicit"):
             if entry[f"n_{setting}"]:
-                assert cells[task][setting]["value"] == pytest.approx(entry[setting])
-                assert cells[task][setting]["n"] == entry[f"n_{setting}"]
+                assert cells[(task, setting)]["value"] == pytest.approx(entry[setting])
+                assert cells[(task, setting)]["n"] == entry[f"n_{setting}"]
     dmv = build_report(load_run(store, "dmv_f2_demo:TextOnly"), include_questions=False)
     view = dmv["axes"]["views"][0]["correct"]
+    by_row = {group["level"]: group for group in view["by_row"]}
+    by_column = {group["level"]: group for group in view["by_column"]}
+    assert list(by_row) == list(dmv["tsr"]["by_reach"])
     for reach, group in dmv["tsr"]["by_reach"].items():
-        assert view["by_row"][reach]["value"] == pytest.approx(group["tsr"])
-        assert view["by_row"][reach]["n"] == group["n"]
+        assert by_row[reach]["value"] == pytest.approx(group["tsr"])
+        assert by_row[reach]["n"] == group["n"]
     for bank, group in dmv["tsr"]["by_bank_size"].items():
-        assert view["by_column"][bank]["value"] == pytest.approx(group["tsr"])
+        assert by_column[bank]["value"] == pytest.approx(group["tsr"])

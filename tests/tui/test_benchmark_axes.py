@@ -184,7 +184,8 @@ async def test_dmv_matrix_filter_and_retention_panel(demo: Path) -> None:
         assert columns == [*tsr["by_bank_size"], "all"]
         for reach, group in tsr["by_reach"].items():  # the "all" column is the retention curve
             assert cell(table, reach, "all").split() == [f"{group['tsr']:.2f}", f"n={group['n']}"]
-        expected = report["axes"]["views"][0]["correct"]["cells"]["1"]["9"]
+        cells = {(c["row"], c["column"]): c for c in report["axes"]["views"][0]["correct"]["cells"]}
+        expected = cells[("1", "9")]
         assert cell(table, "1", "9").split() == [f"{expected['value']:.2f}", f"n={expected['n']}"]
         assert "DMV-Bench: reach × bank size" in shown_text(screen.query_one("#matrix-title"))
 
@@ -193,12 +194,7 @@ async def test_dmv_matrix_filter_and_retention_panel(demo: Path) -> None:
         state = app.state
         numbers = state.session.table.axis_numbers
         assert len(state.rows) == sum(
-            tsr_n
-            for bank, tsr_n in (
-                (b, report["axes"]["views"][0]["correct"]["cells"]["2"].get(b, {}).get("n", 0))
-                for b in tsr["by_bank_size"]
-            )
-            if int(bank) >= 9
+            c["n"] for (reach, bank), c in cells.items() if reach == "2" and int(bank) >= 9
         )
         assert set(numbers["reach"][state.rows].tolist()) == {2.0}
         assert (numbers["bank"][state.rows] >= 9).all()
@@ -271,11 +267,11 @@ async def test_dmv_comparison_matrix_matches_compare(demo: Path) -> None:
         assert result.exit_code == 0, result.output
         view = json.loads(result.stdout)["delta"]["by_axes"][0]
         assert (view["rows"], view["columns"]) == ("reach", "bank")
-        for reach, by_bank in view["delta"]["cells"].items():
-            for bank, expected in by_bank.items():
-                assert cell(table, reach, bank).split() == [
-                    f"{expected['value']:+.2f}",
-                    f"n={expected['n']}",
-                ]
-        for reach, expected in view["delta"]["by_row"].items():
-            assert cell(table, reach, "all").split()[0] == f"{expected['value']:+.2f}"
+        assert view["delta"]["cells"]
+        for expected in view["delta"]["cells"]:
+            assert cell(table, expected["row"], expected["column"]).split() == [
+                f"{expected['value']:+.2f}",
+                f"n={expected['n']}",
+            ]
+        for expected in view["delta"]["by_row"]:
+            assert cell(table, expected["level"], "all").split()[0] == f"{expected['value']:+.2f}"

@@ -185,9 +185,28 @@ def cross_table(
     return {"cells": cells, "by_row": by_row, "by_column": by_column}
 
 
+def cross_json(table: dict[str, Any]) -> dict[str, Any]:
+    """A :func:`cross_table` as JSON lists, so that level names stay data, not keys:
+    ``{"cells": [{"row", "column", "value", "n"}], "by_row": [{"level", "value", "n"}],
+    "by_column": [...]}``."""
+    return {
+        "cells": [
+            {"row": row, "column": column, **summary}
+            for row, by_column in table["cells"].items()
+            for column, summary in by_column.items()
+        ],
+        "by_row": [{"level": row, **summary} for row, summary in table["by_row"].items()],
+        "by_column": [
+            {"level": column, **summary} for column, summary in table["by_column"].items()
+        ],
+    }
+
+
 def axes_report(data: RunData, correct: np.ndarray) -> dict[str, Any]:
-    """``report``'s ``axes`` section: the benchmark's axes and, per matrix view, the share
-    of correct answers per cell (what the app's matrix shows as accuracy / TSR / EM)."""
+    """``report``'s ``axes`` section: ``{"benchmark", "axes": [{"key", "title", "levels":
+    [{"value", "label"}]}], "views": [{"rows", "columns", "correct": cross_json}]}``, the
+    share of correct answers per cell of each matrix view (what the app's matrix shows as
+    accuracy / TSR / EM)."""
     axes = run_axes(data)
     labels, _numbers, levels = axis_columns(data, axes)
     views = []
@@ -199,18 +218,19 @@ def axes_report(data: RunData, correct: np.ndarray) -> dict[str, Any]:
             levels[view.rows],
             levels[view.columns],
         )
-        views.append({"rows": view.rows, "columns": view.columns, "correct": table})
+        views.append({"rows": view.rows, "columns": view.columns, "correct": cross_json(table)})
     return {
         "benchmark": axes.benchmark,
-        "axes": {
-            axis.key: {
+        "axes": [
+            {
+                "key": axis.key,
                 "title": axis.title,
                 "levels": [
                     {"value": value, "label": axis.label(value)} for value in levels[axis.key]
                 ],
             }
             for axis in axes.axes
-        },
+        ],
         "views": views,
     }
 
@@ -237,5 +257,5 @@ def axes_delta(
             levels[view.rows],
             levels[view.columns],
         )
-        views.append({"rows": view.rows, "columns": view.columns, "delta": table})
+        views.append({"rows": view.rows, "columns": view.columns, "delta": cross_json(table)})
     return views
