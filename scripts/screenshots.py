@@ -41,7 +41,21 @@ async def main() -> None:
             await pilot.press("m")
             await settle(pilot)
             app.save_screenshot(filename="matrix-screen.svg", path=str(ROOT / "docs"))
-    print("wrote docs/question-screen.svg and docs/matrix-screen.svg")
+        # Each benchmark on its own axes: CUE-Mem task × evidence, DMV-Bench reach × bank size.
+        for ref, name in (
+            (f"{ROOT / 'runs' / 'cue_text'}:history_with_qa_p0", "matrix-cuemem.svg"),
+            (f"{ROOT / 'runs' / 'dmv_f2_demo'}:TextOnly", "matrix-dmv.svg"),
+        ):
+            app = make_app([ref], annotator="demo", queue="all")
+            async with app.run_test(size=(140, 24)) as pilot:
+                await ready(pilot)
+                await pilot.press("m")
+                await settle(pilot)
+                app.save_screenshot(filename=name, path=str(ROOT / "docs"))
+    print(
+        "wrote docs/question-screen.svg, docs/matrix-screen.svg, docs/matrix-cuemem.svg "
+        "and docs/matrix-dmv.svg"
+    )
 
 
 if __name__ == "__main__":

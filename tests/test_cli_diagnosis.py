@@ -116,7 +116,8 @@ def test_compare_and_suggest() -> None:
         "both_right",
         "both_wrong",
     }
-    assert set(data["delta"]) == {"overall", "by_x", "by_y", "by_cell"}
+    assert set(data["delta"]) == {"overall", "by_x", "by_y", "by_cell", "by_axes"}
+    assert [(v["rows"], v["columns"]) for v in data["delta"]["by_axes"]] == [("x", "y")]
     table = ok("compare", str(text), str(visual), "--resamples", "300")
     assert (
         "Δ = score_B − score_A per cell" in table.stdout

@@ -70,7 +70,8 @@ def test_question_caption_view_small_terminal(demo: Path, snap_compare) -> None:
 def test_matrix(demo: Path, snap_compare) -> None:
     """The matrix of srag_v coloured by EM: rows X1 scene … X4 pixel, columns Y1 atomic …
     Y3 evolutionary, each cell "0.xx  n=N" on a red/orange/yellow/green background, the
-    title "Matrix EM (1/N)" and a legend line with the keys."""
+    title "Matrix EM (1/N)   MemEye: visual granularity × reasoning depth" and a legend
+    line with the keys."""
 
     async def run_before(pilot) -> None:
         await ready(pilot)
@@ -78,6 +79,39 @@ def test_matrix(demo: Path, snap_compare) -> None:
         await settle(pilot)
 
     assert snap_compare(app_on(demo), terminal_size=(100, 30), run_before=run_before)
+
+
+def test_matrix_cuemem(demo: Path, snap_compare) -> None:
+    """The matrix of the CUE-Mem demo (cue_text) coloured by accuracy: rows Entity Recall,
+    Long Pattern, Personalized Recommendation, Answer Refusal; columns explicit, implicit,
+    all and EI-gap (explicit − implicit, red/green/grey); the title "Matrix accuracy (1/N)
+    CUE-Mem: task × evidence (view 1/2)" and a legend naming the metrics and the v key."""
+
+    async def run_before(pilot) -> None:
+        await ready(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+
+    app = make_app(
+        [f"{demo / 'runs' / 'cue_text'}:history_with_qa_p0"], annotator="alice", queue="all"
+    )
+    assert snap_compare(app, terminal_size=(120, 30), run_before=run_before)
+
+
+def test_matrix_dmv(demo: Path, snap_compare) -> None:
+    """The matrix of the DMV-Bench demo (TextOnly) coloured by TSR: rows reach 1, 2, 3;
+    columns bank size 6, 9, 12 and all (TSR by reach, the retention curve); dashes where
+    no probe has that reach and bank size; the title "Matrix TSR (1/N)  DMV-Bench: reach ×
+    bank size (view 1/2)"; the legend lists TSR, target in top-K at R1, target seen in any
+    step."""
+
+    async def run_before(pilot) -> None:
+        await ready(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+
+    app = make_app([f"{demo / 'runs' / 'dmv_f2_demo'}:TextOnly"], annotator="alice", queue="all")
+    assert snap_compare(app, terminal_size=(120, 30), run_before=run_before)
 
 
 def test_help(demo: Path, snap_compare, monkeypatch) -> None:

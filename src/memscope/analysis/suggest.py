@@ -71,6 +71,8 @@ class RunFacts:
             correctness per question (NaN where the question is not in the twin).
         refusal / refusal_task / implicit: answer declines; the question belongs to an
             Answer Refusal task; the question is an implicit-cue pattern question (CUE-Mem).
+        place / clue_word: the explanation's words for where a question sits and for its
+            evidence, per benchmark.
     """
 
     failed: np.ndarray
@@ -97,6 +99,12 @@ class RunFacts:
     refusal: np.ndarray | None = None
     refusal_task: np.ndarray | None = None
     implicit: np.ndarray | None = None
+    place: np.ndarray | None = None
+    """Where each question sits on its benchmark's axes, in the benchmark's words
+    (``reach 2 · bank 9``, ``Entity Recall · implicit · image``); MemEye uses ``y``."""
+    clue_word: str = "gold clue"
+    """What the benchmark calls the evidence (``target`` for DMV-Bench, ``gold turn`` for
+    CUE-Mem): only the explanation text changes, never the rules."""
     derived: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
@@ -182,6 +190,22 @@ def _latest_id(facts: RunFacts, i: int) -> str:
     return ids[-1] if ids else "?"
 
 
+def _place(facts: RunFacts, i: int) -> str:
+    """Where question ``i`` sits: its Y level (MemEye), else its place on the benchmark's axes."""
+    if facts.y[i]:
+        return str(facts.y[i])
+    if facts.place is not None and facts.place[i]:
+        return str(facts.place[i])
+    return "unplaced"
+
+
+def _lead(facts: RunFacts, i: int) -> str:
+    """``"reach 2 · bank 9: "`` before an explanation on a non-MemEye benchmark, else ``""``."""
+    if facts.place is not None and facts.place[i] and not facts.y[i]:
+        return f"{facts.place[i]}: "
+    return ""
+
+
 def _where(facts: RunFacts) -> str:
     return f"the top {facts.k}" if facts.retrieval_kind == "ranked" else "the retrieved set"
 
@@ -247,7 +271,11 @@ def _miss_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
     numbers = {"k": f.k, "gold": golds, "any_clue": 0.0}
     return (
         numbers,
-        f"none of the {len(golds)} gold clue(s) ({', '.join(golds)}) in {_where(f)} → RET-MISS",
+        (
+            f"{_lead(f, i)}the {f.clue_word} ({golds[0]}) not in {_where(f)} → RET-MISS"
+            if len(golds) == 1 and f.clue_word == "target"
+            else f"{_lead(f, i)}none of the {len(golds)} {f.clue_word}(s) ({', '.join(golds)}) in {_where(f)} → RET-MISS"
+        ),
     )
 
 
@@ -276,7 +304,7 @@ def _partial_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
     numbers = {"k": f.k, "coverage": float(f.access["coverage"][i]), "missing": missing}
     return (
         numbers,
-        f"{found} of {len(golds)} gold clues in {_where(f)} (missing {', '.join(missing)}) → RET-PART",
+        f"{_lead(f, i)}{found} of {len(golds)} {f.clue_word}s in {_where(f)} (missing {', '.join(missing)}) → RET-PART",
     )
 
 
@@ -383,10 +411,13 @@ def _refusal_fires(f: RunFacts) -> np.ndarray:
 def _refusal_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
     if f.retrieval_kind in ("ranked", "unranked"):
         found = int(f.derived["gold_in_k"][i])
-        return {
-            "gold_in_k": found,
-            "k": f.k,
-        }, f"answer declines although {found} gold clue(s) are in {_where(f)} → USE-CALIB"
+        return (
+            {
+                "gold_in_k": found,
+                "k": f.k,
+            },
+            f"{_lead(f, i)}answer declines although {found} {f.clue_word}(s) are in {_where(f)} → USE-CALIB",
+        )
     return {"context": f.family}, "answer declines although the evidence was in context → USE-CALIB"
 
 
@@ -416,11 +447,11 @@ def _assoc_fires(f: RunFacts) -> np.ndarray:
 
 def _assoc_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
     found = int(f.derived["gold_in_k"][i])
-    kind = "Y2" if f.y[i] == "Y2" else "implicit-cue"
+    kind = "Y2" if f.y[i] == "Y2" else f"{_place(f, i)}: implicit-cue"
     return {
         "gold_in_k": found,
         "k": f.k,
-    }, f"{kind} question, {found} gold clues in {_where(f)}, answer wrong → USE-ASSOC"
+    }, f"{kind} question, {found} {f.clue_word}s in {_where(f)}, answer wrong → USE-ASSOC"
 
 
 def _use_fires(f: RunFacts) -> np.ndarray:
@@ -430,10 +461,14 @@ def _use_fires(f: RunFacts) -> np.ndarray:
 def _use_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
     golds = f.gold_ids[i]
     numbers = {"k": f.k, "gold": golds, "full_clue": 1.0}
-    level = f.y[i] or "unplaced"
+    level = _place(f, i)
     return (
         numbers,
-        f"{level}, all {len(golds)} gold clue(s) ({', '.join(golds)}) in {_where(f)}, answer wrong → USE-EVID",
+        (
+            f"{level}, the {f.clue_word} ({golds[0]}) in {_where(f)}, wrong product chosen → USE-EVID"
+            if len(golds) == 1 and f.clue_word == "target"
+            else f"{level}, all {len(golds)} {f.clue_word}(s) ({', '.join(golds)}) in {_where(f)}, answer wrong → USE-EVID"
+        ),
     )
 
 

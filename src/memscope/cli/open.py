@@ -20,7 +20,8 @@ def open_command(
     runs: Annotated[
         list[str] | None,
         typer.Argument(
-            help="Run directory or run id; a second one opens comparison mode (default: the run opened last).",
+            help="Run directory, DIR:PART or run id; a second one opens comparison mode (default: the run opened last). "
+            "A directory holding several runs (a DMV-Bench directory, a folder of runs) lists exactly those.",
             show_default=False,
         ),
     ] = None,
@@ -35,7 +36,10 @@ def open_command(
     cell: Annotated[
         str | None,
         typer.Option(
-            "--cell", help="Only the questions of one X×Y cell, e.g. X4Y3.", show_default=False
+            "--cell",
+            help="Only the questions of one MemEye X×Y cell, e.g. X4Y3 (CUE-Mem and DMV-Bench: "
+            "filter in the queue, e.g. evidence:implicit or reach:2).",
+            show_default=False,
         ),
     ] = None,
     annotator: Annotated[
@@ -52,7 +56,9 @@ def open_command(
 ) -> None:
     """Triage a run in the terminal: step through evidence chains, re-rank, label.
 
-    Ingests the run directory first when it is new or changed. Keys: j/k next/previous,
+    Ingests the run directory first when it is new or changed; a directory that holds
+    several runs (the systems of a DMV-Bench directory, a folder of runs) opens the Runs
+    screen with exactly the runs under it. Keys: j/k next/previous,
     enter accept the suggestion, 1-9 toggle failure codes, [ ] recency weight, c caption
     vs native, ? every key. Labels are committed as you make them.
     """

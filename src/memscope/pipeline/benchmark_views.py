@@ -1,5 +1,7 @@
 """What the app shows for a DMV-Bench probe and for a CUE-Mem voice or retrieval detail.
 
+- :func:`retention_context`: where a DMV-Bench probe sits in its run's TSR by reach and
+  by bank size (the question screen's right-hand panel for probes).
 - :func:`load_probe`: a DMV-Bench probe: the target product (its image when the catalogue
   images are on this machine, else its cue description), what memory retrieved at each
   recall step (with the target's rank there), the final page against the target URL.
@@ -228,3 +230,65 @@ def load_retrieved_items(store: Store, run_id: str, qid: str) -> list[RetrievedI
         )
         views.append(RetrievedItemView(file=match, **item))
     return views
+
+
+@dataclass(frozen=True)
+class GroupShare:
+    """One level of an axis with the share of correct questions at it."""
+
+    level: str
+    value: float | None
+    n: int
+    here: bool
+    """Whether the question being shown sits at this level."""
+
+
+@dataclass(frozen=True)
+class RetentionContext:
+    """Where a DMV-Bench probe sits in its run's retention curve (TSR by reach) and by bank
+    size, and how its neighbours (same reach and bank size) fared."""
+
+    reach: str
+    bank: str
+    position: str
+    correct: bool
+    by_reach: list[GroupShare]
+    by_bank: list[GroupShare]
+    neighbours: int
+    """Probes of this run at the same reach and bank size (this one included)."""
+    neighbours_failed: int
+
+
+def _shares(labels: Any, levels: list[str], correct: Any, here: str) -> list[GroupShare]:
+    import numpy as np
+
+    shares = []
+    for level in levels:
+        mask = (labels == level) & ~np.isnan(correct)
+        n = int(mask.sum())
+        shares.append(
+            GroupShare(level, float(correct[mask].mean()) if n else None, n, level == here)
+        )
+    return shares
+
+
+def retention_context(table: Any, row: int) -> RetentionContext:
+    """The retention context of the probe at ``row`` of a DMV-Bench run's
+    :class:`~memscope.pipeline.triage.TriageTable` (the same groups as ``report``'s
+    ``tsr.by_reach`` and ``tsr.by_bank_size``)."""
+    import numpy as np
+
+    labels, levels = table.axis_labels, table.axis_levels
+    correct = np.asarray(table.correct, dtype=float)
+    reach, bank = str(labels["reach"][row]), str(labels["bank"][row])
+    same = (labels["reach"] == reach) & (labels["bank"] == bank)
+    return RetentionContext(
+        reach=reach,
+        bank=bank,
+        position=str(labels["position"][row]),
+        correct=bool(correct[row] == 1.0),
+        by_reach=_shares(labels["reach"], levels["reach"], correct, reach),
+        by_bank=_shares(labels["bank"], levels["bank"], correct, bank),
+        neighbours=int(same.sum()),
+        neighbours_failed=int((same & (correct == 0.0)).sum()),
+    )

@@ -95,7 +95,7 @@ def compare_runs(
     """Compare two runs question by question (Δ = score_B - score_A).
 
     Returns ``{"run_a", "run_b", "matched", "n_a", "n_b", "warnings", "params", "delta":
-    {"overall", "by_x", "by_y", "by_cell"}, "transitions": {class: {"n", "qids"}},
+    {"overall", "by_x", "by_y", "by_cell", "by_axes"}, "transitions": {class: {"n", "qids"}},
     "significance"}``; each Δ group has ``n``, ``score_a``, ``score_b``, ``delta``,
     ``ci_low``, ``ci_high``. Where the two runs number a question differently, each
     transition class also lists ``qids_b``.
@@ -162,6 +162,11 @@ def compare_runs(
         if test is not None and info_a.get("benchmark") == info_b.get("benchmark")
         else None
     )
+    from memscope.pipeline.axes import axes_delta
+
+    delta = delta_table(score_a, score_b, x, y, resamples=resamples, seed=seed)
+    # The benchmark's own axes (adapters.axes), as the app's comparison matrix shows them.
+    delta["by_axes"] = axes_delta(table_a, info_a.get("benchmark"), rows_a, correct_a, correct_b)
     return {
         "run_a": _run_summary(info_a),
         "run_b": _run_summary(info_b),
@@ -170,7 +175,7 @@ def compare_runs(
         "n_b": len(keys_b),
         "warnings": warnings,
         "params": {"seed": seed, "resamples": resamples, "level": 0.95},
-        "delta": delta_table(score_a, score_b, x, y, resamples=resamples, seed=seed),
+        "delta": delta,
         "transitions": groups,
         "significance": significance,
     }

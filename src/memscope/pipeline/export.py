@@ -5,7 +5,9 @@ row per label event. The rows are built as an Arrow table with a fixed schema an
 by DuckDB's COPY, so the file loads back into DuckDB as-is. The file is written under a
 temporary name next to its destination and renamed into place, so a failure leaves no
 half-written export. In csv, list columns (codes) are joined with ``;`` and JSON columns
-(params, numbers) are JSON text.
+(params, numbers) are JSON text. ``axes`` is the question's place on its benchmark's
+axes as JSON text (``{"x": "X4", "y": "Y3"}``, ``{"evidence": "implicit", "modality":
+"image", "task": "long_pattern"}``, ``{"bank": "9", "position": "1", "reach": "2"}``).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ def _schema(*, history: bool, include_suggestions: bool) -> pa.Schema:
         ("task", text),
         ("x", text),
         ("y", text),
+        ("axes", text),
         ("codes", pa.list_(text)),
         ("primary_code", text),
         ("note", text),
@@ -92,7 +95,28 @@ def _questions(store: Store, run_ids: set[str]) -> dict[tuple[str, str], dict[st
         for run_id in sorted(run_ids):
             for qid, info in question_index(con, run_id).items():
                 found[(run_id, qid)] = info
+    for run_id in sorted(run_ids):
+        for qid, axes in _axis_values(store, run_id).items():
+            if (run_id, qid) in found:
+                found[(run_id, qid)]["axes"] = json.dumps(axes, sort_keys=True)
     return found
+
+
+def _axis_values(store: Store, run_id: str) -> dict[str, dict[str, str]]:
+    """Per qid, the question's place on its benchmark's axes (``{"reach": "2", "bank": "9"}``)."""
+    from memscope.errors import NotFoundError
+    from memscope.pipeline.axes import axis_columns
+    from memscope.pipeline.triage_session import load_questions
+
+    try:
+        data = load_questions(store, run_id)
+    except NotFoundError:
+        return {}
+    labels, _numbers, _levels = axis_columns(data)
+    return {
+        qid: {key: str(column[row]) for key, column in labels.items() if column[row]}
+        for row, qid in enumerate(data.qids.tolist())
+    }
 
 
 def _suggestions(store: Store, run_id: str | None) -> dict[tuple[str, str], Any]:
@@ -145,6 +169,7 @@ def label_table(
             "task": info.get("task"),
             "x": info.get("x"),
             "y": info.get("y"),
+            "axes": info.get("axes"),
             "codes": list(item.codes),
             "primary_code": item.primary,
             "note": item.note,
@@ -180,6 +205,7 @@ def label_table(
                         "task": info.get("task"),
                         "x": info.get("x"),
                         "y": info.get("y"),
+                        "axes": info.get("axes"),
                         "source": "rule",
                     }
                     | _suggestion_columns(suggestion)

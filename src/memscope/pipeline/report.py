@@ -147,6 +147,10 @@ def build_report_parts(
         if (kind := run.get("retrieval_kind")) in RETRIEVAL_NOTES
         else [],
     }
+    from memscope.pipeline.axes import axes_report
+
+    # The benchmark's own axes (adapters.axes), as the app's matrix shows them.
+    report["axes"] = axes_report(data, values["correct"])
     if run.get("benchmark") == "dmv":
         from memscope.pipeline.report_dmv import tsr_section
 

@@ -20,6 +20,7 @@ import numpy as np
 from memscope.analysis.answers import correctness
 from memscope.analysis.suggest import RunFacts, apply_rules, looks_like_refusal
 from memscope.pipeline.loading import RunData, load_run
+from memscope.pipeline.question_extras import extra_columns
 from memscope.pipeline.report import question_metrics
 from memscope.pipeline.runs import effective_k
 
@@ -165,6 +166,32 @@ def _floats(table: pa.Table, name: str) -> np.ndarray:
     )
 
 
+def _benchmark_words(data: RunData) -> dict[str, Any]:
+    """The explanation's words for a non-MemEye run: each question's place on the
+    benchmark's axes (``reach 2 · bank 9``) and what its evidence is called."""
+    from memscope.pipeline.axes import axis_columns, run_axes
+
+    axes = run_axes(data)
+    if axes.benchmark == "memeye":
+        return {}
+    labels, _numbers, _levels = axis_columns(data, axes)
+    parts = []
+    for axis in axes.axes:
+        column = labels[axis.key]
+        if axis.numeric:
+            parts.append(np.array([f"{axis.title} {v}" if v else "" for v in column], dtype=object))
+        else:
+            parts.append(np.array([axis.label(v) if v else "" for v in column], dtype=object))
+    place = np.array(
+        [" · ".join(p for p in row if p) for row in zip(*parts, strict=True)] if parts else [],
+        dtype=object,
+    )
+    return {
+        "place": place,
+        "clue_word": "target" if axes.benchmark == "dmv" else "gold turn",
+    }
+
+
 def _implicit(extras: np.ndarray) -> np.ndarray:
     flags = np.zeros(len(extras), dtype=bool)
     for i, raw in enumerate(extras.tolist()):
@@ -204,7 +231,13 @@ def build_facts(store: Store, data: RunData) -> RunFacts:
     keys = data.column("question_key")
     visual_twin, oracle = find_twins(store, run)
     family = method_family(run)
-    tasks = data.column("task")
+    # CUE-Mem keeps its task (Answer Refusal, Long Pattern …) in the QA's task group; the
+    # task column names the history file.
+    tasks = (
+        extra_columns(data.questions, ("task_group",))["task_group"]
+        if data.run.get("benchmark") == "cuemem"
+        else data.column("task")
+    )
     table = data.evidence_table
     return RunFacts(
         failed=values["correct"] == 0.0,
@@ -235,6 +268,7 @@ def build_facts(store: Store, data: RunData) -> RunFacts:
         refusal_task=np.array(
             [bool(t) and "refusal" in str(t).lower() for t in tasks.tolist()], dtype=bool
         ),
+        **_benchmark_words(data),
         implicit=_implicit(data.column("extra"))
         & np.array([bool(t) and "pattern" in str(t).lower() for t in tasks.tolist()], dtype=bool),
     )

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from memscope.adapters.axes import all_axis_keys
 from memscope.analysis.aggregate import CELLS, X_LEVELS, Y_LEVELS, cell_labels
 from memscope.analysis.answers import answer_score, correctness
 from memscope.errors import InputError
@@ -26,7 +27,9 @@ QUEUE_KINDS = ("failing", "all", "unlabelled")
 SORT_KEYS = ("idx", "qid", "task", "x", "y", "correct", "score", "suggested", "label")
 """Columns the queue can be sorted by (``idx`` is the benchmark's own order)."""
 FILTER_FIELDS = ("cell", "task", "x", "y", "code", "label", "correct", "labelled", "mode", "other")
-"""``field:value`` terms the filter expression understands; other words match the text."""
+"""``field:value`` terms the filter expression understands, besides the axes of each
+benchmark (``adapters.axes``: ``evidence:implicit``, ``reach:2``, ``bank:>=30`` …); other
+words match the text."""
 
 _CELL = re.compile(r"^\s*(X[1-4])\s*[_\-,/ ]?\s*(Y[1-3])\s*$", re.IGNORECASE)
 _YES = {"yes", "y", "true", "1", "✓"}
@@ -75,10 +78,12 @@ def parse_filter(text: str) -> FilterTerms:
             words.append(token.lower())
             continue
         name = name.lower()
-        if name not in FILTER_FIELDS:
+        if name not in FILTER_FIELDS and name not in all_axis_keys():
             raise InputError(
                 f"unknown filter field {name!r}",
-                fix=f"Fields: {', '.join(FILTER_FIELDS)}; other words match the question text.",
+                fix=f"Fields: {', '.join(FILTER_FIELDS)} and the benchmark's axes "
+                "(MemEye x, y; CUE-Mem task, evidence, modality; DMV-Bench reach, bank, "
+                "position); other words match the question text.",
             )
         if not value:
             raise InputError(
@@ -134,7 +139,7 @@ class QueueSpec:
         """A short human description, e.g. ``failing · X4Y3 · y:Y3 · by score ↓``."""
         parts = [self.kind]
         if self.cell:
-            parts.append(self.cell.replace("_", ""))
+            parts.append(self.cell.replace("_", "") if _CELL.match(self.cell) else self.cell)
         if self.text.strip():
             parts.append(self.text.strip())
         if self.sort != "idx" or self.descending:
@@ -200,6 +205,11 @@ class TriageTable:
         self.correct = correctness(self.mode, em, judge)
         self.score = answer_score(self.mode, em, judge)
         self.cell = cell_labels(self.x, self.y).astype(object)
+        from memscope.pipeline.axes import axis_columns, run_axes
+
+        self.axes = run_axes(data)
+        """The run's benchmark axes: the queue's columns and filter words."""
+        self.axis_labels, self.axis_numbers, self.axis_levels = axis_columns(data, self.axes)
         self.question = _as_text(data.column("question"))
         self._search_text: np.ndarray | None = None
         self.suggested = np.full(n, "", dtype=object)
@@ -270,6 +280,23 @@ class TriageTable:
     def _field_mask(self, terms: FilterTerms) -> np.ndarray:
         mask = np.ones(len(self), dtype=bool)
         for name, value in terms.fields.items():
+            axis = self.axes.axis(name)
+            if axis is not None and name not in ("x", "y"):
+                from memscope.pipeline.axes import level_mask
+
+                mask &= level_mask(
+                    axis,
+                    self.axis_labels[axis.key],
+                    self.axis_numbers.get(axis.key),
+                    value,
+                )
+                continue
+            if axis is None and name in all_axis_keys() and name != "task":
+                words = ", ".join(a.key for a in self.axes.axes)
+                raise InputError(
+                    f"{name}: is not an axis of {self.axes.name} runs",
+                    fix=f"This run's axes: {words}.",
+                )
             if name == "cell":
                 mask &= self.cell == value
             elif name == "task":

@@ -93,6 +93,45 @@ def resolve_refs(
     return run_ids
 
 
+@dataclass(frozen=True)
+class DirRuns:
+    """The runs at or below a directory the user opened."""
+
+    path: str
+    run_ids: list[str]
+    notes: list[str]
+    """Runs below it that could not be read, one line each."""
+
+
+def runs_in_dir(
+    store: Store, ref: str, options: ReadOptions, progress: Progress | None = None
+) -> DirRuns | None:
+    """Every run at or below directory ``ref`` (ingested when new or changed), or None when
+    ``ref`` is not a directory (a run id, or ``DIR:PART``).
+
+    A run directory holding one run gives one id; a DMV-Bench directory gives one per
+    system, a CUE-Mem directory one per results file, a folder of runs all of them. Only
+    runs under ``ref`` are ever returned.
+
+    Raises:
+        RunDirError: ``ref`` is a directory that holds no run.
+    """
+    from pathlib import Path
+
+    from memscope.pipeline.runs import ingest_paths
+
+    path = Path(ref).expanduser()
+    if not path.is_dir():
+        return None
+    if progress:
+        progress(f"Reading {ref} …")
+    outcomes, failures = ingest_paths(store, [path], options)
+    notes = [f"{failure.path}: {failure.error.message}" for failure in failures]
+    if not outcomes and failures:
+        raise failures[0].error
+    return DirRuns(str(path), list(dict.fromkeys(o.run_id for o in outcomes)), notes)
+
+
 def check_refs(store: Store, refs: list[str]) -> None:
     """Refuse, before the app starts, a run that is neither a directory nor an ingested run.
 
@@ -108,6 +147,9 @@ def check_refs(store: Store, refs: list[str]) -> None:
     for ref in refs:
         if Path(ref).expanduser().exists():
             continue
+        directory, _, part = ref.rpartition(":")
+        if directory and part and Path(directory).expanduser().is_dir():
+            continue  # DIR:PART, one run of a directory that holds several
         if "/" in ref or ref.startswith("."):
             raise RunDirError(
                 "no such run directory",

@@ -28,6 +28,7 @@ from memscope.pipeline.triage import QUEUE_KINDS, QueueSpec, parse_cell
 from memscope.pipeline.triage_session import (
     open_session,
     resolve_refs,
+    runs_in_dir,
 )
 from memscope.store import Store
 from memscope.store.lease import WriterLease
@@ -47,6 +48,7 @@ from memscope.tui.messages import (
     LabelSaved,
     LoadProgressed,
     RunRerunFinished,
+    RunsScoped,
     SessionLoaded,
     WorkFailed,
 )
@@ -88,6 +90,9 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
         self.annotator = annotator
         self.start = {"question": question, "queue": queue, "cell": cell}
         self.state: TriageState | None = None
+        self.runs_scope: tuple[str, list[str]] | None = None
+        """(directory, run ids) when the path opened holds several runs: the runs screen
+        lists exactly those."""
         self.lease = WriterLease(store.path, annotator)
         self.read_only_reason: str | None = None
         self.labels = LabelController(self)
@@ -138,7 +143,17 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
         say = lambda text: self.post_message(LoadProgressed(text))  # noqa: E731 - a one-line callback
         try:
             with self.store_lock, self.store.reading():  # one connection for the whole load
-                run_ids = resolve_refs(self.store, refs or [None], self.options, say)  # type: ignore[list-item]
+                found = (
+                    runs_in_dir(self.store, refs[0], self.options, say) if len(refs) == 1 else None
+                )
+                if found is not None and len(found.run_ids) != 1:
+                    self.post_message(RunsScoped(found.path, found.run_ids, found.notes))
+                    return
+                run_ids = (
+                    found.run_ids
+                    if found is not None
+                    else resolve_refs(self.store, refs or [None], self.options, say)  # type: ignore[list-item]
+                )
                 session = open_session(
                     self.store,
                     run_ids,
@@ -151,6 +166,13 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
             self.post_message(WorkFailed("opening the run", error, fatal=True))
             return
         self.post_message(SessionLoaded(session, question))
+
+    @on(RunsScoped)
+    def _runs_scoped(self, message: RunsScoped) -> None:
+        self.runs_scope = (message.path, list(message.run_ids))
+        for note in message.notes:
+            self.notify(note, severity="warning", markup=False)
+        self._main("runs")
 
     @on(LoadProgressed)
     def _load_progressed(self, message: LoadProgressed) -> None:

@@ -176,7 +176,10 @@ class BackgroundWork:
         screen, key = self.question_screen, self._rerank_key()
         if screen is None or key is None:
             return
-        if self.state.session.data.run.get("retrieval_kind") != "ranked":
+        run = self.state.session.data.run
+        # The run-level numbers are MemEye's Y3 temporal metrics: CUE-Mem and DMV-Bench
+        # panels do not show them, so nothing is computed for those runs.
+        if run.get("retrieval_kind") != "ranked" or run.get("benchmark") in ("cuemem", "dmv"):
             screen.show_run_metrics("")
             return
         if not self.state.session.evidence_ready:

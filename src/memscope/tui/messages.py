@@ -30,6 +30,15 @@ class SessionLoaded(Message):
 
 
 @dataclass
+class RunsScoped(Message):
+    """The path opened holds several runs: show the runs screen with exactly these."""
+
+    path: str
+    run_ids: list[str]
+    notes: list[str]
+
+
+@dataclass
 class EvidenceLoaded(Message):
     """The retrieval evidence of ``run_id`` is in memory (``channels``: per-channel scores)."""
 

@@ -153,6 +153,11 @@ class Navigation:
         if self.set_queue(cell=cell):
             self._main("queue")
 
+    def open_filter(self: MemscopeApp, text: str) -> None:
+        """The queue of a matrix cell of a benchmark whose cells are filters (``reach:2 bank:9``)."""
+        if self.set_queue(text=text, cell=None):
+            self._main("queue")
+
     def open_runs(self: MemscopeApp, run_ids: list[str]) -> None:
         """Open another run (or two to compare)."""
         if (

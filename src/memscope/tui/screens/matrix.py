@@ -1,14 +1,18 @@
-"""The matrix screen: the run's X×Y grid coloured by a metric, n in every cell.
+"""The matrix screen: the run's grid on its benchmark's own axes, coloured by a metric, n
+in every cell.
 
-``m`` picks the next metric (EM, Judge, Any-Clue, Latest@K, share labelled, counts of a
-failure code, and Δ when two runs are compared); ``enter`` opens the queue of the cell
-under the cursor. Values are computed in a worker.
+MemEye: X (visual granularity) × Y (reasoning depth); CUE-Mem: task × evidence (``v``:
+task × modality); DMV-Bench: reach × bank size (``v``: reach × encoding position), each
+with an "all" column. ``m`` picks the next metric (the benchmark's own, share labelled,
+counts of a failure code, and Δ when two runs are compared); ``enter`` opens the queue of
+the cell under the cursor (for CUE-Mem and DMV-Bench as a filter in the axes' words,
+e.g. ``reach:2 bank:9``). Values are computed in a worker.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -18,16 +22,21 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from memscope.analysis.aggregate import X_LEVELS, Y_LEVELS
 from memscope.errors import MemscopeError
-from memscope.pipeline.triage_matrix import CellValue, MatrixMetric, available_metrics, cell_values
+from memscope.pipeline.triage_matrix import (
+    ALL_COLUMN,
+    EI_GAP_COLUMN,
+    RETRIEVAL_KEYS,
+    CellValue,
+    Grid,
+    MatrixMetric,
+    available_metrics,
+    grid_values,
+)
 from memscope.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from memscope.tui.app import MemscopeApp
-
-X_NAMES = {"X1": "scene", "X2": "region", "X3": "instance", "X4": "pixel"}
-Y_NAMES = {"Y1": "atomic", "Y2": "relational", "Y3": "evolutionary"}
 
 
 def cell_style(metric: MatrixMetric, cell: CellValue | None, largest: float) -> str:
@@ -70,7 +79,8 @@ class MatrixComputed(Message):
     """Cell values for ``metric`` are ready."""
 
     metric: MatrixMetric
-    values: dict[str, CellValue]
+    view: int
+    grid: Grid | None
 
 
 class MatrixScreen(Screen):
@@ -81,6 +91,7 @@ class MatrixScreen(Screen):
     BINDINGS = [
         Binding("enter", "open_cell", "Queue for cell", id="matrix.open"),
         Binding("m", "next_metric", "Next metric", id="matrix.metric"),
+        Binding("v", "next_view", "Next view", id="matrix.view"),
         Binding("escape", "back", "Back", id="matrix.back"),
     ]
 
@@ -88,6 +99,9 @@ class MatrixScreen(Screen):
         super().__init__()
         self.metrics: list[MatrixMetric] = []
         self.metric_index = 0
+        self.view_index = 0
+        self.grid: Grid | None = None
+        self._columns: list[str] = []
 
     @property
     def memscope(self) -> MemscopeApp:
@@ -101,12 +115,6 @@ class MatrixScreen(Screen):
         yield Static(id="matrix-legend", classes="hint")
         yield Footer()
 
-    def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_column("", key="x")
-        for y in Y_LEVELS:
-            table.add_column(f"{y} {Y_NAMES[y]}", key=y)
-
     def on_screen_resume(self) -> None:
         state = self.memscope.state
         if state is None:
@@ -116,6 +124,7 @@ class MatrixScreen(Screen):
             session.table, session.other is not None, session.data.has_retrievals
         )
         self.metric_index = min(self.metric_index, len(self.metrics) - 1)
+        self.view_index = min(self.view_index, len(session.table.axes.views) - 1)
         self.query_one(StatusBar).update(self.memscope.status_line(with_question=False))
         self._compute()
 
@@ -126,9 +135,7 @@ class MatrixScreen(Screen):
 
     def _compute(self) -> None:
         state = self.memscope.state
-        waiting = (
-            self.metric.key in ("any_clue", "latest_at_k") and not state.session.evidence_ready
-        )
+        waiting = self.metric.key in RETRIEVAL_KEYS and not state.session.evidence_ready
         self.query_one("#matrix-title", Static).update(
             Text.assemble(
                 ("Matrix ", "bold"),
@@ -137,49 +144,73 @@ class MatrixScreen(Screen):
             )
         )
         if not waiting:
-            self._cells(self.metric, state.session, state.view.k)
+            self._cells(self.metric, self.view_index, state.session, state.view.k)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="matrix")
-    def _cells(self, metric: MatrixMetric, session: object, k: int) -> None:
+    def _cells(self, metric: MatrixMetric, view: int, session: Any, k: int) -> None:
+        grid: Grid | None
         try:
             with self.memscope.store_lock:
-                values = cell_values(
+                grid = grid_values(
                     metric,
                     session.table,
                     session.data,
                     k,
-                    session.other,  # type: ignore[attr-defined]
+                    session.table.axes.views[view],
+                    session.other,
                     session.store,
-                )  # type: ignore[attr-defined]
+                )
         except MemscopeError as error:
             self.app.call_from_thread(self.notify, error.message, severity="error", markup=False)
-            values = {}
-        self.post_message(MatrixComputed(metric, values))
+            grid = None
+        self.post_message(MatrixComputed(metric, view, grid))
 
     @on(MatrixComputed)
     def _computed(self, message: MatrixComputed) -> None:
-        if message.metric != self.metric:
+        if message.metric != self.metric or message.view != self.view_index:
             return
-        values = message.values
+        grid = self.grid = message.grid
+        if grid is None:
+            return
         table = self.query_one(DataTable)
         cursor = table.cursor_coordinate
-        table.clear()
-        counts = [cell.value for cell in values.values() if cell.value is not None]
+        columns = [value for value, _ in grid.columns] + [value for value, _ in grid.extra_columns]
+        if columns != self._columns:
+            table.clear(columns=True)
+            corner = (
+                "X ╲ Y"  # MemEye's axes are known by their letters
+                if self.memscope.state.session.table.axes.benchmark == "memeye"
+                else f"{grid.row_title} ╲ {grid.column_title}"
+            )
+            table.add_column(corner, key="__rows__")
+            for value, label in [*grid.columns, *grid.extra_columns]:
+                table.add_column(label, key=value)
+            self._columns = columns
+        else:
+            table.clear()
+        counts = [cell.value for cell in grid.cells.values() if cell.value is not None]
         largest = max(counts) if counts else 0.0
-        for x in X_LEVELS:
+        for row, row_label in grid.rows:
             cells = []
-            for y in Y_LEVELS:
-                cell = values.get(f"{x}_{y}")
-                text = cell_text(self.metric, cell)
-                text.stylize(cell_style(self.metric, cell, largest))
+            for column in columns:
+                cell = grid.cells.get((row, column))
+                metric = self.metric
+                if column == EI_GAP_COLUMN:
+                    metric = MatrixMetric("ei_gap", "EI-gap", "delta")
+                text = cell_text(metric, cell)
+                text.stylize(cell_style(metric, cell, largest))
                 cells.append(text)
-            table.add_row(Text(f"{x} {X_NAMES[x]}", style="bold"), *cells, key=x)
+            table.add_row(Text(row_label, style="bold"), *cells, key=row)
         table.cursor_coordinate = cursor if cursor.column > 0 else cursor._replace(column=1)
+        axes = self.memscope.state.session.table.axes
+        views = axes.views
         self.query_one("#matrix-title", Static).update(
             Text.assemble(
                 ("Matrix ", "bold"),
                 (self.metric.title, "bold cyan"),
                 (f"  ({self.metric_index + 1}/{len(self.metrics)})", "dim"),
+                (f"   {axes.name}: {grid.row_title} × {grid.column_title}", "bold"),
+                (f"  (view {self.view_index + 1}/{len(views)})" if len(views) > 1 else "", "dim"),
             )
         )
         keys = self.memscope.keys_for
@@ -187,9 +218,27 @@ class MatrixScreen(Screen):
         for index, metric in enumerate(self.metrics):
             legend.append(metric.title, "bold cyan" if index == self.metric_index else "dim")
             legend.append(" · " if index < len(self.metrics) - 1 else "\n", "dim")
+        view_key = (
+            f"{keys('matrix.view')}: next view ({' · '.join(f'{v.rows} × {v.columns}' for v in views)}) · "
+            if len(views) > 1
+            else ""
+        )
+        extra = (
+            " all = every column together; EI-gap = explicit − implicit."
+            if any(c == EI_GAP_COLUMN for c, _ in grid.extra_columns)
+            else " all = every column together."
+            if grid.extra_columns
+            else ""
+        )
+        what = (
+            "X = visual granularity, Y = reasoning depth"
+            if axes.benchmark == "memeye"
+            else f"rows = {grid.row_title}, columns = {grid.column_title}"
+        )
         legend.append(
-            f"{keys('matrix.metric')}: next metric · {keys('matrix.open')}: queue for the cell · "
-            f"{keys('matrix.back')}: back. X = visual granularity, Y = reasoning depth; n = questions the value is over.",
+            f"{keys('matrix.metric')}: next metric · {view_key}{keys('matrix.open')}: queue for the cell · "
+            f"{keys('matrix.back')}: back. {what}; n = {axes.word('question', 'question')}s "
+            f"the value is over.{extra}",
             "dim",
         )
         self.query_one("#matrix-legend", Static).update(legend)
@@ -204,13 +253,40 @@ class MatrixScreen(Screen):
             self.metric_index = (self.metric_index + 1) % len(self.metrics)
             self._compute()
 
+    def action_next_view(self) -> None:
+        state = self.memscope.state
+        views = state.session.table.axes.views if state else ()
+        if len(views) > 1:
+            self.view_index = (self.view_index + 1) % len(views)
+            self._compute()
+        else:
+            self.notify("This benchmark has one matrix view.", markup=False)
+
     def action_open_cell(self) -> None:
         table = self.query_one(DataTable)
+        grid = self.grid
         row, column = table.cursor_coordinate
-        if column == 0 or row >= len(X_LEVELS):
-            self.notify("Move the cursor onto a cell (Y1–Y3 columns) first.", markup=False)
+        if grid is None or column == 0 or row >= len(grid.rows):
+            self.notify("Move the cursor onto a cell first.", markup=False)
             return
-        self.memscope.open_cell(f"{X_LEVELS[row]}_{Y_LEVELS[column - 1]}")
+        axes = self.memscope.state.session.table.axes
+        view = axes.views[self.view_index]
+        row_value = grid.rows[row][0]
+        columns = [value for value, _ in grid.columns] + [v for v, _ in grid.extra_columns]
+        column_value = columns[column - 1]
+        if axes.benchmark == "memeye":
+            self.memscope.open_cell(f"{row_value}_{column_value}")
+            return
+        terms = [f"{view.rows}:{_filter_word(axes.require(view.rows), row_value)}"]
+        if column_value not in (ALL_COLUMN, EI_GAP_COLUMN):
+            terms.append(f"{view.columns}:{_filter_word(axes.require(view.columns), column_value)}")
+        self.memscope.open_filter(" ".join(terms))
 
     def action_back(self) -> None:
         self.memscope.show_queue()
+
+
+def _filter_word(axis: Any, value: str) -> str:
+    """The shortest filter word for a level (``rec`` for Personalized Recommendation)."""
+    level = axis.level(value)
+    return (level.short or level.value) if level is not None else value

@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from memscope.errors import MemscopeError
+from memscope.pipeline.benchmark_views import retention_context
 from memscope.pipeline.candidate_rows import Candidate, candidates_from_rerun, logged_candidates
 from memscope.pipeline.evidence_chain import (
     QuestionDetail,
@@ -32,7 +33,12 @@ from memscope.tui.messages import RunRerunFinished
 from memscope.tui.widgets.answer_panel import AnswerPanel, OtherAnswer
 from memscope.tui.widgets.audio_view import AudioView
 from memscope.tui.widgets.candidate_table import CandidateTable
-from memscope.tui.widgets.candidates import CandidatesPanel, run_metrics_line
+from memscope.tui.widgets.candidates import (
+    CandidatesPanel,
+    evidence_hits_line,
+    retention_text,
+    run_metrics_line,
+)
 from memscope.tui.widgets.label_bar import LabelBar
 from memscope.tui.widgets.probe_panel import ProbePanel
 from memscope.tui.widgets.round_view import RoundView
@@ -106,6 +112,15 @@ class QuestionScreen(Screen):
     def on_mount(self) -> None:
         self.query_one(Timeline).focus(scroll_visible=False)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide the re-ranking keys on DMV-Bench probes: a probe has no scored pool to
+        re-rank (its panel shows the recall steps and the retention context instead)."""
+        if action in ("alpha", "lam", "cutoff", "rerank_reset"):
+            state = self.memscope.state
+            if state is not None and state.session.data.run.get("benchmark") == "dmv":
+                return False
+        return True
+
     def on_resize(self) -> None:
         self.set_class(self.size.width < NARROW_BELOW, "-narrow")
         self.refresh_labels()
@@ -140,6 +155,7 @@ class QuestionScreen(Screen):
             self.memscope.refresh_run_rerank()
             self.refresh_labels()
             self.refresh_status()
+            self.refresh_bindings()  # the re-ranking keys come and go with the benchmark
             self.query_one("#question-body").scroll_home(animate=False)
 
     def show_probe(self, qid: str, probe: Any, error: str | None) -> None:
@@ -211,6 +227,20 @@ class QuestionScreen(Screen):
             },
             note=(getattr(self.rerun, "note", None) or "") if self.rerun is not None else message,
         )
+        benchmark = session.data.run.get("benchmark")
+        if benchmark == "dmv":
+            panel.set_mode("context")
+            panel.show_context(retention_text(retention_context(session.table, detail.row)))
+        elif benchmark == "cuemem":
+            scored = any(c.score is not None for c in self.candidates)
+            panel.set_mode("rerank-hits" if scored else "hits")
+            panel.show_context(
+                evidence_hits_line(self.candidates, view.k, scored)
+                if self.candidates
+                else Text(message or "No retrieved turns logged for this QA.", style="dim italic")
+            )
+        else:
+            panel.set_mode("rerank")
         panel.show_candidates(self.candidates, message)
         if self.candidates:
             panel.show_question_metrics(before, after, detail.is_y3)

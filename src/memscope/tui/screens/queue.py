@@ -72,6 +72,7 @@ class QueueScreen(Screen):
         table.show(state.session.table, state.rows, state.position, state.session.suggestions_ready)
         header = self.query_one(QueueHeader)
         header.compare, header.show_task = table.compare, table.show_task
+        header.axis_columns = table.axis_columns
         header.refresh()
         _labelled, total = state.progress
         keys = self.memscope.keys_for

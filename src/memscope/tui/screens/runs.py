@@ -69,8 +69,15 @@ class RunsScreen(Screen):
             table.add_column(label, key=key)
 
     def on_screen_resume(self) -> None:
+        scope = self.memscope.runs_scope
         self.query_one("#runs-title", Static).update(
             Text.assemble(
+                ("Runs under ", "bold"),
+                plain(scope[0], "bold cyan", one_line=True),
+                (f"  ({len(scope[1])} runs; store {self.memscope.store.path})", "dim"),
+            )
+            if scope is not None
+            else Text.assemble(
                 ("Runs in ", "bold"), plain(str(self.memscope.store.path), "dim", one_line=True)
             )
         )
@@ -88,7 +95,12 @@ class RunsScreen(Screen):
 
     @on(RunsListed)
     def _listed(self, message: RunsListed) -> None:
-        self.runs = message.runs
+        scope = self.memscope.runs_scope
+        if scope is None:
+            self.runs = message.runs
+        else:  # exactly the runs under the directory opened, in the order found
+            by_id = {str(run["run_id"]): run for run in message.runs}
+            self.runs = [by_id[run_id] for run_id in scope[1] if run_id in by_id]
         self._fill()
 
     def _fill(self) -> None:
@@ -126,7 +138,12 @@ class RunsScreen(Screen):
             Text(
                 f"{keys('runs.open')}: open the run under the cursor, or compare the two marked runs · "
                 f"{keys('runs.mark')}: mark / unmark (marked: {marked}) · {keys('runs.back')}: back\n"
-                "More runs: memscope ingest PATH (every run below PATH), or memscope open RUN_A RUN_B to compare two.",
+                + (
+                    "Only the runs under the directory opened are listed; memscope open DIR:PART opens one "
+                    "directly."
+                    if self.memscope.runs_scope is not None
+                    else "More runs: memscope ingest PATH (every run below PATH), or memscope open RUN_A RUN_B to compare two."
+                ),
                 style="dim",
             )
         )

@@ -54,10 +54,29 @@ class CandidatesPanel(Vertical):
     """Re-ranking parameters, candidate table and before/after metrics."""
 
     def compose(self) -> ComposeResult:
+        yield Static(id="panel-context", classes="rerank-metrics")
         yield Static(id="rerank-params", classes="rerank-params")
         yield Static(id="rerank-question", classes="rerank-metrics")
         yield Static(id="rerank-run", classes="rerank-metrics")
         yield CandidateTable(id="candidate-table")
+
+    def set_mode(self, mode: str) -> None:
+        """``rerank`` (scored candidates: the re-ranking controls and metrics), ``hits``
+        (CUE-Mem RQ1/RQ2: one line, then the retrieved turns with the gold ones marked),
+        ``rerank-hits`` (CUE-Mem RQ3: the re-ranking controls, then the evidence hits instead
+        of MemEye's Y3 temporal metrics) or
+        ``context`` (DMV-Bench: the retention context only)."""
+        self.mode = mode
+        self.query_one("#panel-context", Static).display = mode != "rerank"
+        self.query_one("#rerank-params", Static).display = mode in ("rerank", "rerank-hits")
+        for name in ("#rerank-question", "#rerank-run"):
+            self.query_one(name, Static).display = mode == "rerank"
+        if mode == "context":
+            self.query_one(CandidateTable).display = False
+
+    def show_context(self, text: Text) -> None:
+        """The text above the table in ``hits`` / ``context`` mode."""
+        self.query_one("#panel-context", Static).update(text)
 
     def show_params(
         self, alpha: float, lam: float, k: int, keys: Mapping[str, str], note: str = ""
@@ -82,7 +101,7 @@ class CandidatesPanel(Vertical):
         """Fill the table (``message`` explains an empty pool)."""
         table = self.query_one(CandidateTable)
         table.show(candidates)
-        table.display = bool(candidates)
+        table.display = bool(candidates) and getattr(self, "mode", "rerank") != "context"
         if not candidates:
             self.query_one("#rerank-question", Static).update(
                 Text(message or "No retrieved candidates.", style="dim italic")
@@ -141,3 +160,49 @@ def run_metrics_line(result: Mapping[str, Any] | None, alpha: float) -> Text:
             line.append(num(after))
         line.append("  ")
     return line
+
+
+def evidence_hits_line(candidates: list[Candidate], k: int, scored: bool = False) -> Text:
+    """CUE-Mem in one line: how many retrieved turns are gold, and (RQ1/RQ2, ``scored``
+    False) why nothing can be re-ranked."""
+    top = [c for c in candidates if c.in_top_k] or candidates[:k]
+    hits = sum(c.is_gold for c in top)
+    line = Text("evidence hits ", style="bold")
+    line.append(
+        f"{hits} of {len(top)} retrieved turns are gold (●)", "bold cyan" if hits else "bold red"
+    )
+    if not scored:
+        line.append(
+            " · no retrieval scores logged (RQ1/RQ2), so there is nothing to re-rank", "dim"
+        )
+    return line
+
+
+def retention_text(context: Any, tsr_name: str = "TSR") -> Text:
+    """A DMV-Bench probe's retention context: TSR by reach and by bank size in this run,
+    with this probe's level marked, and how its neighbours fared."""
+    text = Text()
+    for title, shares, unit in (
+        (f"retention: {tsr_name} by reach in this run", context.by_reach, "reach"),
+        (f"{tsr_name} by bank size", context.by_bank, "bank"),
+    ):
+        text.append(title + "\n", "bold")
+        for share in shares:
+            width = 10
+            filled = round((share.value or 0.0) * width)
+            text.append("▶ " if share.here else "  ", "bold yellow")
+            text.append(f"{unit} {share.level:<3} ", "bold" if share.here else "")
+            text.append("█" * filled, "green3" if share.here else "grey50")
+            text.append("░" * (width - filled), "grey23")
+            text.append(f"  {num(share.value)}  n={share.n}\n", "bold" if share.here else "dim")
+    outcome = ("✓ found", "green") if context.correct else ("✗ not found", "bold red")
+    text.append("this probe  ", "bold")
+    text.append(
+        f"reach {context.reach or '?'} · bank {context.bank or '?'} · position {context.position or '?'}  "
+    )
+    text.append(*outcome)
+    text.append(
+        f"\n{context.neighbours_failed} of {context.neighbours} probes at this reach and bank size failed",
+        "dim",
+    )
+    return text

@@ -29,13 +29,21 @@ from memscope.textsafe import printable
 FLEX = 0
 
 
-def column_layout(width: int, compare: bool, show_task: bool = False) -> list[tuple[str, str, int]]:
+MEMEYE_AXIS_COLUMNS = (("x", "X", 3), ("y", "Y", 3))
+
+
+def column_layout(
+    width: int,
+    compare: bool,
+    show_task: bool = False,
+    axis_columns: tuple[tuple[str, str, int], ...] = MEMEYE_AXIS_COLUMNS,
+) -> list[tuple[str, str, int]]:
     """(column key, header, width) for a table ``width`` cells wide; the question text
-    takes what the fixed columns leave (task only when the run mixes tasks)."""
+    takes what the fixed columns leave (task only when the run mixes tasks).
+    ``axis_columns`` are the benchmark's two axes (MemEye's X and Y by default)."""
     columns = [
         ("qid", "qid", 6),
-        ("x", "X", 3),
-        ("y", "Y", 3),
+        *axis_columns,
         ("correct", "ok", 3),
         ("score", "score", 6),
     ]
@@ -86,6 +94,7 @@ class QueueTable(ScrollView, can_focus=True):
         self.rows = np.zeros(0, dtype=np.int64)
         self.compare = False
         self.show_task = False
+        self.axis_columns = MEMEYE_AXIS_COLUMNS
         self.suggestions_ready = True
 
     def show(
@@ -98,6 +107,7 @@ class QueueTable(ScrollView, can_focus=True):
         self.rows = rows
         self.compare = table.other_correct is not None
         self.show_task = len(set(table.task[:1000].tolist())) > 1
+        self.axis_columns = axis_columns_of(table)
         self.virtual_size = Size(0, len(rows))
         self.cursor = max(0, min(cursor, len(rows) - 1)) if len(rows) else 0
         self.refresh()
@@ -157,7 +167,9 @@ class QueueTable(ScrollView, can_focus=True):
         if line == self.cursor:
             base = base + self.get_component_rich_style("queue-table--cursor")
         segments = []
-        for key, _, column_width in column_layout(width, self.compare, self.show_task):
+        for key, _, column_width in column_layout(
+            width, self.compare, self.show_task, self.axis_columns
+        ):
             text, style = self._cell(key, row)
             segments.append(Segment(set_cell_size(text, column_width) + " ", base + style))
         return Strip(segments).crop(0, width).extend_cell_length(width, base)
@@ -192,8 +204,21 @@ class QueueTable(ScrollView, can_focus=True):
             ) if table.suggested[row] else Style(dim=True)
         if key == "question":
             return printable(table.question[row], keep_newlines=False), Style()
+        if key.startswith("axis:"):
+            axis = table.axes.require(key[5:])
+            value = table.axis_labels[axis.key][row]
+            return (printable(axis.short(value), keep_newlines=False) or "·"), Style(dim=not value)
         value = {"qid": table.qids, "task": table.task, "x": table.x, "y": table.y}[key][row]
         return printable(value, keep_newlines=False), Style(bold=key == "qid")
+
+
+def axis_columns_of(table: TriageTable) -> tuple[tuple[str, str, int], ...]:
+    """The queue's columns for the table's benchmark axes (MemEye: X, Y)."""
+    if table.axes.benchmark == "memeye":
+        return MEMEYE_AXIS_COLUMNS
+    return tuple(
+        (f"axis:{axis.key}", axis.key, axis.column_width) for axis in table.axes.queue_axes
+    )
 
 
 class QueueHeader(Static):
@@ -203,12 +228,15 @@ class QueueHeader(Static):
         super().__init__("", id=id)
         self.compare = False
         self.show_task = False
+        self.axis_columns = MEMEYE_AXIS_COLUMNS
 
     def render(self) -> Text:
         width = self.content_region.width or self.size.width
         return Text(
             "".join(
                 set_cell_size(title, w) + " "
-                for _, title, w in column_layout(width, self.compare, self.show_task)
+                for _, title, w in column_layout(
+                    width, self.compare, self.show_task, self.axis_columns
+                )
             )[:width]
         )
