@@ -42,7 +42,8 @@ def read_json_file(
     import orjson
 
     try:
-        return orjson.loads(raw)
+        # A UTF-8 byte-order mark (Windows editors write one) is accepted as in the JSONL files.
+        return orjson.loads(raw.removeprefix(b"\xef\xbb\xbf"))
     except orjson.JSONDecodeError as exc:
         if "utf-8" in exc.msg.lower():
             raise error(f"{what} is not valid UTF-8", where=str(path)) from None

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+NESTED_TOO_DEEPLY = "JSON nested too deeply to read"
+
 
 def lines_of_records(path: Path, ordinals: set[int]) -> dict[int, tuple[int, bytes]]:
     """Return ``{ordinal: (line number, raw line)}`` for the given 1-based record ordinals.
@@ -39,6 +41,8 @@ def explain_bad_line(raw: bytes) -> str | None:
         return f"not valid UTF-8 (byte {exc.start + 1})"
     try:
         value = json.loads(text)
+    except RecursionError:
+        return NESTED_TOO_DEEPLY
     except json.JSONDecodeError as exc:
         truncated = "truncated? " if exc.pos >= len(text.rstrip()) - 1 else ""
         return f"not valid JSON ({truncated}{exc.msg} at column {exc.colno})"
