@@ -162,8 +162,11 @@ class LabelJournal:
         line = (json.dumps(entry, ensure_ascii=False) + "\n").encode()
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
             try:
+                size = os.fstat(fd).st_size
+                if size and os.pread(fd, 1, size - 1) != b"\n":
+                    line = b"\n" + line  # after a torn line (a crash mid-append): start afresh
                 os.write(fd, line)
                 os.fsync(fd)
             finally:
