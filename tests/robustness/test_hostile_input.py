@@ -382,6 +382,19 @@ def test_strict_refuses_a_deeply_nested_line(tmp_path: Path, store_path: Path) -
     assert result.stderr.count("error:") == 1
 
 
+def test_strict_refuses_a_skipped_dialog_round(tmp_path: Path, store_path: Path) -> None:
+    run_dir = good_run(tmp_path)
+    _deep_round(run_dir)
+    result = invoke("ingest", "--strict", str(run_dir))
+    assert result.exit_code == 1, result.output
+    assert (
+        "1 round(s) skipped" in result.stderr and "nothing was ingested (--strict)" in result.stderr
+    )
+    assert result.stderr.count("error:") == 1
+    with Store(store_path).read() as con:
+        assert scalar(con, "SELECT count(*) FROM rounds") == 0
+
+
 def test_round_ids_with_whitespace_keep_their_clue_links(tmp_path: Path, store_path: Path) -> None:
     run_dir = good_run(tmp_path)
     _edit_dialog(

@@ -27,6 +27,7 @@ from memscope.records import (
 from memscope.store.connection import rollback_quietly
 from memscope.store.loaders import DATASET_LOADERS, LOADERS
 from memscope.store.loaders.finite import null_non_finite
+from memscope.store.loaders.lines import refuse_skips_when_strict
 from memscope.store.run_details import replace_run_details
 from memscope.store.sql import insert_json_rows, one, rows
 
@@ -94,6 +95,7 @@ def ingest_run(
     con.begin()
     try:
         _ensure_dataset(con, record.dataset, notices)
+        refuse_skips_when_strict(notices, strict)
         if previous:  # a new run id owns no rows yet: no need to scan the big tables
             for table in ("retrievals", "predictions", "runs"):
                 con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])

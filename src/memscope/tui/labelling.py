@@ -97,8 +97,9 @@ class LabelQueue:
                         self.waiting = None
                         self._drain(store, post)
                 except StoreBusyError as error:  # keep every op; try again until it commits
-                    self.waiting = error
-                    post(LabelsWaiting(self.pending_count(), error))
+                    first, self.waiting = self.waiting is None, error
+                    if first:  # say so once, not at every retry
+                        post(LabelsWaiting(self.pending_count(), error))
                     with self._lock:
                         if self._arrived.wait_for(lambda: self._closing, self.retry_s):
                             return  # quitting: the journal keeps the ops for the next start

@@ -18,6 +18,7 @@ from memscope.adapters.memeye_dataset import MAX_LEVEL_DIGITS, oversized_label_n
 from memscope.errors import DatasetError
 from memscope.identity import KEY_LENGTH, KEY_SEPARATOR, WHITESPACE_PATTERN
 from memscope.records import DatasetSource, Notice
+from memscope.store.loaders.lines import SkippedRecords
 from memscope.store.sql import one, rows
 
 if TYPE_CHECKING:
@@ -287,7 +288,7 @@ def _decode_sessions(
         sessions.append(session)
     if skipped:
         notices.append(
-            Notice(
+            SkippedRecords(
                 f"{len(skipped)} round(s) skipped: nested too deeply or holding numbers too large to read",
                 source.source_path,
                 tuple(skipped[:MAX_EXAMPLES]),
