@@ -7,6 +7,8 @@ and never a traceback.
 
 from __future__ import annotations
 
+from memscope.textsafe import printable
+
 
 class MemscopeError(Exception):
     """An error explained to the user.
@@ -27,10 +29,15 @@ class MemscopeError(Exception):
 
     @property
     def message(self) -> str:
-        """The whole message on one or two lines."""
-        text = self.what if not self.where else f"{self.what} ({self.where})"
+        """The whole message on one or two lines, safe for a terminal.
+
+        What, where and fix often quote run files, paths and arguments, so every part goes
+        through the one sanitiser; ``where`` stays on one line.
+        """
+        what = printable(self.what)
+        text = what if not self.where else f"{what} ({printable(self.where, keep_newlines=False)})"
         if self.fix:
-            text = f"{text}\n  {self.fix}"
+            text = f"{text}\n  {printable(self.fix)}"
         return text
 
     def __str__(self) -> str:

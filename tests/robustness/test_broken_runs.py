@@ -183,6 +183,61 @@ CASES: list[tuple[str, Callable[[Path], None], int, str]] = [
         SKIPPED_LINE,
         "clue id(s) name no round",
     ),
+    # Issue 12: hostile records cost only themselves.
+    (
+        "deeply nested JSON in a line",
+        lambda d: rewrite_lines(
+            d,
+            lambda ls: [
+                ls[0],
+                ls[1].replace('"pred": "some answer"', '"pred": ' + "[" * 3000 + "]" * 3000),
+                ls[2],
+            ],
+        ),
+        SKIPPED_LINE,
+        'predictions.jsonl:2: field "pred" must be a string, got array',
+    ),
+    (
+        "NaN metric",
+        lambda d: rewrite_lines(
+            d, lambda ls: [ls[0], ls[1].replace('"f1": 0.0', '"f1": NaN'), ls[2]]
+        ),
+        SKIPPED_LINE,
+        'predictions.jsonl:2: field "f1" must be a finite number, got NaN',
+    ),
+    (
+        "X label overflowing 32 bits",
+        lambda d: (d.parent / "data" / "dialog" / "Task.json").write_text(
+            json.dumps(dataset()).replace('"X1"', '"X12345678901"', 1)
+        ),
+        SKIPPED_LINE,
+        "1 question(s) have an X/Y label with more than 9 digits; the label is ignored (e.g. q1)",
+    ),
+    (
+        "deeply nested dialog round",
+        lambda d: (d.parent / "data" / "dialog" / "Task.json").write_text(
+            json.dumps(dataset()).replace('"user text of D2:1"', "[" * 3000 + "]" * 3000)
+        ),
+        SKIPPED_LINE,
+        "1 round(s) skipped: nested too deeply or holding numbers too large to read (e.g. round D2:1 of session D2)",
+    ),
+    (
+        "whitespace-only round id",
+        lambda d: (d.parent / "data" / "dialog" / "Task.json").write_text(
+            json.dumps(dataset()).replace('"round": "D1:2"', '"round": " "')
+        ),
+        SKIPPED_LINE,
+        "1 round id(s) are only whitespace",
+    ),
+    (
+        "dialog JSON with a BOM and padded round ids",
+        lambda d: (d.parent / "data" / "dialog" / "Task.json").write_bytes(
+            b"\xef\xbb\xbf"
+            + json.dumps(dataset()).replace('"round": "D1:1"', '"round": " D1:1 "').encode()
+        ),
+        SKIPPED_LINE,
+        "ingested run",
+    ),
 ]
 
 

@@ -132,16 +132,23 @@ def read_runs(path: Path, options: ReadOptions | None = None) -> list[RunRecord]
     return read_all(path, options) if read_all is not None else [adapter.read(path, options)]
 
 
-def find_run_dirs(root: Path) -> list[Path]:
+def find_run_dirs(root: Path, unreadable: list[tuple[Path, str]] | None = None) -> list[Path]:
     """Every run directory at or below ``root``, in path order.
 
-    Symlinked folders are not followed, so a symlink loop cannot trap the search.
+    Symlinked folders are not followed, so a symlink loop cannot trap the search. A folder
+    that cannot be read is skipped and, when ``unreadable`` is given, recorded there as
+    ``(folder, reason)`` so the caller can say so.
     """
     if not root.exists():
         raise RunDirError("no such file or directory", where=str(root), fix="Check the path.")
     found: list[Path] = []
     known = adapters()
-    for current, dirnames, _files in os.walk(root, followlinks=False):
+
+    def skipped(error: OSError) -> None:
+        if unreadable is not None:
+            unreadable.append((Path(error.filename or root), error.strerror or str(error)))
+
+    for current, dirnames, _files in os.walk(root, followlinks=False, onerror=skipped):
         directory = Path(current)
         if any(adapter.sniff(directory) for adapter in known):
             found.append(directory)

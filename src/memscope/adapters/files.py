@@ -42,7 +42,8 @@ def read_json_file(
     import orjson
 
     try:
-        return orjson.loads(raw)
+        # A UTF-8 byte-order mark (Windows editors write one) is accepted as in the JSONL files.
+        return orjson.loads(raw.removeprefix(b"\xef\xbb\xbf"))
     except orjson.JSONDecodeError as exc:
         if "utf-8" in exc.msg.lower():
             raise error(f"{what} is not valid UTF-8", where=str(path)) from None
@@ -63,12 +64,19 @@ def file_digest(paths: list[Path]) -> tuple[str, dict[str, list[int]]]:
     digest = hashlib.sha256()
     stats: dict[str, list[int]] = {}
     for path in paths:
-        stat = path.stat()
-        stats[path.name] = [stat.st_size, stat.st_mtime_ns]
-        digest.update(path.name.encode() + b"\0")
-        with path.open("rb") as handle:
-            while chunk := handle.read(HASH_CHUNK):
-                digest.update(chunk)
+        try:
+            stat = path.stat()
+            stats[path.name] = [stat.st_size, stat.st_mtime_ns]
+            digest.update(path.name.encode() + b"\0")
+            with path.open("rb") as handle:
+                while chunk := handle.read(HASH_CHUNK):
+                    digest.update(chunk)
+        except OSError as exc:  # every file of a run is read here first: one clear message
+            raise RunDirError(
+                f"cannot read {path.name}: {exc.strerror or exc}",
+                where=str(path),
+                fix="Check the file's permissions, or restore it.",
+            ) from None
         digest.update(b"\0")
     return digest.hexdigest(), stats
 

@@ -34,6 +34,9 @@ from memscope.records import (
 QA_LIST_KEYS = ("human-annotated QAs", "human_annotated_qas", "qas")
 IMAGE_PREFIXES = ("../image/", "./image/", "image/", "data/image/")
 MAX_EXAMPLES = 3
+MAX_LEVEL_DIGITS = 9
+"""A label's level (the digits after X / Y) has at most this many digits; longer ones are
+ignored with a notice (they would overflow the store's 32-bit level)."""
 
 
 def coordinate(labels: list[str], axis: str) -> str | None:
@@ -60,7 +63,7 @@ def parse_point(point: Any) -> tuple[list[str], list[str]] | None:
             if not isinstance(label, str):
                 continue
             label = label.strip()
-            if len(label) > 1 and label[1:].isdigit():
+            if 1 < len(label) <= MAX_LEVEL_DIGITS + 1 and label[1:].isdigit():
                 if label[0] == "X":
                     x_labels.append(label)
                 elif label[0] == "Y":
@@ -291,6 +294,7 @@ def read_sessions(
     rounds: list[RoundRecord] = []
     seen_rounds: set[str] = set()
     duplicate_rounds: list[str] = []
+    blank_rounds: list[str] = []
     media_problems: dict[str, list[str]] = {}
     for order, session in enumerate(raw_sessions, start=1):
         if not isinstance(session, dict) or not isinstance(session.get("dialogues"), list):
@@ -299,12 +303,18 @@ def read_sessions(
                 where=str(dialog_path),
                 fix="Check the dialog file; it does not look like MemEye's format.",
             )
-        session_id = str(session.get("session_id") or f"S{order}")
+        session_id = str(session.get("session_id") or "").strip() or f"S{order}"
         sessions.append(SessionRecord(session_id, order, _optional_str(session.get("date"))))
         for round_order, turn in enumerate(session["dialogues"], start=1):
             if not isinstance(turn, dict):
                 continue
-            round_id = str(turn.get("round") or f"{session_id}:{round_order}")
+            # Round ids are stripped like clue ids (strings()), so " D1:1 " still links.
+            written = turn.get("round")
+            round_id = str(written).strip() if written is not None else ""
+            if not round_id:
+                if written is not None and str(written) != "":
+                    blank_rounds.append(f"session {session_id} round {round_order}")
+                round_id = f"{session_id}:{round_order}"
             if round_id in seen_rounds:
                 duplicate_rounds.append(round_id)
                 continue
@@ -334,6 +344,15 @@ def read_sessions(
                     image_ids=strings(turn.get("image_id")),
                 )
             )
+    if blank_rounds:
+        notices.append(
+            Notice(
+                f"{len(blank_rounds)} round id(s) are only whitespace; "
+                "those rounds are named by session and position instead",
+                str(dialog_path),
+                tuple(blank_rounds[:MAX_EXAMPLES]),
+            )
+        )
     if duplicate_rounds:
         notices.append(
             Notice(
@@ -363,6 +382,7 @@ def _read_questions(
     questions: list[QuestionRecord] = []
     unknown_clues: list[str] = []
     bad_points: list[str] = []
+    oversized: list[str] = []
     for idx, qa in enumerate(qas, start=1):
         qid = f"q{idx}"
         if not isinstance(qa, dict):
@@ -377,6 +397,8 @@ def _read_questions(
             bad_points.append(qid)
             labels = ([], [])
         x_labels, y_labels = labels
+        if oversized_labels(qa.get("point")):
+            oversized.append(qid)
         clue_ids = strings(qa.get("clue"))
         clue_rounds = [clue for clue in clue_ids if clue in round_sessions]
         if len(clue_rounds) != len(clue_ids):
@@ -427,7 +449,32 @@ def _read_questions(
                 tuple(bad_points[:MAX_EXAMPLES]),
             )
         )
+    if oversized:
+        notices.append(oversized_label_notice(len(oversized), where, oversized))
     return questions
+
+
+def oversized_labels(point: Any) -> bool:
+    """Whether ``point`` holds an X / Y label whose level has too many digits to store."""
+    return isinstance(point, list) and any(
+        isinstance(label, str)
+        and label.strip()[:1] in ("X", "Y")
+        and label.strip()[1:].isdigit()
+        and len(label.strip()) > MAX_LEVEL_DIGITS + 1
+        for group in point
+        if isinstance(group, list)
+        for label in group
+    )
+
+
+def oversized_label_notice(count: int, where: str, qids: list[str]) -> Notice:
+    """The notice naming questions whose X / Y label was ignored for its size."""
+    return Notice(
+        f"{count} question(s) have an X/Y label with more than {MAX_LEVEL_DIGITS} digits; "
+        "the label is ignored",
+        where,
+        tuple(qids[:MAX_EXAMPLES]),
+    )
 
 
 def _optional_str(value: Any) -> str | None:

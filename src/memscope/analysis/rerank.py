@@ -7,6 +7,10 @@ dataset (no age) - are never given an invented score: they keep their slots, and
 scorable candidates are re-ordered among the slots those occupy. MemEye logs similarities
 for the first five ranks only, so there the top five are re-ranked and ranks 6..K keep
 their order. Padding stays last.
+
+Logged scores are untrusted: a similarity that is not a finite number (NaN, ±Infinity) is
+treated like a missing one, and a candidate whose combined score is not finite does not
+move, so the result is always a permutation of the pool whatever the numbers.
 """
 
 from __future__ import annotations
@@ -42,8 +46,8 @@ def recency_scores(sims: np.ndarray, ages: np.ndarray, alpha: float, lam: float)
 
 
 def movable(sims: np.ndarray, ages: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """``(n, P)`` candidates that take part in re-ranking: real, with a similarity and an age."""
-    return valid & ~np.isnan(sims) & ~np.isnan(ages)
+    """``(n, P)`` candidates that take part in re-ranking: real, with a finite similarity and age."""
+    return valid & np.isfinite(sims) & np.isfinite(ages)
 
 
 def recency_order(
@@ -68,7 +72,11 @@ def recency_order(
     if width == 0 or n == 0:
         return order
     can_move = movable(sims, ages, valid)
-    scores = recency_scores(sims, ages, alpha, lam)
+    with np.errstate(invalid="ignore", over="ignore"):
+        scores = recency_scores(sims, ages, alpha, lam)
+    # Only finite keys move: NaN would sort after the fixed candidates' +inf keys, and the
+    # slot filling below would then hand a fixed candidate a second slot.
+    can_move &= np.isfinite(scores)
     key = np.where(can_move, -scores, np.inf)
     # Stable sorts keep the original rank order among equal keys: the tie rule.
     ranked = np.argsort(key, axis=1, kind="stable")
@@ -110,4 +118,4 @@ def pool_valid(ev: EvidenceSet) -> np.ndarray:
 
 def scored_counts(sims: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per question: how many candidates have a similarity, and how many there are."""
-    return (valid & ~np.isnan(sims)).sum(axis=1), valid.sum(axis=1)
+    return (valid & np.isfinite(sims)).sum(axis=1), valid.sum(axis=1)

@@ -9,21 +9,30 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 
-from memscope.cli.app import app
+try:  # Ctrl-C while the commands load (start-up): one word, no traceback
+    from memscope.cli.app import app
+
+    # Commands appear in --help in registration order: the triage app first, setup last.
+    _FIRST = ("open", "ingest", "report", "compare", "rerun", "suggest", "labels", "engine")
+    for _name in (
+        *_FIRST,
+        *sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name not in _FIRST),
+    ):
+        if _name not in ("app", "common"):
+            importlib.import_module(f"{__name__}.{_name}")
+except KeyboardInterrupt:
+    sys.stderr.write("interrupted\n")
+    raise SystemExit(130) from None
 
 __all__ = ["app", "main"]
 
-# Commands appear in --help in registration order: the triage app first, setup last.
-_FIRST = ("open", "ingest", "report", "compare", "rerun", "suggest", "labels", "engine")
-for _name in (
-    *_FIRST,
-    *sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name not in _FIRST),
-):
-    if _name not in ("app", "common"):
-        importlib.import_module(f"{__name__}.{_name}")
-
 
 def main() -> None:
-    """Run the memscope command line."""
-    app()
+    """Run the memscope command line (Ctrl-C anywhere: "interrupted", exit 130)."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        raise SystemExit(130) from None

@@ -1,7 +1,14 @@
 """What every command shares: the --db and --format options, consoles, error handling.
 
 Errors reach the user as one message on stderr and an exit code (0 success, 1 a user or
-data error, 2 a usage error). A traceback appears only with ``MEMSCOPE_DEBUG=1``.
+data error, 2 a usage error, 130 interrupted). A traceback appears only with
+``MEMSCOPE_DEBUG=1``.
+
+Everything the CLI prints goes through :data:`stdout` / :data:`stderr` (or :func:`echo`),
+and Typer's own usage errors ("No such command … Did you mean …") through a console made
+the same way: each carries :class:`Sanitised`, a Rich render hook that passes every piece
+of text through ``memscope.textsafe.printable``, so no escape sequence from a file name,
+run id or argument reaches the terminal whatever the caller forgot.
 """
 
 from __future__ import annotations
@@ -16,17 +23,70 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderHook, RenderResult
 from rich.markup import escape
+from rich.segment import Segment
 
 from memscope.errors import MemscopeError
 from memscope.paths import resolve_store_path
 from memscope.records import Notice
+from memscope.textsafe import is_printable, printable
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-stdout = Console(highlight=False, soft_wrap=False)
-stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+
+class _SanitisedRenderable:
+    """A renderable whose text segments pass through the sanitiser (styles untouched)."""
+
+    def __init__(self, renderable: Any) -> None:
+        self.renderable = renderable
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for segment in console.render(self.renderable, options):
+            if segment.control or is_printable(segment.text):
+                yield segment
+            else:
+                yield Segment(printable(segment.text), segment.style)
+
+
+class Sanitised(RenderHook):
+    """Render hook: nothing a console prints can carry a control or bidi character."""
+
+    def process_renderables(self, renderables: list[Any]) -> list[Any]:
+        return [_SanitisedRenderable(renderable) for renderable in renderables]
+
+
+def sanitised(console: Console) -> Console:
+    """``console`` with the :class:`Sanitised` hook installed."""
+    console.push_render_hook(Sanitised())
+    return console
+
+
+stdout = sanitised(Console(highlight=False, soft_wrap=False))
+stderr = sanitised(Console(stderr=True, highlight=False, soft_wrap=True))
+
+
+def _sanitise_typer_errors() -> None:
+    """Make Typer print its usage errors through a sanitised console too."""
+    from typer import rich_utils
+
+    original = rich_utils._get_rich_console
+    if getattr(original, "memscope_sanitised", False):
+        return
+
+    def safe_console(stderr: bool = False) -> Console:
+        return sanitised(original(stderr=stderr))
+
+    safe_console.memscope_sanitised = True  # type: ignore[attr-defined]
+    rich_utils._get_rich_console = safe_console
+
+
+_sanitise_typer_errors()
+
+
+def echo(text: object, *, err: bool = False) -> None:
+    """Print one plain line (no markup) through the sanitiser."""
+    (stderr if err else stdout).print(printable(text), markup=False, highlight=False)
 
 
 class OutputFormat(str, Enum):
@@ -102,22 +162,52 @@ def print_json(data: Any, *, rows: tuple[str, list[bytes]] | None = None) -> Non
         encoded = (
             encoded[:-1].rstrip() + opening + b"  " + orjson.dumps(key) + b": " + listing + b"\n}"
         )
-    sys.stdout.buffer.write(encoded + b"\n")
+    write_stdout(encoded + b"\n")
+
+
+def write_stdout(data: bytes) -> None:
+    """Write bytes (JSON, CSV) to stdout: exact into a pipe or file, sanitised on a terminal."""
+    if sys.stdout.isatty():
+        data = printable(data.decode("utf-8", errors="replace")).encode()
+    sys.stdout.buffer.write(data)
     sys.stdout.flush()
 
 
 def warn(notice: Notice | str) -> None:
     """Print one warning to stderr."""
-    stderr.print(f"[yellow]warning:[/] {escape(str(notice))}")
+    stderr.print(f"[yellow]warning:[/] {escape(printable(str(notice)))}")
 
 
 def fail(error: MemscopeError) -> None:
     """Print an error to stderr."""
-    stderr.print(f"[bold red]error:[/] {escape(error.message)}")
+    stderr.print(f"[bold red]error:[/] {escape(error.message)}")  # message is sanitised
+
+
+def is_interrupt(error: BaseException) -> bool:
+    """Whether ``error`` is Ctrl-C, however it surfaced (DuckDB turns it into its own error)."""
+    return (
+        isinstance(error, KeyboardInterrupt)
+        or (
+            type(error).__module__.startswith(("duckdb", "_duckdb"))
+            and "interrupted" in str(error).lower()
+        )
+        or (isinstance(error, RuntimeError) and str(error).strip() == "Query interrupted")
+    )
+
+
+def os_error_message(error: OSError) -> str:
+    """One line for an OS error: the cause (ENOSPC, EACCES …) and the file it concerns."""
+    import errno
+
+    cause = error.strerror or str(error)
+    code = errno.errorcode.get(error.errno or 0)
+    where = error.filename if error.filename is not None else None
+    text = f"{cause} [{code}]" if code else cause
+    return f"{text} ({where})" if where else text
 
 
 def handles_errors(func: F) -> F:
-    """Turn MemscopeErrors (and interrupts) into a message and an exit code."""
+    """Turn MemscopeErrors (and interrupts, OS errors) into a message and an exit code."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -126,6 +216,10 @@ def handles_errors(func: F) -> F:
         except MemscopeError as error:
             if os.environ.get("MEMSCOPE_DEBUG"):
                 raise
+            cause = error.__cause__ or error.__context__
+            if cause is not None and is_interrupt(cause):
+                stderr.print("interrupted")
+                raise typer.Exit(130) from None
             fail(error)
             raise typer.Exit(1) from None
         except KeyboardInterrupt:
@@ -139,11 +233,19 @@ def handles_errors(func: F) -> F:
             raise typer.Exit(0) from None
         except (typer.Exit, typer.Abort, SystemExit):
             raise
+        except OSError as error:  # a file the command reads or writes: the cause is the message
+            if os.environ.get("MEMSCOPE_DEBUG"):
+                raise
+            stderr.print(f"[bold red]error:[/] {escape(printable(os_error_message(error)))}")
+            raise typer.Exit(1) from None
         except Exception as error:  # a bug: say so plainly instead of a traceback
+            if is_interrupt(error):
+                stderr.print("interrupted")
+                raise typer.Exit(130) from None
             if os.environ.get("MEMSCOPE_DEBUG"):
                 raise
             stderr.print(
-                f"[bold red]internal error:[/] {escape(type(error).__name__)}: {escape(str(error))}\n"
+                f"[bold red]internal error:[/] {escape(type(error).__name__)}: {escape(printable(str(error)))}\n"
                 "  This is a memscope bug; run again with MEMSCOPE_DEBUG=1 for the traceback and report it."
             )
             raise typer.Exit(1) from None

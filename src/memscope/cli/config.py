@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from memscope.cli.app import SETUP, app
-from memscope.cli.common import handles_errors, stdout
+from memscope.cli.common import echo, handles_errors, stdout
 
 config_app = typer.Typer(help="Locate and check the configuration file.", no_args_is_help=True)
 app.add_typer(config_app, name="config", rich_help_panel=SETUP)
@@ -17,7 +17,7 @@ def config_path_command() -> None:
     """Print where memscope reads its configuration file ($MEMSCOPE_CONFIG overrides)."""
     from memscope.paths import config_path
 
-    print(config_path())
+    echo(config_path())
 
 
 @config_app.command("show")

@@ -65,8 +65,8 @@ def ingest(
         stderr.print(
             Text.assemble(
                 f"{verb} ",
-                (result.run_id, "bold"),
-                f" · {result.n_questions} questions · {result.path}",
+                (printable(result.run_id, keep_newlines=False), "bold"),
+                f" · {result.n_questions} questions · {printable(result.path, keep_newlines=False)}",
             )
         )
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -23,6 +22,8 @@ from memscope.cli.common import (
     print_json,
     stderr,
     stdout,
+    warn,
+    write_stdout,
 )
 from memscope.errors import InputError
 from memscope.textsafe import printable
@@ -34,6 +35,24 @@ class ExportFormat(str, Enum):
     jsonl = "jsonl"
     csv = "csv"
     parquet = "parquet"
+
+
+def _store_with_labels_replayed(db: Path | None):
+    """The store, after committing label changes an app left pending (the store was busy).
+
+    Every label command reads labels, so none may miss a change the app journalled.
+    """
+    from memscope.pipeline.label_journal import replay_pending
+
+    store = open_store(db)
+    result = replay_pending(store)
+    if result.saved:
+        stderr.print(f"saved {result.saved} pending label change(s) from the app", markup=False)
+    for op, error in result.refused:
+        warn(f"a pending label change on {op.qid} of {op.run_id} was refused: {error.message}")
+    if result.left:
+        warn(f"{result.left} pending label change(s) still wait for the store")
+    return store
 
 
 def _describe(event: Any) -> Text:
@@ -128,7 +147,7 @@ def label(
         )
     if primary and not code:
         raise InputError("--primary needs --code")
-    store = open_store(db)
+    store = _store_with_labels_replayed(db)
     run_id = resolve_run(store, run, options=ReadOptions(dataset=dataset))
     if code:
         event = record_label(
@@ -205,8 +224,11 @@ def export_labels_command(
     Columns: run id and content hash, qid, question key, task, X, Y, codes, primary code,
     note, annotator, source (human | rule | import), taxonomy version, the view's
     parameters (alpha, lambda, K) as JSON, event id and times (UTC). The file loads back
-    into DuckDB as-is (read_json / read_csv / read_parquet). In csv, codes are joined
-    with ';'. The file is written whole or not at all.
+    into DuckDB as-is (read_json / read_parquet; read_csv with allow_quoted_nulls = false
+    so an empty note stays empty). In csv, codes are joined with ';', and a text cell
+    starting with = + - @ (or a tab / CR) gets a leading ' so spreadsheets do not run it;
+    jsonl and parquet keep the exact text. The file is written whole or not at all; a
+    symlink --out writes to its target.
     """
     from memscope.pipeline.export import export_labels
     from memscope.pipeline.runs import resolve_run
@@ -217,7 +239,7 @@ def export_labels_command(
         raise InputError(
             "--summary counts the current labels; it cannot be combined with --history"
         )
-    store = open_store(db)
+    store = _store_with_labels_replayed(db)
     run_id = None if all_runs else resolve_run(store, run, ingest=False)
     result = export_labels(
         store,
@@ -230,8 +252,7 @@ def export_labels_command(
         annotator=annotator,
     )
     if result.content is not None:
-        sys.stdout.buffer.write(result.content)
-        sys.stdout.flush()
+        write_stdout(result.content)
     what = "summary row(s)" if summary else ("event(s)" if history else "label row(s)")
     where = f" to {result.path}" if result.path else ""
     scope = "every run" if run_id is None else run_id
@@ -268,7 +289,7 @@ def agreement(
     if not annotators:
         raise InputError("name the two annotators to compare", fix="e.g. --annotators alice bob")
     names = list(annotators)
-    store = open_store(db)
+    store = _store_with_labels_replayed(db)
     run_id = resolve_run(store, run, ingest=False)
     result = compute_agreement(store, run_id, names[0], names[1])
     if output is OutputFormat.json:

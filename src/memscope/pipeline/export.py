@@ -2,19 +2,35 @@
 
 One row per current label - per (run, question, annotator) - or, with ``history``, one
 row per label event. The rows are built as an Arrow table with a fixed schema and written
-by DuckDB's COPY, so the file loads back into DuckDB as-is. The file is written under a
-temporary name next to its destination and renamed into place, so a failure leaves no
-half-written export. In csv, list columns (codes) are joined with ``;`` and JSON columns
-(params, numbers) are JSON text. ``axes`` is the question's place on its benchmark's
-axes as JSON text (``{"x": "X4", "y": "Y3"}``, ``{"evidence": "implicit", "modality":
-"image", "task": "long_pattern"}``, ``{"bank": "9", "position": "1", "reach": "2"}``).
+by DuckDB's COPY, so the file loads back into DuckDB as-is. In csv, list columns (codes)
+are joined with ``;`` and JSON columns (params, numbers) are JSON text. ``axes`` is the
+question's place on its benchmark's axes as JSON text (``{"x": "X4", "y": "Y3"}``,
+``{"evidence": "implicit", "modality": "image", "task": "long_pattern"}``,
+``{"bank": "9", "position": "1", "reach": "2"}``).
+
+Writing: the file is staged in the system temp folder (on the destination's file system
+when it can be, else next to the destination under a hidden name) and renamed into place,
+so a failure or a kill never leaves a half-written export or a stray file in the
+destination folder; Ctrl-C and SIGTERM remove the staged file. An ``--out`` that is a
+symlink writes to the link's target (the link stays); one that is not a regular file (a
+terminal, a pipe, ``/proc/self/fd/1``) is written straight through.
+
+CSV is for spreadsheets too, so it is made safe the way spreadsheet-safe exporters do (the
+OWASP "CSV injection" rule): a text cell starting with ``=``, ``+``, ``-``, ``@``, a tab or
+a carriage return gets a leading ``'`` so no spreadsheet runs it as a formula. jsonl and
+parquet keep the exact text. An empty text (an empty note) is written as ``""`` and NULL as
+nothing; DuckDB reads that back faithfully with
+``read_csv(path, allow_quoted_nulls = false)`` (its default turns ``""`` into NULL).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +46,16 @@ if TYPE_CHECKING:
 FORMATS = ("jsonl", "csv", "parquet")
 LIST_SEPARATOR = ";"
 JSON_COLUMNS = ("params", "suggestion_numbers")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""A CSV text cell starting with one of these is defused with a leading ``'``."""
+TEMP_PREFIX = ".memscope-export-"
+
+
+def defuse_cell(value: str | None) -> str | None:
+    """``value`` made inert for spreadsheets (a leading ``'`` before a formula start)."""
+    if value is not None and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 @dataclass(frozen=True)
@@ -278,20 +304,64 @@ def summary_table(store: Store, run_id: str | None, *, annotator: str | None = N
     return pa.Table.from_pylist(records, schema=schema)
 
 
-def _for_csv(table: pa.Table) -> pa.Table:
-    """Join list columns with ``;`` (CSV has no lists)."""
+def _for_csv(table: pa.Table, json_columns: tuple[str, ...] = ()) -> pa.Table:
+    """Join list columns with ``;`` (CSV has no lists) and defuse formula-like text cells."""
     import pyarrow as pa
 
     for index, column in enumerate(table.schema):
         if pa.types.is_list(column.type):
-            joined = [
+            values = [
                 None if value is None else LIST_SEPARATOR.join(value)
                 for value in table.column(index).to_pylist()
             ]
-            table = table.set_column(
-                index, pa.field(column.name, pa.string()), pa.array(joined, pa.string())
-            )
+        elif pa.types.is_string(column.type) and column.name not in json_columns:
+            values = table.column(index).to_pylist()
+        else:
+            continue
+        defused = [defuse_cell(value) for value in values]
+        table = table.set_column(
+            index, pa.field(column.name, pa.string()), pa.array(defused, pa.string())
+        )
     return table
+
+
+def _staging_dir(target_dir: Path) -> Path:
+    """Where to stage the file: the temp folder when a rename from it is atomic, else beside."""
+    staging = Path(tempfile.gettempdir())
+    try:
+        if staging.stat().st_dev == target_dir.stat().st_dev:
+            return staging
+    except OSError:
+        pass
+    return target_dir
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM during the export unwinds like Ctrl-C, so the staged file is removed."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _cannot_write(exc: OSError, where: Path) -> MemscopeError:
+    return MemscopeError(
+        f"cannot write the export: {exc.strerror or exc}",
+        where=str(where),
+        fix="Pick a folder you can write to with --out PATH, or export to stdout.",
+    )
 
 
 def write_table(store: Store, table: pa.Table, fmt: str, out: Path | None) -> ExportResult:
@@ -311,35 +381,48 @@ def write_table(store: Store, table: pa.Table, fmt: str, out: Path | None) -> Ex
         raise InputError(
             "parquet is binary: give a file with --out PATH", fix="Or export jsonl/csv to stdout."
         )
-    if fmt == "csv":
-        table = _for_csv(table)
     json_columns = tuple(name for name in JSON_COLUMNS if name in table.column_names)
-    target_dir = (
-        out.expanduser().resolve().parent if out is not None else Path(tempfile.gettempdir())
-    )
-    if out is not None and not target_dir.is_dir():
+    if fmt == "csv":
+        table = _for_csv(table, json_columns)
+    given = out.expanduser() if out is not None else None
+    # Not a regular file (a terminal, a pipe, /proc/self/fd/1): write straight through.
+    stream = given is not None and given.exists() and not given.is_file()
+    # A symlink is followed: the file it points to is replaced, the link stays.
+    destination = given.resolve() if given is not None and not stream else None
+    target_dir = destination.parent if destination is not None else Path(tempfile.gettempdir())
+    if destination is not None and not target_dir.is_dir():
         raise InputError(
             f"the folder of --out does not exist: {target_dir}",
             fix="Create it, or pick another path.",
         )
-    handle, temp_name = tempfile.mkstemp(
-        prefix=".memscope-export-", suffix=f".{fmt}", dir=target_dir
-    )
-    os.close(handle)
-    temp = Path(temp_name)
+    if destination is not None and destination.is_dir():
+        raise InputError(f"--out is a folder: {destination}", fix="Name a file in it.")
+    staging = _staging_dir(target_dir) if destination is not None else target_dir
+    temp: Path | None = None
     try:
-        with store.read() as con:
-            copy_to_file(con, table, str(temp), fmt, json_columns)
-        if out is None:
-            return ExportResult(None, table.num_rows, temp.read_bytes())
-        os.replace(temp, out.expanduser())
-        return ExportResult(out.expanduser(), table.num_rows)
+        with _terminate_as_interrupt():
+            handle, temp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=f".{fmt}", dir=staging)
+            os.close(handle)
+            temp = Path(temp_name)
+            with store.read() as con:
+                copy_to_file(con, table, str(temp), fmt, json_columns)
+            if destination is None and not stream:
+                return ExportResult(None, table.num_rows, temp.read_bytes())
+            if stream:
+                assert given is not None
+                with temp.open("rb") as source, given.open("wb") as sink:
+                    shutil.copyfileobj(source, sink)
+                return ExportResult(given, table.num_rows)
+            assert destination is not None
+            if destination.exists() and not os.access(destination, os.W_OK):
+                raise PermissionError(13, "Permission denied", str(destination))
+            os.replace(temp, destination)
+            return ExportResult(destination, table.num_rows)
     except OSError as exc:
-        raise MemscopeError(
-            f"cannot write the export: {exc.strerror or exc}", where=str(out or temp)
-        ) from None
+        raise _cannot_write(exc, given or target_dir) from None
     finally:
-        temp.unlink(missing_ok=True)
+        if temp is not None:
+            temp.unlink(missing_ok=True)
 
 
 def export_labels(

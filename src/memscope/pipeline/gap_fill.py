@@ -37,6 +37,7 @@ from memscope.pipeline.engine import (
 )
 from memscope.store import Store, queries, recomputed
 from memscope.store import embeddings as cache
+from memscope.store.connection import rollback_quietly
 
 DEVIATION_TOLERANCE = 1e-3
 """Largest |recomputed - logged| accepted: float32 embeddings on other hardware differ by ~1e-6."""
@@ -193,7 +194,7 @@ def fill_gaps(
             )
             con.commit()
         except BaseException:
-            con.rollback()
+            rollback_quietly(con)
             raise
     return GapFillSummary(
         run_id,
@@ -282,6 +283,6 @@ def undo_gap_fill(store: Store, run_id: str) -> bool:
             undone = recomputed.undo_recomputation(con, run_id)
             con.commit()
         except BaseException:
-            con.rollback()
+            rollback_quietly(con)
             raise
     return undone

@@ -99,7 +99,22 @@ def ingest_paths(
     outcomes: list[IngestOutcome] = []
     failures: list[IngestFailure] = []
     for path in paths:
-        run_dirs = find_run_dirs(path)
+        unreadable: list[tuple[Path, str]] = []
+        run_dirs = find_run_dirs(path, unreadable)
+        for folder, reason in unreadable:
+            failure = IngestFailure(
+                str(folder),
+                RunDirError(
+                    f"cannot read this folder ({reason}); any run in it was skipped",
+                    where=str(folder),
+                    fix="Give memscope read access to it, or leave it out.",
+                ),
+            )
+            failures.append(failure)
+            if on_outcome:
+                on_outcome(failure)
+        if not run_dirs and unreadable:
+            continue
         if not run_dirs:
             detect(path)  # raises the specific "not a run directory" message
             raise RunDirError("no run directories found", where=str(path))

@@ -16,7 +16,7 @@ import re
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,6 +29,48 @@ WAIT_ENV = "MEMSCOPE_LOCK_WAIT"
 DEFAULT_WAIT_S = 5.0
 RETRY_INTERVAL_S = 0.05
 PID_IN_MESSAGE = re.compile(r"PID (\d+)")
+# Nothing from the network, ever: DuckDB would otherwise download an extension the moment a
+# file needs one (a SQLite file passed as --db asks for the sqlite scanner).
+OFFLINE_CONFIG = {
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+    "allow_community_extensions": False,
+}
+FOREIGN_HEADERS = {b"SQLite format 3\x00": "a SQLite database"}
+
+
+def connect_offline(
+    path: str = ":memory:", *, read_only: bool = False
+) -> duckdb.DuckDBPyConnection:
+    """Every DuckDB connection memscope opens: no extension is installed or loaded on demand."""
+    import duckdb
+
+    con = duckdb.connect(path, read_only=read_only, config=dict(OFFLINE_CONFIG))
+    # No progress bar: it would write to stdout, which carries JSON output.
+    con.execute("SET enable_progress_bar = false")
+    return con
+
+
+def rollback_quietly(con: duckdb.DuckDBPyConnection) -> None:
+    """Roll back if a transaction is open; never mask the error that led here.
+
+    A failed COMMIT (disk full, read-only folder) has already ended the transaction, and
+    ``ROLLBACK`` would then raise "no transaction is active" in place of the real cause.
+    """
+    import duckdb
+
+    with suppress(duckdb.Error):
+        con.rollback()
+
+
+def foreign_file_kind(path: Path) -> str | None:
+    """What a non-DuckDB file at ``path`` is (e.g. "a SQLite database"), or None."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(16)
+    except OSError:
+        return None
+    return next((kind for magic, kind in FOREIGN_HEADERS.items() if head.startswith(magic)), None)
 
 
 def lock_wait_seconds() -> float:
@@ -191,13 +233,17 @@ class Store:
     def _connect(self, *, read_only: bool) -> duckdb.DuckDBPyConnection:
         import duckdb
 
+        kind = foreign_file_kind(self.path)
+        if kind is not None:
+            raise StoreError(
+                f"this file is {kind}, not a memscope store",
+                where=str(self.path),
+                fix="Use --db to pick a memscope store (a DuckDB file), or a new path to create one.",
+            )
         deadline = time.monotonic() + self.wait_s
         while True:
             try:
-                con = duckdb.connect(str(self.path), read_only=read_only)
-                # No progress bar: it would write to stdout, which carries JSON output.
-                con.execute("SET enable_progress_bar = false")
-                return con
+                return connect_offline(str(self.path), read_only=read_only)
             except duckdb.IOException as exc:
                 if not is_lock_conflict(exc):
                     raise StoreError(

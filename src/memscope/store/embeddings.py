@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from memscope.store.connection import rollback_quietly
 from memscope.store.sql import one, rows, scalar
 
 if TYPE_CHECKING:
@@ -138,7 +139,7 @@ def replace_items(
             con.unregister("memscope_items")
         con.commit()
     except BaseException:
-        con.rollback()
+        rollback_quietly(con)
         raise
 
 

@@ -24,7 +24,10 @@ from memscope.records import (
     RunRecord,
     SessionRecord,
 )
+from memscope.store.connection import rollback_quietly
 from memscope.store.loaders import DATASET_LOADERS, LOADERS
+from memscope.store.loaders.finite import null_non_finite
+from memscope.store.loaders.lines import refuse_skips_when_strict
 from memscope.store.run_details import replace_run_details
 from memscope.store.sql import insert_json_rows, one, rows
 
@@ -92,6 +95,7 @@ def ingest_run(
     con.begin()
     try:
         _ensure_dataset(con, record.dataset, notices)
+        refuse_skips_when_strict(notices, strict)
         if previous:  # a new run id owns no rows yet: no need to scan the big tables
             for table in ("retrievals", "predictions", "runs"):
                 con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
@@ -122,7 +126,7 @@ def ingest_run(
         )
         con.commit()
     except BaseException:
-        con.rollback()
+        rollback_quietly(con)
         raise
     return IngestOutcome(
         run_id, record.path, "replaced" if previous else "new", n_questions, notices
@@ -147,7 +151,7 @@ def store_dataset(
         _ensure_dataset(con, dataset, notices)
         con.commit()
     except BaseException:
-        con.rollback()
+        rollback_quietly(con)
         raise
     return notices
 
@@ -182,7 +186,9 @@ def _load_predictions(
         return loader(
             con, run_id, record.dataset.dataset_id, source, strict=strict, notices=notices
         )
-    return _insert_arrow_predictions(con, run_id, source, record.retrievals)
+    count = _insert_arrow_predictions(con, run_id, source, record.retrievals)
+    null_non_finite(con, run_id, record.path, notices)
+    return count
 
 
 def _insert_arrow_predictions(

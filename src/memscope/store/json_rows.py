@@ -14,11 +14,10 @@ if TYPE_CHECKING:
 
 def json_objects(table: pa.Table) -> list[bytes]:
     """One compact JSON object per row (null for missing values), in the table's order."""
-    import duckdb
+    from memscope.store.connection import connect_offline
 
-    con = duckdb.connect()
+    con = connect_offline()
     try:
-        con.execute("SET enable_progress_bar = false")
         con.register("memscope_rows", table)
         return [
             row[0].encode()

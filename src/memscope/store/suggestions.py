@@ -11,6 +11,7 @@ import json
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from memscope.store.connection import rollback_quietly
 from memscope.store.sql import insert_json_rows, one, rows
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ def replace_suggestions(
         )
         con.commit()
     except BaseException:
-        con.rollback()
+        rollback_quietly(con)
         raise
 
 

@@ -32,6 +32,7 @@ from memscope.pipeline.triage_session import (
 )
 from memscope.store import Store
 from memscope.store.lease import WriterLease
+from memscope.textsafe import printable
 from memscope.tui.background import BackgroundWork
 from memscope.tui.commands import MemscopeCommands
 from memscope.tui.heap import keep_loaded_run_out_of_gc, let_gc_see_loaded_runs
@@ -46,6 +47,7 @@ from memscope.tui.label_controller import LabelController
 from memscope.tui.messages import (
     LabelFailed,
     LabelSaved,
+    LabelsWaiting,
     LoadProgressed,
     RunRerunFinished,
     RunsScoped,
@@ -108,6 +110,24 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
         """Held by every worker while it uses the store: DuckDB refuses a read-only and a
         read-write connection to one file open at once in the same process."""
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: Any = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every toast of the app (screens' and widgets' too) passes the one sanitiser."""
+        super().notify(
+            printable(message),
+            title=printable(title, keep_newlines=False),
+            severity=severity,
+            timeout=timeout,
+            markup=markup,
+        )
+
     # -- start and stop ------------------------------------------------------------------
 
     def on_mount(self) -> None:
@@ -118,11 +138,28 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
                 "browsing works, close that app to label here"
             )
         self.install_screens()
+        if self.read_only_reason is None:
+            self.labels.restore_pending()
         self.push_loading(" ".join(self.run_refs) or "the last run")
         self.load_session(self.run_refs)
 
     async def action_quit(self) -> None:
         """Quit, but only once every label change in flight is committed."""
+        pending = self.labels.pending_total()
+        if pending and self.labels.queue.waiting is not None:
+            if self._quit_when_saved:  # asked already: the journal keeps them for next time
+                self.exit()
+                return
+            self._quit_when_saved = True
+            self.notify(
+                f"{pending} label change(s) are not saved yet: the store is busy. They are kept "
+                f"in {self.labels.queue.journal.path if self.labels.queue.journal else 'memory'} "
+                "and saved at the next start. Press quit again to quit now, or wait.",
+                severity="warning",
+                title="Quit with labels pending?",
+                markup=False,
+            )
+            return
         if self.labels.queue.in_flight:
             self._quit_when_saved = True
             self.notify("Saving the last label change, then quitting …", markup=False)
@@ -235,6 +272,10 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
         if self._quit_when_saved and not self.labels.queue.in_flight:
             self.exit()
 
+    @on(LabelsWaiting)
+    def _labels_waiting(self, message: LabelsWaiting) -> None:
+        self.labels.waiting(message)
+
     @on(LabelFailed)
     def _label_failed(self, message: LabelFailed) -> None:
         self.labels.failed_op(message)
@@ -276,6 +317,7 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
             bool(self.read_only_reason),
             qid=state.qid if with_question else None,
             in_queue=in_queue,
+            pending=self.labels.pending_total(),
         )
 
     def default_view(self) -> ViewParams:

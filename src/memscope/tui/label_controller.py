@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from memscope.pipeline.label_journal import LabelJournal
 from memscope.pipeline.triage_session import label_codes
 from memscope.tui.labelling import LabelOp, LabelQueue
-from memscope.tui.messages import LabelFailed, LabelSaved
+from memscope.tui.messages import LabelFailed, LabelSaved, LabelsWaiting
 from memscope.tui.widgets.label_bar import codes_text, label_status, suggestion_text
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ class LabelController:
 
     def __init__(self, app: MemscopeApp) -> None:
         self.app = app
-        self.queue = LabelQueue()
+        self.queue = LabelQueue(journal=LabelJournal(app.store.path))
         self.requested: dict[str, tuple[str, ...] | None] = {}
         self.failed: set[str] = set()
 
@@ -46,8 +47,14 @@ class LabelController:
         requested = self.requested.get(qid, UNKNOWN)
         return set(requested) if requested is not UNKNOWN else None
 
+    def pending_total(self) -> int:
+        """How many label changes are not committed yet (the status bar shows it)."""
+        return self.queue.pending_count()
+
     def state(self, qid: str) -> str:
-        """``saving``, ``failed`` or ``saved``."""
+        """``saving``, ``waiting``, ``failed`` or ``saved``."""
+        if self.queue.busy(qid) and self.queue.waiting is not None:
+            return "waiting"
         if self.queue.busy(qid):
             return "saving"
         return "failed" if qid in self.failed else "saved"
@@ -184,7 +191,34 @@ class LabelController:
             base,
         )
 
+    def restore_pending(self) -> int:
+        """Queue the changes a previous app left in the journal (the store was busy then)."""
+        journal = self.queue.journal
+        ops = journal.pending() if journal is not None else []
+        for op in ops:
+            self.queue.push(op, journalled=True)
+        if ops:
+            self.app.write_labels()
+            self.app.notify(
+                f"{len(ops)} label change(s) from an earlier session were not saved yet; saving them now.",
+                title="Pending labels",
+                markup=False,
+            )
+        return len(ops)
+
     # -- results ---------------------------------------------------------------------------
+
+    def waiting(self, message: LabelsWaiting) -> None:
+        """The store is busy: the changes stay queued and are retried (never dropped)."""
+        self.app.notify(
+            f"{message.count} label change(s) wait for the store: {message.error.message}\n"
+            "They are kept and saved as soon as the store is free.",
+            severity="warning",
+            title="Labels pending",
+            markup=False,
+        )
+        if self.app.state is not None and self.app.state.qid is not None:
+            self.app.labels_changed(str(self.app.state.qid))
 
     def saved(self, message: LabelSaved) -> None:
         """The store committed an op: adopt its current label."""

@@ -9,6 +9,11 @@ saved.
 Opening the store costs tens of milliseconds, a committed insert a few, so the writer
 keeps one connection (``Store.writing``) while labels keep coming and gives the store back
 :data:`LINGER_S` after the last one: other memscope processes wait that long at most.
+
+No change is ever dropped because the store is busy: each op is journalled durably
+(``memscope.pipeline.label_journal``) before it is queued, and while another process holds
+the store the writer keeps the ops queued and retries every :data:`RETRY_S` until they are
+committed (or the app quits; the journal replays them at the next start).
 """
 
 from __future__ import annotations
@@ -17,87 +22,34 @@ import contextlib
 import threading
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
 from typing import Any
 
-from memscope.errors import MemscopeError, StoreError
+from memscope.errors import MemscopeError, StoreBusyError, StoreError
+from memscope.pipeline.label_journal import LabelJournal, LabelOp, apply_op
 from memscope.store import Store
-from memscope.tui.messages import LabelFailed, LabelSaved
+from memscope.tui.messages import LabelFailed, LabelSaved, LabelsWaiting
+
+__all__ = ["LINGER_S", "RETRY_S", "LabelOp", "LabelQueue", "apply_op"]
 
 LINGER_S = 1.0
 """How long the label writer keeps the store after the last label, waiting for the next."""
-
-
-@dataclass(frozen=True)
-class LabelOp:
-    """One change to one question's label."""
-
-    action: str
-    """``set`` (codes/note), ``accept`` (the suggestion), ``clear`` or ``undo``."""
-    run_id: str
-    qid: str
-    annotator: str
-    codes: tuple[str, ...] = ()
-    primary: str | None = None
-    note: str | None = None
-    params: dict[str, Any] = field(default_factory=dict)
-
-
-def apply_op(store: Store, op: LabelOp) -> Any:
-    """Write ``op`` and return the question's current label as committed.
-
-    After a set (or an accepted suggestion) the current label *is* that event, and after a
-    clear there is none, so only an undo needs to read the history back.
-    """
-    from memscope.pipeline import labels
-
-    if op.action == "set":
-        event = labels.record_label(
-            store,
-            op.run_id,
-            op.qid,
-            codes=list(op.codes),
-            primary=op.primary,
-            note=op.note,
-            annotator=op.annotator,
-            source="human",
-            params=op.params,
-        )
-        return _as_current(store, op, event)
-    if op.action == "accept":
-        event = labels.accept_suggestion(
-            store, op.run_id, op.qid, annotator=op.annotator, params=op.params
-        )
-        return _as_current(store, op, event)
-    if op.action == "clear":
-        labels.clear_label(store, op.run_id, op.qid, annotator=op.annotator)
-        return None
-    if op.action == "undo":
-        labels.undo_label(store, op.run_id, op.qid, annotator=op.annotator)
-        return labels.current_labels(store, op.run_id, annotator=op.annotator).get(op.qid)
-    raise ValueError(f"unknown label action {op.action!r}")
-
-
-def _as_current(store: Store, op: LabelOp, event: Any) -> Any:
-    """The current label a just-committed set event makes (read back if it cannot be built)."""
-    from memscope.pipeline import labels
-
-    values = {}
-    for item in fields(labels.CurrentLabel):
-        if hasattr(event, item.name):
-            values[item.name] = getattr(event, item.name)
-        elif item.name in ("labelled_at", "first_labelled_at"):
-            values[item.name] = event.created_at
-    try:
-        return labels.CurrentLabel(**values)
-    except TypeError:  # the label model grew a field the event lacks: ask the store
-        return labels.current_labels(store, op.run_id, annotator=op.annotator).get(op.qid)
+RETRY_S = 1.0
+"""How often the writer tries again while another process holds the store."""
 
 
 class LabelQueue:
     """Pending label ops and the lock that makes their writer single-file."""
 
-    def __init__(self, linger_s: float = LINGER_S) -> None:
+    def __init__(
+        self,
+        linger_s: float = LINGER_S,
+        journal: LabelJournal | None = None,
+        retry_s: float = RETRY_S,
+    ) -> None:
+        self.journal = journal
+        self.retry_s = retry_s
+        self.waiting: MemscopeError | None = None
+        """Set while the store is busy and ops wait for it (None otherwise)."""
         self._pending: deque[LabelOp] = deque()
         self._lock = threading.Lock()
         self._arrived = threading.Condition(self._lock)
@@ -107,8 +59,11 @@ class LabelQueue:
         self.in_flight: dict[str, int] = {}
         """qid -> number of ops queued or being written (the screen shows "saving …")."""
 
-    def push(self, op: LabelOp) -> None:
-        """Queue ``op`` (call from the app's thread)."""
+    def push(self, op: LabelOp, *, journalled: bool = False) -> None:
+        """Queue ``op`` (call from the app's thread), journalling it first."""
+        if self.journal is not None and not journalled:
+            with contextlib.suppress(OSError):  # an unwritable journal must not block labelling
+                op = self.journal.add(op)
         with self._lock:
             self._pending.append(op)
             self._arrived.notify()
@@ -139,9 +94,22 @@ class LabelQueue:
             while self._has_pending():
                 try:
                     with store_lock or contextlib.nullcontext(), store.writing():
+                        self.waiting = None
                         self._drain(store, post)
+                except StoreBusyError as error:  # keep every op; try again until it commits
+                    first, self.waiting = self.waiting is None, error
+                    if first:  # say so once, not at every retry
+                        post(LabelsWaiting(self.pending_count(), error))
+                    with self._lock:
+                        if self._arrived.wait_for(lambda: self._closing, self.retry_s):
+                            return  # quitting: the journal keeps the ops for the next start
                 except MemscopeError as error:  # the store could not be opened at all
                     self._fail_pending(post, error)
+            self.waiting = None
+
+    def pending_count(self) -> int:
+        """How many label changes are not committed yet."""
+        return sum(self.in_flight.values())
 
     def stop_lingering(self) -> None:
         """Give the store back as soon as the pending ops are written (the app is quitting)."""
@@ -165,17 +133,30 @@ class LabelQueue:
                 op = self._pending.popleft()
             try:
                 label = apply_op(store, op)
+            except StoreBusyError:
+                with self._lock:
+                    self._pending.appendleft(op)
+                raise
             except MemscopeError as error:
+                self._forget(op)
                 post(LabelFailed(op.run_id, op.qid, op.action, error))
                 continue
             except Exception as error:  # a bug must not lose the ops behind it silently
+                self._forget(op)
                 post(
                     LabelFailed(
                         op.run_id, op.qid, op.action, StoreError(f"{type(error).__name__}: {error}")
                     )
                 )
                 continue
+            self._forget(op)
             post(LabelSaved(op.run_id, op.qid, label, op.action))
+
+    def _forget(self, op: LabelOp) -> None:
+        """``op`` is committed (or refused for good): the journal need not keep it."""
+        if self.journal is not None:
+            with contextlib.suppress(OSError):
+                self.journal.done(op)
 
     def _fail_pending(self, post: Callable[[Any], Any], error: MemscopeError) -> None:
         with self._lock:

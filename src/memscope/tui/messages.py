@@ -93,6 +93,14 @@ class LabelFailed(Message):
 
 
 @dataclass
+class LabelsWaiting(Message):
+    """Label changes wait for a busy store; they stay queued (and journalled) and are retried."""
+
+    count: int
+    error: MemscopeError
+
+
+@dataclass
 class RunRerunFinished(Message):
     """Run-level Y3 numbers for the re-ranking parameters in ``params``."""
 

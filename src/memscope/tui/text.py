@@ -1,7 +1,10 @@
 """Turning untrusted values into Rich ``Text`` (never markup) and formatting numbers.
 
 Everything from a run file goes through :func:`plain`: control characters become visible
-escapes (``memscope.textsafe``) and ``[bold]`` stays the seven characters it is.
+escapes (``memscope.textsafe``) and ``[bold]`` stays the seven characters it is. Text is
+also bounded: a field of 50 MB (a judge's reasoning, a round) would take Rich a minute
+and gigabytes to lay out, so beyond :data:`DISPLAY_LIMIT` characters it is cut with
+"… N more characters"; ``limit=None`` asks for the full text (on demand).
 """
 
 from __future__ import annotations
@@ -13,17 +16,40 @@ from rich.text import Text
 from memscope.textsafe import printable
 
 DASH = "–"
+DISPLAY_LIMIT = 20_000
+"""Characters of one field shown at most (before "… N more characters")."""
 
 
-def plain(value: object, style: str = "", *, one_line: bool = False) -> Text:
-    """``value`` as literal text (None becomes empty)."""
-    return Text(printable(value, keep_newlines=not one_line), style=style)
+def bounded(value: object, limit: int | None = DISPLAY_LIMIT) -> tuple[str, int]:
+    """``(shown, hidden)``: the first ``limit`` characters of ``value`` and how many are cut."""
+    text = "" if value is None else str(value)
+    if limit is None or len(text) <= limit:
+        return text, 0
+    return text[:limit], len(text) - limit
+
+
+def more_note(hidden: int) -> str:
+    """The marker after cut text."""
+    return f" … {hidden:,} more characters"
+
+
+def plain(
+    value: object, style: str = "", *, one_line: bool = False, limit: int | None = DISPLAY_LIMIT
+) -> Text:
+    """``value`` as literal text (None becomes empty), at most ``limit`` characters."""
+    shown, hidden = bounded(value, limit)
+    text = Text(printable(shown, keep_newlines=not one_line), style=style)
+    if hidden:
+        text.append(more_note(hidden), "dim italic")
+    return text
 
 
 def clip(value: object, width: int) -> str:
     """``value`` on one line, cut to ``width`` characters with an ellipsis."""
-    text = printable(value, keep_newlines=False)
-    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+    # Cut before sanitising: a 50 MB field must cost no more than a short one.
+    shown, hidden = bounded(value, max(width, 0) + 1)
+    text = printable(shown, keep_newlines=False)
+    return text if len(text) <= width and not hidden else text[: max(0, width - 1)] + "…"
 
 
 def num(value: float | None, digits: int = 2) -> str:

@@ -9,6 +9,26 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from memscope.errors import RunDirError
+from memscope.records import Notice
+
+NESTED_TOO_DEEPLY = "JSON nested too deeply to read"
+
+
+class SkippedRecords(Notice):
+    """A notice that records of an input file were skipped (``--strict`` refuses the run)."""
+
+
+def refuse_skips_when_strict(notices: list[Notice], strict: bool) -> None:
+    """Under ``--strict``, turn the first skipped-records notice into the run's refusal."""
+    skipped = next((n for n in notices if isinstance(n, SkippedRecords)), None)
+    if strict and skipped is not None:
+        raise RunDirError(
+            f"{skipped.what}; nothing was ingested (--strict)",
+            where=skipped.where,
+            fix="Fix the file, or drop --strict to ingest the rest.",
+        )
+
 
 def lines_of_records(path: Path, ordinals: set[int]) -> dict[int, tuple[int, bytes]]:
     """Return ``{ordinal: (line number, raw line)}`` for the given 1-based record ordinals.
@@ -39,6 +59,8 @@ def explain_bad_line(raw: bytes) -> str | None:
         return f"not valid UTF-8 (byte {exc.start + 1})"
     try:
         value = json.loads(text)
+    except RecursionError:
+        return NESTED_TOO_DEEPLY
     except json.JSONDecodeError as exc:
         truncated = "truncated? " if exc.pos >= len(text.rstrip()) - 1 else ""
         return f"not valid JSON ({truncated}{exc.msg} at column {exc.colno})"

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 
 from memscope.errors import DatasetError, RunDirError
 from memscope.records import BulkSource, Notice
-from memscope.store.loaders.lines import explain_bad_line, lines_of_records
+from memscope.store.loaders.finite import null_non_finite
+from memscope.store.loaders.lines import NESTED_TOO_DEEPLY, explain_bad_line, lines_of_records
 from memscope.store.sql import one, rows, scalar
 
 if TYPE_CHECKING:
@@ -77,6 +78,10 @@ def _row_problem_sql() -> str:
         cases.append(
             f"WHEN {name} IS NOT NULL AND json_type({name}) NOT IN {NUMBER_TYPES} "
             f"THEN 'field \"{name}\" must be a number, got ' || left({name}::VARCHAR, 40)"
+        )
+        cases.append(
+            f"WHEN json_type({name}) = 'DOUBLE' AND NOT isfinite(TRY_CAST({name} AS DOUBLE)) "
+            f"THEN 'field \"{name}\" must be a finite number, got ' || {name}::VARCHAR"
         )
     for name in UNIT_FIELDS:
         cases.append(
@@ -226,6 +231,7 @@ def load_memeye_predictions(
         _insert_unranked_retrievals(con, run_id)
     elif retrieval_kind == "ranked":
         _insert_ranked_retrievals(con, run_id, path, notices)
+    null_non_finite(con, run_id, str(sidecar or path), notices)
     for table in ("memeye_rows", "memeye_bad", "memeye_good", "memeye_known"):
         con.execute(f"DROP TABLE IF EXISTS {table}")
     return inserted
@@ -240,6 +246,8 @@ def _report_bad_rows(
         line_no, raw = located.get(ordinal, (None, b""))
         # DuckDB cannot tell a malformed line from a non-object one; Python can.
         detail = explain_bad_line(raw) if raw else None
+        if detail == NESTED_TOO_DEEPLY and problem != "unreadable":
+            detail = None  # DuckDB read the line; its reason (which field) says more
         reason = detail or ("unreadable line" if problem == "unreadable" else problem)
         where = f"{path}:{line_no}" if line_no else f"{path} (record {ordinal})"
         messages.append(f"{where}: {reason}")
@@ -343,14 +351,14 @@ def _insert_ranked_retrievals(
     con.execute(
         "INSERT INTO retrievals "
         "WITH pairs AS ("
-        "  SELECT g.qid, unnest(r.method_runtime.seed_round_ids) AS round_id,"
+        "  SELECT g.qid, unnest(list_transform(r.method_runtime.seed_round_ids, lambda i: trim(i))) AS round_id,"
         "         generate_subscripts(r.method_runtime.seed_round_ids, 1) AS rank,"
         "         unnest(r.method_runtime.top_candidates) AS c"
         "  FROM memeye_rows r JOIN memeye_good g USING (ord))"
         " SELECT ?, qid, rank, round_id,"
-        "        CASE WHEN c.round_id = round_id THEN c.score END,"
-        "        CASE WHEN c.round_id = round_id THEN coalesce(c.text_dense_score, c.semantic_score) END,"
-        "        CASE WHEN c.round_id = round_id THEN c.image_dense_score END, 'logged'"
+        "        CASE WHEN trim(c.round_id) = round_id THEN c.score END,"
+        "        CASE WHEN trim(c.round_id) = round_id THEN coalesce(c.text_dense_score, c.semantic_score) END,"
+        "        CASE WHEN trim(c.round_id) = round_id THEN c.image_dense_score END, 'logged'"
         " FROM pairs WHERE round_id IS NOT NULL",
         [run_id],
     )
@@ -358,15 +366,15 @@ def _insert_ranked_retrievals(
         "CREATE OR REPLACE TEMP TABLE memeye_unaligned AS "
         "SELECT g.qid, unnest(r.method_runtime.top_candidates, recursive := true) "
         "FROM memeye_rows r JOIN memeye_good g USING (ord) "
-        "WHERE list_transform(r.method_runtime.top_candidates, lambda c: c.round_id) "
-        "      <> r.method_runtime.seed_round_ids[1:len(r.method_runtime.top_candidates)]"
+        "WHERE list_transform(r.method_runtime.top_candidates, lambda c: trim(c.round_id)) "
+        "      <> list_transform(r.method_runtime.seed_round_ids[1:len(r.method_runtime.top_candidates)], lambda i: trim(i))"
     )
     con.execute(
         "UPDATE retrievals SET score = u.score, text_score = coalesce(u.text_dense_score, u.semantic_score),"
         " image_score = u.image_dense_score "
-        "FROM (SELECT qid, round_id, any_value(score) AS score, any_value(text_dense_score) AS text_dense_score,"
+        "FROM (SELECT qid, trim(round_id) AS round_id, any_value(score) AS score, any_value(text_dense_score) AS text_dense_score,"
         "      any_value(semantic_score) AS semantic_score, any_value(image_dense_score) AS image_dense_score"
-        "      FROM memeye_unaligned GROUP BY qid, round_id) u "
+        "      FROM memeye_unaligned GROUP BY qid, trim(round_id)) u "
         "WHERE retrievals.run_id = ? AND retrievals.qid = u.qid AND retrievals.round_id = u.round_id",
         [run_id],
     )
@@ -391,7 +399,8 @@ def _insert_unranked_retrievals(con: duckdb.DuckDBPyConnection, run_id: str) -> 
     con.execute(
         "INSERT INTO retrievals "
         "WITH shifted AS ("
-        "  SELECT g.qid, lead(r.method_runtime.retrieved_round_ids) OVER (ORDER BY r.ord) AS ids"
+        "  SELECT g.qid, lead(list_transform(r.method_runtime.retrieved_round_ids, lambda i: trim(i)))"
+        "         OVER (ORDER BY r.ord) AS ids"
         "  FROM memeye_rows r JOIN memeye_good g USING (ord))"
         " SELECT DISTINCT ?, qid, NULL::INTEGER, unnest(ids), NULL::DOUBLE, NULL::DOUBLE, NULL::DOUBLE, 'logged'"
         " FROM shifted WHERE ids IS NOT NULL",
@@ -411,7 +420,7 @@ def _insert_sidecar_retrievals(
         "  FROM read_json(?, format = 'newline_delimited', columns = {'idx': 'JSON', 'pool': 'JSON'},"
         "                 ignore_errors = true, maximum_object_size = 268435456)),"
         " items AS (SELECT qid, unnest(pool, recursive := true) FROM pools WHERE qid IS NOT NULL)"
-        " SELECT ?, qid, rank, round_id, score, text_score, image_score, 'logged' FROM items"
+        " SELECT ?, qid, rank, trim(round_id), score, text_score, image_score, 'logged' FROM items"
         " WHERE qid IN (SELECT qid FROM memeye_good) AND round_id IS NOT NULL",
         [str(sidecar), run_id],
     )

@@ -11,11 +11,14 @@ sessions from ``session_id`` (else the clue rounds' sessions, in clue order).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import json
+from typing import TYPE_CHECKING, Any
 
+from memscope.adapters.memeye_dataset import MAX_LEVEL_DIGITS, oversized_label_notice
 from memscope.errors import DatasetError
 from memscope.identity import KEY_LENGTH, KEY_SEPARATOR, WHITESPACE_PATTERN
 from memscope.records import DatasetSource, Notice
+from memscope.store.loaders.lines import SkippedRecords
 from memscope.store.sql import one, rows
 
 if TYPE_CHECKING:
@@ -127,11 +130,7 @@ def load_memeye_dataset(
     Raises:
         DatasetError: when the file is not a MemEye dialog JSON.
     """
-    import orjson
-
-    raw_sessions = orjson.loads(
-        one(con, "SELECT multi_session_dialogues::VARCHAR FROM memeye_dialog")[0]
-    )
+    raw_sessions = _decode_sessions(con, source, notices)
     sessions, rounds, round_notices = source.build_rounds(raw_sessions)
     notices += round_notices
     insert_rounds(sessions, rounds)
@@ -177,8 +176,9 @@ def load_memeye_dataset(
                coalesce(clue_rounds, []::VARCHAR[]) AS clue_rounds,
                coalesce(clue_sessions, []::VARCHAR[]) AS clue_sessions,
                CASE WHEN options IS NULL THEN 'open' ELSE 'mcq' END AS mode,
-               list_filter(coalesce(labels, []), lambda l: regexp_full_match(l, 'X[0-9]+')) AS x_labels,
-               list_filter(coalesce(labels, []), lambda l: regexp_full_match(l, 'Y[0-9]+')) AS y_labels,
+               list_filter(coalesce(labels, []), lambda l: regexp_full_match(l, 'X[0-9]{{1,{MAX_LEVEL_DIGITS}}}')) AS x_labels,
+               list_filter(coalesce(labels, []), lambda l: regexp_full_match(l, 'Y[0-9]{{1,{MAX_LEVEL_DIGITS}}}')) AS y_labels,
+               len(list_filter(coalesce(labels, []), lambda l: regexp_full_match(l, '[XY][0-9]{{{MAX_LEVEL_DIGITS + 1},}}'))) > 0 AS oversized,
                is_object AND (labels IS NOT NULL) AND (json_array_length(point) = 0 OR len(labels) > 0) AS point_ok
         FROM fields LEFT JOIN resolved USING (idx)
         """,
@@ -216,6 +216,87 @@ def load_memeye_dataset(
     return int(count)
 
 
+def _loads(text: str) -> tuple[bool, Any]:
+    """``(True, value)``, or ``(False, None)`` when Python cannot hold the JSON text.
+
+    orjson refuses nesting beyond 1024 levels and integers beyond 64 bits; the standard
+    library takes such integers and stops at the recursion limit.
+    """
+    import orjson
+
+    try:
+        return True, orjson.loads(text)
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        return True, json.loads(text)
+    except (RecursionError, ValueError):
+        return False, None
+
+
+def _decode_sessions(
+    con: duckdb.DuckDBPyConnection, source: DatasetSource, notices: list[Notice]
+) -> Any:
+    """The session list as Python values; a round Python cannot hold is skipped and named.
+
+    DuckDB reads any nesting depth; Python does not. When the whole list does not decode,
+    each session and then each round is decoded alone, so one hostile round costs only
+    itself.
+    """
+    whole = one(con, "SELECT multi_session_dialogues::VARCHAR FROM memeye_dialog")[0]
+    decoded, value = _loads(whole)
+    if decoded:
+        return value
+    sessions: list[Any] = []
+    skipped: list[str] = []
+    session_texts = rows(
+        con,
+        "SELECT unnest(json_extract(multi_session_dialogues, '$[*]'))::VARCHAR FROM memeye_dialog",
+    )
+    for order, (text,) in enumerate(session_texts, start=1):
+        decoded, session = _loads(text)
+        if decoded:
+            sessions.append(session)
+            continue
+        fields = rows(
+            con,
+            "SELECT k, json_extract(j, '$.\"' || k || '\"')::VARCHAR FROM "
+            "(SELECT ?::JSON AS j) s, unnest(json_keys(j)) t(k)",
+            [text],
+        )
+        session = {}
+        for key, field_text in fields:
+            if key == "dialogues":
+                continue
+            ok, field = _loads(field_text)
+            if ok:
+                session[key] = field
+        session_name = str(session.get("session_id") or f"S{order}")
+        dialogues: list[Any] = []
+        round_texts = rows(
+            con, "SELECT unnest(json_extract(?::JSON, '$.dialogues[*]'))::VARCHAR", [text]
+        )
+        for position, (round_text,) in enumerate(round_texts, start=1):
+            ok, turn = _loads(round_text)
+            if ok:
+                dialogues.append(turn)
+                continue
+            round_name = one(con, "SELECT json_extract_string(?::JSON, '$.round')", [round_text])[0]
+            skipped.append(f"round {round_name or position} of session {session_name}")
+            dialogues.append(None)  # keeps the positions of the rounds after it
+        session["dialogues"] = dialogues
+        sessions.append(session)
+    if skipped:
+        notices.append(
+            SkippedRecords(
+                f"{len(skipped)} round(s) skipped: nested too deeply or holding numbers too large to read",
+                source.source_path,
+                tuple(skipped[:MAX_EXAMPLES]),
+            )
+        )
+    return sessions
+
+
 def _report_questions(
     con: duckdb.DuckDBPyConnection, source: DatasetSource, notices: list[Notice]
 ) -> None:
@@ -236,6 +317,13 @@ def _report_questions(
                 f"{int(unknown_count)} clue id(s) name no round in the dataset; they are ignored by the retrieval metrics",
                 source.source_path,
                 tuple(examples[:MAX_EXAMPLES]),
+            )
+        )
+    oversized = rows(con, "SELECT 'q' || idx FROM memeye_qas WHERE oversized ORDER BY idx")
+    if oversized:
+        notices.append(
+            oversized_label_notice(
+                len(oversized), source.source_path, [row[0] for row in oversized]
             )
         )
     bad = rows(con, "SELECT 'q' || idx FROM memeye_qas WHERE NOT point_ok ORDER BY idx")

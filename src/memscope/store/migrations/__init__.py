@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from memscope.store.connection import rollback_quietly
 from memscope.store.sql import one, rows
 
 if TYPE_CHECKING:
@@ -81,6 +82,6 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
             )
         con.commit()
     except BaseException:
-        con.rollback()
+        rollback_quietly(con)
         raise
     return [migration.version for migration in missing]

@@ -88,6 +88,8 @@ def label_status(label: Any, state: str, read_only_reason: str | None) -> Text:
         text.append_text(plain(note, "italic", one_line=True))
     if state == "saving":
         text.append("  saving …", "bold yellow")
+    elif state == "waiting":
+        text.append("  pending: store busy, will retry", "bold black on yellow")
     elif state == "failed":
         text.append("  NOT SAVED", "bold white on red")
     elif label is not None and state == "saved":

@@ -20,6 +20,7 @@ def status_text(
     read_only: bool,
     qid: str | None = None,
     in_queue: bool = True,
+    pending: int = 0,
 ) -> Text:
     """``srag_v · failing · 12/230 · labelled 3/230 · alice``."""
     text = Text()
@@ -44,6 +45,8 @@ def status_text(
     text.append(f"{labelled}/{total}", "bold green" if total and labelled == total else "bold")
     text.append(" · ", "dim")
     text.append_text(plain(annotator, "dim", one_line=True))
+    if pending:
+        text.append(f"  {pending} label change(s) unsaved ", "bold black on yellow")
     if read_only:
         text.append("  READ-ONLY ", "bold white on red")
     return text
