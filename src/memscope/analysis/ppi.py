@@ -89,7 +89,7 @@ def tuned_lambda(
     covariance = ((grads - grads.mean()) * (grads_hat - grads_hat.mean())).sum() / n
     pooled = np.concatenate([grads_hat, grads_hat_u])
     variance = pooled.var(ddof=1) if pooled.size > 1 else 0.0
-    if variance <= 0:
+    if variance <= 1e-15:  # a constant rule (up to rounding): nothing to tune
         return 0.0
     lam = covariance / ((1.0 + n / big_n) * variance)
     return float(np.clip(lam, 0.0, 1.0))

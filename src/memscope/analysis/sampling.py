@@ -52,7 +52,7 @@ def allocate(
     method: str = "proportional",
     spreads: dict[str, float] | None = None,
 ) -> dict[str, int]:
-    """Labels per stratum: a minimum of two (or ``N_h``), the rest by largest remainder.
+    """Labels per stratum: a minimum of two (or ``N_h``), the rest toward the ideal shares.
 
     Neyman weights ``N_h * S_h``; a stratum whose suggestions all agree still gets a
     quarter of the largest spread, since the rules are not the labels. With a sample
@@ -73,26 +73,18 @@ def allocate(
         weights = {h: sizes[h] * max(spread.get(h, 0.0), top / 4.0) for h in strata}
     else:
         weights = {h: float(sizes[h]) for h in strata}
-    left = target - sum(counts.values())
-    while left > 0:
+    weight_sum = sum(weights.values())
+    ideal = {
+        h: target * weights[h] / weight_sum if weight_sum > 0 else target / len(strata)
+        for h in strata
+    }
+    # One label at a time to the stratum furthest below its ideal share (largest remainder).
+    for _ in range(target - sum(counts.values())):
         room = [h for h in strata if counts[h] < sizes[h]]
-        weight_sum = sum(weights[h] for h in room)
         if not room:
             break
-        shares = {
-            h: (left * weights[h] / weight_sum if weight_sum > 0 else left / len(room))
-            for h in room
-        }
-        step = {h: min(int(np.floor(shares[h])), sizes[h] - counts[h]) for h in room}
-        given = sum(step.values())
-        if given == 0:
-            # Largest remainder: one more label to the stratum with the largest share.
-            best = max(room, key=lambda h: (shares[h] - np.floor(shares[h]), weights[h], h))
-            step = {best: 1}
-            given = 1
-        for h, extra in step.items():
-            counts[h] += extra
-        left -= given
+        best = max(room, key=lambda h: (ideal[h] - counts[h], weights[h], h))
+        counts[best] += 1
     return counts
 
 

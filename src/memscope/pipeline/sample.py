@@ -168,10 +168,11 @@ def plan_sample(
     ]
     with store.write() as con:
         save_plan(con, plan, rows, datetime.now(UTC).replace(tzinfo=None))
-    return _plan(plan, rows)
+    return plan_from_rows(plan, rows)
 
 
-def _plan(plan: dict[str, Any], rows: list[dict[str, Any]]) -> SamplePlan:
+def plan_from_rows(plan: dict[str, Any], rows: list[dict[str, Any]]) -> SamplePlan:
+    """A :class:`SamplePlan` from the stored plan row and its items."""
     return SamplePlan(
         run_id=plan["run_id"],
         run_hash=plan["run_hash"],
@@ -193,7 +194,7 @@ def load_sample(store: Store, run_id: str) -> SamplePlan | None:
 
     with store.read() as con:
         found = load_plan(con, run_id)
-    return _plan(*found) if found else None
+    return plan_from_rows(*found) if found else None
 
 
 def open_sample(
@@ -227,10 +228,12 @@ def open_sample(
     plan = plan_sample(
         store,
         run_id,
-        seed=DEFAULT_SEED if seed is None else seed,
+        seed=seed if seed is not None else (stored.seed if stored else DEFAULT_SEED),
         strata=strata or (stored.strata if stored else "cell"),
-        sample_size=sample_size,
-        allocation=allocation or "proportional",
+        sample_size=sample_size
+        if sample_size is not None
+        else (stored.sample_size if stored else None),
+        allocation=allocation or (stored.allocation if stored else "proportional"),
     )
     return plan, True
 
