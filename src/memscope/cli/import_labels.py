@@ -63,6 +63,7 @@ def import_labels_command(
                 ),
                 markup=False,
                 highlight=False,
+                soft_wrap=True,
             )
     if result.unknown_codes:
         stderr.print(
