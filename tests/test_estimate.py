@@ -46,7 +46,7 @@ def test_per_stratum_estimates_are_the_ppi_of_that_stratum() -> None:
     expected = ppi_mean(
         np.array([1.0, 0.0, 0.0]),
         np.array([1.0, 1.0, 0.0]),
-        np.array([1.0, 1.0, 0.0, 1.0, 0.0, 0.0]),
+        np.array([1.0, 0.0, 0.0]),  # the rule on Y1's unlabelled failures q3-q5
     )
     assert y1.ppi.estimate == pytest.approx(expected.estimate)
     assert y1.ppi.ci_high == pytest.approx(expected.ci_high)

@@ -81,3 +81,28 @@ def test_errors_are_one_message(demo: Store, tmp_path: Path, monkeypatch) -> Non
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if it were not installed
     with pytest.raises(MemscopeError, match=r"pip install 'memscope\[plot\]'"):
         render(demo, "heatmap", ["srag_v"], tmp_path / "a.svg")
+
+
+def test_only_the_plot_module_imports_matplotlib() -> None:
+    import ast
+    import subprocess
+
+    src = Path(__file__).resolve().parents[1] / "src" / "memscope"
+    importers = []
+    for path in src.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            if any(name.split(".")[0] == "matplotlib" for name in names):
+                importers.append(str(path.relative_to(src)))
+    assert sorted(set(importers)) == ["pipeline/plots.py"]
+    code = "import sys, memscope.cli, memscope.pipeline.plots; print('matplotlib' in sys.modules)"
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert loaded.stdout.strip() == "False"  # imported only when a figure is drawn

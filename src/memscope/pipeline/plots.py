@@ -239,9 +239,10 @@ def _codes(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
         values, lows, highs = [], [], []
         for group in groups:
             found = (entry["overall"] if group == "overall" else entry["per_stratum"][group])["ppi"]
-            values.append(found["estimate"] if found else 0.0)
-            lows.append(found["ci_low"] if found else 0.0)
-            highs.append(found["ci_high"] if found else 0.0)
+            # Rounded: the figure's bytes must not follow the last bit of a sum.
+            values.append(round(found["estimate"], 6) if found else 0.0)
+            lows.append(round(found["ci_low"], 6) if found else 0.0)
+            highs.append(round(found["ci_high"], 6) if found else 0.0)
         colour = OKABE_ITO[index % len(OKABE_ITO)]
         ax.bar(range(len(groups)), values, 0.6, bottom=bottoms, color=colour, label=code)
         for g, (value, low, high) in enumerate(zip(values, lows, highs, strict=True)):
