@@ -274,6 +274,8 @@ def compute_estimates(
             if labels_est is not None and ppi_est is not None:
                 labels_parts.append(StratumPart(labels_est, float(members.sum())))
                 ppi_parts.append(StratumPart(ppi_est, float(members.sum())))
+        overall_labels: MeanEstimate | None
+        overall_ppi: MeanEstimate | None
         if stratified and order:
             overall_labels = combine_strata(labels_parts, level)
             overall_ppi = combine_strata(ppi_parts, level)

@@ -148,7 +148,7 @@ def _events_of_file(path: Path) -> list[dict[str, Any]]:
                 where=str(path),
             ) from None
         codes = _codes(row.get("codes"))
-        event = {
+        event: dict[str, Any] = {
             "run_id": str(row["run_id"]),
             "run_hash": row.get("run_hash") or None,
             "qid": str(row["qid"]),

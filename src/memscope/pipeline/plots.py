@@ -52,14 +52,14 @@ class Figure:
 def _matplotlib() -> Any:
     """pyplot on the Agg backend, with the settings that make output reproducible."""
     try:
-        import matplotlib
+        import matplotlib  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         raise MemscopeError(
             "memscope plot needs matplotlib, which is not installed",
             fix="Install the plot extra: pip install 'memscope[plot]' (or pip install matplotlib).",
         ) from None
     matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # type: ignore[import-not-found, unused-ignore]
 
     matplotlib.rcParams.update(
         {
