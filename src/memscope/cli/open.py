@@ -12,7 +12,7 @@ import typer
 
 from memscope.cli.app import TRIAGE, app
 from memscope.cli.common import DatasetOption, DbOption, DmvRegistryOption, handles_errors
-from memscope.cli.sample import AllocationOption, SeedOption, SizeOption, StrataOption
+from memscope.cli.sample_options import AllocationOption, SeedOption, SizeOption, StrataOption
 
 
 @app.command("open", rich_help_panel=TRIAGE)

@@ -18,27 +18,12 @@ from memscope.cli.common import (
     stderr,
     stdout,
 )
-
-SeedOption = Annotated[
-    int | None,
-    typer.Option(
-        "--seed", help="Seed of the random sample (default: the stored plan's, else fixed)."
-    ),
-]
-StrataOption = Annotated[
-    str | None,
-    typer.Option("--strata", help="cell (X×Y, default), y or code (the suggested code)."),
-]
-SizeOption = Annotated[
-    int | None,
-    typer.Option("--sample-size", help="Labels to plan (default 60, or every failure)."),
-]
-AllocationOption = Annotated[
-    str | None,
-    typer.Option(
-        "--allocation", help="proportional (default) or neyman (by the suggestion spread)."
-    ),
-]
+from memscope.cli.sample_options import (
+    AllocationOption,
+    SeedOption,
+    SizeOption,
+    StrataOption,
+)
 
 
 @app.command(rich_help_panel=LABELS)
