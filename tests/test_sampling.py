@@ -86,3 +86,14 @@ def test_plan_is_stored_and_resumed(store: Store) -> None:
     assert text == f"sample: 1 of 9 planned · stratum {stratum} 1/{size}"
     with pytest.raises(InputError, match="unknown strata"):
         plan_sample(store, run_id, strata="task")
+
+
+def test_sample_options_need_the_sample_queue() -> None:
+    from typer.testing import CliRunner
+
+    from memscope.cli import app as cli
+
+    result = CliRunner().invoke(cli, ["open", str(RUN), "--seed", "3"])
+    assert result.exit_code == 1 and "--seed go(es) with --queue sample" in result.output
+    shown = CliRunner().invoke(cli, ["sample", str(RUN), "--sample-size", "0"])
+    assert shown.exit_code == 1 and "--sample-size must be at least 1" in shown.output
