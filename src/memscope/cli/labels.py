@@ -275,6 +275,12 @@ def agreement(
             "--annotators", help="The two annotators: --annotators A B.", show_default=False
         ),
     ] = None,
+    list_disagreements: Annotated[
+        bool,
+        typer.Option(
+            "--disagreements", help="Also list the questions the two labelled differently."
+        ),
+    ] = False,
     db: DbOption = None,
     output: FormatOption = OutputFormat.table,
 ) -> None:
@@ -292,6 +298,10 @@ def agreement(
     store = _store_with_labels_replayed(db)
     run_id = resolve_run(store, run, ingest=False)
     result = compute_agreement(store, run_id, names[0], names[1])
+    if list_disagreements:
+        from memscope.pipeline.disagreements import disagreements
+
+        result["disagreements"] = disagreements(store, run_id, names[0], names[1])
     if output is OutputFormat.json:
         print_json(result)
         return
@@ -316,4 +326,22 @@ def agreement(
     )
     for code, kappa in result["per_code"].items():
         table.add_row(code, fmt(kappa["kappa"]), fmt(kappa["observed"]), fmt(kappa["expected"]))
+    stdout.print(table)
+    if list_disagreements:
+        _print_disagreements(result["disagreements"], first, second)
+
+
+def _print_disagreements(found: list[dict[str, Any]], first: str, second: str) -> None:
+    if not found:
+        stdout.print(Text(f"{printable(first)} and {printable(second)} agree on every question"))
+        return
+    table = Table(title=f"{len(found)} disagreement(s)", title_justify="left")
+    for name in ("qid", printable(first), printable(second)):
+        table.add_column(name, overflow="fold")
+    for entry in found:
+        table.add_row(
+            entry["qid"],
+            ", ".join(entry["codes"][first]),
+            ", ".join(entry["codes"][second]),
+        )
     stdout.print(table)

@@ -12,6 +12,7 @@ import typer
 
 from memscope.cli.app import TRIAGE, app
 from memscope.cli.common import DatasetOption, DbOption, DmvRegistryOption, handles_errors
+from memscope.cli.sample_options import AllocationOption, SeedOption, SizeOption, StrataOption
 
 
 @app.command("open", rich_help_panel=TRIAGE)
@@ -31,7 +32,11 @@ def open_command(
     ] = None,
     queue: Annotated[
         str | None,
-        typer.Option("--queue", help="failing (default), all or unlabelled.", show_default=False),
+        typer.Option(
+            "--queue",
+            help="failing (default), all, unlabelled or sample (a stratified random sample of the failures).",
+            show_default=False,
+        ),
     ] = None,
     cell: Annotated[
         str | None,
@@ -50,6 +55,10 @@ def open_command(
             show_default=False,
         ),
     ] = None,
+    seed: SeedOption = None,
+    strata: StrataOption = None,
+    sample_size: SizeOption = None,
+    allocation: AllocationOption = None,
     dataset: DatasetOption = None,
     dmv_registry: DmvRegistryOption = None,
     db: DbOption = None,
@@ -60,7 +69,9 @@ def open_command(
     several runs (the systems of a DMV-Bench directory, a folder of runs) opens the Runs
     screen with exactly the runs under it. Keys: j/k next/previous,
     enter accept the suggestion, 1-9 toggle failure codes, [ ] recency weight, c caption
-    vs native, ? every key. Labels are committed as you make them.
+    vs native, ? every key. Labels are committed as you make them. --queue sample
+    steps through a stratified random sample of the failures (--seed, --strata
+    cell|y|code, --sample-size N, --allocation proportional|neyman; see `memscope sample`).
     """
     from memscope.errors import InputError
 
@@ -85,6 +96,33 @@ def open_command(
         db=db,
     )
     check_refs(triage_app.store, refs)
+    sampling = {
+        "--seed": seed,
+        "--strata": strata,
+        "--sample-size": sample_size,
+        "--allocation": allocation,
+    }
+    given = [name for name, value in sampling.items() if value is not None]
+    if given and queue != "sample":
+        raise InputError(
+            f"{', '.join(given)} go(es) with --queue sample", fix="Add --queue sample."
+        )
+    if queue == "sample":
+        # The plan is drawn (or the stored one kept) before the app loads the run.
+        from memscope.pipeline.runs import resolve_run
+        from memscope.pipeline.sample import open_sample
+
+        run_id = resolve_run(
+            triage_app.store, refs[0] if refs else None, options=triage_app.options
+        )
+        open_sample(
+            triage_app.store,
+            run_id,
+            seed=seed,
+            strata=strata,
+            sample_size=sample_size,
+            allocation=allocation,
+        )
     # textual-image asks the terminal what it can draw; that is only possible before Textual starts.
     ImagePreview.renderer = load_renderer()
     triage_app.run()

@@ -91,6 +91,7 @@ def _schema(*, history: bool, include_suggestions: bool) -> pa.Schema:
     if history:
         fields += [
             ("event_id", pa.int64()),
+            ("event_uid", text),
             ("action", text),
             ("supersedes", pa.int64()),
             ("created_at", pa.timestamp("us")),
@@ -98,6 +99,7 @@ def _schema(*, history: bool, include_suggestions: bool) -> pa.Schema:
     else:
         fields += [
             ("event_id", pa.int64()),
+            ("event_uid", text),
             ("labelled_at", pa.timestamp("us")),
             ("first_labelled_at", pa.timestamp("us")),
         ]
@@ -182,6 +184,8 @@ def label_table(
             for label in current_labels_by_annotator(store, run_id)
             if annotator is None or label.annotator == annotator
         ]
+    from memscope.pipeline.import_labels import event_uid
+
     questions = _questions(store, {item.run_id for item in items} | ({run_id} if run_id else set()))
     suggestions = _suggestions(store, run_id) if include_suggestions else {}
     records: list[dict[str, Any]] = []
@@ -204,6 +208,15 @@ def label_table(
             "taxonomy_version": item.taxonomy_version,
             "params": json.dumps(item.params) if item.params is not None else None,
             "event_id": item.event_id,
+            # The stable id import-labels deduplicates by (issue 16).
+            "event_uid": event_uid(
+                item.run_hash,
+                item.qid,
+                item.annotator,
+                item.action if history else "set",
+                item.created_at if history else item.labelled_at,
+                list(item.codes),
+            ),
         }
         if history:
             record |= {

@@ -22,8 +22,9 @@ from memscope.analysis.answers import answer_score, correctness
 from memscope.errors import InputError
 from memscope.pipeline.loading import RunData
 
-QUEUE_KINDS = ("failing", "all", "unlabelled")
-"""The queues ``memscope open --queue`` offers (design.md: the default is the failures)."""
+QUEUE_KINDS = ("failing", "all", "unlabelled", "sample")
+"""The queues ``memscope open --queue`` offers (design.md: the default is the failures);
+``sample`` is the failures in the order of the run's stored sample plan (pipeline/sample.py)."""
 SORT_KEYS = ("idx", "qid", "task", "x", "y", "correct", "score", "suggested", "label")
 """Columns the queue can be sorted by (``idx`` is the benchmark's own order)."""
 FILTER_FIELDS = ("cell", "task", "x", "y", "code", "label", "correct", "labelled", "mode", "other")
@@ -112,7 +113,8 @@ class QueueSpec:
     """Which questions form the queue and in which order.
 
     Attributes:
-        kind: ``failing`` (default), ``all`` or ``unlabelled`` (failing and not labelled yet).
+        kind: ``failing`` (default), ``all``, ``unlabelled`` (failing and not labelled yet)
+            or ``sample`` (the failures in sample-plan order; see :meth:`TriageTable.set_sample_order`).
         cell: ``"X4_Y3"`` to keep one cell of the matrix, else None.
         text: a filter expression (see :func:`parse_filter`).
         sort: one of :data:`SORT_KEYS`.
@@ -219,6 +221,16 @@ class TriageTable:
         for qid, codes in (labels or {}).items():
             self.set_label(qid, codes)
         self.other_correct = _matched_correctness(data, other) if other is not None else None
+        self.sample_rank: np.ndarray | None = None
+
+    def set_sample_order(self, qids: Iterable[str]) -> None:
+        """The sampled queue's order (qids in plan order); its questions are ranked 0, 1, …"""
+        rank = np.full(len(self), -1, dtype=np.int64)
+        for position, qid in enumerate(qids):
+            row = self.row_of.get(qid)
+            if row is not None:
+                rank[row] = position
+        self.sample_rank = rank
 
     def __len__(self) -> int:
         return len(self.qids)
@@ -265,6 +277,9 @@ class TriageTable:
             mask = failing.copy()
         elif spec.kind == "unlabelled":
             mask = failing & ~self.labelled
+        elif spec.kind == "sample":
+            # Without a plan, the failures (the app draws one before opening this queue).
+            mask = failing & (self.sample_rank >= 0) if self.sample_rank is not None else failing
         else:
             mask = np.ones(len(self), dtype=bool)
         if spec.cell:
@@ -275,6 +290,9 @@ class TriageTable:
                 (word in text for text in self.search_text), dtype=bool, count=len(self)
             )
         rows = np.flatnonzero(mask)
+        if spec.kind == "sample" and self.sample_rank is not None and spec.sort == "idx":
+            ordered = rows[np.argsort(self.sample_rank[rows], kind="stable")]
+            return ordered[::-1] if spec.descending else ordered
         return self._sorted(rows, spec.sort, spec.descending)
 
     def _field_mask(self, terms: FilterTerms) -> np.ndarray:

@@ -49,6 +49,8 @@ class TriageSession:
     """False while the suggestions are still being loaded in the background."""
     evidence_ready: bool = True
     """False while the retrieval evidence is still being loaded in the background."""
+    sample: Any = None
+    """The run's stored sample plan (``pipeline.sample.SamplePlan``), None without one."""
     _other_rows: dict[int, int] | None = field(default=None, repr=False)
 
     @property
@@ -240,6 +242,7 @@ def open_session(
         other = _questions(con, store, run_ids[1]) if len(run_ids) > 1 else None
         rounds = RoundIndex(queries.rounds_table(con, data.run["dataset_id"]))
         saved = load_app_state(con, run_id, annotator)
+        sample = _sample_plan(con, run_id, data.run.get("content_hash"))
     channels = load_evidence(store, data) if with_evidence else ChannelIndex(None)
     notes: list[str] = []
     suggestions = load_suggestions(store, data, notes, say) if with_suggestions else {}
@@ -250,9 +253,23 @@ def open_session(
     session = TriageSession(
         store, data, rounds, channels, table, annotator, suggestions, labels, other, saved, notes
     )
+    if sample is not None:
+        table.set_sample_order(sample.qids)
+        session.sample = sample
     session.suggestions_ready = with_suggestions
     session.evidence_ready = with_evidence
     return session
+
+
+def _sample_plan(con: Any, run_id: str, run_hash: str | None) -> Any:
+    """The run's sample plan when one was drawn for this version of its files, else None."""
+    from memscope.pipeline.sample import plan_from_rows
+    from memscope.store.samples import load_plan
+
+    found = load_plan(con, run_id)
+    if found is None or found[0]["run_hash"] != run_hash:
+        return None
+    return plan_from_rows(*found)
 
 
 def label_codes(label: Any) -> list[str]:

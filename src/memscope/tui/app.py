@@ -234,6 +234,8 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
             self.state.apply(QueueSpec())
         for note in session.notes:
             self.notify(note, severity="warning", markup=False)
+        if first_open and self.state.spec.kind == "sample" and session.sample is not None:
+            self.notify(session.sample.describe(), markup=False)
         question = message.question or (self.start["question"] if first_open else None)
         if question and not self.state.jump_to_qid(question):
             self.notify(
@@ -306,7 +308,7 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
             return Text("memscope", style="bold")
         labelled, total = state.progress
         in_queue = state.current_qid == state.qid
-        return status_text(
+        line = status_text(
             state.session.run_id,
             state.session.other_run_id,
             state.spec.describe(),
@@ -319,6 +321,13 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
             in_queue=in_queue,
             pending=self.labels.pending_total(),
         )
+        if state.spec.kind == "sample" and state.session.sample is not None:
+            from memscope.pipeline.sample import sample_progress
+
+            table = state.session.table
+            labelled_qids = set(table.qids[table.labelled].tolist())
+            line.append(f"  ·  {sample_progress(state.session.sample, labelled_qids, state.qid)}")
+        return line
 
     def default_view(self) -> ViewParams:
         """The re-ranking parameters the run starts with (alpha 1, the default lambda, its K)."""

@@ -1,0 +1,114 @@
+"""``memscope estimate``: failure-code prevalence with label-only and prediction-powered intervals."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from memscope.cli.app import LABELS, app
+from memscope.cli.common import (
+    DbOption,
+    FormatOption,
+    OutputFormat,
+    handles_errors,
+    open_store,
+    print_json,
+    stderr,
+    stdout,
+)
+from memscope.textsafe import printable
+
+
+def _pct(value: dict[str, Any] | None) -> str:
+    if value is None:
+        return "–"
+    return (
+        f"{100 * value['estimate']:.0f}% "
+        f"[{100 * value['ci_low']:.0f}, {100 * value['ci_high']:.0f}]"
+    )
+
+
+def _neff(value: dict[str, Any] | None) -> str:
+    if value is None or value["effective_n"] is None:
+        return "–"
+    return f"{value['effective_n']:.0f}"
+
+
+@app.command(rich_help_panel=LABELS)
+@handles_errors
+def estimate(
+    run: Annotated[
+        str | None,
+        typer.Argument(
+            help="Run id or directory (default: the run opened or ingested last).",
+            show_default=False,
+        ),
+    ] = None,
+    by: Annotated[str, typer.Option("--by", help="Strata: y, cell or x.", show_default=True)] = "y",
+    annotator: Annotated[
+        str | None,
+        typer.Option(
+            "--annotator",
+            help="Only this annotator's labels (default: the latest label of anyone).",
+            show_default=False,
+        ),
+    ] = None,
+    level: Annotated[float, typer.Option("--level", help="Confidence level.")] = 0.95,
+    db: DbOption = None,
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """Each failure code's share of the run's failures, overall and per stratum.
+
+    Two estimates side by side: from the human labels alone (design-weighted, normal
+    interval), and prediction-powered (PPI++, Angelopoulos et al. 2023): the rule
+    suggestions on every failure, corrected by the labelled ones; its interval is valid
+    whatever the rules' quality, and narrower the more they agree with people. n eff is
+    the number of labels a simple random sample would need for the same width. Codes
+    are primary codes. Label a sampled queue (`memscope open RUN --queue sample`) for
+    the design to hold.
+    """
+    from memscope.pipeline.estimate import estimate_run
+    from memscope.pipeline.runs import resolve_run
+
+    store = open_store(db)
+    run_id = resolve_run(store, run, ingest=False)
+    result = estimate_run(store, run_id, by=by, annotator=annotator, level=level).as_dict()
+    if output is OutputFormat.json:
+        print_json(result)
+        return
+    agreement = result["rule_agreement"]
+    stdout.print(
+        Text.assemble(
+            "run ",
+            (printable(run_id, keep_newlines=False), "bold"),
+            f" · {result['n_labelled']} of {result['n_failures']} failures labelled",
+            f" by {printable(annotator)}" if annotator else "",
+            f" · rules agree with the labels on {100 * agreement:.0f}%"
+            if agreement is not None
+            else "",
+            f" · {100 * result['level']:.0f}% intervals",
+        )
+    )
+    for note in result["notes"]:
+        stderr.print(f"note: {note}", markup=False)
+    groups = ["overall", *result["strata"]]
+    table = Table(title=f"Failure-code prevalence by {by}", title_justify="left")
+    for name in ("code", by, "labelled / failures", "labels only", "n eff", "PPI++", "n eff"):
+        table.add_column(name, justify="left" if name in ("code", by) else "right")
+    for code, entry in result["codes"].items():
+        for index, group in enumerate(groups):
+            values = entry["overall"] if group == "overall" else entry["per_stratum"][group]
+            table.add_row(
+                Text(code, style="bold") if index == 0 else "",
+                group,
+                f"{values['n_labelled']} / {values['n_failures']}",
+                _pct(values["labels_only"]),
+                _neff(values["labels_only"]),
+                _pct(values["ppi"]),
+                _neff(values["ppi"]),
+                end_section=index == len(groups) - 1,
+            )
+    stdout.print(table)

@@ -1,0 +1,77 @@
+"""``memscope import-labels``: merge label exports from other people's stores."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from memscope.cli.app import LABELS, app
+from memscope.cli.common import (
+    DbOption,
+    FormatOption,
+    OutputFormat,
+    handles_errors,
+    open_store,
+    print_json,
+    stderr,
+    stdout,
+)
+
+
+@app.command("import-labels", rich_help_panel=LABELS)
+@handles_errors
+def import_labels_command(
+    files: Annotated[
+        list[Path],
+        typer.Argument(help="Label exports (.jsonl, .csv, .parquet).", show_default=False),
+    ],
+    allow_changed_run: Annotated[
+        bool,
+        typer.Option(
+            "--allow-changed-run",
+            help="Import labels made on another version of the run (for the questions it still has).",
+        ),
+    ] = False,
+    db: DbOption = None,
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """Import label exports (`memscope export-labels`, with or without --history).
+
+    Keeps each event's annotator, source and time; skips events already in the store
+    (by their stable event id), so importing a file twice adds nothing. Refuses a file
+    made on another version of a run (its run hash differs), naming the questions that
+    changed, unless --allow-changed-run. Then `memscope agreement` and
+    `memscope estimate --annotator A` work across the merged labels.
+    """
+    from memscope.pipeline.import_labels import import_labels
+
+    store = open_store(db)
+    result = import_labels(store, list(files), allow_changed_run=allow_changed_run)
+    if output is OutputFormat.json:
+        print_json(result.as_dict())
+        return
+    for entry in result.files:
+        for run_id, counts in entry["runs"].items():
+            extra = " (another version of the run)" if counts["changed_run"] else ""
+            stdout.print(
+                f"{entry['file']}: run {run_id}{extra}: {counts['imported']} event(s) imported, "
+                f"{counts['present']} already present"
+                + (
+                    f", {counts['missing']} of questions the run lacks" if counts["missing"] else ""
+                ),
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
+    if result.unknown_codes:
+        stderr.print(
+            f"note: codes not in this taxonomy: {', '.join(result.unknown_codes)} "
+            "(add them under [[taxonomy.codes]] in the config to use them in the app)",
+            markup=False,
+        )
+    stderr.print(
+        f"imported {result.imported} event(s), skipped {result.skipped_present} already present",
+        markup=False,
+    )

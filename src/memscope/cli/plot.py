@@ -1,0 +1,52 @@
+"""``memscope plot``: paper figures (svg, png, pdf) with matplotlib."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from memscope.cli.app import RUNS, app
+from memscope.cli.common import DbOption, handles_errors, open_store, stderr
+
+
+@app.command(rich_help_panel=RUNS)
+@handles_errors
+def plot(
+    kind: Annotated[
+        str,
+        typer.Argument(help="heatmap, recency, retention, cue or codes.", show_default=False),
+    ],
+    runs: Annotated[list[str], typer.Argument(help="Run ids or directories.", show_default=False)],
+    out: Annotated[
+        Path,
+        typer.Option("--out", "-o", help="The figure: FILE.svg, .png or .pdf.", show_default=False),
+    ],
+    metric: Annotated[
+        str | None,
+        typer.Option(
+            "--metric",
+            help="heatmap: em (default) or judge; codes: the strata, y (default), cell or x.",
+            show_default=False,
+        ),
+    ] = None,
+    db: DbOption = None,
+) -> None:
+    """Draw a figure for a paper, one per command (needs the plot extra: matplotlib).
+
+    heatmap: the X×Y matrix with value and n per cell (one panel per run). recency:
+    Latest@K, Rank-Inversion and Stale-Dominance against alpha, with the paired
+    bootstrap interval of each change from alpha 1 (one line per run). retention: a
+    DMV-Bench run's TSR by reach with trunk-cluster intervals (one line per system).
+    cue: CUE-Mem explicit vs implicit accuracy per task. codes: the failure-code shares
+    per stratum from `memscope estimate` (PPI++, stacked, with intervals). The bytes of
+    a figure depend on the data only (no dates), so figures can be compared.
+    """
+    from memscope.pipeline.plots import render
+    from memscope.pipeline.runs import resolve_run
+
+    store = open_store(db)
+    run_ids = [resolve_run(store, ref) for ref in runs]
+    figure = render(store, kind, run_ids, out, metric=metric)
+    stderr.print(f"wrote the {kind} figure of {', '.join(run_ids)} to {figure.path}", markup=False)

@@ -1,0 +1,32 @@
+"""The sampled-queue options shared by ``memscope sample`` and ``memscope open --queue sample``.
+
+Kept apart from the command modules so that ``open`` can use them without registering
+``sample`` first (Typer orders the help panels by registration).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+SeedOption = Annotated[
+    int | None,
+    typer.Option(
+        "--seed", help="Seed of the random sample (default: the stored plan's, else fixed)."
+    ),
+]
+StrataOption = Annotated[
+    str | None,
+    typer.Option("--strata", help="cell (X×Y, default), y or code (the suggested code)."),
+]
+SizeOption = Annotated[
+    int | None,
+    typer.Option("--sample-size", help="Labels to plan (default 60, or every failure)."),
+]
+AllocationOption = Annotated[
+    str | None,
+    typer.Option(
+        "--allocation", help="proportional (default) or neyman (by the suggestion spread)."
+    ),
+]

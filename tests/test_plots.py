@@ -1,0 +1,108 @@
+"""``memscope plot``: every figure on the demo runs, deterministic bytes, clear errors."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from memscope.adapters import ReadOptions
+from memscope.cli import app as cli
+from memscope.errors import InputError, MemscopeError
+from memscope.pipeline.labels import record_label
+from memscope.pipeline.plots import render
+from memscope.pipeline.runs import ingest_dir, ingest_dir_runs
+from memscope.store import Store
+
+RUNS = Path(__file__).resolve().parents[1] / "runs"
+runner = CliRunner()
+
+
+@pytest.fixture
+def demo(store: Store) -> Store:
+    for name in ("srag_v", "srag_t"):
+        ingest_dir(store, RUNS / name, ReadOptions())
+    ingest_dir_runs(store, RUNS / "dmv_f2_demo", ReadOptions())
+    ingest_dir_runs(store, RUNS / "cue_mm", ReadOptions())
+    for qid, code in (("q3", "USE-EVID"), ("q4", "USE-EVID"), ("q10", "SEL-STALE")):
+        record_label(store, "srag_v", qid, codes=[code], annotator="alice")
+    for qid, code in (("q6", "USE-EVID"), ("q8", "RET-PART"), ("q12", "RET-LATEST")):
+        record_label(store, "srag_v", qid, codes=[code], annotator="alice")
+    return store
+
+
+@pytest.mark.parametrize(
+    ("kind", "runs", "words"),
+    [
+        ("heatmap", ["srag_t", "srag_v"], ["srag_t: EM", "n=8"]),
+        ("recency", ["srag_v", "srag_t"], ["Rank-Inversion", "Stale-Dominance", "srag_t"]),
+        (
+            "retention",
+            ["dmv_f2_demo:TextOnly", "dmv_f2_demo:DualMem-a75"],
+            ["TSR", "DualMem-a75"],
+        ),
+        ("cue", ["cue_mm:p0"], ["explicit", "implicit", "EI-Gap"]),
+        ("codes", ["srag_v"], ["USE-EVID", "6/17"]),
+    ],
+)
+def test_every_figure_is_drawn_and_deterministic(
+    demo: Store, tmp_path: Path, kind: str, runs: list[str], words: list[str]
+) -> None:
+    first = render(demo, kind, runs, tmp_path / "a.svg").path.read_text()
+    second = render(demo, kind, runs, tmp_path / "b.svg").path.read_text()
+    assert first == second
+    assert "<dc:date>" not in first
+    for word in words:
+        assert word in first
+    if kind != "heatmap":  # the heatmap's scale is cividis, also colour-blind safe
+        assert "#0072b2" in first.lower()  # the Okabe-Ito palette
+    png = render(demo, kind, runs, tmp_path / "a.png").path.read_bytes()
+    assert (
+        png[:4] == b"\x89PNG"
+        and png == render(demo, kind, runs, tmp_path / "b.png").path.read_bytes()
+    )
+    pdf = render(demo, kind, runs, tmp_path / "a.pdf").path.read_bytes()
+    assert pdf == render(demo, kind, runs, tmp_path / "b.pdf").path.read_bytes()
+
+
+def test_errors_are_one_message(demo: Store, tmp_path: Path, monkeypatch) -> None:
+    with pytest.raises(InputError, match="unknown figure"):
+        render(demo, "pie", ["srag_v"], tmp_path / "a.svg")
+    with pytest.raises(InputError, match=r"End --out in \.svg, \.png or \.pdf"):
+        render(demo, "heatmap", ["srag_v"], tmp_path / "a.jpg")
+    with pytest.raises(InputError, match="no TSR by reach|no per-cell|DMV"):
+        render(demo, "retention", ["cue_mm:p0"], tmp_path / "a.svg")
+    result = runner.invoke(
+        cli, ["plot", "heatmap", "srag_v", "--out", str(tmp_path / "x" / "a.svg")]
+    )
+    assert result.exit_code == 1 and "folder of --out does not exist" in result.output
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if it were not installed
+    with pytest.raises(MemscopeError, match=r"pip install 'memscope\[plot\]'"):
+        render(demo, "heatmap", ["srag_v"], tmp_path / "a.svg")
+
+
+def test_only_the_plot_module_imports_matplotlib() -> None:
+    import ast
+    import subprocess
+
+    src = Path(__file__).resolve().parents[1] / "src" / "memscope"
+    importers = []
+    for path in src.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            if any(name.split(".")[0] == "matplotlib" for name in names):
+                importers.append(str(path.relative_to(src)))
+    assert sorted(set(importers)) == ["pipeline/plots.py"]
+    code = "import sys, memscope.cli, memscope.pipeline.plots; print('matplotlib' in sys.modules)"
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert loaded.stdout.strip() == "False"  # imported only when a figure is drawn

@@ -1,0 +1,70 @@
+"""PPI++ mean estimation held equal to the reference implementation (ppi-python) on fixed data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
+
+from memscope.analysis.ppi import (
+    StratumPart,
+    combine_strata,
+    labels_only_mean,
+    ppi_mean,
+    z_value,
+)
+
+
+def _data(seed: int, n: int = 40, big_n: int = 300, accuracy: float = 0.8):
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.35).astype(float)
+    yhat = np.where(rng.random(n) < accuracy, y, 1 - y)
+    truth_u = (rng.random(big_n) < 0.35).astype(float)
+    yhat_u = np.where(rng.random(big_n) < accuracy, truth_u, 1 - truth_u)
+    weights = rng.random(n) + 0.5
+    return y, yhat, yhat_u, weights
+
+
+@pytest.mark.parametrize("lam", [None, 0.0, 1.0, 0.4])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_matches_ppi_python(lam: float | None, weighted: bool, seed: int) -> None:
+    y, yhat, yhat_u, weights = _data(seed)
+    w = weights if weighted else None
+    mine = ppi_mean(y, yhat, yhat_u, lam=lam, w=w, level=0.95)
+    low, high = ppi_mean_ci(y, yhat, yhat_u, alpha=0.05, lam=lam, w=w)
+    point = ppi_mean_pointestimate(y, yhat, yhat_u, lam=lam, w=w)
+    assert mine.estimate == pytest.approx(float(np.ravel(point)[0]), abs=1e-12)
+    assert mine.ci_low == pytest.approx(float(np.ravel(low)[0]), abs=1e-12)
+    assert mine.ci_high == pytest.approx(float(np.ravel(high)[0]), abs=1e-12)
+
+
+def test_labels_only_is_the_classical_interval() -> None:
+    y = np.array([1, 0, 0, 1, 1, 0, 0, 0, 1, 0], dtype=float)
+    found = labels_only_mean(y)
+    assert found.estimate == pytest.approx(0.4)
+    assert found.std_error == pytest.approx(np.sqrt(0.4 * 0.6 / 10))
+    assert found.ci_high - found.estimate == pytest.approx(1.959964 * found.std_error, rel=1e-6)
+    assert z_value(0.9) == pytest.approx(1.644854, rel=1e-6)
+
+
+def test_accurate_rules_narrow_the_interval_and_useless_rules_do_not_hurt() -> None:
+    y, _, _, _ = _data(3, n=60)
+    rng = np.random.default_rng(9)
+    truth_u = (rng.random(2000) < y.mean()).astype(float)
+    perfect = ppi_mean(y, y.copy(), truth_u)
+    classical = labels_only_mean(y)
+    assert perfect.std_error < 0.5 * classical.std_error
+    constant = ppi_mean(y, np.zeros_like(y), np.zeros(2000))
+    assert constant.lam == 0.0 and constant.std_error == pytest.approx(classical.std_error)
+
+
+def test_combine_strata_weights_by_stratum_size() -> None:
+    a = labels_only_mean(np.array([1, 1, 0, 0], dtype=float))  # 0.5
+    b = labels_only_mean(np.array([1, 0, 0, 0], dtype=float))  # 0.25
+    both = combine_strata([StratumPart(a, 30), StratumPart(b, 10)])
+    assert both.estimate == pytest.approx(0.75 * 0.5 + 0.25 * 0.25)
+    assert both.std_error == pytest.approx(
+        np.sqrt((0.75 * a.std_error) ** 2 + (0.25 * b.std_error) ** 2)
+    )
+    assert both.n_labelled == 8
