@@ -134,3 +134,16 @@ def test_cli_import_and_disagreements(tmp_path: Path, store: Store) -> None:
     bad = runner.invoke(cli, ["import-labels", str(broken)])
     assert bad.exit_code == 1 and "lacks the column(s) run_id, qid, codes, annotator" in bad.output
     assert "Traceback" not in bad.output
+
+
+def test_csv_round_trip_keeps_formula_like_text_exactly(tmp_path: Path) -> None:
+    """export-labels defuses `=…` cells for spreadsheets; import-labels gives the text back."""
+    first, run_id = _store(tmp_path / "first.duckdb")
+    record_label(first, run_id, "q3", codes=["USE-EVID"], annotator="alice", note="=SUM(A1)")
+    record_label(first, run_id, "q4", codes=["USE-EVID"], annotator="alice", note="-1 off")
+    out = export_labels(first, run_id, fmt="csv", history=True, out=tmp_path / "a.csv")
+    assert "'=SUM(A1)" in out.path.read_text()  # defused on disk
+    merged, _ = _store(tmp_path / "merged.duckdb")
+    import_labels(merged, [out.path])
+    notes = {qid: label.note for qid, label in current_labels(merged, run_id).items()}
+    assert notes == {"q3": "=SUM(A1)", "q4": "-1 off"}

@@ -58,6 +58,13 @@ def defuse_cell(value: str | None) -> str | None:
     return value
 
 
+def restore_cell(value: str | None) -> str | None:
+    """The text ``defuse_cell`` was given: a CSV cell read back with its ``'`` removed."""
+    if value is not None and value.startswith("'") and value[1:].startswith(FORMULA_STARTS):
+        return value[1:]
+    return value
+
+
 @dataclass(frozen=True)
 class ExportResult:
     """What an export wrote: the file (None for stdout), its bytes when written to stdout, the row count."""

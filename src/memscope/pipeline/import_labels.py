@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memscope.errors import InputError, NotFoundError
+from memscope.pipeline.export import restore_cell
 
 if TYPE_CHECKING:
     from memscope.store import Store
@@ -113,6 +114,11 @@ def _events_of_file(path: Path) -> list[dict[str, Any]]:
     from memscope.store.label_files import read_label_file
 
     rows = read_label_file(path)
+    if path.suffix.lower() == ".csv":  # export-labels defused formula-like text cells
+        rows = [
+            {name: restore_cell(v) if isinstance(v, str) else v for name, v in row.items()}
+            for row in rows
+        ]
     columns = set(rows[0]) if rows else set()
     if rows and "qid" not in columns and "n_primary" in columns:
         raise InputError(

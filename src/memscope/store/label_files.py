@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memscope.errors import InputError
+from memscope.store.connection import connect_offline
 from memscope.store.sql import insert_json_rows
 
 if TYPE_CHECKING:
@@ -23,7 +24,8 @@ READERS = {
     ".jsonl": _JSONL,
     ".json": _JSONL,
     ".ndjson": _JSONL,
-    ".csv": "read_csv(?, header = true, all_varchar = true)",
+    # allow_quoted_nulls = false: an empty quoted cell ("", an empty note) stays empty.
+    ".csv": "read_csv(?, header = true, all_varchar = true, allow_quoted_nulls = false)",
     ".parquet": "read_parquet(?)",
 }
 
@@ -43,7 +45,7 @@ def read_label_file(path: Path) -> list[dict[str, Any]]:
             where=str(path),
             fix="Label exports end in .jsonl, .csv or .parquet.",
         )
-    con = duckdb.connect(":memory:")
+    con = connect_offline(":memory:")
     try:
         result = con.execute(f"SELECT * FROM {reader}", [str(path)])
         names = [column[0] for column in result.description]
