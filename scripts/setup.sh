@@ -32,7 +32,9 @@ PYTHON=${PYTHON:-$(command -v python3.11 || command -v python3)}
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
-pip=(.venv/bin/python -m pip install -q)
+# --no-compile: byte-compiling every installed module is over a third of the install's time;
+# Python compiles the few modules memscope imports on their first use instead.
+pip=(.venv/bin/python -m pip install -q --no-compile)
 target=.
 if [ ${#extras[@]} -gt 0 ]; then
   target=".[$(IFS=,; echo "${extras[*]}")]"
