@@ -1,9 +1,21 @@
 #!/usr/bin/env bash
-# Installs memscope and everything it needs into ./.venv. Safe to run again.
+# Installs memscope into ./.venv. Safe to run again; a run with more parts upgrades the same venv.
 #
-#   PYTHON=python3.12 ./scripts/setup.sh    # pick the interpreter (3.11 or newer)
+#   ./scripts/setup.sh                    # the triage tool (seconds: no model libraries)
+#   ./scripts/setup.sh --engine           # + the memory engine (torch, open_clip, MiniLM, faiss)
+#   ./scripts/setup.sh --engine --test    # + pytest and the static checks (scripts/test.sh)
+#   PYTHON=python3.12 ./scripts/setup.sh  # pick the interpreter (3.11 or newer)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+extras=()
+for arg in "$@"; do
+  case "$arg" in
+    --engine) extras+=(engine) ;;
+    --test) extras+=(test) ;;
+    *) echo "usage: scripts/setup.sh [--engine] [--test]" >&2; exit 2 ;;
+  esac
+done
 
 # Audio playback (sounddevice) needs the PortAudio system library.
 if ! ldconfig -p 2>/dev/null | grep -q 'libportaudio\.so\.2'; then
@@ -20,8 +32,21 @@ PYTHON=${PYTHON:-$(command -v python3.11 || command -v python3)}
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
-.venv/bin/python -m pip install -q --upgrade pip
-# The torch and torchvision builds this project is tested with (open_clip needs this
-# torchvision); on the project's machines pip takes them from local disk.
-.venv/bin/python -m pip install -q torch==2.14.1 torchvision==0.29.1
-.venv/bin/python -m pip install -q -e '.[test]'
+# --no-compile: byte-compiling every installed module is over a third of the install's time;
+# Python compiles the few modules memscope imports on their first use instead.
+pip=(.venv/bin/python -m pip install -q --no-compile)
+target=.
+if [ ${#extras[@]} -gt 0 ]; then
+  target=".[$(IFS=,; echo "${extras[*]}")]"
+fi
+case " ${extras[*]-} " in
+  *" engine "*)
+    # The torch and torchvision builds this project is tested with (open_clip needs this
+    # torchvision); on the project's machines pip takes them from local disk.
+    "${pip[@]}" torch==2.14.1 torchvision==0.29.1
+    what="memscope and its memory engine are"
+    ;;
+  *) what="memscope (the triage tool; the memory engine: ./scripts/setup.sh --engine) is" ;;
+esac
+"${pip[@]}" -e "$target"
+echo "$what installed in .venv. Next: source .venv/bin/activate && memscope open runs/srag_v/"

@@ -41,7 +41,7 @@ def readme_commands() -> list[list[str]]:
 
 async def test_first_five_minutes(store: Store, monkeypatch) -> None:
     monkeypatch.chdir(REPO)  # the README's paths are relative to the repository
-    assert "./scripts/setup.sh && .venv/bin/memscope open runs/srag_v/" in README
+    assert "./scripts/setup.sh && source .venv/bin/activate && memscope open runs/srag_v/" in README
 
     # 1. Open a run: the queue of the 17 questions it failed, of 47.
     app = make_app(["runs/srag_v/"], annotator="newcomer")

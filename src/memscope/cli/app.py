@@ -8,7 +8,7 @@ TRIAGE = "Triage"
 RUNS = "Runs and reports"
 DIAGNOSE = "Diagnose"
 LABELS = "Labels"
-ENGINE = "Memory engine"
+ENGINE = "Memory engine (needs pip install 'memscope\\[engine]')"
 SETUP = "Setup"
 """Help panels: ``memscope --help`` groups the commands by what they are for."""
 
@@ -16,7 +16,9 @@ app = typer.Typer(
     name="memscope",
     help=(
         "Diagnose why multimodal agent-memory benchmark questions fail: evidence chains, "
-        "recency re-ranking and failure labels, in the terminal."
+        "recency re-ranking and failure labels, in the terminal.\n\n"
+        "Start with `memscope demo`. The memory engine's commands (index, retrieve, recompute, "
+        "search, rerun --requery) need `pip install 'memscope[engine]'`."
     ),
     no_args_is_help=True,
     add_completion=False,

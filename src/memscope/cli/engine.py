@@ -1,5 +1,7 @@
 """``memscope index``, ``retrieve``, ``recompute`` and ``search``: the local memory engine.
 
+They need ``pip install "memscope[engine]"``; without it each says so in one line (exit 1).
+
 Models load lazily inside the commands (never at CLI start), offline, on the device
 ``--device`` resolves to (printed once to stderr). Long work shows Rich progress bars with
 items per second on stderr.
@@ -41,6 +43,7 @@ from memscope.cli.common import (
     stdout,
     warn,
 )
+from memscope.engine_available import require_engine
 from memscope.errors import InputError
 from memscope.textsafe import printable
 
@@ -173,6 +176,7 @@ def index(
     --image-model, images use SigLIP-2 base when its weights are on this machine and are
     skipped (with a note saying what to pass) when they are not.
     """
+    require_engine("memscope index")
     from memscope.pipeline.engine import index_dataset
 
     store = open_store(db)
@@ -311,6 +315,7 @@ def retrieve(
     with them every question is asked with MemEye's prompts. If the endpoint fails, the
     questions answered so far stay a valid run.
     """
+    require_engine("memscope retrieve")
     from memscope.engine.answer import AnswerSettings
     from memscope.engine.retrieve import MethodSettings
     from memscope.pipeline.native_run import write_native_run
@@ -413,6 +418,7 @@ def recompute(
             else f"{run_id} had no recomputed scores"
         )
         return
+    require_engine("memscope recompute")
     summary = fill_gaps(
         store,
         run_id,
@@ -480,6 +486,7 @@ def search(
     Free text searches the round texts with their captions (or, with --channel image, the
     images); --similar-to ROUND finds the look-alike images behind X3 confusions.
     """
+    require_engine("memscope search")
     from memscope.pipeline.engine import open_dataset, round_previews, search_text, similar_images
 
     if (query is None) == (similar_to is None):

@@ -117,6 +117,10 @@ def rerun(
 
     alphas = list(alpha or [])
     check_params(alphas, lam, k, pool)
+    if requery:
+        from memscope.engine_available import require_engine
+
+        require_engine("memscope rerun --requery")
     store = open_store(db)
     run_id = resolve_run(store, run, options=ReadOptions(dataset=dataset))
     retrievals = None

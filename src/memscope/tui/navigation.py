@@ -263,14 +263,27 @@ class Navigation:
         for view in self.screen.query(AudioView):
             view.set_playing(False)
 
+    def _engine_missing(self: MemscopeApp, what: str) -> bool:
+        """Say what to install when the memory engine is not (``memscope[engine]``)."""
+        from memscope.engine_available import engine_missing_message
+
+        message = engine_missing_message(what)
+        if message is not None:
+            self.notify(message, title="Memory engine", severity="warning", markup=False)
+        return message is not None
+
     def search_memory(self: MemscopeApp) -> None:
         """Ask for words and search the memory bank."""
+        if self._engine_missing("Searching the memory bank"):
+            return
         self.push_screen(SearchDialog("Search the memory bank", ask=True), self._show_found_round)
 
     def similar_images(self: MemscopeApp, round_id: str | None) -> None:
         """Rounds whose images look like the selected round's."""
         if not round_id:
             self.notify("Select a round with an image on the timeline first.", markup=False)
+            return
+        if self._engine_missing("Finding similar images"):
             return
         self.push_screen(
             SearchDialog(f"Rounds that look like {round_id}", ask=False), self._show_found_round
