@@ -380,3 +380,31 @@ def test_check_upstream_dmv_summary() -> None:
     result = invoke("table", str(DEMO / "dmv_f2_demo"), "--check-upstream", "-f", "csv")
     assert result.exit_code == 0
     assert "all 15 values of 3 run(s) agree" in result.stderr
+
+
+def test_task_average_interval_of_one_task_equals_the_pooled_one(sweep: Path) -> None:
+    """Resampling each task apart and averaging: with one task per row it is the plain
+    percentile interval of that task's questions."""
+    args = (str(sweep), "--group", "method,task", "--ci", "--metric", "judge")
+    macro = table_json(*args, "--average", "tasks")
+    micro = table_json(*args)
+    assert len(macro["rows"]) == 4
+    for a, b in zip(macro["rows"], micro["rows"], strict=True):
+        for key in ("all", "x:X1", "y:Y1"):
+            cell_a, cell_b = a["cells"][key], b["cells"][key]
+            assert (cell_a["value"], cell_a["ci_low"], cell_a["ci_high"]) == pytest.approx(
+                (cell_b["value"], cell_b["ci_low"], cell_b["ci_high"])
+            )
+    pooled = table_json(str(sweep), "--ci", "--average", "tasks")
+    for row in pooled["rows"]:
+        cell = row["cells"]["all"]
+        assert cell["ci_low"] <= cell["value"] <= cell["ci_high"]
+
+
+def test_out_json_equals_stdout(sweep: Path, tmp_path: Path) -> None:
+    out = tmp_path / "table.json"
+    result = invoke("table", str(sweep), "--format", "json", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert json.loads(out.read_text()) == table_json(str(sweep))
+    refused = invoke("table", str(sweep), "--out", str(out))
+    assert refused.exit_code == 1 and "--format markdown" in " ".join(refused.stderr.split())
