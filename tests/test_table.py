@@ -408,3 +408,15 @@ def test_out_json_equals_stdout(sweep: Path, tmp_path: Path) -> None:
     assert json.loads(out.read_text()) == table_json(str(sweep))
     refused = invoke("table", str(sweep), "--out", str(out))
     assert refused.exit_code == 1 and "--format markdown" in " ".join(refused.stderr.split())
+
+
+def test_real_runner_sweep_rows_are_method_by_mode() -> None:
+    """The real MemEye runner's output (one task, five methods, each in mcq and open mode)."""
+    from support import UPSTREAM_RUNS
+
+    table = table_json(str(UPSTREAM_RUNS.parent))
+    labels = [row["label"] for row in table["rows"]]
+    assert len(labels) == 10 and len(set(labels)) == 10
+    assert "semantic_rag_text_only · mcq" in labels and "question_only · open" in labels
+    per_run = table_json(str(UPSTREAM_RUNS.parent), "--per-run")
+    assert [row["cells"] for row in table["rows"]] == [row["cells"] for row in per_run["rows"]]

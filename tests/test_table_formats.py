@@ -92,7 +92,7 @@ def test_format_snapshot(name: str) -> None:
 def test_rich_table_snapshot() -> None:
     from memscope.cli.table_render import render_rich
 
-    table = json.loads(run_table(*DMV, "--baseline", "NoMemory", "-f", "json"))
+    table = json.loads(run_table(*DMV, "--ci", "--baseline", "NoMemory", "-f", "json"))
     console = Console(width=150, record=True, color_system=None, file=io.StringIO())
     console.print(render_rich(table))
     check_snapshot("dmv_baseline.txt", console.export_text())

@@ -75,21 +75,30 @@ def cell_parts(cell: dict[str, Any]) -> tuple[str, str]:
 
 
 def render_rich(table: dict[str, Any]) -> Table:
-    """The table for the terminal; best values bold."""
+    """The table for the terminal; best values bold. The interval and Δ go on lines of their
+    own in the cell, so a wide table still fits a terminal."""
     rich_table = Table(title=caption(table), title_justify="left")
     rich_table.add_column("system", style="bold", overflow="fold")
     for column in table["columns"]:
-        rich_table.add_column(column["label"], justify="right")
+        rich_table.add_column(column["label"], justify="right", no_wrap=True)
     for row in table["rows"]:
         cells = []
         for column in table["columns"]:
             cell = row["cells"][column["key"]]
-            value, rest = cell_parts(cell)
-            cells.append(
-                Text.assemble(
-                    (value, "bold" if cell.get("best") else ""), f" {rest}" if rest else ""
-                )
-            )
+            value, _ = cell_parts(cell)
+            text = Text.assemble((value, "bold" if cell.get("best") else ""))
+            if cell["value"] is not None:
+                text.append(f" ({cell['n']})")
+                extra = []
+                if cell.get("ci_low") is not None:
+                    extra.append(f"[{cell['ci_low']:.2f}, {cell['ci_high']:.2f}]")
+                if cell.get("delta") is not None:
+                    extra.append(
+                        f"Δ{cell['delta']:+.3f}" + (MARK if cell.get("significant") else "")
+                    )
+                if extra:
+                    text.append("".join(f"\n{part}" for part in extra), style="dim")
+            cells.append(text)
         rich_table.add_row(printable(row["label"], keep_newlines=False), *cells)
     return rich_table
 
