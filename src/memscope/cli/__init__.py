@@ -15,7 +15,18 @@ try:  # Ctrl-C while the commands load (start-up): one word, no traceback
     from memscope.cli.app import app
 
     # Commands appear in --help in registration order: the triage app first, setup last.
-    _FIRST = ("open", "demo", "ingest", "report", "compare", "rerun", "suggest", "labels", "engine")
+    _FIRST = (
+        "open",
+        "demo",
+        "ingest",
+        "report",
+        "compare",
+        "table",
+        "rerun",
+        "suggest",
+        "labels",
+        "engine",
+    )
     for _name in (
         *_FIRST,
         *sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name not in _FIRST),

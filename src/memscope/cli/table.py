@@ -1,0 +1,269 @@
+"""``memscope table RUN… | DIR``: the paper's main results table, systems × the benchmark's axes."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from memscope.cli.app import RUNS, app
+from memscope.cli.common import (
+    DatasetOption,
+    DbOption,
+    DmvRegistryOption,
+    handles_errors,
+    open_store,
+    print_json,
+    read_options,
+    stdout,
+    warn,
+)
+from memscope.errors import InputError
+
+
+class TableFormat(str, Enum):
+    """How ``memscope table`` prints."""
+
+    table = "table"
+    markdown = "markdown"
+    latex = "latex"
+    csv = "csv"
+    json = "json"
+
+
+def _split(value: str | None) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    parts = tuple(p.strip() for p in value.split(",") if p.strip())
+    return parts or None
+
+
+def _renames(labels: list[str]) -> dict[str, str]:
+    renames = {}
+    for item in labels:
+        old, sep, new = item.partition("=")
+        if not sep or not old or not new:
+            raise InputError(
+                f"--label {item!r}: expected OLD=NEW",
+                fix="Rename a row as --label semantic_rag_multimodal='SRAG (visual)'.",
+            )
+        renames[old] = new
+    return renames
+
+
+def _run_ids(store, refs: list[str], options) -> list[str]:
+    """Run ids for what was named: run directories, folders of them (searched
+    recursively, ingested when new or changed), ``DIR:PART`` or run ids; in order, once."""
+    from memscope.pipeline.runs import ingest_paths, resolve_run
+
+    found: list[str] = []
+    for ref in refs:
+        path = Path(ref).expanduser()
+        if path.is_dir():
+            outcomes, failures = ingest_paths(store, [path], options)
+            for failure in failures:
+                warn(f"{failure.path}: {failure.error.message} (left out)")
+            found += [outcome.run_id for outcome in outcomes]
+        else:
+            found.append(resolve_run(store, ref, options=options))
+    return list(dict.fromkeys(found))
+
+
+@app.command(rich_help_panel=RUNS)
+@handles_errors
+def table(
+    runs: Annotated[
+        list[str],
+        typer.Argument(
+            help="Run directories, folders of them (e.g. a sweep's runs/), or run ids.",
+            show_default=False,
+        ),
+    ],
+    by: Annotated[
+        str | None,
+        typer.Option(
+            "--by",
+            help="Column axes, comma-separated: MemEye x, y, cell, task (default x,y); CUE-Mem task, evidence, cell (default cell); DMV-Bench reach, bank (default reach).",
+            show_default=False,
+        ),
+    ] = None,
+    metric: Annotated[
+        str | None,
+        typer.Option(
+            "--metric",
+            help="em, judge, score (compare's), accuracy, tsr, or a retrieval metric (any_clue, coverage, full_clue, mrr, latest_at_k, …). Default: MemEye em, CUE-Mem accuracy, DMV-Bench tsr.",
+            show_default=False,
+        ),
+    ] = None,
+    group: Annotated[
+        str | None,
+        typer.Option(
+            "--group",
+            help="Run fields that make a row, comma-separated (model, method, base_method, modality, mode, task). Default: MemEye model,method,mode; CUE-Mem model,method; DMV-Bench method.",
+            show_default=False,
+        ),
+    ] = None,
+    average: Annotated[
+        str,
+        typer.Option(
+            "--average",
+            help="questions: pool a row's questions over its tasks (micro); tasks: the mean over tasks (macro).",
+        ),
+    ] = "questions",
+    per_run: Annotated[
+        bool, typer.Option("--per-run", help="One row per run instead of per system.")
+    ] = False,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline",
+            help="A row label: every cell also shows Δ vs that row, † where the paired 95% interval excludes 0 (as compare computes it).",
+            show_default=False,
+        ),
+    ] = None,
+    ci: Annotated[
+        bool, typer.Option("--ci", help="Add each cell's 95% bootstrap interval.")
+    ] = False,
+    label: Annotated[
+        list[str] | None,
+        typer.Option("--label", help="Rename a row: OLD=NEW (repeatable).", show_default=False),
+    ] = None,
+    check_upstream: Annotated[
+        bool,
+        typer.Option(
+            "--check-upstream",
+            help="Check the per-run numbers against the benchmark's own summary (MemEye matrices/*/summary.csv, DMV-Bench f2_summary.csv); the verdict goes to stderr (into the JSON with --format json).",
+        ),
+    ] = False,
+    k: Annotated[
+        int | None,
+        typer.Option(
+            "--k",
+            help="Cut-off K for @K metrics (default: each run's top_k, else 10).",
+            show_default=False,
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 20260430,
+    resamples: Annotated[
+        int | None,
+        typer.Option(
+            "--resamples",
+            help="Bootstrap resamples for --ci (default 10,000; DMV-Bench 1,000 over trunks, as report).",
+            show_default=False,
+        ),
+    ] = None,
+    output: Annotated[
+        TableFormat, typer.Option("--format", "-f", help="table, markdown, latex, csv or json.")
+    ] = TableFormat.table,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", help="Write the table to this file instead of stdout.", show_default=False
+        ),
+    ] = None,
+    dataset: DatasetOption = None,
+    dmv_registry: DmvRegistryOption = None,
+    db: DbOption = None,
+) -> None:
+    """Print the paper's main results table: one row per system, one column per axis level.
+
+    A row is a system over all its runs (MemEye: model × method × mode, questions of all
+    tasks pooled; --average tasks for the mean over tasks; --per-run for one row per run).
+    Each cell is the metric's mean with its n; --ci adds the 95% percentile bootstrap
+    interval (over questions; over chain trunks for DMV-Bench, as report); --baseline adds
+    Δ vs one row from compare's paired bootstrap. The best value per column is bold.
+    """
+    from memscope.cli.report import check_k
+    from memscope.cli.table_render import (
+        render_csv,
+        render_latex,
+        render_markdown,
+        render_rich,
+        render_upstream,
+    )
+    from memscope.pipeline.loading import load_run
+    from memscope.pipeline.table import TableOptions, build_table
+
+    check_k(k)
+    options = TableOptions(
+        by=_split(by),
+        metric=metric,
+        group=_split(group),
+        average=average,
+        per_run=per_run,
+        baseline=baseline,
+        ci=ci,
+        labels=_renames(label or []),
+        k=k,
+        resamples=resamples,
+        seed=seed,
+    )
+    store = open_store(db)
+    run_ids = _run_ids(store, runs, read_options(dataset, dmv_registry))
+    with store.reading():
+        data = [load_run(store, run_id, detail=False) for run_id in run_ids]
+    result = build_table(data, options)
+    upstream = None
+    if check_upstream:
+        from memscope.pipeline.table_upstream import check_upstream as check
+
+        upstream = check(data)
+    if output is TableFormat.json:
+        if upstream is not None:
+            result["upstream"] = upstream
+        if out is None:
+            print_json(result)
+            return
+        import orjson
+
+        text = orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n"
+    elif output is TableFormat.table:
+        if out is not None:
+            raise InputError(
+                "--out writes markdown, latex, csv or json, not the terminal table",
+                fix="Add --format markdown (or latex, csv, json).",
+            )
+        stdout.print(render_rich(result))
+        if upstream is not None:
+            stdout.print(render_upstream(upstream), markup=False)
+        return
+    else:
+        render = {
+            TableFormat.markdown: render_markdown,
+            TableFormat.latex: render_latex,
+            TableFormat.csv: render_csv,
+        }[output]
+        text = render(result)
+    if upstream is not None:
+        from memscope.cli.common import stderr
+
+        stderr.print(render_upstream(upstream), markup=False)
+    if out is None:
+        import sys
+
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    _write(out, text)
+
+
+def _write(path: Path, text: str) -> None:
+    """Write whole or not at all: a temp file beside the target, then renamed over it."""
+    import os
+    import tempfile
+
+    target = path.expanduser()
+    if not target.parent.is_dir():
+        raise InputError(
+            "the folder for --out does not exist", where=str(target.parent), fix="Create it first."
+        )
+    handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temp, target)
+    except OSError as error:
+        Path(temp).unlink(missing_ok=True)
+        raise InputError(f"cannot write the table: {error.strerror}", where=str(target)) from None

@@ -1,0 +1,240 @@
+"""Rendering ``memscope table`` results: Rich, Markdown, LaTeX (booktabs) and CSV.
+
+Every format shows the same cells from ``pipeline.table.build_table``: the value, its n,
+with ``--ci`` the 95% interval and with ``--baseline`` Δ vs the baseline row, marked † where
+its paired interval excludes 0. The best value of a column is bold (Markdown, LaTeX, Rich).
+Output depends only on the data, so it can be snapshot-tested.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from memscope.textsafe import printable
+
+MARK = "†"
+METRIC_NAMES = {
+    "em": "EM",
+    "judge": "Judge",
+    "score": "answer score",
+    "accuracy": "accuracy",
+    "tsr": "TSR",
+    "any_clue": "Any-Clue@K",
+    "coverage": "Coverage@K",
+    "full_clue": "Full-Clue@K",
+    "mrr": "MRR",
+    "latest_at_k": "Latest@K",
+    "latest_miss": "Latest-Miss",
+    "rank_inversion": "Rank-Inversion",
+    "stale_dominance": "Stale-Dominance",
+}
+BENCHMARK_NAMES = {"memeye": "MemEye", "cuemem": "CUE-Mem", "dmv": "DMV-Bench"}
+
+
+def caption(table: dict[str, Any]) -> str:
+    """One line saying what the table shows."""
+    how = (
+        "one row per run"
+        if table["per_run"]
+        else f"rows = {' × '.join(table['group'])}, "
+        + ("mean over tasks (macro)" if table["average"] == "tasks" else "questions pooled (micro)")
+    )
+    parts = [
+        f"{BENCHMARK_NAMES.get(table['benchmark'], table['benchmark'])} · {METRIC_NAMES.get(table['metric'], table['metric'])}",
+        how,
+        "(n) per cell",
+    ]
+    params = table["params"]
+    if params["resamples"]:
+        unit = "chain trunks" if params["clustered"] else "questions"
+        parts.append(f"[95% bootstrap interval over {unit}, {params['resamples']} resamples]")
+    if table["baseline"] is not None:
+        parts.append(f"Δ vs {table['baseline']} ({MARK}: paired 95% interval excludes 0)")
+    return " · ".join(parts)
+
+
+def _number(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def cell_parts(cell: dict[str, Any]) -> tuple[str, str]:
+    """(the value, the rest: n, interval, Δ) of one cell as plain text."""
+    if cell["value"] is None:
+        return "–", ""
+    rest = f"({cell['n']})"
+    if "ci_low" in cell and cell["ci_low"] is not None:
+        rest = f"[{cell['ci_low']:.2f}, {cell['ci_high']:.2f}] " + rest
+    if cell.get("delta") is not None:
+        rest += f" Δ{cell['delta']:+.3f}" + (MARK if cell.get("significant") else "")
+    return _number(cell["value"]), rest
+
+
+def render_rich(table: dict[str, Any]) -> Table:
+    """The table for the terminal; best values bold. The interval and Δ go on lines of their
+    own in the cell, so a wide table still fits a terminal."""
+    rich_table = Table(title=caption(table), title_justify="left")
+    rich_table.add_column("system", style="bold", overflow="fold")
+    for column in table["columns"]:
+        rich_table.add_column(column["label"], justify="right", no_wrap=True)
+    for row in table["rows"]:
+        cells = []
+        for column in table["columns"]:
+            cell = row["cells"][column["key"]]
+            value, _ = cell_parts(cell)
+            text = Text.assemble((value, "bold" if cell.get("best") else ""))
+            if cell["value"] is not None:
+                text.append(f" ({cell['n']})")
+                extra = []
+                if cell.get("ci_low") is not None:
+                    extra.append(f"[{cell['ci_low']:.2f}, {cell['ci_high']:.2f}]")
+                if cell.get("delta") is not None:
+                    extra.append(
+                        f"Δ{cell['delta']:+.3f}" + (MARK if cell.get("significant") else "")
+                    )
+                if extra:
+                    text.append("".join(f"\n{part}" for part in extra), style="dim")
+            cells.append(text)
+        rich_table.add_row(printable(row["label"], keep_newlines=False), *cells)
+    return rich_table
+
+
+def _md_escape(text: str) -> str:
+    return (
+        printable(text, keep_newlines=False)
+        .replace("|", "\\|")
+        .replace("*", "\\*")
+        .replace("_", "\\_")
+    )
+
+
+def render_markdown(table: dict[str, Any]) -> str:
+    """A GitHub-flavoured Markdown table, with the caption as a line above it."""
+    header = ["system"] + [column["label"] for column in table["columns"]]
+    lines = [
+        caption(table),
+        "",
+        "| " + " | ".join(_md_escape(h) for h in header) + " |",
+        "|" + "|".join([":---"] + ["---:"] * len(table["columns"])) + "|",
+    ]
+    for row in table["rows"]:
+        cells = [_md_escape(row["label"])]
+        for column in table["columns"]:
+            cell = row["cells"][column["key"]]
+            value, rest = cell_parts(cell)
+            shown = f"**{value}**" if cell.get("best") else value
+            cells.append(f"{shown} {rest}".strip())
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def _latex_escape(text: str) -> str:
+    return "".join(LATEX_SPECIALS.get(ch, ch) for ch in printable(text, keep_newlines=False))
+
+
+def _latex_cell(cell: dict[str, Any]) -> str:
+    if cell["value"] is None:
+        return "--"
+    value = _number(cell["value"])
+    text = rf"\textbf{{{value}}}" if cell.get("best") else value
+    if "ci_low" in cell and cell["ci_low"] is not None:
+        text += rf" {{\scriptsize[{cell['ci_low']:.2f}, {cell['ci_high']:.2f}]}}"
+    text += rf" {{\scriptsize({cell['n']})}}"
+    if cell.get("delta") is not None:
+        mark = r"$^\dagger$" if cell.get("significant") else ""
+        text += rf" {{\scriptsize$\Delta${cell['delta']:+.3f}{mark}}}"
+    return text
+
+
+def render_latex(table: dict[str, Any]) -> str:
+    """A booktabs ``tabular`` (needs ``\\usepackage{booktabs}``), numbers right-aligned."""
+    columns = table["columns"]
+    lines = [
+        f"% {caption(table)}",
+        r"\begin{tabular}{l" + "r" * len(columns) + "}",
+        r"\toprule",
+        " & ".join(["System"] + [_latex_escape(c["label"]) for c in columns]) + r" \\",
+        r"\midrule",
+    ]
+    for row in table["rows"]:
+        cells = [_latex_escape(row["label"])] + [
+            _latex_cell(row["cells"][c["key"]]) for c in columns
+        ]
+        lines.append(" & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def _csv_number(value: float | int | None) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:.6f}"
+
+
+def render_csv(table: dict[str, Any]) -> str:
+    """One line per row; per column its value, n, interval and Δ fields (empty = undefined)."""
+    fields = ["", "n"]
+    if table["params"]["resamples"]:
+        fields += ["ci_low", "ci_high"]
+    if table["baseline"] is not None:
+        fields += ["delta", "delta_low", "delta_high", "significant"]
+    keys = {"": "value"}
+    header = ["system", "runs", "n_questions"] + [
+        f"{c['label']} {name}".strip() for c in table["columns"] for name in fields
+    ]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    for row in table["rows"]:
+        line = [row["label"], ";".join(row["runs"]), str(row["n_questions"])]
+        for column in table["columns"]:
+            cell = row["cells"][column["key"]]
+            for name in fields:
+                line.append(_csv_number(cell.get(keys.get(name, name))))
+        writer.writerow(line)
+    return out.getvalue()
+
+
+def render_upstream(check: dict[str, Any]) -> str:
+    """The upstream comparison as text: a one-line verdict, then each difference."""
+    if not check["checks"]:
+        return "upstream: no benchmark-written summary (MemEye matrices/*/summary.csv, DMV-Bench f2_summary.csv) names these runs"
+    lines = []
+    if check["n_disagreeing"]:
+        lines.append(
+            f"upstream: {check['n_disagreeing']} of {len(check['checks'])} values differ from the benchmark's own summary:"
+        )
+        for c in check["checks"]:
+            if not c["agrees"]:
+                lines.append(
+                    f"  {c['run']} {c['field']}: upstream {c['upstream']} vs memscope {_number(c['memscope'], 4)} ({c['source']})"
+                )
+    else:
+        lines.append(
+            f"upstream: all {len(check['checks'])} values of {check['n_runs_checked']} run(s) agree with the benchmark's own summary"
+        )
+    if check["runs_without_summary"]:
+        lines.append(f"  no upstream summary row for: {', '.join(check['runs_without_summary'])}")
+    return "\n".join(lines)
