@@ -24,6 +24,7 @@ a history file that matches fewer than half of the rows is refused as the wrong 
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,7 @@ from typing import Any
 from memscope.adapters.base import ReadOptions
 from memscope.adapters.cuemem_dataset import CueDataset, read_cuemem_dataset
 from memscope.adapters.files import file_digest, read_json_file
-from memscope.adapters.run_sources import recorded_sources
+from memscope.adapters.run_sources import REMEMBERED_HISTORIES, recorded_sources
 from memscope.errors import DatasetError, RunDirError
 from memscope.records import Notice, RetrievalKind, RunRecord
 
@@ -47,6 +48,9 @@ CAPTION_VARIANTS = ("base", "brief", "medium", "detailed")
 CONTEXT_MEMORIES = ("FUMemory", "MMFUMemory")
 """RQ1/RQ2 memories that keep the (truncated) history instead of retrieving from it."""
 ANCESTOR_LEVELS = 8
+HISTORY_ENV = ("RQ3_HISTORY_DIR",)
+
+"""Environment variables of the official release that name the histories' folder."""
 MISMATCH_REFUSE_SHARE = 0.5
 MAX_LISTED = 10
 LETTER = re.compile(r"\b([A-D])\b")
@@ -126,7 +130,10 @@ def _read_results_file(path: Path, options: ReadOptions, recorded: Path | None) 
             fix="Re-run the benchmark or restore the file.",
         )
     stem = path.name[: -len(RESULTS_SUFFIX)]
-    history = locate_history(path, stem, options.dataset, recorded)
+    remembered = options.extra.get(REMEMBERED_HISTORIES, {}).get(path.name)
+    history = locate_history(
+        path, stem, options.dataset, recorded, Path(remembered) if remembered else None
+    )
     dataset = read_cuemem_dataset(history, strict=options.strict)
     notices: list[
         Notice
@@ -209,8 +216,18 @@ def history_names(stem: str) -> list[str]:
     return [f"{'_'.join(parts[:end])}.json" for end in range(len(parts), 0, -1)]
 
 
-def locate_history(results: Path, stem: str, given: Path | None, recorded: Path | None) -> Path:
+def locate_history(
+    results: Path,
+    stem: str,
+    given: Path | None,
+    recorded: Path | None,
+    remembered: Path | None = None,
+) -> Path:
     """Find the history file of one results file (see the module docstring for the order).
+
+    ``remembered`` is the history file the store joined this results file to last time
+    (so a run ingested with ``--dataset`` is found again without it); it is used when it
+    still exists and neither the flag nor ``memscope_sources.json`` names one.
 
     Raises:
         DatasetError: naming every path tried and the ``--dataset`` flag.
@@ -246,15 +263,21 @@ def locate_history(results: Path, stem: str, given: Path | None, recorded: Path 
                 where=str(explicit),
                 fix="Pass the history file itself, or the folder holding it.",
             )
+    if remembered is not None and remembered.is_file():
+        return remembered.resolve()
     variants = [part for part in results.parts if part in CAPTION_VARIANTS]
     folders = [run_dir, run_dir.parent]
+    folders += [Path(os.environ[name]) for name in HISTORY_ENV if os.environ.get(name)]
     for ancestor in [run_dir, *run_dir.parents][:ANCESTOR_LEVELS]:
         folders += [
             ancestor / "data" / "history_dialogue",
             ancestor / "RQ3" / "data" / "history_dialogue",
         ]
-        folders += [ancestor / "data" / "dialog" / variant for variant in variants]
-        folders += [ancestor / "data" / "dialog", ancestor / "data" / "dialog" / "base"]
+        # The official release: results under workdir/{benchmark/result_debug,RQ3/results},
+        # histories prepared into workdir/benchmark/data/dialog/<variant>/.
+        for root in (ancestor, ancestor / "benchmark"):
+            folders += [root / "data" / "dialog" / variant for variant in variants]
+            folders += [root / "data" / "dialog", root / "data" / "dialog" / "base"]
     for folder in folders:
         found = look_in(folder)
         if found:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from memscope.errors import StoreError
+from memscope.identity import RUN_LABEL_SEPARATOR, folder_label
 from memscope.records import (
     BulkSource,
     DatasetRecord,
@@ -64,6 +65,20 @@ def stored_run_state(con: duckdb.DuckDBPyConnection, path: str) -> StoredRunStat
     if row is None:
         return None
     return StoredRunState(row[0], row[1], json.loads(row[2]) if row[2] else {}, row[3] or 0)
+
+
+def stored_runs_under(
+    con: duckdb.DuckDBPyConnection, folder: str
+) -> list[tuple[str, dict[str, Any]]]:
+    """``(path, config)`` of every stored run read from the directory ``folder`` (the
+    directory itself, a ``<folder>#<system>`` or a results file directly in it)."""
+    found = rows(
+        con,
+        "SELECT path, config FROM runs WHERE path = $f OR starts_with(path, $f || '#') "
+        "OR (starts_with(path, $f || '/') AND position('/' IN substr(path, length($f) + 2)) = 0)",
+        {"f": folder},
+    )
+    return [(path, json.loads(config) if config else {}) for path, config in found]
 
 
 def ingest_run(
@@ -152,18 +167,40 @@ def store_dataset(
     return notices
 
 
+def run_folder(path: str) -> Path:
+    """The folder whose name a run id starts with: the run directory (``<dir>#<system>``
+    for a DMV-Bench system, the results file's folder for a CUE-Mem file)."""
+    if "#" in path:
+        return Path(path.rpartition("#")[0])
+    candidate = Path(path)
+    return candidate.parent if candidate.suffix == ".json" else candidate
+
+
 def _free_run_id(con: duckdb.DuckDBPyConnection, proposed: str, path: str) -> str:
-    """The directory name, or a variant of it when another directory already uses it."""
+    """``proposed``, or, when another run already uses it, the same id with as many parent
+    folders of the run's own folder as make it free (``gpt-5.4-mini/MMMemory:p0``).
+
+    Never ``X-X``: the parts added are the path's own; only a path exhausted without a
+    free id (another run chose the same full path as its id) gets a number.
+    """
     taken = {row[0] for row in rows(con, "SELECT run_id FROM runs")}
     if proposed not in taken:
         return proposed
-    parent = Path(path).parent.name
-    candidate = f"{parent}-{proposed}" if parent else proposed
+    folder = run_folder(path)
+    label, _, rest = proposed.partition(":")
+    rest = f":{rest}" if rest else ""
+    depth = max(1, label.count(RUN_LABEL_SEPARATOR) + 1)
+    while True:
+        depth += 1
+        candidate = folder_label(folder, depth) + rest
+        if candidate not in taken:
+            return candidate
+        if folder_label(folder, depth) == folder.as_posix():
+            break
     suffix = 2
-    while candidate in taken:
-        candidate = f"{proposed}-{suffix}"
+    while f"{candidate}-{suffix}" in taken:
         suffix += 1
-    return candidate
+    return f"{candidate}-{suffix}"
 
 
 def _load_predictions(
