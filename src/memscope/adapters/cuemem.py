@@ -33,6 +33,13 @@ from memscope.adapters.base import ReadOptions
 from memscope.adapters.cuemem_dataset import CueDataset, read_cuemem_dataset
 from memscope.adapters.files import file_digest, read_json_file
 from memscope.adapters.run_sources import REMEMBERED_HISTORIES, recorded_sources
+from memscope.adapters.upstream_summary import (
+    CHECK_KEY,
+    PERCENT_TOLERANCE,
+    Comparison,
+    check_notices,
+    summary_check,
+)
 from memscope.errors import DatasetError, RunDirError
 from memscope.records import Notice, RetrievalKind, RunRecord
 
@@ -176,6 +183,11 @@ def _read_results_file(path: Path, options: ReadOptions, recorded: Path | None) 
     accuracy = (
         read_json_file(accuracy_path, what="accuracy file") if accuracy_path.is_file() else None
     )
+    metrics: dict[str, Any] = {"accuracy": accuracy} if isinstance(accuracy, dict) else {}
+    if accuracy is not None:
+        check = accuracy_check(accuracy_path, accuracy, predictions, dataset)
+        metrics[CHECK_KEY] = check
+        notices += check_notices(check)
     side = [p for p in (accuracy_path, run_dir / f"{stem}_efficiency.json") if p.is_file()]
     content_hash, stats = file_digest([path, *side, history])
     return RunRecord(
@@ -198,13 +210,76 @@ def _read_results_file(path: Path, options: ReadOptions, recorded: Path | None) 
             "history_file": str(history),
             "meta": meta,
         },
-        metrics={"accuracy": accuracy} if isinstance(accuracy, dict) else {},
+        metrics=metrics,
         dataset=dataset.record,
         predictions=predictions,
         retrievals=retrievals,
         notices=notices,
         detail_tables={"cue_retrieved_items": items} if layout == "rq3" else {},
     )
+
+
+OVERALL_KEY = "__overall__"
+BUCKET_FIELDS = ("correct", "total", "accuracy")
+
+
+def accuracy_check(
+    path: Path, accuracy: Any, predictions: Any, dataset: CueDataset
+) -> dict[str, Any]:
+    """``run_bench.py``'s ``<data>_accuracy.json`` against the stored answers.
+
+    Upstream writes ``{<category>: {"overall": {correct, total, accuracy (%)}, explicit:
+    …}, "__overall__": {"overall": {...}}}``, a category being the QA's ``point``. The
+    ``overall`` bucket of each category and ``__overall__`` are recomputed (correct and
+    total exactly, accuracy to :data:`PERCENT_TOLERANCE` points); the explicit / implicit
+    buckets are not, because RQ1/RQ2 label those by its own rule (upstream-formats.md 3.2).
+    """
+    surprises: list[str] = []
+    comparisons: list[Comparison] = []
+    if not isinstance(accuracy, dict):
+        surprises.append(
+            f"{path.name} is not a JSON object of categories (a {type(accuracy).__name__}); not cross-checked"
+        )
+        return summary_check(str(path), comparisons, surprises=surprises)
+    point_of = {q.qid: str(q.extra.get("point") or "") for q in dataset.record.questions}
+    tallies: dict[str, list[int]] = {}
+    for qid, em in zip(
+        predictions.column("qid").to_pylist(), predictions.column("em").to_pylist(), strict=True
+    ):
+        for key in (point_of.get(qid, ""), OVERALL_KEY):
+            tally = tallies.setdefault(key, [0, 0])
+            tally[0] += int(bool(em))
+            tally[1] += 1
+    for category, buckets in accuracy.items():
+        bucket = buckets.get("overall") if isinstance(buckets, dict) else None
+        if not isinstance(bucket, dict):
+            surprises.append(
+                f"{path.name}: category {str(category)[:40]!r} has no 'overall' bucket; not cross-checked"
+            )
+            continue
+        missing = [name for name in BUCKET_FIELDS if not _is_number(bucket.get(name))]
+        if missing:
+            surprises.append(
+                f"{path.name}: {str(category)[:40]}.overall lacks the number(s) {', '.join(missing)}"
+            )
+        correct, total = tallies.get(str(category), [0, 0])
+        recomputed = {
+            "correct": correct,
+            "total": total,
+            "accuracy": 100.0 * correct / total if total else 0.0,
+        }
+        for name in BUCKET_FIELDS:
+            if name in missing:
+                continue
+            tolerance = PERCENT_TOLERANCE if name == "accuracy" else 0.0
+            comparisons.append((f"{category}.{name}", bucket[name], recomputed[name], tolerance))
+    for category in sorted(set(tallies) - set(map(str, accuracy)) - {OVERALL_KEY}):
+        comparisons.append((f"{category}.total", None, tallies[category][1], 0.0))
+    return summary_check(str(path), comparisons, surprises=surprises)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def history_names(stem: str) -> list[str]:

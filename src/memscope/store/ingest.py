@@ -13,6 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from memscope.adapters.upstream_summary import (
+    CHECK_KEY,
+    RATE_TOLERANCE,
+    Comparison,
+    check_notices,
+    summary_check,
+)
 from memscope.errors import StoreError
 from memscope.identity import RUN_LABEL_SEPARATOR, folder_label
 from memscope.records import (
@@ -45,6 +52,8 @@ class IngestOutcome:
     status: IngestStatus
     n_questions: int
     notices: list[Notice] = field(default_factory=list)
+    upstream_check: dict[str, Any] | None = None
+    """The cross-check against the benchmark's own summary file (``adapters.upstream_summary``)."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +120,7 @@ def ingest_run(
             for table in ("retrievals", "predictions", "runs"):
                 con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
         n_questions = _load_predictions(con, run_id, record, strict=strict, notices=notices)
+        metrics = _with_memeye_check(con, run_id, record, notices)
         replace_run_details(con, run_id, record.detail_tables)
         con.execute(
             "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now()::TIMESTAMP, NULL)",
@@ -131,7 +141,7 @@ def ingest_run(
                 record.retrieval_kind,
                 n_questions,
                 json.dumps(record.config, default=str),
-                json.dumps(record.metrics, default=str),
+                json.dumps(metrics, default=str),
                 json.dumps([str(notice) for notice in notices]),
             ],
         )
@@ -139,9 +149,64 @@ def ingest_run(
     except BaseException:
         con.rollback()
         raise
+    check = metrics.get(CHECK_KEY)
     return IngestOutcome(
-        run_id, record.path, "replaced" if previous else "new", n_questions, notices
+        run_id,
+        record.path,
+        "replaced" if previous else "new",
+        n_questions,
+        notices,
+        check if isinstance(check, dict) else None,
     )
+
+
+MEMEYE_MEANS = ("em", "f1", "bleu_1", "judge")
+"""``metrics.json`` ``summary.overall`` means the store keeps a per-question value of."""
+
+
+def _with_memeye_check(
+    con: duckdb.DuckDBPyConnection, run_id: str, record: RunRecord, notices: list[Notice]
+) -> dict[str, Any]:
+    """The run's metrics plus, for a MemEye run, the cross-check of ``metrics.json``'s
+    ``summary`` (``open_count`` = every row, ``overall`` means) against the stored rows.
+
+    Other benchmarks' adapters check their own summary files while reading them.
+    """
+    metrics = dict(record.metrics)
+    summary = metrics.get("summary")
+    if record.benchmark != "memeye" or summary is None:
+        return metrics
+    where = str(Path(record.path) / "metrics.json")
+    surprises: list[str] = []
+    comparisons: list[Comparison] = []
+    overall = summary.get("overall") if isinstance(summary, dict) else None
+    if not isinstance(summary, dict) or not isinstance(overall, dict):
+        surprises.append(
+            "metrics.json 'summary' has no 'overall' object (upstream-formats.md 1.4); not cross-checked"
+        )
+    else:
+        found = one(
+            con,
+            "SELECT count(*), avg(em), avg(f1), avg(bleu_1), avg(judge) FROM predictions WHERE run_id = ?",
+            [run_id],
+        )
+        stored = dict(zip(("open_count", *MEMEYE_MEANS), found or (), strict=False))
+        if isinstance(summary.get("open_count"), int):
+            comparisons.append(("open_count", summary["open_count"], stored["open_count"], 0.0))
+        for name in MEMEYE_MEANS:
+            value = overall.get(name)
+            if value is None:
+                continue
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                surprises.append(
+                    f"metrics.json summary.overall.{name} is not a number: {value!r}"[:160]
+                )
+                continue
+            comparisons.append((f"overall.{name}", float(value), stored[name], RATE_TOLERANCE))
+    check = summary_check(where, comparisons, surprises=surprises)
+    metrics[CHECK_KEY] = check
+    notices += check_notices(check)
+    return metrics
 
 
 def store_dataset(

@@ -105,10 +105,12 @@ def dataset_round_count(con: duckdb.DuckDBPyConnection, dataset_id: str) -> int:
 QUESTION_COLUMNS = (
     "p.qid, q.idx, q.question_key, q.task, q.x, q.y, q.x_labels, q.y_labels, p.mode, "
     "q.question, coalesce(q.gold, p.gold) AS gold, p.pred, p.choice, p.em, p.judge, p.judge_reasoning, "
-    "p.rotations, p.position_bias, q.options, q.clue_ids, q.clue_rounds, q.source_sessions, q.extra"
+    "p.rotations, p.position_bias, q.options, q.clue_ids, q.clue_rounds, q.source_sessions, q.extra, "
+    "p.extra AS prediction_extra"
 )
 SCORE_COLUMNS = (
-    "p.qid, q.idx, q.question_key, q.task, q.x, q.y, p.mode, p.em, p.judge, q.extra, q.question"
+    "p.qid, q.idx, q.question_key, q.task, q.x, q.y, p.mode, p.em, p.judge, q.extra, q.question, "
+    "p.extra AS prediction_extra"
 )
 """What run-level summaries and the triage queue need; skips the answers, options and
 rotations (most of the bytes)."""
