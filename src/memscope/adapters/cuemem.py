@@ -6,6 +6,10 @@ Formats: upstream-formats.md 3.3 (RQ1/RQ2 ``run_bench.py``: ``system_answer``,
 with ``retrieved_scores`` and per-item ``retrieved_items``; the oracle runner's
 ``{"meta", "results"}`` object too).
 
+**Upstream's summary.** A sibling ``<stem>_accuracy.json`` (RQ1/RQ2) is recomputed from
+the stored answers (:func:`accuracy_check`); the result is the run's
+``metrics["upstream_check"]``, and a disagreement a warning naming the file.
+
 **Recognising a run.** A directory is a CUE-Mem run directory when it holds a file named
 ``*_results.json``. Each such file is one run (a directory of RQ3 results holds one per
 profile, ``p0``…``p2``): run id ``<directory name>:<file stem without _results>`` (e.g.
@@ -13,9 +17,11 @@ profile, ``p0``…``p2``): run id ``<directory name>:<file stem without _results
 
 **Finding the history file.** The results name no dataset, so the history file is
 searched: ``--dataset`` (a file, or a folder searched recursively), else ``dataset`` in the
-run's ``memscope_sources.json``, else the run directory and its parent, else the upstream
+run's ``memscope_sources.json``, else the history file the store joined this results file
+to before, else the run directory and its parent, ``$RQ3_HISTORY_DIR``, and the upstream
 layouts in the folders above (``data/history_dialogue/``, ``RQ3/data/history_dialogue/``,
-``data/dialog/[<caption variant>/]``). The file name comes from the results file:
+``[benchmark/]data/dialog/[<caption variant>/]``: the official release prepares its
+histories into ``workdir/benchmark/data/dialog/base/`` for both RQ1/RQ2 and RQ3). The file name comes from the results file:
 ``p<N>_results.json`` needs ``history_with_qa_p<N>.json``; ``<data>[_sample<N>][_<category>]_results.json``
 needs ``<data>.json`` (the longest prefix that exists). Rows join QAs by ``(point, qa_id)``;
 a history file that matches fewer than half of the rows is refused as the wrong one.

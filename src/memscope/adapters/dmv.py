@@ -7,9 +7,11 @@ so **each system becomes its own run**: run id ``<directory name>:<system>``, pa
 questions, the probed and retrieved products are the rounds (see :mod:`memscope.adapters.dmv_dataset`).
 
 Per system, the predictions are the CSV rows (``em`` = ``correct``, ``pred`` = the final
-URL); the retrievals are the bank entries the log shows each recall step retrieving, in
-order of first appearance (step, then rank); each recall step is kept in the
-``dmv_recall_steps`` detail table. Bad CSV rows and log lines are reported as
+URL, ``extra``: the system's own bank size, whether any step's list held the target); the
+retrievals are the probe's ranking, the bank entries the first recall step (``R1``, the
+cue alone) retrieved, in rank order; every recall step is kept in the ``dmv_recall_steps``
+detail table. ``f2_summary.csv`` is cross-checked against the rows
+(:func:`summary_comparisons`) into each run's ``metrics["upstream_check"]``. Bad CSV rows and log lines are reported as
 ``file:line`` and skipped (refused with ``--strict``).
 """
 

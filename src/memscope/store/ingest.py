@@ -174,7 +174,7 @@ def _with_memeye_check(
     """
     metrics = dict(record.metrics)
     summary = metrics.get("summary")
-    if record.benchmark != "memeye" or summary is None:
+    if record.benchmark != "memeye" or summary is None or summary == {}:
         return metrics
     where = str(Path(record.path) / "metrics.json")
     surprises: list[str] = []

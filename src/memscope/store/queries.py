@@ -106,14 +106,16 @@ QUESTION_COLUMNS = (
     "p.qid, q.idx, q.question_key, q.task, q.x, q.y, q.x_labels, q.y_labels, p.mode, "
     "q.question, coalesce(q.gold, p.gold) AS gold, p.pred, p.choice, p.em, p.judge, p.judge_reasoning, "
     "p.rotations, p.position_bias, q.options, q.clue_ids, q.clue_rounds, q.source_sessions, q.extra, "
-    "p.extra AS prediction_extra"
+    "CASE WHEN r.benchmark = 'dmv' THEN p.extra END AS prediction_extra"
 )
 SCORE_COLUMNS = (
     "p.qid, q.idx, q.question_key, q.task, q.x, q.y, p.mode, p.em, p.judge, q.extra, q.question, "
-    "p.extra AS prediction_extra"
+    "CASE WHEN r.benchmark = 'dmv' THEN p.extra END AS prediction_extra"
 )
 """What run-level summaries and the triage queue need; skips the answers, options and
-rotations (most of the bytes)."""
+rotations (most of the bytes). ``prediction_extra`` is the run's own per-question
+attributes where a report needs them (DMV-Bench: the system's bank size, its recall
+steps), NULL otherwise."""
 
 
 def question_table(con: duckdb.DuckDBPyConnection, run_id: str, *, detail: bool = True) -> pa.Table:
