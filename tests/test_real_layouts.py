@@ -441,3 +441,18 @@ def test_dmv_directories_with_one_name_get_their_parents_in_the_id(
     outcomes, failures = ingest_paths(store, [tmp_path], ReadOptions())
     assert not failures
     assert sorted(o.run_id for o in outcomes) == ["node-a/f2:Caption", "node-b/f2:Caption"]
+
+
+def test_a_registry_given_once_is_used_again(two_dirs, store: Store, tmp_path: Path) -> None:
+    from builders_dmv import DATA
+
+    a, _ = two_dirs
+    elsewhere = tmp_path / "catalogue"
+    elsewhere.mkdir()
+    shutil.copy(DATA / "cue_registry.json", elsewhere / "cue_registry.json")
+    first, _ = ingest_paths(store, [a], ReadOptions(extra={"dmv_registry": elsewhere}))
+    assert {o.status for o in first} == {"new"}
+    again, _ = ingest_paths(store, [a], ReadOptions())  # no flag: the same registry, no change
+    assert {o.status for o in again} == {"unchanged"}
+    result = invoke("report", f"{a}:Caption", "-f", "json")
+    assert result.exit_code == 0 and "no cue registry" not in result.stderr
