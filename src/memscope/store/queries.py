@@ -105,26 +105,32 @@ def dataset_round_count(con: duckdb.DuckDBPyConnection, dataset_id: str) -> int:
 QUESTION_COLUMNS = (
     "p.qid, q.idx, q.question_key, q.task, q.x, q.y, q.x_labels, q.y_labels, p.mode, "
     "q.question, coalesce(q.gold, p.gold) AS gold, p.pred, p.choice, p.em, p.judge, p.judge_reasoning, "
-    "p.rotations, p.position_bias, q.options, q.clue_ids, q.clue_rounds, q.source_sessions, q.extra, "
-    "CASE WHEN r.benchmark = 'dmv' THEN p.extra END AS prediction_extra"
+    "p.rotations, p.position_bias, q.options, q.clue_ids, q.clue_rounds, q.source_sessions, q.extra"
 )
 SCORE_COLUMNS = (
-    "p.qid, q.idx, q.question_key, q.task, q.x, q.y, p.mode, p.em, p.judge, q.extra, q.question, "
-    "CASE WHEN r.benchmark = 'dmv' THEN p.extra END AS prediction_extra"
+    "p.qid, q.idx, q.question_key, q.task, q.x, q.y, p.mode, p.em, p.judge, q.extra, q.question"
 )
 """What run-level summaries and the triage queue need; skips the answers, options and
-rotations (most of the bytes). ``prediction_extra`` is the run's own per-question
-attributes where a report needs them (DMV-Bench: the system's bank size, its recall
-steps), NULL otherwise."""
+rotations (most of the bytes)."""
+
+
+OWN_EXTRA_BENCHMARKS = ("dmv",)
+"""Benchmarks whose question tables also carry the run's own per-question attributes as
+``prediction_extra`` (DMV-Bench: the system's bank size and recall-step facts)."""
 
 
 def question_table(con: duckdb.DuckDBPyConnection, run_id: str, *, detail: bool = True) -> pa.Table:
     """Per question of a run, by idx: identity, axes, gold, the prediction and its scores.
 
-    ``detail=False`` reads only :data:`SCORE_COLUMNS`.
+    ``detail=False`` reads only :data:`SCORE_COLUMNS`. A run of
+    :data:`OWN_EXTRA_BENCHMARKS` adds ``prediction_extra``.
     """
+    columns = QUESTION_COLUMNS if detail else SCORE_COLUMNS
+    benchmark = one(con, "SELECT benchmark FROM runs WHERE run_id = ?", [run_id])
+    if benchmark and benchmark[0] in OWN_EXTRA_BENCHMARKS:
+        columns += ", p.extra AS prediction_extra"
     return con.sql(
-        f"SELECT {QUESTION_COLUMNS if detail else SCORE_COLUMNS} "
+        f"SELECT {columns} "
         "FROM predictions p JOIN runs r USING (run_id) "
         "JOIN questions q ON q.dataset_id = r.dataset_id AND q.qid = p.qid "
         "WHERE p.run_id = ? ORDER BY q.idx",
