@@ -159,3 +159,161 @@ def rq3_layout(
     run_dir = root / "RQ3" / "results" / model / variant
     write_json(rows, run_dir / "p0_results.json")
     return run_dir
+
+
+# --- the official release layout (yulinlp/CUE-MEM + the Kkryptonite/CUE-Mem download) ---
+
+FIXTURE_DATA = Path(__file__).resolve().parents[1] / "fixtures" / "cuemem" / "data"
+TURN_MEDIA = ("input_image", "input_voice_message")
+QA_MEDIA = ("question_image", "question_audio", "question_voice_message")
+
+
+def _map_media(data: dict[str, Any], change) -> None:
+    """Apply ``change`` to every media path of a history file, in place."""
+    for session in data["multi_session_dialogues"]:
+        for turn in session["dialogues"]:
+            for name in TURN_MEDIA:
+                if isinstance(turn.get(name), list):
+                    turn[name] = [change(p) for p in turn[name]]
+    for entry in data["human-annotated QAs"]:
+        for name in QA_MEDIA:
+            if isinstance(entry.get(name), str) and entry[name]:
+                entry[name] = change(entry[name])
+            elif isinstance(entry.get(name), list):
+                entry[name] = [change(p) for p in entry[name]]
+        if isinstance(entry.get("option_images"), dict):
+            entry["option_images"] = {k: change(v) for k, v in entry["option_images"].items()}
+
+
+def official_download(root: Path) -> Path:
+    """``root/benchmark-data``: the dataset download as published, built from the demo
+    fixture: ``data/dialog/base/history_with_qa_p0.json`` with media paths relative to the
+    download root (``data/event/images/…``, ``data/event/voice_mixed_…``, ``data/qa/…``)
+    and the media files (real PNG / WAV) under ``data/``."""
+    import shutil
+
+    download = root / "benchmark-data"
+    data = json.loads((FIXTURE_DATA / "history_dialogue" / "history_with_qa_p0.json").read_text())
+    media: list[str] = []
+
+    def relocate(path: str) -> str:
+        media.append(path)
+        return f"data/{path}"
+
+    _map_media(data, relocate)
+    write_json(data, download / "data" / "dialog" / "base" / "history_with_qa_p0.json")
+    for path in media:
+        target = download / "data" / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(FIXTURE_DATA / path, target)
+    return download
+
+
+def prepare_dataset(dataset_root: Path, output_root: Path) -> Path:
+    """What the release's ``scripts/prepare_dataset.py --dataset-root D --output-root O``
+    does (upstream-formats.md 3.5b): copy every dialogue/QA JSON of
+    ``D/data/dialog/base/`` to ``O/data/dialog/base/`` with each media path rewritten to an
+    **absolute** path inside ``D`` (media are not copied), and write
+    ``O/dataset_preparation.json`` (``profiles``, ``referenced_media``, ``missing_media``,
+    ``dialog_dir``). Returns ``O``'s dialog folder."""
+    source = dataset_root / "data" / "dialog" / "base"
+    target = output_root / "data" / "dialog" / "base"
+    referenced: list[str] = []
+    missing: list[str] = []
+    profiles: list[str] = []
+    for path in sorted(source.glob("*.json")):
+        data = json.loads(path.read_text())
+
+        def absolute(raw: str) -> str:
+            resolved = (dataset_root / raw).resolve()
+            referenced.append(str(resolved))
+            if not resolved.is_file():
+                missing.append(str(resolved))
+            return str(resolved)
+
+        _map_media(data, absolute)
+        write_json(data, target / path.name)
+        profiles.append(path.stem)
+    write_json(
+        {
+            "profiles": profiles,
+            "referenced_media": len(referenced),
+            "missing_media": missing,
+            "dialog_dir": str(target),
+        },
+        output_root / "dataset_preparation.json",
+    )
+    return target
+
+
+def accuracy_json(entries: list[dict[str, Any]], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """``<data>_accuracy.json`` as ``run_bench.py`` writes it: per category (the QA point)
+    the ``overall`` and explicit / implicit buckets of {correct, total, accuracy (%)}, and
+    ``__overall__``; correct = the first A–D letter of ``system_answer`` is the gold."""
+    from memscope.adapters.cuemem import extract_choice
+
+    kind = {e["qa_id"]: str(e.get("qa_type") or "").lower() for e in entries}
+    result: dict[str, dict[str, dict[str, float]]] = {}
+
+    def add(category: str, bucket: str, correct: bool) -> None:
+        cell = result.setdefault(category, {}).setdefault(bucket, {"correct": 0, "total": 0})
+        cell["correct"] += int(correct)
+        cell["total"] += 1
+
+    for row in rows:
+        correct = extract_choice(row["system_answer"]) == row["original_answer"]
+        for category in (row["category"], "__overall__"):
+            add(category, "overall", correct)
+        if kind[row["qa_id"]] in ("explicit", "implicit"):
+            add(row["category"], kind[row["qa_id"]], correct)
+    for buckets in result.values():
+        for cell in buckets.values():
+            cell["accuracy"] = round(100.0 * cell["correct"] / cell["total"], 2)
+    return result
+
+
+OFFICIAL_LLMS = ("qwen3.6-35b-a3b", "gpt-5.4-mini")
+OFFICIAL_RQ3_MODELS = ("omni_qwen3-omni-30b", "gemini_gemini-2.5-flash")
+
+
+def official_layout(root: Path) -> dict[str, Any]:
+    """The official release on disk, as its README has a user make it: the download in
+    ``root/benchmark-data``, ``root/workdir/benchmark`` prepared from it, RQ1/RQ2 results
+    of two LLMs with the same memory (``result_debug/base/<llm>/MMMemory/``, each with its
+    ``_accuracy.json``) and RQ3 results of two models with the same variant
+    (``workdir/RQ3/results/<provider>_<model>/MM/p0_results.json``).
+
+    Returns ``{"download", "workdir", "dialog_dir", "entries", "rq12": {llm: run dir},
+    "rq3": {model: run dir}}``; every answer is A, so the accuracies are known.
+    """
+    download = official_download(root)
+    workdir = root / "workdir"
+    dialog_dir = prepare_dataset(download, workdir / "benchmark")
+    entries = json.loads((dialog_dir / "history_with_qa_p0.json").read_text())[
+        "human-annotated QAs"
+    ]
+    profile = json.loads((dialog_dir / "history_with_qa_p0.json").read_text())["character_profile"][
+        "name"
+    ]
+    rq12 = {}
+    for llm in OFFICIAL_LLMS:
+        run_dir = workdir / "benchmark" / "result_debug" / "base" / llm / "MMMemory"
+        rows = [rq12_row(e, "A", [e["clue"][0]] if e["clue"] else []) for e in entries]
+        for row in rows:
+            row["sample_id"] = profile
+        write_json(rows, run_dir / "history_with_qa_p0_results.json")
+        write_json(accuracy_json(entries, rows), run_dir / "history_with_qa_p0_accuracy.json")
+        rq12[llm] = run_dir
+    rq3 = {}
+    for model in OFFICIAL_RQ3_MODELS:
+        run_dir = workdir / "RQ3" / "results" / model / "MM"
+        write_json([rq3_row(e, "A", e["clue"][:1]) for e in entries], run_dir / "p0_results.json")
+        rq3[model] = run_dir
+    return {
+        "download": download,
+        "workdir": workdir,
+        "dialog_dir": dialog_dir,
+        "entries": entries,
+        "rq12": rq12,
+        "rq3": rq3,
+    }

@@ -82,6 +82,26 @@ def task_log(
     return "\n".join(lines)
 
 
+def summary_csv(probes_by_system: dict[str, list[Probe]]) -> str:
+    """``f2_summary.csv`` as upstream's aggregator writes it: SR (4 places), injection_placed
+    (always 0 in v6), n_recall_tasks (= probes), recall_at_reach_1..max (-1 without probes)."""
+    max_reach = max(p.reach for probes in probes_by_system.values() for p in probes)
+    summary = io.StringIO()
+    writer = csv.writer(summary)
+    writer.writerow(
+        ["system", "SR", "injection_placed", "n_recall_tasks"]
+        + [f"recall_at_reach_{r}" for r in range(1, max_reach + 1)]
+    )
+    for system, probes in probes_by_system.items():
+        rate = sum(p.correct for p in probes) / len(probes)
+        by_reach = []
+        for reach in range(1, max_reach + 1):
+            hits = [p.correct for p in probes if p.reach == reach]
+            by_reach.append(round(sum(hits) / len(hits), 4) if hits else -1.0)
+        writer.writerow([system, round(rate, 4), 0.0, len(probes), *by_reach])
+    return summary.getvalue()
+
+
 def write_f2_run(
     run_dir: Path,
     probes_by_system: dict[str, list[Probe]],
@@ -112,15 +132,7 @@ def write_f2_run(
                 ]
             )
     (run_dir / "f2_per_probe.csv").write_text(buffer.getvalue())
-    summary = io.StringIO()
-    summary_writer = csv.writer(summary)
-    summary_writer.writerow(
-        ["system", "SR", "injection_placed", "n_recall_tasks", "recall_at_reach_1"]
-    )
-    for system, probes in probes_by_system.items():
-        rate = sum(p.correct for p in probes) / len(probes)
-        summary_writer.writerow([system, round(rate, 4), 0.0, len(probes), round(rate, 4)])
-    (run_dir / "f2_summary.csv").write_text(summary.getvalue())
+    (run_dir / "f2_summary.csv").write_text(summary_csv(probes_by_system))
     if logs:
         for system, probes in probes_by_system.items():
             for task_id in dict.fromkeys(p.task_id for p in probes):

@@ -119,7 +119,25 @@ def test_two_directories_with_one_name_get_distinct_ids(store: Store, tmp_path: 
     data = small_dataset()
     a = ingest_dir(store, write_run(tmp_path / "a" / "srag", data, good_rows(data)), OPTIONS)
     b = ingest_dir(store, write_run(tmp_path / "b" / "srag", data, good_rows(data)), OPTIONS)
-    assert a.run_id == "srag" and b.run_id == "b-srag"
+    # One at a time: the first keeps its name, the second gets the parent that tells them
+    # apart (issue 11: ``parent/name``, never ``parent-name``).
+    assert a.run_id == "srag" and b.run_id == "b/srag"
+    again = ingest_dir(store, tmp_path / "b" / "srag", OPTIONS)
+    assert (again.run_id, again.status) == ("b/srag", "unchanged")
+
+
+def test_directories_found_together_are_all_told_apart(tmp_path: Path) -> None:
+    data = small_dataset()
+    for llm in ("qwen3.6-35b-a3b", "gpt-5.4-mini"):
+        write_run(tmp_path / "grid" / llm / "srag", data, good_rows(data))
+    write_run(tmp_path / "grid" / "alone", data, good_rows(data))
+    ids = set()
+    for attempt in range(2):  # a fresh store each time: the same set gives the same ids
+        fresh = Store(tmp_path / f"store{attempt}.duckdb")
+        outcomes, failures = ingest_paths(fresh, [tmp_path / "grid"], OPTIONS)
+        assert not failures
+        ids.add(frozenset(o.run_id for o in outcomes))
+    assert ids == {frozenset({"qwen3.6-35b-a3b/srag", "gpt-5.4-mini/srag", "alone"})}
 
 
 def test_truncated_and_non_json_lines_are_skipped_with_file_line(

@@ -334,7 +334,10 @@ def test_one_broken_run_among_good_ones(tmp_path: Path, store_path: Path) -> Non
     (broken / "predictions.jsonl").write_text("")
     result = ingest(str(tmp_path))
     assert result.exit_code == 1
-    assert "ingested run" in result.stderr and "1 run(s) could not be ingested" in result.stderr
+    # Both folders are named "run" and were found together: the ids carry the parents that
+    # tell them apart (issue 11).
+    assert "ingested a/runs/run" in result.stderr
+    assert "1 run(s) could not be ingested" in result.stderr
     with Store(store_path).read() as con:
         assert rows(con, "SELECT path FROM runs") == [(str(good.resolve()),)]
     store_is_consistent(store_path)

@@ -6,6 +6,10 @@ Formats: docs/formats.md §3.3 (RQ1/RQ2 ``run_bench.py``: ``system_answer``,
 with ``retrieved_scores`` and per-item ``retrieved_items``; the oracle runner's
 ``{"meta", "results"}`` object too).
 
+**Upstream's summary.** A sibling ``<stem>_accuracy.json`` (RQ1/RQ2) is recomputed from
+the stored answers (:func:`accuracy_check`); the result is the run's
+``metrics["upstream_check"]``, and a disagreement a warning naming the file.
+
 **Recognising a run.** A directory is a CUE-Mem run directory when it holds a file named
 ``*_results.json``. Each such file is one run (a directory of RQ3 results holds one per
 profile, ``p0``…``p2``): run id ``<directory name>:<file stem without _results>`` (e.g.
@@ -13,9 +17,11 @@ profile, ``p0``…``p2``): run id ``<directory name>:<file stem without _results
 
 **Finding the history file.** The results name no dataset, so the history file is
 searched: ``--dataset`` (a file, or a folder searched recursively), else ``dataset`` in the
-run's ``memscope_sources.json``, else the run directory and its parent, else the upstream
+run's ``memscope_sources.json``, else the history file the store joined this results file
+to before, else the run directory and its parent, ``$RQ3_HISTORY_DIR``, and the upstream
 layouts in the folders above (``data/history_dialogue/``, ``RQ3/data/history_dialogue/``,
-``data/dialog/[<caption variant>/]``). The file name comes from the results file:
+``[benchmark/]data/dialog/[<caption variant>/]``: the official release prepares its
+histories into ``workdir/benchmark/data/dialog/base/`` for both RQ1/RQ2 and RQ3). The file name comes from the results file:
 ``p<N>_results.json`` needs ``history_with_qa_p<N>.json``; ``<data>[_sample<N>][_<category>]_results.json``
 needs ``<data>.json`` (the longest prefix that exists). Rows join QAs by ``(point, qa_id)``;
 a history file that matches fewer than half of the rows is refused as the wrong one.
@@ -24,6 +30,7 @@ a history file that matches fewer than half of the rows is refused as the wrong 
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -31,7 +38,14 @@ from typing import Any
 from memscope.adapters.base import ReadOptions
 from memscope.adapters.cuemem_dataset import CueDataset, read_cuemem_dataset
 from memscope.adapters.files import file_digest, read_json_file
-from memscope.adapters.run_sources import recorded_sources
+from memscope.adapters.run_sources import REMEMBERED_HISTORIES, recorded_sources
+from memscope.adapters.upstream_summary import (
+    CHECK_KEY,
+    PERCENT_TOLERANCE,
+    Comparison,
+    check_notices,
+    summary_check,
+)
 from memscope.errors import DatasetError, RunDirError
 from memscope.records import Notice, RetrievalKind, RunRecord
 
@@ -47,6 +61,9 @@ CAPTION_VARIANTS = ("base", "brief", "medium", "detailed")
 CONTEXT_MEMORIES = ("FUMemory", "MMFUMemory")
 """RQ1/RQ2 memories that keep the (truncated) history instead of retrieving from it."""
 ANCESTOR_LEVELS = 8
+HISTORY_ENV = ("RQ3_HISTORY_DIR",)
+
+"""Environment variables of the official release that name the histories' folder."""
 MISMATCH_REFUSE_SHARE = 0.5
 MAX_LISTED = 10
 LETTER = re.compile(r"\b([A-D])\b")
@@ -126,7 +143,10 @@ def _read_results_file(path: Path, options: ReadOptions, recorded: Path | None) 
             fix="Re-run the benchmark or restore the file.",
         )
     stem = path.name[: -len(RESULTS_SUFFIX)]
-    history = locate_history(path, stem, options.dataset, recorded)
+    remembered = options.extra.get(REMEMBERED_HISTORIES, {}).get(path.name)
+    history = locate_history(
+        path, stem, options.dataset, recorded, Path(remembered) if remembered else None
+    )
     dataset = read_cuemem_dataset(history, strict=options.strict)
     notices: list[
         Notice
@@ -169,6 +189,11 @@ def _read_results_file(path: Path, options: ReadOptions, recorded: Path | None) 
     accuracy = (
         read_json_file(accuracy_path, what="accuracy file") if accuracy_path.is_file() else None
     )
+    metrics: dict[str, Any] = {"accuracy": accuracy} if isinstance(accuracy, dict) else {}
+    if accuracy is not None:
+        check = accuracy_check(accuracy_path, accuracy, predictions, dataset)
+        metrics[CHECK_KEY] = check
+        notices += check_notices(check)
     side = [p for p in (accuracy_path, run_dir / f"{stem}_efficiency.json") if p.is_file()]
     content_hash, stats = file_digest([path, *side, history])
     return RunRecord(
@@ -191,13 +216,76 @@ def _read_results_file(path: Path, options: ReadOptions, recorded: Path | None) 
             "history_file": str(history),
             "meta": meta,
         },
-        metrics={"accuracy": accuracy} if isinstance(accuracy, dict) else {},
+        metrics=metrics,
         dataset=dataset.record,
         predictions=predictions,
         retrievals=retrievals,
         notices=notices,
         detail_tables={"cue_retrieved_items": items} if layout == "rq3" else {},
     )
+
+
+OVERALL_KEY = "__overall__"
+BUCKET_FIELDS = ("correct", "total", "accuracy")
+
+
+def accuracy_check(
+    path: Path, accuracy: Any, predictions: Any, dataset: CueDataset
+) -> dict[str, Any]:
+    """``run_bench.py``'s ``<data>_accuracy.json`` against the stored answers.
+
+    Upstream writes ``{<category>: {"overall": {correct, total, accuracy (%)}, explicit:
+    …}, "__overall__": {"overall": {...}}}``, a category being the QA's ``point``. The
+    ``overall`` bucket of each category and ``__overall__`` are recomputed (correct and
+    total exactly, accuracy to :data:`PERCENT_TOLERANCE` points); the explicit / implicit
+    buckets are not, because RQ1/RQ2 label those by its own rule (upstream-formats.md 3.2).
+    """
+    surprises: list[str] = []
+    comparisons: list[Comparison] = []
+    if not isinstance(accuracy, dict):
+        surprises.append(
+            f"{path.name} is not a JSON object of categories (a {type(accuracy).__name__}); not cross-checked"
+        )
+        return summary_check(str(path), comparisons, surprises=surprises)
+    point_of = {q.qid: str(q.extra.get("point") or "") for q in dataset.record.questions}
+    tallies: dict[str, list[int]] = {}
+    for qid, em in zip(
+        predictions.column("qid").to_pylist(), predictions.column("em").to_pylist(), strict=True
+    ):
+        for key in (point_of.get(qid, ""), OVERALL_KEY):
+            tally = tallies.setdefault(key, [0, 0])
+            tally[0] += int(bool(em))
+            tally[1] += 1
+    for category, buckets in accuracy.items():
+        bucket = buckets.get("overall") if isinstance(buckets, dict) else None
+        if not isinstance(bucket, dict):
+            surprises.append(
+                f"{path.name}: category {str(category)[:40]!r} has no 'overall' bucket; not cross-checked"
+            )
+            continue
+        missing = [name for name in BUCKET_FIELDS if not _is_number(bucket.get(name))]
+        if missing:
+            surprises.append(
+                f"{path.name}: {str(category)[:40]}.overall lacks the number(s) {', '.join(missing)}"
+            )
+        correct, total = tallies.get(str(category), [0, 0])
+        recomputed = {
+            "correct": correct,
+            "total": total,
+            "accuracy": 100.0 * correct / total if total else 0.0,
+        }
+        for name in BUCKET_FIELDS:
+            if name in missing:
+                continue
+            tolerance = PERCENT_TOLERANCE if name == "accuracy" else 0.0
+            comparisons.append((f"{category}.{name}", bucket[name], recomputed[name], tolerance))
+    for category in sorted(set(tallies) - set(map(str, accuracy)) - {OVERALL_KEY}):
+        comparisons.append((f"{category}.total", None, tallies[category][1], 0.0))
+    return summary_check(str(path), comparisons, surprises=surprises)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def history_names(stem: str) -> list[str]:
@@ -209,8 +297,18 @@ def history_names(stem: str) -> list[str]:
     return [f"{'_'.join(parts[:end])}.json" for end in range(len(parts), 0, -1)]
 
 
-def locate_history(results: Path, stem: str, given: Path | None, recorded: Path | None) -> Path:
+def locate_history(
+    results: Path,
+    stem: str,
+    given: Path | None,
+    recorded: Path | None,
+    remembered: Path | None = None,
+) -> Path:
     """Find the history file of one results file (see the module docstring for the order).
+
+    ``remembered`` is the history file the store joined this results file to last time
+    (so a run ingested with ``--dataset`` is found again without it); it is used when it
+    still exists and neither the flag nor ``memscope_sources.json`` names one.
 
     Raises:
         DatasetError: naming every path tried and the ``--dataset`` flag.
@@ -246,15 +344,21 @@ def locate_history(results: Path, stem: str, given: Path | None, recorded: Path 
                 where=str(explicit),
                 fix="Pass the history file itself, or the folder holding it.",
             )
+    if remembered is not None and remembered.is_file():
+        return remembered.resolve()
     variants = [part for part in results.parts if part in CAPTION_VARIANTS]
     folders = [run_dir, run_dir.parent]
+    folders += [Path(os.environ[name]) for name in HISTORY_ENV if os.environ.get(name)]
     for ancestor in [run_dir, *run_dir.parents][:ANCESTOR_LEVELS]:
         folders += [
             ancestor / "data" / "history_dialogue",
             ancestor / "RQ3" / "data" / "history_dialogue",
         ]
-        folders += [ancestor / "data" / "dialog" / variant for variant in variants]
-        folders += [ancestor / "data" / "dialog", ancestor / "data" / "dialog" / "base"]
+        # The official release: results under workdir/{benchmark/result_debug,RQ3/results},
+        # histories prepared into workdir/benchmark/data/dialog/<variant>/.
+        for root in (ancestor, ancestor / "benchmark"):
+            folders += [root / "data" / "dialog" / variant for variant in variants]
+            folders += [root / "data" / "dialog", root / "data" / "dialog" / "base"]
     for folder in folders:
         found = look_in(folder)
         if found:

@@ -108,25 +108,34 @@ def split_options(question: str) -> tuple[str, dict[str, str]]:
 
 
 class MediaResolver:
-    """Finds CUE-Mem media files, only inside the dataset's folders.
+    """Finds the CUE-Mem media files a history file names (the rule is in the README).
 
-    Candidates for a path as written (backslashes accepted): relative to the history
-    file's folder and the two folders above it, under their ``image/`` and ``voice/``
-    folders (RQ1/RQ2's ``../image/`` and ``../voice/`` prefixes stripped), and RQ3's
-    mappings (``event/voice_mixed_*`` to ``voice_mixed_*``, ``event/images/`` to
-    ``event_image/``, ``qa/`` to ``qa_image/``).
+    Where it looks, for a path as written (backslashes and ``file://`` accepted): an
+    absolute path as it stands (the official release's ``prepare_dataset.py`` writes
+    absolute paths into the download folder), then relative to the history file's folder
+    and up to :data:`MEDIA_ANCESTORS` folders above it (the raw download names
+    ``data/event/images/...`` from its root), under their ``image/`` and ``voice/`` folders
+    (RQ1/RQ2's ``../image/`` and ``../voice/`` prefixes stripped), and RQ3's mappings
+    (``event/voice_mixed_*`` to ``voice_mixed_*``, ``event/images/`` to ``event_image/``,
+    ``qa/`` to ``qa_image/``). An absolute path that does not exist here (the dataset was
+    prepared on another machine) is tried by its tail from ``data/`` on, in those folders.
+
+    What it accepts: only a regular file whose first bytes are an image or audio format
+    (:func:`media_kind`); a device, FIFO, socket or directory is never opened for reading,
+    and a file of another kind (a text file renamed ``.png``) counts as missing.
     """
 
     def __init__(self, history_path: Path) -> None:
         folder = history_path.resolve().parent
-        self.roots = [folder, folder.parent, folder.parent.parent]
+        self.roots = [folder, *list(folder.parents)[:MEDIA_ANCESTORS]]
 
     def candidates(self, raw: str) -> list[Path]:
         """Every place the file ``raw`` may be, in order."""
         cleaned = raw.replace("\\", "/").removeprefix("file://").removeprefix("./")
         path = Path(cleaned)
         if path.is_absolute():
-            return [path]
+            tails = [Path(*path.parts[i:]) for i, part in enumerate(path.parts) if part == "data"]
+            return [path] + [root / tail for tail in tails[-1:] for root in self.roots]
         found: list[Path] = []
         for root in self.roots:
             found.append(root / cleaned)
@@ -143,15 +152,71 @@ class MediaResolver:
         return found
 
     def resolve(self, raw: str) -> str | None:
-        """The absolute file ``raw`` names, or None when it is missing or outside the dataset."""
+        """The absolute media file ``raw`` names, or None when none is found (see the class)."""
         for candidate in self.candidates(raw):
             try:
                 resolved = candidate.resolve()
             except (OSError, RuntimeError):
                 continue
-            if any(resolved.is_relative_to(root) for root in self.roots) and resolved.is_file():
+            if media_kind(resolved) is not None:
                 return str(resolved)
         return None
+
+
+MEDIA_ANCESTORS = 4
+"""Folders above the history file's own that relative media paths may start from
+(``base/`` -> ``dialog/`` -> ``data/`` -> the download root, and one more)."""
+MAGIC_BYTES = 16
+IMAGE_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "png"),
+    (b"\xff\xd8\xff", "jpeg"),
+    (b"GIF87a", "gif"),
+    (b"GIF89a", "gif"),
+    (b"BM", "bmp"),
+)
+AUDIO_MAGIC = ((b"fLaC", "flac"), (b"OggS", "ogg"), (b"ID3", "mp3"))
+
+
+def media_kind(path: Path) -> str | None:
+    """``"image"`` or ``"audio"`` when ``path`` is a regular file of such a format, else None.
+
+    The type is read from the file's first bytes (PNG, JPEG, GIF, BMP, WebP; WAV, FLAC,
+    Ogg, MP3, MP4/M4A audio), never from its name. The file is opened only when ``stat``
+    says it is a regular file, non-blocking, and checked again on the open handle, so a
+    FIFO or device put in its place is never read.
+    """
+    import os
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        descriptor = os.open(
+            path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+        )
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return None
+        head = os.read(descriptor, MAGIC_BYTES)
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
+    if any(head.startswith(magic) for magic, _name in IMAGE_MAGIC):
+        return "image"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image"
+    if head[:4] == b"RIFF" and head[8:12] == b"WAVE":
+        return "audio"
+    if any(head.startswith(magic) for magic, _name in AUDIO_MAGIC):
+        return "audio"
+    if len(head) >= 2 and head[0] == 0xFF and head[1] & 0xE0 == 0xE0:
+        return "audio"  # an MPEG audio frame without an ID3 tag
+    if head[4:8] == b"ftyp" and head[8:11] in (b"M4A", b"M4B", b"mp4", b"iso", b"MSN"):
+        return "audio"
+    return None
 
 
 class ClueResolver:

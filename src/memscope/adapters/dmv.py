@@ -7,9 +7,11 @@ so **each system becomes its own run**: run id ``<directory name>:<system>``, pa
 questions, the probed and retrieved products are the rounds (see :mod:`memscope.adapters.dmv_dataset`).
 
 Per system, the predictions are the CSV rows (``em`` = ``correct``, ``pred`` = the final
-URL); the retrievals are the bank entries the log shows each recall step retrieving, in
-order of first appearance (step, then rank); each recall step is kept in the
-``dmv_recall_steps`` detail table. Bad CSV rows and log lines are reported as
+URL, ``extra``: the system's own bank size, whether any step's list held the target); the
+retrievals are the probe's ranking, the bank entries the first recall step (``R1``, the
+cue alone) retrieved, in rank order; every recall step is kept in the ``dmv_recall_steps``
+detail table. ``f2_summary.csv`` is cross-checked against the rows
+(:func:`summary_comparisons`) into each run's ``metrics["upstream_check"]``. Bad CSV rows and log lines are reported as
 ``file:line`` and skipped (refused with ``--strict``).
 """
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +30,13 @@ from memscope.adapters.dmv_dataset import ProbeKey, build_dmv_dataset
 from memscope.adapters.dmv_logs import TaskLog, parse_task_log
 from memscope.adapters.files import file_digest
 from memscope.adapters.run_sources import recorded_sources
+from memscope.adapters.upstream_summary import (
+    CHECK_KEY,
+    RATE_TOLERANCE,
+    Comparison,
+    check_notices,
+    summary_check,
+)
 from memscope.errors import RunDirError
 from memscope.records import Notice, RunRecord
 
@@ -138,7 +148,8 @@ def read_dmv_runs(run_dir: Path, options: ReadOptions) -> list[RunRecord]:
         )
         for system in systems
     }
-    summary = _read_summary(run_dir / SUMMARY, shared_notices)
+    summary, surprises = _read_summary(run_dir / SUMMARY, shared_notices)
+    shared_notices += [Notice(surprise, str(run_dir / SUMMARY)) for surprise in surprises]
     dataset = build_dmv_dataset(run_dir, probe_rows, logs, products, notices=shared_notices)
     # Problems of the shared files are the dataset's: shown once, when it is first stored.
     dataset.record.notices = shared_notices
@@ -153,9 +164,14 @@ def read_dmv_runs(run_dir: Path, options: ReadOptions) -> list[RunRecord]:
         log_hash = file_digest(system_logs.files)[0] if system_logs.files else ""
         content_hash = hashlib.sha256(f"{base_hash}\0{log_hash}\0{system}".encode()).hexdigest()
         predictions, retrievals, steps, notices = _system_tables(
-            rows, system_logs, dataset.qid_of, csv_path
+            rows, system_logs, dataset.qid_of, csv_path, memoryless=system in MEMORYLESS
         )
         settings = ARCHITECTURES.get(system, {})
+        metrics: dict[str, Any] = {"summary": summary[system]} if summary.get(system) else {}
+        check = _summary_check(system, rows, summary, [], run_dir / SUMMARY)
+        if check is not None:
+            metrics[CHECK_KEY] = check
+            notices += check_notices(check)
         records.append(
             RunRecord(
                 run_id=f"{run_dir.name}:{system}",
@@ -176,7 +192,7 @@ def read_dmv_runs(run_dir: Path, options: ReadOptions) -> list[RunRecord]:
                     **settings,
                     "registry": str(registry_path) if registry_path else None,
                 },
-                metrics={"summary": summary.get(system)} if summary.get(system) else {},
+                metrics=metrics,
                 dataset=dataset.record,
                 predictions=predictions,
                 retrievals=retrievals,
@@ -360,17 +376,42 @@ def _read_system_logs(
     return found
 
 
-def _read_summary(path: Path, notices: list[Notice]) -> dict[str, dict[str, Any]]:
-    """``system -> row`` of ``f2_summary.csv`` with numbers parsed (optional file)."""
+SUMMARY_KNOWN = ("system", "SR", "injection_placed", "n_recall_tasks")
+REACH_COLUMN = re.compile(r"^recall_at_reach_(\d+)$")
+MEMORYLESS = ("NoMemory",)
+"""Systems that keep no bank: their bank size is 0 whether or not their log says so."""
+
+
+def _read_summary(path: Path, notices: list[Notice]) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """``(system -> row of f2_summary.csv with numbers parsed, surprises)`` (optional file).
+
+    A surprise names a field the reader did not expect (a column upstream added or
+    renamed, a value that is not a number): the summary is then checked without it.
+    """
     if not path.is_file():
-        return {}
+        return {}, []
     try:
         with path.open(newline="", encoding="utf-8") as handle:
-            table = list(csv.DictReader(handle))
+            reader = csv.DictReader(handle)
+            table = list(reader)
+            header = [name.strip().lstrip("\ufeff") for name in reader.fieldnames or []]
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         notices.append(Notice(f"cannot read {SUMMARY} ({exc}); it is ignored", str(path)))
-        return {}
+        return {}, []
+    surprises: list[str] = []
+    unknown = [n for n in header if n not in SUMMARY_KNOWN and not REACH_COLUMN.match(n)]
+    if unknown:
+        surprises.append(
+            f"{SUMMARY} has column(s) this reader does not know: {', '.join(unknown)} "
+            "(upstream-formats.md 2.3); they are not cross-checked"
+        )
+    for name in ("system", "SR"):
+        if name not in header:
+            surprises.append(
+                f"{SUMMARY} has no {name!r} column; found {', '.join(header) or 'none'}"
+            )
     summary: dict[str, dict[str, Any]] = {}
+    odd: list[str] = []
     for row in table:
         system = (row.get("system") or "").strip()
         if not system:
@@ -380,17 +421,81 @@ def _read_summary(path: Path, notices: list[Notice]) -> dict[str, dict[str, Any]
             if key is None or key == "system":
                 continue
             try:
-                parsed[key] = float(value)
+                parsed[key.strip()] = float(value)
             except (TypeError, ValueError):
-                parsed[key] = value
+                parsed[key.strip()] = value
+                odd.append(f"{system}/{key}={str(value)[:20]!r}")
         summary[system] = parsed
-    return summary
+    if odd:
+        surprises.append(
+            f"{SUMMARY} has value(s) that are not numbers: {', '.join(odd[:3])}; they are not cross-checked"
+        )
+    return summary, surprises
+
+
+def summary_comparisons(rows: list[ProbeRow], upstream: dict[str, Any]) -> list[Comparison]:
+    """What ``f2_summary.csv`` says of one system against what its probe rows give.
+
+    Upstream (``metrics_f2``): ``SR`` = mean ``correct`` (4 places), ``n_recall_tasks`` =
+    the number of probes, ``recall_at_reach_r`` = mean ``correct`` at reach r, or -1 when
+    the system has no probe at that reach.
+    """
+    comparisons: list[Comparison] = []
+    n = len(rows)
+    if isinstance(upstream.get("SR"), float):
+        comparisons.append(
+            ("SR", upstream["SR"], sum(r.correct for r in rows) / n if n else 0.0, RATE_TOLERANCE)
+        )
+    if isinstance(upstream.get("n_recall_tasks"), float):
+        comparisons.append(("n_recall_tasks", int(upstream["n_recall_tasks"]), n, 0.0))
+    for key, value in upstream.items():
+        match = REACH_COLUMN.match(key)
+        if match is None or not isinstance(value, float):
+            continue
+        reach = int(match[1])
+        at_reach = [r.correct for r in rows if r.reach == reach]
+        recomputed = sum(at_reach) / len(at_reach) if at_reach else -1.0
+        comparisons.append((key, value, recomputed, RATE_TOLERANCE))
+    return comparisons
+
+
+def _summary_check(
+    system: str,
+    rows: list[ProbeRow],
+    summary: dict[str, dict[str, Any]],
+    surprises: list[str],
+    path: Path,
+) -> dict[str, Any] | None:
+    """The cross-check of one system against ``f2_summary.csv`` (None without the file)."""
+    if not path.is_file():
+        return None
+    upstream = summary.get(system)
+    if upstream is None:
+        return summary_check(
+            str(path),
+            [("system row", "absent", f"{len(rows)} probes", 0.0)],
+            surprises=surprises,
+        )
+    return summary_check(str(path), summary_comparisons(rows, upstream), surprises=surprises)
 
 
 def _system_tables(
-    rows: list[ProbeRow], logs: SystemLogs, qid_of: dict[ProbeKey, str], csv_path: Path
+    rows: list[ProbeRow],
+    logs: SystemLogs,
+    qid_of: dict[ProbeKey, str],
+    csv_path: Path,
+    *,
+    memoryless: bool = False,
 ):
-    """Predictions, retrievals, recall steps (Arrow) and notices for one system's rows."""
+    """Predictions, retrievals, recall steps (Arrow) and notices for one system's rows.
+
+    The retrievals are the probe's ranking: the first recall step's list (``R1``, the
+    bank queried with the cue alone), rank order. Later steps query with the page the
+    agent is on; they stay in the recall steps, and whether the target showed up in any
+    step is the prediction's ``target_seen_any_step``. The bank size is this system's
+    own (its log's replay line for the recall session; 0 for a memoryless system),
+    never another system's.
+    """
     import pyarrow as pa
 
     prediction: dict[str, list[Any]] = {
@@ -420,6 +525,8 @@ def _system_tables(
         log = logs.by_task.get(row.task_id)
         probe_log = log.probes.get(row.probe_id) if log else None
         bank_size = log.bank_size.get(row.at_session) if log else None
+        if memoryless and bank_size is None:
+            bank_size = 0
         if probe_log is None and logs.files:
             without_log.append(f"{row.task_id}/{row.probe_id}")
         if (
@@ -436,10 +543,15 @@ def _system_tables(
         prediction["pred"].append(row.final_url)
         prediction["em"].append(1.0 if row.correct else 0.0)
         prediction["exact_match"].append(row.correct)
+        target = row.target_url.removeprefix("/product/")
+        seen_any = (
+            int(any(target in step.retrieved for step in probe_log.steps)) if probe_log else None
+        )
         extra = (
             ("vlm_calls", row.vlm_calls),
             ("bank_size", bank_size),
             ("n_steps", len(probe_log.steps) if probe_log else None),
+            ("target_seen_any_step", seen_any),
         )
         # Integers only: a JSON object written directly (json.dumps per row dominates large runs).
         prediction["extra"].append(
@@ -448,9 +560,10 @@ def _system_tables(
         if probe_log is None:
             continue
         seen: dict[str, int] = {}
+        first = next((step for step in probe_log.steps if step.step == 1), None)
+        for slug in first.retrieved if first is not None else []:
+            seen.setdefault(slug, len(seen) + 1)
         for step in probe_log.steps:
-            for slug in step.retrieved:
-                seen.setdefault(slug, len(seen) + 1)
             step_rows["qid"].append(qid)
             step_rows["step"].append(step.step)
             step_rows["observed_url"].append(step.observed_url)

@@ -7,14 +7,16 @@
   ids stay in the question's ``extra``. The text is the probe's own instruction ("Earlier
   you saw a product that had a red wool scarf on it. …"), the gold answer the target
   URL, the one gold clue the target product. Question attributes (``extra``): task id,
-  probe id, trunk (the chain seed), chain depth, recall and visit session, reach, bank
-  size, encoding position, the target's cue and catalogue place.
+  probe id, trunk (the chain seed), chain depth, recall and visit session, reach,
+  trajectory bank size, encoding position, the target's cue and catalogue place.
 - **Rounds** are the products the run mentions (targets, final pages, retrieved bank
   entries): round id = url hash, grouped into one session per category, in registry order.
   A round's image is the catalogue's with-cue image when it exists on this machine.
 
-Bank size comes from the logs' replay lines for the probe's recall session (the value most
-systems agree on), else from the trajectory cache. The encoding position (1-based place of
+Bank size is per system: each system's prediction carries its own (its log's replay line
+for the probe's recall session, 0 for a memoryless system); the question carries only
+``trajectory_bank_size``, the distinct products of the trajectory cache up to the recall
+session, used for a system without a log. The encoding position (1-based place of
 the target in its visit session's de-duplicated visit order) comes from an exhaustive
 probe id ``s<j>_r<r>_p<NN>``; a Monte-Carlo probe id carries a sample index instead, so its
 position is recomputed from the trajectory cache when present.
@@ -187,14 +189,10 @@ def _probe_attributes(
     elif seed is not None and (seed, row.target_session) in products.trajectories:
         visits = _distinct(products.trajectories[(seed, row.target_session)], products)
         position = visits.index(target) + 1 if target in visits else None
-    bank_sizes = [
-        size
-        for system_logs in logs.values()
-        if (log := system_logs.by_task.get(row.task_id)) is not None
-        and (size := log.bank_size.get(row.at_session)) is not None
-    ]
-    bank_size: int | None = Counter(bank_sizes).most_common(1)[0][0] if bank_sizes else None
-    if bank_size is None and seed is not None:
+    # Each system's own bank size is its prediction's (its log); this one is what a memory
+    # keeping every viewed product holds, from the trajectory cache, for any system without a log.
+    bank_size: int | None = None
+    if seed is not None:
         sessions = [products.trajectories.get((seed, j)) for j in range(row.at_session + 1)]
         if all(session is not None for session in sessions):
             bank_size = len({h for session in sessions for h in session})  # type: ignore[union-attr]
@@ -211,7 +209,7 @@ def _probe_attributes(
         "recall_session": row.at_session,
         "visit_session": row.target_session,
         "reach": row.reach,
-        "bank_size": bank_size,
+        "trajectory_bank_size": bank_size,
         "encoding_position": position,
         "mc": is_mc,
         "target_hash": target,

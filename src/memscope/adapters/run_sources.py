@@ -21,6 +21,9 @@ from memscope.errors import RunDirError
 
 SOURCES_FILE = "memscope_sources.json"
 KNOWN_KEYS = ("dataset", "dmv_registry")
+REMEMBERED_HISTORIES = "cue_histories"
+"""``ReadOptions.extra`` key: ``{results file name: history file}`` the store joined a
+CUE-Mem directory's results to before, so a later read finds them without ``--dataset``."""
 
 
 def recorded_sources(run_dir: Path) -> dict[str, Path]:

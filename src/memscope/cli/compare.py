@@ -135,6 +135,8 @@ def render_compare(result: dict[str, Any]) -> Group:
         f" ({printable(b.get('method'), keep_newlines=False)})",
         f" · {result['matched']} questions matched (A {result['n_a']}, B {result['n_b']})",
     )
+    if result.get("pairing"):
+        header.append(f" · {result['pairing']['sentence']}")
     delta = result["delta"]
     placed = any(group and group.get("delta") is not None for group in delta["by_cell"].values())
     matrix = Table(title="Δ = score_B − score_A per cell (n)", title_justify="left")

@@ -69,6 +69,11 @@ def ingest(
                 f" · {result.n_questions} questions · {printable(result.path, keep_newlines=False)}",
             )
         )
+        check = result.upstream_check
+        if check and check.get("agrees"):  # a disagreement is one of the warnings above
+            from memscope.adapters.upstream_summary import check_sentence
+
+            stderr.print(Text(f"  {check_sentence(check)}", style="green"))
 
     _, failures = ingest_paths(
         store, paths, read_options(dataset, dmv_registry), strict=strict, on_outcome=report

@@ -71,7 +71,7 @@ def report(
     (k = 1, 3, 5, 10, 25; Precision@k = hits / k).
     """
     from memscope.pipeline.loading import load_run
-    from memscope.pipeline.report import build_report, build_report_parts
+    from memscope.pipeline.report import build_report, build_report_parts, upstream_check
     from memscope.pipeline.runs import resolve_run
 
     check_k(k)
@@ -85,13 +85,14 @@ def report(
         with store.reading():  # a run id: one read-only connection serves both steps
             run_id = resolve_run(store, run, options=read_options(dataset, dmv_registry))
             data = load_run(store, run_id, detail=False)
+    upstream = upstream_check(store, run_id)
     if output is OutputFormat.json:
         from memscope.store.json_rows import json_objects
 
-        summary, questions = build_report_parts(data, k)
+        summary, questions = build_report_parts(data, k, upstream=upstream)
         print_json(summary, rows=("questions", json_objects(questions)))
         return
-    result = build_report(data, k, include_questions=False)
+    result = build_report(data, k, include_questions=False, upstream=upstream)
     stdout.print(render_report(result))
 
 
@@ -193,8 +194,25 @@ def _temporal_table(temporal: dict[str, Any], k: int) -> Table:
     return table
 
 
+def _upstream_line(result: dict[str, Any]) -> Text | None:
+    check = result.get("upstream_check")
+    if not check:
+        return None
+    style = "green" if check.get("agrees") else "yellow" if check.get("agrees") is False else "dim"
+    return Text(
+        f"Upstream's own numbers: {printable(check['sentence'], keep_newlines=False)}.",
+        style=style,
+    )
+
+
 def render_report(result: dict[str, Any]) -> Group:
-    """The report as Rich renderables."""
+    """The report as Rich renderables (the benchmark's part, then the upstream cross-check)."""
+    main = _render_main(result)
+    line = _upstream_line(result)
+    return Group(main, Text(""), line) if line is not None else main
+
+
+def _render_main(result: dict[str, Any]) -> Group:
     if result.get("tsr") is not None:
         from memscope.cli.report_dmv import render_dmv_report
 

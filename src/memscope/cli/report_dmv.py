@@ -80,13 +80,22 @@ def render_dmv_report(result: dict[str, Any], header: Text) -> Group:
                 bars=True,
             )
         )
-    retrieval = result.get("retrieval")
-    if retrieval and retrieval.get("overall"):
-        overall = retrieval["overall"]
+    if tsr.get("encoding_position_note"):
+        parts.append(Text(f"Encoding position: {tsr['encoding_position_note']}.", style="dim"))
+    recall = tsr.get("recall")
+    if recall:
+        ranks = ", ".join(f"{rank}: {n}" for rank, n in recall["target_rank"].items())
         parts.append(
             Text(
-                f"Target retrieved during the probe: in the first {result['k']} distinct entries "
-                f"{fmt(overall['any_clue'])}, MRR {fmt(overall['mrr'])} (n={retrieval['n']})"
+                f"Target in the probe's ranking (first recall step R1, cue alone): "
+                f"Any@{recall['k']} {fmt(recall['any_at_k'])}, MRR {fmt(recall['mrr'])} "
+                f"(n={recall['n']}); target rank {ranks}"
+            )
+        )
+        parts.append(
+            Text(
+                f"Target seen in any recall step's list (unranked; later steps query with the "
+                f"current page): {fmt(recall['seen_any_step'])} (n={recall['n_seen_any_step']})"
             )
         )
     for note in result.get("notes", []):

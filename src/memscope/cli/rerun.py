@@ -112,7 +112,14 @@ def rerun(
     """
     from memscope.adapters import ReadOptions
     from memscope.pipeline.loading import load_run
-    from memscope.pipeline.rerun import check_params, rerun_question, rerun_run, store_rerun
+    from memscope.pipeline.rerun import (
+        check_params,
+        require_ranked,
+        require_scores,
+        rerun_question,
+        rerun_run,
+        store_rerun,
+    )
     from memscope.pipeline.runs import resolve_run
 
     alphas = list(alpha or [])
@@ -132,6 +139,8 @@ def rerun(
             f"re-retrieved {retrievals.num_rows} candidates with the memory engine (not stored)"
         )
     data = load_run(store, run_id, retrievals=retrievals)
+    require_ranked(data)
+    require_scores(data)
     if question is not None:
         results = [
             rerun_question(data, question, alpha=value, lam=lam, k=k, pool=pool) for value in alphas

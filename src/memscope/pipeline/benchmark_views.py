@@ -142,7 +142,7 @@ def load_probe(store: Store, run_id: str, qid: str) -> ProbeView:
         reach=extra.get("reach"),
         recall_session=extra.get("recall_session"),
         visit_session=extra.get("visit_session"),
-        bank_size=question["prediction_extra"].get("bank_size", extra.get("bank_size")),
+        bank_size=question["prediction_extra"].get("bank_size", extra.get("trajectory_bank_size")),
         encoding_position=extra.get("encoding_position"),
         target=_product(target, found),
         final_url=final_url,

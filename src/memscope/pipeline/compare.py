@@ -1,7 +1,9 @@
 """``memscope compare RUN_A RUN_B``: the caption-proof gain and the fixed/broken transitions.
 
 Questions are matched by question key (task, answer mode and question text), never by
-position; a key that occurs twice in a run is matched occurrence by occurrence. The
+position; a key that occurs twice in a run is matched occurrence by occurrence. DMV-Bench
+probes are matched on (trunk, visit session, recall session, target, cue), so two run
+directories over the same seeds pair on their shared probes (``"pairing"`` says how many). The
 answer score is ``analysis.answers.answer_score`` and correctness
 ``analysis.answers.correctness``. Benchmarks whose questions are not independent get
 their own significance test through :data:`SIGNIFICANCE_TESTS` (DMV-Bench: a trunk-level
@@ -21,6 +23,7 @@ from memscope.analysis.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from memscope.analysis.compare import delta_table, transition_groups, transitions
 from memscope.errors import InputError, NotFoundError
 from memscope.pipeline.compare_dmv import trunk_sign_flip
+from memscope.pipeline.question_extras import extra_columns
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -96,7 +99,7 @@ def compare_runs(
 
     Returns ``{"run_a", "run_b", "matched", "n_a", "n_b", "warnings", "params", "delta":
     {"overall", "by_x", "by_y", "by_cell", "by_axes"}, "transitions": {class: {"n", "qids"}},
-    "significance"}``; each Δ group has ``n``, ``score_a``, ``score_b``, ``delta``,
+    "significance", "pairing"}``; each Δ group has ``n``, ``score_a``, ``score_b``, ``delta``,
     ``ci_low``, ``ci_high``. Where the two runs number a question differently, each
     transition class also lists ``qids_b``.
 
@@ -110,10 +113,26 @@ def compare_runs(
         raise InputError(f"--resamples must be at least 1, got {resamples}")
     info_a, table_a = _load(store, run_a)
     info_b, table_b = _load(store, run_b)
-    keys_a = table_a.column("question_key").to_pylist()
-    keys_b = table_b.column("question_key").to_pylist()
+    both_dmv = info_a.get("benchmark") == info_b.get("benchmark") == "dmv"
+    if both_dmv:  # probes of two run directories over the same seeds are the same probes
+        keys_a, keys_b = probe_keys(table_a), probe_keys(table_b)
+    else:
+        keys_a = table_a.column("question_key").to_pylist()
+        keys_b = table_b.column("question_key").to_pylist()
     rows_a, rows_b = match_questions(keys_a, keys_b)
     warnings = []
+    pairing = None
+    if both_dmv:
+        pairing = {
+            "key": list(PROBE_KEY),
+            "n": len(rows_a),
+            "sentence": f"paired on {len(rows_a)} shared probe(s), matched on {PROBE_KEY_WORDS}",
+        }
+        if not len(rows_a):
+            raise InputError(
+                f"runs {run_a} and {run_b} share no probe (matched on {PROBE_KEY_WORDS})",
+                fix="Compare systems run over the same chain seeds.",
+            )
     if info_a.get("task") != info_b.get("task"):
         warnings.append(
             f"the runs are different tasks ({info_a.get('task')} vs {info_b.get('task')}); "
@@ -178,4 +197,20 @@ def compare_runs(
         "delta": delta,
         "transitions": groups,
         "significance": significance,
+        "pairing": pairing,
     }
+
+
+PROBE_KEY = ("trunk", "visit_session", "recall_session", "target_hash", "cue_id")
+PROBE_KEY_WORDS = "seed/trunk, visit session, recall session, target product and cue"
+
+
+def probe_keys(questions: pa.Table) -> list[str]:
+    """A DMV-Bench probe's identity across run directories: (trunk, visit session, recall
+    session, target, cue). Upstream builds a seed's sessions independently of the chain
+    length, so these five say which probe it is wherever it was run."""
+    columns = extra_columns(questions, PROBE_KEY)
+    return [
+        "\x1f".join(str(columns[name][row]) for name in PROBE_KEY)
+        for row in range(questions.num_rows)
+    ]

@@ -11,15 +11,18 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 
-def extra_columns(questions: pa.Table, names: tuple[str, ...]) -> dict[str, np.ndarray]:
+def extra_columns(
+    questions: pa.Table, names: tuple[str, ...], *, column: str = "extra"
+) -> dict[str, np.ndarray]:
     """``{name: (n,) object array}`` of the named ``extra`` attributes, None where absent.
 
     ``questions`` is a run's question table (``store.queries.question_table``), whose
-    ``extra`` column holds one JSON object (or null) per question.
+    ``extra`` column holds one JSON object (or null) per question; ``column =
+    "prediction_extra"`` reads the run's own per-question attributes instead.
     """
     raw = (
-        questions.column("extra").to_pylist()
-        if "extra" in questions.column_names
+        questions.column(column).to_pylist()
+        if column in questions.column_names
         else [None] * questions.num_rows
     )
     parsed: list[dict[str, Any]] = []

@@ -20,6 +20,8 @@ from memscope.pipeline.runs import effective_k
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from memscope.store import Store
+
 RETRIEVAL_NOTES = {
     "context": "no retrieval: this method puts a fixed context in front of the model "
     "(the full history, or the clue rounds for an oracle), so rank metrics do not apply",
@@ -73,20 +75,49 @@ def question_metrics(data: RunData, k: int) -> dict[str, np.ndarray]:
     return values
 
 
+def upstream_check(store: Store, run_id: str) -> dict[str, Any] | None:
+    """The run's cross-check against the benchmark's own summary file, with its sentence.
+
+    Computed at ingest (``adapters.upstream_summary``) and kept in the run's metrics;
+    None when the run came with no summary memscope can recompute.
+    """
+    from memscope.adapters.upstream_summary import CHECK_KEY, check_sentence
+    from memscope.store import queries
+
+    with store.read() as con:
+        _config, metrics = queries.run_config(con, run_id)
+    check = metrics.get(CHECK_KEY)
+    if not isinstance(check, dict):
+        return None
+    return {**check, "sentence": check_sentence(check)}
+
+
 def build_report(
-    data: RunData, k: int | None = None, *, include_questions: bool = True
+    data: RunData,
+    k: int | None = None,
+    *,
+    include_questions: bool = True,
+    upstream: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Everything ``memscope report`` shows for one run, as JSON-ready data."""
-    report, questions = build_report_parts(data, k, include_questions=include_questions)
+    report, questions = build_report_parts(
+        data, k, include_questions=include_questions, upstream=upstream
+    )
     if questions is not None:
         report["questions"] = questions.to_pylist()
     return report
 
 
 def build_report_parts(
-    data: RunData, k: int | None = None, *, include_questions: bool = True
+    data: RunData,
+    k: int | None = None,
+    *,
+    include_questions: bool = True,
+    upstream: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], pa.Table | None]:
     """The report without its per-question rows, and those rows as an Arrow table.
+
+    ``upstream`` (:func:`upstream_check`) goes under ``"upstream_check"``.
 
     Large runs serialise the rows straight from Arrow (``store.json_rows``) instead of as
     50,000 Python dicts; :func:`build_report` is the all-Python form.
@@ -159,6 +190,7 @@ def build_report_parts(
         from memscope.pipeline.report_cue import cue_section
 
         report["cue"] = cue_section(data)
+    report["upstream_check"] = upstream
     report = _clean(report)
     return report, (_question_rows(data, values, x, y) if include_questions else None)
 

@@ -211,6 +211,35 @@ def require_ranked(data: RunData) -> None:
     )
 
 
+def require_scores(data: RunData) -> None:
+    """Refuse a ranked run that logged no retrieval score at all: there is nothing to weigh.
+
+    Re-ranking mixes each candidate's similarity with its recency; a run that logged ids
+    only (DMV-Bench's logs, some CUE-Mem memories) has no similarity to mix, so the table
+    would be empty. The message says what would give scores.
+
+    Raises:
+        InputError: naming the run and the two ways to get scores.
+    """
+    scores = data.scores
+    if scores.size and not np.isnan(scores).all():
+        return
+    benchmark = data.run.get("benchmark")
+    why = (
+        "DMV-Bench logs the retrieved bank entries in rank order but never their scores"
+        if benchmark == "dmv"
+        else "its retrieval log has ids in rank order but no scores"
+    )
+    raise InputError(
+        f"run {data.run['run_id']} has no retrieval scores to re-rank: {why}",
+        fix=(
+            f"Fill them with `memscope recompute {data.run['run_id']}` (the memory engine with the "
+            "run's own models), or re-retrieve with the engine: `memscope rerun --requery` or "
+            "`memscope retrieve`."
+        ),
+    )
+
+
 def _origin_flags(table: pa.Table, width: int) -> np.ndarray:
     """``(n, width)`` whether each candidate's score was recomputed by the memory engine."""
     import pyarrow as pa

@@ -9,9 +9,11 @@ from pathlib import Path
 
 from memscope.adapters import ReadOptions, RunAdapter, detect, find_run_dirs
 from memscope.adapters.files import current_stats
+from memscope.adapters.run_sources import REMEMBERED_HISTORIES, recorded_sources
 from memscope.errors import InputError, MemscopeError, NotFoundError, RunDirError
+from memscope.identity import relabelled, run_labels
 from memscope.store import Store, queries
-from memscope.store.ingest import IngestOutcome, ingest_run, stored_run_state
+from memscope.store.ingest import IngestOutcome, ingest_run, stored_run_state, stored_runs_under
 
 DEFAULT_K = 10
 
@@ -46,21 +48,67 @@ def ingest_dir(
 
 
 def ingest_dir_runs(
-    store: Store, run_dir: Path, options: ReadOptions, *, strict: bool = False
+    store: Store,
+    run_dir: Path,
+    options: ReadOptions,
+    *,
+    strict: bool = False,
+    label: str | None = None,
 ) -> list[IngestOutcome]:
-    """Ingest every run of one directory (one, except for DMV-Bench and CUE-Mem directories)."""
+    """Ingest every run of one directory (one, except for DMV-Bench and CUE-Mem directories).
+
+    ``label`` replaces the folder name at the start of the new runs' ids (see
+    :func:`memscope.identity.run_labels`); a run already in the store keeps its id. Where
+    the store already holds runs of this directory, the data files it joined them to last
+    time are used again unless a flag names others, so a run ingested with ``--dataset``
+    or ``--dmv-registry`` needs neither flag afterwards.
+    """
     run_dir = run_dir.resolve()
     adapter = detect(run_dir)
     read_all = getattr(adapter, "read_all", None)
     if read_all is not None:
+        options = _with_remembered_sources(store, run_dir, options)
         records = read_all(run_dir, replace(options, strict=strict or options.strict))
+        for record in records:
+            record.run_id = relabelled(record.run_id, run_dir.name, label or run_dir.name)
         with store.write() as con:
             return [ingest_run(con, record, strict=strict) for record in records]
-    return [_ingest_single(store, adapter, run_dir, options, strict=strict)]
+    return [_ingest_single(store, adapter, run_dir, options, strict=strict, label=label)]
+
+
+def _with_remembered_sources(store: Store, run_dir: Path, options: ReadOptions) -> ReadOptions:
+    """``options`` plus the history files / cue registry the store used for this directory."""
+    if not store.exists:
+        return options
+    with store.read() as con:
+        stored = stored_runs_under(con, str(run_dir))
+    extra = dict(options.extra)
+    histories = {}
+    for path, config in stored:
+        history = config.get("history_file")
+        if isinstance(history, str) and Path(history).is_file():
+            histories[Path(path).name] = history
+        registry = config.get("registry")
+        if (
+            not extra.get("dmv_registry")
+            and isinstance(registry, str)
+            and Path(registry).is_file()
+            and "dmv_registry" not in recorded_sources(run_dir)
+        ):
+            extra["dmv_registry"] = Path(registry)
+    if histories:
+        extra[REMEMBERED_HISTORIES] = histories
+    return replace(options, extra=extra)
 
 
 def _ingest_single(
-    store: Store, adapter: RunAdapter, run_dir: Path, options: ReadOptions, *, strict: bool
+    store: Store,
+    adapter: RunAdapter,
+    run_dir: Path,
+    options: ReadOptions,
+    *,
+    strict: bool,
+    label: str | None = None,
 ) -> IngestOutcome:
     state = None
     if store.exists:  # a read-only look first: an unchanged run never takes the write lock
@@ -76,6 +124,7 @@ def _ingest_single(
         if unchanged:
             return IngestOutcome(state.run_id, str(run_dir), "unchanged", state.n_questions)
     record = adapter.read(run_dir, options)
+    record.run_id = relabelled(record.run_id, run_dir.name, label or run_dir.name)
     with store.write() as con:
         return ingest_run(con, record, strict=strict)
 
@@ -98,6 +147,7 @@ def ingest_paths(
     """
     outcomes: list[IngestOutcome] = []
     failures: list[IngestFailure] = []
+    found: list[list[Path]] = []
     for path in paths:
         unreadable: list[tuple[Path, str]] = []
         run_dirs = find_run_dirs(path, unreadable)
@@ -118,10 +168,16 @@ def ingest_paths(
         if not run_dirs:
             detect(path)  # raises the specific "not a run directory" message
             raise RunDirError("no run directories found", where=str(path))
+        found.append(run_dirs)
+    # Run ids are settled over everything found together (identity.run_labels).
+    labels = run_labels([run_dir.resolve() for run_dirs in found for run_dir in run_dirs])
+    for run_dirs in found:
         for run_dir in run_dirs:
             try:
                 results: list[IngestOutcome | IngestFailure] = list(
-                    ingest_dir_runs(store, run_dir, options, strict=strict)
+                    ingest_dir_runs(
+                        store, run_dir, options, strict=strict, label=labels[run_dir.resolve()]
+                    )
                 )
                 outcomes += results  # type: ignore[arg-type]
             except MemscopeError as error:

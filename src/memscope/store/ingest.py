@@ -13,7 +13,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from memscope.adapters.upstream_summary import (
+    CHECK_KEY,
+    RATE_TOLERANCE,
+    Comparison,
+    check_notices,
+    summary_check,
+)
 from memscope.errors import StoreError
+from memscope.identity import RUN_LABEL_SEPARATOR, folder_label
 from memscope.records import (
     BulkSource,
     DatasetRecord,
@@ -47,6 +55,8 @@ class IngestOutcome:
     status: IngestStatus
     n_questions: int
     notices: list[Notice] = field(default_factory=list)
+    upstream_check: dict[str, Any] | None = None
+    """The cross-check against the benchmark's own summary file (``adapters.upstream_summary``)."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +77,20 @@ def stored_run_state(con: duckdb.DuckDBPyConnection, path: str) -> StoredRunStat
     if row is None:
         return None
     return StoredRunState(row[0], row[1], json.loads(row[2]) if row[2] else {}, row[3] or 0)
+
+
+def stored_runs_under(
+    con: duckdb.DuckDBPyConnection, folder: str
+) -> list[tuple[str, dict[str, Any]]]:
+    """``(path, config)`` of every stored run read from the directory ``folder`` (the
+    directory itself, a ``<folder>#<system>`` or a results file directly in it)."""
+    found = rows(
+        con,
+        "SELECT path, config FROM runs WHERE path = $f OR starts_with(path, $f || '#') "
+        "OR (starts_with(path, $f || '/') AND position('/' IN substr(path, length($f) + 2)) = 0)",
+        {"f": folder},
+    )
+    return [(path, json.loads(config) if config else {}) for path, config in found]
 
 
 def ingest_run(
@@ -100,6 +124,7 @@ def ingest_run(
             for table in ("retrievals", "predictions", "runs"):
                 con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
         n_questions = _load_predictions(con, run_id, record, strict=strict, notices=notices)
+        metrics = _with_memeye_check(con, run_id, record, notices)
         replace_run_details(con, run_id, record.detail_tables)
         con.execute(
             "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now()::TIMESTAMP, NULL)",
@@ -120,7 +145,7 @@ def ingest_run(
                 record.retrieval_kind,
                 n_questions,
                 json.dumps(record.config, default=str),
-                json.dumps(record.metrics, default=str),
+                json.dumps(metrics, default=str),
                 json.dumps([str(notice) for notice in notices]),
             ],
         )
@@ -128,9 +153,64 @@ def ingest_run(
     except BaseException:
         rollback_quietly(con)
         raise
+    check = metrics.get(CHECK_KEY)
     return IngestOutcome(
-        run_id, record.path, "replaced" if previous else "new", n_questions, notices
+        run_id,
+        record.path,
+        "replaced" if previous else "new",
+        n_questions,
+        notices,
+        check if isinstance(check, dict) else None,
     )
+
+
+MEMEYE_MEANS = ("em", "f1", "bleu_1", "judge")
+"""``metrics.json`` ``summary.overall`` means the store keeps a per-question value of."""
+
+
+def _with_memeye_check(
+    con: duckdb.DuckDBPyConnection, run_id: str, record: RunRecord, notices: list[Notice]
+) -> dict[str, Any]:
+    """The run's metrics plus, for a MemEye run, the cross-check of ``metrics.json``'s
+    ``summary`` (``open_count`` = every row, ``overall`` means) against the stored rows.
+
+    Other benchmarks' adapters check their own summary files while reading them.
+    """
+    metrics = dict(record.metrics)
+    summary = metrics.get("summary")
+    if record.benchmark != "memeye" or summary is None or summary == {}:
+        return metrics
+    where = str(Path(record.path) / "metrics.json")
+    surprises: list[str] = []
+    comparisons: list[Comparison] = []
+    overall = summary.get("overall") if isinstance(summary, dict) else None
+    if not isinstance(summary, dict) or not isinstance(overall, dict):
+        surprises.append(
+            "metrics.json 'summary' has no 'overall' object (upstream-formats.md 1.4); not cross-checked"
+        )
+    else:
+        found = one(
+            con,
+            "SELECT count(*), avg(em), avg(f1), avg(bleu_1), avg(judge) FROM predictions WHERE run_id = ?",
+            [run_id],
+        )
+        stored = dict(zip(("open_count", *MEMEYE_MEANS), found or (), strict=False))
+        if isinstance(summary.get("open_count"), int):
+            comparisons.append(("open_count", summary["open_count"], stored["open_count"], 0.0))
+        for name in MEMEYE_MEANS:
+            value = overall.get(name)
+            if value is None:
+                continue
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                surprises.append(
+                    f"metrics.json summary.overall.{name} is not a number: {value!r}"[:160]
+                )
+                continue
+            comparisons.append((f"overall.{name}", float(value), stored[name], RATE_TOLERANCE))
+    check = summary_check(where, comparisons, surprises=surprises)
+    metrics[CHECK_KEY] = check
+    notices += check_notices(check)
+    return metrics
 
 
 def store_dataset(
@@ -156,18 +236,40 @@ def store_dataset(
     return notices
 
 
+def run_folder(path: str) -> Path:
+    """The folder whose name a run id starts with: the run directory (``<dir>#<system>``
+    for a DMV-Bench system, the results file's folder for a CUE-Mem file)."""
+    if "#" in path:
+        return Path(path.rpartition("#")[0])
+    candidate = Path(path)
+    return candidate.parent if candidate.suffix == ".json" else candidate
+
+
 def _free_run_id(con: duckdb.DuckDBPyConnection, proposed: str, path: str) -> str:
-    """The directory name, or a variant of it when another directory already uses it."""
+    """``proposed``, or, when another run already uses it, the same id with as many parent
+    folders of the run's own folder as make it free (``gpt-5.4-mini/MMMemory:p0``).
+
+    Never ``X-X``: the parts added are the path's own; only a path exhausted without a
+    free id (another run chose the same full path as its id) gets a number.
+    """
     taken = {row[0] for row in rows(con, "SELECT run_id FROM runs")}
     if proposed not in taken:
         return proposed
-    parent = Path(path).parent.name
-    candidate = f"{parent}-{proposed}" if parent else proposed
+    folder = run_folder(path)
+    label, _, rest = proposed.partition(":")
+    rest = f":{rest}" if rest else ""
+    depth = max(1, label.count(RUN_LABEL_SEPARATOR) + 1)
+    while True:
+        depth += 1
+        candidate = folder_label(folder, depth) + rest
+        if candidate not in taken:
+            return candidate
+        if folder_label(folder, depth) == folder.as_posix():
+            break
     suffix = 2
-    while candidate in taken:
-        candidate = f"{proposed}-{suffix}"
+    while f"{candidate}-{suffix}" in taken:
         suffix += 1
-    return candidate
+    return f"{candidate}-{suffix}"
 
 
 def _load_predictions(

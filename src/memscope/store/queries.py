@@ -114,13 +114,23 @@ SCORE_COLUMNS = (
 rotations (most of the bytes)."""
 
 
+OWN_EXTRA_BENCHMARKS = ("dmv",)
+"""Benchmarks whose question tables also carry the run's own per-question attributes as
+``prediction_extra`` (DMV-Bench: the system's bank size and recall-step facts)."""
+
+
 def question_table(con: duckdb.DuckDBPyConnection, run_id: str, *, detail: bool = True) -> pa.Table:
     """Per question of a run, by idx: identity, axes, gold, the prediction and its scores.
 
-    ``detail=False`` reads only :data:`SCORE_COLUMNS`.
+    ``detail=False`` reads only :data:`SCORE_COLUMNS`. A run of
+    :data:`OWN_EXTRA_BENCHMARKS` adds ``prediction_extra``.
     """
+    columns = QUESTION_COLUMNS if detail else SCORE_COLUMNS
+    benchmark = one(con, "SELECT benchmark FROM runs WHERE run_id = ?", [run_id])
+    if benchmark and benchmark[0] in OWN_EXTRA_BENCHMARKS:
+        columns += ", p.extra AS prediction_extra"
     return con.sql(
-        f"SELECT {QUESTION_COLUMNS if detail else SCORE_COLUMNS} "
+        f"SELECT {columns} "
         "FROM predictions p JOIN runs r USING (run_id) "
         "JOIN questions q ON q.dataset_id = r.dataset_id AND q.qid = p.qid "
         "WHERE p.run_id = ? ORDER BY q.idx",

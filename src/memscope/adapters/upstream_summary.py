@@ -1,0 +1,97 @@
+"""Cross-checks a benchmark's own summary file against the numbers memscope recomputes.
+
+Each benchmark writes its headline numbers next to the per-question file: DMV-Bench's
+``f2_summary.csv`` (SR overall and by reach per system), MemEye's ``metrics.json``
+``summary`` (counts and means), CUE-Mem's ``<data>_accuracy.json`` (correct / total /
+accuracy per category). Recomputing them from the per-question rows memscope stored is the
+first check a reviewer asks for: when they agree, memscope read the run as upstream did.
+
+:func:`summary_check` builds the record kept in the run's ``metrics["upstream_check"]``
+(shown at ingest and by ``memscope report``); :func:`check_sentence` says it in words.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from memscope.records import Notice
+
+CHECK_KEY = "upstream_check"
+"""The key of the check in a run's ``metrics``."""
+RATE_TOLERANCE = 5e-4
+"""Largest difference of a rate in [0, 1] that still agrees (upstream rounds to 4 places)."""
+PERCENT_TOLERANCE = 0.05
+"""Largest difference of a percentage that still agrees (upstream rounds to 1–2 places)."""
+MAX_LISTED = 6
+
+Comparison = tuple[str, Any, Any, float]
+"""``(field, upstream value, recomputed value, tolerance)``; tolerance 0 = exact."""
+
+
+def _agrees(upstream: Any, recomputed: Any, tolerance: float) -> bool:
+    if upstream is None or recomputed is None:
+        return upstream is None and recomputed is None
+    if isinstance(upstream, (int, float)) and isinstance(recomputed, (int, float)):
+        if math.isnan(float(upstream)) or math.isnan(float(recomputed)):
+            return math.isnan(float(upstream)) and math.isnan(float(recomputed))
+        return abs(float(upstream) - float(recomputed)) <= tolerance
+    return upstream == recomputed
+
+
+def summary_check(
+    file: str, comparisons: list[Comparison], *, surprises: list[str] | None = None
+) -> dict[str, Any]:
+    """The check record of one summary file.
+
+    Returns:
+        ``{"file", "agrees", "checked", "differences": [{"field", "upstream",
+        "recomputed"}], "surprises": [...]}``; ``agrees`` is None when nothing could be
+        compared.
+    """
+    differences = [
+        {"field": name, "upstream": upstream, "recomputed": recomputed}
+        for name, upstream, recomputed, tolerance in comparisons
+        if not _agrees(upstream, recomputed, tolerance)
+    ]
+    return {
+        "file": file,
+        "agrees": (not differences) if comparisons else None,
+        "checked": len(comparisons),
+        "differences": differences,
+        "surprises": list(surprises or []),
+    }
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return "none" if value is None else str(value)
+
+
+def check_sentence(check: dict[str, Any]) -> str:
+    """One line: "agrees with upstream's summary …" or the differences, naming the file."""
+    file = check.get("file", "the summary file")
+    if check.get("agrees") is None:
+        return f"upstream's summary {file} holds nothing memscope can recompute"
+    if check["agrees"]:
+        name = file.replace("\\", "/").rsplit("/", 1)[-1]
+        return f"agrees with upstream's summary {name} ({check['checked']} values recomputed)"
+    differences = check.get("differences") or []
+    listed = "; ".join(
+        f"{d['field']}: upstream {_value(d['upstream'])}, recomputed {_value(d['recomputed'])}"
+        for d in differences[:MAX_LISTED]
+    )
+    more = f"; … {len(differences) - MAX_LISTED} more" if len(differences) > MAX_LISTED else ""
+    return (
+        f"differs from upstream's summary {file} in {len(differences)} of {check['checked']} "
+        f"values: {listed}{more}"
+    )
+
+
+def check_notices(check: dict[str, Any]) -> list[Notice]:
+    """Warnings for a disagreeing check and for fields of the summary that surprised the reader."""
+    notices = [Notice(surprise, check["file"]) for surprise in check.get("surprises") or []]
+    if check.get("agrees") is False:
+        notices.append(Notice(check_sentence(check), check["file"]))
+    return notices
