@@ -40,8 +40,10 @@ class Axis:
     """A way of grouping a benchmark's questions.
 
     ``source`` names where a question's value comes from: ``column:NAME`` (a column of the
-    question table, e.g. ``column:x``) or ``extra:NAME`` (an attribute of the question's
-    ``extra`` JSON); ``derive`` maps that raw value to the axis value (None: missing).
+    question table, e.g. ``column:x``), ``extra:NAME`` (an attribute of the question's
+    ``extra`` JSON) or ``own:NAME`` (an attribute the run itself logged for the question,
+    its prediction's ``extra``); several joined by ``|`` are tried in order, the first value
+    found wins; ``derive`` maps that raw value to the axis value (None: missing).
     Fixed ``levels`` are listed in display order; a ``numeric`` axis without levels takes
     the distinct numbers found (grouped into ranges when there are many) and its filter
     accepts comparisons (``bank:>=30``, ``reach:2-3``).
@@ -59,6 +61,13 @@ class Axis:
     """Other filter words for the axis itself (``bank_size`` for ``bank``)."""
     width: int = 0
     """Columns the queue gives it (0: from its levels)."""
+
+    def sources(self) -> list[tuple[str, str]]:
+        """``source`` as ``(kind, name)`` pairs, in the order they are tried."""
+        return [
+            (kind, name)
+            for kind, _, name in (part.partition(":") for part in self.source.split("|"))
+        ]
 
     def level(self, value: str) -> Level | None:
         """The fixed level whose value is ``value`` (None for numeric axes or unknown values)."""

@@ -9,7 +9,9 @@ REACH_AXIS = Axis(key="reach", title="reach", source="extra:reach", numeric=True
 BANK_AXIS = Axis(
     key="bank",
     title="bank size",
-    source="extra:bank_size",
+    # The system's own bank size (its log; 0 for a memoryless system), else the
+    # trajectory cache's: never another system's (docs/metrics.md §7).
+    source="own:bank_size|extra:trajectory_bank_size",
     numeric=True,
     aliases=("bank_size",),
     width=5,

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 MAX_BINS = 8
 """Numeric levels beyond this many are grouped into ranges (as ``report`` does)."""
 
+SOURCE_COLUMNS = {"extra": "extra", "own": "prediction_extra"}
+"""Which question-table column each ``extra:`` / ``own:`` axis source reads."""
+
 _COMPARISON = re.compile(r"^(>=|<=|>|<|=)?\s*(-?\d+(?:\.\d+)?)$")
 _RANGE = re.compile(r"^(-?\d+(?:\.\d+)?)\s*-\s*(-?\d+(?:\.\d+)?)$")
 
@@ -41,18 +44,31 @@ def run_axes(data: RunData) -> BenchmarkAxes:
 def raw_values(questions: pa.Table, axes: BenchmarkAxes) -> dict[str, np.ndarray]:
     """Per axis key, each question's value before grouping (object arrays, None missing);
     ``questions`` is a run's question table (``store.queries.question_table``)."""
-    extras = tuple(
-        axis.source.split(":", 1)[1] for axis in axes.axes if axis.source.startswith("extra:")
-    )
-    found = extra_columns(questions, extras) if extras else {}
+    wanted: dict[str, set[str]] = {"extra": set(), "own": set()}
+    for axis in axes.axes:
+        for kind, name in axis.sources():
+            if kind in wanted:
+                wanted[kind].add(name)
+    found = {
+        kind: extra_columns(questions, tuple(sorted(names)), column=SOURCE_COLUMNS[kind])
+        for kind, names in wanted.items()
+        if names
+    }
     result: dict[str, np.ndarray] = {}
     for axis in axes.axes:
-        kind, name = axis.source.split(":", 1)
-        column = (
-            np.asarray(questions.column(name).to_pylist(), dtype=object)
-            if kind == "column"
-            else found[name]
-        )
+        column: np.ndarray | None = None
+        for kind, name in axis.sources():  # the first source that has a value wins
+            values = (
+                np.asarray(questions.column(name).to_pylist(), dtype=object)
+                if kind == "column"
+                else found[kind][name]
+            )
+            if column is None:
+                column = values.copy()
+            else:
+                missing = np.array([value is None for value in column.tolist()], dtype=bool)
+                column[missing] = values[missing]
+        assert column is not None  # an axis names at least one source
         if axis.derive is not None:
             derived = np.empty(len(column), dtype=object)
             derived[:] = [axis.derive(value) for value in column.tolist()]

@@ -15,9 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from memscope.adapters.dmv_axes import AXES as DMV_AXES
 from memscope.analysis.arrays import PAD
 from memscope.analysis.bootstrap import DEFAULT_LEVEL, DEFAULT_SEED
 from memscope.analysis.dmv import DEFAULT_RESAMPLES, GroupTSR, bin_labels, cluster_bootstrap_groups
+from memscope.pipeline.axes import raw_values
 from memscope.pipeline.loading import RunData
 from memscope.pipeline.question_extras import as_float, extra_columns
 
@@ -64,16 +66,8 @@ def tsr_section(
     attributes = extra_columns(data.questions, ATTRIBUTES)
     own = extra_columns(data.questions, RUN_ATTRIBUTES, column="prediction_extra")
     # The system's own bank size (its log; 0 for a memoryless system), else the trajectory
-    # cache's; never another system's.
-    bank_size = np.array(
-        [
-            mine if mine is not None else shared
-            for mine, shared in zip(
-                own["bank_size"], attributes["trajectory_bank_size"], strict=True
-            )
-        ],
-        dtype=object,
-    )
+    # cache's; never another system's. The rule is the bank axis's (adapters.dmv_axes).
+    bank_size = raw_values(data.questions, DMV_AXES)["bank"]
     trunks = np.array(["" if t is None else str(t) for t in attributes["trunk"]], dtype=object)
     # A probe without a trunk id is its own cluster.
     trunks = np.where(
