@@ -170,7 +170,7 @@ class ImageEncoder:
                         rows.append(row)
                 read_ahead()  # the pool decodes the next batches while this one encodes
                 if tensors:
-                    result.vectors[rows] = self.encode_tensors(torch.stack(tensors))
+                    result.vectors[rows] = self.encode_tensors(self._stack(tensors))
                 if on_batch:
                     on_batch(len(batch_rows))
         return result
@@ -185,12 +185,21 @@ class ImageEncoder:
         except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError) as exc:
             return str(exc) or type(exc).__name__
 
+    def _stack(self, tensors: list):
+        """One batch tensor; on CUDA in pinned memory, so the copy to the GPU is a fast DMA."""
+        import torch
+
+        if not self.device.is_cuda:
+            return torch.stack(tensors)
+        shape = (len(tensors), *tensors[0].shape)
+        return torch.stack(tensors, out=torch.empty(shape, dtype=tensors[0].dtype, pin_memory=True))
+
     def encode_tensors(self, batch) -> np.ndarray:
         """Unit vectors of a ``(n, 3, H, W)`` batch already preprocessed (call under inference mode)."""
         import torch
 
         if self.device.is_cuda:
-            batch = batch.pin_memory().to(self.device.name, non_blocking=True)
+            batch = batch.to(self.device.name, non_blocking=batch.is_pinned())
         features = torch.nn.functional.normalize(self.model.encode_image(batch).float(), dim=-1)
         return features.cpu().numpy()
 
