@@ -487,5 +487,16 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def run(argv: list[str] | None = None) -> int:
+    """:func:`main`, with an engine error (no CUDA here, no model) as one line, not a traceback."""
+    from memscope.errors import MemscopeError
+
+    try:
+        return main(argv)
+    except MemscopeError as error:
+        print(f"bench_engine: {error.message}", file=sys.stderr)
+        return 1
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

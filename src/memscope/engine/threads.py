@@ -118,23 +118,27 @@ def configure_torch() -> None:
 def configure_blas() -> None:
     """Limit the BLAS libraries loaded in this process (numpy's, FAISS's) to the budget."""
     threads = _claim("blas")
-    if threads is None:
-        return
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # without it BLAS keeps its own default (one thread per CPU)
-        return
-    threadpool_limits(limits=threads, user_api="blas")
+    if threads is not None:
+        _limit_blas(threads)
 
 
 def configure_faiss() -> None:
-    """Give FAISS's OpenMP runtime its threads."""
+    """Give FAISS's OpenMP runtime its threads, and the OpenBLAS it brought along its limit."""
     threads = _claim("faiss")
     if threads is None:
         return
     import faiss
 
     faiss.omp_set_num_threads(threads)
+    _limit_blas(threads)  # FAISS loads its own OpenBLAS, after numpy's was limited
+
+
+def _limit_blas(threads: int) -> None:
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # without it BLAS keeps its own default (one thread per CPU)
+        return
+    threadpool_limits(limits=threads, user_api="blas")
 
 
 _CONFIGURE = {"torch": configure_torch, "blas": configure_blas, "faiss": configure_faiss}
