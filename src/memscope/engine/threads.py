@@ -135,7 +135,7 @@ def configure_faiss() -> None:
 
 def _limit_blas(threads: int) -> None:
     try:
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
     except ImportError:  # without it BLAS keeps its own default (one thread per CPU)
         return
     threadpool_limits(limits=threads, user_api="blas")
