@@ -147,15 +147,16 @@ def test_method_settings_refuse_unknown_methods_and_bad_weights() -> None:
     )
 
 
+@pytest.mark.parametrize("method", ["faiss-flat", "exact", "auto"])
 @pytest.mark.parametrize(("n", "k"), [(1000, 10), (257, 300), (50, 1)])
-def test_faiss_ranks_like_brute_force_numpy(n: int, k: int) -> None:
+def test_faiss_ranks_like_brute_force_numpy(n: int, k: int, method: str) -> None:
     rng = np.random.default_rng(n)
     vectors = rng.standard_normal((n, 48)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     queries = vectors[:9] + 0.05 * rng.standard_normal((9, 48)).astype(np.float32)
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
     ids = np.arange(n, dtype=np.int64) * 7 + 3
-    faiss_scores, faiss_ids = VectorIndex(vectors, ids).search(queries, k)
+    faiss_scores, faiss_ids = VectorIndex(vectors, ids, method=method).search(queries, k)
     numpy_scores, numpy_ids = brute_force_search(vectors, queries, k, ids)
     assert np.array_equal(faiss_ids, numpy_ids)
     finite = np.isfinite(numpy_scores)
@@ -165,8 +166,13 @@ def test_faiss_ranks_like_brute_force_numpy(n: int, k: int) -> None:
         assert (faiss_ids[:, n:] == -1).all()
 
 
-def test_an_empty_index_and_a_wrong_dimension() -> None:
-    empty = VectorIndex(np.zeros((0, 4), np.float32))
+@pytest.mark.parametrize("method", ["faiss-flat", "exact"])
+def test_an_empty_index_and_a_wrong_dimension(method: str) -> None:
+    empty = VectorIndex(np.zeros((0, 4), np.float32), method=method)
     assert len(empty) == 0
+    scores, ids = empty.search(np.ones((2, 4), np.float32), 3)
+    assert (ids == -1).all() and np.isneginf(scores).all()
     with pytest.raises(ValueError, match="dimension"):
-        VectorIndex(np.eye(4, dtype=np.float32)).search(np.ones((1, 3), np.float32), 2)
+        VectorIndex(np.eye(4, dtype=np.float32), method=method).search(
+            np.ones((1, 3), np.float32), 2
+        )

@@ -83,6 +83,15 @@ BatchOption = Annotated[
     int | None,
     typer.Option("--batch-size", min=1, help="Items per encoder batch.", show_default=False),
 ]
+ThreadsOption = Annotated[
+    int | None,
+    typer.Option(
+        "--threads",
+        min=1,
+        help="CPU threads for the models, search and image decoding (default: every CPU).",
+        show_default=False,
+    ),
+]
 
 
 class Method(str, Enum):
@@ -141,9 +150,12 @@ def _options(
     image_pretrained: str | None,
     device: str | None,
     batch_size: int | None,
+    threads: int | None = None,
 ):
+    from memscope.engine.threads import set_thread_budget
     from memscope.pipeline.engine import EngineOptions
 
+    set_thread_budget(threads)  # before any model loads: one budget for torch, BLAS, FAISS
     return EngineOptions(text_model, image_model, image_pretrained, device, batch_size)
 
 
@@ -158,6 +170,7 @@ def index(
     image_pretrained: ImagePretrainedOption = None,
     device: DeviceOption = None,
     batch_size: BatchOption = None,
+    threads: ThreadsOption = None,
     no_images: Annotated[bool, typer.Option("--no-images", help="Embed texts only.")] = False,
     image_root: Annotated[
         Path | None,
@@ -183,7 +196,7 @@ def index(
     summary = index_dataset(
         store,
         dataset,
-        _options(text_model, image_model, image_pretrained, device, batch_size),
+        _options(text_model, image_model, image_pretrained, device, batch_size, threads),
         reporter=RichReporter(),
         images=not no_images,
         image_root=image_root,
@@ -300,6 +313,7 @@ def retrieve(
     image_pretrained: ImagePretrainedOption = None,
     device: DeviceOption = None,
     batch_size: BatchOption = None,
+    threads: ThreadsOption = None,
     image_root: Annotated[
         Path | None,
         typer.Option(
@@ -343,7 +357,7 @@ def retrieve(
         out,
         k=k,
         pool=pool,
-        options=_options(text_model, image_model, image_pretrained, device, batch_size),
+        options=_options(text_model, image_model, image_pretrained, device, batch_size, threads),
         answer=answer,
         reporter=RichReporter(),
         overwrite=overwrite,
@@ -395,6 +409,7 @@ def recompute(
     image_pretrained: ImagePretrainedOption = None,
     device: DeviceOption = None,
     batch_size: BatchOption = None,
+    threads: ThreadsOption = None,
     db: DbOption = None,
     output: FormatOption = OutputFormat.table,
 ) -> None:
@@ -424,7 +439,7 @@ def recompute(
         run_id,
         pool=pool,
         force=force,
-        options=_options(text_model, image_model, image_pretrained, device, batch_size),
+        options=_options(text_model, image_model, image_pretrained, device, batch_size, threads),
         reporter=RichReporter(),
     )
     for note in summary.notes:
@@ -478,6 +493,7 @@ def search(
     image_model: ImageModelOption = None,
     image_pretrained: ImagePretrainedOption = None,
     device: DeviceOption = None,
+    threads: ThreadsOption = None,
     db: DbOption = None,
     output: FormatOption = OutputFormat.table,
 ) -> None:
@@ -505,7 +521,7 @@ def search(
             query or "",
             k,
             channel=channel.value,
-            options=_options(text_model, image_model, image_pretrained, device, None),
+            options=_options(text_model, image_model, image_pretrained, device, None, threads),
             reporter=RichReporter(),
         )
     previews = round_previews(store, dataset_id, [hit.round_id for hit in hits])

@@ -6,6 +6,7 @@ import re
 import threading
 from dataclasses import dataclass
 
+from memscope.engine.threads import configure_torch
 from memscope.errors import EngineError
 
 DEVICE_SPEC = re.compile(r"^(auto|cpu|cuda(?::(\d+))?)$")
@@ -60,6 +61,8 @@ def resolve_device(requested: str | None = "auto") -> ResolvedDevice:
 
 def _resolve(spec: str) -> ResolvedDevice:
     import torch
+
+    configure_torch()  # so the thread count described below is the one the models get
 
     available = torch.cuda.is_available()
     count = torch.cuda.device_count() if available else 0

@@ -4,12 +4,19 @@ Loaded once per (model, device) per process, in eval mode, weights from this mac
 (``models.resolve_image_model`` has already checked they are here). The tokenizer is
 loaded on first text query, so image-only work (indexing photos, "rounds that look like
 this one") needs no tokenizer. Vectors are L2-normalised float32 rows.
+
+Image files are decoded and preprocessed by a small thread pool (PIL and torch release
+the GIL for the heavy parts) a batch or two ahead of the model, so reading the next batch
+overlaps encoding this one; on CUDA the batch is staged in pinned memory and copied
+without blocking.
 """
 
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,10 +28,13 @@ from memscope.engine.models import (
     ensure_offline,
     hf_tokenizer_available,
 )
+from memscope.engine.threads import configure_torch, thread_budget
 from memscope.errors import EngineError
 
 DEFAULT_IMAGE_BATCH = 32
 DEFAULT_QUERY_BATCH = 64
+BATCHES_AHEAD = 2
+"""Batches the decoding pool may prepare ahead of the model (bounds the memory it holds)."""
 
 _loaded: dict[tuple[str, str], ImageEncoder] = {}
 _load_lock = threading.Lock()
@@ -45,6 +55,7 @@ class ImageEncoder:
 
     def __init__(self, source: ImageModelSource, device: ResolvedDevice) -> None:
         ensure_offline()
+        configure_torch()
         try:
             import open_clip
             import torch
@@ -120,35 +131,77 @@ class ImageEncoder:
         batch_size: int = DEFAULT_IMAGE_BATCH,
         on_batch: Callable[[int], None] | None = None,
     ) -> ImageBatchResult:
-        """Embed image files; an unreadable file is reported, not fatal."""
+        """Embed image files; an unreadable file is reported, not fatal.
+
+        Decoding runs in a pool of ``thread_budget().decoder_threads`` threads, up to
+        :data:`BATCHES_AHEAD` batches ahead of the model.
+        """
         import torch
+
+        configure_torch()
+        result = ImageBatchResult(np.zeros((len(paths), self.dim), dtype=np.float32))
+        batches = [
+            range(start, min(start + batch_size, len(paths)))
+            for start in range(0, len(paths), batch_size)
+        ]
+        workers = thread_budget().decoder_threads(self.device.is_cuda)
+        with (
+            self._lock,
+            ThreadPoolExecutor(workers, thread_name_prefix="memscope-decode") as pool,
+            torch.inference_mode(),
+        ):
+            pending: deque[tuple[range, list[Future]]] = deque()
+
+            def read_ahead() -> None:
+                while batches and len(pending) < BATCHES_AHEAD:
+                    rows = batches.pop(0)
+                    pending.append((rows, [pool.submit(self._load, paths[row]) for row in rows]))
+
+            read_ahead()
+            while pending:
+                batch_rows, futures = pending.popleft()
+                tensors, rows = [], []
+                for row, future in zip(batch_rows, futures, strict=True):
+                    loaded = future.result()
+                    if isinstance(loaded, str):
+                        result.failed[row] = loaded
+                    else:
+                        tensors.append(loaded)
+                        rows.append(row)
+                read_ahead()  # the pool decodes the next batches while this one encodes
+                if tensors:
+                    result.vectors[rows] = self.encode_tensors(self._stack(tensors))
+                if on_batch:
+                    on_batch(len(batch_rows))
+        return result
+
+    def _load(self, path: str):
+        """One preprocessed image tensor, or why the file cannot be read (runs in the pool)."""
         from PIL import Image, UnidentifiedImageError
 
-        result = ImageBatchResult(np.zeros((len(paths), self.dim), dtype=np.float32))
-        with self._lock, torch.inference_mode():
-            for start in range(0, len(paths), batch_size):
-                tensors, rows = [], []
-                for offset, path in enumerate(paths[start : start + batch_size]):
-                    try:
-                        with Image.open(path) as image:
-                            tensors.append(self.preprocess(image.convert("RGB")))
-                        rows.append(start + offset)
-                    except (
-                        OSError,
-                        UnidentifiedImageError,
-                        ValueError,
-                        Image.DecompressionBombError,
-                    ) as exc:
-                        result.failed[start + offset] = str(exc) or type(exc).__name__
-                if tensors:
-                    batch = torch.stack(tensors).to(self.device.name)
-                    features = torch.nn.functional.normalize(
-                        self.model.encode_image(batch).float(), dim=-1
-                    )
-                    result.vectors[rows] = features.cpu().numpy()
-                if on_batch:
-                    on_batch(len(paths[start : start + batch_size]))
-        return result
+        try:
+            with Image.open(path) as image:
+                return self.preprocess(image.convert("RGB"))
+        except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError) as exc:
+            return str(exc) or type(exc).__name__
+
+    def _stack(self, tensors: list):
+        """One batch tensor; on CUDA in pinned memory, so the copy to the GPU is a fast DMA."""
+        import torch
+
+        if not self.device.is_cuda:
+            return torch.stack(tensors)
+        shape = (len(tensors), *tensors[0].shape)
+        return torch.stack(tensors, out=torch.empty(shape, dtype=tensors[0].dtype, pin_memory=True))
+
+    def encode_tensors(self, batch) -> np.ndarray:
+        """Unit vectors of a ``(n, 3, H, W)`` batch already preprocessed (call under inference mode)."""
+        import torch
+
+        if self.device.is_cuda:
+            batch = batch.to(self.device.name, non_blocking=batch.is_pinned())
+        features = torch.nn.functional.normalize(self.model.encode_image(batch).float(), dim=-1)
+        return features.cpu().numpy()
 
     def encode_texts(
         self,

@@ -2,18 +2,22 @@
 
 Vectors come back as L2-normalised float32 rows, computed in eval mode under
 ``torch.inference_mode`` in batches; a callback hears how many items each batch embedded
-(the progress bars' items per second).
+(the progress bars' items per second). The whole input goes to one ``encode`` call, so
+sentence-transformers sorts it by length before cutting batches (each batch pads only to
+texts of about its own length) and restores the order; progress comes from a forward
+hook on the model, which fires once per batch without splitting the work.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
 from memscope.engine.device import ResolvedDevice
 from memscope.engine.models import TEXT_FIX, TextModelSource, ensure_offline
+from memscope.engine.threads import configure_torch
 from memscope.errors import EngineError
 
 DEFAULT_TEXT_BATCH = 64
@@ -30,6 +34,7 @@ class TextEncoder:
 
     def __init__(self, source: TextModelSource, device: ResolvedDevice) -> None:
         ensure_offline()
+        configure_torch()
         try:
             from sentence_transformers import SentenceTransformer
 
@@ -65,35 +70,53 @@ class TextEncoder:
         batch_size: int = DEFAULT_TEXT_BATCH,
         on_batch: Callable[[int], None] | None = None,
     ) -> np.ndarray:
-        """Embed texts.
+        """Embed texts in one library call (length-sorted batches of ``batch_size``).
 
         Returns:
-            ``(len(texts), dim)`` float32, each row of unit length.
+            ``(len(texts), dim)`` float32, each row of unit length, in the order of ``texts``.
         """
         import torch
 
-        vectors = np.empty((len(texts), self.dim), dtype=np.float32)
+        configure_torch()
+        texts = list(texts)
+        reported = 0
+
+        def report_batch(_module, _inputs, output) -> None:
+            nonlocal reported
+            embedded = _batch_rows(output)
+            if embedded and on_batch:
+                reported += embedded
+                on_batch(embedded)
+
         with self._encode_lock, torch.inference_mode():
-            for start in range(0, len(texts), batch_size):
-                batch = list(texts[start : start + batch_size])
-                try:
-                    encoded = self.model.encode(
-                        batch,
-                        batch_size=len(batch),
-                        convert_to_numpy=True,
-                        normalize_embeddings=True,
-                        show_progress_bar=False,
-                    )
-                except RuntimeError as exc:  # out of memory, device errors
-                    raise EngineError(
-                        f"embedding failed on {self.device.name}: {exc}",
-                        where=self.source.label,
-                        fix="Try a smaller --batch-size or --device cpu.",
-                    ) from exc
-                vectors[start : start + len(batch)] = encoded
-                if on_batch:
-                    on_batch(len(batch))
+            hook = self.model.register_forward_hook(report_batch) if on_batch else None
+            try:
+                vectors = self.model.encode(
+                    texts,
+                    batch_size=batch_size,
+                    convert_to_numpy=True,
+                    normalize_embeddings=True,
+                    show_progress_bar=False,
+                )
+            except RuntimeError as exc:  # out of memory, device errors
+                raise EngineError(
+                    f"embedding failed on {self.device.name}: {exc}",
+                    where=self.source.label,
+                    fix="Try a smaller --batch-size or --device cpu.",
+                ) from exc
+            finally:
+                if hook is not None:
+                    hook.remove()
+        if on_batch and reported < len(texts):  # a library version that bypasses the hook
+            on_batch(len(texts) - reported)
+        vectors = np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dim)
         return vectors
+
+
+def _batch_rows(output: object) -> int:
+    """How many texts a forward pass embedded (its output maps names to batch-first tensors)."""
+    embedding = output.get("sentence_embedding") if isinstance(output, Mapping) else None
+    return int(embedding.shape[0]) if embedding is not None else 0
 
 
 def _quiet_transformers() -> None:
