@@ -420,3 +420,69 @@ def test_real_runner_sweep_rows_are_method_by_mode() -> None:
     assert "semantic_rag_text_only · mcq" in labels and "question_only · open" in labels
     per_run = table_json(str(UPSTREAM_RUNS.parent), "--per-run")
     assert [row["cells"] for row in table["rows"]] == [row["cells"] for row in per_run["rows"]]
+
+
+@pytest.mark.parametrize(
+    ("runs", "by"),
+    [
+        (("srag_v", "qonly"), "x,y,cell"),
+        (("cue_mm", "cue_text"), "task,evidence,modality,cell"),
+        (("dmv_f2_demo",), "reach,bank,position,cell"),
+    ],
+)
+def test_per_run_columns_are_the_registry_axes_of_report(runs: tuple[str, ...], by: str) -> None:
+    """The table's columns are the benchmark's axes as ``report``'s ``axes`` section (the
+    registry, adapters/axes.py) places the questions: same levels, same values and n."""
+    table = table_json(
+        *(str(DEMO / run) for run in runs), "--per-run", "--metric", "accuracy", "--by", by
+    )
+    for row in table["rows"]:
+        axes = json.loads(invoke("report", row["label"], "--format", "json").stdout)["axes"]
+        compared = 0
+        for view in axes["views"]:
+            for side, key in (("by_row", view["rows"]), ("by_column", view["columns"])):
+                for group in view["correct"][side]:
+                    cell = row["cells"][f"{key}:{group['level']}"]
+                    assert (cell["value"], cell["n"]) == (group["value"], group["n"])
+                    compared += 1
+        first = axes["views"][0]
+        separator = "_" if table["benchmark"] == "memeye" else "/"
+        for group in first["correct"]["cells"]:
+            cell = row["cells"][f"cell:{group['row']}{separator}{group['column']}"]
+            assert (cell["value"], cell["n"]) == (group["value"], group["n"])
+            compared += 1
+        shown = {c.split(":", 1)[0] for c in row["cells"] if ":" in c}
+        assert shown == set(by.split(",")) and compared > 4
+
+
+def test_bad_by_names_the_benchmarks_axes_and_aliases_resolve() -> None:
+    result = invoke("table", str(DEMO / "dmv_f2_demo"), "--by", "evidence")
+    assert result.exit_code == 1
+    assert "--by evidence: DMV-Bench tables have the axes reach, bank, position, cell" in " ".join(
+        result.stderr.split()
+    )
+    aliased = table_json(str(DEMO / "dmv_f2_demo"), "--by", "bank_size,pos")
+    assert aliased["by"] == ["bank", "position"]
+
+
+def test_numeric_groups_are_each_runs_unless_the_runs_disagree() -> None:
+    from memscope.pipeline.axes import numeric_levels
+    from memscope.pipeline.table_axes import QuestionAxes, axis_levels
+
+    def part(numbers: list[float]) -> QuestionAxes:
+        values = np.array(numbers, dtype=float)
+        labels, _ = numeric_levels(values)  # each run grouped as report groups it
+        return QuestionAxes({"bank": labels}, {"bank": values})
+
+    few = [part([6, 9, 9, 12]), part([6, 12, np.nan])]
+    labels, levels = axis_levels("dmv", "bank", few)
+    assert levels == ["6", "9", "12"] and labels[1].tolist() == ["6", "12", ""]
+    # Twelve bank sizes, spread differently: each run's ranges differ, so the table groups
+    # all its probes once (one meaning per column) with the same rule.
+    skewed = [part(list(range(1, 13)) + [1] * 30), part(list(range(1, 13)) + [12] * 30)]
+    own = [p.labels["bank"][:12].tolist() for p in skewed]  # the numbers 1..12 in each run
+    assert own[0] != own[1]
+    labels, levels = axis_levels("dmv", "bank", skewed)
+    pooled, pooled_levels = numeric_levels(np.concatenate([p.numbers["bank"] for p in skewed]))
+    assert levels == pooled_levels
+    assert np.concatenate(labels).tolist() == pooled.tolist()

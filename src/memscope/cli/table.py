@@ -85,7 +85,7 @@ def table(
         str | None,
         typer.Option(
             "--by",
-            help="Column axes, comma-separated: MemEye x, y, cell, task (default x,y); CUE-Mem task, evidence, cell (default cell); DMV-Bench reach, bank (default reach).",
+            help="Column axes, comma-separated: the benchmark's axes (as the app's matrix and filters name them) and cell, their default cross. MemEye x, y, cell, task (the run's; default x,y); CUE-Mem task, evidence, modality, cell (default cell); DMV-Bench reach, bank, position, cell (default reach).",
             show_default=False,
         ),
     ] = None,

@@ -15,6 +15,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from memscope.pipeline.table_axes import benchmark_name
 from memscope.textsafe import printable
 
 MARK = "†"
@@ -33,7 +34,6 @@ METRIC_NAMES = {
     "rank_inversion": "Rank-Inversion",
     "stale_dominance": "Stale-Dominance",
 }
-BENCHMARK_NAMES = {"memeye": "MemEye", "cuemem": "CUE-Mem", "dmv": "DMV-Bench"}
 
 
 def caption(table: dict[str, Any]) -> str:
@@ -45,7 +45,7 @@ def caption(table: dict[str, Any]) -> str:
         + ("mean over tasks (macro)" if table["average"] == "tasks" else "questions pooled (micro)")
     )
     parts = [
-        f"{BENCHMARK_NAMES.get(table['benchmark'], table['benchmark'])} · {METRIC_NAMES.get(table['metric'], table['metric'])}",
+        f"{benchmark_name(table['benchmark'])} · {METRIC_NAMES.get(table['metric'], table['metric'])}",
         how,
         "(n) per cell",
     ]

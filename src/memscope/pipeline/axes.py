@@ -4,6 +4,8 @@ and the cross tables the matrix and ``report`` show.
 - :func:`run_axes`: the axes of a run's benchmark.
 - :func:`axis_columns`: per axis, each question's value as text (``""`` where missing),
   numeric axes grouped as ``report``'s TSR tables group them (``analysis.dmv.bin_labels``).
+- :func:`numeric_levels`: how a numeric axis groups its values (each distinct number a
+  level, ranges beyond :data:`MAX_BINS`); ``memscope table`` groups with it too.
 - :func:`numeric_mask`: the rows a numeric filter (``>=30``, ``2-3``, ``12``) keeps.
 - :func:`axes_report`: per matrix view, accuracy per cell, per row and per column.
 - :func:`axes_delta`: per matrix view, Δ = correct_B − correct_A over matched questions
@@ -85,6 +87,15 @@ def _number(value: Any) -> float:
     return number
 
 
+def numeric_levels(numbers: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """``(label per value, levels in increasing order)`` of a numeric axis over ``numbers``
+    (NaN: ``""``): each distinct number its own level, more than :data:`MAX_BINS` of them
+    cut into ranges ``"lo-hi"`` as ``report``'s tables cut them."""
+    from memscope.analysis.dmv import bin_labels
+
+    return bin_labels(numbers, max_bins=MAX_BINS)
+
+
 def axis_columns(
     data: RunData | pa.Table, axes: BenchmarkAxes | None = None
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], dict[str, list[str]]]:
@@ -95,8 +106,6 @@ def axis_columns(
     most :data:`MAX_BINS` groups like ``report``'s tables); ``numbers``: the raw numbers of
     numeric axes (NaN missing); ``levels``: the values in display order.
     """
-    from memscope.analysis.dmv import bin_labels
-
     if isinstance(data, RunData):
         axes = axes or run_axes(data)
         questions = data.questions
@@ -111,7 +120,7 @@ def axis_columns(
         if axis.numeric:
             values = np.array([_number(v) for v in column.tolist()], dtype=float)
             numbers[key] = values
-            labels[key], levels[key] = bin_labels(values, max_bins=MAX_BINS)
+            labels[key], levels[key] = numeric_levels(values)
         else:
             labels[key] = np.array(
                 ["" if v is None else str(v) for v in column.tolist()], dtype=object

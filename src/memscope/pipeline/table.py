@@ -4,7 +4,9 @@ Rows are systems, not run directories: the runs are grouped by run fields (MemEy
 model, method, mode; CUE-Mem: model, method; DMV-Bench: the system), and a row pools the
 questions of all its runs (micro), or averages the per-task values (``average="tasks"``,
 macro), or is one run (``per_run``). Each cell is the mean of the metric over the row's
-questions on one level of an axis (``pipeline/table_axes.py`` says which), with its n and
+questions on one level of an axis (the benchmark's axes from the registry,
+``adapters/axes.py`` through ``pipeline/axes.py``, as the app's matrix and ``report`` place
+questions; ``pipeline/table_axes.py`` adds the table's own layout), with its n and
 optionally a percentile bootstrap interval: over questions as ``compare`` resamples them
 (``analysis/bootstrap.py``), over chain trunks for DMV-Bench as ``report`` does
 (``analysis/dmv.py``). With a baseline row every cell also carries Δ = row - baseline
@@ -34,18 +36,21 @@ from memscope.pipeline.loading import RunData
 from memscope.pipeline.runs import effective_k
 from memscope.pipeline.table_axes import (
     METRICS,
+    QuestionAxes,
     axis_levels,
-    benchmark_axes,
+    benchmark_name,
     clusters,
+    level_label,
     question_axes,
     question_values,
+    resolve_by,
+    table_layout,
 )
 
 GROUP_FIELDS = ("model", "method", "base_method", "modality", "mode", "task")
 LOWER_IS_BETTER = frozenset({"latest_miss", "rank_inversion", "stale_dominance"})
 UNRANKED_COLUMNS = frozenset({"ei_gap"})
 """Columns without a best value (a smaller EI-Gap is not simply better)."""
-BENCHMARK_NAMES = {"memeye": "MemEye", "cuemem": "CUE-Mem", "dmv": "DMV-Bench"}
 
 
 @dataclass
@@ -71,7 +76,7 @@ class _Part:
 
     run: dict[str, Any]
     values: np.ndarray
-    axes: dict[str, np.ndarray]
+    axes: QuestionAxes
     keys: list[str]
     clusters: np.ndarray | None
 
@@ -83,7 +88,7 @@ class _Row:
     label: str = ""
 
     def pooled(self, name: str) -> np.ndarray:
-        return np.concatenate([part.axes[name] for part in self.parts])
+        return np.concatenate([part.axes.labels[name] for part in self.parts])
 
     @property
     def values(self) -> np.ndarray:
@@ -116,8 +121,7 @@ def check_benchmarks(runs: list[dict[str, Any]]) -> str:
         by_benchmark.setdefault(str(run.get("benchmark")), []).append(run["run_id"])
     if len(by_benchmark) > 1:
         listing = "; ".join(
-            f"{BENCHMARK_NAMES.get(name, name)}: {', '.join(ids)}"
-            for name, ids in by_benchmark.items()
+            f"{benchmark_name(name)}: {', '.join(ids)}" for name, ids in by_benchmark.items()
         )
         raise InputError(
             f"a table holds runs of one benchmark, these are of {len(by_benchmark)}: {listing}",
@@ -129,14 +133,8 @@ def check_benchmarks(runs: list[dict[str, Any]]) -> str:
 def _validate(
     options: TableOptions, benchmark: str
 ) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
-    layout = benchmark_axes(benchmark)
-    by = options.by or layout.default_by
-    for axis in by:
-        if axis not in layout.axes:
-            raise InputError(
-                f"--by {axis}: {BENCHMARK_NAMES.get(benchmark, benchmark)} tables have the axes {', '.join(layout.axes)}",
-                fix=f"Pass one of them, e.g. --by {layout.default_by[0]}.",
-            )
+    layout = table_layout(benchmark)
+    by = resolve_by(benchmark, options.by or layout.default_by)
     metric = options.metric or layout.default_metric
     if metric not in METRICS:
         raise InputError(
@@ -196,11 +194,14 @@ def _columns(
     """The columns, and per axis the (binned) labels of each row's pooled questions."""
     columns: list[dict[str, Any]] = []
     labelled: dict[str, list[np.ndarray]] = {}
+    parts = [part.axes for row in rows for part in row.parts]
     for axis in by:
-        pooled = [row.pooled(axis) for row in rows]
-        sizes = np.cumsum([len(p) for p in pooled])[:-1]
-        grouped, levels = axis_levels(benchmark, axis, np.concatenate(pooled))
-        labelled[axis] = np.split(np.asarray(grouped, dtype=object), sizes)
+        per_part, levels = axis_levels(benchmark, axis, parts)
+        at = 0
+        labelled[axis] = []
+        for row in rows:
+            labelled[axis].append(np.concatenate(per_part[at : at + len(row.parts)]).astype(object))
+            at += len(row.parts)
         columns += [
             {
                 "key": f"{axis}:{level}",
@@ -211,20 +212,9 @@ def _columns(
             for level in levels
         ]
     columns.append({"key": "all", "label": "all", "axis": None, "level": None})
-    for key, label, _ in benchmark_axes(benchmark).derived:
+    for key, label, _ in table_layout(benchmark).derived:
         columns.append({"key": key, "label": label, "axis": "derived", "level": None})
     return columns, labelled
-
-
-def level_label(benchmark: str, axis: str, level: str) -> str:
-    """How a column is headed: the level as the paper writes it."""
-    if benchmark == "cuemem" and axis in ("task", "cell"):
-        task, _, setting = level.partition("/")
-        title = task.replace("_", " ").title()
-        return f"{title} ({setting[:3]}.)" if setting else title
-    if benchmark == "dmv":
-        return f"reach {level}" if axis == "reach" else f"bank {level}"
-    return level
 
 
 def _cell(values: np.ndarray, mask: np.ndarray) -> dict[str, Any]:
@@ -262,7 +252,7 @@ def _derived_cells(
 ) -> dict[str, dict[str, Any]]:
     """The benchmark's summary columns from the row's cell means; intervals resample each
     cell independently (stratified), cell i with seed + i."""
-    derived = benchmark_axes(benchmark).derived
+    derived = table_layout(benchmark).derived
     if not derived:
         return {}
     names = sorted({str(c) for c in cells if c})
@@ -326,7 +316,7 @@ def _row_cells(
     cells |= _derived_cells(
         benchmark,
         values,
-        row.pooled("cell") if "cell" in row.parts[0].axes else np.array([]),
+        row.pooled("cell"),
         ci=ci,
         resamples=resamples,
         seed=seed,
@@ -473,7 +463,7 @@ def build_table(data: list[RunData], options: TableOptions | None = None) -> dic
         )
     benchmark = check_benchmarks([d.run for d in data])
     by, metric, group = _validate(options, benchmark)
-    layout = benchmark_axes(benchmark)
+    layout = table_layout(benchmark)
     resamples = options.resamples or (
         dmv_analysis.DEFAULT_RESAMPLES if layout.clustered else DEFAULT_RESAMPLES
     )
