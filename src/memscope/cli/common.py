@@ -28,7 +28,6 @@ from rich.markup import escape
 from rich.segment import Segment
 
 from memscope.errors import MemscopeError
-from memscope.paths import resolve_store_path
 from memscope.records import Notice
 from memscope.textsafe import is_printable, printable
 
@@ -128,16 +127,16 @@ DmvRegistryOption = Annotated[
 
 def read_options(dataset: Path | None = None, dmv_registry: Path | None = None):
     """The ReadOptions for ``--dataset`` and ``--dmv-registry``."""
-    from memscope.adapters.base import read_options as build
+    from memscope.pipeline.store_access import read_options as build
 
     return build(dataset, dmv_registry)
 
 
 def open_store(db: Path | None):
     """The store the user chose (see ``memscope --help`` for the precedence)."""
-    from memscope.store import Store
+    from memscope.pipeline.store_access import open_store as open_chosen
 
-    return Store(resolve_store_path(db))
+    return open_chosen(db)
 
 
 def print_json(data: Any, *, rows: tuple[str, list[bytes]] | None = None) -> None:

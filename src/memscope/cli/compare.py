@@ -56,9 +56,9 @@ def compare(
     averaged), else the judge score, else EM. Transitions: fixed (A wrong, B right),
     broken (A right, B wrong), both right, both wrong, with their question ids.
     """
-    from memscope.adapters import ReadOptions
     from memscope.pipeline.compare import compare_runs
     from memscope.pipeline.runs import resolve_run
+    from memscope.pipeline.store_access import ReadOptions
 
     store = open_store(db)
     options = ReadOptions(dataset=dataset)

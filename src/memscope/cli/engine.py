@@ -311,9 +311,7 @@ def retrieve(
     with them every question is asked with MemEye's prompts. If the endpoint fails, the
     questions answered so far stay a valid run.
     """
-    from memscope.engine.answer import AnswerSettings
-    from memscope.engine.retrieve import MethodSettings
-    from memscope.pipeline.native_run import write_native_run
+    from memscope.pipeline.native_run import AnswerSettings, MethodSettings, write_native_run
 
     if bool(answer_endpoint) != bool(answer_model):
         raise InputError(
@@ -354,8 +352,8 @@ def retrieve(
         )
     )
     if ingest:
-        from memscope.adapters import ReadOptions
         from memscope.pipeline.runs import ingest_dir
+        from memscope.pipeline.store_access import ReadOptions
 
         outcome = ingest_dir(store, out, ReadOptions())
         stderr.print(Text.assemble("ingested ", (outcome.run_id, "bold")))

@@ -82,11 +82,10 @@ def ingest(
 @handles_errors
 def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None:
     """List the ingested runs."""
-    from memscope.store import queries
+    from memscope.pipeline.store_access import list_runs
 
     store = open_store(db)
-    with store.read() as con:
-        rows = queries.list_runs(con)
+    rows = list_runs(store)
     if output is OutputFormat.json:
         print_json(
             [

@@ -125,9 +125,9 @@ def label(
     command returns. --accept takes the suggestion of `memscope suggest` (computed if
     needed); --clear removes the current label; --undo reverts your latest change.
     """
-    from memscope.adapters import ReadOptions
     from memscope.pipeline.labels import accept_suggestion, clear_label, record_label, undo_label
     from memscope.pipeline.runs import resolve_run
+    from memscope.pipeline.store_access import ReadOptions
 
     actions = [
         name

@@ -1,7 +1,8 @@
 """``memscope open``: the triage app on one run (or two, compared).
 
 Textual and the image renderer are imported only inside the command, so ``import
-memscope.cli`` stays light (tests/test_architecture.py).
+memscope.cli`` stays light (tests/test_architecture.py); ``tui.launch`` is the CLI's one
+way into the app.
 """
 
 from __future__ import annotations
@@ -70,11 +71,9 @@ def open_command(
             f"open takes one run, or two to compare; got {len(refs)}",
             fix="Pass RUN_DIR, or RUN_A RUN_B for comparison mode.",
         )
-    from memscope.pipeline.triage_session import check_refs
-    from memscope.tui.app import make_app
-    from memscope.tui.widgets.image_preview import ImagePreview, load_renderer
+    from memscope.tui.launch import run_triage_app
 
-    triage_app = make_app(
+    run_triage_app(
         refs,
         question=question,
         queue=queue,
@@ -84,7 +83,3 @@ def open_command(
         dmv_registry=dmv_registry,
         db=db,
     )
-    check_refs(triage_app.store, refs)
-    # textual-image asks the terminal what it can draw; that is only possible before Textual starts.
-    ImagePreview.renderer = load_renderer()
-    triage_app.run()

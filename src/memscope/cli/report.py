@@ -86,7 +86,7 @@ def report(
             run_id = resolve_run(store, run, options=read_options(dataset, dmv_registry))
             data = load_run(store, run_id, detail=False)
     if output is OutputFormat.json:
-        from memscope.store.json_rows import json_objects
+        from memscope.pipeline.store_access import json_objects
 
         summary, questions = build_report_parts(data, k)
         print_json(summary, rows=("questions", json_objects(questions)))

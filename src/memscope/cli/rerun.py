@@ -66,8 +66,13 @@ def rerun(
         ),
     ] = None,
     lam: Annotated[
-        float, typer.Option("--lambda", help="Recency decay per dialogue round (≥ 0).")
-    ] = 0.02,
+        float | None,
+        typer.Option(
+            "--lambda",
+            help="Recency decay per dialogue round (≥ 0; default: 0.02, docs/metrics.md).",
+            show_default=False,
+        ),
+    ] = None,
     k: Annotated[
         int | None,
         typer.Option(
@@ -110,11 +115,19 @@ def rerun(
     With --question and several --alpha, --format json prints a list (one per alpha).
     With --requery the pool is re-retrieved by the memory engine, fully scored.
     """
-    from memscope.adapters import ReadOptions
     from memscope.pipeline.loading import load_run
-    from memscope.pipeline.rerun import check_params, rerun_question, rerun_run, store_rerun
+    from memscope.pipeline.rerun import (
+        DEFAULT_LAMBDA,
+        check_params,
+        rerun_question,
+        rerun_run,
+        store_rerun,
+    )
     from memscope.pipeline.runs import resolve_run
+    from memscope.pipeline.store_access import ReadOptions
 
+    # The default lives in analysis.rerank; the help only quotes it (a test holds them equal).
+    lam = DEFAULT_LAMBDA if lam is None else lam
     alphas = list(alpha or [])
     check_params(alphas, lam, k, pool)
     store = open_store(db)
