@@ -9,3 +9,4 @@ check() { "$@" >&2 || { echo "test.sh: '$*' failed; run it to see why (fixes: ru
 check .venv/bin/ruff format --check --quiet src tests benchmarks scripts
 check .venv/bin/ruff check --quiet src tests benchmarks scripts
 PYTHONPATH="$PWD/src" check .venv/bin/lint-imports --no-cache
+check .venv/bin/mypy

@@ -19,7 +19,7 @@ import json
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memscope.errors import ConfigError, NotFoundError
 
@@ -95,7 +95,7 @@ class Taxonomy:
 
 
 @functools.lru_cache(maxsize=1)
-def _shipped() -> dict:
+def _shipped() -> dict[str, Any]:
     text = resources.files("memscope").joinpath("data", TAXONOMY_FILE).read_text(encoding="utf-8")
     return tomllib.loads(text)
 

@@ -32,7 +32,7 @@ def pad_lists(
     )
     rows = len(array)
     width = int(lengths.max()) if rows else 0
-    out = np.full((rows, width), fill, dtype=dtype)
+    out: np.ndarray = np.full((rows, width), fill, dtype=dtype)
     if not width:
         return out
     flat = pc.list_flatten(array)

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console, ConsoleOptions, RenderHook, RenderResult
@@ -30,6 +30,9 @@ from rich.segment import Segment
 from memscope.errors import MemscopeError
 from memscope.records import Notice
 from memscope.textsafe import is_printable, printable
+
+if TYPE_CHECKING:
+    from memscope.pipeline.store_access import ReadOptions, Store
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -125,14 +128,14 @@ DmvRegistryOption = Annotated[
 ]
 
 
-def read_options(dataset: Path | None = None, dmv_registry: Path | None = None):
+def read_options(dataset: Path | None = None, dmv_registry: Path | None = None) -> ReadOptions:
     """The ReadOptions for ``--dataset`` and ``--dmv-registry``."""
     from memscope.pipeline.store_access import read_options as build
 
     return build(dataset, dmv_registry)
 
 
-def open_store(db: Path | None):
+def open_store(db: Path | None) -> Store:
     """The store the user chose (see ``memscope --help`` for the precedence)."""
     from memscope.pipeline.store_access import open_store as open_chosen
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -43,6 +43,9 @@ from memscope.cli.common import (
 )
 from memscope.errors import InputError
 from memscope.textsafe import printable
+
+if TYPE_CHECKING:
+    from memscope.pipeline.engine import EngineOptions
 
 TextModelOption = Annotated[
     str | None,
@@ -138,7 +141,7 @@ def _options(
     image_pretrained: str | None,
     device: str | None,
     batch_size: int | None,
-):
+) -> EngineOptions:
     from memscope.pipeline.engine import EngineOptions
 
     return EngineOptions(text_model, image_model, image_pretrained, device, batch_size)
@@ -478,7 +481,8 @@ def search(
     Free text searches the round texts with their captions (or, with --channel image, the
     images); --similar-to ROUND finds the look-alike images behind X3 confusions.
     """
-    from memscope.pipeline.engine import open_dataset, round_previews, search_text, similar_images
+    from memscope.pipeline.engine import round_previews, search_text, similar_images
+    from memscope.pipeline.engine_data import open_dataset
 
     if (query is None) == (similar_to is None):
         raise InputError(

@@ -50,10 +50,11 @@ def ingest(
     reported as file:line and skipped (refused with --strict).
     """
     from memscope.pipeline.runs import IngestFailure, ingest_paths
+    from memscope.pipeline.store_access import IngestOutcome
 
     store = open_store(db)
 
-    def report(result) -> None:
+    def report(result: IngestOutcome | IngestFailure) -> None:
         if isinstance(result, IngestFailure):
             fail(result.error)
             return

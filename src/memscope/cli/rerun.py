@@ -154,12 +154,12 @@ def rerun(
             stdout.print(render_question(result))
         stderr.print(f"stored as rerun {', '.join(map(str, stored))}")
         return
-    result = rerun_run(data, alphas, lam=lam, k=k, pool=pool, seed=seed, resamples=resamples)
-    rerun_id = store_rerun(store, run_id, result)
+    summary = rerun_run(data, alphas, lam=lam, k=k, pool=pool, seed=seed, resamples=resamples)
+    rerun_id = store_rerun(store, run_id, summary)
     if output is OutputFormat.json:
-        print_json(result)
+        print_json(summary)
         return
-    stdout.print(render_run(result))
+    stdout.print(render_run(summary))
     stderr.print(f"stored as rerun {rerun_id}")
 
 

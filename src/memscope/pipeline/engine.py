@@ -392,7 +392,9 @@ def load_bank(
                 (0, images.vectors.shape[1] if images.vectors.ndim == 2 else 1), np.float32
             )
         )
-        bank.image_rounds = np.array([position[images.round_ids[i]] for i in keep], dtype=np.int64)
+        bank.image_rounds = np.array(
+            [position[str(images.round_ids[i])] for i in keep], dtype=np.int64
+        )
         bank.image_paths = [images.sources[i] or "" for i in keep]
     return bank
 
@@ -462,10 +464,10 @@ def run_method_settings(
         and, when settings is None, ``reason``.
     """
     runtime = (
-        metrics.get("method_runtime") if isinstance(metrics.get("method_runtime"), dict) else {}
+        runtime_found if isinstance(runtime_found := metrics.get("method_runtime"), dict) else {}
     )
     runtime = runtime or ((config.get("run") or {}).get("method_runtime") or {})
-    method_config = config.get("method") if isinstance(config.get("method"), dict) else {}
+    method_config: dict[str, Any] = found if isinstance(found := config.get("method"), dict) else {}
 
     def pick(name: str, default: Any = None) -> Any:
         value = runtime.get(name, method_config.get(name))

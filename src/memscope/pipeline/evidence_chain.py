@@ -212,11 +212,11 @@ def build_timeline(
             neighbour = rounds.id_at_position.get(position + offset)
             if neighbour is not None and rounds.session_ids[rounds.row_of[neighbour]] == session:
                 wanted.add(position + offset)
-    wanted = sorted(p for p in wanted if p in rounds.id_at_position)
+    shown = sorted(p for p in wanted if p in rounds.id_at_position)
     entries: list[TimelineEntry] = []
     previous_position = 0
     previous_session = None
-    for position in wanted:
+    for position in shown:
         round_id = rounds.id_at_position[position]
         row = rounds.row_of[round_id]
         session_id = rounds.session_ids[row]

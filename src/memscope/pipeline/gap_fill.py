@@ -30,11 +30,11 @@ from memscope.pipeline.engine import (
     Reporter,
     ensure_embedded,
     load_bank,
-    open_dataset,
     question_vectors,
     run_image_model,
     run_method_settings,
 )
+from memscope.pipeline.engine_data import open_dataset
 from memscope.store import Store, queries, recomputed
 from memscope.store import embeddings as cache
 from memscope.store.connection import rollback_quietly
@@ -232,8 +232,8 @@ def _fresh_rows(
     import pyarrow as pa
 
     logged_by_qid: dict[str, list[str]] = {}
-    for row in logged:
-        logged_by_qid.setdefault(row["qid"], []).append(row["round_id"])
+    for logged_row in logged:
+        logged_by_qid.setdefault(logged_row["qid"], []).append(logged_row["round_id"])
     column_of = {round_id: index for index, round_id in enumerate(round_ids.tolist())}
     qids, rounds, ranks, scores, texts, images = [], [], [], [], [], []
     agreeing = compared = n_questions = 0
@@ -259,7 +259,7 @@ def _fresh_rows(
             texts.append(float(channels.text[row, column]))
             images.append(float(channels.image[row, column]))
 
-    def column(values: list[float]) -> Any:
+    def floats(values: list[float]) -> Any:
         return pa.array(values, pa.float64(), from_pandas=True)
 
     table = pa.table(
@@ -267,9 +267,9 @@ def _fresh_rows(
             "qid": pa.array(qids, pa.string()),
             "round_id": pa.array(rounds, pa.string()),
             "recomputed_rank": pa.array(ranks, pa.int32()),
-            "score": column(scores),
-            "text_score": column(texts),
-            "image_score": column(images),
+            "score": floats(scores),
+            "text_score": floats(texts),
+            "image_score": floats(images),
         }
     )
     return table, (agreeing / compared if compared else None), n_questions

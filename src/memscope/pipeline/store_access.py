@@ -13,12 +13,14 @@ from typing import TYPE_CHECKING, Any
 from memscope.adapters.base import ReadOptions, read_options
 from memscope.paths import resolve_store_path
 from memscope.store import Store
+from memscope.store.ingest import IngestOutcome
 from memscope.store.lease import WriterLease
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = [
+    "IngestOutcome",
     "ReadOptions",
     "Store",
     "WriterLease",

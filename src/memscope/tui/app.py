@@ -191,7 +191,7 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
                 run_ids = (
                     found.run_ids
                     if found is not None
-                    else resolve_refs(self.store, refs or [None], self.options, say)  # type: ignore[list-item]
+                    else resolve_refs(self.store, refs or [None], self.options, say)
                 )
                 session = open_session(
                     self.store,

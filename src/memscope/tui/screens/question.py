@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 NARROW_BELOW = 110
 
 
-class QuestionScreen(Screen):
+class QuestionScreen(Screen[None]):
     """One question's evidence chain."""
 
     SCOPE = "question"
@@ -373,7 +373,7 @@ class QuestionScreen(Screen):
             for binding in code_bindings(self.taxonomy.codes if self.taxonomy is not None else []):
                 shown = self.memscope.keys_for(binding.id or "")
                 if shown:
-                    keys[binding.id.rsplit(".", 1)[-1]] = shown  # type: ignore[union-attr]
+                    keys[binding.id.rsplit(".", 1)[-1]] = shown
             self._code_keys = keys
         return self._code_keys
 
