@@ -47,6 +47,11 @@ class RunData:
         return cached
 
     @property
+    def benchmark(self) -> str:
+        """The benchmark the run is from: ``memeye``, ``cuemem`` or ``dmv`` (runs.benchmark)."""
+        return str(self.run.get("benchmark") or "memeye")
+
+    @property
     def has_retrievals(self) -> bool:
         """Whether the run logged ranked or unranked retrievals."""
         return self.run.get("retrieval_kind") in ("ranked", "unranked")

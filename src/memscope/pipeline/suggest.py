@@ -235,7 +235,7 @@ def build_facts(store: Store, data: RunData) -> RunFacts:
     # task column names the history file.
     tasks = (
         extra_columns(data.questions, ("task_group",))["task_group"]
-        if data.run.get("benchmark") == "cuemem"
+        if data.benchmark == "cuemem"
         else data.column("task")
     )
     table = data.evidence_table

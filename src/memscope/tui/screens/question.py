@@ -117,7 +117,7 @@ class QuestionScreen(Screen[None]):
         re-rank (its panel shows the recall steps and the retention context instead)."""
         if action in ("alpha", "lam", "cutoff", "rerank_reset"):
             state = self.memscope.state
-            if state is not None and state.session.data.run.get("benchmark") == "dmv":
+            if state is not None and state.session.data.benchmark == "dmv":
                 return False
         return True
 
@@ -140,7 +140,7 @@ class QuestionScreen(Screen[None]):
         row = session.table.row_of[state.qid]
         self.detail = detail = question_detail(session.data, row)
         self.selected_round = None
-        is_probe = session.data.run.get("benchmark") == "dmv"
+        is_probe = session.data.benchmark == "dmv"
         with self.app.batch_update():  # one repaint for all panes, not one per pane
             # A DMV-Bench probe has no dialogue round to show: its recall steps instead.
             self.query_one(RoundView).display = not is_probe
@@ -227,7 +227,7 @@ class QuestionScreen(Screen[None]):
             },
             note=(getattr(self.rerun, "note", None) or "") if self.rerun is not None else message,
         )
-        benchmark = session.data.run.get("benchmark")
+        benchmark = session.data.benchmark
         if benchmark == "dmv":
             panel.set_mode("context")
             panel.show_context(retention_text(retention_context(session.table, detail.row)))
