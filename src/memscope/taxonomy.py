@@ -63,15 +63,6 @@ class Taxonomy:
         """The code bound to ``key``, or None."""
         return next((item for item in self.codes if item.key == key), None)
 
-    def stage_rank(self, code: str) -> int:
-        """Position of the code's stage in the pipeline (unknown codes last)."""
-        found = self.get(code)
-        return (
-            self.stages.index(found.stage)
-            if found and found.stage in self.stages
-            else len(self.stages)
-        )
-
     @property
     def names(self) -> list[str]:
         """Every code, in order."""

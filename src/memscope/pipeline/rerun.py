@@ -80,11 +80,6 @@ class CandidateRow:
     is_stale: bool
     in_top_k: bool
 
-    @property
-    def is_scored(self) -> bool:
-        """Whether the candidate takes part in re-ranking (it has a similarity and an age)."""
-        return self.score is not None
-
 
 @dataclass(frozen=True)
 class RankedPool:
