@@ -25,10 +25,9 @@ from memscope.cli.common import (
     stdout,
 )
 from memscope.errors import InputError
+from memscope.pipeline.metric_names import METRIC_NAMES
 from memscope.textsafe import printable
 
-X_LEVELS = ("X1", "X2", "X3", "X4")
-Y_LEVELS = ("Y1", "Y2", "Y3")
 K_HELP = "Cut-off K for @K metrics (default: the run's top_k, else 10)."
 
 
@@ -111,6 +110,8 @@ def _header(result: dict[str, Any]) -> Text:
 
 def _answer_matrix(answer: dict[str, Any], metric: str, title: str, n_key: str = "n") -> Table:
     """One X×Y matrix of ``metric`` means, each cell with its n (``n_key``)."""
+    from memscope.pipeline.levels import X_LEVELS, Y_LEVELS  # lazily: it loads the adapters
+
     table = Table(title=title, title_justify="left")
     table.add_column("", style="bold")
     for y in Y_LEVELS:
@@ -151,6 +152,8 @@ def _answer_summary(answer: dict[str, Any]) -> Text:
 
 
 def _retrieval_table(retrieval: dict[str, Any], k: int) -> Table:
+    from memscope.pipeline.levels import Y_LEVELS  # lazily: it loads the adapters
+
     table = Table(title=f"Retrieval access @K={k}", title_justify="left")
     table.add_column("", style="bold")
     for name in ("n", "Any-Clue", "Coverage", "Full-Clue", "MRR"):
@@ -181,7 +184,8 @@ def _retrieval_table(retrieval: dict[str, Any], k: int) -> Table:
 
 def _temporal_table(temporal: dict[str, Any], k: int) -> Table:
     table = Table(title=f"Temporal authority (Y3) @K={k}", title_justify="left")
-    for name in ("n", "Latest@K", "Latest-Miss", "Rank-Inversion", "Stale-Dominance"):
+    keys = ("latest_at_k", "latest_miss", "rank_inversion", "stale_dominance")
+    for name in ("n", *(METRIC_NAMES[key] for key in keys)):
         table.add_column(name, justify="right")
     table.add_row(
         str(temporal["n"]),

@@ -22,18 +22,8 @@ from memscope.cli.common import (
     stderr,
     stdout,
 )
+from memscope.pipeline.metric_names import METRIC_NAMES
 from memscope.textsafe import printable
-
-METRIC_LABELS = {
-    "latest_at_k": "Latest@K",
-    "latest_miss": "Latest-Miss",
-    "rank_inversion": "Rank-Inversion",
-    "stale_dominance": "Stale-Dominance",
-    "any_clue": "Any-Clue@K",
-    "coverage": "Coverage@K",
-    "full_clue": "Full-Clue@K",
-    "mrr": "MRR",
-}
 
 
 @app.command(rich_help_panel=DIAGNOSE)
@@ -218,7 +208,7 @@ def render_question(result: Any) -> Group:
     metrics = Table(title="Per-question metrics", title_justify="left")
     for name in ("metric", "before", "after", "Δ"):
         metrics.add_column(name, justify="right" if name != "metric" else "left")
-    for name, label in METRIC_LABELS.items():
+    for name, label in METRIC_NAMES.items():
         before, after = result.before.metrics.get(name), result.after.metrics.get(name)
         delta = None if before is None or after is None else after - before
         metrics.add_row(label, fmt(before), fmt(after), "–" if delta is None else f"{delta:+.3f}")
@@ -267,7 +257,7 @@ def render_run(result: dict[str, Any]) -> Group:
     for table in (values, deltas):
         table.add_column("alpha", justify="right", style="bold")
         for name in names:
-            table.add_column(METRIC_LABELS[name], justify="right")
+            table.add_column(METRIC_NAMES[name], justify="right")
     values.add_column("misses: not in pool / below K", justify="right")
     for index, entry in enumerate(result["results"]):
         label = f"{entry['alpha']:.2f}" + (" (original)" if index == 0 else "")
