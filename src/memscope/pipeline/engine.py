@@ -415,17 +415,15 @@ def question_vectors(
     return matrix, has_query
 
 
-def retrieve_pools(
+def bank_and_queries(
     store: Store,
     dataset: EngineDataset,
     settings: MethodSettings,
     session: EngineSession,
-    pool_size: int,
-    qids: list[str] | None = None,
-) -> RetrievalResult:
-    """Embed what is missing, then rank every round for each question (all, or ``qids``)."""
-    wanted = set(qids) if qids is not None else None
-    questions = [q for q in dataset.questions if wanted is None or q.qid in wanted]
+    questions: list[EngineQuestion],
+) -> tuple[Bank, np.ndarray, np.ndarray | None, np.ndarray]:
+    """Embed what is missing, then ``(bank, text queries, image queries or None, has_query)``
+    for ``questions``: what both a retrieval and a gap fill score against."""
     ensure_embedded(
         store,
         dataset,
@@ -442,6 +440,23 @@ def retrieve_pools(
         image_queries, _ = question_vectors(
             store, dataset.dataset_id, questions, session.image_source().model_id
         )
+    return bank, text_queries, image_queries, has_query
+
+
+def retrieve_pools(
+    store: Store,
+    dataset: EngineDataset,
+    settings: MethodSettings,
+    session: EngineSession,
+    pool_size: int,
+    qids: list[str] | None = None,
+) -> RetrievalResult:
+    """Embed what is missing, then rank every round for each question (all, or ``qids``)."""
+    wanted = set(qids) if qids is not None else None
+    questions = [q for q in dataset.questions if wanted is None or q.qid in wanted]
+    bank, text_queries, image_queries, has_query = bank_and_queries(
+        store, dataset, settings, session, questions
+    )
     pools = retrieve(bank, settings, text_queries, image_queries, pool_size, has_query)
     return RetrievalResult(
         dataset,

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from memscope.engine import corpus, fusion
+from memscope.engine import fusion
 from memscope.engine.retrieve import MethodSettings, score_bank
 from memscope.errors import EngineError, NotFoundError
 from memscope.pipeline.engine import (
@@ -28,9 +28,7 @@ from memscope.pipeline.engine import (
     EngineOptions,
     EngineSession,
     Reporter,
-    ensure_embedded,
-    load_bank,
-    question_vectors,
+    bank_and_queries,
     run_image_model,
     run_method_settings,
 )
@@ -137,22 +135,9 @@ def fill_gaps(
         run_qids = cache.run_qids(con, run_id)
     by_qid = {q.qid: q for q in dataset.questions}
     questions = [by_qid[qid] for qid in run_qids if qid in by_qid]
-    ensure_embedded(
-        store,
-        dataset,
-        session,
-        text_kinds=(settings.text_kind, corpus.QUESTION),
-        image_kinds=(corpus.IMAGE, corpus.QUESTION) if settings.uses_images else (),
+    bank, text_queries, image_queries, has_query = bank_and_queries(
+        store, dataset, settings, session, questions
     )
-    bank = load_bank(store, dataset.dataset_id, settings, session)
-    text_queries, has_query = question_vectors(
-        store, dataset.dataset_id, questions, session.text_source().model_id
-    )
-    image_queries = None
-    if settings.uses_images:
-        image_queries, _ = question_vectors(
-            store, dataset.dataset_id, questions, session.image_source().model_id
-        )
     channels = score_bank(bank, settings, text_queries, image_queries)
     order = fusion.rank_order(channels.fused if full_score else channels.text, bank.round_ids)
     image_model = session.image_source().model_id if settings.uses_images else None
