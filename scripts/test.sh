@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # Installs everything (scripts/setup.sh --engine --test: the triage tool, the memory engine,
-# pytest and the static checks) into ./.venv and runs the test suite, the wheel tests
-# included. Extra arguments go to pytest.
+# pytest and the static checks) into ./.venv, runs the static checks (one style, the layers,
+# the types) and then the test suite, the wheel tests included. Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh --engine --test
+# Each check names what failed and how to see it; the test summary stays the last line.
+check() { "$@" >&2 || { echo "test.sh: '$*' failed; run it to see why (fixes: ruff format / ruff check --fix)." >&2; exit 1; }; }
+check .venv/bin/ruff format --check --quiet src tests benchmarks scripts
+check .venv/bin/ruff check --quiet src tests benchmarks scripts
+PYTHONPATH="$PWD/src" check .venv/bin/lint-imports --no-cache
+check .venv/bin/mypy
 exec .venv/bin/python -m pytest "$@"

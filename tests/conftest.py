@@ -51,3 +51,13 @@ def upstream_copy(tmp_path: Path) -> Path:
     target = tmp_path / "memeye_runner"
     shutil.copytree(DATA / "memeye_runner", target)
     return target
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that loads the real MiniLM (the ``minilm`` fixture) as ``slow``.
+
+    CI runs all tests; ``pytest -m "not slow"`` is the quick local run.
+    """
+    for item in items:
+        if "minilm" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)

@@ -1,15 +1,19 @@
 """Architecture you can see: heavy libraries load only in their layer, and only when used.
 
-Static imports could be checked with a linter, but a deferred import is invisible to it;
-these run each import in a fresh interpreter and look at ``sys.modules``.
+Static imports are checked by the import-linter contract in pyproject.toml (run here and in
+scripts/test.sh). What a linter cannot see is *when* a deferred import runs; these run each
+import in a fresh interpreter and look at ``sys.modules``.
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -51,49 +55,45 @@ def test_core_layers_load_no_ui_or_model_library(module: str) -> None:
     assert not loaded & {*HEAVY, *UI}, loaded & {*HEAVY, *UI}
 
 
-def _imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text())
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module)
-    return names
+ROOT = Path(__file__).parents[1]
 
 
-def test_only_the_store_imports_duckdb() -> None:
-    offenders = [
-        str(path.relative_to(SRC))
-        for path in SRC.rglob("*.py")
-        if "duckdb" in {name.split(".")[0] for name in _imported_modules(path)}
-        and "store" not in path.relative_to(SRC).parts
-    ]
-    assert offenders == []
+def _contracts() -> list[dict[str, Any]]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    return config["tool"]["importlinter"]["contracts"]
 
 
-def test_only_the_engine_imports_model_libraries() -> None:
-    offenders = [
-        str(path.relative_to(SRC))
-        for path in SRC.rglob("*.py")
-        if {name.split(".")[0] for name in _imported_modules(path)} & set(HEAVY)
-        and "engine" not in path.relative_to(SRC).parts
-    ]
-    assert offenders == []
+def test_the_import_contract_holds() -> None:
+    """The static rules (layers, front ends through pipeline, DuckDB and model libraries
+    in their layer only) live in pyproject.toml's import-linter contract."""
+    pytest.importorskip("importlinter")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    result = subprocess.run(
+        [str(Path(sys.executable).with_name("lint-imports")), "--no-cache"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
 
 
-def test_lower_layers_never_import_front_ends() -> None:
-    lower = ("adapters", "store", "analysis", "engine", "pipeline")
-    offenders = []
-    for path in SRC.rglob("*.py"):
-        parts = path.relative_to(SRC).parts
-        if parts[0] in lower or parts[0] in ("records.py", "errors.py"):
-            names = _imported_modules(path)
-            if any(
-                n.startswith(("memscope.cli", "memscope.tui", "textual", "typer")) for n in names
-            ):
-                offenders.append("/".join(parts))
-    assert offenders == []
+def test_every_top_level_module_has_a_layer() -> None:
+    """A new package or module must be placed in the layers contract, not slip past it."""
+    (layers,) = [c for c in _contracts() if c["type"] == "layers"]
+    placed = {
+        name.strip().removeprefix("memscope.")
+        for layer in layers["layers"]
+        for name in layer.replace(":", "|").split("|")
+    }
+    present = {
+        path.stem if path.suffix == ".py" else path.name
+        for path in SRC.iterdir()
+        if (path.suffix == ".py" and path.stem != "__init__")
+        or (path.is_dir() and (path / "__init__.py").exists())
+    }
+    assert present - placed == set()
+    assert placed - present == set()
 
 
 def test_every_module_has_a_docstring() -> None:

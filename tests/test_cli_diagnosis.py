@@ -53,6 +53,14 @@ def test_rerun_one_question_on_the_upstream_sample() -> None:
     assert (data["scored"], data["pool"]) == (5, 5)
 
 
+def test_rerun_lambda_default_is_the_analysis_constant() -> None:
+    """The CLI passes no number of its own; its help quotes the one in analysis.rerank."""
+    from memscope.analysis.rerank import DEFAULT_LAMBDA
+
+    result = ok("rerun", "--help")
+    assert f"default: {DEFAULT_LAMBDA:g}" in " ".join(result.stdout.split())
+
+
 def test_rerun_whole_run_defaults_to_the_last_run() -> None:
     ok("ingest", str(SRAG_MCQ))
     ok("ingest", str(SRAG_OPEN))

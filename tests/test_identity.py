@@ -1,5 +1,10 @@
 """The two readers of a MemEye dataset agree: Python records and the store's SQL loader.
 
+The Python reader (``adapters/memeye_dataset.py``, with ``identity.question_key``) is the
+definition of the rules; the SQL loader (``store/loaders/memeye_dataset.py``) is the fast
+re-statement and is held equal to it here: on hand-picked tricky questions, on random mixes
+of every rule's inputs, and, for the whitespace rule, on every Unicode code point.
+
 Ingest derives questions in SQL (question lists reach tens of thousands); tools without a
 store read them in Python. Every question column must come out the same both ways,
 including the question key (its whitespace rule is re-implemented as an RE2 class).
@@ -11,6 +16,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from builders import dialog, open_row, qa, write_run
 from memscope.adapters import ReadOptions, read_run
@@ -139,3 +146,76 @@ def test_upstream_samples_agree(store: Store) -> None:
 @pytest.mark.skipif(not FIXTURE_RUN.is_dir(), reason="demo runs not generated")
 def test_demo_fixture_agrees(store: Store) -> None:
     assert_same(store, FIXTURE_RUN)
+
+
+def test_the_sql_whitespace_class_is_exactly_pythons_split_over_all_of_unicode() -> None:
+    """The question key's rule is Python's (``identity.question_key``: ``str.split()``);
+    the store's SQL re-states it as ``WHITESPACE_PATTERN``. Checked for every code point."""
+    import duckdb
+
+    from memscope.identity import WHITESPACE_PATTERN
+
+    surrogates = range(0xD800, 0xE000)
+    python = {
+        cp for cp in range(0x110000) if cp not in surrogates and len(f"a{chr(cp)}b".split()) == 2
+    }
+    con = duckdb.connect()
+    try:
+        found = con.execute(
+            "SELECT range FROM range(0, 1114112) "
+            "WHERE (range < 55296 OR range > 57343) AND regexp_matches(chr(range::INTEGER), ?)",
+            [WHITESPACE_PATTERN],
+        ).fetchall()
+    finally:
+        con.close()
+    assert {row[0] for row in found} == python
+
+
+LABELS = ("X1", "X2", "X3", "X4", "Y1", "Y2", "Y3", " X2 ", "Z9", "Yx", "", "x1")
+SPACES = (" ", "  ", "\t", "\n", "\u00a0", "\u3000", "\x1c", "\x0b", "\u2028", "\u200b", "")
+CLUES = ("D1:1", "D1:2", "D2:1", "D2:2", "D9:9")
+
+
+@st.composite
+def qa_entries(draw: st.DrawFn) -> dict:
+    """One QA with a random mix of what the rules decide on: the question's whitespace,
+    the X/Y labels (valid, padded, unknown), the clue form, the options form and images."""
+    words = draw(st.lists(st.sampled_from(("What", "colour", "mug", "?", "é", "漢")), max_size=4))
+    text = "".join(draw(st.sampled_from(SPACES)) + word for word in words)
+    text += draw(st.sampled_from(SPACES))
+    point = draw(
+        st.one_of(
+            st.none(),
+            st.lists(st.lists(st.sampled_from(LABELS), max_size=3), max_size=2),
+        )
+    )
+    clues = draw(st.lists(st.sampled_from(CLUES), max_size=3))
+    clue: object = clues[0] if clues and draw(st.booleans()) else clues
+    options = draw(
+        st.sampled_from(
+            (None, {}, {"A": "one", "B": "two"}, [{"A": "one", "B": "two", "answer": "B"}])
+        )
+    )
+    entry = qa(text, "one", point, clue, options=options)  # type: ignore[arg-type]
+    images = draw(st.sampled_from((None, "image/q.png", ["image/a.png", "image/b.png"])))
+    if isinstance(images, str):
+        entry["question_image"] = images
+    elif images is not None:
+        entry["question_images"] = images
+    return entry
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(entries=st.lists(qa_entries(), min_size=1, max_size=6))
+def test_random_questions_agree(store: Store, tmp_path_factory, entries: list[dict]) -> None:
+    """Python (the definition: ``adapters/memeye_dataset.py``) and the store's SQL loader
+    give the same question columns for any mix of the rules' inputs."""
+    # The run answers only a fixed first question: the rules under test are the dataset's.
+    first = qa("Fixed?", "x", [["X1"], ["Y1"]], ["D1:1"])
+    data = dialog({"D1": ["D1:1", "D1:2"], "D2": ["D2:1", "D2:2"]}, [first, *entries])
+    run_dir = write_run(tmp_path_factory.mktemp("runs") / "r", data, [open_row(1, data)])
+    assert_same(store, run_dir)

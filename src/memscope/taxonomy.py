@@ -19,7 +19,7 @@ import json
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memscope.errors import ConfigError, NotFoundError
 
@@ -63,15 +63,6 @@ class Taxonomy:
         """The code bound to ``key``, or None."""
         return next((item for item in self.codes if item.key == key), None)
 
-    def stage_rank(self, code: str) -> int:
-        """Position of the code's stage in the pipeline (unknown codes last)."""
-        found = self.get(code)
-        return (
-            self.stages.index(found.stage)
-            if found and found.stage in self.stages
-            else len(self.stages)
-        )
-
     @property
     def names(self) -> list[str]:
         """Every code, in order."""
@@ -95,7 +86,7 @@ class Taxonomy:
 
 
 @functools.lru_cache(maxsize=1)
-def _shipped() -> dict:
+def _shipped() -> dict[str, Any]:
     text = resources.files("memscope").joinpath("data", TAXONOMY_FILE).read_text(encoding="utf-8")
     return tomllib.loads(text)
 

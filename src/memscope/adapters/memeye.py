@@ -171,7 +171,7 @@ def locate_dialog_json(
                 candidates += sorted(override.glob("*.json"))[:1]
         else:
             candidates.append(override)
-    if recorded:
+    if recorded and name:
         recorded_path = Path(recorded).expanduser()
         if recorded_path.is_absolute():
             candidates.append(recorded_path)

@@ -28,6 +28,11 @@ Y_AXIS = Axis(
     width=3,
 )
 
+X_LEVELS = tuple(level.value for level in X_AXIS.levels)
+"""MemEye's X levels in order: the one list the report, compare and the app lay out."""
+Y_LEVELS = tuple(level.value for level in Y_AXIS.levels)
+"""MemEye's Y levels in order."""
+
 AXES = BenchmarkAxes(
     benchmark="memeye",
     name="MemEye",

@@ -21,7 +21,7 @@ from typing import Any
 
 from memscope.adapters.files import read_json_file
 from memscope.errors import DatasetError
-from memscope.identity import question_key
+from memscope.identity import question_key as question_key  # re-exported for the other readers
 from memscope.records import (
     DatasetRecord,
     DatasetSource,

@@ -36,7 +36,7 @@ def _agrees(upstream: Any, recomputed: Any, tolerance: float) -> bool:
         if math.isnan(float(upstream)) or math.isnan(float(recomputed)):
             return math.isnan(float(upstream)) and math.isnan(float(recomputed))
         return abs(float(upstream) - float(recomputed)) <= tolerance
-    return upstream == recomputed
+    return bool(upstream == recomputed)
 
 
 def summary_check(

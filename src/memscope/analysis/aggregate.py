@@ -11,8 +11,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
-X_LEVELS = ("X1", "X2", "X3", "X4")
-Y_LEVELS = ("Y1", "Y2", "Y3")
+# The levels are defined once, beside the MemEye adapter (ARCHITECTURE.md, Benchmark axes).
+from memscope.adapters.memeye_axes import X_LEVELS as X_LEVELS
+from memscope.adapters.memeye_axes import Y_LEVELS as Y_LEVELS
+
 CELLS = tuple(f"{x}_{y}" for x in X_LEVELS for y in Y_LEVELS)
 
 

@@ -13,6 +13,15 @@ PAD = -1
 """Fill value of padded integer matrices (positions and session orders start at 1)."""
 
 
+def float_column(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """An Arrow column of numbers (or booleans) as float64, NaN where null; no Python loop."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    floats = pc.cast(column, pa.float64())
+    return np.asarray(floats.to_numpy(zero_copy_only=False), dtype=np.float64)
+
+
 def pad_lists(
     column: pa.ChunkedArray | pa.Array, *, fill: float = PAD, dtype: type = np.int64
 ) -> np.ndarray:
@@ -32,7 +41,7 @@ def pad_lists(
     )
     rows = len(array)
     width = int(lengths.max()) if rows else 0
-    out = np.full((rows, width), fill, dtype=dtype)
+    out: np.ndarray = np.full((rows, width), fill, dtype=dtype)
     if not width:
         return out
     flat = pc.list_flatten(array)

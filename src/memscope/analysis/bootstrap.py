@@ -102,25 +102,3 @@ def paired_delta(
     """``mean(after - before)`` over questions where both are defined, with its paired interval."""
     delta = np.asarray(after, dtype=float) - np.asarray(before, dtype=float)
     return percentile_interval(delta, resamples=resamples, seed=seed, level=level)
-
-
-def grouped_paired_deltas(
-    before: np.ndarray,
-    after: np.ndarray,
-    labels: np.ndarray,
-    levels: tuple[str, ...],
-    *,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    level: float = DEFAULT_LEVEL,
-) -> dict[str, Interval]:
-    """:func:`paired_delta` within each group (resampling that group's questions), for the
-    levels that have at least one defined pair."""
-    delta = np.asarray(after, dtype=float) - np.asarray(before, dtype=float)
-    groups: dict[str, Interval] = {}
-    for name in levels:
-        mask = labels == name
-        interval = percentile_interval(delta[mask], resamples=resamples, seed=seed, level=level)
-        if interval.n:
-            groups[name] = interval
-    return groups

@@ -62,9 +62,9 @@ def memory_average(by_task: dict[str, dict[str, float | int | None]]) -> dict[st
     average: dict[str, float | None] = {}
     for setting in SETTINGS:
         values = [
-            by_task[task][setting]
+            float(value)
             for task in MEMORY_TASKS
-            if by_task.get(task, {}).get(setting) is not None
+            if (value := by_task.get(task, {}).get(setting)) is not None
         ]
         average[setting] = float(np.mean(values)) if values else None
     return average

@@ -261,7 +261,7 @@ def bin_labels(values: np.ndarray, *, max_bins: int = 8) -> tuple[np.ndarray, li
     )
     # Bin i holds edges[i] <= v < edges[i+1]; the last bin also holds the maximum.
     which = np.clip(np.searchsorted(edges, numbers[defined], side="right") - 1, 0, edges.size - 2)
-    names: list[str] = []
+    names = []
     for i in range(edges.size - 1):
         members = numbers[defined][which == i]
         if members.size:

@@ -58,11 +58,6 @@ def n_gold(ev: EvidenceSet) -> np.ndarray:
     return (ev.gold_pos != PAD).sum(axis=1)
 
 
-def diagnosable(ev: EvidenceSet) -> np.ndarray:
-    """Questions with at least one gold clue (the denominators of retrieval metrics)."""
-    return n_gold(ev) > 0
-
-
 def latest_clue(ev: EvidenceSet) -> np.ndarray:
     """Position of the latest gold clue L per question (PAD when there is none)."""
     if ev.gold_pos.shape[1] == 0:

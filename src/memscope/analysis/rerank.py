@@ -114,8 +114,3 @@ def pool_prefix(
 def pool_valid(ev: EvidenceSet) -> np.ndarray:
     """``(n, P)`` real candidates (not padding)."""
     return ev.ranked_pos != PAD
-
-
-def scored_counts(sims: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per question: how many candidates have a similarity, and how many there are."""
-    return (valid & np.isfinite(sims)).sum(axis=1), valid.sum(axis=1)

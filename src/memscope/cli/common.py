@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console, ConsoleOptions, RenderHook, RenderResult
@@ -28,9 +28,11 @@ from rich.markup import escape
 from rich.segment import Segment
 
 from memscope.errors import MemscopeError
-from memscope.paths import resolve_store_path
 from memscope.records import Notice
 from memscope.textsafe import is_printable, printable
+
+if TYPE_CHECKING:
+    from memscope.pipeline.store_access import ReadOptions, Store
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -67,7 +69,11 @@ stderr = sanitised(Console(stderr=True, highlight=False, soft_wrap=True))
 
 
 def _sanitise_typer_errors() -> None:
-    """Make Typer print its usage errors through a sanitised console too."""
+    """Make Typer print its usage errors through a sanitised console too.
+
+    ``_get_rich_console`` is private to Typer (pinned <0.29); tests/test_private_seams.py
+    and the hostile-input tests fail if an upgrade stops routing errors through it.
+    """
     from typer import rich_utils
 
     original = rich_utils._get_rich_console
@@ -126,18 +132,18 @@ DmvRegistryOption = Annotated[
 ]
 
 
-def read_options(dataset: Path | None = None, dmv_registry: Path | None = None):
+def read_options(dataset: Path | None = None, dmv_registry: Path | None = None) -> ReadOptions:
     """The ReadOptions for ``--dataset`` and ``--dmv-registry``."""
-    from memscope.adapters.base import read_options as build
+    from memscope.pipeline.store_access import read_options as build
 
     return build(dataset, dmv_registry)
 
 
-def open_store(db: Path | None):
+def open_store(db: Path | None) -> Store:
     """The store the user chose (see ``memscope --help`` for the precedence)."""
-    from memscope.store import Store
+    from memscope.pipeline.store_access import open_store as open_chosen
 
-    return Store(resolve_store_path(db))
+    return open_chosen(db)
 
 
 def print_json(data: Any, *, rows: tuple[str, list[bytes]] | None = None) -> None:

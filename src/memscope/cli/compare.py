@@ -23,8 +23,6 @@ from memscope.cli.common import (
 )
 from memscope.textsafe import printable
 
-X_LEVELS = ("X1", "X2", "X3", "X4")
-Y_LEVELS = ("Y1", "Y2", "Y3")
 SHOWN_IDS = 12
 
 
@@ -56,9 +54,9 @@ def compare(
     averaged), else the judge score, else EM. Transitions: fixed (A wrong, B right),
     broken (A right, B wrong), both right, both wrong, with their question ids.
     """
-    from memscope.adapters import ReadOptions
     from memscope.pipeline.compare import compare_runs
     from memscope.pipeline.runs import resolve_run
+    from memscope.pipeline.store_access import ReadOptions
 
     store = open_store(db)
     options = ReadOptions(dataset=dataset)
@@ -87,6 +85,8 @@ def _cell(group: dict[str, Any] | None) -> str:
 
 def _levels_table(delta: dict[str, Any]) -> Table:
     """Δ with its 95% interval per X level, per Y level and overall."""
+    from memscope.pipeline.levels import X_LEVELS, Y_LEVELS  # lazily: it loads the adapters
+
     table = Table(title="Δ per level with 95% bootstrap interval", title_justify="left")
     for name, justify in (
         ("level", "left"),
@@ -125,6 +125,8 @@ def _ids(qids: list[str]) -> Text:
 
 def render_compare(result: dict[str, Any]) -> Group:
     """The comparison as Rich renderables."""
+    from memscope.pipeline.levels import X_LEVELS, Y_LEVELS  # lazily: it loads the adapters
+
     a, b = result["run_a"], result["run_b"]
     header = Text.assemble(
         "A ",

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -46,6 +46,9 @@ from memscope.cli.common import (
 from memscope.engine_available import require_engine
 from memscope.errors import InputError
 from memscope.textsafe import printable
+
+if TYPE_CHECKING:
+    from memscope.pipeline.engine import EngineOptions
 
 TextModelOption = Annotated[
     str | None,
@@ -151,9 +154,8 @@ def _options(
     device: str | None,
     batch_size: int | None,
     threads: int | None = None,
-):
-    from memscope.engine.threads import set_thread_budget
-    from memscope.pipeline.engine import EngineOptions
+) -> EngineOptions:
+    from memscope.pipeline.engine import EngineOptions, set_thread_budget
 
     set_thread_budget(threads)  # before any model loads: one budget for torch, BLAS, FAISS
     return EngineOptions(text_model, image_model, image_pretrained, device, batch_size)
@@ -330,9 +332,7 @@ def retrieve(
     questions answered so far stay a valid run.
     """
     require_engine("memscope retrieve")
-    from memscope.engine.answer import AnswerSettings
-    from memscope.engine.retrieve import MethodSettings
-    from memscope.pipeline.native_run import write_native_run
+    from memscope.pipeline.native_run import AnswerSettings, MethodSettings, write_native_run
 
     if bool(answer_endpoint) != bool(answer_model):
         raise InputError(
@@ -373,8 +373,8 @@ def retrieve(
         )
     )
     if ingest:
-        from memscope.adapters import ReadOptions
         from memscope.pipeline.runs import ingest_dir
+        from memscope.pipeline.store_access import ReadOptions
 
         outcome = ingest_dir(store, out, ReadOptions())
         stderr.print(Text.assemble("ingested ", (outcome.run_id, "bold")))
@@ -503,7 +503,8 @@ def search(
     images); --similar-to ROUND finds the look-alike images behind X3 confusions.
     """
     require_engine("memscope search")
-    from memscope.pipeline.engine import open_dataset, round_previews, search_text, similar_images
+    from memscope.pipeline.engine import round_previews, search_text, similar_images
+    from memscope.pipeline.engine_data import open_dataset
 
     if (query is None) == (similar_to is None):
         raise InputError(

@@ -50,10 +50,11 @@ def ingest(
     reported as file:line and skipped (refused with --strict).
     """
     from memscope.pipeline.runs import IngestFailure, ingest_paths
+    from memscope.pipeline.store_access import IngestOutcome
 
     store = open_store(db)
 
-    def report(result) -> None:
+    def report(result: IngestOutcome | IngestFailure) -> None:
         if isinstance(result, IngestFailure):
             fail(result.error)
             return
@@ -71,9 +72,9 @@ def ingest(
         )
         check = result.upstream_check
         if check and check.get("agrees"):  # a disagreement is one of the warnings above
-            from memscope.adapters.upstream_summary import check_sentence
+            from memscope.pipeline.report import upstream_sentence
 
-            stderr.print(Text(f"  {check_sentence(check)}", style="green"))
+            stderr.print(Text(f"  {upstream_sentence(check)}", style="green"))
 
     _, failures = ingest_paths(
         store, paths, read_options(dataset, dmv_registry), strict=strict, on_outcome=report
@@ -87,11 +88,10 @@ def ingest(
 @handles_errors
 def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None:
     """List the ingested runs."""
-    from memscope.store import queries
+    from memscope.pipeline.store_access import list_runs
 
     store = open_store(db)
-    with store.read() as con:
-        rows = queries.list_runs(con)
+    rows = list_runs(store)
     if output is OutputFormat.json:
         print_json(
             [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -28,6 +28,10 @@ from memscope.cli.common import (
 from memscope.errors import InputError
 from memscope.textsafe import printable
 
+if TYPE_CHECKING:
+    from memscope.pipeline.labels import LabelEvent
+    from memscope.pipeline.store_access import Store
+
 
 class ExportFormat(str, Enum):
     """File formats of ``export-labels``."""
@@ -37,7 +41,7 @@ class ExportFormat(str, Enum):
     parquet = "parquet"
 
 
-def _store_with_labels_replayed(db: Path | None):
+def _store_with_labels_replayed(db: Path | None) -> Store:
     """The store, after committing label changes an app left pending (the store was busy).
 
     Every label command reads labels, so none may miss a change the app journalled.
@@ -125,9 +129,9 @@ def label(
     command returns. --accept takes the suggestion of `memscope suggest` (computed if
     needed); --clear removes the current label; --undo reverts your latest change.
     """
-    from memscope.adapters import ReadOptions
     from memscope.pipeline.labels import accept_suggestion, clear_label, record_label, undo_label
     from memscope.pipeline.runs import resolve_run
+    from memscope.pipeline.store_access import ReadOptions
 
     actions = [
         name
@@ -149,6 +153,7 @@ def label(
         raise InputError("--primary needs --code")
     store = _store_with_labels_replayed(db)
     run_id = resolve_run(store, run, options=ReadOptions(dataset=dataset))
+    event: LabelEvent | None
     if code:
         event = record_label(
             store, run_id, question, codes=code, primary=primary, note=note, annotator=annotator

@@ -1,7 +1,8 @@
 """``memscope open``: the triage app on one run (or two, compared).
 
 Textual and the image renderer are imported only inside the command, so ``import
-memscope.cli`` stays light (tests/test_architecture.py).
+memscope.cli`` stays light (tests/test_architecture.py); ``tui.launch`` is the CLI's one
+way into the app.
 """
 
 from __future__ import annotations
@@ -81,21 +82,6 @@ def open_command(
             f"open takes one run, or two to compare; got {len(refs)}",
             fix="Pass RUN_DIR, or RUN_A RUN_B for comparison mode.",
         )
-    from memscope.pipeline.triage_session import check_refs
-    from memscope.tui.app import make_app
-    from memscope.tui.widgets.image_preview import ImagePreview, load_renderer
-
-    triage_app = make_app(
-        refs,
-        question=question,
-        queue=queue,
-        cell=cell,
-        annotator=annotator,
-        dataset=dataset,
-        dmv_registry=dmv_registry,
-        db=db,
-    )
-    check_refs(triage_app.store, refs)
     sampling = {
         "--seed": seed,
         "--strata": strata,
@@ -107,22 +93,16 @@ def open_command(
         raise InputError(
             f"{', '.join(given)} go(es) with --queue sample", fix="Add --queue sample."
         )
-    if queue == "sample":
-        # The plan is drawn (or the stored one kept) before the app loads the run.
-        from memscope.pipeline.runs import resolve_run
-        from memscope.pipeline.sample import open_sample
+    from memscope.tui.launch import SampleRequest, run_triage_app
 
-        run_id = resolve_run(
-            triage_app.store, refs[0] if refs else None, options=triage_app.options
-        )
-        open_sample(
-            triage_app.store,
-            run_id,
-            seed=seed,
-            strata=strata,
-            sample_size=sample_size,
-            allocation=allocation,
-        )
-    # textual-image asks the terminal what it can draw; that is only possible before Textual starts.
-    ImagePreview.renderer = load_renderer()
-    triage_app.run()
+    run_triage_app(
+        refs,
+        question=question,
+        queue=queue,
+        cell=cell,
+        annotator=annotator,
+        dataset=dataset,
+        dmv_registry=dmv_registry,
+        db=db,
+        sample=SampleRequest(seed, strata, sample_size, allocation) if queue == "sample" else None,
+    )

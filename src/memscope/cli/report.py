@@ -25,10 +25,9 @@ from memscope.cli.common import (
     stdout,
 )
 from memscope.errors import InputError
+from memscope.pipeline.metric_names import METRIC_NAMES
 from memscope.textsafe import printable
 
-X_LEVELS = ("X1", "X2", "X3", "X4")
-Y_LEVELS = ("Y1", "Y2", "Y3")
 K_HELP = "Cut-off K for @K metrics (default: the run's top_k, else 10)."
 
 
@@ -87,7 +86,7 @@ def report(
             data = load_run(store, run_id, detail=False)
     upstream = upstream_check(store, run_id)
     if output is OutputFormat.json:
-        from memscope.store.json_rows import json_objects
+        from memscope.pipeline.store_access import json_objects
 
         summary, questions = build_report_parts(data, k, upstream=upstream)
         print_json(summary, rows=("questions", json_objects(questions)))
@@ -112,6 +111,8 @@ def _header(result: dict[str, Any]) -> Text:
 
 def _answer_matrix(answer: dict[str, Any], metric: str, title: str, n_key: str = "n") -> Table:
     """One X×Y matrix of ``metric`` means, each cell with its n (``n_key``)."""
+    from memscope.pipeline.levels import X_LEVELS, Y_LEVELS  # lazily: it loads the adapters
+
     table = Table(title=title, title_justify="left")
     table.add_column("", style="bold")
     for y in Y_LEVELS:
@@ -152,6 +153,8 @@ def _answer_summary(answer: dict[str, Any]) -> Text:
 
 
 def _retrieval_table(retrieval: dict[str, Any], k: int) -> Table:
+    from memscope.pipeline.levels import Y_LEVELS  # lazily: it loads the adapters
+
     table = Table(title=f"Retrieval access @K={k}", title_justify="left")
     table.add_column("", style="bold")
     for name in ("n", "Any-Clue", "Coverage", "Full-Clue", "MRR"):
@@ -182,7 +185,8 @@ def _retrieval_table(retrieval: dict[str, Any], k: int) -> Table:
 
 def _temporal_table(temporal: dict[str, Any], k: int) -> Table:
     table = Table(title=f"Temporal authority (Y3) @K={k}", title_justify="left")
-    for name in ("n", "Latest@K", "Latest-Miss", "Rank-Inversion", "Stale-Dominance"):
+    keys = ("latest_at_k", "latest_miss", "rank_inversion", "stale_dominance")
+    for name in ("n", *(METRIC_NAMES[key] for key in keys)):
         table.add_column(name, justify="right")
     table.add_row(
         str(temporal["n"]),

@@ -6,7 +6,7 @@ Not a command module: ``cli/report.py`` calls :func:`render_cue_report` for a CU
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from rich.console import Group
 from rich.table import Table
@@ -33,6 +33,7 @@ def _gap(explicit: float | None, implicit: float | None) -> str:
 
 def _task_table(cue: dict[str, Any]) -> Table:
     table = Table(title="Accuracy per task and evidence setting", title_justify="left")
+    justify: Literal["left", "right"]
     for name, justify in (
         ("task", "left"),
         ("explicit", "right"),

@@ -22,18 +22,8 @@ from memscope.cli.common import (
     stderr,
     stdout,
 )
+from memscope.pipeline.metric_names import METRIC_NAMES
 from memscope.textsafe import printable
-
-METRIC_LABELS = {
-    "latest_at_k": "Latest@K",
-    "latest_miss": "Latest-Miss",
-    "rank_inversion": "Rank-Inversion",
-    "stale_dominance": "Stale-Dominance",
-    "any_clue": "Any-Clue@K",
-    "coverage": "Coverage@K",
-    "full_clue": "Full-Clue@K",
-    "mrr": "MRR",
-}
 
 
 @app.command(rich_help_panel=DIAGNOSE)
@@ -66,8 +56,13 @@ def rerun(
         ),
     ] = None,
     lam: Annotated[
-        float, typer.Option("--lambda", help="Recency decay per dialogue round (≥ 0).")
-    ] = 0.02,
+        float | None,
+        typer.Option(
+            "--lambda",
+            help="Recency decay per dialogue round (≥ 0; default: 0.02, docs/metrics.md).",
+            show_default=False,
+        ),
+    ] = None,
     k: Annotated[
         int | None,
         typer.Option(
@@ -110,9 +105,9 @@ def rerun(
     With --question and several --alpha, --format json prints a list (one per alpha).
     With --requery the pool is re-retrieved by the memory engine, fully scored.
     """
-    from memscope.adapters import ReadOptions
     from memscope.pipeline.loading import load_run
     from memscope.pipeline.rerun import (
+        DEFAULT_LAMBDA,
         check_params,
         require_ranked,
         require_scores,
@@ -121,7 +116,10 @@ def rerun(
         store_rerun,
     )
     from memscope.pipeline.runs import resolve_run
+    from memscope.pipeline.store_access import ReadOptions
 
+    # The default lives in analysis.rerank; the help only quotes it (a test holds them equal).
+    lam = DEFAULT_LAMBDA if lam is None else lam
     alphas = list(alpha or [])
     check_params(alphas, lam, k, pool)
     if requery:
@@ -154,12 +152,12 @@ def rerun(
             stdout.print(render_question(result))
         stderr.print(f"stored as rerun {', '.join(map(str, stored))}")
         return
-    result = rerun_run(data, alphas, lam=lam, k=k, pool=pool, seed=seed, resamples=resamples)
-    rerun_id = store_rerun(store, run_id, result)
+    summary = rerun_run(data, alphas, lam=lam, k=k, pool=pool, seed=seed, resamples=resamples)
+    rerun_id = store_rerun(store, run_id, summary)
     if output is OutputFormat.json:
-        print_json(result)
+        print_json(summary)
         return
-    stdout.print(render_run(result))
+    stdout.print(render_run(summary))
     stderr.print(f"stored as rerun {rerun_id}")
 
 
@@ -218,7 +216,7 @@ def render_question(result: Any) -> Group:
     metrics = Table(title="Per-question metrics", title_justify="left")
     for name in ("metric", "before", "after", "Δ"):
         metrics.add_column(name, justify="right" if name != "metric" else "left")
-    for name, label in METRIC_LABELS.items():
+    for name, label in METRIC_NAMES.items():
         before, after = result.before.metrics.get(name), result.after.metrics.get(name)
         delta = None if before is None or after is None else after - before
         metrics.add_row(label, fmt(before), fmt(after), "–" if delta is None else f"{delta:+.3f}")
@@ -267,7 +265,7 @@ def render_run(result: dict[str, Any]) -> Group:
     for table in (values, deltas):
         table.add_column("alpha", justify="right", style="bold")
         for name in names:
-            table.add_column(METRIC_LABELS[name], justify="right")
+            table.add_column(METRIC_NAMES[name], justify="right")
     values.add_column("misses: not in pool / below K", justify="right")
     for index, entry in enumerate(result["results"]):
         label = f"{entry['alpha']:.2f}" + (" (original)" if index == 0 else "")

@@ -46,8 +46,8 @@ def suggest(
     pipeline order is primary. Suggestions are stored apart from labels and never
     change them.
     """
-    from memscope.adapters import ReadOptions
     from memscope.pipeline.runs import resolve_run
+    from memscope.pipeline.store_access import ReadOptions
     from memscope.pipeline.suggest import suggest_run, suggestion_state
 
     store = open_store(db)

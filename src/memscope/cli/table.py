@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -53,7 +53,7 @@ def _renames(labels: list[str]) -> dict[str, str]:
     return renames
 
 
-def _run_ids(store, refs: list[str], options) -> list[str]:
+def _run_ids(store: Any, refs: list[str], options: Any) -> list[str]:
     """Run ids for what was named: run directories, folders of them (searched
     recursively, ingested when new or changed), ``DIR:PART`` or run ids; in order, once."""
     from memscope.pipeline.runs import ingest_paths, resolve_run

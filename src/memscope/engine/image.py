@@ -18,6 +18,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -150,7 +151,7 @@ class ImageEncoder:
             ThreadPoolExecutor(workers, thread_name_prefix="memscope-decode") as pool,
             torch.inference_mode(),
         ):
-            pending: deque[tuple[range, list[Future]]] = deque()
+            pending: deque[tuple[range, list[Future[Any]]]] = deque()
 
             def read_ahead() -> None:
                 while batches and len(pending) < BATCHES_AHEAD:
@@ -185,7 +186,7 @@ class ImageEncoder:
         except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError) as exc:
             return str(exc) or type(exc).__name__
 
-    def _stack(self, tensors: list):
+    def _stack(self, tensors: list[Any]) -> Any:
         """One batch tensor; on CUDA in pinned memory, so the copy to the GPU is a fast DMA."""
         import torch
 

@@ -22,7 +22,7 @@ It is a derived artifact, built from vectors the store keeps, so nothing is save
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -108,7 +108,7 @@ class VectorIndex:
         scores[found < 0] = -np.inf
         return scores, found
 
-    def _build_ivf(self, vectors: np.ndarray):
+    def _build_ivf(self, vectors: np.ndarray) -> Any:
         """An IVF index whose nprobe reaches :data:`TARGET_RECALL` on a recall@10 check."""
         faiss = _faiss()
         configure_faiss()
@@ -198,7 +198,7 @@ def brute_force_search(
     return found_scores, found_ids
 
 
-def _faiss():
+def _faiss() -> Any:
     try:
         import faiss
     except ImportError as exc:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -81,7 +82,7 @@ class TextEncoder:
         texts = list(texts)
         reported = 0
 
-        def report_batch(_module, _inputs, output) -> None:
+        def report_batch(_module: Any, _inputs: Any, output: Any) -> None:
             nonlocal reported
             embedded = _batch_rows(output)
             if embedded and on_batch:

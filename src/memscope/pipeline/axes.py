@@ -40,7 +40,7 @@ _RANGE = re.compile(r"^(-?\d+(?:\.\d+)?)\s*-\s*(-?\d+(?:\.\d+)?)$")
 
 def run_axes(data: RunData) -> BenchmarkAxes:
     """The axes of the run's benchmark."""
-    return axes_for(data.run.get("benchmark"))
+    return axes_for(data.benchmark)
 
 
 def raw_values(questions: pa.Table, axes: BenchmarkAxes) -> dict[str, np.ndarray]:

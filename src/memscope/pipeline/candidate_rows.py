@@ -7,27 +7,18 @@ from :class:`ChannelIndex`.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from memscope.pipeline.loading import RunData
-from memscope.pipeline.round_index import RoundIndex
+from memscope.pipeline.round_index import RoundIndex, float_or_none
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-
-def _float(value: Any) -> float | None:
-    if value is None:
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(number) else number
+    from memscope.pipeline.rerun import CandidateRow
 
 
 @dataclass(frozen=True)
@@ -71,54 +62,42 @@ class ChannelIndex:
             return {}
         part = self._table.slice(*span).to_pydict()
         return {
-            r: (_float(t), _float(i))
+            r: (float_or_none(t), float_or_none(i))
             for r, t, i in zip(
                 part["round_id"], part["text_score"], part["image_score"], strict=True
             )
         }
 
 
-def _field(row: Any, name: str, default: Any = None) -> Any:
-    if isinstance(row, dict):
-        return row.get(name, default)
-    return getattr(row, name, default)
-
-
 def candidates_from_rerun(
-    rows: list[Any],
-    original: list[Any],
+    rows: list[CandidateRow],
+    original: list[CandidateRow],
     channels: dict[str, tuple[float | None, float | None]],
     temporal: bool = True,
 ) -> list[Candidate]:
     """Candidate rows from a re-ranking result (``QuestionRerun.after``) with each round's
     original rank (from ``.before``) and its channel scores. Latest / stale markers are
     kept only when ``temporal`` (a Y3 question: elsewhere "latest" means nothing)."""
-    original_rank = {
-        str(_field(row, "round_id")): int(_field(row, "rank", 0) or 0) for row in original
-    }
-    result = []
-    for row in rows:
-        round_id = str(_field(row, "round_id"))
-        text_score, image_score = channels.get(round_id, (None, None))
-        result.append(
-            Candidate(
-                rank=int(_field(row, "rank", 0) or 0),
-                original_rank=original_rank.get(round_id, 0),
-                round_id=round_id,
-                session_id=str(_field(row, "session_id") or ""),
-                sim=_float(_field(row, "sim")),
-                text_score=text_score,
-                image_score=image_score,
-                age=None if _field(row, "age") is None else int(_field(row, "age")),
-                recency=_float(_field(row, "recency")),
-                score=_float(_field(row, "score")),
-                is_gold=bool(_field(row, "is_gold")),
-                is_latest=temporal and bool(_field(row, "is_latest")),
-                is_stale=temporal and bool(_field(row, "is_stale")),
-                in_top_k=bool(_field(row, "in_top_k")),
-            )
+    original_rank = {row.round_id: row.rank for row in original}
+    return [
+        Candidate(
+            rank=row.rank,
+            original_rank=original_rank.get(row.round_id, 0),
+            round_id=row.round_id,
+            session_id=row.session_id or "",
+            sim=float_or_none(row.sim),
+            text_score=channels.get(row.round_id, (None, None))[0],
+            image_score=channels.get(row.round_id, (None, None))[1],
+            age=row.age,
+            recency=float_or_none(row.recency),
+            score=float_or_none(row.score),
+            is_gold=row.is_gold,
+            is_latest=temporal and row.is_latest,
+            is_stale=temporal and row.is_stale,
+            in_top_k=row.in_top_k,
         )
-    return result
+        for row in rows
+    ]
 
 
 def logged_candidates(
@@ -147,7 +126,7 @@ def logged_candidates(
                 session_id=rounds.session_ids[rounds.row_of[round_id]]
                 if round_id in rounds.row_of
                 else "",
-                sim=_float(scores[i]) if i < len(scores) else None,
+                sim=float_or_none(scores[i]) if i < len(scores) else None,
                 text_score=text_score,
                 image_score=image_score,
                 age=(rounds.n - position) if position else None,

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memscope.analysis.answers import answer_score, correctness
+from memscope.analysis.arrays import float_column
 from memscope.analysis.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from memscope.analysis.compare import delta_table, transition_groups, transitions
 from memscope.errors import InputError, NotFoundError
@@ -38,13 +39,6 @@ SIGNIFICANCE_TESTS: dict[str, SignificanceTest] = {"dmv": trunk_sign_flip}
 """Per benchmark (``runs.benchmark``): a paired test over the matched questions, called as
 ``test(run_a, run_b, questions_a, questions_b, rows_a, rows_b, seed)``; its result goes
 under ``"significance"``. Empty for MemEye, whose questions are resampled independently."""
-
-
-def _floats(table: pa.Table, name: str) -> np.ndarray:
-    values = table.column(name).to_numpy(zero_copy_only=False)
-    if values.dtype == object:
-        return np.array([np.nan if v is None else v for v in values], dtype=float)
-    return values.astype(float)
 
 
 def match_questions(keys_a: list[str], keys_b: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -156,7 +150,7 @@ def compare_runs(
 
     def scores(table: pa.Table, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         mode = table.column("mode").to_numpy(zero_copy_only=False)[rows]
-        em, judge = _floats(table, "em")[rows], _floats(table, "judge")[rows]
+        em, judge = float_column(table["em"])[rows], float_column(table["judge"])[rows]
         return answer_score(mode, em, judge), correctness(mode, em, judge)
 
     score_a, correct_a = scores(table_a, rows_a)

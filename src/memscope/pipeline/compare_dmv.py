@@ -14,16 +14,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memscope.analysis.answers import correctness
+from memscope.analysis.arrays import float_column
 from memscope.analysis.dmv import DEFAULT_PERMUTATIONS, sign_flip_test
 from memscope.pipeline.question_extras import extra_columns
 
 if TYPE_CHECKING:
     import pyarrow as pa
-
-
-def _floats(table: pa.Table, name: str) -> np.ndarray:
-    values = table.column(name).to_numpy(zero_copy_only=False)
-    return np.array([np.nan if v is None else v for v in values], dtype=float)
 
 
 def trunk_sign_flip(
@@ -57,7 +53,9 @@ def trunk_sign_flip(
 
     def success(table: pa.Table, rows: np.ndarray) -> np.ndarray:
         mode = table.column("mode").to_numpy(zero_copy_only=False)[rows]
-        return correctness(mode, _floats(table, "em")[rows], _floats(table, "judge")[rows])
+        return correctness(
+            mode, float_column(table["em"])[rows], float_column(table["judge"])[rows]
+        )
 
     trunks = extra_columns(questions_a, ("trunk",))["trunk"][rows_a]
     qids = questions_a.column("qid").to_numpy(zero_copy_only=False)[rows_a]

@@ -392,7 +392,9 @@ def load_bank(
                 (0, images.vectors.shape[1] if images.vectors.ndim == 2 else 1), np.float32
             )
         )
-        bank.image_rounds = np.array([position[images.round_ids[i]] for i in keep], dtype=np.int64)
+        bank.image_rounds = np.array(
+            [position[str(images.round_ids[i])] for i in keep], dtype=np.int64
+        )
         bank.image_paths = [images.sources[i] or "" for i in keep]
     return bank
 
@@ -413,17 +415,15 @@ def question_vectors(
     return matrix, has_query
 
 
-def retrieve_pools(
+def bank_and_queries(
     store: Store,
     dataset: EngineDataset,
     settings: MethodSettings,
     session: EngineSession,
-    pool_size: int,
-    qids: list[str] | None = None,
-) -> RetrievalResult:
-    """Embed what is missing, then rank every round for each question (all, or ``qids``)."""
-    wanted = set(qids) if qids is not None else None
-    questions = [q for q in dataset.questions if wanted is None or q.qid in wanted]
+    questions: list[EngineQuestion],
+) -> tuple[Bank, np.ndarray, np.ndarray | None, np.ndarray]:
+    """Embed what is missing, then ``(bank, text queries, image queries or None, has_query)``
+    for ``questions``: what both a retrieval and a gap fill score against."""
     ensure_embedded(
         store,
         dataset,
@@ -440,6 +440,23 @@ def retrieve_pools(
         image_queries, _ = question_vectors(
             store, dataset.dataset_id, questions, session.image_source().model_id
         )
+    return bank, text_queries, image_queries, has_query
+
+
+def retrieve_pools(
+    store: Store,
+    dataset: EngineDataset,
+    settings: MethodSettings,
+    session: EngineSession,
+    pool_size: int,
+    qids: list[str] | None = None,
+) -> RetrievalResult:
+    """Embed what is missing, then rank every round for each question (all, or ``qids``)."""
+    wanted = set(qids) if qids is not None else None
+    questions = [q for q in dataset.questions if wanted is None or q.qid in wanted]
+    bank, text_queries, image_queries, has_query = bank_and_queries(
+        store, dataset, settings, session, questions
+    )
     pools = retrieve(bank, settings, text_queries, image_queries, pool_size, has_query)
     return RetrievalResult(
         dataset,
@@ -462,10 +479,10 @@ def run_method_settings(
         and, when settings is None, ``reason``.
     """
     runtime = (
-        metrics.get("method_runtime") if isinstance(metrics.get("method_runtime"), dict) else {}
+        runtime_found if isinstance(runtime_found := metrics.get("method_runtime"), dict) else {}
     )
     runtime = runtime or ((config.get("run") or {}).get("method_runtime") or {})
-    method_config = config.get("method") if isinstance(config.get("method"), dict) else {}
+    method_config: dict[str, Any] = found if isinstance(found := config.get("method"), dict) else {}
 
     def pick(name: str, default: Any = None) -> Any:
         value = runtime.get(name, method_config.get(name))

@@ -9,7 +9,6 @@ dict and slice look-ups, so stepping through a 50,000-question run stays instant
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,20 +17,10 @@ import numpy as np
 from memscope.analysis.answers import correctness
 from memscope.pipeline.candidate_rows import Candidate
 from memscope.pipeline.loading import RunData
-from memscope.pipeline.round_index import RoundIndex, json_or_none
+from memscope.pipeline.round_index import RoundIndex, float_or_none, json_or_none
 
 CONTEXT_ROUNDS = 1
 """Rounds shown on each side of a gold clue on the timeline (its conversational context)."""
-
-
-def _float(value: Any) -> float | None:
-    if value is None:
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(number) else number
 
 
 @dataclass(frozen=True)
@@ -82,7 +71,7 @@ def question_detail(data: RunData, row: int) -> QuestionDetail:
     """The question at ``row`` of ``data`` (rows are ordered like ``data.qids``)."""
     values = data.questions.slice(row, 1).to_pylist()[0]
     mode = values.get("mode") or ""
-    em, judge = _float(values.get("em")), _float(values.get("judge"))
+    em, judge = float_or_none(values.get("em")), float_or_none(values.get("judge"))
     correct = float(
         correctness(
             np.array([mode], dtype=object),
@@ -162,7 +151,7 @@ def _rotations(
                 str(item.get("correct_position") or ""),
                 choice,
                 options.get(choice, ""),
-                _float(item.get("em")),
+                float_or_none(item.get("em")),
             )
         )
     return tuple(result)
@@ -212,11 +201,11 @@ def build_timeline(
             neighbour = rounds.id_at_position.get(position + offset)
             if neighbour is not None and rounds.session_ids[rounds.row_of[neighbour]] == session:
                 wanted.add(position + offset)
-    wanted = sorted(p for p in wanted if p in rounds.id_at_position)
+    shown = sorted(p for p in wanted if p in rounds.id_at_position)
     entries: list[TimelineEntry] = []
     previous_position = 0
     previous_session = None
-    for position in wanted:
+    for position in shown:
         round_id = rounds.id_at_position[position]
         row = rounds.row_of[round_id]
         session_id = rounds.session_ids[row]

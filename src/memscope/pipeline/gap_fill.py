@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from memscope.engine import corpus, fusion
+from memscope.engine import fusion
 from memscope.engine.retrieve import MethodSettings, score_bank
 from memscope.errors import EngineError, NotFoundError
 from memscope.pipeline.engine import (
@@ -28,13 +28,11 @@ from memscope.pipeline.engine import (
     EngineOptions,
     EngineSession,
     Reporter,
-    ensure_embedded,
-    load_bank,
-    open_dataset,
-    question_vectors,
+    bank_and_queries,
     run_image_model,
     run_method_settings,
 )
+from memscope.pipeline.engine_data import open_dataset
 from memscope.store import Store, queries, recomputed
 from memscope.store import embeddings as cache
 from memscope.store.connection import rollback_quietly
@@ -137,22 +135,9 @@ def fill_gaps(
         run_qids = cache.run_qids(con, run_id)
     by_qid = {q.qid: q for q in dataset.questions}
     questions = [by_qid[qid] for qid in run_qids if qid in by_qid]
-    ensure_embedded(
-        store,
-        dataset,
-        session,
-        text_kinds=(settings.text_kind, corpus.QUESTION),
-        image_kinds=(corpus.IMAGE, corpus.QUESTION) if settings.uses_images else (),
+    bank, text_queries, image_queries, has_query = bank_and_queries(
+        store, dataset, settings, session, questions
     )
-    bank = load_bank(store, dataset.dataset_id, settings, session)
-    text_queries, has_query = question_vectors(
-        store, dataset.dataset_id, questions, session.text_source().model_id
-    )
-    image_queries = None
-    if settings.uses_images:
-        image_queries, _ = question_vectors(
-            store, dataset.dataset_id, questions, session.image_source().model_id
-        )
     channels = score_bank(bank, settings, text_queries, image_queries)
     order = fusion.rank_order(channels.fused if full_score else channels.text, bank.round_ids)
     image_model = session.image_source().model_id if settings.uses_images else None
@@ -232,8 +217,8 @@ def _fresh_rows(
     import pyarrow as pa
 
     logged_by_qid: dict[str, list[str]] = {}
-    for row in logged:
-        logged_by_qid.setdefault(row["qid"], []).append(row["round_id"])
+    for logged_row in logged:
+        logged_by_qid.setdefault(logged_row["qid"], []).append(logged_row["round_id"])
     column_of = {round_id: index for index, round_id in enumerate(round_ids.tolist())}
     qids, rounds, ranks, scores, texts, images = [], [], [], [], [], []
     agreeing = compared = n_questions = 0
@@ -259,7 +244,7 @@ def _fresh_rows(
             texts.append(float(channels.text[row, column]))
             images.append(float(channels.image[row, column]))
 
-    def column(values: list[float]) -> Any:
+    def floats(values: list[float]) -> Any:
         return pa.array(values, pa.float64(), from_pandas=True)
 
     table = pa.table(
@@ -267,9 +252,9 @@ def _fresh_rows(
             "qid": pa.array(qids, pa.string()),
             "round_id": pa.array(rounds, pa.string()),
             "recomputed_rank": pa.array(ranks, pa.int32()),
-            "score": column(scores),
-            "text_score": column(texts),
-            "image_score": column(images),
+            "score": floats(scores),
+            "text_score": floats(texts),
+            "image_score": floats(images),
         }
     )
     return table, (agreeing / compared if compared else None), n_questions

@@ -254,6 +254,7 @@ def _append(
             LabelEvent.from_row(row) for row in stored.events(con, run_id, qid=qid, annotator=who)
         ]
         stack = replay(history).get((qid, who), [])
+        supersedes: int | None
         if action == "undo":
             if not stack:
                 return None

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from memscope.analysis.arrays import pad_lists
+from memscope.analysis.arrays import float_column, pad_lists
 from memscope.analysis.evidence import EvidenceSet
 from memscope.store import Store, queries
 
@@ -39,12 +39,20 @@ class RunData:
         """
         cached = self._columns.get(name)
         if cached is None:
-            values = self.questions.column(name).to_numpy(zero_copy_only=False)
-            if values.dtype == object and name in ("em", "judge"):
-                values = np.array([np.nan if v is None else v for v in values], dtype=float)
+            column = self.questions.column(name)
+            values = (
+                float_column(column)
+                if name in ("em", "judge")
+                else column.to_numpy(zero_copy_only=False)
+            )
             values.flags.writeable = False
             cached = self._columns[name] = values
         return cached
+
+    @property
+    def benchmark(self) -> str:
+        """The benchmark the run is from: ``memeye``, ``cuemem`` or ``dmv`` (runs.benchmark)."""
+        return str(self.run.get("benchmark") or "memeye")
 
     @property
     def has_retrievals(self) -> bool:

@@ -20,21 +20,23 @@ from typing import Any
 
 from memscope import __version__
 from memscope.adapters.memeye_dataset import ImageResolver
-from memscope.engine.answer import AnswerClient, AnswerSettings, answer_question, round_history
+from memscope.engine.answer import AnswerClient, answer_question, round_history
+
+# Re-exported: `memscope run` builds these settings and may not import the engine.
+from memscope.engine.answer import AnswerSettings as AnswerSettings
 from memscope.engine.prompts import system_prompt
-from memscope.engine.retrieve import BACKENDS, MethodSettings
+from memscope.engine.retrieve import BACKENDS
+from memscope.engine.retrieve import MethodSettings as MethodSettings
 from memscope.engine.runs import NativeRunWriter
 from memscope.errors import InputError
 from memscope.pipeline.engine import (
-    EngineDataset,
     EngineOptions,
-    EngineQuestion,
     EngineSession,
     Reporter,
     RetrievalResult,
-    open_dataset,
     retrieve_pools,
 )
+from memscope.pipeline.engine_data import EngineDataset, EngineQuestion, open_dataset
 from memscope.store import Store
 
 DEFAULT_K = 10

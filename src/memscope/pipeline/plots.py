@@ -60,6 +60,7 @@ def _matplotlib() -> Any:
         ) from None
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt  # type: ignore[import-not-found, unused-ignore]
+    from cycler import cycler  # matplotlib's own dependency
 
     matplotlib.rcParams.update(
         {
@@ -67,7 +68,7 @@ def _matplotlib() -> Any:
             "svg.fonttype": "none",  # text stays text (searchable, small)
             "font.family": "DejaVu Sans",
             "font.size": 9,
-            "axes.prop_cycle": matplotlib.cycler(color=OKABE_ITO),
+            "axes.prop_cycle": cycler(color=OKABE_ITO),
             "axes.spines.top": False,
             "axes.spines.right": False,
             "figure.dpi": 100,

@@ -34,9 +34,9 @@ def extra_columns(
         parsed.append(value if isinstance(value, dict) else {})
     columns: dict[str, np.ndarray] = {}
     for name in names:
-        column = np.empty(len(parsed), dtype=object)
-        column[:] = [entry.get(name) for entry in parsed]
-        columns[name] = column
+        values = np.empty(len(parsed), dtype=object)
+        values[:] = [entry.get(name) for entry in parsed]
+        columns[name] = values
     return columns
 
 

@@ -75,6 +75,13 @@ def question_metrics(data: RunData, k: int) -> dict[str, np.ndarray]:
     return values
 
 
+def upstream_sentence(check: dict[str, Any]) -> str:
+    """A cross-check (``upstream_check``, or an ingest outcome's) said in one sentence."""
+    from memscope.adapters.upstream_summary import check_sentence
+
+    return check_sentence(check)
+
+
 def upstream_check(store: Store, run_id: str) -> dict[str, Any] | None:
     """The run's cross-check against the benchmark's own summary file, with its sentence.
 

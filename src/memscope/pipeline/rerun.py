@@ -34,7 +34,9 @@ from memscope.analysis.evidence import (
     within_k,
 )
 from memscope.analysis.rerank import (
-    DEFAULT_LAMBDA,
+    DEFAULT_LAMBDA as DEFAULT_LAMBDA,  # re-exported: the front ends show it
+)
+from memscope.analysis.rerank import (
     candidate_ages,
     pool_prefix,
     pool_valid,
@@ -77,11 +79,6 @@ class CandidateRow:
     is_latest: bool
     is_stale: bool
     in_top_k: bool
-
-    @property
-    def is_scored(self) -> bool:
-        """Whether the candidate takes part in re-ranking (it has a similarity and an age)."""
-        return self.score is not None
 
 
 @dataclass(frozen=True)
@@ -297,7 +294,7 @@ def _fit(matrix: np.ndarray, width: int, fill: float | bool = np.nan) -> np.ndar
     return out
 
 
-_ROWS_BY_TABLE: dict[int, tuple[weakref.ref, dict[str, int]]] = {}
+_ROWS_BY_TABLE: dict[int, tuple[weakref.ref[Any], dict[str, int]]] = {}
 """qid -> row per loaded question table, so a keypress does not convert 50k qids again."""
 
 

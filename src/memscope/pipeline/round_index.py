@@ -8,6 +8,7 @@ to, the caption a text-only memory saw).
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,17 @@ def json_or_none(text: Any) -> Any:
         return json.loads(text)
     except ValueError:
         return None
+
+
+def float_or_none(value: Any) -> float | None:
+    """A stored number for display: None for None, NaN or anything not a number."""
+    if value is None:
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(number) else number
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from memscope.adapters import ReadOptions, RunAdapter, detect, find_run_dirs
 from memscope.adapters.files import current_stats
@@ -248,7 +249,7 @@ def resolve_run(
     raise NotFoundError(f"no run {ref!r} in the store", where=str(store.path), fix=hint)
 
 
-def effective_k(run: dict, k: int | None) -> int:
+def effective_k(run: dict[str, Any], k: int | None) -> int:
     """The cut-off K: ``--k``, else the run's ``top_k``, else 10."""
     if k is not None:
         return k

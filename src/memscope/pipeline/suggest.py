@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memscope.analysis.answers import correctness
+from memscope.analysis.arrays import float_column
 from memscope.analysis.suggest import RunFacts, apply_rules, looks_like_refusal
 from memscope.pipeline.loading import RunData, load_run
 from memscope.pipeline.question_extras import extra_columns
@@ -25,8 +26,6 @@ from memscope.pipeline.report import question_metrics
 from memscope.pipeline.runs import effective_k
 
 if TYPE_CHECKING:
-    import pyarrow as pa
-
     from memscope.store import Store
     from memscope.taxonomy import Taxonomy
 
@@ -150,20 +149,11 @@ def _twin_correctness(store: Store, twin_id: str | None, keys: np.ndarray) -> np
     twin_keys = table.column("question_key").to_pylist()
     correct = correctness(
         table.column("mode").to_numpy(zero_copy_only=False),
-        _floats(table, "em"),
-        _floats(table, "judge"),
+        float_column(table["em"]),
+        float_column(table["judge"]),
     )
     by_key = dict(zip(twin_keys, correct.tolist(), strict=True))
     return np.array([by_key.get(key, np.nan) for key in keys.tolist()], dtype=float)
-
-
-def _floats(table: pa.Table, name: str) -> np.ndarray:
-    values = table.column(name).to_numpy(zero_copy_only=False)
-    return (
-        np.array([np.nan if v is None else v for v in values], dtype=float)
-        if values.dtype == object
-        else values.astype(float)
-    )
 
 
 def _benchmark_words(data: RunData) -> dict[str, Any]:
@@ -235,7 +225,7 @@ def build_facts(store: Store, data: RunData) -> RunFacts:
     # task column names the history file.
     tasks = (
         extra_columns(data.questions, ("task_group",))["task_group"]
-        if data.run.get("benchmark") == "cuemem"
+        if data.benchmark == "cuemem"
         else data.column("task")
     )
     table = data.evidence_table

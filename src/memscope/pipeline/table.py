@@ -102,7 +102,7 @@ class _Row:
     def clusters(self) -> np.ndarray | None:
         if self.parts[0].clusters is None:
             return None
-        return np.concatenate([part.clusters for part in self.parts])  # type: ignore[misc]
+        return np.concatenate([part.clusters for part in self.parts])
 
     @property
     def tasks(self) -> np.ndarray:

@@ -43,7 +43,7 @@ def _compare(
     if upstream in (None, ""):
         return None
     try:
-        number = float(upstream)  # type: ignore[arg-type]
+        number = float(upstream)
     except ValueError:
         return None
     agrees = mine is not None and abs(number - mine) <= _tolerance(str(upstream))

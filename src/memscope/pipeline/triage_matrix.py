@@ -23,11 +23,12 @@ from memscope.adapters.axes import MatrixView
 from memscope.analysis import aggregate
 from memscope.pipeline.axes import cross_table
 from memscope.pipeline.loading import RunData
+from memscope.pipeline.metric_names import METRIC_NAMES
 from memscope.pipeline.report import question_metrics
 from memscope.pipeline.triage import TriageTable
 from memscope.store import Store
 
-RATE_METRICS = {"em": "EM", "judge": "Judge", "any_clue": "Any-Clue@K", "latest_at_k": "Latest@K"}
+RATE_METRICS = {key: METRIC_NAMES[key] for key in ("em", "judge", "any_clue", "latest_at_k")}
 DELTA_RESAMPLES = 1000
 
 

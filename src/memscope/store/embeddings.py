@@ -216,25 +216,6 @@ def item_vectors(
     )
 
 
-def dataset_item_counts(
-    con: duckdb.DuckDBPyConnection, dataset_id: str
-) -> list[tuple[str, str | None, int, int]]:
-    """Per item kind and model: ``(kind, model_id, items, items with a vector)``.
-
-    A kind no model has embedded yet appears once with model None.
-    """
-    return rows(
-        con,
-        "WITH items AS (SELECT kind, content_hash FROM embedding_items WHERE dataset_id = ?), "
-        "totals AS (SELECT kind, count(*) AS n FROM items GROUP BY kind), "
-        "covered AS (SELECT i.kind, e.model_id, count(*) AS n FROM items i "
-        "            JOIN embeddings e USING (content_hash) GROUP BY i.kind, e.model_id) "
-        "SELECT t.kind, c.model_id, t.n, coalesce(c.n, 0) FROM totals t LEFT JOIN covered c USING (kind) "
-        "ORDER BY t.kind, c.model_id NULLS FIRST",
-        [dataset_id],
-    )
-
-
 def image_models(con: duckdb.DuckDBPyConnection, dataset_id: str) -> list[tuple[str, int]]:
     """Image models with vectors for a dataset's images: ``(model_id, images)``, most images first."""
     found = rows(

@@ -146,11 +146,6 @@ def question_index(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, dic
     }
 
 
-def labelled_run_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Every run id that has label events (also runs no longer in the store)."""
-    return [row[0] for row in rows(con, "SELECT DISTINCT run_id FROM label_events ORDER BY run_id")]
-
-
 def copy_to_file(
     con: duckdb.DuckDBPyConnection,
     table: pa.Table,

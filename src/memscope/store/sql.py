@@ -25,6 +25,14 @@ def one(con: duckdb.DuckDBPyConnection, query: str, params: Any = None) -> tuple
     return result[0] if result else None
 
 
+def one_row(con: duckdb.DuckDBPyConnection, query: str, params: Any = None) -> tuple[Any, ...]:
+    """The first row of a query that always returns one (an aggregate, a bare SELECT)."""
+    row = one(con, query, params)
+    if row is None:  # pragma: no cover - DuckDB returns a row for every aggregate
+        raise AssertionError(f"no row from {query!r}")
+    return row
+
+
 def scalar(con: duckdb.DuckDBPyConnection, query: str, params: Any = None) -> Any:
     """The first column of the first row, or None."""
     row = one(con, query, params)

@@ -19,19 +19,21 @@ from textual.app import App
 from textual.binding import Binding
 from textual.timer import Timer
 
-from memscope.adapters import ReadOptions
-from memscope.adapters.base import read_options
 from memscope.config import Config, load_config
 from memscope.errors import MemscopeError
-from memscope.paths import resolve_store_path
+from memscope.pipeline.store_access import (
+    ReadOptions,
+    Store,
+    WriterLease,
+    open_store,
+    read_options,
+)
 from memscope.pipeline.triage import QUEUE_KINDS, QueueSpec, parse_cell
 from memscope.pipeline.triage_session import (
     open_session,
     resolve_refs,
     runs_in_dir,
 )
-from memscope.store import Store
-from memscope.store.lease import WriterLease
 from memscope.textsafe import printable
 from memscope.tui.background import BackgroundWork
 from memscope.tui.commands import MemscopeCommands
@@ -189,7 +191,7 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
                 run_ids = (
                     found.run_ids
                     if found is not None
-                    else resolve_refs(self.store, refs or [None], self.options, say)  # type: ignore[list-item]
+                    else resolve_refs(self.store, refs or [None], self.options, say)
                 )
                 session = open_session(
                     self.store,
@@ -396,7 +398,7 @@ def make_app(
     keymap = validate_keymap(config.keys, binding_catalogue(taxonomy, {}), config.path)
     if queue is not None and queue not in QUEUE_KINDS:
         raise InputError(f"unknown queue {queue!r}", fix=f"Use --queue {' | '.join(QUEUE_KINDS)}.")
-    store = Store(resolve_store_path(db))
+    store = open_store(db)
     return MemscopeApp(
         store=store,
         run_refs=list(run_refs),

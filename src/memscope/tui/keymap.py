@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from textual.binding import Binding
+
+# _character_to_key is private; textual is pinned and tests/test_private_seams.py holds it.
 from textual.keys import Keys, _character_to_key, format_key, key_to_character
 
 from memscope.errors import ConfigError

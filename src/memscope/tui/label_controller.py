@@ -62,7 +62,7 @@ class LabelController:
     def bar_lines(self, qid: str) -> tuple[Text, Text, Text]:
         """Suggestion, codes and status lines of the label bar for ``qid``."""
         app = self.app
-        session = app.state.session  # type: ignore[union-attr]
+        session = app.state.session
         label = self.committed(qid)
         current = set(getattr(label, "codes", None) or [])
         code_keys = app.question_screen.code_keys() if app.question_screen else {}

@@ -26,7 +26,7 @@ from typing import Any
 
 from memscope.errors import MemscopeError, StoreBusyError, StoreError
 from memscope.pipeline.label_journal import LabelJournal, LabelOp, apply_op
-from memscope.store import Store
+from memscope.pipeline.store_access import Store
 from memscope.tui.messages import LabelFailed, LabelSaved, LabelsWaiting
 
 __all__ = ["LINGER_S", "RETRY_S", "LabelOp", "LabelQueue", "apply_op"]

@@ -44,11 +44,6 @@ class Navigation:
         return screen if isinstance(screen, QuestionScreen) else None
 
     @property
-    def main_screen(self: MemscopeApp) -> Any:
-        """The main screen showing (the top of the stack below any dialogs)."""
-        return next((screen for screen in reversed(self.screen_stack) if not screen.is_modal), None)
-
-    @property
     def on_question_screen(self: MemscopeApp) -> bool:
         """Whether the question screen is the one showing (below any dialog)."""
         return getattr(self, "current_main", "") == "question"

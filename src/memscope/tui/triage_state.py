@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from memscope.analysis.rerank import DEFAULT_LAMBDA
+from memscope.pipeline.rerun import DEFAULT_LAMBDA
 from memscope.pipeline.triage import QueueSpec
 from memscope.pipeline.triage_session import TriageSession
 

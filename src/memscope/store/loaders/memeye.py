@@ -18,7 +18,7 @@ from memscope.errors import DatasetError, RunDirError
 from memscope.records import BulkSource, Notice
 from memscope.store.loaders.finite import null_non_finite
 from memscope.store.loaders.lines import NESTED_TOO_DEEPLY, explain_bad_line, lines_of_records
-from memscope.store.sql import one, rows, scalar
+from memscope.store.sql import one_row, rows, scalar
 
 if TYPE_CHECKING:
     import duckdb
@@ -318,7 +318,7 @@ def _check_dataset_match(
     normalized = "regexp_replace(trim({}), '\\s+', ' ', 'g')"
     row_text = normalized.format("g.question ->> '$'")
     dataset_text = normalized.format("q.question")
-    compared, mismatched, example = one(
+    compared, mismatched, example = one_row(
         con,
         f"SELECT count(*), count(*) FILTER (WHERE NOT starts_with({row_text}, {dataset_text})), "
         f"min(g.qid || ': run asks \"' || left({row_text}, 60) || '\", dataset has \"' || left({dataset_text}, 60) || '\"') "

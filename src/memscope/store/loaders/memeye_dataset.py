@@ -12,14 +12,15 @@ sessions from ``session_id`` (else the clue rounds' sessions, in clue order).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from memscope.adapters.memeye_dataset import MAX_LEVEL_DIGITS, oversized_label_notice
 from memscope.errors import DatasetError
 from memscope.identity import KEY_LENGTH, KEY_SEPARATOR, WHITESPACE_PATTERN
-from memscope.records import DatasetSource, Notice
+from memscope.records import DatasetSource, Notice, RoundRecord, SessionRecord
 from memscope.store.loaders.lines import SkippedRecords
-from memscope.store.sql import one, rows
+from memscope.store.sql import one, one_row, rows
 
 if TYPE_CHECKING:
     import duckdb
@@ -119,7 +120,7 @@ def stage_dialog(con: duckdb.DuckDBPyConnection, source: DatasetSource) -> None:
 def load_memeye_dataset(
     con: duckdb.DuckDBPyConnection,
     source: DatasetSource,
-    insert_rounds,
+    insert_rounds: Callable[[list[SessionRecord], list[RoundRecord]], None],
     notices: list[Notice],
 ) -> int:
     """Insert the sessions, rounds and questions of a dialog file staged by ``stage_dialog``.
@@ -135,7 +136,7 @@ def load_memeye_dataset(
     notices += round_notices
     insert_rounds(sessions, rounds)
     qa_list = "coalesce(" + ", ".join(QA_LIST_COLUMNS) + ")"
-    if one(con, f"SELECT {qa_list} IS NULL FROM memeye_dialog")[0]:
+    if one_row(con, f"SELECT {qa_list} IS NULL FROM memeye_dialog")[0]:
         raise DatasetError(
             "dialog JSON has no QA list ('human-annotated QAs')",
             where=source.source_path,
@@ -210,7 +211,7 @@ def load_memeye_dataset(
         },
     )
     _report_questions(con, source, notices)
-    count = one(con, "SELECT count(*) FROM memeye_qas")[0]
+    count = one_row(con, "SELECT count(*) FROM memeye_qas")[0]
     for table in ("memeye_dialog", "memeye_qas"):
         con.execute(f"DROP TABLE IF EXISTS {table}")
     return int(count)
@@ -243,7 +244,7 @@ def _decode_sessions(
     each session and then each round is decoded alone, so one hostile round costs only
     itself.
     """
-    whole = one(con, "SELECT multi_session_dialogues::VARCHAR FROM memeye_dialog")[0]
+    whole = one_row(con, "SELECT multi_session_dialogues::VARCHAR FROM memeye_dialog")[0]
     decoded, value = _loads(whole)
     if decoded:
         return value
@@ -281,7 +282,9 @@ def _decode_sessions(
             if ok:
                 dialogues.append(turn)
                 continue
-            round_name = one(con, "SELECT json_extract_string(?::JSON, '$.round')", [round_text])[0]
+            round_name = one_row(
+                con, "SELECT json_extract_string(?::JSON, '$.round')", [round_text]
+            )[0]
             skipped.append(f"round {round_name or position} of session {session_name}")
             dialogues.append(None)  # keeps the positions of the rounds after it
         session["dialogues"] = dialogues
@@ -300,7 +303,7 @@ def _decode_sessions(
 def _report_questions(
     con: duckdb.DuckDBPyConnection, source: DatasetSource, notices: list[Notice]
 ) -> None:
-    unknown_count = one(
+    unknown_count = one_row(
         con, "SELECT coalesce(sum(len(clue_ids) - len(clue_rounds)), 0) FROM memeye_qas"
     )[0]
     if unknown_count:

@@ -65,19 +65,24 @@ class TextPager(ScrollView, can_focus=True):
         self._width = width
         section, start, end = array("i"), array("q"), array("q")
         for index, item in enumerate(self.sections):
-            section.append(index), start.append(TITLE), end.append(TITLE)
+            section.append(index)
+            start.append(TITLE)
+            end.append(TITLE)
             text, position = item.text, 0
             while True:  # each text line, cut into pieces of the widget's width
                 newline = text.find("\n", position)
                 stop = len(text) if newline == -1 else newline
                 pieces = range(position, stop, width) if stop > position else (position,)
                 for piece in pieces:
-                    section.append(index), start.append(piece)
+                    section.append(index)
+                    start.append(piece)
                     end.append(min(piece + width, stop))
                 if newline == -1:
                     break
                 position = newline + 1
-            section.append(index), start.append(GAP), end.append(GAP)
+            section.append(index)
+            start.append(GAP)
+            end.append(GAP)
         self._section, self._start, self._end = section, start, end
         self.virtual_size = Size(width, len(start))
         self.refresh()

@@ -11,7 +11,7 @@ from textual.widgets import LoadingIndicator, Static
 from memscope.tui.text import plain
 
 
-class LoadingScreen(Screen):
+class LoadingScreen(Screen[None]):
     """A spinner and the current step (``update`` it as the loader progresses)."""
 
     BINDINGS = [("q", "app.quit", "Quit")]

@@ -83,7 +83,7 @@ class MatrixComputed(Message):
     grid: Grid | None
 
 
-class MatrixScreen(Screen):
+class MatrixScreen(Screen[None]):
     """The X×Y matrix."""
 
     SCOPE = "matrix"

@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 NARROW_BELOW = 110
 
 
-class QuestionScreen(Screen):
+class QuestionScreen(Screen[None]):
     """One question's evidence chain."""
 
     SCOPE = "question"
@@ -85,6 +85,7 @@ class QuestionScreen(Screen):
         super().__init__()
         self.taxonomy = taxonomy
         for binding in code_bindings(taxonomy.codes if taxonomy is not None else []):
+            # Private: no public way adds a binding with an id (tests/test_private_seams.py).
             self._bindings._add_binding(binding)
         self.detail: QuestionDetail | None = None
         self.candidates: list[Candidate] = []
@@ -117,7 +118,7 @@ class QuestionScreen(Screen):
         re-rank (its panel shows the recall steps and the retention context instead)."""
         if action in ("alpha", "lam", "cutoff", "rerank_reset"):
             state = self.memscope.state
-            if state is not None and state.session.data.run.get("benchmark") == "dmv":
+            if state is not None and state.session.data.benchmark == "dmv":
                 return False
         return True
 
@@ -140,7 +141,7 @@ class QuestionScreen(Screen):
         row = session.table.row_of[state.qid]
         self.detail = detail = question_detail(session.data, row)
         self.selected_round = None
-        is_probe = session.data.run.get("benchmark") == "dmv"
+        is_probe = session.data.benchmark == "dmv"
         with self.app.batch_update():  # one repaint for all panes, not one per pane
             # A DMV-Bench probe has no dialogue round to show: its recall steps instead.
             self.query_one(RoundView).display = not is_probe
@@ -227,7 +228,7 @@ class QuestionScreen(Screen):
             },
             note=(getattr(self.rerun, "note", None) or "") if self.rerun is not None else message,
         )
-        benchmark = session.data.run.get("benchmark")
+        benchmark = session.data.benchmark
         if benchmark == "dmv":
             panel.set_mode("context")
             panel.show_context(retention_text(retention_context(session.table, detail.row)))
@@ -373,7 +374,7 @@ class QuestionScreen(Screen):
             for binding in code_bindings(self.taxonomy.codes if self.taxonomy is not None else []):
                 shown = self.memscope.keys_for(binding.id or "")
                 if shown:
-                    keys[binding.id.rsplit(".", 1)[-1]] = shown  # type: ignore[union-attr]
+                    keys[binding.id.rsplit(".", 1)[-1]] = shown
             self._code_keys = keys
         return self._code_keys
 

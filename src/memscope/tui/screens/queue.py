@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 FILTER_HELP = f"filter: {' '.join(f'{name}:…' for name in FILTER_FIELDS)}, or words of the question · enter apply · esc cancel"
 
 
-class QueueScreen(Screen):
+class QueueScreen(Screen[None]):
     """The triage queue."""
 
     SCOPE = "queue"

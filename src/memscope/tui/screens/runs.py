@@ -34,7 +34,7 @@ COLUMNS = (
 )
 
 
-class RunsScreen(Screen):
+class RunsScreen(Screen[None]):
     """Ingested runs."""
 
     SCOPE = "runs"

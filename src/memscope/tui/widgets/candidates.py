@@ -17,19 +17,16 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from memscope.pipeline.candidate_rows import Candidate
+from memscope.pipeline.metric_names import SHORT_NAMES
 from memscope.tui.text import num, plain
 from memscope.tui.widgets.candidate_table import CandidateTable
 
-QUESTION_METRICS = (
-    ("latest_at_k", "Latest@K"),
-    ("rank_inversion", "Rank-Inv"),
-    ("stale_dominance", "Stale-Dom"),
+QUESTION_METRICS = tuple(
+    (key, SHORT_NAMES[key]) for key in ("latest_at_k", "rank_inversion", "stale_dominance")
 )
-RUN_METRICS = (
-    ("latest_at_k", "Latest@K"),
-    ("latest_miss", "Latest-Miss"),
-    ("rank_inversion", "Rank-Inv"),
-    ("stale_dominance", "Stale-Dom"),
+RUN_METRICS = tuple(
+    (key, SHORT_NAMES[key])
+    for key in ("latest_at_k", "latest_miss", "rank_inversion", "stale_dominance")
 )
 
 
