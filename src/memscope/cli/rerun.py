@@ -22,6 +22,7 @@ from memscope.cli.common import (
     stderr,
     stdout,
 )
+from memscope.cli.run_arg import RunAliasOption, RunArgument, named_run, pick_run
 from memscope.textsafe import printable
 
 METRIC_LABELS = {
@@ -48,14 +49,8 @@ def rerun(
             show_default=False,
         ),
     ] = None,
-    run: Annotated[
-        str | None,
-        typer.Option(
-            "--run",
-            help="Run id or directory (default: the run opened or ingested last).",
-            show_default=False,
-        ),
-    ] = None,
+    run: RunArgument = None,
+    run_alias: RunAliasOption = None,
     question: Annotated[
         str | None,
         typer.Option(
@@ -113,12 +108,13 @@ def rerun(
     from memscope.adapters import ReadOptions
     from memscope.pipeline.loading import load_run
     from memscope.pipeline.rerun import check_params, rerun_question, rerun_run, store_rerun
-    from memscope.pipeline.runs import resolve_run
 
     alphas = list(alpha or [])
     check_params(alphas, lam, k, pool)
     store = open_store(db)
-    run_id = resolve_run(store, run, options=ReadOptions(dataset=dataset))
+    run_id = pick_run(
+        store, named_run(run, run_alias), "rerun", options=ReadOptions(dataset=dataset)
+    )
     retrievals = None
     if requery:
         from memscope.pipeline.engine import requery_pool

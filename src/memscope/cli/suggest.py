@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-import typer
 from rich.table import Table
 from rich.text import Text
 
@@ -20,19 +17,14 @@ from memscope.cli.common import (
     stderr,
     stdout,
 )
+from memscope.cli.run_arg import RunArgument, pick_run
 from memscope.textsafe import printable
 
 
 @app.command(rich_help_panel=DIAGNOSE)
 @handles_errors
 def suggest(
-    run: Annotated[
-        str | None,
-        typer.Argument(
-            help="Run id or directory (default: the run opened or ingested last).",
-            show_default=False,
-        ),
-    ] = None,
+    run: RunArgument = None,
     dataset: DatasetOption = None,
     db: DbOption = None,
     output: FormatOption = OutputFormat.table,
@@ -47,11 +39,10 @@ def suggest(
     change them.
     """
     from memscope.adapters import ReadOptions
-    from memscope.pipeline.runs import resolve_run
     from memscope.pipeline.suggest import suggest_run, suggestion_state
 
     store = open_store(db)
-    run_id = resolve_run(store, run, options=ReadOptions(dataset=dataset))
+    run_id = pick_run(store, run, "suggest", options=ReadOptions(dataset=dataset))
     suggestions = suggest_run(store, run_id)
     state = suggestion_state(store, run_id) or {}
     if output is OutputFormat.json:

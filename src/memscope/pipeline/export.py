@@ -425,6 +425,13 @@ def write_table(store: Store, table: pa.Table, fmt: str, out: Path | None) -> Ex
             temp.unlink(missing_ok=True)
 
 
+def runs_with_labels(store: Store) -> list[str]:
+    """The run ids that have at least one current label (what an export without a run holds)."""
+    if not store.exists:
+        return []
+    return sorted({label.run_id for label in current_labels_by_annotator(store, None)})
+
+
 def export_labels(
     store: Store,
     run_id: str | None,
