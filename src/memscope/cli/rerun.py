@@ -147,14 +147,14 @@ def rerun(
 
 
 def _markers(row: Any) -> Text:
-    text = Text()
-    if row.is_latest:
-        text.append("latest ", style="bold green")
-    elif row.is_gold:
-        text.append("gold ", style="green")
-    if row.is_stale:
-        text.append("stale", style="bold yellow")
-    return text
+    # One word per flag of the JSON row, so the table and `--format json` always agree
+    # (the latest clue is gold too).
+    flags = [
+        ("gold", row.is_gold, "green"),
+        ("latest", row.is_latest, "bold green"),
+        ("stale", row.is_stale, "bold yellow"),
+    ]
+    return Text(" ").join(Text(word, style=style) for word, on, style in flags if on)
 
 
 def _candidate_table(title: str, rows: list[Any], k: int, *, show_moves: bool) -> Table:
