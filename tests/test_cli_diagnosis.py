@@ -161,7 +161,7 @@ def test_label_export_agreement(tmp_path: Path) -> None:
     accepted = json.loads(
         ok("label", run, "-q", "q2", "--accept", "--annotator", "bob", "-f", "json").stdout
     )
-    assert accepted["source"] == "rule" and accepted["params"]["rule"]
+    assert accepted["source"] == "human" and accepted["params"]["accepted_from"]
     assert "undid event" in ok("label", run, "-q", "q2", "--undo", "--annotator", "bob").stderr
     assert "nothing to undo" in ok("label", run, "-q", "q2", "--undo", "--annotator", "bob").stderr
     ok("label", run, "-q", "q2", "--code", "USE-EVID", "--annotator", "bob")
