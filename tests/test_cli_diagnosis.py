@@ -120,7 +120,8 @@ def test_compare_and_suggest() -> None:
     assert [(v["rows"], v["columns"]) for v in data["delta"]["by_axes"]] == [("x", "y")]
     table = ok("compare", str(text), str(visual), "--resamples", "300")
     assert (
-        "Δ = score_B − score_A per cell" in table.stdout
+        "= B − A per cell" in table.stdout
+        and "compares " in table.stdout
         and "fixed (A wrong → B right)" in table.stdout
     )
     ok("ingest", str(UPSTREAM_RUNS))
