@@ -39,12 +39,19 @@ def suggest(
     change them.
     """
     from memscope.adapters import ReadOptions
-    from memscope.pipeline.suggest import suggest_run, suggestion_state
+    from memscope.pipeline.suggest import suggestion_state
+    from memscope.pipeline.suggestion_changes import refresh_suggestions
 
     store = open_store(db)
     run_id = pick_run(store, run, "suggest", options=ReadOptions(dataset=dataset))
-    suggestions = suggest_run(store, run_id)
+    refreshed = refresh_suggestions(store, run_id, force=True)
+    suggestions = list(refreshed.suggestions.values())
     state = suggestion_state(store, run_id) or {}
+    headline = refreshed.headline()
+    if headline:  # a twin or oracle run came (or went) since they were last computed
+        stderr.print(headline + ":", markup=False)
+        for change in refreshed.changes:
+            stderr.print(f"  {change.describe()}", markup=False)
     if output is OutputFormat.json:
         print_json(
             {
@@ -52,6 +59,7 @@ def suggest(
                 "n_failed": state.get("n_failed"),
                 "twin_runs": state.get("twin_run_ids") or [],
                 "suggestions": [item.as_dict() for item in suggestions],
+                "changes": [change.as_dict() for change in refreshed.changes],
             }
         )
         return
