@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from memscope.errors import MemscopeError
 from memscope.pipeline.triage_matrix import (
@@ -33,6 +33,7 @@ from memscope.pipeline.triage_matrix import (
     available_metrics,
     grid_values,
 )
+from memscope.tui.widgets.footer import FittingFooter
 from memscope.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
@@ -113,7 +114,7 @@ class MatrixScreen(Screen):
         yield Static(id="matrix-title", classes="screen-title")
         yield DataTable(id="matrix-table", cursor_type="cell", show_cursor=True)
         yield Static(id="matrix-legend", classes="hint")
-        yield Footer()
+        yield FittingFooter()
 
     def on_screen_resume(self) -> None:
         state = self.memscope.state

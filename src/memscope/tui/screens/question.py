@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Static
 
 from memscope.errors import MemscopeError
 from memscope.pipeline.benchmark_views import retention_context
@@ -39,6 +39,7 @@ from memscope.tui.widgets.candidates import (
     retention_text,
     run_metrics_line,
 )
+from memscope.tui.widgets.footer import FittingFooter
 from memscope.tui.widgets.label_bar import LabelBar
 from memscope.tui.widgets.probe_panel import ProbePanel
 from memscope.tui.widgets.round_view import RoundView
@@ -49,6 +50,8 @@ if TYPE_CHECKING:
     from memscope.tui.app import MemscopeApp
 
 NARROW_BELOW = 110
+STACKED_HINT = "▼ panes stacked: scroll for more · [ ] { } < > bring the re-rank up"
+"""Shown below 110 columns, where the four panes stack in one scrolling column."""
 
 
 class QuestionScreen(Screen):
@@ -106,8 +109,9 @@ class QuestionScreen(Screen):
             yield RoundView(id="round")
             yield ProbePanel(id="probe")
             yield CandidatesPanel(id="candidates")
+        yield Static(STACKED_HINT, id="stack-hint", markup=False)
         yield LabelBar(id="label-bar")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one(Timeline).focus(scroll_visible=False)
@@ -357,6 +361,12 @@ class QuestionScreen(Screen):
 
     def _after_param_change(self) -> None:
         self._rerank(keep_round=True)
+        if self.has_class("-narrow"):
+            # Stacked, the re-rank panel sits below the fold: bring its parameters and
+            # metrics to the top so the change shows where it is made.
+            self.query_one("#question-body").scroll_to_widget(
+                self.query_one(CandidatesPanel), top=True, animate=False
+            )
         self.memscope.refresh_run_rerank()
         self.memscope.remember_position()
 

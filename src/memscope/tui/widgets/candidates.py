@@ -17,7 +17,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from memscope.pipeline.candidate_rows import Candidate
-from memscope.tui.text import num, plain
+from memscope.tui.text import fit, num, plain
 from memscope.tui.widgets.candidate_table import CandidateTable
 
 QUESTION_METRICS = (
@@ -33,13 +33,24 @@ RUN_METRICS = (
 )
 
 
-NOTE_CHARS = 100
+NOTE_CHARS = 150
+"""About two lines of the panel."""
 
 
 def short_note(note: str) -> str:
     """The re-ranking note without advice in parentheses, cut to about two lines."""
-    text = "; ".join(part.split(" (")[0].strip() for part in note.split(";") if part.strip())
-    return text if len(text) <= NOTE_CHARS else text[: NOTE_CHARS - 1].rsplit(" ", 1)[0] + " …"
+    parts = [part.split(" (")[0].strip() for part in note.split(";") if part.strip()]
+    text = "; ".join(parts)
+    if len(text) <= NOTE_CHARS:
+        return text
+    # A hint (a `command` to run) is the useful part: drop the other remarks before it,
+    # keeping the first, so the hint is never cut before its useful half.
+    hints = [part for part in parts if "`" in part]
+    others = [part for part in parts if "`" not in part]
+    while len(others) > 1 and len("; ".join(others + hints)) > NOTE_CHARS:
+        others.pop()
+    text = "; ".join(others + hints)
+    return text if len(text) <= NOTE_CHARS else fit(text, NOTE_CHARS)
 
 
 def _change(before: float | None, after: float | None) -> Text:
