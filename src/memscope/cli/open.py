@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from memscope.cli.app import TRIAGE, app
-from memscope.cli.common import DatasetOption, DbOption, DmvRegistryOption, handles_errors
+from memscope.cli.common import DatasetOption, DbOption, DmvRegistryOption, handles_errors, stderr
 
 
 @app.command("open", rich_help_panel=TRIAGE)
@@ -88,3 +88,8 @@ def open_command(
     # textual-image asks the terminal what it can draw; that is only possible before Textual starts.
     ImagePreview.renderer = load_renderer()
     triage_app.run()
+    from memscope.tui.export_action import quit_summary
+
+    summary = quit_summary(triage_app)
+    if summary:
+        stderr.print(summary, markup=False)

@@ -24,7 +24,7 @@ from memscope.pipeline.loading import RunData
 
 QUEUE_KINDS = ("failing", "all", "unlabelled")
 """The queues ``memscope open --queue`` offers (design.md: the default is the failures)."""
-SORT_KEYS = ("idx", "qid", "task", "x", "y", "mode", "correct", "score", "suggested", "label")
+SORT_KEYS = ("idx", "qid", "task", "x", "y", "correct", "score", "suggested", "label", "mode")
 """Columns the queue can be sorted by (``idx`` is the benchmark's own order)."""
 FILTER_FIELDS = ("cell", "task", "x", "y", "code", "label", "correct", "labelled", "mode", "other")
 """``field:value`` terms the filter expression understands, besides the axes of each

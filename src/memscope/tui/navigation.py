@@ -184,10 +184,16 @@ class Navigation:
     def action_show_runs(self: MemscopeApp) -> None:
         self._main("runs")
 
+    def action_export(self: MemscopeApp) -> None:
+        from memscope.tui.export_action import ask_export
+
+        ask_export(self)
+
     def action_help(self: MemscopeApp) -> None:
         if not isinstance(self.screen, HelpScreen):
+            scope = getattr(self.screen, "SCOPE", None)
             self.push_screen(
-                HelpScreen(list(self.binding_catalogue().values()), str(self.config.path))
+                HelpScreen(list(self.binding_catalogue().values()), str(self.config.path), scope)
             )
 
     def refresh_views(self: MemscopeApp) -> None:
