@@ -353,6 +353,20 @@ def clear_label(
     return event
 
 
+def can_undo(store: Store, run_id: str, qid: str, *, annotator: str | None = None) -> bool:
+    """Whether :func:`undo_label` would find a set or clear to undo (a read-only look)."""
+    from memscope.store import labels as stored
+
+    who = _annotator(annotator)
+    if not store.exists:
+        return False
+    with store.read() as con:
+        history = [
+            LabelEvent.from_row(row) for row in stored.events(con, run_id, qid=qid, annotator=who)
+        ]
+    return bool(replay(history).get((qid, who), []))
+
+
 def undo_label(
     store: Store, run_id: str, qid: str, *, annotator: str | None = None
 ) -> LabelEvent | None:

@@ -108,6 +108,8 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
         self._run_reranks: dict[tuple[str, str], RunRerunFinished] = {}
         self._reranks_running: set[tuple[str, str]] = set()
         self.store_lock = threading.Lock()
+        self.matrix_return: Any = None
+        """The queue spec a matrix cell's queue replaced (esc goes back to it and the matrix)."""
         self.last_export: str | None = None
         """Where ``e`` last exported the labels this session (None: not yet)."""
         """Held by every worker while it uses the store: DuckDB refuses a read-only and a

@@ -148,15 +148,35 @@ class Navigation:
         self.remember_position()
         return True
 
-    def open_cell(self: MemscopeApp, cell: str) -> None:
-        """The queue of one matrix cell."""
-        if self.set_queue(cell=cell):
+    def open_cell(self: MemscopeApp, cell: str, *, from_matrix: bool = False) -> None:
+        """The queue of one matrix cell (from the matrix: all its questions, failing first,
+        and esc goes back to the matrix)."""
+        self._from_matrix(from_matrix)
+        extra = {"kind": "all", "sort": "correct", "descending": False} if from_matrix else {}
+        if self.set_queue(cell=cell, **extra):
             self._main("queue")
 
-    def open_filter(self: MemscopeApp, text: str) -> None:
+    def open_filter(self: MemscopeApp, text: str, *, from_matrix: bool = False) -> None:
         """The queue of a matrix cell of a benchmark whose cells are filters (``reach:2 bank:9``)."""
-        if self.set_queue(text=text, cell=None):
+        self._from_matrix(from_matrix)
+        extra = {"kind": "all", "sort": "correct", "descending": False} if from_matrix else {}
+        if self.set_queue(text=text, cell=None, **extra):
             self._main("queue")
+
+    def _from_matrix(self: MemscopeApp, from_matrix: bool) -> None:
+        """Remember the queue the matrix was opened over, for esc to come back to."""
+        self.matrix_return = self.state.spec if from_matrix and self.state is not None else None
+
+    def back_to_matrix(self: MemscopeApp) -> bool:
+        """From a cell's queue, esc: the queue as it was, and the matrix; False otherwise."""
+        spec = getattr(self, "matrix_return", None)
+        if spec is None or self.state is None:
+            return False
+        self.matrix_return = None
+        self.state.apply(spec)
+        self._main("matrix")
+        self.remember_position()
+        return True
 
     def open_runs(self: MemscopeApp, run_ids: list[str]) -> None:
         """Open another run (or two to compare)."""
@@ -249,8 +269,12 @@ class Navigation:
             self.player.stop()
             return
         if view is None or view.item is None or not view.item.file:
+            caption = self.state is not None and self.state.caption_mode
             self.notify(
-                "This round has no audio to play (in caption view, press c for the media).",
+                "This round has no audio to play (in caption view, press c for the media)."
+                if caption
+                else "This round has no audio to play: it holds text"
+                " (and ▣ an image) only; ♪ in the timeline marks the rounds with audio.",
                 markup=False,
             )
             return

@@ -148,6 +148,8 @@ class QueueScreen(Screen):
     def action_escape(self) -> None:
         if self.query_one("#queue-filter", Input).display:
             self._show_filter(False)
+        elif self.memscope.back_to_matrix():
+            return
         elif self.memscope.state and (
             self.memscope.state.spec.text or self.memscope.state.spec.cell
         ):
