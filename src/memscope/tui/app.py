@@ -238,7 +238,13 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
             )
         # Re-ranking starts from the run's own order each time (alpha 1): a remembered alpha
         # would silently reorder the candidates the next day.
-        self.state = TriageState(session, view=ViewParams(k=session.k))
+        scope = (saved.view or {}).get("rerank_scope") if saved is not None else None
+        self.state = TriageState(
+            session,
+            view=ViewParams(
+                k=session.k, scope=scope if scope in ("carry", "question") else "carry"
+            ),
+        )
         try:
             self.state.apply(spec, keep_qid=saved.qid if saved else None)
         except MemscopeError:

@@ -79,6 +79,7 @@ class QuestionScreen(Screen):
         Binding(
             "equals_sign", "rerank_reset", "Reset re-rank", show=False, id="question.rerank_reset"
         ),
+        Binding("g", "toggle_scope", "α/λ/K scope", show=False, id="question.rerank_scope"),
         Binding("slash", "filter", "Filter", show=False, id="question.filter"),
         Binding("s", "search", "Search memory", show=False, id="question.search"),
         Binding("i", "similar", "Similar images", show=False, id="question.similar"),
@@ -95,6 +96,7 @@ class QuestionScreen(Screen):
         self.rerun: Any = None
         self.selected_round: str | None = None
         self._code_keys: dict[str, str] | None = None
+        self._shown_qid: str | None = None
 
     @property
     def memscope(self) -> MemscopeApp:
@@ -142,6 +144,9 @@ class QuestionScreen(Screen):
             return
         session = state.session
         row = session.table.row_of[state.qid]
+        if state.view.scope == "question" and state.qid != self._shown_qid:
+            state.view.reset(self.memscope.default_view())  # each question starts unranked
+        self._shown_qid = state.qid
         self.detail = detail = question_detail(session.data, row)
         self.selected_round = None
         is_probe = session.data.run.get("benchmark") == "dmv"
@@ -228,7 +233,9 @@ class QuestionScreen(Screen):
                 "lambda": f"{keys('question.lambda_down')} {keys('question.lambda_up')}",
                 "k": f"{keys('question.k_down')} {keys('question.k_up')}",
                 "reset": keys("question.rerank_reset"),
+                "scope": keys("question.rerank_scope"),
             },
+            scope=view.scope,
             note=(getattr(self.rerun, "note", None) or "") if self.rerun is not None else message,
         )
         benchmark = session.data.run.get("benchmark")
@@ -358,6 +365,18 @@ class QuestionScreen(Screen):
             self.memscope.default_view().k,
         )
         self._after_param_change()
+
+    def action_toggle_scope(self) -> None:
+        view = self.memscope.state.view
+        view.scope = "question" if view.scope == "carry" else "carry"
+        self.notify(
+            "α, λ and K now apply to this question only: the next one opens in the run's order."
+            if view.scope == "question"
+            else "α, λ and K now carry across questions.",
+            markup=False,
+        )
+        self._rerank(keep_round=True)
+        self.memscope.remember_position()
 
     def _after_param_change(self) -> None:
         self._rerank(keep_round=True)

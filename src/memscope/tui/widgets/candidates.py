@@ -90,9 +90,16 @@ class CandidatesPanel(Vertical):
         self.query_one("#panel-context", Static).update(text)
 
     def show_params(
-        self, alpha: float, lam: float, k: int, keys: Mapping[str, str], note: str = ""
+        self,
+        alpha: float,
+        lam: float,
+        k: int,
+        keys: Mapping[str, str],
+        note: str = "",
+        scope: str = "carry",
     ) -> None:
-        """The parameter line: values and the keys that change them."""
+        """The parameter line: values, the keys that change them, and whether they carry
+        across questions or apply to this one only (``scope``)."""
         line = Text.assemble(
             ("re-rank ", "bold"),
             (f"α={alpha:.1f}", "bold cyan"),
@@ -101,7 +108,12 @@ class CandidatesPanel(Vertical):
             f" {keys.get('lambda', '{ }')}  ",
             (f"K={k}", "bold cyan"),
             f" {keys.get('k', '< >')}  ",
-            (f"{keys.get('reset', '=')} reset", "dim"),
+            (f"{keys.get('reset', '=')} reset  ", "dim"),
+            (
+                "· carry to next question" if scope == "carry" else "· this question only",
+                "bold yellow" if scope == "question" else "",
+            ),
+            (f" {keys.get('scope', 'g')}", "dim"),
         )
         if note:
             line.append("\n")
