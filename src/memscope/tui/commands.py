@@ -26,29 +26,29 @@ class MemscopeCommands(Provider):
         if catalogue is None:
             return []
         scope = getattr(self.screen, "SCOPE", None)
+        navigation = {
+            "show_queue": "Go to the queue",
+            "show_question": "Go to the question",
+            "show_matrix": "Go to the matrix",
+            "show_runs": "Go to the runs",
+            "help": "Show every key (help)",
+        }
         commands = []
+        listed: set[str] = set()
         for info in catalogue().values():
             if info.scope not in ("app", scope):
                 continue
-            title = info.description or info.action
+            # One entry per action: a navigation action under its descriptive title.
+            title = navigation.get(info.action) or info.description or info.action
             namespace = app if info.scope == "app" else self.screen
             callback = partial(app.call_later, app.run_action, info.action, namespace)
             commands.append((title, f"{describe_keys(info.keys)}  ·  {info.binding_id}", callback))
-        listed = {
-            info.action
-            for info in catalogue().values()
-            if info.scope in ("app", scope) and "(" not in info.action
-        }
-        for title, action in (
-            ("Go to the queue", "show_queue"),
-            ("Go to the question", "show_question"),
-            ("Go to the matrix", "show_matrix"),
-            ("Go to the runs", "show_runs"),
-            ("Show every key (help)", "help"),
-        ):
-            if action in listed:  # one entry per action: the binding's already names it
-                continue
-            commands.append((title, "navigation", partial(app.call_later, app.run_action, action)))
+            listed.add(info.action)
+        for action, title in navigation.items():
+            if action not in listed:
+                commands.append(
+                    (title, "navigation", partial(app.call_later, app.run_action, action))
+                )
         return commands
 
     async def discover(self) -> Hits:
