@@ -20,6 +20,7 @@ from memscope.tui.screens.queue import QueueScreen
 from memscope.tui.screens.runs import RunsScreen
 from memscope.tui.screens.search import SearchDialog
 from memscope.tui.widgets.audio_view import AudioView
+from memscope.tui.widgets.round_view import RoundView
 
 if TYPE_CHECKING:
     from memscope.tui.app import MemscopeApp
@@ -309,12 +310,16 @@ class Navigation:
 
     def _show_found_round(self: MemscopeApp, round_id: str | None) -> None:
         screen = self.question_screen
-        if (
-            round_id
-            and screen is not None
-            and not screen.query_one("#timeline").select_round(round_id)
-        ):
+        if not round_id or screen is None:
+            return
+        if not screen.query_one("#timeline").select_round(round_id):
+            # Outside this question's timeline: the round view shows it all the same.
             screen._show_round(round_id)
+            self.notify(
+                f"{round_id} is not on this question's timeline; the round view shows it.",
+                markup=False,
+            )
+        screen.query_one(RoundView).scroll_visible(animate=False)
 
     def on_search_finished(self: MemscopeApp, message: SearchFinished) -> None:
         if isinstance(self.screen, SearchDialog):
