@@ -90,7 +90,7 @@ async def test_the_rerank_scope_is_shown_toggled_and_remembered(demo: Path) -> N
         await ready(pilot)
         screen = app.screen
         params = screen.query_one("#rerank-params")
-        assert "carry to next question" in str(params.content)
+        assert "carries over" in str(params.content)
         await pilot.press("left_square_bracket", "g")
         await settle(pilot)
         assert app.state.view.scope == "question"

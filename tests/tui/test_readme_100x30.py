@@ -96,7 +96,7 @@ async def test_first_five_minutes_at_100x30(store: Store, monkeypatch) -> None:
         metrics = screen.query_one("#rerank-question")
         assert visible(screen, params) and visible(screen, metrics)  # … and [ brings it up
         assert "α=0.7" in str(params.content) and "Rank-Inv 1→0" in shown_text(metrics)
-        assert "carry to next question" in str(params.content)
+        assert "carries over" in str(params.content)
 
         # 6. Accept the suggestion: saved ✓, a human decision.
         await pilot.press("enter")

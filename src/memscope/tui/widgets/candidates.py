@@ -110,7 +110,7 @@ class CandidatesPanel(Vertical):
             f" {keys.get('k', '< >')}  ",
             (f"{keys.get('reset', '=')} reset  ", "dim"),
             (
-                "· carry to next question" if scope == "carry" else "· this question only",
+                "· carries over" if scope == "carry" else "· this question only",
                 "bold yellow" if scope == "question" else "",
             ),
             (f" {keys.get('scope', 'g')}", "dim"),
