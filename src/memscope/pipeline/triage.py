@@ -352,7 +352,7 @@ class TriageTable:
         if getattr(self, "_qid_ranks", None) is None:
             from memscope.pipeline.qid_order import qid_sort_key
 
-            order = sorted(range(len(self.qids)), key=lambda i: qid_sort_key(self.qids[i]))
+            order = sorted(range(len(self.qids)), key=lambda i: qid_sort_key(str(self.qids[i])))
             ranks = np.empty(len(self.qids), dtype=np.int64)
             ranks[order] = np.arange(len(self.qids))
             self._qid_ranks = ranks

@@ -33,7 +33,7 @@ class MemscopeCommands(Provider):
             "show_runs": "Go to the runs",
             "help": "Show every key (help)",
         }
-        commands = []
+        commands: list[tuple[str, str, Callable[[], object]]] = []
         listed: set[str] = set()
         for info in catalogue().values():
             if info.scope not in ("app", scope):

@@ -22,7 +22,12 @@ def ask_export(app: MemscopeApp) -> None:
         return
     run_id = app.state.session.run_id
     path = app.last_export or str(default_export_path(app.store, run_id))
-    app.push_screen(ExportDialog(run_id, path), lambda chosen: chosen and export_to(app, chosen))
+
+    def chosen(path: str | None) -> None:
+        if path:
+            export_to(app, path)
+
+    app.push_screen(ExportDialog(run_id, path), chosen)
 
 
 def export_to(app: MemscopeApp, chosen: str) -> None:
@@ -30,6 +35,8 @@ def export_to(app: MemscopeApp, chosen: str) -> None:
     from memscope.pipeline.export import export_labels
     from memscope.pipeline.session_summary import export_format
 
+    if app.state is None:
+        return
     run_id = app.state.session.run_id
     path = Path(chosen).expanduser()
     try:

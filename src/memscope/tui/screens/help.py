@@ -76,11 +76,11 @@ def help_table(bindings: Iterable[BindingInfo], config_path: str) -> Table:
     for info in bindings:
         if info.scope != scope:
             scope = info.scope
-            title = SCOPE_TITLES.get(scope, scope)
+            heading = str(SCOPE_TITLES.get(scope, scope))
             if first and scope != "app":
-                title = f"This screen: {title}"
+                heading = f"This screen: {heading}"
             first = False
-            table.add_row(Text(title, style="bold underline"), "", "")
+            table.add_row(Text(heading, style="bold underline"), "", "")
         table.add_row(
             Text(describe_keys(info.keys)),
             plain(info.description, one_line=True),
