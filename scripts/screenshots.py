@@ -41,6 +41,14 @@ async def main() -> None:
             await pilot.press("m")
             await settle(pilot)
             app.save_screenshot(filename="matrix-screen.svg", path=str(ROOT / "docs"))
+        # A laptop-sized terminal: the panes stack and the re-rank panel comes up on [.
+        app = make_app([str(ROOT / "runs" / "srag_v")], annotator="demo", question="q37")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await ready(pilot)
+            for _ in range(3):
+                await pilot.press("left_square_bracket")
+            await settle(pilot)
+            app.save_screenshot(filename="question-screen-100x30.svg", path=str(ROOT / "docs"))
         # Each benchmark on its own axes: CUE-Mem task × evidence, DMV-Bench reach × bank size.
         for ref, name in (
             (f"{ROOT / 'runs' / 'cue_text'}:history_with_qa_p0", "matrix-cuemem.svg"),
@@ -53,8 +61,8 @@ async def main() -> None:
                 await settle(pilot)
                 app.save_screenshot(filename=name, path=str(ROOT / "docs"))
     print(
-        "wrote docs/question-screen.svg, docs/matrix-screen.svg, docs/matrix-cuemem.svg "
-        "and docs/matrix-dmv.svg"
+        "wrote docs/question-screen.svg, docs/question-screen-100x30.svg, "
+        "docs/matrix-screen.svg, docs/matrix-cuemem.svg and docs/matrix-dmv.svg"
     )
 
 

@@ -128,7 +128,8 @@ def test_compare_and_suggest() -> None:
     assert [(v["rows"], v["columns"]) for v in data["delta"]["by_axes"]] == [("x", "y")]
     table = ok("compare", str(text), str(visual), "--resamples", "300")
     assert (
-        "Δ = score_B − score_A per cell" in table.stdout
+        "= B − A per cell" in table.stdout
+        and "compares " in table.stdout
         and "fixed (A wrong → B right)" in table.stdout
     )
     ok("ingest", str(UPSTREAM_RUNS))
@@ -169,7 +170,7 @@ def test_label_export_agreement(tmp_path: Path) -> None:
     accepted = json.loads(
         ok("label", run, "-q", "q2", "--accept", "--annotator", "bob", "-f", "json").stdout
     )
-    assert accepted["source"] == "rule" and accepted["params"]["rule"]
+    assert accepted["source"] == "human" and accepted["params"]["accepted_from"]
     assert "undid event" in ok("label", run, "-q", "q2", "--undo", "--annotator", "bob").stderr
     assert "nothing to undo" in ok("label", run, "-q", "q2", "--undo", "--annotator", "bob").stderr
     ok("label", run, "-q", "q2", "--code", "USE-EVID", "--annotator", "bob")

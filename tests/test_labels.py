@@ -149,11 +149,11 @@ def test_bad_labels(store: Store, run_id: str) -> None:
 def test_accept_suggestion(store: Store, run_id: str) -> None:
     event = accept_suggestion(store, run_id, "q1", annotator="alice")
     # q1: the only gold clue D1:1 is at rank 2 with K = 1.
-    assert (
-        event.codes == ("RET-MISS",)
-        and event.source == "rule"
-        and event.params == {"rule": "no-clue-in-top-k"}
-    )
+    # Accepting is the annotator's decision; the rule and its numbers are kept apart.
+    assert event.codes == ("RET-MISS",) and event.source == "human"
+    assert event.params["accepted_from"] == "no-clue-in-top-k"
+    assert event.params["suggestion"]["code"] == "RET-MISS"
+    assert "numbers" in event.params["suggestion"]
 
 
 def test_accept_without_a_suggestion(tmp_path: Path, store: Store) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers import ready, settle
 
 from memscope.tui.app import make_app
@@ -25,7 +26,7 @@ async def loaded(pilot) -> None:
 def test_queue_wide(demo: Path, snap_compare) -> None:
     """The failing queue of srag_v: status bar on top (srag_v · queue failing · 17
     questions · labelled 0/17 · alice), a hint line with the keys, the column header, 17
-    rows q3 … q47 each with X, Y, a red ✗, a score, a yellow suggested code and the
+    rows q3 … q47 each with X, Y, its mode (MCQ / open), a red ✗, a score, a yellow suggested code and the
     question text; the first row highlighted; the footer lists Open, Filter, Sort …"""
     assert snap_compare(app_on(demo), terminal_size=(120, 40), run_before=loaded)
 
@@ -116,8 +117,8 @@ def test_matrix_dmv(demo: Path, snap_compare) -> None:
 
 def test_help(demo: Path, snap_compare, monkeypatch) -> None:
     """The help dialog over the queue: a table of keys, what they do and their binding ids,
-    grouped Everywhere / Queue / Question / Matrix / Runs / dialogs, with the config file
-    named in its title."""
+    the queue's first ("This screen: Queue"), then Everywhere / Question / Matrix / Runs /
+    dialogs, with the config file named in its title; then the Symbols legend."""
     monkeypatch.setenv("MEMSCOPE_CONFIG", "/home/alice/.config/memscope/config.toml")
 
     async def run_before(pilot) -> None:
@@ -126,3 +127,44 @@ def test_help(demo: Path, snap_compare, monkeypatch) -> None:
         await settle(pilot)
 
     assert snap_compare(app_on(demo), terminal_size=(120, 50), run_before=run_before)
+
+
+SIZES = [(80, 24), (100, 30), (160, 48)]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+def test_queue_at_every_size(demo: Path, snap_compare, size) -> None:
+    """The failing queue at 80×24, 100×30 and 160×48: the hint line keeps whole hints
+    (? all keys first), the columns qid X Y mode ok EM|J suggested label question, the
+    question text cut with "…" at a word; the footer ends with q Quit and ? Help."""
+    assert snap_compare(app_on(demo), terminal_size=size, run_before=loaded)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+def test_question_after_rerank_at_every_size(demo: Path, snap_compare, size) -> None:
+    """q37 after [ three times (alpha 0.7). Below 110 columns the panes are stacked, the
+    "▼ panes stacked" hint shows above the label bar and the re-rank panel is scrolled up:
+    its α=0.7 line ("· carries over g"), "this question: … Rank-Inv 1→0" and the
+    run's Y3 line on screen. At 160×48 the 2×2 grid shows all four panes. The footer keeps
+    q Quit and ? Help at every size."""
+
+    async def run_before(pilot) -> None:
+        await ready(pilot)
+        for _ in range(3):
+            await pilot.press("left_square_bracket")
+        await settle(pilot)
+
+    assert snap_compare(app_on(demo, question="q37"), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+def test_matrix_at_every_size(demo: Path, snap_compare, size) -> None:
+    """The EM matrix at each size, with the yellow note that the queue's filter does not
+    apply, the m/M legend, and q Quit, ? Help in the footer."""
+
+    async def run_before(pilot) -> None:
+        await ready(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+
+    assert snap_compare(app_on(demo), terminal_size=size, run_before=run_before)

@@ -93,7 +93,8 @@ async def test_full_triage_session(demo: Path, store: Store, tmp_path: Path) -> 
         await pilot.press("enter")
         await settle(pilot)
         label = current_labels(store, "srag_v", annotator="alice")["q37"]
-        assert label.codes == ("SEL-STALE",) and label.source == "rule"
+        assert label.codes == ("SEL-STALE",) and label.source == "human"
+        assert label.params["accepted_from"] == "rank-inversion"
         assert label.params["alpha"] == 0.3
         assert "saved ✓" in shown_text(screen.query_one(LabelBar))
 

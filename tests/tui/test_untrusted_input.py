@@ -95,7 +95,7 @@ async def test_images_missing_corrupt_and_fine(tmp_path: Path) -> None:
 async def test_markup_and_escapes_are_shown_literally(tmp_path: Path) -> None:
     run_dir = media_run(tmp_path)
     app = make_app([str(run_dir)], annotator="alice")
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(160, 40)) as pilot:  # the whole question text in the row
         await ready(pilot)
         table = app.screen.query_one(QueueTable)
         line = "".join(segment.text for segment in table.render_line(0))

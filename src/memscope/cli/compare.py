@@ -50,8 +50,9 @@ def compare(
 
     Questions are matched by task, answer mode and question text (never by position).
     Δ is given overall, per X level, per Y level and per (X, Y) cell with 95% paired
-    percentile bootstrap intervals over questions; the score is MCQ EM (rotation
-    averaged), else the judge score, else EM. Transitions: fixed (A wrong, B right),
+    percentile bootstrap intervals over questions. It compares the metric `report` and the
+    app show: EM for MCQ questions (rotation averaged), Judge for open ones (EM where
+    there is no judge score), and says which. Transitions: fixed (A wrong, B right),
     broken (A right, B wrong), both right, both wrong, with their question ids.
     """
     from memscope.pipeline.compare import compare_runs
@@ -141,7 +142,8 @@ def render_compare(result: dict[str, Any]) -> Group:
         header.append(f" · {result['pairing']['sentence']}")
     delta = result["delta"]
     placed = any(group and group.get("delta") is not None for group in delta["by_cell"].values())
-    matrix = Table(title="Δ = score_B − score_A per cell (n)", title_justify="left")
+    metric_name = result.get("metric", {}).get("label", "score")
+    matrix = Table(title=f"Δ {metric_name} = B − A per cell (n)", title_justify="left")
     matrix.add_column("", style="bold")
     for y in Y_LEVELS:
         matrix.add_column(y, justify="right")
@@ -160,7 +162,7 @@ def render_compare(result: dict[str, Any]) -> Group:
     )
     overall = delta["overall"]
     means = Text(
-        f"overall: score A {overall['score_a']:.3f} → B {overall['score_b']:.3f}, Δ {_delta(overall)}"
+        f"overall {metric_name}: A {overall['score_a']:.3f} → B {overall['score_b']:.3f}, Δ {_delta(overall)}"
         if overall.get("score_a") is not None
         else "overall: no question scored on both sides"
     )
@@ -178,7 +180,11 @@ def render_compare(result: dict[str, Any]) -> Group:
     for name, label in labels.items():
         group = result["transitions"][name]
         transitions.add_row(label, str(group["n"]), _ids(group["qids"]))
-    parts: list[Any] = [header, Text("")]
+    compared = Text(
+        f"compares {metric_name} per question, as `memscope report` and the app show it",
+        style="dim",
+    )
+    parts: list[Any] = [header, compared, Text("")]
     if placed:  # DMV-Bench and CUE-Mem questions have no X/Y coordinate
         parts += [matrix, _levels_table(delta)]
     parts += [means, Text(""), transitions]

@@ -25,6 +25,7 @@ from memscope.cli.common import (
     warn,
     write_stdout,
 )
+from memscope.cli.run_arg import RunAliasOption, RunArgument, named_run, pick_run
 from memscope.errors import InputError
 from memscope.textsafe import printable
 
@@ -37,6 +38,7 @@ class ExportFormat(str, Enum):
     """File formats of ``export-labels``."""
 
     jsonl = "jsonl"
+    json = "json"  # the same as jsonl: `--format json` works wherever output is data
     csv = "csv"
     parquet = "parquet"
 
@@ -180,17 +182,19 @@ def label(
 def export_labels_command(
     run: Annotated[
         str | None,
-        typer.Option(
-            "--run",
-            help="Run id or directory (default: the run opened or ingested last).",
+        typer.Argument(
+            help="Run id or directory (default: every run that has labels).",
             show_default=False,
+            metavar="[RUN]",
         ),
     ] = None,
+    run_alias: RunAliasOption = None,
     all_runs: Annotated[
-        bool, typer.Option("--all", help="Export the labels of every run.")
+        bool, typer.Option("--all", help="Export the labels of every run (the default).")
     ] = False,
     file_format: Annotated[
-        ExportFormat, typer.Option("--format", "-f", help="jsonl, csv or parquet.")
+        ExportFormat,
+        typer.Option("--format", "-f", help="jsonl (or json, the same), csv or parquet."),
     ] = ExportFormat.jsonl,
     out: Annotated[
         Path | None,
@@ -228,28 +232,42 @@ def export_labels_command(
 
     Columns: run id and content hash, qid, question key, task, X, Y, codes, primary code,
     note, annotator, source (human | rule | import), taxonomy version, the view's
-    parameters (alpha, lambda, K) as JSON, event id and times (UTC). The file loads back
+    parameters (alpha, lambda, K) as JSON, accepted_from (the rule of an accepted
+    suggestion) and accepted_suggestion (its own code, rule and numbers), event id and times (UTC). The file loads back
     into DuckDB as-is (read_json / read_parquet; read_csv with allow_quoted_nulls = false
     so an empty note stays empty). In csv, codes are joined with ';', and a text cell
     starting with = + - @ (or a tab / CR) gets a leading ' so spreadsheets do not run it;
     jsonl and parquet keep the exact text. The file is written whole or not at all; a
     symlink --out writes to its target.
     """
-    from memscope.pipeline.export import export_labels
+    from memscope.pipeline.export import export_labels, runs_with_labels
     from memscope.pipeline.runs import resolve_run
 
+    run = named_run(run, run_alias)
     if all_runs and run:
-        raise InputError("give --run RUN or --all, not both")
+        raise InputError("give RUN or --all, not both")
     if summary and history:
         raise InputError(
             "--summary counts the current labels; it cannot be combined with --history"
         )
     store = _store_with_labels_replayed(db)
-    run_id = None if all_runs else resolve_run(store, run, ingest=False)
+    run_id = None if all_runs or run is None else resolve_run(store, run, ingest=False)
+    if run_id is None:
+        # No run named: every run that has labels, never "the run ingested last", which a
+        # `compare` may have changed behind the user's back and which may have none.
+        labelled = runs_with_labels(store)
+        if labelled:
+            stderr.print(
+                f"exporting every run that has labels: {', '.join(labelled)}"
+                " (name one: memscope export-labels RUN)",
+                markup=False,
+            )
+        else:
+            warn("no run in the store has labels yet; the export holds none")
     result = export_labels(
         store,
         run_id,
-        fmt=file_format.value,
+        fmt="jsonl" if file_format is ExportFormat.json else file_format.value,
         out=out,
         include_suggestions=include_suggestions,
         history=history,
@@ -267,13 +285,7 @@ def export_labels_command(
 @app.command(rich_help_panel=LABELS)
 @handles_errors
 def agreement(
-    run: Annotated[
-        str | None,
-        typer.Argument(
-            help="Run id or directory (default: the run opened or ingested last).",
-            show_default=False,
-        ),
-    ] = None,
+    run: RunArgument = None,
     annotators: Annotated[
         tuple[str, str] | None,
         typer.Option(
@@ -295,13 +307,12 @@ def agreement(
     Kappa is undefined (–) when both annotators gave one and the same answer throughout.
     """
     from memscope.pipeline.labels import agreement as compute_agreement
-    from memscope.pipeline.runs import resolve_run
 
     if not annotators:
         raise InputError("name the two annotators to compare", fix="e.g. --annotators alice bob")
     names = list(annotators)
     store = _store_with_labels_replayed(db)
-    run_id = resolve_run(store, run, ingest=False)
+    run_id = pick_run(store, run, "agreement", ingest=False)
     result = compute_agreement(store, run_id, names[0], names[1])
     if list_disagreements:
         from memscope.pipeline.disagreements import disagreements

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from memscope.cli.app import TRIAGE, app
-from memscope.cli.common import DatasetOption, DbOption, DmvRegistryOption, handles_errors
+from memscope.cli.common import DatasetOption, DbOption, DmvRegistryOption, handles_errors, stderr
 from memscope.cli.sample_options import AllocationOption, SeedOption, SizeOption, StrataOption
 
 
@@ -95,7 +95,7 @@ def open_command(
         )
     from memscope.tui.launch import SampleRequest, run_triage_app
 
-    run_triage_app(
+    summary = run_triage_app(
         refs,
         question=question,
         queue=queue,
@@ -106,3 +106,5 @@ def open_command(
         db=db,
         sample=SampleRequest(seed, strata, sample_size, allocation) if queue == "sample" else None,
     )
+    if summary:
+        stderr.print(summary, markup=False)

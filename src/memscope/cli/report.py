@@ -24,6 +24,7 @@ from memscope.cli.common import (
     read_options,
     stdout,
 )
+from memscope.cli.run_arg import say_default
 from memscope.errors import InputError
 from memscope.pipeline.metric_names import METRIC_NAMES
 from memscope.textsafe import printable
@@ -84,6 +85,8 @@ def report(
         with store.reading():  # a run id: one read-only connection serves both steps
             run_id = resolve_run(store, run, options=read_options(dataset, dmv_registry))
             data = load_run(store, run_id, detail=False)
+    if run is None:
+        say_default(run_id, "report")
     upstream = upstream_check(store, run_id)
     if output is OutputFormat.json:
         from memscope.pipeline.store_access import json_objects

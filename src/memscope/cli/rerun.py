@@ -22,6 +22,7 @@ from memscope.cli.common import (
     stderr,
     stdout,
 )
+from memscope.cli.run_arg import RunAliasOption, RunArgument, named_run, pick_run
 from memscope.pipeline.metric_names import METRIC_NAMES
 from memscope.textsafe import printable
 
@@ -38,14 +39,8 @@ def rerun(
             show_default=False,
         ),
     ] = None,
-    run: Annotated[
-        str | None,
-        typer.Option(
-            "--run",
-            help="Run id or directory (default: the run opened or ingested last).",
-            show_default=False,
-        ),
-    ] = None,
+    run: RunArgument = None,
+    run_alias: RunAliasOption = None,
     question: Annotated[
         str | None,
         typer.Option(
@@ -115,7 +110,6 @@ def rerun(
         rerun_run,
         store_rerun,
     )
-    from memscope.pipeline.runs import resolve_run
     from memscope.pipeline.store_access import ReadOptions
 
     # The default lives in analysis.rerank; the help only quotes it (a test holds them equal).
@@ -127,7 +121,9 @@ def rerun(
 
         require_engine("memscope rerun --requery")
     store = open_store(db)
-    run_id = resolve_run(store, run, options=ReadOptions(dataset=dataset))
+    run_id = pick_run(
+        store, named_run(run, run_alias), "rerun", options=ReadOptions(dataset=dataset)
+    )
     retrievals = None
     if requery:
         from memscope.pipeline.engine import requery_pool
@@ -162,14 +158,14 @@ def rerun(
 
 
 def _markers(row: Any) -> Text:
-    text = Text()
-    if row.is_latest:
-        text.append("latest ", style="bold green")
-    elif row.is_gold:
-        text.append("gold ", style="green")
-    if row.is_stale:
-        text.append("stale", style="bold yellow")
-    return text
+    # One word per flag of the JSON row, so the table and `--format json` always agree
+    # (the latest clue is gold too).
+    flags = [
+        ("gold", row.is_gold, "green"),
+        ("latest", row.is_latest, "bold green"),
+        ("stale", row.is_stale, "bold yellow"),
+    ]
+    return Text(" ").join(Text(word, style=style) for word, on, style in flags if on)
 
 
 def _candidate_table(title: str, rows: list[Any], k: int, *, show_moves: bool) -> Table:

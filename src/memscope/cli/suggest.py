@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-import typer
 from rich.table import Table
 from rich.text import Text
 
@@ -20,19 +17,14 @@ from memscope.cli.common import (
     stderr,
     stdout,
 )
+from memscope.cli.run_arg import RunArgument, pick_run
 from memscope.textsafe import printable
 
 
 @app.command(rich_help_panel=DIAGNOSE)
 @handles_errors
 def suggest(
-    run: Annotated[
-        str | None,
-        typer.Argument(
-            help="Run id or directory (default: the run opened or ingested last).",
-            show_default=False,
-        ),
-    ] = None,
+    run: RunArgument = None,
     dataset: DatasetOption = None,
     db: DbOption = None,
     output: FormatOption = OutputFormat.table,
@@ -46,14 +38,20 @@ def suggest(
     pipeline order is primary. Suggestions are stored apart from labels and never
     change them.
     """
-    from memscope.pipeline.runs import resolve_run
     from memscope.pipeline.store_access import ReadOptions
-    from memscope.pipeline.suggest import suggest_run, suggestion_state
+    from memscope.pipeline.suggest import suggestion_state
+    from memscope.pipeline.suggestion_changes import refresh_suggestions
 
     store = open_store(db)
-    run_id = resolve_run(store, run, options=ReadOptions(dataset=dataset))
-    suggestions = suggest_run(store, run_id)
+    run_id = pick_run(store, run, "suggest", options=ReadOptions(dataset=dataset))
+    refreshed = refresh_suggestions(store, run_id, force=True)
+    suggestions = list(refreshed.suggestions.values())
     state = suggestion_state(store, run_id) or {}
+    headline = refreshed.headline()
+    if headline:  # a twin or oracle run came (or went) since they were last computed
+        stderr.print(headline + ":", markup=False)
+        for change in refreshed.changes:
+            stderr.print(f"  {change.describe()}", markup=False)
     if output is OutputFormat.json:
         print_json(
             {
@@ -61,6 +59,7 @@ def suggest(
                 "n_failed": state.get("n_failed"),
                 "twin_runs": state.get("twin_run_ids") or [],
                 "suggestions": [item.as_dict() for item in suggestions],
+                "changes": [change.as_dict() for change in refreshed.changes],
             }
         )
         return

@@ -91,7 +91,7 @@ def compare_runs(
 ) -> dict[str, Any]:
     """Compare two runs question by question (Δ = score_B - score_A).
 
-    Returns ``{"run_a", "run_b", "matched", "n_a", "n_b", "warnings", "params", "delta":
+    Returns ``{"run_a", "run_b", "matched", "n_a", "n_b", "metric", "warnings", "params", "delta":
     {"overall", "by_x", "by_y", "by_cell", "by_axes"}, "transitions": {class: {"n", "qids"}},
     "significance", "pairing"}``; each Δ group has ``n``, ``score_a``, ``score_b``, ``delta``,
     ``ci_low``, ``ci_high``. Where the two runs number a question differently, each
@@ -153,6 +153,12 @@ def compare_runs(
         em, judge = float_column(table["em"])[rows], float_column(table["judge"])[rows]
         return answer_score(mode, em, judge), correctness(mode, em, judge)
 
+    from memscope.pipeline.compare_metric import compared_metric
+
+    metric = compared_metric(
+        table_a.column("mode").to_numpy(zero_copy_only=False)[rows_a],
+        float_column(table_a["judge"])[rows_a],
+    )
     score_a, correct_a = scores(table_a, rows_a)
     score_b, correct_b = scores(table_b, rows_b)
     x = table_a.column("x").to_numpy(zero_copy_only=False)[rows_a]
@@ -186,6 +192,7 @@ def compare_runs(
         "matched": len(rows_a),
         "n_a": len(keys_a),
         "n_b": len(keys_b),
+        "metric": metric,
         "warnings": warnings,
         "params": {"seed": seed, "resamples": resamples, "level": 0.95},
         "delta": delta,

@@ -3,7 +3,10 @@
 One row per current label - per (run, question, annotator) - or, with ``history``, one
 row per label event. The rows are built as an Arrow table with a fixed schema and written
 by DuckDB's COPY, so the file loads back into DuckDB as-is. In csv, list columns (codes)
-are joined with ``;`` and JSON columns (params, numbers) are JSON text. ``axes`` is the
+are joined with ``;`` and JSON columns (params, accepted_suggestion, numbers) are JSON text.
+An accepted suggestion is a human label (``source`` human) with ``accepted_from`` naming the
+rule; ``params`` are the view's (alpha, lambda, K) when it was labelled and
+``accepted_suggestion`` the suggestion's own code, rule, numbers and twin run. ``axes`` is the
 question's place on its benchmark's axes as JSON text (``{"x": "X4", "y": "Y3"}``,
 ``{"evidence": "implicit", "modality": "image", "task": "long_pattern"}``,
 ``{"bank": "9", "position": "1", "reach": "2"}``).
@@ -36,7 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memscope.errors import InputError, MemscopeError
-from memscope.pipeline.labels import current_labels_by_annotator, label_history
+from memscope.pipeline.labels import current_labels_by_annotator, label_history, split_params
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -45,7 +48,7 @@ if TYPE_CHECKING:
 
 FORMATS = ("jsonl", "csv", "parquet")
 LIST_SEPARATOR = ";"
-JSON_COLUMNS = ("params", "suggestion_numbers")
+JSON_COLUMNS = ("params", "accepted_suggestion", "suggestion_numbers")
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 """A CSV text cell starting with one of these is defused with a leading ``'``."""
 TEMP_PREFIX = ".memscope-export-"
@@ -94,6 +97,8 @@ def _schema(*, history: bool, include_suggestions: bool) -> pa.Schema:
         ("source", text),
         ("taxonomy_version", text),
         ("params", text),
+        ("accepted_from", text),
+        ("accepted_suggestion", text),
     ]
     if history:
         fields += [
@@ -198,6 +203,7 @@ def label_table(
     records: list[dict[str, Any]] = []
     for item in items:
         info = questions.get((item.run_id, item.qid), {})
+        view_params, accepted_from, suggestion_params = split_params(item.params)
         record = {
             "run_id": item.run_id,
             "run_hash": item.run_hash,
@@ -211,9 +217,15 @@ def label_table(
             "primary_code": item.primary,
             "note": item.note,
             "annotator": item.annotator,
-            "source": item.source,
+            # Accepting a suggestion is a human decision, also for labels stored before that
+            # was so (source "rule", the rule in params).
+            "source": "human" if item.source == "rule" and accepted_from else item.source,
             "taxonomy_version": item.taxonomy_version,
-            "params": json.dumps(item.params) if item.params is not None else None,
+            "params": json.dumps(view_params) if view_params is not None else None,
+            "accepted_from": accepted_from,
+            "accepted_suggestion": json.dumps(suggestion_params)
+            if suggestion_params is not None
+            else None,
             "event_id": item.event_id,
             # The stable id import-labels deduplicates by (issue 16).
             "event_uid": event_uid(
@@ -443,6 +455,13 @@ def write_table(store: Store, table: pa.Table, fmt: str, out: Path | None) -> Ex
     finally:
         if temp is not None:
             temp.unlink(missing_ok=True)
+
+
+def runs_with_labels(store: Store) -> list[str]:
+    """The run ids that have at least one current label (what an export without a run holds)."""
+    if not store.exists:
+        return []
+    return sorted({label.run_id for label in current_labels_by_annotator(store, None)})
 
 
 def export_labels(

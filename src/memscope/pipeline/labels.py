@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     from memscope.taxonomy import Taxonomy
 
 SOURCES = ("human", "rule", "import")
+ACCEPTED_FROM = "accepted_from"
+"""Key of a label's params naming the suggestion rule the annotator accepted."""
+SUGGESTION_PARAMS = "suggestion"
+"""Key of a label's params holding the accepted suggestion's own code, rule and numbers."""
 ACTIONS = ("set", "clear", "undo")
 
 
@@ -350,6 +354,20 @@ def clear_label(
     return event
 
 
+def can_undo(store: Store, run_id: str, qid: str, *, annotator: str | None = None) -> bool:
+    """Whether :func:`undo_label` would find a set or clear to undo (a read-only look)."""
+    from memscope.store import labels as stored
+
+    who = _annotator(annotator)
+    if not store.exists:
+        return False
+    with store.read() as con:
+        history = [
+            LabelEvent.from_row(row) for row in stored.events(con, run_id, qid=qid, annotator=who)
+        ]
+    return bool(replay(history).get((qid, who), []))
+
+
 def undo_label(
     store: Store, run_id: str, qid: str, *, annotator: str | None = None
 ) -> LabelEvent | None:
@@ -365,7 +383,12 @@ def accept_suggestion(
     annotator: str | None = None,
     params: dict[str, Any] | None = None,
 ) -> LabelEvent:
-    """Label the question with its primary suggested code (source ``rule``, the rule in params).
+    """Label the question with its primary suggested code, as the annotator's own decision.
+
+    Accepting is a human decision: the event's source is ``human``; its params are the
+    view's (alpha, lambda, K) at the moment of labelling plus ``accepted_from`` (the rule)
+    and ``suggestion`` (the suggestion's own code, rule, numbers and twin run), kept apart
+    so an export can tell the two kinds of parameter from each other.
 
     Suggestions are computed first when the run has none stored.
 
@@ -387,16 +410,43 @@ def accept_suggestion(
             f"no suggestion for {qid} in run {run_id}",
             fix="Only failed questions that a rule explains get one; label it with --code CODE instead.",
         )
-    merged = {**(params or {}), "rule": suggestion.rule}
+    merged = {
+        **(params or {}),
+        ACCEPTED_FROM: suggestion.rule,
+        SUGGESTION_PARAMS: {
+            "code": suggestion.code,
+            "rule": suggestion.rule,
+            "numbers": suggestion.numbers,
+            "twin_run_id": suggestion.twin_run_id,
+        },
+    }
     return record_label(
         store,
         run_id,
         qid,
         codes=[suggestion.code],
         annotator=annotator,
-        source="rule",
+        source="human",
         params=merged,
     )
+
+
+def split_params(
+    params: dict[str, Any] | None,
+) -> tuple[dict[str, Any] | None, str | None, dict[str, Any] | None]:
+    """A label's params as (the view's parameters, the accepted rule, the suggestion's own).
+
+    Labels accepted before accepting counted as human carry ``{"rule": …}`` with source
+    ``rule``; that rule is reported as ``accepted_from`` too.
+    """
+    if not params:
+        return params, None, None
+    view = {k: v for k, v in params.items() if k not in (ACCEPTED_FROM, SUGGESTION_PARAMS)}
+    accepted = params.get(ACCEPTED_FROM)
+    suggestion = params.get(SUGGESTION_PARAMS)
+    if accepted is None and "rule" in view:
+        accepted = view.pop("rule")
+    return (view or None), accepted, suggestion
 
 
 def label_history(store: Store, run_id: str | None, qid: str | None = None) -> list[LabelEvent]:

@@ -455,8 +455,12 @@ def rerun_question(
     # docs/metrics.md §5: alpha = 1.0 is the original order, even where recomputed similarities
     # would sort the pool differently.
     after_order = identity if alpha == BASELINE_ALPHA else by_score
+    # "Before" is the original order with its own scores (alpha = 1: the similarity), not
+    # the new alpha's scores laid out in the old order.
     before = RankedPool(
-        _candidate_rows(ev, identity, row_pool, 0, ids, sessions, origins, alpha, lam, cutoff),
+        _candidate_rows(
+            ev, identity, row_pool, 0, ids, sessions, origins, BASELINE_ALPHA, lam, cutoff
+        ),
         _row_metrics(ev, cutoff),
     )
     after = RankedPool(

@@ -25,7 +25,7 @@ from memscope.pipeline.loading import RunData
 QUEUE_KINDS = ("failing", "all", "unlabelled", "sample")
 """The queues ``memscope open --queue`` offers (design.md: the default is the failures);
 ``sample`` is the failures in the order of the run's stored sample plan (pipeline/sample.py)."""
-SORT_KEYS = ("idx", "qid", "task", "x", "y", "correct", "score", "suggested", "label")
+SORT_KEYS = ("idx", "qid", "task", "x", "y", "correct", "score", "suggested", "label", "mode")
 """Columns the queue can be sorted by (``idx`` is the benchmark's own order)."""
 FILTER_FIELDS = ("cell", "task", "x", "y", "code", "label", "correct", "labelled", "mode", "other")
 """``field:value`` terms the filter expression understands, besides the axes of each
@@ -349,9 +349,11 @@ class TriageTable:
         elif key in ("correct", "score"):
             values = getattr(self, key)[rows]
             order = np.lexsort((self.idx[rows], np.where(np.isnan(values), np.inf, values)))
+        elif key == "qid":  # numeric-aware: q2 before q10
+            order = np.lexsort((self.idx[rows], self.qid_ranks[rows]))
         else:
             column = {
-                "qid": self.qids,
+                "mode": self.mode,
                 "task": self.task,
                 "x": self.x,
                 "y": self.y,
@@ -361,6 +363,18 @@ class TriageTable:
             order = np.lexsort((self.idx[rows], column))
         ordered = rows[order]
         return ordered[::-1] if descending else ordered
+
+    @property
+    def qid_ranks(self) -> np.ndarray:
+        """Each row's place in numeric-aware qid order (``pipeline.qid_order``)."""
+        if getattr(self, "_qid_ranks", None) is None:
+            from memscope.pipeline.qid_order import qid_sort_key
+
+            order = sorted(range(len(self.qids)), key=lambda i: qid_sort_key(str(self.qids[i])))
+            ranks = np.empty(len(self.qids), dtype=np.int64)
+            ranks[order] = np.arange(len(self.qids))
+            self._qid_ranks = ranks
+        return self._qid_ranks
 
     def progress(self, rows: np.ndarray) -> tuple[int, int]:
         """(labelled, total) over ``rows``."""

@@ -284,21 +284,21 @@ def load_suggestions(
     store: Store, data: RunData, notes: list[str], say: Progress | None = None
 ) -> dict[str, Any]:
     """The run's failure suggestions by qid, computed and stored first when the run has
-    none (or they were made for an older version of its files); problems go to ``notes``."""
-    from memscope.pipeline import suggest
+    none, they were made for an older version of its files, or the twin runs in the store
+    changed since; problems, and suggestions a new twin changed, go to ``notes``."""
+    from memscope.pipeline.suggestion_changes import refresh_suggestions
 
     run_id = str(data.run["run_id"])
     try:
-        state = suggest.suggestion_state(store, run_id)
-        stale = state is not None and state.get("run_hash") not in (
-            None,
-            data.run.get("content_hash"),
-        )
-        if state is None or stale:
-            if say:
-                say("Computing failure suggestions …")
-            suggest.suggest_run(store, run_id)
-        return dict(suggest.load_suggestions(store, run_id))
+        if say:
+            say("Loading failure suggestions …")
+        # Recomputed also when a twin or oracle run came into the store since: the notice
+        # says which questions changed and why.
+        refreshed = refresh_suggestions(store, run_id, run_hash=data.run.get("content_hash"))
+        notice = refreshed.notice()
+        if notice:
+            notes.append(notice[:1].upper() + notice[1:])
+        return dict(refreshed.suggestions)
     except MemscopeError as error:
         notes.append(f"Suggestions could not be loaded: {error.message}")
         return {}

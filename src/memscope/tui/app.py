@@ -72,6 +72,7 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("r", "show_runs", "Runs", id="app.runs"),
         Binding("m", "show_matrix", "Matrix", id="app.matrix"),
+        Binding("e", "export", "Export labels", show=False, id="app.export"),
     ]
 
     def __init__(
@@ -109,6 +110,10 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
         self._run_reranks: dict[tuple[str, str], RunRerunFinished] = {}
         self._reranks_running: set[tuple[str, str]] = set()
         self.store_lock = threading.Lock()
+        self.matrix_return: Any = None
+        """The queue spec a matrix cell's queue replaced (esc goes back to it and the matrix)."""
+        self.last_export: str | None = None
+        """Where ``e`` last exported the labels this session (None: not yet)."""
         """Held by every worker while it uses the store: DuckDB refuses a read-only and a
         read-write connection to one file open at once in the same process."""
 
@@ -144,6 +149,12 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
             self.labels.restore_pending()
         self.push_loading(" ".join(self.run_refs) or "the last run")
         self.load_session(self.run_refs)
+
+    def get_system_commands(self, screen: Any) -> Any:
+        """Textual's own palette commands, kept apart under "Textual: …"."""
+        from memscope.tui.commands import textual_commands
+
+        return textual_commands(super().get_system_commands(screen))
 
     async def action_quit(self) -> None:
         """Quit, but only once every label change in flight is committed."""
@@ -229,7 +240,13 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
             )
         # Re-ranking starts from the run's own order each time (alpha 1): a remembered alpha
         # would silently reorder the candidates the next day.
-        self.state = TriageState(session, view=ViewParams(k=session.k))
+        scope = (saved.view or {}).get("rerank_scope") if saved is not None else None
+        self.state = TriageState(
+            session,
+            view=ViewParams(
+                k=session.k, scope=scope if scope in ("carry", "question") else "carry"
+            ),
+        )
         try:
             self.state.apply(spec, keep_qid=saved.qid if saved else None)
         except MemscopeError:
@@ -338,7 +355,7 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
 
 def binding_catalogue(taxonomy: Any, keymap: dict[str, str]) -> dict[str, BindingInfo]:
     """Every binding of every screen (help, palette and config checking use it)."""
-    from memscope.tui.screens.dialogs import CodePicker, ErrorDialog, NoteDialog
+    from memscope.tui.screens.dialogs import CodePicker, ErrorDialog, ExportDialog, NoteDialog
     from memscope.tui.screens.help import HelpScreen
     from memscope.tui.screens.matrix import MatrixScreen
     from memscope.tui.screens.question import QuestionScreen
@@ -364,6 +381,7 @@ def binding_catalogue(taxonomy: Any, keymap: dict[str, str]) -> dict[str, Bindin
                     *CodePicker.BINDINGS,
                     *ErrorDialog.BINDINGS,
                     *SearchDialog.BINDINGS,
+                    *ExportDialog.BINDINGS,
                 ],
             ),
         ],

@@ -133,6 +133,7 @@ class BackgroundWork:
         assert state is not None
         view = {
             **state.view.as_json(),
+            "rerank_scope": state.view.scope,
             "screen": "question" if self.on_question_screen else "queue",
         }
         return state.session, state.qid, state.spec, view

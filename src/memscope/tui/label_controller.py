@@ -159,8 +159,32 @@ class LabelController:
 
     def undo(self) -> None:
         """Undo the annotator's last change on this question."""
-        if self.allowed():
-            self._push(self._op("undo"), UNKNOWN)
+        if not self.allowed():
+            return
+        qid = str(self.app.state.qid)
+        if not self.queue.busy(qid) and not self._undoable(qid):
+            self.app.notify(
+                f"Nothing to undo on {qid}: you have not labelled it (or undid every change).",
+                markup=False,
+            )
+            return
+        self._push(self._op("undo"), UNKNOWN)
+
+    def _undoable(self, qid: str) -> bool:
+        from memscope.errors import MemscopeError
+        from memscope.pipeline.labels import can_undo
+
+        lock = self.app.store_lock
+        if not lock.acquire(timeout=0.2):  # a worker reads the store: let the undo find out
+            return True
+        try:
+            return can_undo(
+                self.app.store, self.app.state.session.run_id, qid, annotator=self.app.annotator
+            )
+        except MemscopeError:
+            return True  # the store cannot tell now: let the undo itself find out
+        finally:
+            lock.release()
 
     def clear(self) -> None:
         """Remove the question's label (kept in the history)."""

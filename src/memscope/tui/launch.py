@@ -31,8 +31,9 @@ def run_triage_app(
     dmv_registry: Path | None = None,
     db: Path | None = None,
     sample: SampleRequest | None = None,
-) -> None:
-    """Check the options and the runs, then run the app until the user quits.
+) -> str | None:
+    """Check the options and the runs, run the app until the user quits, and return the
+    one-line summary of the session to print then (None when nothing was opened).
 
     Raises:
         MemscopeError: a bad option, config or run reference, before the terminal is taken.
@@ -71,3 +72,6 @@ def run_triage_app(
     # textual-image asks the terminal what it can draw; that is only possible before Textual starts.
     ImagePreview.renderer = load_renderer()
     triage_app.run()
+    from memscope.tui.export_action import quit_summary
+
+    return quit_summary(triage_app)

@@ -20,6 +20,7 @@ from memscope.tui.screens.queue import QueueScreen
 from memscope.tui.screens.runs import RunsScreen
 from memscope.tui.screens.search import SearchDialog
 from memscope.tui.widgets.audio_view import AudioView
+from memscope.tui.widgets.round_view import RoundView
 
 if TYPE_CHECKING:
     from memscope.tui.app import MemscopeApp
@@ -143,15 +144,35 @@ class Navigation:
         self.remember_position()
         return True
 
-    def open_cell(self: MemscopeApp, cell: str) -> None:
-        """The queue of one matrix cell."""
-        if self.set_queue(cell=cell):
+    def open_cell(self: MemscopeApp, cell: str, *, from_matrix: bool = False) -> None:
+        """The queue of one matrix cell (from the matrix: all its questions, failing first,
+        and esc goes back to the matrix)."""
+        self._from_matrix(from_matrix)
+        extra = {"kind": "all", "sort": "correct", "descending": False} if from_matrix else {}
+        if self.set_queue(cell=cell, **extra):
             self._main("queue")
 
-    def open_filter(self: MemscopeApp, text: str) -> None:
+    def open_filter(self: MemscopeApp, text: str, *, from_matrix: bool = False) -> None:
         """The queue of a matrix cell of a benchmark whose cells are filters (``reach:2 bank:9``)."""
-        if self.set_queue(text=text, cell=None):
+        self._from_matrix(from_matrix)
+        extra = {"kind": "all", "sort": "correct", "descending": False} if from_matrix else {}
+        if self.set_queue(text=text, cell=None, **extra):
             self._main("queue")
+
+    def _from_matrix(self: MemscopeApp, from_matrix: bool) -> None:
+        """Remember the queue the matrix was opened over, for esc to come back to."""
+        self.matrix_return = self.state.spec if from_matrix and self.state is not None else None
+
+    def back_to_matrix(self: MemscopeApp) -> bool:
+        """From a cell's queue, esc: the queue as it was, and the matrix; False otherwise."""
+        spec = getattr(self, "matrix_return", None)
+        if spec is None or self.state is None:
+            return False
+        self.matrix_return = None
+        self.state.apply(spec)
+        self._main("matrix")
+        self.remember_position()
+        return True
 
     def open_runs(self: MemscopeApp, run_ids: list[str]) -> None:
         """Open another run (or two to compare)."""
@@ -179,10 +200,16 @@ class Navigation:
     def action_show_runs(self: MemscopeApp) -> None:
         self._main("runs")
 
+    def action_export(self: MemscopeApp) -> None:
+        from memscope.tui.export_action import ask_export
+
+        ask_export(self)
+
     def action_help(self: MemscopeApp) -> None:
         if not isinstance(self.screen, HelpScreen):
+            scope = getattr(self.screen, "SCOPE", None)
             self.push_screen(
-                HelpScreen(list(self.binding_catalogue().values()), str(self.config.path))
+                HelpScreen(list(self.binding_catalogue().values()), str(self.config.path), scope)
             )
 
     def refresh_views(self: MemscopeApp) -> None:
@@ -238,8 +265,12 @@ class Navigation:
             self.player.stop()
             return
         if view is None or view.item is None or not view.item.file:
+            caption = self.state is not None and self.state.caption_mode
             self.notify(
-                "This round has no audio to play (in caption view, press c for the media).",
+                "This round has no audio to play (in caption view, press c for the media)."
+                if caption
+                else "This round has no audio to play: it holds text"
+                " (and ▣ an image) only; ♪ in the timeline marks the rounds with audio.",
                 markup=False,
             )
             return
@@ -287,12 +318,16 @@ class Navigation:
 
     def _show_found_round(self: MemscopeApp, round_id: str | None) -> None:
         screen = self.question_screen
-        if (
-            round_id
-            and screen is not None
-            and not screen.query_one("#timeline").select_round(round_id)
-        ):
+        if not round_id or screen is None:
+            return
+        if not screen.query_one("#timeline").select_round(round_id):
+            # Outside this question's timeline: the round view shows it all the same.
             screen._show_round(round_id)
+            self.notify(
+                f"{round_id} is not on this question's timeline; the round view shows it.",
+                markup=False,
+            )
+        screen.query_one(RoundView).scroll_visible(animate=False)
 
     def on_search_finished(self: MemscopeApp, message: SearchFinished) -> None:
         if isinstance(self.screen, SearchDialog):

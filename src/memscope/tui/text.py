@@ -52,6 +52,34 @@ def clip(value: object, width: int) -> str:
     return text if len(text) <= width and not hidden else text[: max(0, width - 1)] + "…"
 
 
+def fit(text: str, width: int) -> str:
+    """``text`` in ``width`` cells: whole when it fits, else cut with an ellipsis, at a word
+    boundary when one lies in the last third (never mid-word without the mark)."""
+    from rich.cells import cell_len, set_cell_size
+
+    if cell_len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    cut = set_cell_size(text, width - 1)
+    space = cut.rstrip().rfind(" ")
+    if space >= (2 * (width - 1)) // 3:
+        cut = cut[:space]
+    return cut.rstrip() + "…"
+
+
+def whole_hints(hints: list[str], width: int, separator: str = "  ") -> str:
+    """As many of ``hints`` (most useful first) as fit whole in ``width`` cells, in order:
+    a hint is shown entire or not at all, never cut."""
+    from rich.cells import cell_len
+
+    shown: list[str] = []
+    for hint in hints:
+        if cell_len(separator.join([*shown, hint])) <= width:
+            shown.append(hint)
+    return separator.join(shown)
+
+
 def num(value: float | None, digits: int = 2) -> str:
     """A number with fixed digits, an en dash when missing or NaN."""
     if value is None or (isinstance(value, float) and math.isnan(value)):

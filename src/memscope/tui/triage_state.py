@@ -28,6 +28,15 @@ class ViewParams:
     alpha: float = 1.0
     lam: float = DEFAULT_LAMBDA
     k: int = 10
+    scope: str = "carry"
+    """``carry``: the parameters carry across questions; ``question``: each question opens
+    with the run's own order (alpha 1, the run's lambda and K). Remembered with the session."""
+
+    def reset(self, defaults: ViewParams) -> bool:
+        """Back to ``defaults``' alpha, lambda and K; False when already there."""
+        changed = (self.alpha, self.lam, self.k) != (defaults.alpha, defaults.lam, defaults.k)
+        self.alpha, self.lam, self.k = defaults.alpha, defaults.lam, defaults.k
+        return changed
 
     def as_json(self) -> dict[str, Any]:
         """``{"alpha", "lambda", "k"}`` (labels record it, the store remembers it)."""

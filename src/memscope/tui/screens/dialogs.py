@@ -111,3 +111,41 @@ class ErrorDialog(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+class ExportDialog(ModalScreen[str | None]):
+    """Where to export the run's labels; the file name's ending picks the format."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel")]
+
+    def __init__(self, run_id: str, path: str) -> None:
+        super().__init__()
+        self.run_id, self.path = run_id, path
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(
+                Text.assemble(
+                    ("Export the labels of ", "bold"),
+                    plain(self.run_id, "bold cyan", one_line=True),
+                    ("   enter exports · esc cancels", "dim"),
+                )
+            )
+            yield Input(value=self.path, id="export-path")
+            yield Static(
+                Text(
+                    "The ending picks the format: .csv, .jsonl (or .json) or .parquet. "
+                    "The same file as `memscope export-labels RUN --out PATH`.",
+                    style="dim",
+                )
+            )
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, message: Input.Submitted) -> None:
+        self.dismiss(message.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

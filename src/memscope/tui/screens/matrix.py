@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from memscope.errors import MemscopeError
 from memscope.pipeline.triage_matrix import (
@@ -33,6 +33,7 @@ from memscope.pipeline.triage_matrix import (
     available_metrics,
     grid_values,
 )
+from memscope.tui.widgets.footer import FittingFooter
 from memscope.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
@@ -90,7 +91,8 @@ class MatrixScreen(Screen[None]):
 
     BINDINGS = [
         Binding("enter", "open_cell", "Queue for cell", id="matrix.open"),
-        Binding("m", "next_metric", "Next metric", id="matrix.metric"),
+        Binding("m", "next_metric(1)", "Next metric", id="matrix.metric"),
+        Binding("M", "next_metric(-1)", "Previous metric", id="matrix.metric_back"),
         Binding("v", "next_view", "Next view", id="matrix.view"),
         Binding("escape", "back", "Back", id="matrix.back"),
     ]
@@ -113,7 +115,7 @@ class MatrixScreen(Screen[None]):
         yield Static(id="matrix-title", classes="screen-title")
         yield DataTable(id="matrix-table", cursor_type="cell", show_cursor=True)
         yield Static(id="matrix-legend", classes="hint")
-        yield Footer()
+        yield FittingFooter()
 
     def on_screen_resume(self) -> None:
         state = self.memscope.state
@@ -235,8 +237,16 @@ class MatrixScreen(Screen[None]):
             if axes.benchmark == "memeye"
             else f"rows = {grid.row_title}, columns = {grid.column_title}"
         )
+        spec = self.memscope.state.spec
+        if spec.text.strip() or spec.cell or spec.kind != "all":
+            # The grid is of the whole run; say so rather than seem to follow the queue.
+            legend.append(
+                f"Over every question of the run: the queue's '{spec.describe()}' does not apply here.\n",
+                "yellow",
+            )
         legend.append(
-            f"{keys('matrix.metric')}: next metric · {view_key}{keys('matrix.open')}: queue for the cell · "
+            f"{keys('matrix.metric')}/{keys('matrix.metric_back')}: next/previous metric · {view_key}"
+            f"{keys('matrix.open')}: all the cell's questions, failing first · "
             f"{keys('matrix.back')}: back. {what}; n = {axes.word('question', 'question')}s "
             f"the value is over.{extra}",
             "dim",
@@ -248,9 +258,9 @@ class MatrixScreen(Screen[None]):
         message.stop()
         self.action_open_cell()
 
-    def action_next_metric(self) -> None:
+    def action_next_metric(self, step: int = 1) -> None:
         if self.metrics:
-            self.metric_index = (self.metric_index + 1) % len(self.metrics)
+            self.metric_index = (self.metric_index + step) % len(self.metrics)
             self._compute()
 
     def action_next_view(self) -> None:
@@ -275,12 +285,12 @@ class MatrixScreen(Screen[None]):
         columns = [value for value, _ in grid.columns] + [v for v, _ in grid.extra_columns]
         column_value = columns[column - 1]
         if axes.benchmark == "memeye":
-            self.memscope.open_cell(f"{row_value}_{column_value}")
+            self.memscope.open_cell(f"{row_value}_{column_value}", from_matrix=True)
             return
         terms = [f"{view.rows}:{_filter_word(axes.require(view.rows), row_value)}"]
         if column_value not in (ALL_COLUMN, EI_GAP_COLUMN):
             terms.append(f"{view.columns}:{_filter_word(axes.require(view.columns), column_value)}")
-        self.memscope.open_filter(" ".join(terms))
+        self.memscope.open_filter(" ".join(terms), from_matrix=True)
 
     def action_back(self) -> None:
         self.memscope.show_queue()

@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Static
 
 from memscope.errors import MemscopeError
 from memscope.pipeline.benchmark_views import retention_context
@@ -39,6 +39,7 @@ from memscope.tui.widgets.candidates import (
     retention_text,
     run_metrics_line,
 )
+from memscope.tui.widgets.footer import FittingFooter
 from memscope.tui.widgets.label_bar import LabelBar
 from memscope.tui.widgets.probe_panel import ProbePanel
 from memscope.tui.widgets.round_view import RoundView
@@ -49,6 +50,8 @@ if TYPE_CHECKING:
     from memscope.tui.app import MemscopeApp
 
 NARROW_BELOW = 110
+STACKED_HINT = "▼ panes stacked: scroll for more · [ ] { } < > bring the re-rank up"
+"""Shown below 110 columns, where the four panes stack in one scrolling column."""
 
 
 class QuestionScreen(Screen[None]):
@@ -76,6 +79,7 @@ class QuestionScreen(Screen[None]):
         Binding(
             "equals_sign", "rerank_reset", "Reset re-rank", show=False, id="question.rerank_reset"
         ),
+        Binding("g", "toggle_scope", "α/λ/K scope", show=False, id="question.rerank_scope"),
         Binding("slash", "filter", "Filter", show=False, id="question.filter"),
         Binding("s", "search", "Search memory", show=False, id="question.search"),
         Binding("i", "similar", "Similar images", show=False, id="question.similar"),
@@ -93,6 +97,7 @@ class QuestionScreen(Screen[None]):
         self.rerun: Any = None
         self.selected_round: str | None = None
         self._code_keys: dict[str, str] | None = None
+        self._shown_qid: str | None = None
 
     @property
     def memscope(self) -> MemscopeApp:
@@ -107,8 +112,9 @@ class QuestionScreen(Screen[None]):
             yield RoundView(id="round")
             yield ProbePanel(id="probe")
             yield CandidatesPanel(id="candidates")
+        yield Static(STACKED_HINT, id="stack-hint", markup=False)
         yield LabelBar(id="label-bar")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one(Timeline).focus(scroll_visible=False)
@@ -139,6 +145,9 @@ class QuestionScreen(Screen[None]):
             return
         session = state.session
         row = session.table.row_of[state.qid]
+        if state.view.scope == "question" and state.qid != self._shown_qid:
+            state.view.reset(self.memscope.default_view())  # each question starts unranked
+        self._shown_qid = state.qid
         self.detail = detail = question_detail(session.data, row)
         self.selected_round = None
         is_probe = session.data.benchmark == "dmv"
@@ -225,7 +234,9 @@ class QuestionScreen(Screen[None]):
                 "lambda": f"{keys('question.lambda_down')} {keys('question.lambda_up')}",
                 "k": f"{keys('question.k_down')} {keys('question.k_up')}",
                 "reset": keys("question.rerank_reset"),
+                "scope": keys("question.rerank_scope"),
             },
+            scope=view.scope,
             note=(getattr(self.rerun, "note", None) or "") if self.rerun is not None else message,
         )
         benchmark = session.data.benchmark
@@ -356,8 +367,26 @@ class QuestionScreen(Screen[None]):
         )
         self._after_param_change()
 
+    def action_toggle_scope(self) -> None:
+        view = self.memscope.state.view
+        view.scope = "question" if view.scope == "carry" else "carry"
+        self.notify(
+            "α, λ and K now apply to this question only: the next one opens in the run's order."
+            if view.scope == "question"
+            else "α, λ and K now carry across questions.",
+            markup=False,
+        )
+        self._rerank(keep_round=True)
+        self.memscope.remember_position()
+
     def _after_param_change(self) -> None:
         self._rerank(keep_round=True)
+        if self.has_class("-narrow"):
+            # Stacked, the re-rank panel sits below the fold: bring its parameters and
+            # metrics to the top so the change shows where it is made.
+            self.query_one("#question-body").scroll_to_widget(
+                self.query_one(CandidatesPanel), top=True, animate=False
+            )
         self.memscope.refresh_run_rerank()
         self.memscope.remember_position()
 

@@ -14,10 +14,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from memscope.errors import MemscopeError
 from memscope.pipeline.triage import FILTER_FIELDS, QUEUE_KINDS, SORT_KEYS
+from memscope.tui.text import whole_hints
+from memscope.tui.widgets.footer import FittingFooter
 from memscope.tui.widgets.queue_table import QueueHeader, QueueTable
 from memscope.tui.widgets.status_bar import StatusBar
 
@@ -54,13 +56,16 @@ class QueueScreen(Screen[None]):
         yield Static(id="queue-empty", classes="empty-note")
         yield Input(placeholder="y:Y3 code:SEL-STALE words…", id="queue-filter")
         yield Static(FILTER_HELP, id="queue-filter-help", classes="hint")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self._show_filter(False)
         self.query_one(QueueTable).focus()
 
     def on_screen_resume(self) -> None:
+        self.refresh_queue()
+
+    def on_resize(self) -> None:
         self.refresh_queue()
 
     def refresh_queue(self) -> None:
@@ -76,14 +81,21 @@ class QueueScreen(Screen[None]):
         header.refresh()
         _labelled, total = state.progress
         keys = self.memscope.keys_for
+        described = state.spec.describe()
+        hints = [
+            f"{keys('app.help')} all keys",
+            f"{keys('queue.open')} open",
+            f"{keys('queue.filter')} filter",
+            f"{keys('queue.sort')} sort",
+            f"{keys('queue.reverse')} reverse",
+            f"{keys('queue.kind')} failing/all/unlabelled",
+            f"{keys('app.matrix')} matrix",
+        ]
+        room = (self.size.width or 100) - len("Queue ") - len(described) - len("  ·  ") - 2
         title = Text.assemble(
             ("Queue ", "bold"),
-            (state.spec.describe(), "bold cyan"),
-            (
-                f"  ·  {keys('queue.open')} open  {keys('queue.filter')} filter  {keys('queue.kind')} failing/all/unlabelled"
-                f"  {keys('queue.sort')} sort  {keys('app.matrix')} matrix  {keys('app.help')} all keys",
-                "dim",
-            ),
+            (described, "bold cyan"),
+            ("  ·  " + whole_hints(hints, room), "dim"),
         )
         title.no_wrap, title.overflow = True, "ellipsis"
         self.query_one("#queue-title", Static).update(title)
@@ -136,6 +148,8 @@ class QueueScreen(Screen[None]):
     def action_escape(self) -> None:
         if self.query_one("#queue-filter", Input).display:
             self._show_filter(False)
+        elif self.memscope.back_to_matrix():
+            return
         elif self.memscope.state and (
             self.memscope.state.spec.text or self.memscope.state.spec.cell
         ):

@@ -10,12 +10,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from memscope.errors import MemscopeError
 from memscope.pipeline.triage_session import list_runs
 from memscope.tui.messages import RunsListed, WorkFailed
 from memscope.tui.text import num, plain
+from memscope.tui.widgets.footer import FittingFooter
 
 if TYPE_CHECKING:
     from memscope.tui.app import MemscopeApp
@@ -61,7 +62,7 @@ class RunsScreen(Screen[None]):
         )
         yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="runs-hint", classes="hint")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

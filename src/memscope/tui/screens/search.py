@@ -7,6 +7,7 @@ When the engine has no index or models, the dialog says so and how to build one.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from rich.text import Text
@@ -42,11 +43,17 @@ class SearchDialog(ModalScreen[str | None]):
     """A query box (omitted for image similarity) and the hits; returns a round id."""
 
     BINDINGS = [Binding("escape", "cancel", "Close", id="search.close")]
+    AUTO_FOCUS = "#search-input, #search-hits"  # focused as the screen starts: no key is lost
+
+    model_loaded = False
+    """Whether a search has loaded the text model in this process (then no notice)."""
 
     def __init__(self, title: str, ask: bool) -> None:
         super().__init__()
         self.title_text, self.ask = title, ask
         self.hit_rounds: list[str] = []
+        self._started: float | None = None
+        self._ticker: Any = None
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog dialog-tall"):
@@ -61,6 +68,8 @@ class SearchDialog(ModalScreen[str | None]):
                 Text(
                     "searching …"
                     if not self.ask
+                    else ""
+                    if SearchDialog.model_loaded
                     else "the first search loads the text model (takes a while)",
                     style="dim italic",
                 ),
@@ -77,17 +86,36 @@ class SearchDialog(ModalScreen[str | None]):
     @on(Input.Submitted)
     def _submitted(self, message: Input.Submitted) -> None:
         if message.value.strip():
-            self.query_one("#search-status", Static).update(Text("searching …", style="dim italic"))
+            self._started = time.monotonic()
+            self._tick()
+            if self._ticker is None:
+                self._ticker = self.set_interval(0.5, self._tick)
             self.app.run_search(message.value.strip())  # type: ignore[attr-defined]
+
+    def _tick(self) -> None:
+        """The status while a search runs: how long it has taken so far."""
+        if self._started is None:
+            return
+        elapsed = time.monotonic() - self._started
+        loading = "" if SearchDialog.model_loaded else " (loading the text model)"
+        self.query_one("#search-status", Static).update(
+            Text(f"searching{loading} … {elapsed:.1f} s", style="dim italic")
+        )
 
     def show_results(self, message: SearchFinished) -> None:
         """Fill the hit list (or say why there is none)."""
         status = self.query_one("#search-status", Static)
         hits = self.query_one(OptionList)
         hits.clear_options()
+        self._started = None
+        if self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
         if message.error:
             status.update(plain(message.error, "yellow"))
             return
+        if self.ask:  # the notice goes: the text model is loaded now
+            SearchDialog.model_loaded = True
         status.update(Text(f"{len(message.hits)} hit(s)", style="dim"))
         self.hit_rounds = []
         for i, hit in enumerate(message.hits):

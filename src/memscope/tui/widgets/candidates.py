@@ -18,7 +18,7 @@ from textual.widgets import Static
 
 from memscope.pipeline.candidate_rows import Candidate
 from memscope.pipeline.metric_names import SHORT_NAMES
-from memscope.tui.text import num, plain
+from memscope.tui.text import fit, num, plain
 from memscope.tui.widgets.candidate_table import CandidateTable
 
 QUESTION_METRICS = tuple(
@@ -30,13 +30,24 @@ RUN_METRICS = tuple(
 )
 
 
-NOTE_CHARS = 100
+NOTE_CHARS = 150
+"""About two lines of the panel."""
 
 
 def short_note(note: str) -> str:
     """The re-ranking note without advice in parentheses, cut to about two lines."""
-    text = "; ".join(part.split(" (")[0].strip() for part in note.split(";") if part.strip())
-    return text if len(text) <= NOTE_CHARS else text[: NOTE_CHARS - 1].rsplit(" ", 1)[0] + " …"
+    parts = [part.split(" (")[0].strip() for part in note.split(";") if part.strip()]
+    text = "; ".join(parts)
+    if len(text) <= NOTE_CHARS:
+        return text
+    # A hint (a `command` to run) is the useful part: drop the other remarks before it,
+    # keeping the first, so the hint is never cut before its useful half.
+    hints = [part for part in parts if "`" in part]
+    others = [part for part in parts if "`" not in part]
+    while len(others) > 1 and len("; ".join(others + hints)) > NOTE_CHARS:
+        others.pop()
+    text = "; ".join(others + hints)
+    return text if len(text) <= NOTE_CHARS else fit(text, NOTE_CHARS)
 
 
 def _change(before: float | None, after: float | None) -> Text:
@@ -76,9 +87,16 @@ class CandidatesPanel(Vertical):
         self.query_one("#panel-context", Static).update(text)
 
     def show_params(
-        self, alpha: float, lam: float, k: int, keys: Mapping[str, str], note: str = ""
+        self,
+        alpha: float,
+        lam: float,
+        k: int,
+        keys: Mapping[str, str],
+        note: str = "",
+        scope: str = "carry",
     ) -> None:
-        """The parameter line: values and the keys that change them."""
+        """The parameter line: values, the keys that change them, and whether they carry
+        across questions or apply to this one only (``scope``)."""
         line = Text.assemble(
             ("re-rank ", "bold"),
             (f"α={alpha:.1f}", "bold cyan"),
@@ -87,7 +105,12 @@ class CandidatesPanel(Vertical):
             f" {keys.get('lambda', '{ }')}  ",
             (f"K={k}", "bold cyan"),
             f" {keys.get('k', '< >')}  ",
-            (f"{keys.get('reset', '=')} reset", "dim"),
+            (f"{keys.get('reset', '=')} reset  ", "dim"),
+            (
+                "· carries over" if scope == "carry" else "· this question only",
+                "bold yellow" if scope == "question" else "",
+            ),
+            (f" {keys.get('scope', 'g')}", "dim"),
         )
         if note:
             line.append("\n")

@@ -25,6 +25,7 @@ from textual.widgets import Static
 
 from memscope.pipeline.triage import TriageTable
 from memscope.textsafe import printable
+from memscope.tui.text import fit
 
 FLEX = 0
 
@@ -44,8 +45,9 @@ def column_layout(
     columns = [
         ("qid", "qid", 6),
         *axis_columns,
+        ("mode", "mode", 4),  # an MCQ and its open twin ask the same question text
         ("correct", "ok", 3),
-        ("score", "score", 6),
+        ("score", "EM|J", 6),  # EM for MCQ, Judge for open: compare's metric
     ]
     if compare:
         columns.append(("other", "other", 6))
@@ -171,7 +173,9 @@ class QueueTable(ScrollView, can_focus=True):
             width, self.compare, self.show_task, self.axis_columns
         ):
             text, style = self._cell(key, row)
-            segments.append(Segment(set_cell_size(text, column_width) + " ", base + style))
+            segments.append(
+                Segment(set_cell_size(fit(text, column_width), column_width) + " ", base + style)
+            )
         return Strip(segments).crop(0, width).extend_cell_length(width, base)
 
     def _cell(self, key: str, row: int) -> tuple[str, Style]:
@@ -204,6 +208,9 @@ class QueueTable(ScrollView, can_focus=True):
             ) if table.suggested[row] else Style(dim=True)
         if key == "question":
             return printable(table.question[row], keep_newlines=False), Style()
+        if key == "mode":
+            mode = str(table.mode[row])
+            return ("MCQ" if mode == "mcq" else mode), Style(dim=mode != "mcq")
         if key.startswith("axis:"):
             axis = table.axes.require(key[5:])
             value = table.axis_labels[axis.key][row]

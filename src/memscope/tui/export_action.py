@@ -1,0 +1,61 @@
+"""``e`` in the app: export the run's labels to a file (path asked, format from its ending),
+and the one-line summary printed when the app quits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memscope.errors import MemscopeError
+
+if TYPE_CHECKING:
+    from memscope.tui.app import MemscopeApp
+
+
+def ask_export(app: MemscopeApp) -> None:
+    """Open the export dialog for the current run (default: a csv beside the store)."""
+    from memscope.pipeline.session_summary import default_export_path
+    from memscope.tui.screens.dialogs import ExportDialog
+
+    if app.state is None:
+        app.notify("No run is open: nothing to export.", severity="warning", markup=False)
+        return
+    run_id = app.state.session.run_id
+    path = app.last_export or str(default_export_path(app.store, run_id))
+
+    def chosen(path: str | None) -> None:
+        if path:
+            export_to(app, path)
+
+    app.push_screen(ExportDialog(run_id, path), chosen)
+
+
+def export_to(app: MemscopeApp, chosen: str) -> None:
+    """Write the run's labels to ``chosen`` and say how many (or why not)."""
+    from memscope.pipeline.export import export_labels
+    from memscope.pipeline.session_summary import export_format
+
+    if app.state is None:
+        return
+    run_id = app.state.session.run_id
+    path = Path(chosen).expanduser()
+    try:
+        with app.store_lock:
+            result = export_labels(app.store, run_id, fmt=export_format(path), out=path)
+    except MemscopeError as error:
+        app.notify(error.message, severity="error", title="Not exported", markup=False)
+        return
+    app.last_export = str(path)
+    app.notify(f"Exported {result.rows} label row(s) of {run_id} to {path}", markup=False)
+
+
+def quit_summary(app: MemscopeApp) -> str | None:
+    """``srag_v: labelled 12 · 3 notes · exported: labels-srag_v.csv`` (None: no run open)."""
+    from memscope.pipeline.session_summary import session_summary
+
+    if app.state is None:
+        return None
+    try:
+        return session_summary(app.store, app.state.session.run_id, app.annotator, app.last_export)
+    except MemscopeError:
+        return None
