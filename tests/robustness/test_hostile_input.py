@@ -767,9 +767,39 @@ def test_a_huge_field_is_bounded_for_display() -> None:
     clipped = clip(huge, 40)
     assert time.monotonic() - started < 2.0
     assert len(shown.plain) < DISPLAY_LIMIT + 100
-    assert shown.plain.endswith(f"… {len(huge) + len(HOSTILE) - DISPLAY_LIMIT:,} more characters")
+    hidden = len(huge) + len(HOSTILE) - DISPLAY_LIMIT
+    assert shown.plain.endswith(f"… {hidden:,} more characters (t: full text)")
     assert len(clipped) == 40 and clipped.endswith("…")
     assert plain(huge, limit=None).plain == huge  # the full text, on demand
+
+
+async def test_the_app_shows_a_huge_field_cut_and_t_shows_it_whole(
+    tmp_path: Path, store_path: Path
+) -> None:
+    from memscope.tui.app import make_app
+    from memscope.tui.screens.full_text import FullTextScreen, TextPager
+
+    data = dataset()
+    reasoning = "the judge explains " * 1_000_000 + "FINAL WORD"  # 19 MB
+    rows_ = [open_row(i, data, seed=["D1:1", "D2:1"], scores=[0.9, 0.4]) for i in (1, 2, 3)]
+    rows_[0]["judge_reasoning"] = reasoning
+    run_dir = write_run(tmp_path / "runs" / "huge", data, rows_)
+    assert invoke("ingest", str(run_dir)).exit_code == 0
+    app = make_app([str(run_dir)], question="q1")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _until(pilot, lambda: app.state is not None and app.state.qid == "q1")
+        await pilot.pause(0.5)
+        await pilot.press("t")
+        await _until(pilot, lambda: isinstance(app.screen, FullTextScreen))
+        pager = app.screen.query_one(TextPager)
+        titles = [pager.line_text(y) for y in range(pager.line_count) if pager.line_text(y)]
+        assert any(t.startswith(f"judge reasoning · {len(reasoning):,} characters") for t in titles)
+        await pilot.press("G")
+        await pilot.pause()
+        seen = "".join(pager.line_text(y) for y in range(pager.line_count - 40, pager.line_count))
+        assert "FINAL WORD" in seen  # the last characters of the field are reachable
+        await pilot.press("escape")
+        await _until(pilot, lambda: not isinstance(app.screen, FullTextScreen))
 
 
 async def _until(pilot, condition, timeout: float = 30.0) -> None:

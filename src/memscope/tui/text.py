@@ -30,7 +30,7 @@ def bounded(value: object, limit: int | None = DISPLAY_LIMIT) -> tuple[str, int]
 
 def more_note(hidden: int) -> str:
     """The marker after cut text."""
-    return f" … {hidden:,} more characters"
+    return f" … {hidden:,} more characters (t: full text)"
 
 
 def plain(

@@ -21,6 +21,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Static
 
+from memscope.pipeline.evidence_chain import QuestionDetail
+from memscope.pipeline.round_index import RoundDetail
 from memscope.textsafe import printable
 
 TITLE = -1
@@ -35,6 +37,29 @@ class TextSection:
 
     title: str
     text: str
+
+
+def question_sections(
+    detail: QuestionDetail, selected_round: RoundDetail | None
+) -> list[TextSection]:
+    """The question's and the selected round's text fields, each whole, empty ones left out."""
+    fields = [
+        ("question", detail.question),
+        ("gold answer", detail.gold),
+        ("model answer", detail.pred),
+        ("judge reasoning", detail.judge_reasoning),
+    ]
+    if selected_round is not None:
+        name = f"round {selected_round.round_id}"
+        fields += [(f"{name} · user", selected_round.user_text)]
+        fields += [(f"{name} · assistant", selected_round.assistant_text)]
+        fields += [
+            (f"{name} · caption of {item.ref}", item.caption)
+            for item in (*selected_round.images, *selected_round.audio)
+        ]
+        fields += [(f"{name} · transcript", text) for text in selected_round.transcripts]
+        fields += [(f"{name} · background audio", selected_round.background_audio or "")]
+    return [TextSection(title, text) for title, text in fields if text]
 
 
 class TextPager(ScrollView, can_focus=True):

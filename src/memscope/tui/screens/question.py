@@ -70,6 +70,7 @@ class QuestionScreen(Screen[None]):
         Binding("x", "clear_label", "Clear", show=False, id="question.clear"),
         Binding("c", "toggle_caption", "Caption/native", id="question.caption"),
         Binding("p", "play", "Play", id="question.audio"),
+        Binding("t", "full_text", "Full text", show=False, id="question.full_text"),
         Binding("left_square_bracket", "alpha(-1)", "α−", id="question.alpha_down"),
         Binding("right_square_bracket", "alpha(1)", "α+", id="question.alpha_up"),
         Binding("left_curly_bracket", "lam(-1)", "λ−", show=False, id="question.lambda_down"),
@@ -341,6 +342,19 @@ class QuestionScreen(Screen[None]):
         state = self.memscope.state
         state.caption_mode = not state.caption_mode
         self._show_round(self.selected_round)
+
+    def action_full_text(self) -> None:
+        """Every text field of the question and the selected round, whole (the screen cuts
+        long ones with "… N more characters")."""
+        from memscope.tui.screens.full_text import FullTextScreen, question_sections
+        from memscope.tui.widgets.round_view import RoundView
+
+        if self.detail is None:
+            return
+        selected = self.query_one(RoundView).detail if self.query(RoundView) else None
+        self.app.push_screen(
+            FullTextScreen(self.detail.qid, question_sections(self.detail, selected))
+        )
 
     def action_play(self) -> None:
         views = [view for view in self.query(AudioView) if view.display and view.clip is not None]
