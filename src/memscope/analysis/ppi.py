@@ -197,8 +197,9 @@ def labels_only_mean(
 ) -> MeanEstimate:
     """The (weighted) mean of the labels with its normal interval: PPI with ``lam = 0``.
 
-    ``pseudo`` as in ``ppi_mean``: above 0 the variance is Agresti-Coull's (pseudo-counts
-    ``2 * pseudo`` on each side), the centre stays the mean.
+    ``pseudo`` as in ``ppi_mean``: above 0 the variance is ``p~(1 - p~) / n`` at the
+    share ``p~`` shrunk by ``2 * pseudo`` pseudo-counts on each side (Agresti-Coull's
+    ``p~``, the real ``n``); the centre stays the mean.
     """
     y = np.asarray(y, dtype=float)
     if y.size == 0:
