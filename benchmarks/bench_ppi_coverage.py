@@ -11,6 +11,7 @@ mean width of PPI++ relative to labels only. Target: coverage in 93-97 % over 1,
 draws; PPI++ narrower than labels only for accuracy >= 0.7.
 
     .venv/bin/python benchmarks/bench_ppi_coverage.py [--draws 1000] [--failures 2000] [--labels 200]
+        [--plugin]   # ppi-python's plug-in variances, for comparison
 """
 
 from __future__ import annotations
@@ -40,7 +41,14 @@ def truth() -> np.ndarray:
     return sum(share * np.array(PREVALENCE[h]) for h, share in STRATA.items())
 
 
-def draw(rng: np.random.Generator, n_failures: int, n_labels: int, accuracy: float, seed: int):
+def draw(
+    rng: np.random.Generator,
+    n_failures: int,
+    n_labels: int,
+    accuracy: float,
+    seed: int,
+    pseudo: float | None = None,
+):
     """One synthetic run's estimates (overall, per code): labels-only and PPI++ intervals."""
     from memscope.analysis.sampling import sample_order
     from memscope.pipeline.estimate import compute_estimates
@@ -74,7 +82,7 @@ def draw(rng: np.random.Generator, n_failures: int, n_labels: int, accuracy: flo
         planned={qids[item.row] for item in planned},
     )
     labelled = {qids[item.row]: true_codes[item.row] for item in planned}
-    return compute_estimates(found, labelled, by="y", plan=plan, codes=list(CODES))
+    return compute_estimates(found, labelled, by="y", plan=plan, codes=list(CODES), pseudo=pseudo)
 
 
 def main() -> None:
@@ -84,6 +92,11 @@ def main() -> None:
     parser.add_argument("--labels", type=int, default=200)
     parser.add_argument("--accuracies", type=float, nargs="+", default=[0.5, 0.7, 0.9])
     parser.add_argument("--seed", type=int, default=16)
+    parser.add_argument(
+        "--plugin",
+        action="store_true",
+        help="plug-in variances (ppi-python's) instead of the pseudo-count adjusted ones",
+    )
     args = parser.parse_args()
     target = truth()
     rows = []
@@ -93,7 +106,14 @@ def main() -> None:
         widths = {"labels": [], "ppi": []}
         started = time.perf_counter()
         for index in range(args.draws):
-            result = draw(rng, args.failures, args.labels, accuracy, seed=args.seed + index)
+            result = draw(
+                rng,
+                args.failures,
+                args.labels,
+                accuracy,
+                seed=args.seed + index,
+                pseudo=0.0 if args.plugin else None,
+            )
             for position, code in enumerate(CODES):
                 group = result.overall[code]
                 for side, found in (("labels", group.labels), ("ppi", group.ppi)):
@@ -114,6 +134,7 @@ def main() -> None:
         )
     print_table(
         f"{args.draws} draws · {args.failures} failures · {args.labels} labels (stratified by Y) · "
+        f"{'plug-in' if args.plugin else 'adjusted'} variances · "
         f"coverage of the 95 % intervals, lowest–highest over {len(CODES)} codes",
         ["rule accuracy", "labels only", "PPI++", "PPI++ width / labels-only", "time"],
         rows,

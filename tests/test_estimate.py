@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from memscope.adapters import ReadOptions
-from memscope.analysis.ppi import labels_only_mean, ppi_mean
+from memscope.analysis.ppi import agresti_pseudo, labels_only_mean, ppi_mean
 from memscope.cli import app as cli
 from memscope.pipeline.estimate import compute_estimates, estimate_run
 from memscope.pipeline.labels import record_label
@@ -47,9 +47,14 @@ def test_per_stratum_estimates_are_the_ppi_of_that_stratum() -> None:
         np.array([1.0, 0.0, 0.0]),
         np.array([1.0, 1.0, 0.0]),
         np.array([1.0, 0.0, 0.0]),  # the rule on Y1's unlabelled failures q3-q5
+        pseudo=agresti_pseudo(),  # the adjusted variance, at the default 95 %
     )
     assert y1.ppi.estimate == pytest.approx(expected.estimate)
     assert y1.ppi.ci_high == pytest.approx(expected.ci_high)
+    plugin = compute_estimates(found, labelled, by="y", codes=["A", "B"], pseudo=0.0)
+    plain = ppi_mean(np.array([1.0, 0.0, 0.0]), np.array([1.0, 1.0, 0.0]), np.array([1.0, 0, 0]))
+    assert plugin.per_stratum["Y1"]["A"].ppi.ci_high == pytest.approx(plain.ci_high)
+    assert plain.ci_high < expected.ci_high
     assert y1.labels.estimate == pytest.approx(1 / 3)
     # Overall: strata combined by their share of the failures (6/10 and 4/10).
     y3 = result.per_stratum["Y3"]["A"]
@@ -59,6 +64,23 @@ def test_per_stratum_estimates_are_the_ppi_of_that_stratum() -> None:
     assert overall.ppi.estimate == pytest.approx(0.6 * y1.ppi.estimate + 0.4 * y3.ppi.estimate)
     assert result.rule_agreement == pytest.approx(4 / 6)
     assert any("no sample plan" in note for note in result.notes)
+
+
+def test_a_stratum_where_labels_and_rules_always_agree_still_has_a_width() -> None:
+    # Y2: six labels, none B, and the rule never says B there: zero disagreements and
+    # zero spread. The plug-in interval would be [0, 0]; the estimate's is not.
+    ys = ["Y1"] * 6 + ["Y2"] * 10
+    suggested = ["A", "B", "B", "A", "B", "A"] + ["A"] * 10
+    found = _failures(ys, suggested)
+    labelled = {f"q{i}": "A" for i in (0, 3, 6, 7, 8, 9, 10, 11)} | {"q1": "B"}
+    result = compute_estimates(found, labelled, by="y", codes=["A", "B"])
+    y2 = result.per_stratum["Y2"]["B"]
+    assert (y2.n_labelled, y2.n_with_code) == (6, 0)
+    for found_estimate in (y2.labels, y2.ppi):
+        assert found_estimate.estimate == 0.0
+        assert found_estimate.ci_high > 0.2  # about the Agresti-Coull upper end for 0 of 6
+    plain = ppi_mean(np.zeros(6), np.zeros(6), np.zeros(4))
+    assert plain.ci_high == 0.0
 
 
 def test_a_stratum_with_one_label_pools_the_overall() -> None:

@@ -8,6 +8,7 @@ from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
 
 from memscope.analysis.ppi import (
     StratumPart,
+    agresti_pseudo,
     combine_strata,
     labels_only_mean,
     ppi_mean,
@@ -68,3 +69,52 @@ def test_combine_strata_weights_by_stratum_size() -> None:
         np.sqrt((0.75 * a.std_error) ** 2 + (0.25 * b.std_error) ** 2)
     )
     assert both.n_labelled == 8
+
+
+def test_adjusted_variance_gives_a_stratum_without_disagreements_a_width() -> None:
+    # Eight labels, none with the code, and the rule agrees on all: the plug-in
+    # variance is 0 ([0, 0]); the adjusted one is not, the estimate unchanged.
+    y, yhat, yhat_u = np.zeros(8), np.zeros(8), np.zeros(100)
+    plain = ppi_mean(y, yhat, yhat_u)
+    adjusted = ppi_mean(y, yhat, yhat_u, pseudo=agresti_pseudo())
+    assert plain.std_error == 0.0
+    assert adjusted.estimate == plain.estimate == 0.0
+    assert adjusted.ci_high > 0.05
+    # All labels agree with a rule that sees the code on half of them.
+    y = yhat = np.array([1, 0] * 4, dtype=float)
+    agreed = ppi_mean(y, yhat, np.array([1, 0] * 50, dtype=float), lam=1.0, pseudo=1.0)
+    assert ppi_mean(y, yhat, np.array([1, 0] * 50, dtype=float), lam=1.0).std_error < (
+        agreed.std_error
+    )
+
+
+def test_adjusted_labels_only_variance_is_agresti_coull_at_the_shrunk_share() -> None:
+    y = np.array([1, 0, 0, 0, 0, 0, 0, 0, 0, 0], dtype=float)
+    z2 = z_value(0.95) ** 2
+    found = labels_only_mean(y, pseudo=agresti_pseudo(0.95))
+    shrunk = (1 + z2 / 2) / (10 + z2)
+    assert found.estimate == pytest.approx(0.1)  # the centre stays the mean
+    assert found.std_error == pytest.approx(np.sqrt(shrunk * (1 - shrunk) / 10))
+    assert found.std_error > labels_only_mean(y).std_error
+    # lam = 0 is labels only, with the adjustment too (weighted as well).
+    weights = np.linspace(0.5, 2.0, 10)
+    as_ppi = ppi_mean(y, np.ones(10), np.ones(40), lam=0.0, w=weights, pseudo=1.0)
+    direct = labels_only_mean(y, w=weights, pseudo=1.0)
+    assert as_ppi.estimate == pytest.approx(direct.estimate)
+    assert as_ppi.std_error == pytest.approx(direct.std_error)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_adjusted_variance_vanishes_with_many_labels(seed: int) -> None:
+    y, yhat, yhat_u, _ = _data(seed, n=4000, big_n=8000)
+    plain = ppi_mean(y, yhat, yhat_u)
+    adjusted = ppi_mean(y, yhat, yhat_u, pseudo=agresti_pseudo())
+    assert adjusted.lam == plain.lam and adjusted.estimate == plain.estimate
+    assert plain.std_error < adjusted.std_error < 1.002 * plain.std_error
+
+
+def test_adjusted_variance_needs_binary_data() -> None:
+    with pytest.raises(ValueError, match="0/1"):
+        ppi_mean(np.array([0.5, 1.0]), np.array([1.0, 0.0]), np.ones(5), pseudo=1.0)
+    with pytest.raises(ValueError, match="0/1"):
+        labels_only_mean(np.array([2.0, 0.0]), pseudo=1.0)

@@ -14,6 +14,14 @@ choice: the interval is never much wider than the labels-only one and gets narro
 better the rule agrees with people. Weights (``w``, e.g. ``1 / inclusion probability``)
 are rescaled to average 1, as in the ``ppi-python`` reference implementation, which the
 tests hold this module equal to.
+
+That plug-in variance is optimistic for a rare 0/1 code: the rectifier rests on the few
+labels where rule and person disagree (none at all in a small stratum, which gives an
+interval of width 0). With ``pseudo > 0`` the variance, and only the variance, is taken
+as if ``pseudo`` extra items of weight 1 sat in each of the four (label, rule) cells;
+``agresti_pseudo`` (``z² / 4`` each) makes the labels-only variance Agresti & Coull's at
+the shrunk share, over the real count. ``memscope estimate`` uses it; the coverage
+benchmark (benchmarks/README.md) is where the choice was measured.
 """
 
 from __future__ import annotations
@@ -70,6 +78,34 @@ def _weights(count: int, weights: np.ndarray | None) -> np.ndarray:
     return weights / total * count
 
 
+def agresti_pseudo(level: float = DEFAULT_LEVEL) -> float:
+    """Pseudo-items per (label, rule) cell for the adjusted variance: ``z² / 4``.
+
+    Four cells of ``z² / 4`` put ``z² / 2`` pseudo-successes and ``z² / 2`` pseudo-failures
+    on the labels, Agresti & Coull's (1998) adjustment; on the rule's disagreements they
+    put about one of each sign, near Bonett & Price's (2012) adjusted Wald interval for
+    paired proportions (what the rectifier at ``lam = 1`` is).
+    """
+    return z_value(level) ** 2 / 4.0
+
+
+def _check_binary(*arrays: np.ndarray) -> None:
+    for values in arrays:
+        if not np.isin(values, (0.0, 1.0)).all():
+            raise ValueError("the adjusted variance needs 0/1 labels and predictions")
+
+
+def _adjusted_variance(values: np.ndarray, pseudo_values: np.ndarray, pseudo: float) -> float:
+    """The squared standard error of the mean of ``values``: the spread of ``values`` with
+    ``pseudo`` copies of each of ``pseudo_values`` added (population form), over the real
+    count. Dividing by the real count, not the augmented one, keeps it at least the
+    plug-in variance for 0/1 labels (the shrunk share is nearer 1/2)."""
+    count = values.size + pseudo * pseudo_values.size
+    mean = (values.sum() + pseudo * pseudo_values.sum()) / count
+    spread = ((values - mean) ** 2).sum() + pseudo * ((pseudo_values - mean) ** 2).sum()
+    return float(spread / count / values.size)
+
+
 def tuned_lambda(
     y: np.ndarray,
     yhat: np.ndarray,
@@ -104,6 +140,7 @@ def ppi_mean(
     level: float = DEFAULT_LEVEL,
     w: np.ndarray | None = None,
     w_unlabelled: np.ndarray | None = None,
+    pseudo: float = 0.0,
 ) -> MeanEstimate:
     """The PPI++ estimate of ``mean(y)`` with its normal interval (see the module docstring).
 
@@ -114,6 +151,10 @@ def ppi_mean(
         lam: the tuning weight; None tunes it (PPI++), 0 gives the labels-only mean.
         level: confidence level of the interval.
         w, w_unlabelled: optional item weights.
+        pseudo: 0 (the default) gives ppi-python's plug-in variance; above 0 (0/1 data
+            only) the rectifier's variance is taken with ``pseudo`` pseudo-items of weight
+            1 in each (label, rule) cell (``agresti_pseudo``), so that a stratum with few
+            or no disagreements still gets an honest width. The estimate is unchanged.
 
     The interval is not clipped to [0, 1]; callers reporting a proportion do that.
     """
@@ -128,8 +169,13 @@ def ppi_mean(
         lam = tuned_lambda(y, yhat, yhat_u, w=w, w_unlabelled=w_unlabelled)
     estimate = lam * (wu * yhat_u).mean() + (wl * (y - lam * yhat)).mean()
     imputed = (wu * lam * yhat_u).std() / np.sqrt(big_n)
-    rectifier = (wl * (y - lam * yhat)).std() / np.sqrt(n)
-    std_error = float(np.sqrt(imputed**2 + rectifier**2))
+    if pseudo > 0:
+        _check_binary(y, yhat)
+        cells = np.array([0.0, 1.0 - lam, 1.0, -lam])  # (y, yhat) = 00, 11, 10, 01
+        rectifier_var = _adjusted_variance(wl * (y - lam * yhat), cells, pseudo)
+    else:
+        rectifier_var = float((wl * (y - lam * yhat)).var() / n)
+    std_error = float(np.sqrt(imputed**2 + rectifier_var))
     half = z_value(level) * std_error
     return MeanEstimate(
         estimate=float(estimate),
@@ -143,15 +189,29 @@ def ppi_mean(
 
 
 def labels_only_mean(
-    y: np.ndarray, *, level: float = DEFAULT_LEVEL, w: np.ndarray | None = None
+    y: np.ndarray,
+    *,
+    level: float = DEFAULT_LEVEL,
+    w: np.ndarray | None = None,
+    pseudo: float = 0.0,
 ) -> MeanEstimate:
-    """The (weighted) mean of the labels with its normal interval: PPI with ``lam = 0``."""
+    """The (weighted) mean of the labels with its normal interval: PPI with ``lam = 0``.
+
+    ``pseudo`` as in ``ppi_mean``: above 0 the variance is ``p~(1 - p~) / n`` at the
+    share ``p~`` shrunk by ``2 * pseudo`` pseudo-counts on each side (Agresti-Coull's
+    ``p~``, the real ``n``); the centre stays the mean.
+    """
     y = np.asarray(y, dtype=float)
     if y.size == 0:
         raise ValueError("no labels")
     wl = _weights(y.size, w)
     estimate = float((wl * y).mean())
-    std_error = float((wl * y).std() / np.sqrt(y.size))
+    if pseudo > 0:
+        _check_binary(y)
+        variance = _adjusted_variance(wl * y, np.array([0.0, 1.0, 1.0, 0.0]), pseudo)
+    else:
+        variance = float((wl * y).var() / y.size)
+    std_error = float(np.sqrt(variance))
     half = z_value(level) * std_error
     return MeanEstimate(estimate, std_error, estimate - half, estimate + half, 0.0, y.size, 0)
 

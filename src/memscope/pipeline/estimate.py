@@ -15,6 +15,11 @@ the plan's stratum, otherwise the reporting stratum itself, which assumes the la
 failures are a random sample within it (the note says so). The overall estimate combines
 the strata (``sum_h W_h theta_h``) when every stratum has two labels, else pools all
 failures into one stratum. Estimates and intervals are clipped to [0, 1].
+
+Both variances are the pseudo-count adjusted ones (``analysis.ppi.agresti_pseudo``): the
+plug-in variance, which ``ppi-python`` uses, under-covered at rule accuracy 0.9 with 200
+labels (90-93 % for a 95 % interval) and gives a stratum whose labels and rules agree on
+every item an interval of width 0.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from memscope.analysis.ppi import (
     DEFAULT_LEVEL,
     MeanEstimate,
     StratumPart,
+    agresti_pseudo,
     combine_strata,
     labels_only_mean,
     ppi_mean,
@@ -162,6 +168,7 @@ def _estimate_group(
     members: np.ndarray,
     design: _Design,
     level: float,
+    pseudo: float,
 ) -> tuple[MeanEstimate | None, MeanEstimate | None]:
     """Labels-only and PPI++ estimates over the failures in ``members``; None when the
     labels are too few.
@@ -176,16 +183,22 @@ def _estimate_group(
     if int(lab.sum()) < MIN_LABELS:
         return None, None
     y, yhat, w = y_all[lab], yhat_all[lab], design.weight[lab]
-    labels = labels_only_mean(y, level=level, w=w)
+    labels = labels_only_mean(y, level=level, w=w, pseudo=pseudo)
     unl = members & ~design.labelled
     complete = any(
         not (unl & (design.strata == h)).any() for h in set(design.strata[members].tolist())
     )
     if complete:
-        ppi = ppi_mean(y, yhat, yhat_all[members], level=level, w=w)
+        ppi = ppi_mean(y, yhat, yhat_all[members], level=level, w=w, pseudo=pseudo)
     else:
         ppi = ppi_mean(
-            y, yhat, yhat_all[unl], level=level, w=w, w_unlabelled=design.weight_unlabelled[unl]
+            y,
+            yhat,
+            yhat_all[unl],
+            level=level,
+            w=w,
+            w_unlabelled=design.weight_unlabelled[unl],
+            pseudo=pseudo,
         )
     return labels, ppi
 
@@ -199,10 +212,17 @@ def compute_estimates(
     codes: list[str] | None = None,
     level: float = DEFAULT_LEVEL,
     annotator: str | None = None,
+    pseudo: float | None = None,
 ) -> Estimates:
-    """Estimates from the failures, the primary label per labelled qid and an optional plan."""
+    """Estimates from the failures, the primary label per labelled qid and an optional plan.
+
+    ``pseudo``: pseudo-items per (label, rule) cell in the variances; None takes
+    ``agresti_pseudo(level)``, 0 the plug-in variance of ``ppi-python``.
+    """
     if by not in BY:
         raise InputError(f"cannot estimate by {by!r}", fix=f"Use --by {' | '.join(BY)}.")
+    if pseudo is None:
+        pseudo = agresti_pseudo(level)
     strata = np.asarray(found.stratum(by), dtype=object)
     qids = found.qids
     is_labelled = np.array([qid in labelled for qid in qids], dtype=bool)
@@ -263,7 +283,7 @@ def compute_estimates(
         for h in order:
             members = strata == h
             lab = members & is_labelled
-            labels_est, ppi_est = _estimate_group(y_all, yhat_all, members, weights, level)
+            labels_est, ppi_est = _estimate_group(y_all, yhat_all, members, weights, level, pseudo)
             result.per_stratum.setdefault(h, {})[code] = GroupEstimate(
                 labels_est,
                 ppi_est,
@@ -281,7 +301,7 @@ def compute_estimates(
             overall_ppi = combine_strata(ppi_parts, level)
         else:
             overall_labels, overall_ppi = _estimate_group(
-                y_all, yhat_all, np.ones(len(qids), dtype=bool), weights, level
+                y_all, yhat_all, np.ones(len(qids), dtype=bool), weights, level, pseudo
             )
         result.overall[code] = GroupEstimate(
             overall_labels,
