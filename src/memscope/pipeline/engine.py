@@ -38,6 +38,7 @@ from memscope.engine.models import (
     resolve_text_model,
 )
 from memscope.engine.retrieve import Bank, MethodSettings, Pools, retrieve
+from memscope.engine.threads import set_thread_budget as set_thread_budget  # for the CLI
 from memscope.errors import EngineError, NotFoundError
 from memscope.pipeline.engine_data import EngineDataset, EngineQuestion, open_dataset
 from memscope.store import Store, queries
