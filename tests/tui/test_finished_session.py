@@ -81,6 +81,13 @@ async def test_queue_has_a_mode_column_and_sorts_qids_by_number(demo: Path) -> N
         assert modes == sorted(modes) and modes[0] == "mcq" and modes[-1] == "open"
         first = "".join(s.text for s in app.screen.query_one(QueueTable).render_line(0))
         assert " MCQ " in first  # the column shows it
+        # The rotation summary tells an MCQ item's four rotations apart from its open twin:
+        # in the demo q6 is right in two rotations of four (EM 0.5), q24 in one (EM 0.25).
+        queue = app.screen.query_one(QueueTable)
+        assert queue._cell("mode", table.row_of["q6"])[0] == "MCQ 2/4"
+        assert queue._cell("mode", table.row_of["q24"])[0] == "MCQ 1/4"
+        open_rows = [row for row in app.state.rows if str(table.mode[row]) == "open"]
+        assert queue._cell("mode", open_rows[0])[0] == "open"
 
 
 async def test_the_rerank_scope_is_shown_toggled_and_remembered(demo: Path) -> None:

@@ -206,6 +206,20 @@ class TriageTable:
         judge = data.column("judge").astype(float)
         self.correct = correctness(self.mode, em, judge)
         self.score = answer_score(self.mode, em, judge)
+        # MCQ rotations answered right of those asked ("3/4"); EM is their mean.
+        rotations = (
+            data.column("n_rotations").astype(np.int64)
+            if n and "n_rotations" in data.questions.column_names
+            else np.zeros(n, dtype=np.int64)
+        )
+        right = np.rint(np.nan_to_num(em) * rotations).astype(np.int64)
+        self.rotations = np.array(
+            [
+                f"{r}/{t}" if t > 1 else ""
+                for r, t in zip(right.tolist(), rotations.tolist(), strict=True)
+            ],
+            dtype=object,
+        )
         self.cell = cell_labels(self.x, self.y).astype(object)
         from memscope.pipeline.axes import axis_columns, run_axes
 

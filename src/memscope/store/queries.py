@@ -102,13 +102,17 @@ def dataset_round_count(con: duckdb.DuckDBPyConnection, dataset_id: str) -> int:
     return int(row[0]) if row else 0
 
 
+N_ROTATIONS = "coalesce(json_array_length(p.rotations), 0)::INTEGER AS n_rotations"
+"""How many MCQ rotations a prediction has (0 for open and single-options questions)."""
 QUESTION_COLUMNS = (
     "p.qid, q.idx, q.question_key, q.task, q.x, q.y, q.x_labels, q.y_labels, p.mode, "
     "q.question, coalesce(q.gold, p.gold) AS gold, p.pred, p.choice, p.em, p.judge, p.judge_reasoning, "
-    "p.rotations, p.position_bias, q.options, q.clue_ids, q.clue_rounds, q.source_sessions, q.extra"
+    "p.rotations, p.position_bias, q.options, q.clue_ids, q.clue_rounds, q.source_sessions, q.extra, "
+    f"{N_ROTATIONS}"
 )
 SCORE_COLUMNS = (
-    "p.qid, q.idx, q.question_key, q.task, q.x, q.y, p.mode, p.em, p.judge, q.extra, q.question"
+    "p.qid, q.idx, q.question_key, q.task, q.x, q.y, p.mode, p.em, p.judge, q.extra, q.question, "
+    f"{N_ROTATIONS}"
 )
 """What run-level summaries and the triage queue need; skips the answers, options and
 rotations (most of the bytes)."""

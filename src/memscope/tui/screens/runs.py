@@ -41,7 +41,8 @@ class RunsScreen(Screen[None]):
     SCOPE = "runs"
 
     BINDINGS = [
-        Binding("enter", "open", "Open (2 marked: compare)", id="runs.open"),
+        # priority: the table's own enter (select the row) would hide this one from the footer.
+        Binding("enter", "open", "Open (2 marked: compare)", id="runs.open", priority=True),
         Binding("space", "mark", "Mark to compare", id="runs.mark"),
         Binding("escape", "back", "Back", id="runs.back"),
     ]

@@ -45,7 +45,8 @@ def column_layout(
     columns = [
         ("qid", "qid", 6),
         *axis_columns,
-        ("mode", "mode", 4),  # an MCQ and its open twin ask the same question text
+        # An MCQ and its open twin ask the same question text; MCQ shows its rotations right.
+        ("mode", "mode", 8),
         ("correct", "ok", 3),
         ("score", "EM|J", 6),  # EM for MCQ, Judge for open: compare's metric
     ]
@@ -210,7 +211,15 @@ class QueueTable(ScrollView, can_focus=True):
             return printable(table.question[row], keep_newlines=False), Style()
         if key == "mode":
             mode = str(table.mode[row])
-            return ("MCQ" if mode == "mcq" else mode), Style(dim=mode != "mcq")
+            rotations = table.rotations[row]
+            shown = (
+                f"MCQ {rotations}"
+                if mode == "mcq" and rotations
+                else "MCQ"
+                if mode == "mcq"
+                else mode
+            )
+            return shown, Style(dim=mode != "mcq")
         if key.startswith("axis:"):
             axis = table.axes.require(key[5:])
             value = table.axis_labels[axis.key][row]
