@@ -7,7 +7,7 @@
 
 The store computes the same key in SQL for large datasets; ``WHITESPACE_PATTERN`` is the
 RE2 class matching exactly the characters Python's ``str.split()`` splits on, so both give
-identical keys (tests/test_identity.py).
+identical keys (tests/unit/test_identity.py).
 
 Run ids (:func:`run_labels`): a run is named by its folder, ``<folder>`` or
 ``<folder>:<part>`` for formats with several runs in one folder; folders that share a name

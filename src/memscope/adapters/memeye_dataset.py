@@ -9,7 +9,7 @@ Two entry points: ``memeye_dataset_source`` describes the file for the store, wh
 bulk-loads it (question lists of real benchmark runs reach tens of thousands; the store
 derives them in SQL, store/loaders/memeye_dataset.py); ``read_memeye_dataset`` reads it
 entirely in Python, for tools that want records without a store. Both follow the same
-rules, and tests/test_identity.py checks they agree.
+rules, and tests/unit/test_identity.py checks they agree.
 """
 
 from __future__ import annotations

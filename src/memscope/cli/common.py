@@ -71,7 +71,7 @@ stderr = sanitised(Console(stderr=True, highlight=False, soft_wrap=True))
 def _sanitise_typer_errors() -> None:
     """Make Typer print its usage errors through a sanitised console too.
 
-    ``_get_rich_console`` is private to Typer (pinned <0.29); tests/test_private_seams.py
+    ``_get_rich_console`` is private to Typer (pinned <0.29); tests/cli/test_private_seams.py
     and the hostile-input tests fail if an upgrade stops routing errors through it.
     """
     from typer import rich_utils

@@ -1,7 +1,7 @@
 """``memscope open``: the triage app on one run (or two, compared).
 
 Textual and the image renderer are imported only inside the command, so ``import
-memscope.cli`` stays light (tests/test_architecture.py); ``tui.launch`` is the CLI's one
+memscope.cli`` stays light (tests/unit/test_architecture.py); ``tui.launch`` is the CLI's one
 way into the app.
 """
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from textual.binding import Binding
 
-# _character_to_key is private; textual is pinned and tests/test_private_seams.py holds it.
+# _character_to_key is private; textual is pinned and tests/cli/test_private_seams.py holds it.
 from textual.keys import Keys, _character_to_key, format_key, key_to_character
 
 from memscope.errors import ConfigError

@@ -90,7 +90,7 @@ class QuestionScreen(Screen[None]):
         super().__init__()
         self.taxonomy = taxonomy
         for binding in code_bindings(taxonomy.codes if taxonomy is not None else []):
-            # Private: no public way adds a binding with an id (tests/test_private_seams.py).
+            # Private: no public way adds a binding with an id (tests/cli/test_private_seams.py).
             self._bindings._add_binding(binding)
         self.detail: QuestionDetail | None = None
         self.candidates: list[Candidate] = []

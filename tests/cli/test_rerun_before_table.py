@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from memscope.cli import app
 
-SRAG_V = Path(__file__).parents[1] / "runs" / "srag_v"
+SRAG_V = Path(__file__).parents[2] / "runs" / "srag_v"
 runner = CliRunner()
 
 

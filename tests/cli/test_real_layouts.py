@@ -29,7 +29,7 @@ from memscope.store.sql import rows
 from support import upstream_run
 
 runner = CliRunner()
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "cuemem" / "data"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "cuemem" / "data"
 
 
 def invoke(*args: str):

@@ -16,7 +16,7 @@ from builders import dialog, open_row, qa, write_run
 from memscope.cli import app
 
 runner = CliRunner()
-REPO = Path(__file__).parent.parent
+REPO = Path(__file__).parents[2]
 DEMO = REPO / "runs"
 
 SESSIONS = {"D1": ["D1:1", "D1:2"], "D2": ["D2:1", "D2:2"]}

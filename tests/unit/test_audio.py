@@ -14,7 +14,7 @@ from memscope.errors import MediaError
 from memscope.media import audio
 from memscope.media.audio import Player, envelope, load_clip
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEMO_VOICE = (
     REPO
     / "fixtures"

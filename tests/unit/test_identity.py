@@ -28,7 +28,7 @@ from memscope.store import Store
 from memscope.store.sql import rows
 from support import UPSTREAM_RUNS
 
-FIXTURE_RUN = Path(__file__).parents[1] / "runs" / "srag_v"
+FIXTURE_RUN = Path(__file__).parents[2] / "runs" / "srag_v"
 COLUMNS = (
     "qid",
     "idx",

@@ -19,7 +19,7 @@ from memscope.pipeline.runs import ingest_dir_runs, ingest_paths
 from memscope.store import Store
 from memscope.store.sql import rows, scalar
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEMO_RUN = REPO / "runs" / "dmv_f2_demo"
 
 

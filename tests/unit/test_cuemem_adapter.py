@@ -29,7 +29,7 @@ from memscope.records import RoundRecord
 from memscope.store import Store
 from memscope.store.sql import rows, scalar
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEMO_MM = REPO / "runs" / "cue_mm"
 DEMO_TEXT = REPO / "runs" / "cue_text"
 

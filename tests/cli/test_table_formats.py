@@ -2,7 +2,7 @@
 under tests/data/table/), the README's copies of them, and the LaTeX / Markdown / CSV shape.
 
 Regenerate the expected files after an intended change with
-``MEMSCOPE_UPDATE_SNAPSHOTS=1 pytest tests/test_table_formats.py`` and review the diff.
+``MEMSCOPE_UPDATE_SNAPSHOTS=1 pytest tests/cli/test_table_formats.py`` and review the diff.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from typer.testing import CliRunner
 from memscope.cli import app
 
 runner = CliRunner()
-REPO = Path(__file__).parent.parent
+REPO = Path(__file__).parents[2]
 DEMO = REPO / "runs"
-SNAPSHOTS = Path(__file__).parent / "data" / "table"
+SNAPSHOTS = Path(__file__).parents[1] / "data" / "table"
 MEMEYE = [str(DEMO / name) for name in ("srag_t", "srag_v", "fc_v", "oracle_v", "qonly")]
 CUE = [str(DEMO / "cue_mm"), str(DEMO / "cue_text")]
 DMV = [str(DEMO / "dmv_f2_demo")]

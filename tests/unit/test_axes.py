@@ -18,7 +18,7 @@ from memscope.pipeline.runs import ingest_dir_runs
 from memscope.pipeline.triage import QueueSpec, TriageTable, parse_filter
 from memscope.store import Store
 
-RUNS = Path(__file__).resolve().parents[1] / "runs"
+RUNS = Path(__file__).resolve().parents[2] / "runs"
 
 
 @pytest.fixture

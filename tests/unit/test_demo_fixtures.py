@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 GENERATOR = REPO_ROOT / "scripts" / "demo" / "make_memeye_demo.py"
-UPSTREAM_RUNS = Path(__file__).parent / "data" / "memeye_runner" / "runs" / "kitchen_renovation"
+UPSTREAM_RUNS = Path(__file__).parents[1] / "data" / "memeye_runner" / "runs" / "kitchen_renovation"
 TASK = "Community_Garden"
 RUNS = ["srag_v", "srag_t", "fc_v", "oracle_v", "qonly"]
 TOP_K = 10

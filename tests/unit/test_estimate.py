@@ -18,7 +18,7 @@ from memscope.pipeline.runs import ingest_dir
 from memscope.pipeline.sample import Failures, failures, plan_sample
 from memscope.store import Store
 
-RUN = Path(__file__).resolve().parents[1] / "runs" / "srag_v"
+RUN = Path(__file__).resolve().parents[2] / "runs" / "srag_v"
 runner = CliRunner()
 
 

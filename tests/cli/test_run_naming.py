@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from memscope.cli import app
 
-REPO = Path(__file__).parents[1]
+REPO = Path(__file__).parents[2]
 SRAG_V = REPO / "runs" / "srag_v"
 SRAG_T = REPO / "runs" / "srag_t"
 runner = CliRunner()

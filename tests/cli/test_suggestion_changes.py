@@ -14,7 +14,7 @@ from memscope.pipeline.qid_order import qid_sort_key
 from memscope.pipeline.triage_session import load_suggestions
 from memscope.store import Store
 
-RUNS = Path(__file__).parents[1] / "runs"
+RUNS = Path(__file__).parents[2] / "runs"
 runner = CliRunner()
 
 

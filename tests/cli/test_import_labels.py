@@ -24,7 +24,7 @@ from memscope.pipeline.labels import (
 from memscope.pipeline.runs import ingest_dir
 from memscope.store import Store
 
-RUN = Path(__file__).resolve().parents[1] / "runs" / "srag_v"
+RUN = Path(__file__).resolve().parents[2] / "runs" / "srag_v"
 ALICE = {
     "q3": "SEL-NOISE",
     "q4": "USE-EVID",

@@ -20,7 +20,7 @@ from memscope.pipeline.report import build_report
 from memscope.pipeline.runs import ingest_dir
 from memscope.store import Store
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_accuracy_per_task_and_setting() -> None:

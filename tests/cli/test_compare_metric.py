@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from memscope.cli import app
 from memscope.pipeline.compare_metric import compared_metric
 
-RUNS = Path(__file__).parents[1] / "runs"
+RUNS = Path(__file__).parents[2] / "runs"
 runner = CliRunner()
 
 

@@ -21,7 +21,7 @@ from memscope.pipeline.report import build_report
 from memscope.pipeline.runs import ingest_dir_runs
 from memscope.store import Store
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEMO_RUN = REPO / "runs" / "dmv_f2_demo"
 
 

@@ -20,7 +20,7 @@ from memscope.pipeline.sample import (
 )
 from memscope.store import Store
 
-RUN = Path(__file__).resolve().parents[1] / "runs" / "srag_v"
+RUN = Path(__file__).resolve().parents[2] / "runs" / "srag_v"
 
 
 def test_proportional_allocation_with_a_minimum_per_stratum() -> None:

@@ -16,7 +16,7 @@ from memscope.pipeline.plots import render
 from memscope.pipeline.runs import ingest_dir, ingest_dir_runs
 from memscope.store import Store
 
-RUNS = Path(__file__).resolve().parents[1] / "runs"
+RUNS = Path(__file__).resolve().parents[2] / "runs"
 runner = CliRunner()
 
 
@@ -87,7 +87,7 @@ def test_only_the_plot_module_imports_matplotlib() -> None:
     import ast
     import subprocess
 
-    src = Path(__file__).resolve().parents[1] / "src" / "memscope"
+    src = Path(__file__).resolve().parents[2] / "src" / "memscope"
     importers = []
     for path in src.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):

@@ -32,7 +32,7 @@ from memscope.analysis.suggest import RULES
 from memscope.cli import app
 from memscope.taxonomy import load_taxonomy
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 RUNS = ROOT / "runs"
 

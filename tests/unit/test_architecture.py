@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-SRC = Path(__file__).parents[1] / "src" / "memscope"
+SRC = Path(__file__).parents[2] / "src" / "memscope"
 HEAVY = ("torch", "open_clip", "sentence_transformers", "faiss", "transformers")
 UI = ("textual", "textual_image", "typer", "rich")
 
@@ -55,7 +55,7 @@ def test_core_layers_load_no_ui_or_model_library(module: str) -> None:
     assert not loaded & {*HEAVY, *UI}, loaded & {*HEAVY, *UI}
 
 
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[2]
 
 
 def _contracts() -> list[dict[str, Any]]:

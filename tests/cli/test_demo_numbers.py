@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from memscope.cli import app
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DESIGN = json.loads((REPO / "fixtures" / "memeye" / "design.json").read_text())
 QUESTIONS = DESIGN["questions"]
 runner = CliRunner()

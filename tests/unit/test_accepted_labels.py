@@ -12,7 +12,7 @@ from memscope.pipeline.labels import accept_suggestion, record_label
 from memscope.pipeline.runs import ingest_dir
 from memscope.store import Store
 
-SRAG_V = Path(__file__).parents[1] / "runs" / "srag_v"
+SRAG_V = Path(__file__).parents[2] / "runs" / "srag_v"
 
 
 def test_an_accepted_suggestion_exports_as_the_annotators_decision(store: Store) -> None:

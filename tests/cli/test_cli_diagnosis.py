@@ -16,7 +16,7 @@ from memscope.cli import app
 from support import UPSTREAM_RUNS, upstream_run
 
 runner = CliRunner()
-REPO = Path(__file__).parents[1]
+REPO = Path(__file__).parents[2]
 SRAG_OPEN = upstream_run("semantic_rag_text_only", "open")
 SRAG_MCQ = upstream_run("semantic_rag_text_only", "mcq")
 
