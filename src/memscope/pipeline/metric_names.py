@@ -21,6 +21,18 @@ METRIC_NAMES: dict[str, str] = {
 }
 """Report key -> display name."""
 
+RETRIEVAL_METRICS = (
+    "any_clue",
+    "coverage",
+    "full_clue",
+    "mrr",
+    "latest_at_k",
+    "latest_miss",
+    "rank_inversion",
+    "stale_dominance",
+)
+"""The per-question retrieval and temporal metrics (docs/metrics.md §3–§4), in report order."""
+
 SHORT_NAMES: dict[str, str] = {
     **METRIC_NAMES,
     "rank_inversion": "Rank-Inv",

@@ -15,6 +15,7 @@ from memscope.analysis import aggregate
 from memscope.analysis.answers import correctness
 from memscope.analysis.evidence import retrieval_access, temporal_authority
 from memscope.pipeline.loading import RunData
+from memscope.pipeline.metric_names import RETRIEVAL_METRICS
 from memscope.pipeline.runs import effective_k
 
 if TYPE_CHECKING:
@@ -61,16 +62,7 @@ def question_metrics(data: RunData, k: int) -> dict[str, np.ndarray]:
         values |= temporal_authority(data.evidence, k)
     else:
         empty = np.full(len(em), np.nan)
-        for name in (
-            "any_clue",
-            "coverage",
-            "full_clue",
-            "mrr",
-            "latest_at_k",
-            "latest_miss",
-            "rank_inversion",
-            "stale_dominance",
-        ):
+        for name in RETRIEVAL_METRICS:
             values[name] = empty
     return values
 

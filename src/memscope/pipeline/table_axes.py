@@ -31,6 +31,7 @@ from memscope.analysis.cuemem import MEMORY_TASKS
 from memscope.errors import InputError
 from memscope.pipeline.axes import axis_columns, numeric_levels
 from memscope.pipeline.loading import RunData
+from memscope.pipeline.metric_names import RETRIEVAL_METRICS
 from memscope.pipeline.question_extras import extra_columns
 from memscope.pipeline.report import question_metrics
 
@@ -155,16 +156,6 @@ def resolve_by(benchmark: str, words: tuple[str, ...]) -> tuple[str, ...]:
 
 
 ANSWER_METRICS = ("em", "judge", "score", "accuracy", "tsr")
-RETRIEVAL_METRICS = (
-    "any_clue",
-    "coverage",
-    "full_clue",
-    "mrr",
-    "latest_at_k",
-    "latest_miss",
-    "rank_inversion",
-    "stale_dominance",
-)
 METRICS = ANSWER_METRICS + RETRIEVAL_METRICS
 
 
