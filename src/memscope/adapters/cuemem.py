@@ -421,7 +421,7 @@ def _tables(
     notices: list[Notice],
 ):
     """Predictions, retrievals and retrieved items (Arrow) and how many rows matched a QA."""
-    import pyarrow as pa
+    from memscope.adapters.arrow_rows import typed_table  # pyarrow: loaded only to build tables
 
     questions = {q.qid: q for q in dataset.record.questions}
     prediction: dict[str, list[Any]] = {
@@ -586,45 +586,9 @@ def _tables(
             where=str(path),
             fix="See the warnings above; the file may be from another benchmark.",
         )
-    predictions = pa.table(
-        {
-            "qid": pa.array(prediction["qid"], pa.string()),
-            "line_no": pa.array(prediction["line_no"], pa.int32()),
-            "mode": pa.array(prediction["mode"], pa.string()),
-            "question": pa.array(prediction["question"], pa.string()),
-            "gold": pa.array(prediction["gold"], pa.string()),
-            "pred": pa.array(prediction["pred"], pa.string()),
-            "choice": pa.array(prediction["choice"], pa.string()),
-            "em": pa.array(prediction["em"], pa.float64()),
-            "exact_match": pa.array(prediction["exact_match"], pa.bool_()),
-            "extra": pa.array(prediction["extra"], pa.string()),
-        }
-    )
-    retrievals = pa.table(
-        {
-            "qid": pa.array(retrieval["qid"], pa.string()),
-            "rank": pa.array(retrieval["rank"], pa.int32()),
-            "round_id": pa.array(retrieval["round_id"], pa.string()),
-            "score": pa.array(retrieval["score"], pa.float64()),
-            "origin": pa.array(retrieval["origin"], pa.string()),
-        }
-    )
-    items = pa.table(
-        {
-            "qid": pa.array(item_rows["qid"], pa.string()),
-            "turn_id": pa.array(item_rows["turn_id"], pa.string()),
-            "turn_rank": pa.array(item_rows["turn_rank"], pa.int32()),
-            "item_id": pa.array(item_rows["item_id"], pa.string()),
-            "modality": pa.array(item_rows["modality"], pa.string()),
-            "path": pa.array(item_rows["path"], pa.string()),
-            "fallback": pa.array(item_rows["fallback"], pa.bool_()),
-            "score": pa.array(item_rows["score"], pa.float64()),
-            "item_rank": pa.array(item_rows["item_rank"], pa.int32()),
-            "query_source": pa.array(item_rows["query_source"], pa.string()),
-            "query_letter": pa.array(item_rows["query_letter"], pa.string()),
-            "composition_method": pa.array(item_rows["composition_method"], pa.string()),
-        }
-    )
+    predictions = typed_table(prediction)
+    retrievals = typed_table(retrieval)
+    items = typed_table(item_rows)
     return predictions, retrievals, items, matched
 
 

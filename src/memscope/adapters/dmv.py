@@ -496,7 +496,7 @@ def _system_tables(
     own (its log's replay line for the recall session; 0 for a memoryless system),
     never another system's.
     """
-    import pyarrow as pa
+    from memscope.adapters.arrow_rows import typed_table  # pyarrow: loaded only to build tables
 
     prediction: dict[str, list[Any]] = {
         name: []
@@ -592,36 +592,7 @@ def _system_tables(
                 tuple(disagreeing[:3]),
             )
         )
-    predictions = pa.table(
-        {
-            "qid": pa.array(prediction["qid"], pa.string()),
-            "line_no": pa.array(prediction["line_no"], pa.int32()),
-            "mode": pa.array(prediction["mode"], pa.string()),
-            "question": pa.array(prediction["question"], pa.string()),
-            "gold": pa.array(prediction["gold"], pa.string()),
-            "pred": pa.array(prediction["pred"], pa.string()),
-            "em": pa.array(prediction["em"], pa.float64()),
-            "exact_match": pa.array(prediction["exact_match"], pa.bool_()),
-            "extra": pa.array(prediction["extra"], pa.string()),
-        }
-    )
-    retrievals = pa.table(
-        {
-            "qid": pa.array(retrieval["qid"], pa.string()),
-            "rank": pa.array(retrieval["rank"], pa.int32()),
-            "round_id": pa.array(retrieval["round_id"], pa.string()),
-            "origin": pa.array(retrieval["origin"], pa.string()),
-        }
-    )
-    steps = pa.table(
-        {
-            "qid": pa.array(step_rows["qid"], pa.string()),
-            "step": pa.array(step_rows["step"], pa.int32()),
-            "observed_url": pa.array(step_rows["observed_url"], pa.string()),
-            "retrieved": pa.array(step_rows["retrieved"], pa.list_(pa.string())),
-            "action": pa.array(step_rows["action"], pa.string()),
-            "action_url": pa.array(step_rows["action_url"], pa.string()),
-            "vlm_text": pa.array(step_rows["vlm_text"], pa.string()),
-        }
-    )
+    predictions = typed_table(prediction)
+    retrievals = typed_table(retrieval)
+    steps = typed_table(step_rows)
     return predictions, retrievals, steps, notices
