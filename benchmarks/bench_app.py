@@ -114,7 +114,7 @@ def child(mode: str, run_id: str, presses: int) -> dict:
         async with app.run_test(size=(120, 40)) as pilot:
             await painted(pilot)
             memscope_s = time.perf_counter() - started
-            rows = len(app.state.rows)
+            rows = len(app.session.rows)
         return {"empty_s": empty_s, "memscope_s": memscope_s, "queue_rows": rows}
 
     async def navigate() -> dict:
@@ -146,7 +146,7 @@ def child(mode: str, run_id: str, presses: int) -> dict:
             await interactive(pilot, QueueScreen)
             await pilot.press("enter")
             await interactive(pilot, QuestionScreen)
-            while not (app.state.session.evidence_ready and app.state.session.suggestions_ready):
+            while not (app.session.run.evidence_ready and app.session.run.suggestions_ready):
                 await pilot.pause(0.05)
             await app.workers.wait_for_complete()
             await pilot.pause(0.5)
@@ -160,7 +160,7 @@ def child(mode: str, run_id: str, presses: int) -> dict:
                 settled.append(time.perf_counter() - began)
                 if painted_at:
                     first_paint.append(painted_at[0] - began)
-            moved = app.state.position
+            moved = app.session.position
             # Textual's floor: the same screen relaid out and repainted with nothing changed.
             floor: list[float] = []
             for _ in range(max(10, presses // 4)):

@@ -27,9 +27,8 @@ from common import generated_run, median, print_table
 
 def measure(store_path: Path, run_id: str, labels: int, gap: float) -> list[float]:
     """Seconds from push to LabelSaved for each label, in order."""
+    from memscope.pipeline.label_queue import LabelOp, LabelQueue, LabelSaved
     from memscope.store import Store
-    from memscope.tui.labelling import LabelOp, LabelQueue
-    from memscope.tui.messages import LabelSaved
 
     store = Store(store_path)
     queue = LabelQueue()

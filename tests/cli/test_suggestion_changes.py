@@ -9,9 +9,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from memscope.cli import app
+from memscope.pipeline.loaded_run import load_suggestions
 from memscope.pipeline.loading import load_run
 from memscope.pipeline.qid_order import qid_sort_key
-from memscope.pipeline.triage_session import load_suggestions
 from memscope.store import Store
 
 RUNS = Path(__file__).parents[2] / "runs"

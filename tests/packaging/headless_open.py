@@ -23,13 +23,13 @@ async def main(run: str, qid: str, no_engine: bool) -> None:
     app = make_app([run], question=qid, annotator="packaging-test")
     async with app.run_test(size=(140, 42), notifications=True) as pilot:
         waited = 0.0
-        while not (app.state is not None and isinstance(app.screen, QuestionScreen)):
+        while not (app.session.is_open and isinstance(app.screen, QuestionScreen)):
             await pilot.pause(0.05)
             waited += 0.05
             assert waited < TIMEOUT_S, f"the app did not open {qid}: {type(app.screen).__name__}"
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert app.state.qid == qid, app.state.qid
+        assert app.session.qid == qid, app.session.qid
         screen = app.screen
         if no_engine:
             screen.selected_round = screen.selected_round or "D1:1"  # `i` needs a round

@@ -28,6 +28,7 @@ from memscope.cli import app
 from memscope.errors import MemscopeError
 from memscope.store import Store
 from memscope.store.sql import rows, scalar
+from memscope.tui.widgets.status_bar import status_view_text
 
 runner = CliRunner()
 HOSTILE = "x\x1b]52;c;SGVsbG8=\x07\x1b[31mred\x9b2J\u202egnp.\u2066\x00\r"
@@ -622,9 +623,14 @@ def test_labels_wait_for_a_busy_store_and_are_never_dropped(
     tmp_path: Path, store_path: Path
 ) -> None:
     from memscope.pipeline.label_journal import LabelJournal
+    from memscope.pipeline.label_queue import (
+        LabelFailed,
+        LabelOp,
+        LabelQueue,
+        LabelSaved,
+        LabelsWaiting,
+    )
     from memscope.pipeline.labels import current_labels
-    from memscope.tui.labelling import LabelOp, LabelQueue
-    from memscope.tui.messages import LabelFailed, LabelSaved, LabelsWaiting
 
     assert invoke("ingest", str(good_run(tmp_path))).exit_code == 0
     store = Store(store_path, wait_s=0.2)
@@ -787,7 +793,16 @@ async def test_the_app_shows_a_huge_field_cut_and_t_shows_it_whole(
     assert invoke("ingest", str(run_dir)).exit_code == 0
     app = make_app([str(run_dir)], question="q1")
     async with app.run_test(size=(120, 40)) as pilot:
-        await _until(pilot, lambda: app.state is not None and app.state.qid == "q1")
+        # The judge's reasoning comes with the retrieval evidence, loaded after the queue.
+        await _until(
+            pilot,
+            lambda: (
+                app.session.is_open
+                and app.session.qid == "q1"
+                and app.session.run is not None
+                and app.session.run.evidence_ready
+            ),
+        )
         await pilot.pause(0.5)
         await pilot.press("t")
         await _until(pilot, lambda: isinstance(app.screen, FullTextScreen))
@@ -822,17 +837,20 @@ async def test_the_app_keeps_a_label_while_the_store_is_held(
     assert invoke("ingest", str(run_dir)).exit_code == 0
     labeller = make_app([str(run_dir)], annotator="alice", question="q1")
     async with labeller.run_test(size=(120, 40), notifications=True) as pilot:
-        await _until(pilot, lambda: labeller.state is not None and labeller.state.qid == "q1")
+        await _until(pilot, lambda: labeller.session.is_open and labeller.session.qid == "q1")
         await labeller.workers.wait_for_complete()
         await pilot.pause(1.5)  # the app lets go of the store after its last use
         holder = _hold_store(store_path)
         try:
             await pilot.press("3")
-            await _until(pilot, lambda: labeller.labels.queue.waiting is not None)
+            await _until(pilot, lambda: labeller.session.labels.queue.waiting is not None)
             await pilot.pause(1.0)  # longer than the lock wait (0.5 s in tests)
-            assert labeller.labels.pending_total() == 1
+            assert labeller.session.labels.pending_total() == 1
             assert len(LabelJournal(store_path).pending()) == 1
-            assert "1 label change(s) unsaved" in labeller.status_line(with_question=True).plain
+            assert (
+                "1 label change(s) unsaved"
+                in status_view_text(labeller.session.status_view(with_question=True)).plain
+            )
             messages = [n.message for n in labeller._notifications]
             assert not any("NOT SAVED" in m for m in messages), messages
             await labeller.action_quit()  # asks instead of quitting or dropping the label
@@ -841,7 +859,7 @@ async def test_the_app_keeps_a_label_while_the_store_is_held(
             assert any(n.title == "Quit with labels pending?" for n in labeller._notifications)
         finally:
             _release(holder)
-        await _until(pilot, lambda: labeller.labels.pending_total() == 0)
+        await _until(pilot, lambda: labeller.session.labels.pending_total() == 0)
     await labeller.workers.wait_for_complete()
     # The writer thread may linger on the store a moment after the app closed.
     deadline = time.monotonic() + 10

@@ -24,7 +24,7 @@ async def ready(pilot: Any) -> MemscopeApp:
     """Wait until the run is loaded and the queue or question screen shows."""
     app: MemscopeApp = pilot.app
     waited = 0.0
-    while not (app.state is not None and isinstance(app.screen, (QueueScreen, QuestionScreen))):
+    while not (app.session.is_open and isinstance(app.screen, (QueueScreen, QuestionScreen))):
         await pilot.pause(0.05)
         waited += 0.05
         if waited > TIMEOUT_S:

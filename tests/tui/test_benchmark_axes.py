@@ -65,7 +65,7 @@ async def filter_queue(pilot, text: str) -> QueueScreen:
     await pilot.press("enter")
     await settle(pilot)
     assert isinstance(app.screen, QueueScreen)
-    assert app.state.spec.text == text
+    assert app.session.spec.text == text
     return app.screen
 
 
@@ -96,9 +96,9 @@ async def test_memeye_matrix_filter_and_rerank_panel(demo: Path) -> None:
         ]
 
         queue = await filter_queue(pilot, "y:Y3")
-        state = app.state
+        state = app.session
         assert len(state.rows) == report["answer"]["by_y"]["Y3"]["n"]
-        assert set(state.session.table.y[state.rows].tolist()) == {"Y3"}
+        assert set(state.run.table.y[state.rows].tolist()) == {"Y3"}
         assert header(queue)[:3] == ["qid", "X", "Y"]
 
         screen = await open_question(pilot)
@@ -140,8 +140,8 @@ async def test_cuemem_matrix_filter_and_evidence_hits_panel(demo: Path) -> None:
 
         queue = await filter_queue(pilot, "task:rec evidence:implicit")
         assert header(queue)[:3] == ["qid", "task", "evidence"]
-        state = app.state
-        axes = state.session.table.axis_labels
+        state = app.session
+        axes = state.run.table.axis_labels
         assert len(state.rows) == by_task["personalized_recommendation"]["n_implicit"] > 0
         assert set(axes["task"][state.rows].tolist()) == {"personalized_recommendation"}
         assert set(axes["evidence"][state.rows].tolist()) == {"implicit"}
@@ -155,7 +155,7 @@ async def test_cuemem_matrix_filter_and_evidence_hits_panel(demo: Path) -> None:
         for hidden in ("#rerank-params", "#rerank-question", "#rerank-run"):
             assert not panel.query_one(hidden).display
         gold = sum(c.is_gold for c in screen.candidates if c.in_top_k) or sum(
-            c.is_gold for c in screen.candidates[: app.state.view.k]
+            c.is_gold for c in screen.candidates[: app.session.view.k]
         )
         assert f"evidence hits {gold} of" in context
 
@@ -191,8 +191,8 @@ async def test_dmv_matrix_filter_and_retention_panel(demo: Path) -> None:
 
         queue = await filter_queue(pilot, "reach:2 bank:>=9")
         assert header(queue)[:3] == ["qid", "reach", "bank"]
-        state = app.state
-        numbers = state.session.table.axis_numbers
+        state = app.session
+        numbers = state.run.table.axis_numbers
         assert len(state.rows) == sum(
             c["n"] for (reach, bank), c in cells.items() if reach == "2" and int(bank) >= 9
         )
@@ -228,7 +228,7 @@ async def test_open_dir_lists_exactly_the_runs_under_it(demo: Path) -> None:
                 break
         await settle(pilot)
         screen = app.screen
-        assert isinstance(screen, RunsScreen) and app.state is None
+        assert isinstance(screen, RunsScreen) and not app.session.is_open
         shown = [str(run["run_id"]) for run in screen.runs]
         assert sorted(shown) == sorted(
             f"dmv_f2_demo:{system}" for system in ("DualMem-a75", "TextOnly", "NoMemory")

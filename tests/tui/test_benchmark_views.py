@@ -49,7 +49,7 @@ async def test_a_voice_message_shows_its_waveform_caption_and_plays(demo: Path) 
         screen = await open_first_question(pilot)
         voiced = None
         for _ in range(
-            len(app.state.rows)
+            len(app.session.rows)
         ):  # the first question whose timeline has a voice message
             voiced = next(
                 (entry for entry in screen.entries if entry.kind == "round" and entry.has_audio),
@@ -71,9 +71,9 @@ async def test_a_voice_message_shows_its_waveform_caption_and_plays(demo: Path) 
 
         await pilot.press("p")  # real playback into ALSA's null device (faster than real time)
         await settle(pilot)
-        assert app.player is not None
-        app.player.wait(10)
-        assert app.player.outcome == "finished"
+        assert app.navigator.player is not None
+        app.navigator.player.wait(10)
+        assert app.navigator.player.outcome == "finished"
         await settle(pilot)
         assert view.status == "ready"  # back from "playing" once the clip finished
 

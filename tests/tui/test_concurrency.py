@@ -67,7 +67,7 @@ async def test_second_app_is_read_only(demo: Path, store: Store) -> None:
         second = make_app([str(run_dir)], annotator="bob", question="q37")
         async with second.run_test(size=(120, 40), notifications=True) as pilot:
             await ready(pilot)
-            assert second.read_only_reason and "alice" in second.read_only_reason
+            assert second.session.read_only_reason and "alice" in second.session.read_only_reason
             bar = shown_text(second.screen.query_one(LabelBar))
             assert "READ-ONLY" in bar and "labelling disabled" in bar
             await pilot.press("enter", "6", "u")
@@ -75,7 +75,7 @@ async def test_second_app_is_read_only(demo: Path, store: Store) -> None:
             assert any("Labelling is disabled" in n.message for n in second._notifications)
             await pilot.press("j")  # browsing still works
             await settle(pilot)
-            assert second.state.qid != "q37"
+            assert second.session.qid != "q37"
         assert current_labels(store, "srag_v") == {}
     finally:
         writer.kill()
@@ -83,7 +83,7 @@ async def test_second_app_is_read_only(demo: Path, store: Store) -> None:
     third = make_app([str(run_dir)], annotator="bob", question="q37")
     async with third.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        assert third.read_only_reason is None
+        assert third.session.read_only_reason is None
 
 
 async def test_app_and_cli_label_side_by_side(demo: Path, store: Store) -> None:

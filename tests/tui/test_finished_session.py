@@ -8,7 +8,7 @@ from pathlib import Path
 
 from helpers import ready, settle, shown_text
 
-from memscope.tui.app import make_app
+from memscope.tui.app import MemscopeApp, make_app
 from memscope.tui.messages import SearchFinished
 from memscope.tui.screens.help import HelpScreen, legend_table
 from memscope.tui.screens.matrix import MatrixScreen
@@ -62,22 +62,30 @@ async def test_palette_lists_each_action_once_and_finds_export(demo: Path) -> No
         assert "Textual: Quit" not in builtins  # memscope's own q Quit is listed
 
 
+def change_queue(app: MemscopeApp, **changes: object) -> None:
+    """What the queue keys do: change the session's queue, then ask for the redraw."""
+    from memscope.tui.messages import QueueChanged
+
+    assert app.session.change_queue(**changes) is None
+    app.post_message(QueueChanged())
+
+
 async def test_queue_has_a_mode_column_and_sorts_qids_by_number(demo: Path) -> None:
     from memscope.tui.widgets.queue_table import QueueTable
 
     app = make_app([str(demo / "runs" / "srag_v")], annotator="alice")
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        app.set_queue(kind="all", sort="qid")
+        change_queue(app, kind="all", sort="qid")
         await settle(pilot)
-        table = app.state.session.table
-        qids = [str(table.qids[row]) for row in app.state.rows]
+        table = app.session.run.table
+        qids = [str(table.qids[row]) for row in app.session.rows]
         assert qids[:3] == ["q1", "q2", "q3"] and qids.index("q10") > qids.index("q9")
-        app.set_queue(descending=True)
-        assert str(table.qids[app.state.rows[0]]) == "q47"
-        app.set_queue(sort="mode", descending=False)
+        change_queue(app, descending=True)
+        assert str(table.qids[app.session.rows[0]]) == "q47"
+        change_queue(app, sort="mode", descending=False)
         await settle(pilot)
-        modes = [str(table.mode[row]) for row in app.state.rows]
+        modes = [str(table.mode[row]) for row in app.session.rows]
         assert modes == sorted(modes) and modes[0] == "mcq" and modes[-1] == "open"
         first = "".join(s.text for s in app.screen.query_one(QueueTable).render_line(0))
         assert " MCQ " in first  # the column shows it
@@ -86,7 +94,7 @@ async def test_queue_has_a_mode_column_and_sorts_qids_by_number(demo: Path) -> N
         queue = app.screen.query_one(QueueTable)
         assert queue._cell("mode", table.row_of["q6"])[0] == "MCQ 2/4"
         assert queue._cell("mode", table.row_of["q24"])[0] == "MCQ 1/4"
-        open_rows = [row for row in app.state.rows if str(table.mode[row]) == "open"]
+        open_rows = [row for row in app.session.rows if str(table.mode[row]) == "open"]
         assert queue._cell("mode", open_rows[0])[0] == "open"
 
 
@@ -100,17 +108,17 @@ async def test_the_rerank_scope_is_shown_toggled_and_remembered(demo: Path) -> N
         assert "carries over" in str(params.content)
         await pilot.press("left_square_bracket", "g")
         await settle(pilot)
-        assert app.state.view.scope == "question"
+        assert app.session.view.scope == "question"
         assert "this question only" in str(params.content)
         await pilot.press("j")
         await settle(pilot)
-        assert app.state.view.alpha == 1.0  # the next question opens in the run's order
+        assert app.session.view.alpha == 1.0  # the next question opens in the run's order
         await pilot.press("q")
         await settle(pilot)
     again = make_app([run], annotator="alice")
     async with again.run_test(size=(160, 48)) as pilot:
         await ready(pilot)
-        assert again.state.view.scope == "question"
+        assert again.session.view.scope == "question"
 
 
 async def test_a_matrix_cell_opens_all_its_questions_failing_first_and_esc_returns(
@@ -128,13 +136,13 @@ async def test_a_matrix_cell_opens_all_its_questions_failing_first_and_esc_retur
         await pilot.press("enter")  # the cursor starts on X1 × Y1
         await settle(pilot)
         assert isinstance(app.screen, QueueScreen)
-        assert app.state.spec.kind == "all" and app.state.spec.cell == "X1_Y1"
-        correct = [app.state.session.table.correct[row] for row in app.state.rows]
+        assert app.session.spec.kind == "all" and app.session.spec.cell == "X1_Y1"
+        correct = [app.session.run.table.correct[row] for row in app.session.rows]
         assert len(correct) == 4 and correct == sorted(correct) and correct[0] == 0.0
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, MatrixScreen)
-        assert app.state.spec.kind == "failing" and app.state.spec.cell is None
+        assert app.session.spec.kind == "failing" and app.session.spec.cell is None
 
 
 async def test_export_from_the_app_and_the_summary_on_quit(demo: Path) -> None:

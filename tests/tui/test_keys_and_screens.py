@@ -37,16 +37,16 @@ async def test_keys_remap_by_binding_id(demo: Path, isolated_env: Path) -> None:
         await ready(pilot)
         await pilot.press("j")  # no longer bound
         await settle(pilot)
-        assert app.state.qid == "q3"
+        assert app.session.qid == "q3"
         await pilot.press("J")
         await settle(pilot)
-        assert app.state.qid != "q3"
+        assert app.session.qid != "q3"
         await pilot.press("r")  # RET-MISS now, not the runs screen
         await settle(pilot)
         assert isinstance(app.screen, QuestionScreen)
-        assert app.state.session.labels[app.state.qid].codes == ("RET-MISS",)
+        assert app.session.run.labels[app.session.qid].codes == ("RET-MISS",)
         assert "r RET-MISS" in shown_text(app.screen.query_one("#label-bar"))
-        assert app.keys_for("question.next") == "↓ / J"
+        assert app.keys.keys_for("question.next") == "↓ / J"
 
 
 @pytest.mark.parametrize(
@@ -74,7 +74,7 @@ def test_bad_queue_or_cell_options() -> None:
 
 async def test_help_and_palette_list_every_binding(demo: Path) -> None:
     app = make_app([str(demo / "runs" / "srag_v")], annotator="alice")
-    catalogue = binding_catalogue(app.taxonomy, {})
+    catalogue = binding_catalogue(app.session.taxonomy, {})
     assert {
         "question.next",
         "question.accept",
@@ -119,14 +119,14 @@ async def test_queue_kinds_sort_and_bad_filter(demo: Path) -> None:
     app = make_app([str(demo / "runs" / "srag_v")], annotator="alice")
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await ready(pilot)
-        failing = len(app.state.rows)
+        failing = len(app.session.rows)
         await pilot.press("f")
         await settle(pilot)
-        assert app.state.spec.kind == "all" and len(app.state.rows) > failing
+        assert app.session.spec.kind == "all" and len(app.session.rows) > failing
         await pilot.press("s", "s", "s", "s", "s", "s")  # idx → … → score
         await settle(pilot)
-        assert app.state.spec.sort == "score"
-        scores = app.state.session.table.score[app.state.rows]
+        assert app.session.spec.sort == "score"
+        scores = app.session.run.table.score[app.session.rows]
         assert list(scores) == sorted(scores)
         await pilot.press("slash")
         for char in "nonsense:1":
@@ -134,7 +134,7 @@ async def test_queue_kinds_sort_and_bad_filter(demo: Path) -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert any("unknown filter field" in n.message for n in app._notifications)
-        assert app.state.spec.text == ""  # the bad filter was not applied
+        assert app.session.spec.text == ""  # the bad filter was not applied
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen.query_one(QueueTable).has_focus
@@ -158,8 +158,8 @@ async def test_matrix_opens_the_queue_of_a_cell(demo: Path) -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, QueueScreen)
-        assert app.state.spec.cell == "X4_Y3"
-        assert all(app.state.session.table.cell[r] == "X4_Y3" for r in app.state.rows)
+        assert app.session.spec.cell == "X4_Y3"
+        assert all(app.session.run.table.cell[r] == "X4_Y3" for r in app.session.rows)
 
 
 async def test_runs_screen_opens_comparison_mode(demo: Path) -> None:
@@ -183,7 +183,7 @@ async def test_runs_screen_opens_comparison_mode(demo: Path) -> None:
         await pilot.press("space")
         await pilot.press("enter")
         await ready(pilot)
-        session = app.state.session
+        session = app.session.run
         assert (session.run_id, session.other_run_id) == ("srag_t", "srag_v")
         assert app.screen.query_one(QueueTable).compare
         await pilot.press("enter")
@@ -205,7 +205,7 @@ async def test_small_terminal_stacks_the_panes(demo: Path) -> None:
             assert screen.query_one(widget_id).size.width >= 70, widget_id
         await pilot.press("right_square_bracket", "left_square_bracket", "c", "j", "k")
         await settle(pilot)
-        assert app.state.qid == "q37" and app.state.caption_mode
+        assert app.session.qid == "q37" and app.session.caption_mode
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, QueueScreen)
@@ -228,6 +228,6 @@ async def test_loaded_run_is_kept_out_of_the_collectors_scans(
     app = make_app([str(demo / "runs" / "srag_v")], annotator="alice", question="q3")
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        assert app.state.session.evidence_ready and app.state.session.suggestions_ready
+        assert app.session.run.evidence_ready and app.session.run.suggestions_ready
         assert gc.get_freeze_count() > 0
     gc.unfreeze()

@@ -48,7 +48,7 @@ async def test_first_five_minutes(store: Store, monkeypatch) -> None:
     async with app.run_test(size=(140, 42)) as pilot:
         await ready(pilot)
         assert isinstance(app.screen, QueueScreen)
-        assert len(app.state.rows) == 17 and len(app.state.session.table) == 47
+        assert len(app.session.rows) == 17 and len(app.session.run.table) == 47
         assert "the 17 of 47 questions" in README
 
         # 2. The matrix: EM per cell; m cycles the metric; esc goes back.
@@ -69,16 +69,16 @@ async def test_first_five_minutes(store: Store, monkeypatch) -> None:
             await pilot.press(key)
         await pilot.press("enter")
         await settle(pilot)
-        qids = [str(app.state.session.table.qids[row]) for row in app.state.rows]
+        qids = [str(app.session.run.table.qids[row]) for row in app.session.rows]
         for _ in range(qids.index("q37")):
             await pilot.press("j")
         await pilot.press("enter")
         await settle(pilot)
         screen = app.screen
-        assert isinstance(screen, QuestionScreen) and app.state.qid == "q37"
+        assert isinstance(screen, QuestionScreen) and app.session.qid == "q37"
         assert (
             "Where is the compost bin now?"
-            in app.state.session.table.question[app.state.session.table.row_of["q37"]]
+            in app.session.run.table.question[app.session.run.table.row_of["q37"]]
         )
         before = {row.round_id: row for row in screen.rerun.before.rows}
         assert before["D2:2"].rank == 1 and before["D2:2"].is_stale
@@ -99,7 +99,7 @@ async def test_first_five_minutes(store: Store, monkeypatch) -> None:
         for _ in range(3):
             await pilot.press("left_square_bracket")
         await settle(pilot)
-        assert app.state.view.alpha == 0.7
+        assert app.session.view.alpha == 0.7
         assert screen.rerun.after.ranking[:2] == ["D5:1", "D2:2"]
         assert screen.rerun.after.metrics["rank_inversion"] == 0.0
 

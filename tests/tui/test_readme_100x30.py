@@ -41,7 +41,7 @@ async def test_first_five_minutes_at_100x30(store: Store, monkeypatch) -> None:
     async with app.run_test(size=SIZE) as pilot:
         # 1. The queue of the 17 failed questions.
         await ready(pilot)
-        assert isinstance(app.screen, QueueScreen) and len(app.state.rows) == 17
+        assert isinstance(app.screen, QueueScreen) and len(app.session.rows) == 17
         assert {"help", "quit"} <= footer_actions(app.screen)
 
         # 2. The matrix, m cycles, M cycles back, esc returns.
@@ -66,13 +66,13 @@ async def test_first_five_minutes_at_100x30(store: Store, monkeypatch) -> None:
             await pilot.press(key)
         await pilot.press("enter")
         await settle(pilot)
-        qids = [str(app.state.session.table.qids[row]) for row in app.state.rows]
+        qids = [str(app.session.run.table.qids[row]) for row in app.session.rows]
         for _ in range(qids.index("q37")):
             await pilot.press("j")
         await pilot.press("enter")
         await settle(pilot)
         screen = app.screen
-        assert isinstance(screen, QuestionScreen) and app.state.qid == "q37"
+        assert isinstance(screen, QuestionScreen) and app.session.qid == "q37"
         assert screen.has_class("-narrow")
         hint = screen.query_one("#stack-hint")
         assert visible(screen, hint) and "panes stacked" in shown_text(hint)
@@ -91,7 +91,7 @@ async def test_first_five_minutes_at_100x30(store: Store, monkeypatch) -> None:
         for _ in range(3):
             await pilot.press("left_square_bracket")
         await settle(pilot)
-        assert app.state.view.alpha == 0.7
+        assert app.session.view.alpha == 0.7
         assert screen.rerun.after.ranking[:2] == ["D5:1", "D2:2"]
         metrics = screen.query_one("#rerank-question")
         assert visible(screen, params) and visible(screen, metrics)  # … and [ brings it up

@@ -22,6 +22,7 @@ from memscope.pipeline.runs import resolve_run
 from memscope.pipeline.sample import open_sample
 from memscope.store import Store
 from memscope.tui.app import make_app
+from memscope.tui.widgets.status_bar import status_view_text
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")
@@ -72,7 +73,7 @@ async def test_from_labels_to_a_paper_table(store: Store, scratch: Path) -> None
     app = make_app(["runs/srag_v/"], annotator="alice", queue="sample")
     async with app.run_test() as pilot:
         await ready(pilot)
-        status = app.status_line(with_question=False).plain
+        status = status_view_text(app.session.status_view(with_question=False)).plain
         quoted = re.search(r'"(sample: 0 of 10 planned · stratum \w+ 0/\d)"', SECTION)
         assert quoted and quoted.group(1) in status
     shown = _run(commands[0])

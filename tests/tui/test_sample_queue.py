@@ -11,6 +11,7 @@ from memscope.pipeline.runs import ingest_dir
 from memscope.pipeline.sample import load_sample, open_sample
 from memscope.store import Store
 from memscope.tui.app import make_app
+from memscope.tui.widgets.status_bar import status_view_text
 
 REPO = Path(__file__).resolve().parents[2]
 RUN = REPO / "runs" / "srag_v"
@@ -23,19 +24,19 @@ async def test_sampled_queue_follows_the_plan_and_counts_progress(store: Store) 
     app = make_app([str(RUN)], annotator="alice", queue="sample")
     async with app.run_test() as pilot:
         await ready(pilot)
-        state = app.state
-        shown = [str(state.session.table.qids[row]) for row in state.rows]
+        state = app.session
+        shown = [str(state.run.table.qids[row]) for row in state.rows]
         assert shown == plan.qids  # every failure, planned first, in plan order
         first = plan.qids[0]
         stratum = plan.stratum_of[first]
         in_stratum = sum(1 for q in plan.planned if plan.stratum_of[q] == stratum)
-        status = app.status_line(with_question=False).plain
+        status = status_view_text(app.session.status_view(with_question=False)).plain
         assert f"sample: 0 of 10 planned · stratum {stratum} 0/{in_stratum}" in status
         await pilot.press("enter")  # open the first question
         await settle(pilot)
         await pilot.press("enter")  # accept its suggestion
         await settle(pilot)
-        status = app.status_line(with_question=True).plain
+        status = status_view_text(app.session.status_view(with_question=True)).plain
         assert f"sample: 1 of 10 planned · stratum {stratum} 1/{in_stratum}" in status
     # Opening again keeps the stored plan (same seed, same order).
     again, new_again = open_sample(store, run_id)

@@ -13,10 +13,10 @@ from memscope.adapters import ReadOptions
 from memscope.errors import InputError
 from memscope.pipeline.candidate_rows import logged_candidates
 from memscope.pipeline.evidence_chain import build_timeline, question_detail
+from memscope.pipeline.loaded_run import load_rounds, open_session, save_position
 from memscope.pipeline.round_index import RoundIndex
 from memscope.pipeline.runs import ingest_dir
 from memscope.pipeline.triage import QueueSpec, TriageTable, parse_cell, parse_filter
-from memscope.pipeline.triage_session import load_rounds, open_session, save_position
 from memscope.store import Store
 from memscope.store.app_state import load_app_state
 from memscope.store.lease import WriterLease, lease_path

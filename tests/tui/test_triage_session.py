@@ -39,8 +39,8 @@ async def test_full_triage_session(demo: Path, store: Store, tmp_path: Path) -> 
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         assert isinstance(app.screen, QueueScreen)
-        assert app.state.spec.kind == "failing"
-        failing = len(app.state.rows)
+        assert app.session.spec.kind == "failing"
+        failing = len(app.session.rows)
         assert failing > 0
 
         # Filter the queue to the Y3 failures, then to words of one question.
@@ -48,9 +48,9 @@ async def test_full_triage_session(demo: Path, store: Store, tmp_path: Path) -> 
         await type_text(pilot, "y:Y3")
         await pilot.press("enter")
         await settle(pilot)
-        y3_rows = [str(app.state.session.table.qids[r]) for r in app.state.rows]
+        y3_rows = [str(app.session.run.table.qids[r]) for r in app.session.rows]
         assert 0 < len(y3_rows) < failing
-        assert all(app.state.session.table.y[r] == "Y3" for r in app.state.rows)
+        assert all(app.session.run.table.y[r] == "Y3" for r in app.session.rows)
         assert "q37" in y3_rows
 
         # Move down the queue to q37 and open it.
@@ -60,7 +60,7 @@ async def test_full_triage_session(demo: Path, store: Store, tmp_path: Path) -> 
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, QuestionScreen)
-        assert app.state.qid == "q37"
+        assert app.session.qid == "q37"
 
         # Caption vs native: the round's image gives way to its caption and back.
         round_view = screen.query_one(RoundView)
@@ -82,8 +82,8 @@ async def test_full_triage_session(demo: Path, store: Store, tmp_path: Path) -> 
         for _ in range(7):
             await pilot.press("left_square_bracket")
         await settle(pilot)
-        assert app.state.view.alpha == 0.3
-        expected = rerun_question(load_run(store, "srag_v"), "q37", alpha=0.3, k=app.state.view.k)
+        assert app.session.view.alpha == 0.3
+        expected = rerun_question(load_run(store, "srag_v"), "q37", alpha=0.3, k=app.session.view.k)
         assert [c.round_id for c in screen.candidates] == expected.after.ranking
         assert expected.after.ranking != expected.before.ranking
         metrics_line = shown_text(screen.query_one(CandidatesPanel).query_one("#rerank-question"))
@@ -114,8 +114,7 @@ async def test_full_triage_session(demo: Path, store: Store, tmp_path: Path) -> 
             "RET-PART",
         )
         assert (
-            app.state.session.table.label[app.state.session.table.row_of["q37"]]
-            == "SEL-STALE RET-PART"
+            app.session.run.table.label[app.session.run.table.row_of["q37"]] == "SEL-STALE RET-PART"
         )
 
         # A note goes with the label.
@@ -128,7 +127,7 @@ async def test_full_triage_session(demo: Path, store: Store, tmp_path: Path) -> 
         # Next question, then quit.
         await pilot.press("j")
         await settle(pilot)
-        next_qid = app.state.qid
+        next_qid = app.session.qid
         assert next_qid == y3_rows[y3_rows.index("q37") + 1]
         await pilot.press("q")
 
@@ -136,18 +135,18 @@ async def test_full_triage_session(demo: Path, store: Store, tmp_path: Path) -> 
     again = make_app([str(run_dir)], annotator="alice")
     async with again.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        assert again.state.qid == next_qid
-        assert again.state.spec.text == "y:Y3"
+        assert again.session.qid == next_qid
+        assert again.session.spec.text == "y:Y3"
         assert isinstance(again.screen, QuestionScreen)
-        assert again.state.session.labels["q37"].codes == ("SEL-STALE", "RET-PART")
+        assert again.session.run.labels["q37"].codes == ("SEL-STALE", "RET-PART")
 
     # Another annotator starts fresh.
     other = make_app([str(run_dir)], annotator="bob")
     async with other.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         assert isinstance(other.screen, QueueScreen)
-        assert other.state.spec.text == ""
-        assert "q37" not in other.state.session.labels
+        assert other.session.spec.text == ""
+        assert "q37" not in other.session.run.labels
 
     # The labels export afterwards with the CLI.
     out = tmp_path / "labels.jsonl"

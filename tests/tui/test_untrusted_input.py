@@ -134,5 +134,5 @@ async def test_markup_and_escapes_are_shown_literally(tmp_path: Path) -> None:
         assert "[b]x[/b]" in str(screen.query_one("#label-bar").content), [
             n.message for n in app._notifications
         ]
-    exported = json.dumps(app.state.session.labels["q1"].note)
+    exported = json.dumps(app.session.run.labels["q1"].note)
     assert "[b]x[/b]" in exported

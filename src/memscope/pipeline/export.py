@@ -146,7 +146,7 @@ def _axis_values(store: Store, run_id: str) -> dict[str, dict[str, str]]:
     """Per qid, the question's place on its benchmark's axes (``{"reach": "2", "bank": "9"}``)."""
     from memscope.errors import NotFoundError
     from memscope.pipeline.axes import axis_columns
-    from memscope.pipeline.triage_session import load_questions
+    from memscope.pipeline.loaded_run import load_questions
 
     try:
         data = load_questions(store, run_id)

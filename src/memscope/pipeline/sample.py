@@ -55,9 +55,9 @@ def failures(store: Store, run_id: str) -> Failures:
 
     Suggestions are computed (and stored) first when the run has none or they are stale.
     """
+    from memscope.pipeline.loaded_run import load_suggestions
     from memscope.pipeline.loading import load_run
     from memscope.pipeline.triage import TriageTable
-    from memscope.pipeline.triage_session import load_suggestions
 
     data = load_run(store, run_id, detail=False)
     notes: list[str] = []

@@ -1,67 +1,76 @@
-"""The triage app: composes the screens, routes messages and owns the workers.
+"""The triage app: composes the screens around one session service and routes messages.
 
 ``make_app`` checks everything that can be checked before the terminal is taken over
 (config file, key bindings, queue and cell options) and builds the app; ``memscope open``
-runs it. The app loads the run once in a worker, works from memory, and opens short store
-connections only to write labels and remember the queue position. One app per store may
-label (the writer lease); a second one browses read-only and says why.
+runs it. All state lives in the :class:`~memscope.pipeline.session_service.TriageSession`
+the app owns (plain Python, tested without a terminal); the screens receive it, render its
+records and post request messages for what only the app does (switching screens, starting
+workers, playing audio). Workers (``memscope.tui.workers``) post results, which the
+handlers here adopt into the session. One app per store may label (the writer lease); a
+second one browses read-only and says why.
 """
 
 from __future__ import annotations
 
-import threading
+import contextlib
 from pathlib import Path
 from typing import Any
 
-from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import App
 from textual.binding import Binding
 from textual.timer import Timer
 
 from memscope.config import Config, load_config
 from memscope.errors import MemscopeError
-from memscope.pipeline.store_access import (
-    ReadOptions,
-    Store,
-    WriterLease,
-    open_store,
-    read_options,
-)
-from memscope.pipeline.triage import QUEUE_KINDS, QueueSpec, parse_cell
-from memscope.pipeline.triage_session import (
-    open_session,
-    resolve_refs,
-    runs_in_dir,
-)
+from memscope.pipeline.label_book import Queued
+from memscope.pipeline.label_queue import LabelFailed, LabelSaved, LabelsWaiting
+from memscope.pipeline.notice import Notice
+from memscope.pipeline.session_service import StartRequest, TriageSession
+from memscope.pipeline.store_access import ReadOptions, Store, open_store, read_options
+from memscope.pipeline.triage import QUEUE_KINDS, parse_cell
 from memscope.textsafe import printable
-from memscope.tui.background import BackgroundWork
 from memscope.tui.commands import MemscopeCommands
-from memscope.tui.heap import keep_loaded_run_out_of_gc, let_gc_see_loaded_runs
+from memscope.tui.heap import keep_loaded_run_out_of_gc
 from memscope.tui.keymap import (
     BindingInfo,
+    KeyNames,
     catalogue,
     code_bindings,
-    describe_keys,
     validate_keymap,
 )
-from memscope.tui.label_controller import LabelController
 from memscope.tui.messages import (
-    LabelFailed,
-    LabelSaved,
-    LabelsWaiting,
+    AudioFinished,
+    EvidenceLoaded,
+    LabelsQueued,
+    LabelWritten,
     LoadProgressed,
+    OpenRuns,
+    PlayAudio,
+    PositionMoved,
+    ProbeLoaded,
+    ProbeWanted,
+    QueueChanged,
+    RerankWanted,
     RunRerunFinished,
     RunsScoped,
+    SearchFinished,
+    SearchWanted,
     SessionLoaded,
+    ShowScreen,
+    SuggestionsLoaded,
     WorkFailed,
 )
-from memscope.tui.navigation import Navigation
-from memscope.tui.triage_state import TriageState, ViewParams
-from memscope.tui.widgets.status_bar import status_text
+from memscope.tui.navigator import Navigator
+from memscope.tui.workers import Workers
+
+SAVE_POSITION_AFTER_S = 0.8
+"""Idle time after a move before the queue position is written (one write per pause, not per key)."""
+RERANK_AFTER_S = 0.15
+"""Pause after an alpha / lambda / K key before the run-level numbers are recomputed."""
 
 
-class MemscopeApp(Navigation, BackgroundWork, App[None]):
+class MemscopeApp(App[None]):
     """memscope's triage app (build it with :func:`make_app`)."""
 
     CSS_PATH = "app.tcss"
@@ -78,44 +87,32 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
     def __init__(
         self,
         *,
-        store: Store,
+        session: TriageSession,
         run_refs: list[str],
-        options: ReadOptions,
         config: Config,
-        taxonomy: Any,
         keymap: dict[str, str],
-        annotator: str,
-        question: str | None = None,
-        queue: str | None = None,
-        cell: str | None = None,
     ) -> None:
         super().__init__()
-        self.store, self.run_refs, self.options = store, run_refs, options
-        self.config, self.taxonomy, self.user_keymap = config, taxonomy, keymap
-        self.annotator = annotator
-        self.start = {"question": question, "queue": queue, "cell": cell}
-        self.state: TriageState | None = None
-        self.runs_scope: tuple[str, list[str]] | None = None
-        """(directory, run ids) when the path opened holds several runs: the runs screen
-        lists exactly those."""
-        self.lease = WriterLease(store.path, annotator)
-        self.read_only_reason: str | None = None
-        self.labels = LabelController(self)
-        self.player: Any = None
+        self.session = session
+        self.run_refs = run_refs
+        self.config = config
+        self.user_keymap = keymap
+        self.keys = KeyNames(binding_catalogue(session.taxonomy, keymap))
+        self.navigator = Navigator(self)
+        self.background = Workers(self, session)
         self._position_timer: Timer | None = None
-        self._position_dirty = False
         self._rerank_timer: Timer | None = None
-        self._catalogue: dict[str, BindingInfo] | None = None
         self._quit_when_saved = False
-        self._run_reranks: dict[tuple[str, str], RunRerunFinished] = {}
-        self._reranks_running: set[tuple[str, str]] = set()
-        self.store_lock = threading.Lock()
-        self.matrix_return: Any = None
-        """The queue spec a matrix cell's queue replaced (esc goes back to it and the matrix)."""
-        self.last_export: str | None = None
-        """Where ``e`` last exported the labels this session (None: not yet)."""
-        """Held by every worker while it uses the store: DuckDB refuses a read-only and a
-        read-write connection to one file open at once in the same process."""
+
+    @property
+    def store(self) -> Store:
+        """The store the session works on."""
+        return self.session.store
+
+    @property
+    def options(self) -> ReadOptions:
+        """How run directories are read (dataset, DMV registry)."""
+        return self.session.options
 
     def notify(
         self,
@@ -135,20 +132,30 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
             markup=markup,
         )
 
+    def tell(self, notice: Notice | None, *, timeout: float | None = None) -> None:
+        """Show a session notice as a toast (None: nothing to say)."""
+        if notice is not None:
+            self.notify(
+                notice.text,
+                title=notice.title,
+                severity=notice.severity,
+                timeout=timeout,
+                markup=False,
+            )
+
     # -- start and stop ------------------------------------------------------------------
 
     def on_mount(self) -> None:
         self.set_keymap(self.user_keymap)
-        if not self.lease.acquire():
-            self.read_only_reason = (
-                f"another memscope app ({self.lease.current_holder()}) is labelling this store; "
-                "browsing works, close that app to label here"
-            )
-        self.install_screens()
-        if self.read_only_reason is None:
-            self.labels.restore_pending()
-        self.push_loading(" ".join(self.run_refs) or "the last run")
-        self.load_session(self.run_refs)
+        self.session.take_lease()
+        self.navigator.install_screens()
+        if self.session.read_only_reason is None:
+            restored = self.session.labels.restore_pending()
+            if restored is not None:
+                self.background.write_labels()
+                self.tell(restored)
+        self.navigator.push_loading(" ".join(self.run_refs) or "the last run")
+        self.background.load(self.run_refs)
 
     def get_system_commands(self, screen: Any) -> Any:
         """Textual's own palette commands, kept apart under "Textual: …"."""
@@ -158,199 +165,254 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
 
     async def action_quit(self) -> None:
         """Quit, but only once every label change in flight is committed."""
-        pending = self.labels.pending_total()
-        if pending and self.labels.queue.waiting is not None:
+        labels = self.session.labels
+        pending = labels.pending_total()
+        if pending and labels.queue.waiting is not None:
             if self._quit_when_saved:  # asked already: the journal keeps them for next time
                 self.exit()
                 return
             self._quit_when_saved = True
             self.notify(
                 f"{pending} label change(s) are not saved yet: the store is busy. They are kept "
-                f"in {self.labels.queue.journal.path if self.labels.queue.journal else 'memory'} "
+                f"in {labels.queue.journal.path if labels.queue.journal else 'memory'} "
                 "and saved at the next start. Press quit again to quit now, or wait.",
                 severity="warning",
                 title="Quit with labels pending?",
                 markup=False,
             )
             return
-        if self.labels.queue.in_flight:
+        if labels.queue.in_flight:
             self._quit_when_saved = True
             self.notify("Saving the last label change, then quitting …", markup=False)
             return
         self.exit()
 
     def on_unmount(self) -> None:
-        self.labels.queue.stop_lingering()
+        self.session.labels.queue.stop_lingering()
         self.save_position_now()
-        self.lease.release()
-        if self.player is not None:
-            self.player.close()
+        self.session.release()
+        self.navigator.close()
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="load")
-    def load_session(self, refs: list[str], question: str | None = None) -> None:
-        """Ingest what is new and load the run(s) into memory (posts SessionLoaded)."""
-        let_gc_see_loaded_runs()
-        say = lambda text: self.post_message(LoadProgressed(text))  # noqa: E731 - a one-line callback
-        try:
-            with self.store_lock, self.store.reading():  # one connection for the whole load
-                found = (
-                    runs_in_dir(self.store, refs[0], self.options, say) if len(refs) == 1 else None
-                )
-                if found is not None and len(found.run_ids) != 1:
-                    self.post_message(RunsScoped(found.path, found.run_ids, found.notes))
-                    return
-                run_ids = (
-                    found.run_ids
-                    if found is not None
-                    else resolve_refs(self.store, refs or [None], self.options, say)
-                )
-                session = open_session(
-                    self.store,
-                    run_ids,
-                    self.annotator,
-                    say,
-                    with_suggestions=False,
-                    with_evidence=False,
-                )
-        except MemscopeError as error:
-            self.post_message(WorkFailed("opening the run", error, fatal=True))
-            return
-        self.post_message(SessionLoaded(session, question))
+    # -- loading ---------------------------------------------------------------------------
 
     @on(RunsScoped)
     def _runs_scoped(self, message: RunsScoped) -> None:
-        self.runs_scope = (message.path, list(message.run_ids))
+        self.session.runs_scope = (message.path, list(message.run_ids))
         for note in message.notes:
             self.notify(note, severity="warning", markup=False)
-        self._main("runs")
+        self.navigator.show_main("runs")
 
     @on(LoadProgressed)
     def _load_progressed(self, message: LoadProgressed) -> None:
-        self.loading_step(message.text)
+        self.navigator.loading_step(message.text)
 
     @on(SessionLoaded)
     def _session_loaded(self, message: SessionLoaded) -> None:
-        session = message.session
-        saved = session.saved
-        first_open = self.state is None
-        spec = QueueSpec.from_json(saved.queue if saved else None)
-        if first_open and (self.start["queue"] or self.start["cell"]):
-            spec = spec.with_changes(
-                kind=self.start["queue"] or spec.kind, cell=self.start["cell"], text=""
-            )
-        # Re-ranking starts from the run's own order each time (alpha 1): a remembered alpha
-        # would silently reorder the candidates the next day.
-        scope = (saved.view or {}).get("rerank_scope") if saved is not None else None
-        self.state = TriageState(
-            session,
-            view=ViewParams(
-                k=session.k, scope=scope if scope in ("carry", "question") else "carry"
-            ),
-        )
-        try:
-            self.state.apply(spec, keep_qid=saved.qid if saved else None)
-        except MemscopeError:
-            self.state.apply(QueueSpec())
-        for note in session.notes:
-            self.notify(note, severity="warning", markup=False)
-        if first_open and self.state.spec.kind == "sample" and session.sample is not None:
-            self.notify(session.sample.describe(), markup=False)
-        question = message.question or (self.start["question"] if first_open else None)
-        if question and not self.state.jump_to_qid(question):
-            self.notify(
-                f"No question {question!r} in run {session.run_id}; showing the queue.",
-                severity="warning",
-                markup=False,
-            )
-            question = None
-        resume_question = saved is not None and (saved.view or {}).get("screen") == "question"
-        self.enter_session(
-            open_question=bool(question)
-            or (first_open and resume_question and self.state.qid is not None)
-        )
+        adopted = self.session.adopt(message.run, message.question)
+        for notice in adopted.notices:
+            self.tell(notice)
+        self.navigator.show_main("question" if adopted.open_question else "queue")
         keep_loaded_run_out_of_gc()
         # After the first paint: the evidence and suggestions must not delay the queue.
-        self.call_after_refresh(self.complete_session, session)
+        self.call_after_refresh(self.background.complete, message.run)
+
+    @on(EvidenceLoaded)
+    def _evidence_loaded(self, message: EvidenceLoaded) -> None:
+        if not self.session.adopt_evidence(message.run_id, message.channels):
+            return
+        keep_loaded_run_out_of_gc()
+        screen = self.navigator.question_screen
+        if screen is not None and screen.detail is not None:
+            screen.show_question()
+        self.navigator.refresh_views()
+
+    @on(SuggestionsLoaded)
+    def _suggestions_loaded(self, message: SuggestionsLoaded) -> None:
+        if not self.session.adopt_suggestions(message.run_id, message.suggestions):
+            return
+        keep_loaded_run_out_of_gc()
+        for note in message.notes:
+            self.notify(note, severity="warning", markup=False)
+        self.navigator.refresh_views()
 
     @on(WorkFailed)
     def _work_failed(self, message: WorkFailed) -> None:
         if message.fatal:
-            self.show_fatal(message.what, message.error)
+            self.navigator.show_fatal(message.what, message.error)
         else:
             self.notify(message.error.message, title=message.what, severity="error", markup=False)
 
+    @on(OpenRuns)
+    def _open_runs(self, message: OpenRuns) -> None:
+        if self.session.shows(message.run_ids):
+            self.navigator.show_main("queue")
+            return
+        self.save_position_now()
+        self.navigator.push_loading(" vs ".join(message.run_ids))
+        self.background.load(message.run_ids)
+
+    # -- screens ---------------------------------------------------------------------------
+
+    @on(ShowScreen)
+    def _show_screen(self, message: ShowScreen) -> None:
+        self.navigator.show(message.name, filter_focus=message.filter_focus)
+
+    @on(QueueChanged)
+    def _queue_changed(self, _message: QueueChanged) -> None:
+        self.navigator.refresh_queue()
+        self.remember_position()
+
+    @on(PositionMoved)
+    def _position_moved(self, _message: PositionMoved) -> None:
+        self.remember_position()
+
+    def action_show_queue(self) -> None:
+        self.navigator.show("queue")
+
+    def action_show_question(self) -> None:
+        self.navigator.show("question")
+
+    def action_show_matrix(self) -> None:
+        self.navigator.show("matrix")
+
+    def action_show_runs(self) -> None:
+        self.navigator.show("runs")
+
+    def action_export(self) -> None:
+        from memscope.tui.export_action import ask_export
+
+        ask_export(self)
+
+    def action_help(self) -> None:
+        self.navigator.help()
+
     # -- labels ------------------------------------------------------------------------------
 
-    @work(thread=True, exit_on_error=False, group="labels")
-    def write_labels(self) -> None:
-        """Write queued label ops in order. Not exclusive: a cancelled writer could drop ops,
-        so every worker drains the one shared queue under its lock instead."""
-        self.labels.queue.write_pending(self.store, self.post_message, self.store_lock)
+    @on(LabelsQueued)
+    def _labels_queued(self, message: LabelsQueued) -> None:
+        self.background.write_labels()
+        self.navigator.labels_changed(message.qid)
 
-    @on(LabelSaved)
-    def _label_saved(self, message: LabelSaved) -> None:
-        self.labels.saved(message)
-        if self._quit_when_saved and not self.labels.queue.in_flight:
-            self.exit()
+    def label_result(self, result: Queued | Notice) -> None:
+        """Start the writer for a queued change, or say why nothing was queued."""
+        if isinstance(result, Queued):
+            self.post_message(LabelsQueued(result.qid))
+        else:
+            self.tell(result)
 
-    @on(LabelsWaiting)
-    def _labels_waiting(self, message: LabelsWaiting) -> None:
-        self.labels.waiting(message)
+    @on(LabelWritten)
+    def _label_written(self, message: LabelWritten) -> None:
+        event, labels = message.event, self.session.labels
+        if isinstance(event, LabelSaved):
+            labels.saved(event)
+            self.navigator.labels_changed(event.qid)
+            if self._quit_when_saved and not labels.queue.in_flight:
+                self.exit()
+        elif isinstance(event, LabelFailed):
+            self.tell(labels.failed_op(event))
+            self._quit_when_saved = False  # let the user see what was not saved
+            self.navigator.labels_changed(event.qid)
+        elif isinstance(event, LabelsWaiting):
+            self.tell(labels.waiting(event))
+            if self.session.qid is not None:
+                self.navigator.labels_changed(self.session.qid)
 
-    @on(LabelFailed)
-    def _label_failed(self, message: LabelFailed) -> None:
-        self.labels.failed_op(message)
-        self._quit_when_saved = False  # let the user see what was not saved
+    # -- the remembered position --------------------------------------------------------------
+
+    def remember_position(self) -> None:
+        """Note that the position changed; it is written after a short pause."""
+        if not self.session.position_moved():
+            return
+        if self._position_timer is not None:
+            self._position_timer.stop()
+        self._position_timer = self.set_timer(SAVE_POSITION_AFTER_S, self._save_position_later)
+
+    def _save_position_later(self) -> None:
+        payload = self.session.take_position(self.navigator.on_question_screen)
+        if payload is not None:
+            self.background.write_position(payload)
+
+    def save_position_now(self) -> None:
+        """Write a pending position change before the app exits (or opens another run)."""
+        payload = self.session.take_position(self.navigator.on_question_screen)
+        if payload is None:
+            return
+        # Quitting anyway: the labels themselves were committed when shown as saved.
+        with contextlib.suppress(MemscopeError):
+            self.session.write_position(payload)
+
+    # -- run-level re-ranking ----------------------------------------------------------------
+
+    @on(RerankWanted)
+    def _rerank_wanted(self, _message: RerankWanted) -> None:
+        """Show the run-level Y3 numbers for the current parameters: from the cache, or
+        computed in the background after a short pause."""
+        from rich.text import Text
+
+        screen = self.navigator.question_screen
+        if screen is None:
+            return
+        plan = self.session.rerank_plan()
+        if plan.action == "none":
+            screen.show_run_metrics("")
+        elif plan.action == "waiting":
+            screen.show_run_metrics(
+                Text("run Y3: waiting for the retrieval evidence …", style="dim")
+            )
+        elif plan.action == "cached" and plan.rerank is not None:
+            screen.show_run_rerank(plan.rerank)
+        else:
+            screen.show_run_metrics(Text("run Y3: computing …", style="dim"))
+            if self._rerank_timer is not None:
+                self._rerank_timer.stop()
+            self._rerank_timer = self.set_timer(RERANK_AFTER_S, self._start_rerank)
+
+    def _start_rerank(self) -> None:
+        key = self.session.rerank_key()
+        claimed = self.session.start_rerank(key) if key is not None else None
+        if key is not None and claimed is not None:
+            self.background.rerank(key, *claimed)
+
+    @on(RunRerunFinished)
+    def _run_rerun_finished(self, message: RunRerunFinished) -> None:
+        screen = self.navigator.question_screen
+        if self.session.adopt_rerank(message.key, message.rerank) and screen is not None:
+            screen.show_run_rerank(message.rerank)
+
+    # -- probes, audio, search ---------------------------------------------------------------
+
+    @on(ProbeWanted)
+    def _probe_wanted(self, message: ProbeWanted) -> None:
+        self.background.probe(message.run_id, message.qid)
+
+    @on(ProbeLoaded)
+    def _probe_loaded(self, message: ProbeLoaded) -> None:
+        screen = self.navigator.question_screen
+        run = self.session.run
+        if screen is not None and run is not None and run.run_id == message.run_id:
+            screen.show_probe(message.qid, message.probe, message.error)
+
+    @on(PlayAudio)
+    def _play_audio(self, message: PlayAudio) -> None:
+        self.navigator.toggle_audio(message.view)
+
+    @on(AudioFinished)
+    def _audio_finished(self, message: AudioFinished) -> None:
+        self.navigator.audio_finished()
+
+    @on(SearchWanted)
+    def _search_wanted(self, message: SearchWanted) -> None:
+        self.navigator.search(message.query, message.round_id)
+
+    @on(SearchFinished)
+    def _search_finished(self, message: SearchFinished) -> None:
+        self.navigator.search_finished(message)
 
     # -- keys -------------------------------------------------------------------------------
 
     def binding_catalogue(self) -> dict[str, BindingInfo]:
         """Every binding with an id, with the keys in effect (the keymap is fixed per app)."""
-        if self._catalogue is None:
-            self._catalogue = binding_catalogue(self.taxonomy, self.user_keymap)
-        return self._catalogue
-
-    def keymap_keys(self, binding_id: str) -> str:
-        """The keys of a binding as Textual names them (``enter``, ``left_square_bracket``)."""
-        info = self.binding_catalogue().get(binding_id)
-        return info.keys if info else ""
-
-    def keys_for(self, binding_id: str) -> str:
-        """The keys of a binding as a person types them (``[``)."""
-        keys = self.keymap_keys(binding_id)
-        return describe_keys(keys) if keys else ""
-
-    def status_line(self, *, with_question: bool) -> Text:
-        """The status bar text for the queue / question screens."""
-        state = self.state
-        if state is None:
-            return Text("memscope", style="bold")
-        labelled, total = state.progress
-        in_queue = state.current_qid == state.qid
-        line = status_text(
-            state.session.run_id,
-            state.session.other_run_id,
-            state.spec.describe(),
-            state.position,
-            total,
-            labelled,
-            self.annotator,
-            bool(self.read_only_reason),
-            qid=state.qid if with_question else None,
-            in_queue=in_queue,
-            pending=self.labels.pending_total(),
-        )
-        if state.spec.kind == "sample" and state.session.sample is not None:
-            from memscope.pipeline.sample import sample_progress
-
-            table = state.session.table
-            labelled_qids = set(table.qids[table.labelled].tolist())
-            line.append(f"  ·  {sample_progress(state.session.sample, labelled_qids, state.qid)}")
-        return line
-
-    def default_view(self) -> ViewParams:
-        """The re-ranking parameters the run starts with (alpha 1, the default lambda, its K)."""
-        return ViewParams(k=self.state.session.k if self.state else 10)
+        return self.keys.bindings
 
 
 def binding_catalogue(taxonomy: Any, keymap: dict[str, str]) -> dict[str, BindingInfo]:
@@ -416,16 +478,11 @@ def make_app(
     keymap = validate_keymap(config.keys, binding_catalogue(taxonomy, {}), config.path)
     if queue is not None and queue not in QUEUE_KINDS:
         raise InputError(f"unknown queue {queue!r}", fix=f"Use --queue {' | '.join(QUEUE_KINDS)}.")
-    store = open_store(db)
-    return MemscopeApp(
-        store=store,
-        run_refs=list(run_refs),
+    session = TriageSession(
+        store=open_store(db),
         options=read_options(dataset, dmv_registry),
-        config=config,
-        taxonomy=taxonomy,
-        keymap=keymap,
         annotator=(annotator or config.annotator).strip() or config.annotator,
-        question=question,
-        queue=queue,
-        cell=parse_cell(cell) if cell else None,
+        taxonomy=taxonomy,
+        start=StartRequest(question, queue, parse_cell(cell) if cell else None),
     )
+    return MemscopeApp(session=session, run_refs=list(run_refs), config=config, keymap=keymap)

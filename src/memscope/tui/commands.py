@@ -21,10 +21,12 @@ class MemscopeCommands(Provider):
     """Every action reachable from the screen the palette was opened on."""
 
     def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
+        from memscope.tui.app import MemscopeApp
+
         app = self.app
-        catalogue = getattr(app, "binding_catalogue", None)
-        if catalogue is None:
+        if not isinstance(app, MemscopeApp):  # the provider is installed on memscope's app only
             return []
+        catalogue = app.binding_catalogue
         scope = getattr(self.screen, "SCOPE", None)
         navigation = {
             "show_queue": "Go to the queue",

@@ -17,11 +17,12 @@ def ask_export(app: MemscopeApp) -> None:
     from memscope.pipeline.session_summary import default_export_path
     from memscope.tui.screens.dialogs import ExportDialog
 
-    if app.state is None:
+    session = app.session
+    if session.run is None:
         app.notify("No run is open: nothing to export.", severity="warning", markup=False)
         return
-    run_id = app.state.session.run_id
-    path = app.last_export or str(default_export_path(app.store, run_id))
+    run_id = session.run.run_id
+    path = session.last_export or str(default_export_path(session.store, run_id))
 
     def chosen(path: str | None) -> None:
         if path:
@@ -35,17 +36,18 @@ def export_to(app: MemscopeApp, chosen: str) -> None:
     from memscope.pipeline.export import export_labels
     from memscope.pipeline.session_summary import export_format
 
-    if app.state is None:
+    session = app.session
+    if session.run is None:
         return
-    run_id = app.state.session.run_id
+    run_id = session.run.run_id
     path = Path(chosen).expanduser()
     try:
-        with app.store_lock:
-            result = export_labels(app.store, run_id, fmt=export_format(path), out=path)
+        with session.using_store() as store:
+            result = export_labels(store, run_id, fmt=export_format(path), out=path)
     except MemscopeError as error:
         app.notify(error.message, severity="error", title="Not exported", markup=False)
         return
-    app.last_export = str(path)
+    session.last_export = str(path)
     app.notify(f"Exported {result.rows} label row(s) of {run_id} to {path}", markup=False)
 
 
@@ -53,9 +55,12 @@ def quit_summary(app: MemscopeApp) -> str | None:
     """``srag_v: labelled 12 · 3 notes · exported: labels-srag_v.csv`` (None: no run open)."""
     from memscope.pipeline.session_summary import session_summary
 
-    if app.state is None:
+    session = app.session
+    if session.run is None:
         return None
     try:
-        return session_summary(app.store, app.state.session.run_id, app.annotator, app.last_export)
+        return session_summary(
+            session.store, session.run.run_id, session.annotator, session.last_export
+        )
     except MemscopeError:
         return None

@@ -144,3 +144,21 @@ def catalogue(
                 scope,
             )
     return found
+
+
+class KeyNames:
+    """The keys in effect for each binding id (the keymap is fixed per app): screens and
+    dialogs name keys through this, never by reaching into the app."""
+
+    def __init__(self, bindings: dict[str, BindingInfo]) -> None:
+        self.bindings = bindings
+
+    def keymap_keys(self, binding_id: str) -> str:
+        """The keys of a binding as Textual names them (``enter``, ``left_square_bracket``)."""
+        info = self.bindings.get(binding_id)
+        return info.keys if info else ""
+
+    def keys_for(self, binding_id: str) -> str:
+        """The keys of a binding as a person types them (``[``)."""
+        keys = self.keymap_keys(binding_id)
+        return describe_keys(keys) if keys else ""

@@ -38,7 +38,7 @@ def run_triage_app(
     Raises:
         MemscopeError: a bad option, config or run reference, before the terminal is taken.
     """
-    from memscope.pipeline.triage_session import check_refs
+    from memscope.pipeline.loaded_run import check_refs
     from memscope.tui.app import make_app
     from memscope.tui.widgets.image_preview import ImagePreview, load_renderer
 

@@ -1,7 +1,9 @@
-"""Messages workers post to the app: results of store and model work, in past tense.
+"""The app's messages: what workers report (past tense) and what screens ask for.
 
-Workers never touch widgets; they post one of these and a handler on the app (or a
-screen) updates state and widgets.
+Workers never touch widgets; they post a result message and a handler on the app (or a
+screen) adopts it into the session and redraws. Screens change the session directly
+(``memscope.pipeline.session_service``) and post a request message for what only the app
+can do: switch screens, start a worker, play audio.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ from typing import Any
 from textual.message import Message
 
 from memscope.errors import MemscopeError
+from memscope.pipeline.label_queue import LabelEvent
+from memscope.pipeline.loaded_run import LoadedRun
+from memscope.pipeline.session_service import RerankKey, RunRerank
 
 
 @dataclass
@@ -25,7 +30,7 @@ class LoadProgressed(Message):
 class SessionLoaded(Message):
     """A run (or two) is loaded into memory and ready to triage."""
 
-    session: Any
+    run: LoadedRun
     question: str | None = None
 
 
@@ -73,42 +78,18 @@ class RunsListed(Message):
 
 
 @dataclass
-class LabelSaved(Message):
-    """A label change is committed to the store; ``label`` is the question's current label."""
+class LabelWritten(Message):
+    """The label writer's report on one op (saved, failed, or waiting for the store)."""
 
-    run_id: str
-    qid: str
-    label: Any
-    action: str
-
-
-@dataclass
-class LabelFailed(Message):
-    """A label change could not be written; nothing was saved."""
-
-    run_id: str
-    qid: str
-    action: str
-    error: MemscopeError
-
-
-@dataclass
-class LabelsWaiting(Message):
-    """Label changes wait for a busy store; they stay queued (and journalled) and are retried."""
-
-    count: int
-    error: MemscopeError
+    event: LabelEvent
 
 
 @dataclass
 class RunRerunFinished(Message):
-    """Run-level Y3 numbers for the re-ranking parameters in ``params``."""
+    """Run-level Y3 numbers for one parameter set, cached by ``key`` (run, parameters)."""
 
-    params: dict[str, Any]
-    result: dict[str, Any] | None
-    error: str | None = None
-    key: Any = None
-    """The (run, parameters) the numbers belong to (the app caches them by it)."""
+    key: RerankKey
+    rerank: RunRerank
 
 
 @dataclass
@@ -157,3 +138,67 @@ class ProbeLoaded(Message):
     qid: str
     probe: Any = None
     error: str | None = None
+
+
+# -- requests: screens ask the app ------------------------------------------------------
+
+
+@dataclass
+class ShowScreen(Message):
+    """Switch to a main screen: ``queue`` (optionally with its filter line open),
+    ``question``, ``matrix`` or ``runs``."""
+
+    name: str
+    filter_focus: bool = False
+
+
+@dataclass
+class PositionMoved(Message):
+    """The cursor, queue or view changed: remember the position (after a pause)."""
+
+
+@dataclass
+class QueueChanged(Message):
+    """The queue spec changed: redraw what shows the queue, remember the position."""
+
+
+@dataclass
+class LabelsQueued(Message):
+    """A label change for ``qid`` is queued: start the writer, redraw the label views."""
+
+    qid: str
+
+
+@dataclass
+class OpenRuns(Message):
+    """Open other runs (one, or two to compare)."""
+
+    run_ids: list[str]
+
+
+@dataclass
+class PlayAudio(Message):
+    """Play (or stop) the audio of ``view`` (an AudioView, None: nothing to play)."""
+
+    view: Any
+
+
+@dataclass
+class RerankWanted(Message):
+    """Show the run-level re-ranking numbers for the current parameters."""
+
+
+@dataclass
+class ProbeWanted(Message):
+    """Read a DMV-Bench probe's target and recall steps."""
+
+    run_id: str
+    qid: str
+
+
+@dataclass
+class SearchWanted(Message):
+    """Search the memory bank for ``query``, or rounds that look like ``round_id``."""
+
+    query: str | None
+    round_id: str | None = None

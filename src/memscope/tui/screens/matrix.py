@@ -12,17 +12,17 @@ e.g. ``reach:2 bank:9``). Values are computed in a worker.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from memscope.errors import MemscopeError
+from memscope.pipeline.session_service import TriageSession
 from memscope.pipeline.triage_matrix import (
     ALL_COLUMN,
     EI_GAP_COLUMN,
@@ -33,11 +33,11 @@ from memscope.pipeline.triage_matrix import (
     available_metrics,
     grid_values,
 )
+from memscope.tui.keymap import KeyNames
+from memscope.tui.messages import QueueChanged, ShowScreen
+from memscope.tui.screens.base import SessionScreen
 from memscope.tui.widgets.footer import FittingFooter
 from memscope.tui.widgets.status_bar import StatusBar
-
-if TYPE_CHECKING:
-    from memscope.tui.app import MemscopeApp
 
 
 def cell_style(metric: MatrixMetric, cell: CellValue | None, largest: float) -> str:
@@ -84,7 +84,7 @@ class MatrixComputed(Message):
     grid: Grid | None
 
 
-class MatrixScreen(Screen[None]):
+class MatrixScreen(SessionScreen):
     """The X×Y matrix."""
 
     SCOPE = "matrix"
@@ -97,18 +97,13 @@ class MatrixScreen(Screen[None]):
         Binding("escape", "back", "Back", id="matrix.back"),
     ]
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, session: TriageSession, keys: KeyNames) -> None:
+        super().__init__(session, keys)
         self.metrics: list[MatrixMetric] = []
         self.metric_index = 0
         self.view_index = 0
         self.grid: Grid | None = None
         self._columns: list[str] = []
-
-    @property
-    def memscope(self) -> MemscopeApp:
-        """The app, typed."""
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
@@ -118,16 +113,16 @@ class MatrixScreen(Screen[None]):
         yield FittingFooter()
 
     def on_screen_resume(self) -> None:
-        state = self.memscope.state
-        if state is None:
+        state = self.session
+        if state.run is None:
             return
-        session = state.session
+        session = state.run
         self.metrics = available_metrics(
             session.table, session.other is not None, session.data.has_retrievals
         )
         self.metric_index = min(self.metric_index, len(self.metrics) - 1)
         self.view_index = min(self.view_index, len(session.table.axes.views) - 1)
-        self.query_one(StatusBar).update(self.memscope.status_line(with_question=False))
+        self.query_one(StatusBar).show(state.status_view(with_question=False))
         self._compute()
 
     @property
@@ -136,8 +131,10 @@ class MatrixScreen(Screen[None]):
         return self.metrics[self.metric_index]
 
     def _compute(self) -> None:
-        state = self.memscope.state
-        waiting = self.metric.key in RETRIEVAL_KEYS and not state.session.evidence_ready
+        state = self.session
+        if state.run is None:
+            return
+        waiting = self.metric.key in RETRIEVAL_KEYS and not state.run.evidence_ready
         self.query_one("#matrix-title", Static).update(
             Text.assemble(
                 ("Matrix ", "bold"),
@@ -146,13 +143,13 @@ class MatrixScreen(Screen[None]):
             )
         )
         if not waiting:
-            self._cells(self.metric, self.view_index, state.session, state.view.k)
+            self._cells(self.metric, self.view_index, state.run, state.view.k)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="matrix")
     def _cells(self, metric: MatrixMetric, view: int, session: Any, k: int) -> None:
         grid: Grid | None
         try:
-            with self.memscope.store_lock:
+            with self.session.using_store() as store:
                 grid = grid_values(
                     metric,
                     session.table,
@@ -160,7 +157,7 @@ class MatrixScreen(Screen[None]):
                     k,
                     session.table.axes.views[view],
                     session.other,
-                    session.store,
+                    store,
                 )
         except MemscopeError as error:
             self.app.call_from_thread(self.notify, error.message, severity="error", markup=False)
@@ -181,7 +178,7 @@ class MatrixScreen(Screen[None]):
             table.clear(columns=True)
             corner = (
                 "X ╲ Y"  # MemEye's axes are known by their letters
-                if self.memscope.state.session.table.axes.benchmark == "memeye"
+                if self._axes().benchmark == "memeye"
                 else f"{grid.row_title} ╲ {grid.column_title}"
             )
             table.add_column(corner, key="__rows__")
@@ -204,7 +201,7 @@ class MatrixScreen(Screen[None]):
                 cells.append(text)
             table.add_row(Text(row_label, style="bold"), *cells, key=row)
         table.cursor_coordinate = cursor if cursor.column > 0 else cursor._replace(column=1)
-        axes = self.memscope.state.session.table.axes
+        axes = self._axes()
         views = axes.views
         self.query_one("#matrix-title", Static).update(
             Text.assemble(
@@ -215,7 +212,7 @@ class MatrixScreen(Screen[None]):
                 (f"  (view {self.view_index + 1}/{len(views)})" if len(views) > 1 else "", "dim"),
             )
         )
-        keys = self.memscope.keys_for
+        keys = self.keys.keys_for
         legend = Text("metrics: ", style="dim")
         for index, metric in enumerate(self.metrics):
             legend.append(metric.title, "bold cyan" if index == self.metric_index else "dim")
@@ -237,7 +234,7 @@ class MatrixScreen(Screen[None]):
             if axes.benchmark == "memeye"
             else f"rows = {grid.row_title}, columns = {grid.column_title}"
         )
-        spec = self.memscope.state.spec
+        spec = self.session.spec
         if spec.text.strip() or spec.cell or spec.kind != "all":
             # The grid is of the whole run; say so rather than seem to follow the queue.
             legend.append(
@@ -264,8 +261,8 @@ class MatrixScreen(Screen[None]):
             self._compute()
 
     def action_next_view(self) -> None:
-        state = self.memscope.state
-        views = state.session.table.axes.views if state else ()
+        run = self.session.run
+        views = run.table.axes.views if run is not None else ()
         if len(views) > 1:
             self.view_index = (self.view_index + 1) % len(views)
             self._compute()
@@ -279,21 +276,35 @@ class MatrixScreen(Screen[None]):
         if grid is None or column == 0 or row >= len(grid.rows):
             self.notify("Move the cursor onto a cell first.", markup=False)
             return
-        axes = self.memscope.state.session.table.axes
+        axes = self._axes()
         view = axes.views[self.view_index]
         row_value = grid.rows[row][0]
         columns = [value for value, _ in grid.columns] + [v for v, _ in grid.extra_columns]
         column_value = columns[column - 1]
         if axes.benchmark == "memeye":
-            self.memscope.open_cell(f"{row_value}_{column_value}", from_matrix=True)
+            self._open_queue(cell=f"{row_value}_{column_value}")
             return
         terms = [f"{view.rows}:{_filter_word(axes.require(view.rows), row_value)}"]
         if column_value not in (ALL_COLUMN, EI_GAP_COLUMN):
             terms.append(f"{view.columns}:{_filter_word(axes.require(view.columns), column_value)}")
-        self.memscope.open_filter(" ".join(terms), from_matrix=True)
+        self._open_queue(text=" ".join(terms), cell=None)
+
+    def _open_queue(self, **changes: Any) -> None:
+        """The queue of the cell: all its questions, failing first; esc there comes back."""
+        notice = self.session.open_cell_queue(True, **changes)
+        if notice is not None:
+            self.tell(notice)
+            return
+        self.post_message(QueueChanged())
+        self.post_message(ShowScreen("queue"))
+
+    def _axes(self) -> Any:
+        run = self.session.run
+        assert run is not None  # the matrix is shown only once a run is loaded
+        return run.table.axes
 
     def action_back(self) -> None:
-        self.memscope.show_queue()
+        self.post_message(ShowScreen("queue"))
 
 
 def _filter_word(axis: Any, value: str) -> str:

@@ -8,7 +8,7 @@ columns the four panes stack in one scrolling column, in that order.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual import on
@@ -27,9 +27,20 @@ from memscope.pipeline.evidence_chain import (
     build_timeline,
     question_detail,
 )
+from memscope.pipeline.label_book import Queued
+from memscope.pipeline.notice import Notice
 from memscope.pipeline.report import RETRIEVAL_NOTES
-from memscope.tui.keymap import code_bindings, describe_keys
-from memscope.tui.messages import RunRerunFinished
+from memscope.pipeline.session_service import RunRerank, TriageSession
+from memscope.tui.keymap import KeyNames, code_bindings, describe_keys
+from memscope.tui.messages import (
+    LabelsQueued,
+    PlayAudio,
+    PositionMoved,
+    ProbeWanted,
+    RerankWanted,
+    SearchWanted,
+    ShowScreen,
+)
 from memscope.tui.widgets.answer_panel import AnswerPanel, OtherAnswer
 from memscope.tui.widgets.audio_view import AudioView
 from memscope.tui.widgets.candidate_table import CandidateTable
@@ -45,9 +56,6 @@ from memscope.tui.widgets.probe_panel import ProbePanel
 from memscope.tui.widgets.round_view import RoundView
 from memscope.tui.widgets.status_bar import StatusBar
 from memscope.tui.widgets.timeline import Timeline
-
-if TYPE_CHECKING:
-    from memscope.tui.app import MemscopeApp
 
 NARROW_BELOW = 110
 STACKED_HINT = "▼ panes stacked: scroll for more · [ ] { } < > bring the re-rank up"
@@ -86,9 +94,10 @@ class QuestionScreen(Screen[None]):
         Binding("i", "similar", "Similar images", show=False, id="question.similar"),
     ]
 
-    def __init__(self, taxonomy: Any) -> None:
+    def __init__(self, session: TriageSession, keys: KeyNames) -> None:
         super().__init__()
-        self.taxonomy = taxonomy
+        self.session, self.keys = session, keys
+        self.taxonomy = taxonomy = session.taxonomy
         for binding in code_bindings(taxonomy.codes if taxonomy is not None else []):
             # Private: no public way adds a binding with an id (tests/cli/test_private_seams.py).
             self._bindings._add_binding(binding)
@@ -99,11 +108,6 @@ class QuestionScreen(Screen[None]):
         self.selected_round: str | None = None
         self._code_keys: dict[str, str] | None = None
         self._shown_qid: str | None = None
-
-    @property
-    def memscope(self) -> MemscopeApp:
-        """The app, typed."""
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
@@ -124,8 +128,8 @@ class QuestionScreen(Screen[None]):
         """Hide the re-ranking keys on DMV-Bench probes: a probe has no scored pool to
         re-rank (its panel shows the recall steps and the retention context instead)."""
         if action in ("alpha", "lam", "cutoff", "rerank_reset"):
-            state = self.memscope.state
-            if state is not None and state.session.data.benchmark == "dmv":
+            run = self.session.run
+            if run is not None and run.data.benchmark == "dmv":
                 return False
         return True
 
@@ -141,13 +145,13 @@ class QuestionScreen(Screen[None]):
 
     def show_question(self) -> None:
         """Rebuild every pane for the app's current question (a few milliseconds)."""
-        state = self.memscope.state
-        if state is None or state.qid is None:
+        state = self.session
+        if state.run is None or state.qid is None:
             return
-        session = state.session
+        session = state.run
         row = session.table.row_of[state.qid]
         if state.view.scope == "question" and state.qid != self._shown_qid:
-            state.view.reset(self.memscope.default_view())  # each question starts unranked
+            state.view.reset(state.default_view())  # each question starts unranked
         self._shown_qid = state.qid
         self.detail = detail = question_detail(session.data, row)
         self.selected_round = None
@@ -158,12 +162,12 @@ class QuestionScreen(Screen[None]):
             self.query_one(ProbePanel).display = is_probe
             if is_probe:
                 self.query_one(ProbePanel).show(None, "loading the probe's recall steps …")
-                self.memscope.load_probe_view(session.run_id, detail.qid)
+                self.post_message(ProbeWanted(session.run_id, detail.qid))
             self.query_one(AnswerPanel).show(
                 detail, self._other_answer(detail), session.other_run_id
             )
             self._rerank(keep_round=False)
-            self.memscope.refresh_run_rerank()
+            self.post_message(RerankWanted())
             self.refresh_labels()
             self.refresh_status()
             self.refresh_bindings()  # the re-ranking keys come and go with the benchmark
@@ -175,7 +179,8 @@ class QuestionScreen(Screen[None]):
             self.query_one(ProbePanel).show(probe, error or "")
 
     def _other_answer(self, detail: QuestionDetail) -> OtherAnswer | None:
-        session = self.memscope.state.session
+        session = self.session.run
+        assert session is not None
         other_row = session.other_row(detail.row)
         if other_row is None or session.other is None:
             return None
@@ -192,9 +197,8 @@ class QuestionScreen(Screen[None]):
     def _rerank(self, keep_round: bool = True) -> None:
         """Re-rank this question with the current parameters and redraw the candidates and
         timeline (called on every alpha / lambda / K key)."""
-        state = self.memscope.state
-        session, detail, view = state.session, self.detail, state.view
-        if detail is None:
+        session, detail, view = self.session.run, self.detail, self.session.view
+        if detail is None or session is None:
             return
         channels = session.channels.scores(detail.qid)
         panel = self.query_one(CandidatesPanel)
@@ -225,7 +229,7 @@ class QuestionScreen(Screen[None]):
             )
             before = after = None
             message = message or RETRIEVAL_NOTES.get(kind or "none", "")
-        keys = self.memscope.keys_for
+        keys = self.keys.keys_for
         panel.show_params(
             view.alpha,
             view.lam,
@@ -268,23 +272,36 @@ class QuestionScreen(Screen[None]):
 
     def _show_round(self, round_id: str | None) -> None:
         self.selected_round = round_id
-        session = self.memscope.state.session
+        session = self.session.run
+        assert session is not None
         detail = session.rounds.get(round_id) if round_id else None
         entry = next(
             (e for e in self.entries if e.kind == "round" and e.round_id == round_id), None
         )
-        self.query_one(RoundView).show(detail, entry, self.memscope.state.caption_mode)
+        self.query_one(RoundView).show(detail, entry, self.session.caption_mode)
+
+    def select_round(self, round_id: str) -> bool:
+        """Select ``round_id`` on the timeline; when it is not on it, show it in the round
+        view all the same and return False."""
+        if self.query_one(Timeline).select_round(round_id):
+            return True
+        self._show_round(round_id)
+        return False
 
     def refresh_labels(self) -> None:
         """Redraw the label bar from the session's committed labels."""
         if self.detail is not None:
-            self.query_one(LabelBar).show(
-                *self.memscope.labels.bar_lines(self.detail.qid), compact=self.has_class("-narrow")
+            self.query_one(LabelBar).show_view(
+                self.session.label_bar_view(self.detail.qid),
+                self.code_keys(),
+                self.keys.keymap_keys("question.accept"),
+                self.taxonomy,
+                compact=self.has_class("-narrow"),
             )
 
     def refresh_status(self) -> None:
         """Redraw the status line."""
-        self.query_one(StatusBar).update(self.memscope.status_line(with_question=True))
+        self.query_one(StatusBar).show(self.session.status_view(with_question=True))
 
     def show_run_metrics(self, text: Text | str) -> None:
         """The run-level Y3 line under the candidate table."""
@@ -302,44 +319,84 @@ class QuestionScreen(Screen[None]):
             if not self.query_one(Timeline).select_round(round_id):
                 self._show_round(round_id)
 
-    def show_run_rerank(self, message: RunRerunFinished) -> None:
+    def show_run_rerank(self, rerank: RunRerank) -> None:
         """The run-level Y3 line from a finished computation."""
-        if message.error:
-            self.show_run_metrics(Text(f"run Y3: {message.error}", style="dim"))
+        if rerank.error:
+            self.show_run_metrics(Text(f"run Y3: {rerank.error}", style="dim"))
         else:
-            self.show_run_metrics(run_metrics_line(message.result, float(message.params["alpha"])))
+            self.show_run_metrics(run_metrics_line(rerank.result, float(rerank.params["alpha"])))
 
     # -- actions -----------------------------------------------------------------------
 
     def action_step(self, step: int) -> None:
-        self.memscope.step_question(step)
+        notice = self.session.step(step)
+        if notice is not None:
+            self.notify(notice.text, timeout=2, markup=False)
+            return
+        self.show_question()
+        self.post_message(PositionMoved())
 
     def action_back(self) -> None:
-        self.memscope.show_queue()
+        self.post_message(ShowScreen("queue"))
 
     def action_filter(self) -> None:
-        self.memscope.show_queue(filter_focus=True)
+        self.post_message(ShowScreen("queue", filter_focus=True))
+
+    def _label(self, result: Queued | Notice) -> None:
+        if isinstance(result, Queued):
+            self.post_message(LabelsQueued(result.qid))
+        else:
+            self.notify(result.text, title=result.title, severity=result.severity, markup=False)
 
     def action_accept(self) -> None:
-        self.memscope.labels.accept()
+        self._label(self.session.labels.accept())
 
     def action_toggle_code(self, code: str) -> None:
-        self.memscope.labels.toggle(code)
+        self._label(self.session.labels.toggle(code))
 
     def action_pick_code(self) -> None:
-        self.memscope.pick_code()
+        """Toggle any failure code from the full list (also codes without a key)."""
+        from memscope.tui.screens.dialogs import CodePicker
+
+        session = self.session
+        if session.qid is None or self.taxonomy is None:
+            return
+        label = session.labels.committed(session.qid)
+        current = set(getattr(label, "codes", None) or [])
+
+        def chosen(code: str | None) -> None:
+            if code:
+                self._label(session.labels.toggle(code))
+
+        self.app.push_screen(CodePicker(self.taxonomy.codes, current, self.code_keys()), chosen)
 
     def action_note(self) -> None:
-        self.memscope.edit_note()
+        """Write the note of the current question's label."""
+        from memscope.tui.screens.dialogs import NoteDialog
+
+        session = self.session
+        if session.qid is None:
+            return
+        refused = session.labels.refusal()
+        if refused is not None:
+            self._label(refused)
+            return
+        label = session.labels.committed(session.qid)
+
+        def written(note: str | None) -> None:
+            if note is not None:
+                self._label(session.labels.set_note(note))
+
+        self.app.push_screen(NoteDialog(session.qid, getattr(label, "note", None) or ""), written)
 
     def action_undo(self) -> None:
-        self.memscope.labels.undo()
+        self._label(self.session.labels.undo())
 
     def action_clear_label(self) -> None:
-        self.memscope.labels.clear()
+        self._label(self.session.labels.clear())
 
     def action_toggle_caption(self) -> None:
-        state = self.memscope.state
+        state = self.session
         state.caption_mode = not state.caption_mode
         self._show_round(self.selected_round)
 
@@ -358,31 +415,27 @@ class QuestionScreen(Screen[None]):
 
     def action_play(self) -> None:
         views = [view for view in self.query(AudioView) if view.display and view.clip is not None]
-        self.memscope.toggle_audio(views[0] if views else None)
+        self.post_message(PlayAudio(views[0] if views else None))
 
     def action_alpha(self, direction: int) -> None:
-        if self.memscope.state.nudge_alpha(direction):
+        if self.session.nudge_alpha(direction):
             self._after_param_change()
 
     def action_lam(self, direction: int) -> None:
-        if self.memscope.state.nudge_lambda(direction):
+        if self.session.nudge_lambda(direction):
             self._after_param_change()
 
     def action_cutoff(self, direction: int) -> None:
-        if self.memscope.state.nudge_k(direction):
+        if self.session.nudge_k(direction):
             self._after_param_change()
 
     def action_rerank_reset(self) -> None:
-        view = self.memscope.state.view
-        view.alpha, view.lam, view.k = (
-            1.0,
-            self.memscope.default_view().lam,
-            self.memscope.default_view().k,
-        )
+        view, defaults = self.session.view, self.session.default_view()
+        view.alpha, view.lam, view.k = 1.0, defaults.lam, defaults.k
         self._after_param_change()
 
     def action_toggle_scope(self) -> None:
-        view = self.memscope.state.view
+        view = self.session.view
         view.scope = "question" if view.scope == "carry" else "carry"
         self.notify(
             "α, λ and K now apply to this question only: the next one opens in the run's order."
@@ -391,7 +444,7 @@ class QuestionScreen(Screen[None]):
             markup=False,
         )
         self._rerank(keep_round=True)
-        self.memscope.remember_position()
+        self.post_message(PositionMoved())
 
     def _after_param_change(self) -> None:
         self._rerank(keep_round=True)
@@ -401,26 +454,29 @@ class QuestionScreen(Screen[None]):
             self.query_one("#question-body").scroll_to_widget(
                 self.query_one(CandidatesPanel), top=True, animate=False
             )
-        self.memscope.refresh_run_rerank()
-        self.memscope.remember_position()
+        self.post_message(RerankWanted())
+        self.post_message(PositionMoved())
 
     def action_search(self) -> None:
-        self.memscope.search_memory()
+        self.post_message(SearchWanted(None))
 
     def action_similar(self) -> None:
-        self.memscope.similar_images(self.selected_round)
+        if not self.selected_round:
+            self.notify("Select a round with an image on the timeline first.", markup=False)
+            return
+        self.post_message(SearchWanted(None, self.selected_round))
 
     def code_keys(self) -> dict[str, str]:
         """Failure code -> the key that toggles it now (after the user's keymap)."""
         if self._code_keys is None:
             keys = {}
             for binding in code_bindings(self.taxonomy.codes if self.taxonomy is not None else []):
-                shown = self.memscope.keys_for(binding.id or "")
+                shown = self.keys.keys_for(binding.id or "")
                 if shown:
-                    keys[binding.id.rsplit(".", 1)[-1]] = shown
+                    keys[(binding.id or "").rsplit(".", 1)[-1]] = shown
             self._code_keys = keys
         return self._code_keys
 
     def accept_keys(self) -> str:
         """The keys of ``question.accept`` as typed."""
-        return describe_keys(self.memscope.keymap_keys("question.accept"))
+        return describe_keys(self.keys.keymap_keys("question.accept"))

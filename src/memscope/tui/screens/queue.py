@@ -7,29 +7,25 @@ The filter line (``/``) takes field terms and words (``y:Y3 code:SEL-STALE compo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from memscope.errors import MemscopeError
 from memscope.pipeline.triage import FILTER_FIELDS, QUEUE_KINDS, SORT_KEYS
+from memscope.tui.messages import PositionMoved, ShowScreen
+from memscope.tui.screens.base import SessionScreen
 from memscope.tui.text import whole_hints
 from memscope.tui.widgets.footer import FittingFooter
 from memscope.tui.widgets.queue_table import QueueHeader, QueueTable
 from memscope.tui.widgets.status_bar import StatusBar
 
-if TYPE_CHECKING:
-    from memscope.tui.app import MemscopeApp
-
 FILTER_HELP = f"filter: {' '.join(f'{name}:…' for name in FILTER_FIELDS)}, or words of the question · enter apply · esc cancel"
 
 
-class QueueScreen(Screen[None]):
+class QueueScreen(SessionScreen):
     """The triage queue."""
 
     SCOPE = "queue"
@@ -42,11 +38,6 @@ class QueueScreen(Screen[None]):
         Binding("c", "clear_filter", "Clear filter", show=False, id="queue.clear_filter"),
         Binding("escape", "escape", "Clear / cancel", show=False, id="queue.escape"),
     ]
-
-    @property
-    def memscope(self) -> MemscopeApp:
-        """The app, typed."""
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
@@ -69,18 +60,18 @@ class QueueScreen(Screen[None]):
         self.refresh_queue()
 
     def refresh_queue(self) -> None:
-        """Redraw the table, title, status and empty note from the app's state."""
-        state = self.memscope.state
-        if state is None:
+        """Redraw the table, title, status and empty note from the session."""
+        state = self.session
+        if state.run is None:
             return
         table = self.query_one(QueueTable)
-        table.show(state.session.table, state.rows, state.position, state.session.suggestions_ready)
+        table.show(state.run.table, state.rows, state.position, state.run.suggestions_ready)
         header = self.query_one(QueueHeader)
         header.compare, header.show_task = table.compare, table.show_task
         header.axis_columns = table.axis_columns
         header.refresh()
         _labelled, total = state.progress
-        keys = self.memscope.keys_for
+        keys = self.keys.keys_for
         described = state.spec.describe()
         hints = [
             f"{keys('app.help')} all keys",
@@ -104,35 +95,36 @@ class QueueScreen(Screen[None]):
         if total == 0:
             empty.update(
                 Text(
-                    f"No question in this queue. Press {self.memscope.keys_for('queue.kind')} for another queue "
-                    f"(failing / all / unlabelled) or {self.memscope.keys_for('queue.clear_filter')} to clear the filter.",
+                    f"No question in this queue. Press {keys('queue.kind')} for another queue "
+                    f"(failing / all / unlabelled) or {keys('queue.clear_filter')} to clear the filter.",
                     style="italic",
                 )
             )
-        self.query_one(StatusBar).update(self.memscope.status_line(with_question=False))
+        self.query_one(StatusBar).show(state.status_view(with_question=False))
 
     @on(QueueTable.Highlighted)
     def _highlighted(self, message: QueueTable.Highlighted) -> None:
-        state = self.memscope.state
+        state = self.session
         if (
-            state is not None
+            state.is_open
             and len(state.rows)
             and state.position != self.query_one(QueueTable).cursor
         ):
             state.go_to(self.query_one(QueueTable).cursor)
-            self.memscope.remember_position()
+            self.post_message(PositionMoved())
 
     @on(QueueTable.Selected)
     def _selected(self, message: QueueTable.Selected) -> None:
-        self.memscope.state.go_to(self.query_one(QueueTable).cursor)
-        self.memscope.show_question()
+        if self.session.is_open:
+            self.session.go_to(self.query_one(QueueTable).cursor)
+            self.post_message(ShowScreen("question"))
 
     def _show_filter(self, visible: bool) -> None:
         box = self.query_one("#queue-filter", Input)
         box.display = visible
         self.query_one("#queue-filter-help", Static).display = visible
         if visible:
-            box.value = self.memscope.state.spec.text if self.memscope.state else ""
+            box.value = self.session.spec.text if self.session.is_open else ""
             box.focus()
         else:
             self.query_one(QueueTable).focus()
@@ -142,32 +134,30 @@ class QueueScreen(Screen[None]):
 
     @on(Input.Submitted, "#queue-filter")
     def _filter_submitted(self, message: Input.Submitted) -> None:
-        if self.memscope.set_queue(text=message.value):
+        if self.change_queue(text=message.value):
             self._show_filter(False)
 
     def action_escape(self) -> None:
         if self.query_one("#queue-filter", Input).display:
             self._show_filter(False)
-        elif self.memscope.back_to_matrix():
-            return
-        elif self.memscope.state and (
-            self.memscope.state.spec.text or self.memscope.state.spec.cell
-        ):
+        elif self.session.back_to_matrix():
+            self.post_message(ShowScreen("matrix"))
+        elif self.session.is_open and (self.session.spec.text or self.session.spec.cell):
             self.action_clear_filter()
 
     def action_clear_filter(self) -> None:
-        self.memscope.set_queue(text="", cell=None)
+        self.change_queue(text="", cell=None)
 
     def action_cycle_kind(self) -> None:
-        kind = self.memscope.state.spec.kind
-        self.memscope.set_queue(kind=QUEUE_KINDS[(QUEUE_KINDS.index(kind) + 1) % len(QUEUE_KINDS)])
+        kind = self.session.spec.kind
+        self.change_queue(kind=QUEUE_KINDS[(QUEUE_KINDS.index(kind) + 1) % len(QUEUE_KINDS)])
 
     def action_cycle_sort(self) -> None:
-        sort = self.memscope.state.spec.sort
-        self.memscope.set_queue(sort=SORT_KEYS[(SORT_KEYS.index(sort) + 1) % len(SORT_KEYS)])
+        sort = self.session.spec.sort
+        self.change_queue(sort=SORT_KEYS[(SORT_KEYS.index(sort) + 1) % len(SORT_KEYS)])
 
     def action_reverse(self) -> None:
-        self.memscope.set_queue(descending=not self.memscope.state.spec.descending)
+        self.change_queue(descending=not self.session.spec.descending)
 
     def show_error(self, error: MemscopeError) -> None:
         """A bad filter: say why, keep the filter line open."""

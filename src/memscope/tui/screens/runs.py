@@ -3,23 +3,22 @@ with ``space`` and press ``enter`` to compare them."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from memscope.errors import MemscopeError
-from memscope.pipeline.triage_session import list_runs
-from memscope.tui.messages import RunsListed, WorkFailed
+from memscope.pipeline.loaded_run import list_runs
+from memscope.pipeline.session_service import TriageSession
+from memscope.tui.keymap import KeyNames
+from memscope.tui.messages import OpenRuns, RunsListed, ShowScreen, WorkFailed
+from memscope.tui.screens.base import SessionScreen
 from memscope.tui.text import num, plain
 from memscope.tui.widgets.footer import FittingFooter
-
-if TYPE_CHECKING:
-    from memscope.tui.app import MemscopeApp
 
 COLUMNS = (
     ("mark", ""),
@@ -35,7 +34,7 @@ COLUMNS = (
 )
 
 
-class RunsScreen(Screen[None]):
+class RunsScreen(SessionScreen):
     """Ingested runs."""
 
     SCOPE = "runs"
@@ -47,15 +46,10 @@ class RunsScreen(Screen[None]):
         Binding("escape", "back", "Back", id="runs.back"),
     ]
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, session: TriageSession, keys: KeyNames) -> None:
+        super().__init__(session, keys)
         self.runs: list[dict[str, Any]] = []
         self.marked: list[str] = []
-
-    @property
-    def memscope(self) -> MemscopeApp:
-        """The app, typed."""
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         yield Static(
@@ -71,25 +65,24 @@ class RunsScreen(Screen[None]):
             table.add_column(label, key=key)
 
     def on_screen_resume(self) -> None:
-        scope = self.memscope.runs_scope
+        scope = self.session.runs_scope
+        store = self.session.store
         self.query_one("#runs-title", Static).update(
             Text.assemble(
                 ("Runs under ", "bold"),
                 plain(scope[0], "bold cyan", one_line=True),
-                (f"  ({len(scope[1])} runs; store {self.memscope.store.path})", "dim"),
+                (f"  ({len(scope[1])} runs; store {store.path})", "dim"),
             )
             if scope is not None
-            else Text.assemble(
-                ("Runs in ", "bold"), plain(str(self.memscope.store.path), "dim", one_line=True)
-            )
+            else Text.assemble(("Runs in ", "bold"), plain(str(store.path), "dim", one_line=True))
         )
-        self._list(self.memscope.store)
+        self._list()
         self._hint()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="runs")
-    def _list(self, store: Any) -> None:
+    def _list(self) -> None:
         try:
-            with self.memscope.store_lock:
+            with self.session.using_store() as store:
                 runs = list_runs(store)
             self.post_message(RunsListed(runs))
         except MemscopeError as error:
@@ -97,7 +90,7 @@ class RunsScreen(Screen[None]):
 
     @on(RunsListed)
     def _listed(self, message: RunsListed) -> None:
-        scope = self.memscope.runs_scope
+        scope = self.session.runs_scope
         if scope is None:
             self.runs = message.runs
         else:  # exactly the runs under the directory opened, in the order found
@@ -109,7 +102,7 @@ class RunsScreen(Screen[None]):
         table = self.query_one(DataTable)
         cursor = table.cursor_row
         table.clear()
-        current = self.memscope.state.session.run_id if self.memscope.state else None
+        current = self.session.run.run_id if self.session.run is not None else None
         for run in self.runs:
             run_id = str(run["run_id"])
             mark = (
@@ -134,7 +127,7 @@ class RunsScreen(Screen[None]):
             table.move_cursor(row=min(cursor, len(self.runs) - 1))
 
     def _hint(self) -> None:
-        keys = self.memscope.keys_for
+        keys = self.keys.keys_for
         marked = ", ".join(self.marked) or "none"
         self.query_one("#runs-hint", Static).update(
             Text(
@@ -143,7 +136,7 @@ class RunsScreen(Screen[None]):
                 + (
                     "Only the runs under the directory opened are listed; memscope open DIR:PART opens one "
                     "directly."
-                    if self.memscope.runs_scope is not None
+                    if self.session.runs_scope is not None
                     else "More runs: memscope ingest PATH (every run below PATH), or memscope open RUN_A RUN_B to compare two."
                 ),
                 style="dim",
@@ -174,13 +167,13 @@ class RunsScreen(Screen[None]):
 
     def action_open(self) -> None:
         if len(self.marked) == 2:
-            self.memscope.open_runs(list(self.marked))
+            self.post_message(OpenRuns(list(self.marked)))
             self.marked = []
             return
         run_id = self._cursor_run()
         if run_id is not None:
-            self.memscope.open_runs([run_id])
+            self.post_message(OpenRuns([run_id]))
 
     def action_back(self) -> None:
-        if self.memscope.state is not None:
-            self.memscope.show_queue()
+        if self.session.is_open:
+            self.post_message(ShowScreen("queue"))

@@ -19,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from memscope.tui.messages import SearchFinished
+from memscope.tui.messages import SearchFinished, SearchWanted
 from memscope.tui.text import clip, num, plain
 
 
@@ -90,7 +90,7 @@ class SearchDialog(ModalScreen[str | None]):
             self._tick()
             if self._ticker is None:
                 self._ticker = self.set_interval(0.5, self._tick)
-            self.app.run_search(message.value.strip())  # type: ignore[attr-defined]
+            self.post_message(SearchWanted(message.value.strip()))
 
     def _tick(self) -> None:
         """The status while a search runs: how long it has taken so far."""

@@ -10,6 +10,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
+from memscope.pipeline.session_service import LabelBarView
 from memscope.tui.keymap import describe_keys
 from memscope.tui.text import plain
 
@@ -108,3 +109,25 @@ class LabelBar(Static):
         if compact and self.size.width > 4:
             suggestion.truncate(self.size.width - 2, overflow="ellipsis")
         self.update(Text("\n").join([suggestion, codes, status]))
+
+    def show_view(
+        self,
+        view: LabelBarView,
+        code_keys: Mapping[str, str],
+        accept_keys: str,
+        taxonomy: Any,
+        *,
+        compact: bool = False,
+    ) -> None:
+        """Draw the session's label bar record (``code_keys``: code -> its key as typed)."""
+        suggestion = (
+            suggestion_text(view.suggestion, accept_keys, taxonomy)
+            if view.suggestions_ready
+            else Text("loading failure suggestions …", style="dim italic")
+        )
+        self.show(
+            suggestion,
+            codes_text(view.codes, code_keys, view.current, view.primary, view.pending),
+            label_status(view.label, view.state, view.read_only_reason),
+            compact=compact,
+        )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from memscope.pipeline.session_service import StatusView
 from memscope.tui.text import plain
 
 
@@ -52,5 +53,31 @@ def status_text(
     return text
 
 
+def status_view_text(view: StatusView | None) -> Text:
+    """The status line of a session's :class:`StatusView` (just the name before a run)."""
+    if view is None:
+        return Text("memscope", style="bold")
+    line = status_text(
+        view.run_id,
+        view.other_run_id,
+        view.queue,
+        view.position,
+        view.total,
+        view.labelled,
+        view.annotator,
+        view.read_only,
+        qid=view.qid,
+        in_queue=view.in_queue,
+        pending=view.pending,
+    )
+    if view.sample_progress:
+        line.append(f"  ·  {view.sample_progress}")
+    return line
+
+
 class StatusBar(Static):
     """A :func:`status_text` line."""
+
+    def show(self, view: StatusView | None) -> None:
+        """Draw the session's status record."""
+        self.update(status_view_text(view))

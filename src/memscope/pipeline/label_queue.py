@@ -1,4 +1,4 @@
-"""Label changes from the question screen, written to the store in order, one at a time.
+"""Label changes from the triage app, written to the store in order, one at a time.
 
 Key presses become :class:`LabelOp` s in a queue; :func:`write_pending` (run in a thread
 worker) drains it in FIFO order so "toggle, toggle, undo" lands exactly in that order,
@@ -22,14 +22,56 @@ import contextlib
 import threading
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from memscope.errors import MemscopeError, StoreBusyError, StoreError
 from memscope.pipeline.label_journal import LabelJournal, LabelOp, apply_op
 from memscope.pipeline.store_access import Store
-from memscope.tui.messages import LabelFailed, LabelSaved, LabelsWaiting
 
-__all__ = ["LINGER_S", "RETRY_S", "LabelOp", "LabelQueue", "apply_op"]
+__all__ = [
+    "LINGER_S",
+    "RETRY_S",
+    "LabelEvent",
+    "LabelFailed",
+    "LabelOp",
+    "LabelQueue",
+    "LabelSaved",
+    "LabelsWaiting",
+    "apply_op",
+]
+
+
+@dataclass(frozen=True)
+class LabelSaved:
+    """The store committed an op; ``label`` is the question's label now (None: none)."""
+
+    run_id: str
+    qid: str
+    label: Any
+    action: str
+
+
+@dataclass(frozen=True)
+class LabelFailed:
+    """An op could not be written; nothing of it was saved."""
+
+    run_id: str
+    qid: str
+    action: str
+    error: MemscopeError
+
+
+@dataclass(frozen=True)
+class LabelsWaiting:
+    """Another process holds the store: ``count`` changes wait (kept, retried)."""
+
+    count: int
+    error: MemscopeError
+
+
+LabelEvent = LabelSaved | LabelFailed | LabelsWaiting
+"""What the writer reports, one event per op (the app wraps each in a Textual message)."""
 
 LINGER_S = 1.0
 """How long the label writer keeps the store after the last label, waiting for the next."""
@@ -82,7 +124,7 @@ class LabelQueue:
         return qid in self.in_flight
 
     def write_pending(
-        self, store: Store, post: Callable[[Any], Any], store_lock: Any = None
+        self, store: Store, post: Callable[[LabelEvent], object], store_lock: Any = None
     ) -> None:
         """Write every queued op in order, posting LabelSaved / LabelFailed for each.
 
@@ -121,7 +163,7 @@ class LabelQueue:
         with self._lock:
             return bool(self._pending)
 
-    def _drain(self, store: Store, post: Callable[[Any], Any]) -> None:
+    def _drain(self, store: Store, post: Callable[[LabelEvent], object]) -> None:
         """Write ops as they come; return once none arrived for ``linger_s``."""
         while True:
             with self._lock:
@@ -158,7 +200,7 @@ class LabelQueue:
             with contextlib.suppress(OSError):
                 self.journal.done(op)
 
-    def _fail_pending(self, post: Callable[[Any], Any], error: MemscopeError) -> None:
+    def _fail_pending(self, post: Callable[[LabelEvent], object], error: MemscopeError) -> None:
         with self._lock:
             failed, self._pending = list(self._pending), deque()
         for op in failed:

@@ -1,7 +1,8 @@
-"""Opening a triage session: ingest what is new, load the run(s) into memory, and read the
+"""Loading a run for triage: ingest what is new, load the run(s) into memory, and read the
 suggestions, labels and remembered queue position that go with them.
 
-The app calls :func:`open_session` in a worker for what the queue needs, then
+The app's session service (``memscope.pipeline.session_service``) calls :func:`open_session`
+in a worker for what the queue needs, then
 :func:`load_evidence` and :func:`load_suggestions` in the background; afterwards it works
 from memory and touches the store only in short connections (labels, the remembered
 position), so other memscope processes can use the store meanwhile.
@@ -30,7 +31,7 @@ Progress = Callable[[str], None]
 
 
 @dataclass
-class TriageSession:
+class LoadedRun:
     """One run (or two, compared) loaded for triage, with everything the screens show."""
 
     store: Store
@@ -222,7 +223,7 @@ def open_session(
     *,
     with_suggestions: bool = True,
     with_evidence: bool = True,
-) -> TriageSession:
+) -> LoadedRun:
     """Load ``run_ids[0]`` (and the answers of ``run_ids[1]`` to compare) for triage.
 
     The app passes False for both flags and completes the session in the background
@@ -250,7 +251,7 @@ def open_session(
     table = TriageTable(
         data, suggestions, {qid: label_codes(label) for qid, label in labels.items()}, other
     )
-    session = TriageSession(
+    session = LoadedRun(
         store, data, rounds, channels, table, annotator, suggestions, labels, other, saved, notes
     )
     if sample is not None:
@@ -311,7 +312,7 @@ def _labels(store: Store, run_id: str, annotator: str, notes: list[str]) -> dict
 
 
 def save_position(
-    store: Store, session: TriageSession, qid: str | None, spec: QueueSpec, view: dict[str, Any]
+    store: Store, session: LoadedRun, qid: str | None, spec: QueueSpec, view: dict[str, Any]
 ) -> None:
     """Remember where the annotator is in this run's queue."""
     with store.write() as con:

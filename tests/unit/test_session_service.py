@@ -1,0 +1,248 @@
+"""The triage app's session service without a terminal: loading, the queue and cursor,
+labels written to a real DuckDB store, the remembered position, the run-level re-ranking
+cache and the view records the screens draw."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from builders import dialog, open_row, qa, write_run
+from memscope.adapters import ReadOptions
+from memscope.pipeline.label_book import Queued
+from memscope.pipeline.label_queue import LabelEvent, LabelSaved
+from memscope.pipeline.loaded_run import DirRuns, LoadedRun
+from memscope.pipeline.notice import Notice
+from memscope.pipeline.session_service import StartRequest, TriageSession, compute_rerank
+from memscope.store import Store
+from memscope.store.app_state import load_app_state
+
+
+def small_run(tmp_path: Path) -> Path:
+    """Four questions over two sessions: q1 and q3 failed Y3, q2 failed Y1, q4 right."""
+    data = dialog(
+        {"D1": ["D1:1", "D1:2", "D1:3", "D1:4"], "D2": ["D2:1", "D2:2"]},
+        [
+            qa(
+                "Where is the bin now?",
+                "by the shed",
+                [["X2"], ["Y3"]],
+                ["D1:1", "D2:1"],
+                ["D1", "D2"],
+            ),
+            qa("What colour is the can?", "yellow", [["X4"], ["Y1"]], ["D1:3"], ["D1"]),
+            qa(
+                "Which day is watering?",
+                "Tuesday",
+                [["X1"], ["Y3"]],
+                ["D1:2", "D2:2"],
+                ["D1", "D2"],
+            ),
+            qa("Who runs the garden?", "Ruth", [["X1"], ["Y1"]], ["D1:4"], ["D1"]),
+        ],
+    )
+    rows = [
+        open_row(1, data, judge=0.0, seed=["D1:1", "D2:1", "D1:3"], scores=[0.9, 0.5, 0.4]),
+        open_row(2, data, judge=0.0, seed=["D1:4"], scores=[0.3]),
+        open_row(3, data, judge=0.2, seed=["D2:2", "D1:1"], scores=[0.7, 0.6]),
+        open_row(4, data, em=1.0, judge=1.0, seed=["D1:4"], scores=[0.8]),
+    ]
+    return write_run(tmp_path / "runs" / "small", data, rows)
+
+
+class Taxonomy:
+    """The two codes these tests toggle (the real taxonomy has more; the book only lists them)."""
+
+    codes = ("SEL-STALE", "RET-PART")
+
+
+def open_session(tmp_path: Path, store_path: Path, annotator: str = "alice") -> TriageSession:
+    """A session with the small run loaded and adopted, as the app does it."""
+    run_dir = small_run(tmp_path)
+    session = TriageSession(
+        Store(store_path), ReadOptions(), annotator, taxonomy=Taxonomy(), start=StartRequest()
+    )
+    assert session.take_lease()
+    loaded = session.load([str(run_dir)], lambda _text: None)
+    assert isinstance(loaded, LoadedRun)
+    session.adopt(loaded)
+    return session
+
+
+def write_labels(session: TriageSession) -> list[LabelEvent]:
+    """Run the label writer to the end (as the app's worker does) and adopt its reports."""
+    events: list[LabelEvent] = []
+    session.labels.queue.linger_s = 0.01
+    session.labels.write_pending(events.append)
+    for event in events:
+        if isinstance(event, LabelSaved):
+            session.labels.saved(event)
+    return events
+
+
+def test_load_adopts_the_failing_queue_and_steps_through_it(
+    tmp_path: Path, store_path: Path
+) -> None:
+    session = open_session(tmp_path, store_path)
+    assert session.is_open and session.spec.kind == "failing"
+    assert session.qid == "q1"
+    assert session.step(1) is None and session.qid == "q2"
+    assert session.step(1) is None and session.qid == "q3"
+    at_end = session.step(1)
+    assert isinstance(at_end, Notice) and "End of the queue" in at_end.text
+    assert session.qid == "q3"
+    assert session.step(-1) is None and session.qid == "q2"
+    assert not session.store_lock.locked()  # the load gave the store back
+
+
+def test_a_directory_of_runs_is_returned_not_opened(tmp_path: Path, store_path: Path) -> None:
+    small_run(tmp_path / "a")
+    small_run(tmp_path / "b")
+    session = TriageSession(Store(store_path), ReadOptions(), "alice")
+    found = session.load([str(tmp_path)], lambda _text: None)
+    assert isinstance(found, DirRuns) and len(found.run_ids) == 2
+    assert not session.is_open
+
+
+def test_an_invalid_filter_leaves_the_queue_as_it_was(tmp_path: Path, store_path: Path) -> None:
+    session = open_session(tmp_path, store_path)
+    before = (session.spec, session.rows.tolist(), session.qid)
+    notice = session.change_queue(text="y:Y9")
+    assert isinstance(notice, Notice) and notice.severity == "error"
+    assert (session.spec, session.rows.tolist(), session.qid) == before
+    assert session.change_queue(text="y:Y3") is None
+    assert [str(session.run.table.qids[r]) for r in session.rows] == ["q1", "q3"]  # type: ignore[union-attr]
+
+
+def test_a_matrix_cell_queue_comes_back_to_the_queue_it_replaced(
+    tmp_path: Path, store_path: Path
+) -> None:
+    session = open_session(tmp_path, store_path)
+    session.change_queue(text="y:Y3")
+    queue_before = session.spec
+    assert session.open_cell_queue(True, cell="X4_Y1") is None
+    assert session.spec.kind == "all" and session.spec.cell == "X4_Y1"
+    assert session.back_to_matrix() and session.spec == queue_before
+    assert not session.back_to_matrix()  # only once
+
+
+def test_a_label_is_shown_saving_then_saved_and_is_in_the_store(
+    tmp_path: Path, store_path: Path
+) -> None:
+    session = open_session(tmp_path, store_path)
+    queued = session.labels.toggle("SEL-STALE")
+    assert queued == Queued("q1")
+    view = session.label_bar_view("q1")
+    assert view.state == "saving" and view.pending == {"SEL-STALE"} and view.current == set()
+    assert session.status_view(with_question=True).pending == 1  # type: ignore[union-attr]
+    # Fast presses build on what was asked, not on what is saved yet.
+    assert session.labels.toggle("RET-PART") == Queued("q1")
+    events = write_labels(session)
+    assert [type(event) for event in events] == [LabelSaved, LabelSaved]
+    view = session.label_bar_view("q1")
+    assert view.state == "saved" and view.current == {"SEL-STALE", "RET-PART"}
+    assert view.pending is None
+    from memscope.pipeline.labels import current_labels
+
+    stored = current_labels(Store(store_path), session.run.run_id, annotator="alice")  # type: ignore[union-attr]
+    assert set(stored["q1"].codes) == {"SEL-STALE", "RET-PART"}
+    labelled, _total = session.progress
+    assert labelled == 1
+
+
+def test_a_read_only_session_refuses_labels_and_says_why(tmp_path: Path, store_path: Path) -> None:
+    labeller = open_session(tmp_path, store_path)
+    second = TriageSession(Store(store_path), ReadOptions(), "bob")
+    assert not second.take_lease()
+    loaded = second.load([str(tmp_path / "runs" / "small")], lambda _text: None)
+    assert isinstance(loaded, LoadedRun)
+    second.adopt(loaded)
+    refused = second.labels.toggle("SEL-STALE")
+    assert isinstance(refused, Notice) and "Labelling is disabled" in refused.text
+    assert second.labels.pending_total() == 0
+    assert second.position_moved() is False  # a browser never writes the position
+    labeller.release()
+
+
+def test_the_position_is_written_once_per_change_and_restored(
+    tmp_path: Path, store_path: Path
+) -> None:
+    session = open_session(tmp_path, store_path)
+    assert session.take_position(on_question=True) is None  # nothing moved yet
+    session.step(1)
+    assert session.position_moved()
+    payload = session.take_position(on_question=True)
+    assert payload is not None and session.take_position(on_question=True) is None
+    session.write_position(payload)
+    store = Store(store_path)
+    with store.read() as con:
+        saved = load_app_state(con, session.run.run_id, "alice")  # type: ignore[union-attr]
+    assert saved is not None and saved.qid == "q2" and saved.view["screen"] == "question"
+    session.release()
+    again = TriageSession(Store(store_path), ReadOptions(), "alice")
+    loaded = again.load([str(tmp_path / "runs" / "small")], lambda _text: None)
+    assert isinstance(loaded, LoadedRun)
+    adopted = again.adopt(loaded)
+    assert again.qid == "q2" and adopted.open_question
+
+
+def test_run_level_reranking_is_computed_once_per_parameter_set(
+    tmp_path: Path, store_path: Path
+) -> None:
+    session = open_session(tmp_path, store_path)
+    run = session.run
+    assert run is not None
+    assert session.rerank_plan().action == "waiting"  # no evidence yet
+    session.adopt_evidence(run.run_id, session.read_evidence(run))
+    plan = session.rerank_plan()
+    assert plan.action == "compute" and plan.key is not None
+    claimed = session.start_rerank(plan.key)
+    assert claimed is not None and session.start_rerank(plan.key) is None  # once
+    data, params = claimed
+    assert params == {"alpha": 1.0, "lambda": session.view.lam, "k": session.view.k}
+    rerank = compute_rerank(data, params)
+    assert session.adopt_rerank(plan.key, rerank)
+    cached = session.rerank_plan()
+    assert cached.action == "cached" and cached.rerank is rerank
+    session.nudge_alpha(-1)
+    assert session.rerank_plan().action == "compute"  # new parameters, new numbers
+    session.nudge_alpha(1)
+    assert session.rerank_plan().action == "cached"
+
+
+def test_workers_store_access_is_serialised_by_the_lock(tmp_path: Path, store_path: Path) -> None:
+    session = open_session(tmp_path, store_path)
+    entered = threading.Event()
+    release = threading.Event()
+
+    def hold() -> None:
+        with session.using_store():
+            entered.set()
+            release.wait(5)
+
+    worker = threading.Thread(target=hold)
+    worker.start()
+    assert entered.wait(5)
+    assert session.store_lock.locked()
+    # An undo check cannot get the store now: it lets the undo itself find out.
+    assert session.labels._undoable("q1") is True
+    release.set()
+    worker.join(5)
+    assert not session.store_lock.locked()
+    nothing = session.labels.undo()
+    assert isinstance(nothing, Notice) and "Nothing to undo" in nothing.text
+
+
+@pytest.mark.parametrize("direction", [1, -1])
+def test_view_parameters_stay_in_bounds(tmp_path: Path, store_path: Path, direction: int) -> None:
+    session = open_session(tmp_path, store_path)
+    for _ in range(30):
+        session.nudge_alpha(direction)
+        session.nudge_k(-1)
+    assert session.view.alpha == (1.0 if direction > 0 else 0.0)
+    assert session.view.k == 1
+    assert not session.nudge_k(-1)
+    assert session.view.reset(session.default_view())
+    assert session.view.as_json()["alpha"] == 1.0
