@@ -346,6 +346,9 @@ class MemscopeApp(Navigation, BackgroundWork, App[None]):
             table = state.session.table
             labelled_qids = set(table.qids[table.labelled].tolist())
             line.append(f"  ·  {sample_progress(state.session.sample, labelled_qids, state.qid)}")
+        engine = self.engine_line()
+        if engine is not None:  # a memory-engine search runs in the background
+            line.append(f"  {engine} ", "black on cyan")
         return line
 
     def default_view(self) -> ViewParams:

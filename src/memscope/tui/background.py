@@ -7,12 +7,15 @@ Workers only post messages; the ``on_*`` handlers here update the app's state.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import work
+from textual.timer import Timer
 
 from memscope.errors import MemscopeError
+from memscope.pipeline.engine_jobs import EngineStep
 from memscope.pipeline.triage import QueueSpec
 from memscope.pipeline.triage_session import (
     load_evidence,
@@ -22,6 +25,7 @@ from memscope.pipeline.triage_session import (
 )
 from memscope.tui.heap import keep_loaded_run_out_of_gc
 from memscope.tui.messages import (
+    EngineProgressed,
     EvidenceLoaded,
     ProbeLoaded,
     RunRerunFinished,
@@ -39,6 +43,8 @@ RUN_RESAMPLES = 200
 """Bootstrap resamples for the live run-level numbers (the CLI's rerun uses 10,000)."""
 RERANK_AFTER_S = 0.15
 """Pause after an alpha / lambda / K key before the run-level numbers are recomputed."""
+ENGINE_TICK_S = 0.5
+"""How often a running search's progress line is redrawn (its seconds count up)."""
 
 
 class BackgroundWork:
@@ -235,34 +241,61 @@ class BackgroundWork:
 
     # -- search (memory engine) -----------------------------------------------------------------
 
+    engine_step: EngineStep | None = None
+    """What the running search does now (None: no search runs)."""
+    _search_serial = 0
+    _engine_ticker: Timer | None = None
+
+    def start_search(self: MemscopeApp, query: str | None, round_id: str | None = None) -> None:
+        """Start a search (words, or rounds that look like ``round_id``'s) in a worker.
+
+        A newer search makes an older one's progress and hits stale; the status bar (and
+        the search dialog, while open) show the running one's step, ticking each second.
+        """
+        self._search_serial += 1
+        self.engine_step = EngineStep("starting the memory engine", time.monotonic())
+        if self._engine_ticker is None:
+            self._engine_ticker = self.set_interval(ENGINE_TICK_S, self.show_engine_step)
+        self.run_search(self._search_serial, query, round_id)
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="search")
-    def run_search(self: MemscopeApp, query: str | None, round_id: str | None = None) -> None:
-        """Text search over the memory bank, or rounds whose images look like ``round_id``'s."""
+    def run_search(
+        self: MemscopeApp, search_id: int, query: str | None, round_id: str | None = None
+    ) -> None:
+        """Text search over the memory bank, or rounds whose images look like ``round_id``'s.
+
+        The store lock is taken only while the search reads or writes the store, never
+        across the model load or the search (labels are saved meanwhile)."""
         state = self.state
         title = f"rounds like {round_id}" if round_id else f"search: {query}"
+
+        def progressed(step: EngineStep) -> None:
+            self.post_message(EngineProgressed(search_id, step))
+
+        def finished(hits: list[Any], error: str | None = None) -> None:
+            self.post_message(SearchFinished(title, hits, error, search_id))
+
         try:
-            from memscope.pipeline import engine
+            from memscope.pipeline.engine_jobs import run_memory_search
         except ImportError:
-            self.post_message(
-                SearchFinished(title, [], "the memory engine is not available in this installation")
-            )
+            finished([], "the memory engine is not available in this installation")
             return
         dataset_id = state.session.data.run["dataset_id"] if state else ""
         try:
-            with self.store_lock:
-                if round_id:
-                    hits = engine.similar_images(self.store, dataset_id, round_id, 10)
-                else:
-                    hits = engine.search_text(self.store, dataset_id, query or "", 10)
+            hits = run_memory_search(
+                self.store,
+                self.store_lock,
+                dataset_id,
+                query=None if round_id else (query or ""),
+                round_id=round_id,
+                k=10,
+                on_step=progressed,
+            )
         except MemscopeError as error:
-            self.post_message(SearchFinished(title, [], error.message))
+            finished([], error.message)
             return
         except ImportError as error:
-            self.post_message(
-                SearchFinished(
-                    title, [], f"the memory engine needs a library that is missing: {error}"
-                )
-            )
+            finished([], f"the memory engine needs a library that is missing: {error}")
             return
         rounds = state.session.rounds if state else None
         found = []
@@ -275,4 +308,34 @@ class BackgroundWork:
                     "text": detail.user_text if detail else hit.item_id,
                 }
             )
-        self.post_message(SearchFinished(title, found))
+        finished(found)
+
+    def on_engine_progressed(self: MemscopeApp, message: EngineProgressed) -> None:
+        if message.search_id == self._search_serial:
+            self.engine_step = message.step
+            self.show_engine_step()
+
+    def engine_line(self: MemscopeApp) -> str | None:
+        """The running search's progress line (``loading all-MiniLM-L6-v2 … 4 s``), or None."""
+        return self.engine_step.line() if self.engine_step is not None else None
+
+    def show_engine_step(self: MemscopeApp) -> None:
+        """Redraw the search's progress line in the status bar and the open search dialog."""
+        from memscope.tui.screens.search import SearchDialog
+
+        if isinstance(self.screen, SearchDialog):
+            self.screen.show_step(self.engine_line())
+        screen = self.question_screen
+        if screen is not None and screen.detail is not None:
+            screen.refresh_status()
+
+    def end_search(self: MemscopeApp, message: SearchFinished) -> bool:
+        """Forget the finished search's progress; False for a stale answer (a newer search runs)."""
+        if message.search_id != self._search_serial:
+            return False
+        self.engine_step = None
+        if self._engine_ticker is not None:
+            self._engine_ticker.stop()
+            self._engine_ticker = None
+        self.show_engine_step()
+        return True

@@ -314,7 +314,7 @@ class Navigation:
         self.push_screen(
             SearchDialog(f"Rounds that look like {round_id}", ask=False), self._show_found_round
         )
-        self.run_search(None, round_id)
+        self.start_search(None, round_id)
 
     def _show_found_round(self: MemscopeApp, round_id: str | None) -> None:
         screen = self.question_screen
@@ -330,5 +330,20 @@ class Navigation:
         screen.query_one(RoundView).scroll_visible(animate=False)
 
     def on_search_finished(self: MemscopeApp, message: SearchFinished) -> None:
+        if not self.end_search(message):
+            return  # a newer search runs: this answer is stale
         if isinstance(self.screen, SearchDialog):
             self.screen.show_results(message)
+        elif message.error:  # the dialog was closed while the search ran
+            self.notify(
+                f"{message.title}: {message.error}",
+                title="Memory engine",
+                severity="warning",
+                markup=False,
+            )
+        else:
+            self.notify(
+                f"{message.title}: {len(message.hits)} hit(s); search again to list them.",
+                title="Memory engine",
+                markup=False,
+            )
