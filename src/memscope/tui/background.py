@@ -297,6 +297,9 @@ class BackgroundWork:
         except ImportError as error:
             finished([], f"the memory engine needs a library that is missing: {error}")
             return
+        except Exception as error:  # a model library failing its own way: say so, end the line
+            finished([], f"the search failed: {type(error).__name__}: {error}")
+            return
         rounds = state.session.rounds if state else None
         found = []
         for hit in hits:
