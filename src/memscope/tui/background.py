@@ -250,7 +250,7 @@ class BackgroundWork:
         """Start a search (words, or rounds that look like ``round_id``'s) in a worker.
 
         A newer search makes an older one's progress and hits stale; the status bar (and
-        the search dialog, while open) show the running one's step, ticking each second.
+        the search dialog, while open) show the running one's step, its seconds counting up.
         """
         self._search_serial += 1
         self.engine_step = EngineStep("starting the memory engine", time.monotonic())
@@ -275,11 +275,8 @@ class BackgroundWork:
         def finished(hits: list[Any], error: str | None = None) -> None:
             self.post_message(SearchFinished(title, hits, error, search_id))
 
-        try:
-            from memscope.pipeline.engine_jobs import run_memory_search
-        except ImportError:
-            finished([], "the memory engine is not available in this installation")
-            return
+        from memscope.pipeline.engine_jobs import run_memory_search  # loads no engine library
+
         dataset_id = state.session.data.run["dataset_id"] if state else ""
         try:
             hits = run_memory_search(
