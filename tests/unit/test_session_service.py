@@ -246,3 +246,23 @@ def test_view_parameters_stay_in_bounds(tmp_path: Path, store_path: Path, direct
     assert not session.nudge_k(-1)
     assert session.view.reset(session.default_view())
     assert session.view.as_json()["alpha"] == 1.0
+
+
+def test_a_newer_search_makes_an_older_ones_reports_stale(tmp_path: Path, store_path: Path) -> None:
+    import time
+
+    from memscope.pipeline.engine_jobs import EngineStep
+
+    session = open_session(tmp_path, store_path)
+    first = session.search.begin()
+    assert session.status_view(with_question=False).engine_line.startswith(  # type: ignore[union-attr]
+        "starting the memory engine"
+    )
+    second = session.search.begin()
+    loading = EngineStep("loading all-MiniLM-L6-v2", time.monotonic() - 4.2)
+    assert not session.search.progressed(first, loading)  # stale: ignored
+    assert session.search.progressed(second, loading)
+    assert session.search.line() == "loading all-MiniLM-L6-v2 … 4 s"
+    assert not session.search.end(first) and session.search.step is not None
+    assert session.search.end(second)
+    assert session.status_view(with_question=False).engine_line is None  # type: ignore[union-attr]

@@ -139,3 +139,11 @@ def load_text_encoder(source: TextModelSource, device: ResolvedDevice) -> TextEn
         if encoder is None:
             encoder = _loaded[key] = TextEncoder(source, device)
         return encoder
+
+
+def text_encoder_loaded(source: TextModelSource) -> bool:
+    """Whether ``source`` is loaded in this process already (on any device); imports nothing."""
+    wanted = source.model_id + str(source.path)
+    # No _load_lock: it is held for a whole load, and the answer is only a hint for a
+    # progress line (list() takes the keys in one step, safe beside a concurrent insert).
+    return any(key[0] == wanted for key in list(_loaded))

@@ -19,7 +19,7 @@ import numpy as np
 from memscope.engine import corpus
 from memscope.errors import EngineError, NotFoundError
 from memscope.pipeline.engine import EngineOptions, EngineSession, Reporter, ensure_embedded
-from memscope.pipeline.engine_data import dataset_from_store
+from memscope.pipeline.engine_data import EngineDataset, dataset_from_store
 from memscope.store import Store, queries
 from memscope.store import embeddings as cache
 
@@ -118,7 +118,24 @@ def search_text(
     if not query.strip():
         return []
     session = EngineSession(options, reporter)
-    dataset = dataset_from_store(store, dataset_id)
+    return search_dataset_text(
+        store, dataset_from_store(store, dataset_id), query, k, session=session, channel=channel
+    )
+
+
+def search_dataset_text(
+    store: Store,
+    dataset: EngineDataset,
+    query: str,
+    k: int = 10,
+    *,
+    session: EngineSession,
+    channel: str = "text",
+) -> list[SearchHit]:
+    """:func:`search_text` over a dataset already read, with the caller's models."""
+    if not query.strip():
+        return []
+    dataset_id = dataset.dataset_id
     if channel == "image":
         ensure_embedded(store, dataset, session, image_kinds=(corpus.IMAGE,))
         model_id, kind = session.image_source().model_id, corpus.IMAGE

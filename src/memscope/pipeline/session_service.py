@@ -17,6 +17,7 @@ on the app's thread only.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from typing import Any, Literal
 import numpy as np
 
 from memscope.errors import MemscopeError
+from memscope.pipeline.engine_jobs import EngineStep
 from memscope.pipeline.label_book import LabelBook
 from memscope.pipeline.loaded_run import (
     DirRuns,
@@ -49,6 +51,40 @@ RUN_RESAMPLES = 200
 """Bootstrap resamples for the live run-level numbers (the CLI's rerun uses 10,000)."""
 
 Progress = Callable[[str], None]
+
+
+@dataclass
+class SearchProgress:
+    """The memory-engine search running now, if any, and the step it reported last."""
+
+    serial: int = 0
+    """The id of the latest search started (older searches' reports are stale)."""
+    step: EngineStep | None = None
+    """What the running search does now (None: no search runs)."""
+
+    def begin(self) -> int:
+        """A new search starts; its id."""
+        self.serial += 1
+        self.step = EngineStep("starting the memory engine", time.monotonic())
+        return self.serial
+
+    def progressed(self, search_id: int, step: EngineStep) -> bool:
+        """A search reached ``step``; False when it is stale (a newer one runs)."""
+        if search_id != self.serial:
+            return False
+        self.step = step
+        return True
+
+    def end(self, search_id: int) -> bool:
+        """A search ended; False when it is stale."""
+        if search_id != self.serial:
+            return False
+        self.step = None
+        return True
+
+    def line(self) -> str | None:
+        """``loading all-MiniLM-L6-v2 … 4 s`` while a search runs, else None."""
+        return self.step.line() if self.step is not None else None
 
 
 @dataclass(frozen=True)
@@ -99,6 +135,8 @@ class StatusView:
     pending: int
     sample_progress: str | None
     """``sample: 37 of 60 planned · stratum X4Y3 5/8`` on a sampled queue, else None."""
+    engine_line: str | None = None
+    """A running memory-engine search's step (``loading all-MiniLM-L6-v2 … 4 s``), else None."""
 
 
 @dataclass(frozen=True)
@@ -185,6 +223,7 @@ class TriageSession:
     """Held by every worker while it uses the store: DuckDB refuses a read-only and a
     read-write connection to one file open at once in the same process."""
     labels: LabelBook = field(init=False)
+    search: SearchProgress = field(default_factory=SearchProgress)
     lease: WriterLease = field(init=False)
     _reranks: dict[RerankKey, RunRerank] = field(default_factory=dict, repr=False)
     _reranks_running: set[RerankKey] = field(default_factory=set, repr=False)
@@ -505,6 +544,7 @@ class TriageSession:
             in_queue=self.current_qid == self.qid,
             pending=self.labels.pending_total(),
             sample_progress=sample_line,
+            engine_line=self.search.line(),
         )
 
     def label_bar_view(self, qid: str) -> LabelBarView:

@@ -41,6 +41,7 @@ from memscope.tui.keymap import (
 )
 from memscope.tui.messages import (
     AudioFinished,
+    EngineProgressed,
     EvidenceLoaded,
     LabelsQueued,
     LabelWritten,
@@ -68,6 +69,8 @@ SAVE_POSITION_AFTER_S = 0.8
 """Idle time after a move before the queue position is written (one write per pause, not per key)."""
 RERANK_AFTER_S = 0.15
 """Pause after an alpha / lambda / K key before the run-level numbers are recomputed."""
+ENGINE_TICK_S = 0.5
+"""How often a running search's progress line is redrawn (its seconds count up)."""
 
 
 class MemscopeApp(App[None]):
@@ -102,6 +105,7 @@ class MemscopeApp(App[None]):
         self.background = Workers(self, session)
         self._position_timer: Timer | None = None
         self._rerank_timer: Timer | None = None
+        self._engine_ticker: Timer | None = None
         self._quit_when_saved = False
 
     @property
@@ -404,8 +408,28 @@ class MemscopeApp(App[None]):
     def _search_wanted(self, message: SearchWanted) -> None:
         self.navigator.search(message.query, message.round_id)
 
+    def start_search(self, query: str | None, round_id: str | None = None) -> None:
+        """Start a search in a worker; its progress line ticks in the status bar and the
+        search dialog until it ends (a newer search makes an older one's answer stale)."""
+        search_id = self.session.search.begin()
+        if self._engine_ticker is None:
+            self._engine_ticker = self.set_interval(ENGINE_TICK_S, self.navigator.show_engine_step)
+        self.navigator.show_engine_step()
+        self.background.search(search_id, query, round_id)
+
+    @on(EngineProgressed)
+    def _engine_progressed(self, message: EngineProgressed) -> None:
+        if self.session.search.progressed(message.search_id, message.step):
+            self.navigator.show_engine_step()
+
     @on(SearchFinished)
     def _search_finished(self, message: SearchFinished) -> None:
+        if not self.session.search.end(message.search_id):
+            return  # a newer search runs: this answer is stale
+        if self._engine_ticker is not None:
+            self._engine_ticker.stop()
+            self._engine_ticker = None
+        self.navigator.show_engine_step()
         self.navigator.search_finished(message)
 
     # -- keys -------------------------------------------------------------------------------

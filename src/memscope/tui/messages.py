@@ -128,6 +128,16 @@ class SearchFinished(Message):
     title: str
     hits: list[Any]
     error: str | None = None
+    search_id: int = 0
+    """Which search this answers (a newer one makes an older one's answer stale)."""
+
+
+@dataclass
+class EngineProgressed(Message):
+    """A running search reached a new step (``step``: a pipeline ``EngineStep``)."""
+
+    search_id: int
+    step: Any
 
 
 @dataclass

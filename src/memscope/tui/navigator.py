@@ -215,7 +215,7 @@ class Navigator:
         search (``query``), or find rounds that look like ``round_id``."""
         app = self.app
         if query is not None:  # the dialog asked: run it
-            app.background.search(query)
+            app.start_search(query)
             return
         if round_id is None:
             if self._engine_missing("Searching the memory bank"):
@@ -229,12 +229,36 @@ class Navigator:
         app.push_screen(
             SearchDialog(f"Rounds that look like {round_id}", ask=False), self._show_found_round
         )
-        app.background.search(None, round_id)
+        app.start_search(None, round_id)
 
     def search_finished(self, message: SearchFinished) -> None:
-        """Show the hits in the search dialog, when it is still open."""
+        """Show the hits in the search dialog; when it was closed meanwhile, say how it went."""
+        app = self.app
+        if isinstance(app.screen, SearchDialog):
+            app.screen.show_results(message)
+        elif message.error:
+            app.notify(
+                f"{message.title}: {message.error}",
+                title="Memory engine",
+                severity="warning",
+                markup=False,
+            )
+        else:
+            app.notify(
+                f"{message.title}: {len(message.hits)} hit(s); search again to list them.",
+                title="Memory engine",
+                markup=False,
+            )
+
+    def show_engine_step(self) -> None:
+        """Redraw a running search's progress line in the open search dialog and the
+        question screen's status bar."""
+        line = self.session.search.line()
         if isinstance(self.app.screen, SearchDialog):
-            self.app.screen.show_results(message)
+            self.app.screen.show_step(line)
+        screen = self.question_screen
+        if screen is not None and screen.detail is not None:
+            screen.refresh_status()
 
     def _show_found_round(self, round_id: str | None) -> None:
         screen = self.question_screen

@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING, Any
 from textual.worker import Worker
 
 from memscope.errors import MemscopeError
+from memscope.pipeline.engine_jobs import EngineStep
 from memscope.pipeline.loaded_run import DirRuns, LoadedRun
 from memscope.pipeline.session_service import RerankKey, TriageSession, compute_rerank
 from memscope.tui.heap import let_gc_see_loaded_runs
 from memscope.tui.messages import (
+    EngineProgressed,
     EvidenceLoaded,
     LabelWritten,
     LoadProgressed,
@@ -136,39 +138,45 @@ class Workers:
             exclusive=False,
         )
 
-    def search(self, query: str | None, round_id: str | None = None) -> None:
+    def search(self, search_id: int, query: str | None, round_id: str | None = None) -> None:
         """Text search over the memory bank, or rounds whose images look like ``round_id``'s
-        (posts SearchFinished)."""
+        (posts EngineProgressed at each step, then SearchFinished).
+
+        The store lock is taken only while the search reads or writes the store, never
+        across the model load or the search: labels are saved meanwhile."""
         post, session = self.app.post_message, self.session
 
         def work() -> None:
+            from memscope.pipeline.engine_jobs import run_memory_search  # loads no engine library
+
             title = f"rounds like {round_id}" if round_id else f"search: {query}"
-            try:
-                from memscope.pipeline import engine
-            except ImportError:
-                post(
-                    SearchFinished(
-                        title, [], "the memory engine is not available in this installation"
-                    )
-                )
-                return
+
+            def progressed(step: EngineStep) -> None:
+                post(EngineProgressed(search_id, step))
+
+            def finished(hits: list[Any], error: str | None = None) -> None:
+                post(SearchFinished(title, hits, error, search_id))
+
             run = session.run
             dataset_id = run.data.run["dataset_id"] if run is not None else ""
             try:
-                with session.using_store() as store:
-                    if round_id:
-                        hits = engine.similar_images(store, dataset_id, round_id, 10)
-                    else:
-                        hits = engine.search_text(store, dataset_id, query or "", 10)
+                hits = run_memory_search(
+                    session.store,
+                    session.store_lock,
+                    dataset_id,
+                    query=None if round_id else (query or ""),
+                    round_id=round_id,
+                    k=10,
+                    on_step=progressed,
+                )
             except MemscopeError as error:
-                post(SearchFinished(title, [], error.message))
+                finished([], error.message)
                 return
             except ImportError as error:
-                post(
-                    SearchFinished(
-                        title, [], f"the memory engine needs a library that is missing: {error}"
-                    )
-                )
+                finished([], f"the memory engine needs a library that is missing: {error}")
+                return
+            except Exception as error:  # a model library failing its own way: say so, end the line
+                finished([], f"the search failed: {type(error).__name__}: {error}")
                 return
             rounds = run.rounds if run is not None else None
             found = []
@@ -181,6 +189,6 @@ class Workers:
                         "text": detail.user_text if detail else hit.item_id,
                     }
                 )
-            post(SearchFinished(title, found))
+            finished(found)
 
         self._start(work, group="search")
