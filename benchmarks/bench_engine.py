@@ -36,6 +36,10 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from figures import Figure, add_figures_option, at_least, write_script_figures
+
 WORDS = [
     "kitchen",
     "cabinet",
@@ -375,7 +379,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-text", action="store_true")
     parser.add_argument("--skip-search", action="store_true")
     parser.add_argument("--quick", action="store_true", help="small sizes for a smoke run")
-    parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--json", type=Path, help="also write the raw results here")
+    add_figures_option(parser)
     args = parser.parse_args(argv)
     if args.quick:
         args.text_items, args.image_items, args.gpu_text_items, args.gpu_image_items = (
@@ -428,23 +433,24 @@ def main(argv: list[str] | None = None) -> int:
         if args.ivf_bank:
             ivf.append(bench_ivf(args.ivf_bank, args.dim, 100, args.k, args.repeats))
 
-    print_table(
-        f"memscope vs the raw library (median of {args.repeats} interleaved trials; "
-        "ratio = memscope / library throughput, median of per-trial ratios)",
-        embedding,
-        [
-            ("what", "what", ""),
-            ("model", "model", ""),
-            ("device", "device", ""),
-            ("items", "items", "d"),
-            ("batch", "batch", "d"),
-            ("ours_per_s", "memscope items/s", ",.1f"),
-            ("raw_per_s", "library items/s", ",.1f"),
-            ("baseline", "library baseline", ""),
-            ("ratio", "ratio", ".3f"),
-            ("max_abs_diff", "max |diff|", ".1e"),
-        ],
-    )
+    if embedding:  # --skip-text --skip-images leaves none
+        print_table(
+            f"memscope vs the raw library (median of {args.repeats} interleaved trials; "
+            "ratio = memscope / library throughput, median of per-trial ratios)",
+            embedding,
+            [
+                ("what", "what", ""),
+                ("model", "model", ""),
+                ("device", "device", ""),
+                ("items", "items", "d"),
+                ("batch", "batch", "d"),
+                ("ours_per_s", "memscope items/s", ",.1f"),
+                ("raw_per_s", "library items/s", ",.1f"),
+                ("baseline", "library baseline", ""),
+                ("ratio", "ratio", ".3f"),
+                ("max_abs_diff", "max |diff|", ".1e"),
+            ],
+        )
     if search:
         print_table(
             f"Exact top-{args.k} search: FAISS IndexFlatIP vs numpy (blocked), "
@@ -484,7 +490,130 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(
             json.dumps({"embedding": embedding, "search": search, "ivf": ivf}, indent=2)
         )
+    write_script_figures(args.figures, engine_figures(args, embedding, search, ivf))
     return 0
+
+
+def queries_text(count: int) -> str:
+    return "1 query" if count == 1 else f"{count:,} queries"
+
+
+# The ratio each embedding path must reach against its library (benchmarks/README.md).
+EMBEDDING_TARGETS = {"text": 0.95, "images": 0.9}
+
+
+def engine_figures(
+    args: argparse.Namespace, embedding: list[dict], search: list[dict], ivf: list[dict]
+) -> list[Figure]:
+    """The results as records: throughputs and ratios, the search crossover, the IVF row."""
+    trials = args.repeats
+    interleaved_note = f"median of {trials} interleaved trials"
+    figures = []
+    for row in embedding:
+        key = f"engine.{row['what']}.{row['device'].split()[0].rstrip(',')}"
+        setting = f"{row['what']}, {row['model']}, {row['device']}, batch {row['batch']}"
+        context = {
+            name: row[name] for name in ("model", "device", "batch", "ratios", "max_abs_diff")
+        }
+        common = {"group": "engine", "size": row["items"], "trials": trials, "context": context}
+        figures += [
+            Figure(
+                f"{key}.memscope_per_s",
+                name=f"memscope throughput; {setting}",
+                value=row["ours_per_s"],
+                unit="items/s",
+                statistic=interleaved_note,
+                **common,
+            ),
+            Figure(
+                f"{key}.library_per_s",
+                name=f"library throughput; {setting}",
+                value=row["raw_per_s"],
+                unit="items/s",
+                statistic=interleaved_note,
+                note="baseline",
+                **common,
+            ),
+            Figure(
+                f"{key}.ratio",
+                name=f"memscope / library throughput; {setting}",
+                value=row["ratio"],
+                unit="×",
+                target=at_least(EMBEDDING_TARGETS[row["what"]]),
+                statistic=f"median of {trials} per-trial ratios",
+                baseline=row["baseline"],
+                **common,
+            ),
+        ]
+    for row in search:
+        figures.append(
+            Figure(
+                f"engine.search.bank_{row['bank']}.queries_{row['queries']}",
+                group="engine",
+                name=f"exact top-{args.k} search, FAISS flat / numpy time, "
+                f"bank {row['bank']:,} × {row['dim']}, {queries_text(row['queries'])}",
+                value=row["faiss_over_numpy"],
+                unit="×",
+                statistic=f"median of {trials} per-trial ratios",
+                baseline="memscope's blocked numpy exact search",
+                size=row["bank"],
+                trials=trials,
+                note=f"FAISS {row['faiss_ms']:.2f} ms, numpy {row['numpy_ms']:.2f} ms; "
+                f"`auto` picks {row['auto']}",
+                context={
+                    name: row[name]
+                    for name in ("dim", "queries", "faiss_ms", "numpy_ms", "auto", "same_ids")
+                },
+            )
+        )
+    for row in ivf:
+        key, setting = f"engine.ivf.bank_{row['bank']}", f"clustered bank {row['bank']:,}"
+        context = {
+            name: row[name]
+            for name in (
+                "dim",
+                "queries",
+                "lists",
+                "nprobe",
+                "ivf_ms",
+                "exact_ms",
+                "build_recall_at_10",
+            )
+        }
+        common = {"group": "engine", "size": row["bank"], "context": context}
+        figures += [
+            Figure(
+                f"{key}.build",
+                name=f"IVF build (k-means, nprobe tuning), {setting}",
+                value=row["build_s"],
+                unit="s",
+                statistic="one build",
+                trials=1,
+                **common,
+            ),
+            Figure(
+                f"{key}.speedup",
+                name=f"IVF search speed-up over exact, {setting}, {queries_text(row['queries'])}",
+                value=row["speedup"],
+                unit="×",
+                statistic=f"median of {trials} per-trial ratios",
+                baseline="the exact search of the same bank",
+                trials=trials,
+                note=f"IVF {row['ivf_ms']:.2f} ms, exact {row['exact_ms']:.2f} ms; "
+                f"{row['lists']} lists, nprobe {row['nprobe']}",
+                **common,
+            ),
+            Figure(
+                f"{key}.recall_at_10",
+                name=f"IVF recall@10 against exact, {setting}",
+                value=row["recall_at_10"],
+                unit="",
+                statistic=f"over {queries_text(row['queries'])}",
+                note="nprobe tuned at build to reach 0.95 on 64 bank queries",
+                **common,
+            ),
+        ]
+    return figures
 
 
 def run(argv: list[str] | None = None) -> int:

@@ -20,6 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import VENV_BIN, generated_run, median, print_table, time_command
+from figures import Figure, add_figures_option, at_most, write_script_figures
 
 BASELINE = (
     "import duckdb, sys; con = duckdb.connect(); "
@@ -45,14 +46,52 @@ def measure(n_questions: int, repeat: int) -> dict[str, float]:
     return {"ingest": median(ingest_times), "baseline": median(baseline_times)}
 
 
+def figures_of(n_questions: int, result: dict[str, float], repeat: int) -> list[Figure]:
+    """The records of one size: both sides and their ratio (target ≤ 2×)."""
+    common = {"group": "ingest", "size": n_questions, "trials": repeat}
+    statistic = f"median of {repeat} whole processes"
+    return [
+        Figure(
+            f"ingest.memscope.{n_questions}",
+            name=f"`memscope ingest`, {n_questions:,} questions",
+            value=result["ingest"],
+            unit="s",
+            statistic=statistic,
+            **common,
+        ),
+        Figure(
+            f"ingest.read_json.{n_questions}",
+            name=f"DuckDB `read_json` of the same predictions, {n_questions:,} questions",
+            value=result["baseline"],
+            unit="s",
+            statistic=statistic,
+            note="baseline",
+            **common,
+        ),
+        Figure(
+            f"ingest.ratio.{n_questions}",
+            name=f"`memscope ingest` / `read_json`, {n_questions:,} questions",
+            value=result["ingest"] / result["baseline"],
+            unit="×",
+            target=at_most(2),
+            statistic="ratio of the medians",
+            baseline="DuckDB read_json of the same predictions file",
+            **common,
+        ),
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, nargs="+", default=[50_000])
     parser.add_argument("--repeat", type=int, default=5)
+    add_figures_option(parser)
     args = parser.parse_args()
     rows = []
+    figures: list[Figure] = []
     for n in args.questions:
         result = measure(n, args.repeat)
+        figures += figures_of(n, result, args.repeat)
         ratio = result["ingest"] / result["baseline"]
         rows.append(
             [
@@ -68,6 +107,7 @@ def main() -> None:
         ["questions", "memscope ingest", "read_json baseline", "ratio", "target ≤ 2×"],
         rows,
     )
+    write_script_figures(args.figures, figures)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import generated_run, median, print_table
+from figures import Figure, add_figures_option, below, write_script_figures
 
 
 def measure(store_path: Path, run_id: str, labels: int, gap: float) -> list[float]:
@@ -71,6 +72,7 @@ def main() -> None:
     parser.add_argument("--labels", type=int, default=200)
     parser.add_argument("--gap", type=float, default=0.1)
     parser.add_argument("--repeat", type=int, default=3)
+    add_figures_option(parser)
     args = parser.parse_args()
     from memscope.adapters import ReadOptions
     from memscope.pipeline.runs import ingest_dir
@@ -98,6 +100,39 @@ def main() -> None:
                 f"{p95 * 1000:.1f} ms",
                 "< 20 ms " + ("met" if p95 < 0.02 else "missed"),
             ],
+        ],
+    )
+    context = {"labels": args.labels, "gap_s": args.gap}
+    common = {"group": "labels", "unit": "ms", "size": args.questions, "trials": args.repeat}
+    later = f"over labels 2–{args.labels} of each round, median of {args.repeat} rounds"
+    write_script_figures(
+        args.figures,
+        [
+            Figure(
+                "labels.first",
+                name="label commit, first label (opens the store)",
+                value=first * 1000,
+                statistic=f"median of {args.repeat} rounds",
+                context=context,
+                **common,
+            ),
+            Figure(
+                "labels.next.p50",
+                name="label commit, key press to durable, p50",
+                value=p50 * 1000,
+                statistic=f"p50 {later}",
+                context=context,
+                **common,
+            ),
+            Figure(
+                "labels.next.p95",
+                name="label commit, key press to durable, p95",
+                value=p95 * 1000,
+                target=below(20),
+                statistic=f"p95 {later}",
+                context=context,
+                **common,
+            ),
         ],
     )
 

@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np
 
 from common import print_table
+from figures import Figure, add_figures_option, at_least, at_most, below, write_script_figures
 
 CODES = ("RET-MISS", "SEL-STALE", "USE-EVID", "RET-PART")
 STRATA = {"Y1": 0.40, "Y2": 0.25, "Y3": 0.35}
@@ -97,9 +98,11 @@ def main() -> None:
         action="store_true",
         help="plug-in variances (ppi-python's) instead of the pseudo-count adjusted ones",
     )
+    add_figures_option(parser)
     args = parser.parse_args()
     target = truth()
     rows = []
+    figures: list[Figure] = []
     for accuracy in args.accuracies:
         rng = np.random.default_rng(args.seed)
         covered = {"labels": np.zeros(len(CODES)), "ppi": np.zeros(len(CODES))}
@@ -123,6 +126,7 @@ def main() -> None:
         labels_cov = covered["labels"] / args.draws
         ppi_cov = covered["ppi"] / args.draws
         ratio = float(np.mean(widths["ppi"]) / np.mean(widths["labels"]))
+        figures += coverage_figures(args, accuracy, labels_cov, ppi_cov, ratio)
         rows.append(
             [
                 f"{accuracy:.1f}",
@@ -139,6 +143,57 @@ def main() -> None:
         ["rule accuracy", "labels only", "PPI++", "PPI++ width / labels-only", "time"],
         rows,
     )
+    write_script_figures(args.figures, figures)
+
+
+def coverage_figures(
+    args: argparse.Namespace,
+    accuracy: float,
+    labels_cov: np.ndarray,
+    ppi_cov: np.ndarray,
+    ratio: float,
+) -> list[Figure]:
+    """One accuracy's records: each interval's lowest and highest coverage, the width ratio."""
+    variances = "plug-in" if args.plugin else "adjusted"
+    key = f"coverage.{variances}.accuracy_{accuracy:g}.labels_{args.labels}"
+    setting = f"rule accuracy {accuracy:g}, {args.labels} labels"
+    common = {
+        "group": "coverage",
+        "size": args.failures,
+        "trials": args.draws,
+        "context": {"seed": args.seed, "variances": variances, "codes": list(CODES)},
+    }
+    figures = []
+    for side, label, covered in (("labels", "labels only", labels_cov), ("ppi", "PPI++", ppi_cov)):
+        for end, value, bound in (
+            ("min", covered.min(), at_least(93)),
+            ("max", covered.max(), at_most(97)),
+        ):
+            figures.append(
+                Figure(
+                    f"{key}.{side}.{end}",
+                    name=f"{label} 95 % interval coverage, {'lowest' if end == 'min' else 'highest'} of {len(CODES)} codes; {setting}",
+                    value=100 * float(value),
+                    unit="%",
+                    target=bound,
+                    statistic=f"over {args.draws:,} draws",
+                    **common,
+                )
+            )
+    figures.append(
+        Figure(
+            f"{key}.width_ratio",
+            name=f"PPI++ interval width / labels only; {setting}",
+            value=ratio,
+            unit="×",
+            # PPI++ must only be narrower where the rule is good enough to help
+            target=below(1) if accuracy >= 0.7 else None,
+            statistic=f"ratio of mean widths over {args.draws:,} draws",
+            baseline="the labels-only interval of the same draws",
+            **common,
+        )
+    )
+    return figures
 
 
 if __name__ == "__main__":

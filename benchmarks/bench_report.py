@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import VENV_BIN, generated_run, median, print_table, time_command
+from figures import Figure, add_figures_option, below, write_script_figures
 
 
 def measure(n_questions: int, repeat: int) -> float:
@@ -43,16 +44,32 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, nargs="+", default=[50_000])
     parser.add_argument("--repeat", type=int, default=5)
+    add_figures_option(parser)
     args = parser.parse_args()
     rows = []
+    figures: list[Figure] = []
     for n in args.questions:
         seconds = measure(n, args.repeat)
+        figures.append(
+            Figure(
+                f"report.json.{n}",
+                group="report",
+                name=f"`memscope report --format json`, {n:,} questions",
+                value=seconds,
+                unit="s",
+                target=below(2),
+                statistic=f"median of {args.repeat} whole processes",
+                size=n,
+                trials=args.repeat,
+            )
+        )
         rows.append([f"{n:,}", f"{seconds:.2f} s", "met" if seconds < 2 else "missed"])
     print_table(
         f"memscope report --format json (medians of {args.repeat})",
         ["questions", "time", "target < 2 s"],
         rows,
     )
+    write_script_figures(args.figures, figures)
 
 
 if __name__ == "__main__":

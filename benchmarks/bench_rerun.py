@@ -42,6 +42,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import generated_run, median, print_table, time_call
+from figures import Figure, above, add_figures_option, below, write_script_figures
 
 ALPHAS = [round(0.1 * i, 1) for i in range(10)]  # with 1.0 (the original order): 11 alphas
 LAMBDA = 0.02
@@ -143,6 +144,7 @@ def main() -> None:
         "--loop-repeat", type=int, default=3, help="repetitions of the slow loop baseline"
     )
     parser.add_argument("--resamples", type=int, default=10_000)
+    add_figures_option(parser)
     args = parser.parse_args()
 
     from memscope.pipeline.rerun import rerun_run
@@ -189,6 +191,57 @@ def main() -> None:
                 f"{medians['rerun_run']:.3f} s",
                 "target < 1 s: " + ("met" if medians["rerun_run"] < 1.0 else "missed"),
             ],
+        ],
+    )
+    loop_trials = min(args.repeat, args.loop_repeat)
+    common = {
+        "group": "rerun",
+        "size": args.questions,
+        "context": {"y3_questions": n_y3, "pool": int(ev.ranked_pos.shape[1]), "k": k},
+    }
+    write_script_figures(
+        args.figures,
+        [
+            Figure(
+                "rerun.loop",
+                name="rerun 11 alphas, per-question numpy loop (re-rank + metrics)",
+                value=medians["loop"],
+                unit="s",
+                statistic=f"median of {loop_trials}, one core",
+                trials=loop_trials,
+                note="baseline",
+                **common,
+            ),
+            Figure(
+                "rerun.vectorised",
+                name="rerun 11 alphas, vectorised (re-rank + metrics)",
+                value=medians["vectorised"],
+                unit="s",
+                statistic=f"median of {args.repeat}, one core",
+                trials=args.repeat,
+                **common,
+            ),
+            Figure(
+                "rerun.speedup",
+                name="rerun 11 alphas, vectorised speed-up over the loop",
+                value=medians["loop"] / medians["vectorised"],
+                unit="×",
+                target=above(1),
+                statistic="ratio of the medians",
+                baseline="a plain numpy loop over questions",
+                trials=args.repeat,
+                **common,
+            ),
+            Figure(
+                "rerun.rerun_run",
+                name=f"`rerun_run` (+ paired bootstrap, {args.resamples:,} resamples)",
+                value=medians["rerun_run"],
+                unit="s",
+                target=below(1),
+                statistic=f"median of {args.repeat}, one core",
+                trials=args.repeat,
+                **common,
+            ),
         ],
     )
 

@@ -6,6 +6,7 @@ baseline exists, the ratio to it measured in the same run, because these machine
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -14,7 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-WORK = HERE / "_work"
+# Generated runs are cached here; MEMSCOPE_BENCH_WORK moves the cache (the smoke test does).
+WORK = Path(os.environ.get("MEMSCOPE_BENCH_WORK") or HERE / "_work")
 VENV_BIN = Path(sys.executable).parent
 
 

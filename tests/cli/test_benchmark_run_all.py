@@ -1,0 +1,102 @@
+"""``benchmarks/run_all.py --smoke --json FILE`` end to end: every script, tiny sizes.
+
+The smoke suite measures nothing worth quoting; this checks the plumbing: every script
+runs, writes its figures as records that follow the schema, run_all collects them into
+one document, and the rendered tables show every record. The engine's script loads the
+real MiniLM, so it has its own (slow) test.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+from figures import read_document  # noqa: E402  (benchmarks/ is not a package)
+from render_table import render_everything  # noqa: E402
+
+
+def run_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *options: str) -> dict:
+    # generated runs go to this test's folder, not benchmarks/_work
+    monkeypatch.setenv("MEMSCOPE_BENCH_WORK", str(tmp_path / "work"))
+    out = tmp_path / "figures.json"
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "run_all.py"), "--smoke", "--json", str(out), *options],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert f"figures written to {out}" in done.stdout
+    return read_document(out)  # checks the schema, and that each "met" follows its target
+
+
+def assert_rendered(document: dict) -> None:
+    tables = render_everything(document)
+    for record in document["figures"]:
+        assert record["name"].replace("|", "\\|") in tables, record["id"]
+
+
+def test_the_smoke_suite_writes_every_scripts_figures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    document = run_all(tmp_path, monkeypatch, "--skip", "engine")
+    assert document["suite"] == "smoke" and document["source"] == "measured"
+    scripts = [entry["script"] for entry in document["scripts"]]
+    assert scripts == [
+        "bench_ingest.py",
+        "bench_report.py",
+        "bench_rerun.py",
+        "bench_labels.py",
+        "bench_app.py",
+        "bench_ppi_coverage.py",
+    ]
+    assert all("--figures" not in entry["argv"] for entry in document["scripts"])
+    by_id = {record["id"]: record for record in document["figures"]}
+    assert {record["group"] for record in by_id.values()} == {
+        "ingest",
+        "report",
+        "rerun",
+        "labels",
+        "app",
+        "coverage",
+    }
+    ratio = by_id["ingest.ratio.100"]
+    assert ratio["value"] == pytest.approx(
+        by_id["ingest.memscope.100"]["value"] / by_id["ingest.read_json.100"]["value"]
+    )
+    assert ratio["baseline"] and ratio["target"] == {"op": "<=", "value": 2.0}
+    # issue 14's app targets, with Textual's floor measured beside them
+    app = {key: record for key, record in by_id.items() if record["group"] == "app"}
+    assert app["app.next.first_repaint.p95"]["target"] == {"op": "<", "value": 33.0}
+    assert app["app.next.settled.p95"]["target"] == {"op": "<", "value": 100.0}
+    assert app["app.start.ratio"]["target"] == {"op": "<=", "value": 3.0}
+    assert app["app.memory.peak"]["target"] == {"op": "<", "value": 700.0}
+    assert app["app.floor.p95"]["value"] > 0 and app["app.floor.p95"]["target"] is None
+    assert all(record["size"] == 100 for record in app.values())
+    assert by_id["labels.next.p95"]["unit"] == "ms"
+    assert by_id["rerun.rerun_run"]["target"] == {"op": "<", "value": 1.0}
+    assert_rendered(document)
+
+
+@pytest.mark.slow
+def test_the_engine_smoke_writes_its_figures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("sentence_transformers")
+    document = run_all(tmp_path, monkeypatch, "--only", "engine")
+    by_id = {record["id"]: record for record in document["figures"]}
+    assert set(by_id) == {
+        "engine.text.cpu.memscope_per_s",
+        "engine.text.cpu.library_per_s",
+        "engine.text.cpu.ratio",
+        "engine.search.bank_1000.queries_1",
+    }
+    assert by_id["engine.text.cpu.ratio"]["target"] == {"op": ">=", "value": 0.95}
+    assert by_id["engine.search.bank_1000.queries_1"]["context"]["same_ids"] == 1.0
+    assert_rendered(document)
