@@ -806,6 +806,7 @@ async def test_the_app_shows_a_huge_field_cut_and_t_shows_it_whole(
         await pilot.pause(0.5)
         await pilot.press("t")
         await _until(pilot, lambda: isinstance(app.screen, FullTextScreen))
+        await pilot.pause()  # the pager wraps its lines when it first gets its size
         pager = app.screen.query_one(TextPager)
         titles = [pager.line_text(y) for y in range(pager.line_count) if pager.line_text(y)]
         assert any(t.startswith(f"judge reasoning · {len(reasoning):,} characters") for t in titles)

@@ -195,6 +195,30 @@ async def test_runs_screen_opens_comparison_mode(demo: Path) -> None:
         assert any(metric.key == "delta" for metric in app.screen.metrics)
 
 
+async def test_next_question_redraws_the_panes_in_place(demo: Path) -> None:
+    """`j` draws the next question into the widgets already there: nothing is mounted or
+    removed (the footer's keys included: recomposing them cost more than the rest of a
+    step), and the answer pane shows the new question."""
+    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice", question="q37")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = app.screen
+        assert isinstance(screen, QuestionScreen)
+
+        def mounted() -> list[int]:
+            # Image pixels are mounted once, when a preview first shows a decoded image.
+            return [id(w) for w in screen.query("*") if not w.has_class("image-pixels")]
+
+        before, keys = mounted(), [id(w) for w in screen.query("FooterKey")]
+        await pilot.press("j")
+        await settle(pilot)
+        assert app.session.qid != "q37"
+        assert [id(w) for w in screen.query("FooterKey")] == keys
+        assert mounted() == before
+        answer = screen.query_one(AnswerPanel).query_one("#answer-text")
+        assert screen.detail is not None and screen.detail.question in str(answer.content)
+
+
 async def test_small_terminal_stacks_the_panes(demo: Path) -> None:
     app = make_app([str(demo / "runs" / "srag_v")], annotator="alice", question="q37")
     async with app.run_test(size=(80, 24)) as pilot:

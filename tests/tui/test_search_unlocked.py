@@ -105,14 +105,18 @@ async def test_a_label_commits_while_the_search_loads_its_model(
                 "the progress line to tick",
             )
             await pilot.press("escape")  # the search goes on behind the question screen
-            await wait_until(pilot, lambda: app.screen is app.navigator.question_screen, "the dialog closed")
+            await wait_until(
+                pilot, lambda: app.screen is app.navigator.question_screen, "the dialog closed"
+            )
             assert "loading all-MiniLM-L6-v2 … " in status_bar(app)
 
             # (1) A label pressed now is committed within the budget, the load still held.
             assert app.session.labels.committed("q37") is None
             pressed = time.monotonic()
             await pilot.press("3")  # RET-MISS
-            await wait_until(pilot, lambda: app.session.labels.committed("q37") is not None, "LabelSaved")
+            await wait_until(
+                pilot, lambda: app.session.labels.committed("q37") is not None, "LabelSaved"
+            )
             took = time.monotonic() - pressed
             assert took < LABEL_BUDGET_S, f"the label took {took:.2f} s"
             assert not gate.release.is_set() and app.session.search.step is not None

@@ -14,6 +14,7 @@ from memscope.errors import InputError
 from memscope.pipeline.candidate_rows import logged_candidates
 from memscope.pipeline.evidence_chain import build_timeline, question_detail
 from memscope.pipeline.loaded_run import load_rounds, open_session, save_position
+from memscope.pipeline.question_view import question_view, ranking_view
 from memscope.pipeline.round_index import RoundIndex
 from memscope.pipeline.runs import ingest_dir
 from memscope.pipeline.triage import QueueSpec, TriageTable, parse_cell, parse_filter
@@ -115,6 +116,35 @@ def test_evidence_chain_timeline(tmp_path: Path, store: Store) -> None:
     assert by_round["D2:1"].is_latest and by_round["D1:1"].is_stale_clue
     assert by_round["D1:2"].rank == 0 and not by_round["D1:2"].is_gold  # context around a clue
     assert "D1:4" not in by_round  # neither gold, retrieved nor next to a clue
+
+
+def test_question_screen_view_records(tmp_path: Path, store: Store) -> None:
+    """The records the question screen draws from: built without a terminal, the same
+    pool and timeline as the pieces they gather, and honest while evidence loads."""
+    run_id = ingest_dir(store, small_run(tmp_path), ReadOptions()).run_id
+    session = open_session(store, [run_id], "alice")
+    view = question_view(session, 0)
+    assert view.detail == question_detail(session.data, 0)
+    assert (view.other, view.other_run_id, view.is_probe) == (None, None, False)
+
+    ranking = ranking_view(session, view.detail, alpha=1.0, lam=0.02, k=2)
+    assert not ranking.loading
+    if ranking.rerun is not None:  # a ranked list: the pool in the re-run's order
+        assert [c.round_id for c in ranking.candidates] == ranking.rerun.after.ranking
+        assert ranking.before == ranking.rerun.before.metrics
+    else:
+        assert ranking.candidates == logged_candidates(session.data, 0, session.rounds, 2, {})
+        assert ranking.note == ranking.message
+    assert {c.round_id for c in ranking.candidates} == {"D1:1", "D2:1", "D1:3"}
+    assert ranking.entries == build_timeline(view.detail, session.rounds, ranking.candidates)
+
+    session.evidence_ready = False  # as while the app loads it in the background
+    loading = ranking_view(session, view.detail, alpha=1.0, lam=0.02, k=2)
+    assert loading.loading and loading.candidates == [] and loading.rerun is None
+    assert loading.note == "loading the retrieval evidence …"
+    assert [e.round_id for e in loading.entries if e.kind == "round"] == [
+        e.round_id for e in build_timeline(view.detail, session.rounds, []) if e.kind == "round"
+    ]
 
 
 def test_app_state_is_remembered_per_run_and_annotator(tmp_path: Path, store: Store) -> None:

@@ -18,18 +18,17 @@ from textual.containers import Container
 from textual.screen import Screen
 from textual.widgets import Static
 
-from memscope.errors import MemscopeError
 from memscope.pipeline.benchmark_views import retention_context
-from memscope.pipeline.candidate_rows import Candidate, candidates_from_rerun, logged_candidates
-from memscope.pipeline.evidence_chain import (
-    QuestionDetail,
-    TimelineEntry,
-    build_timeline,
-    question_detail,
-)
+from memscope.pipeline.candidate_rows import Candidate
+from memscope.pipeline.evidence_chain import QuestionDetail, TimelineEntry
 from memscope.pipeline.label_book import Queued
 from memscope.pipeline.notice import Notice
-from memscope.pipeline.report import RETRIEVAL_NOTES
+from memscope.pipeline.question_view import (
+    QuestionView,
+    RankingView,
+    question_view,
+    ranking_view,
+)
 from memscope.pipeline.session_service import RunRerank, TriageSession
 from memscope.tui.keymap import KeyNames, code_bindings, describe_keys
 from memscope.tui.messages import (
@@ -41,7 +40,7 @@ from memscope.tui.messages import (
     SearchWanted,
     ShowScreen,
 )
-from memscope.tui.widgets.answer_panel import AnswerPanel, OtherAnswer
+from memscope.tui.widgets.answer_panel import AnswerPanel
 from memscope.tui.widgets.audio_view import AudioView
 from memscope.tui.widgets.candidate_table import CandidateTable
 from memscope.tui.widgets.candidates import (
@@ -54,7 +53,7 @@ from memscope.tui.widgets.footer import FittingFooter
 from memscope.tui.widgets.label_bar import LabelBar
 from memscope.tui.widgets.probe_panel import ProbePanel
 from memscope.tui.widgets.round_view import RoundView
-from memscope.tui.widgets.status_bar import StatusBar
+from memscope.tui.widgets.status_bar import StatusBar, status_view_text
 from memscope.tui.widgets.timeline import Timeline
 
 NARROW_BELOW = 110
@@ -101,6 +100,8 @@ class QuestionScreen(Screen[None]):
         for binding in code_bindings(taxonomy.codes if taxonomy is not None else []):
             # Private: no public way adds a binding with an id (tests/cli/test_private_seams.py).
             self._bindings._add_binding(binding)
+        self.view: QuestionView | None = None
+        self.ranking: RankingView | None = None
         self.detail: QuestionDetail | None = None
         self.candidates: list[Candidate] = []
         self.entries: list[TimelineEntry] = []
@@ -108,6 +109,7 @@ class QuestionScreen(Screen[None]):
         self.selected_round: str | None = None
         self._code_keys: dict[str, str] | None = None
         self._shown_qid: str | None = None
+        self._bindings_benchmark: str | None = None
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
@@ -122,7 +124,15 @@ class QuestionScreen(Screen[None]):
         yield FittingFooter()
 
     def on_mount(self) -> None:
-        self.query_one(Timeline).focus(scroll_visible=False)
+        # The panes, looked up once: every key redraws several of them.
+        self._answer_panel = self.query_one(AnswerPanel)
+        self._timeline = self.query_one(Timeline)
+        self._round_view = self.query_one(RoundView)
+        self._probe_panel = self.query_one(ProbePanel)
+        self._candidates_panel = self.query_one(CandidatesPanel)
+        self._label_bar = self.query_one(LabelBar)
+        self._status_bar = self.query_one(StatusBar)
+        self._timeline.focus(scroll_visible=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide the re-ranking keys on DMV-Bench probes: a probe has no scored pool to
@@ -144,7 +154,8 @@ class QuestionScreen(Screen[None]):
     # -- showing -----------------------------------------------------------------------
 
     def show_question(self) -> None:
-        """Rebuild every pane for the app's current question (a few milliseconds)."""
+        """Draw every pane for the app's current question from one view record (a few
+        milliseconds; the panes keep their widgets and sizes, so little is relaid out)."""
         state = self.session
         if state.run is None or state.qid is None:
             return
@@ -153,46 +164,34 @@ class QuestionScreen(Screen[None]):
         if state.view.scope == "question" and state.qid != self._shown_qid:
             state.view.reset(state.default_view())  # each question starts unranked
         self._shown_qid = state.qid
-        self.detail = detail = question_detail(session.data, row)
+        self.view = view = question_view(session, row)
+        self.detail = detail = view.detail
         self.selected_round = None
-        is_probe = session.data.benchmark == "dmv"
         with self.app.batch_update():  # one repaint for all panes, not one per pane
             # A DMV-Bench probe has no dialogue round to show: its recall steps instead.
-            self.query_one(RoundView).display = not is_probe
-            self.query_one(ProbePanel).display = is_probe
-            if is_probe:
-                self.query_one(ProbePanel).show(None, "loading the probe's recall steps …")
+            self._round_view.display = not view.is_probe
+            self._probe_panel.display = view.is_probe
+            if view.is_probe:
+                self._probe_panel.show(None, "loading the probe's recall steps …")
                 self.post_message(ProbeWanted(session.run_id, detail.qid))
-            self.query_one(AnswerPanel).show(
-                detail, self._other_answer(detail), session.other_run_id
-            )
+            self._answer_panel.show(detail, view.other, view.other_run_id)
             self._rerank(keep_round=False)
             self.post_message(RerankWanted())
             self.refresh_labels()
             self.refresh_status()
-            self.refresh_bindings()  # the re-ranking keys come and go with the benchmark
-            self.query_one("#question-body").scroll_home(animate=False)
+            if view.benchmark != self._bindings_benchmark:
+                # The re-ranking keys come and go with the benchmark. Only then: refreshing
+                # the bindings makes the footer recompose all its keys.
+                self._bindings_benchmark = view.benchmark
+                self.refresh_bindings()
+            body = self.query_one("#question-body")
+            if body.scroll_offset.y:
+                body.scroll_home(animate=False)
 
     def show_probe(self, qid: str, probe: Any, error: str | None) -> None:
         """Show a loaded probe view, if this screen still shows that question."""
         if self.detail is not None and self.detail.qid == qid:
-            self.query_one(ProbePanel).show(probe, error or "")
-
-    def _other_answer(self, detail: QuestionDetail) -> OtherAnswer | None:
-        session = self.session.run
-        assert session is not None
-        other_row = session.other_row(detail.row)
-        if other_row is None or session.other is None:
-            return None
-        other = question_detail(session.other, other_row)
-        return OtherAnswer(
-            str(session.other_run_id),
-            other.pred,
-            other.choice,
-            other.em,
-            other.judge,
-            other.correct,
-        )
+            self._probe_panel.show(probe, error or "")
 
     def _rerank(self, keep_round: bool = True) -> None:
         """Re-rank this question with the current parameters and redraw the candidates and
@@ -200,35 +199,16 @@ class QuestionScreen(Screen[None]):
         session, detail, view = self.session.run, self.detail, self.session.view
         if detail is None or session is None:
             return
-        channels = session.channels.scores(detail.qid)
-        panel = self.query_one(CandidatesPanel)
-        self.rerun, message = None, ""
-        kind = session.data.run.get("retrieval_kind")
-        if not session.evidence_ready:
-            message = "loading the retrieval evidence …"
-            kind = "loading"
-        elif kind == "ranked":
-            try:
-                from memscope.pipeline.rerun import rerun_question
-
-                self.rerun = rerun_question(
-                    session.data, detail.qid, alpha=view.alpha, lam=view.lam, k=view.k
-                )
-            except MemscopeError as error:
-                message = error.message
-        if self.rerun is not None:
-            self.candidates = candidates_from_rerun(
-                self.rerun.after.rows, self.rerun.before.rows, channels, detail.is_y3
-            )
-            before, after = self.rerun.before.metrics, self.rerun.after.metrics
-        elif not session.evidence_ready:
-            self.candidates, before, after = [], None, None
-        else:
-            self.candidates = logged_candidates(
-                session.data, detail.row, session.rounds, view.k, channels
-            )
-            before = after = None
-            message = message or RETRIEVAL_NOTES.get(kind or "none", "")
+        self.ranking = ranking = ranking_view(
+            session, detail, alpha=view.alpha, lam=view.lam, k=view.k
+        )
+        self.rerun, self.candidates, self.entries = (
+            ranking.rerun,
+            ranking.candidates,
+            ranking.entries,
+        )
+        message = ranking.message
+        panel = self._candidates_panel
         keys = self.keys.keys_for
         panel.show_params(
             view.alpha,
@@ -242,7 +222,7 @@ class QuestionScreen(Screen[None]):
                 "scope": keys("question.rerank_scope"),
             },
             scope=view.scope,
-            note=(getattr(self.rerun, "note", None) or "") if self.rerun is not None else message,
+            note=ranking.note,
         )
         benchmark = session.data.benchmark
         if benchmark == "dmv":
@@ -260,9 +240,8 @@ class QuestionScreen(Screen[None]):
             panel.set_mode("rerank")
         panel.show_candidates(self.candidates, message)
         if self.candidates:
-            panel.show_question_metrics(before, after, detail.is_y3)
-        self.entries = build_timeline(detail, session.rounds, self.candidates)
-        timeline = self.query_one(Timeline)
+            panel.show_question_metrics(ranking.before, ranking.after, detail.is_y3)
+        timeline = self._timeline
         timeline.show(self.entries, select=self.selected_round if keep_round else None)
         current = timeline.current
         # Show the round now rather than when the highlight message arrives: one repaint.
@@ -278,7 +257,7 @@ class QuestionScreen(Screen[None]):
         entry = next(
             (e for e in self.entries if e.kind == "round" and e.round_id == round_id), None
         )
-        self.query_one(RoundView).show(detail, entry, self.session.caption_mode)
+        self._round_view.show(detail, entry, self.session.caption_mode)
 
     def select_round(self, round_id: str) -> bool:
         """Select ``round_id`` on the timeline; when it is not on it, show it in the round
@@ -291,7 +270,7 @@ class QuestionScreen(Screen[None]):
     def refresh_labels(self) -> None:
         """Redraw the label bar from the session's committed labels."""
         if self.detail is not None:
-            self.query_one(LabelBar).show_view(
+            self._label_bar.show_view(
                 self.session.label_bar_view(self.detail.qid),
                 self.code_keys(),
                 self.keys.keymap_keys("question.accept"),
@@ -301,7 +280,10 @@ class QuestionScreen(Screen[None]):
 
     def refresh_status(self) -> None:
         """Redraw the status line."""
-        self.query_one(StatusBar).show(self.session.status_view(with_question=True))
+        # One line high whatever it says: a repaint, no relayout.
+        self._status_bar.update(
+            status_view_text(self.session.status_view(with_question=True)), layout=False
+        )
 
     def show_run_metrics(self, text: Text | str) -> None:
         """The run-level Y3 line under the candidate table."""

@@ -4,26 +4,16 @@ the other run's answer."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rich.text import Text
-from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.app import ComposeResult
+from textual.containers import Vertical
 
 from memscope.pipeline.evidence_chain import QuestionDetail
+from memscope.pipeline.question_view import OtherAnswer
 from memscope.tui.text import mark, num, plain
+from memscope.tui.widgets.text_view import TextView
 
-
-@dataclass(frozen=True)
-class OtherAnswer:
-    """The compared run's answer to the same question (matched by question key)."""
-
-    run_id: str
-    pred: str
-    choice: str
-    em: float | None
-    judge: float | None
-    correct: float
+__all__ = ["AnswerPanel", "OtherAnswer", "answer_text"]
 
 
 def answer_text(
@@ -104,15 +94,15 @@ def _mcq(detail: QuestionDetail) -> Text:
     return text
 
 
-class AnswerPanel(VerticalScroll):
-    """A scrollable :func:`answer_text`."""
+class AnswerPanel(Vertical):
+    """A scrollable :func:`answer_text`: one line-API view, redrawn in place on every
+    question (its size never depends on the text, so nothing around it moves)."""
 
-    def compose(self):
-        yield Static(id="answer-text")
+    def compose(self) -> ComposeResult:
+        yield TextView(id="answer-text")
 
     def show(
         self, detail: QuestionDetail, other: OtherAnswer | None = None, other_run: str | None = None
     ) -> None:
-        """Display ``detail`` (and the compared run's answer)."""
-        self.query_one("#answer-text", Static).update(answer_text(detail, other, other_run))
-        self.scroll_home(animate=False)
+        """Display ``detail`` (and the compared run's answer), scrolled to the top."""
+        self.query_one("#answer-text", TextView).show(answer_text(detail, other, other_run))

@@ -54,6 +54,8 @@ class AudioView(Vertical):
 
     def show(self, item: MediaItem | None) -> None:
         """Show ``item`` (reading it in a worker)."""
+        if item is None and self.item is None and self.status == "empty":
+            return  # already blank: touching it would only cost a relayout
         self._request += 1
         self.item, self.clip = item, None
         wave = self.query_one("#audio-wave", Sparkline)

@@ -96,6 +96,8 @@ class ImagePreview(Vertical):
 
     def show(self, item: MediaItem | None) -> None:
         """Show ``item`` (decoding it in a worker), or nothing."""
+        if item is None and self.item is None and self.state == "empty":
+            return  # already blank: touching it would only cost a relayout
         self._request += 1
         self.item = item
         title = self.query_one("#image-title", Static)

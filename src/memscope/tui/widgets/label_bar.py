@@ -104,11 +104,20 @@ def label_status(label: Any, state: str, read_only_reason: str | None) -> Text:
 class LabelBar(Static):
     """Three lines: suggestion, codes with keys, label status."""
 
+    _height = -1
+    """Lines the bar took at the last update (-1: not measured yet)."""
+
     def show(self, suggestion: Text, codes: Text, status: Text, *, compact: bool = False) -> None:
         """Replace the three lines (``compact``: the suggestion cut to one line)."""
         if compact and self.size.width > 4:
             suggestion.truncate(self.size.width - 2, overflow="ellipsis")
-        self.update(Text("\n").join([suggestion, codes, status]))
+        text = Text("\n").join([suggestion, codes, status])
+        # Relayout only when the bar grows or shrinks: most keys change what it says, not
+        # how many lines that takes.
+        width = self.content_region.width
+        height = len(text.wrap(self.app.console, width)) if width > 0 else -1
+        self.update(text, layout=height < 0 or height != self._height)
+        self._height = height
 
     def show_view(
         self,

@@ -51,15 +51,18 @@ def round_markers(entry: TimelineEntry | None) -> Text:
 
 
 class RoundView(VerticalScroll):
-    """One round: header with markers, the user and assistant turns, then its media."""
+    """One round: header with markers and the user and assistant turns as one text, the
+    media as text (captions, or what did not fit), then the media widgets, kept mounted
+    and hidden when a round has fewer items."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.detail: RoundDetail | None = None
         self.caption_mode = False
+        self._body_text = Text()
+        self._looked_up = False
 
     def compose(self) -> ComposeResult:
-        yield Static(id="round-header", classes="round-header")
         yield Static(id="round-text", classes="round-text")
         yield Static(id="round-media-note", classes="round-media-note")
         for i in range(MAX_IMAGES):
@@ -67,10 +70,20 @@ class RoundView(VerticalScroll):
         for i in range(MAX_AUDIO):
             yield AudioView(id=f"round-audio-{i}", classes="round-audio")
 
+    def _parts(self) -> None:
+        """Look the children up once (every question redraws them)."""
+        if not self._looked_up:
+            self._text = self.query_one("#round-text", Static)
+            self._note = self.query_one("#round-media-note", Static)
+            self._images = list(self.query(ImagePreview))
+            self._clips = list(self.query(AudioView))
+            self._looked_up = True
+
     def show(
         self, detail: RoundDetail | None, entry: TimelineEntry | None, caption_mode: bool
     ) -> None:
         """Display ``detail`` (None: the round is not in the dataset)."""
+        self._parts()
         same_round = (
             detail is not None
             and self.detail is not None
@@ -78,45 +91,45 @@ class RoundView(VerticalScroll):
             and caption_mode == self.caption_mode
         )
         self.detail, self.caption_mode = detail, caption_mode
-        header = self.query_one("#round-header", Static)
         if same_round:  # only its markers changed (a re-rank): keep the media as they are
-            header.update(self._header(detail, entry, caption_mode))
+            self._text.update(
+                Text.assemble(self._header(detail, entry, caption_mode), "\n\n", self._body_text)
+            )
             return
-        body = self.query_one("#round-text", Static)
-        note = self.query_one("#round-media-note", Static)
-        images = list(self.query(ImagePreview))
-        clips = list(self.query(AudioView))
+        note = self._note
         if detail is None:
-            header.update(Text("No round selected: pick one on the timeline.", style="dim"))
-            body.update("")
+            self._body_text = Text()
+            self._text.update(Text("No round selected: pick one on the timeline.", style="dim"))
             note.update("")
             note.display = False
-            for widget in (*images, *clips):
+            for widget in (*self._images, *self._clips):
                 widget.show(None)
                 widget.display = False
             return
-        header.update(self._header(detail, entry, caption_mode))
-        body.update(
-            Text.assemble(
-                ("user: ", "bold cyan"),
-                plain(detail.user_text),
-                "\n",
-                ("assistant: ", "bold magenta"),
-                plain(detail.assistant_text),
-            )
+        self._body_text = Text.assemble(
+            ("user: ", "bold cyan"),
+            plain(detail.user_text),
+            "\n",
+            ("assistant: ", "bold magenta"),
+            plain(detail.assistant_text),
         )
-        note.update(self._media_text(detail))
-        note.display = bool(note.content)
+        self._text.update(
+            Text.assemble(self._header(detail, entry, caption_mode), "\n\n", self._body_text)
+        )
+        media = self._media_text(detail)
+        note.update(media)
+        note.display = bool(media.plain)
         native = not caption_mode
-        for i, widget in enumerate(images):
+        for i, widget in enumerate(self._images):
             item = detail.images[i] if native and i < len(detail.images) else None
             widget.display = item is not None
             widget.show(item)
-        for i, widget in enumerate(clips):
-            item = detail.audio[i] if native and i < len(detail.audio) else None
-            widget.display = item is not None
-            widget.show(item)
-        self.scroll_home(animate=False)
+        for i, widget in enumerate(self._clips):
+            clip = detail.audio[i] if native and i < len(detail.audio) else None
+            widget.display = clip is not None
+            widget.show(clip)
+        if self.scroll_offset.y:
+            self.scroll_home(animate=False)
 
     @staticmethod
     def _header(detail: RoundDetail, entry: TimelineEntry | None, caption_mode: bool) -> Text:

@@ -20,6 +20,7 @@ from textual.strip import Strip
 
 from memscope.pipeline.evidence_chain import TimelineEntry
 from memscope.tui.text import clip, plain
+from memscope.tui.widgets.text_view import settle_scrollbar
 
 
 def entry_line(entry: TimelineEntry) -> Text:
@@ -88,6 +89,7 @@ class Timeline(ScrollView, can_focus=True):
         self.entries = entries
         self._lines = {}
         self.virtual_size = Size(0, len(entries))
+        settle_scrollbar(self)
         rounds = [i for i, e in enumerate(entries) if e.kind == "round"]
         target = next((i for i in rounds if entries[i].round_id == select), None)
         if target is None:
