@@ -81,6 +81,7 @@ class QuestionScreen(Screen[None]):
             "equals_sign", "rerank_reset", "Reset re-rank", show=False, id="question.rerank_reset"
         ),
         Binding("g", "toggle_scope", "α/λ/K scope", show=False, id="question.rerank_scope"),
+        Binding("f", "toggle_sweep", "Recency sweep", show=False, id="question.sweep"),
         Binding("slash", "filter", "Filter", show=False, id="question.filter"),
         Binding("s", "search", "Search memory", show=False, id="question.search"),
         Binding("i", "similar", "Similar images", show=False, id="question.similar"),
@@ -236,6 +237,7 @@ class QuestionScreen(Screen[None]):
                 "k": f"{keys('question.k_down')} {keys('question.k_up')}",
                 "reset": keys("question.rerank_reset"),
                 "scope": keys("question.rerank_scope"),
+                "sweep": keys("question.sweep"),
             },
             scope=view.scope,
             note=(getattr(self.rerun, "note", None) or "") if self.rerun is not None else message,
@@ -255,6 +257,7 @@ class QuestionScreen(Screen[None]):
         else:
             panel.set_mode("rerank")
         panel.show_candidates(self.candidates, message)
+        panel.follow_sweep(session.data, view, session.evidence_ready)  # hidden: returns at once
         if self.candidates:
             panel.show_question_metrics(before, after, detail.is_y3)
         self.entries = build_timeline(detail, session.rounds, self.candidates)
@@ -392,6 +395,13 @@ class QuestionScreen(Screen[None]):
         )
         self._rerank(keep_round=True)
         self.memscope.remember_position()
+
+    def action_toggle_sweep(self) -> None:
+        state = self.memscope.state
+        panel = self.query_one(CandidatesPanel)
+        keys = self.memscope.keys_for("question.sweep")
+        if panel.toggle_sweep(state.session.data, state.view, state.session.evidence_ready, keys):
+            panel.query_one("#rerank-sweep").scroll_visible(animate=False)
 
     def _after_param_change(self) -> None:
         self._rerank(keep_round=True)
