@@ -217,3 +217,18 @@ async def test_sweep_on_a_run_without_ranked_scores_says_why(demo: Path) -> None
         await settle(pilot)
         figure = sweep_of(app.screen)
         assert figure.spec is None and "no ranked, scored retrieval list" in figure.message
+
+
+def test_plotext_is_imported_only_when_a_figure_is_drawn() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, memscope.tui.app, memscope.tui.screens.matrix, "
+        "memscope.tui.screens.question, memscope.tui.widgets.candidates; "
+        "print(sorted(m for m in ('textual_plotext', 'plotext') if m in sys.modules))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert loaded.stdout.strip() == "[]"  # app start does not pay for it

@@ -81,7 +81,7 @@ class QuestionScreen(Screen[None]):
             "equals_sign", "rerank_reset", "Reset re-rank", show=False, id="question.rerank_reset"
         ),
         Binding("g", "toggle_scope", "α/λ/K scope", show=False, id="question.rerank_scope"),
-        Binding("f", "toggle_sweep", "Recency sweep", show=False, id="question.sweep"),
+        Binding("f", "toggle_sweep", "Recency sweep figure", show=False, id="question.sweep"),
         Binding("slash", "filter", "Filter", show=False, id="question.filter"),
         Binding("s", "search", "Search memory", show=False, id="question.search"),
         Binding("i", "similar", "Similar images", show=False, id="question.similar"),
@@ -237,7 +237,6 @@ class QuestionScreen(Screen[None]):
                 "k": f"{keys('question.k_down')} {keys('question.k_up')}",
                 "reset": keys("question.rerank_reset"),
                 "scope": keys("question.rerank_scope"),
-                "sweep": keys("question.sweep"),
             },
             scope=view.scope,
             note=(getattr(self.rerun, "note", None) or "") if self.rerun is not None else message,

@@ -233,7 +233,6 @@ class CandidatesPanel(Vertical):
                 "bold yellow" if scope == "question" else "",
             ),
             (f" {keys.get('scope', 'g')}", "dim"),
-            (f"  {keys.get('sweep', 'f')} sweep", "dim"),
         )
         if note:
             line.append("\n")

@@ -12,6 +12,7 @@ drawn, so the app starts as fast without it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -87,7 +88,7 @@ def memeye_spec(
         x_ticks=list(curves[0].xs) if curves else [],
         x_tick_labels=list(x_levels),
         y_range=y_range if y_range[1] > y_range[0] else (0.0, 1.0),
-        note="the grid above as lines; n per point is the cell's n",
+        note="the grid above as lines (each point's n: its cell's); equal values overlap",
     )
 
 
@@ -180,11 +181,12 @@ def draw(plt: Any, spec: FigureSpec) -> None:
             for series in spec.series
         ]
         for colour, points in drawn:
-            if points:
-                # Whole cells, as the points and whiskers: finer markers (braille, half
-                # blocks) put a line a half row off its own points, and fonts without
-                # braille (the SVG export's among them) shift the rest of the line.
-                plt.plot([x for x, _ in points], [v for _, v in points], color=colour, marker="dot")
+            # The line as dense small dots, placed as the points are: plotext's own lines
+            # round rows differently and can run a row beside their points (and braille
+            # shifts text in fonts without it, the SVG export's among them).
+            line = _densified(points)
+            if line:
+                plt.scatter([x for x, _ in line], [v for _, v in line], color=colour, marker="·")
         for colour, points in drawn:  # the points over every line, so none hides one
             if points:
                 plt.scatter(
@@ -198,13 +200,25 @@ def draw(plt: Any, spec: FigureSpec) -> None:
     if spec.marker is not None:
         plt.vline(spec.marker, "gray")
     plt.ylim(*spec.y_range)
-    low, high = spec.y_range
-    ticks = [low + (high - low) * step / 4 for step in range(5)]
-    plt.yticks(ticks, [f"{tick:g}" for tick in ticks])
     if spec.x_label:
         plt.xlabel(spec.x_label)
     if spec.y_label:
         plt.ylabel(spec.y_label)
+
+
+LINE_STEPS = 120
+"""Dots per segment of a line (more than any terminal has columns between two points)."""
+
+
+def _densified(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Points along the straight segments between consecutive ``points``."""
+    line = []
+    for (x0, y0), (x1, y1) in pairwise(points):
+        line.extend(
+            (x0 + (x1 - x0) * step / LINE_STEPS, y0 + (y1 - y0) * step / LINE_STEPS)
+            for step in range(1, LINE_STEPS)
+        )
+    return line
 
 
 def legend(spec: FigureSpec) -> Text:
