@@ -195,7 +195,6 @@ def draw(plt: Any, spec: FigureSpec) -> None:
         if spec.x_ticks:
             # Room either side, so the first and last whiskers are not drawn on the frame.
             plt.xlim(min(spec.x_ticks) - span * 0.04, max(spec.x_ticks) + span * 0.04)
-        if spec.x_ticks:
             plt.xticks(spec.x_ticks, spec.x_tick_labels or None)
     if spec.marker is not None:
         plt.vline(spec.marker, "gray")
@@ -212,7 +211,7 @@ LINE_STEPS = 120
 
 def _densified(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
     """Points along the straight segments between consecutive ``points``."""
-    line = []
+    line: list[tuple[float, float]] = []
     for (x0, y0), (x1, y1) in pairwise(points):
         line.extend(
             (x0 + (x1 - x0) * step / LINE_STEPS, y0 + (y1 - y0) * step / LINE_STEPS)
