@@ -60,10 +60,30 @@ async def main() -> None:
                 await pilot.press("m")
                 await settle(pilot)
                 app.save_screenshot(filename=name, path=str(ROOT / "docs"))
+        await matrix_figure()
     print(
         "wrote docs/question-screen.svg, docs/question-screen-100x30.svg, "
-        "docs/matrix-screen.svg, docs/matrix-cuemem.svg and docs/matrix-dmv.svg"
+        "docs/matrix-screen.svg, docs/matrix-cuemem.svg, docs/matrix-dmv.svg and "
+        "docs/matrix-figure.svg"
     )
+
+
+async def matrix_figure() -> None:
+    """Two DMV-Bench systems compared, f on the matrix: the retention curves (call it
+    inside main's scratch environment)."""
+    from helpers import ready, settle
+
+    from memscope.tui.app import make_app
+
+    runs = [f"{ROOT / 'runs' / 'dmv_f2_demo'}:{system}" for system in ("TextOnly", "DualMem-a75")]
+    app = make_app(runs, annotator="demo", queue="all")
+    async with app.run_test(size=(120, 32)) as pilot:
+        await ready(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        await pilot.press("f")
+        await settle(pilot)
+        app.save_screenshot(filename="matrix-figure.svg", path=str(ROOT / "docs"))
 
 
 if __name__ == "__main__":

@@ -115,3 +115,9 @@ async def test_from_labels_to_a_paper_table(store: Store, scratch: Path) -> None
         _run(argv)
         written = scratch / argv[argv.index("--out") + 1]
         assert written.read_bytes() == (REPO / argv[argv.index("--out") + 1]).read_bytes()
+
+    # 5. The same figures in the app (tests/tui/test_figures.py holds their numbers equal to
+    # the figures above): the keys the section names are the app's.
+    keys = app.binding_catalogue()
+    assert keys["matrix.figure"].keys == "f" and keys["question.sweep"].keys == "f"
+    assert "`f` on the matrix (`m`)" in SECTION and "`f` on a\n   question" in SECTION

@@ -168,3 +168,38 @@ def test_matrix_at_every_size(demo: Path, snap_compare, size) -> None:
         await settle(pilot)
 
     assert snap_compare(app_on(demo), terminal_size=size, run_before=run_before)
+
+
+def test_matrix_figure_dmv_compared(demo: Path, snap_compare) -> None:
+    """Two DMV-Bench systems compared (TextOnly vs DualMem-a75), f on the matrix at
+    100×30: the TSR grid without its blank margins, then "● TextOnly ● DualMem-a75" in
+    blue and orange, the plot "Retention: TSR by reach (95% trunk-cluster CI)" with a
+    line and dots per system over reach 1, 2, 3, a │ whisker beside each dot (its
+    interval), y from 0 to 1; under it "│ = 95% interval · n per reach: …" and the keys
+    line ending "f: figure off · esc: back."."""
+
+    async def run_before(pilot) -> None:
+        await ready(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        await pilot.press("f")
+        await settle(pilot)
+
+    runs = [f"{demo / 'runs' / 'dmv_f2_demo'}:{system}" for system in ("TextOnly", "DualMem-a75")]
+    app = make_app(runs, annotator="alice", queue="all")
+    assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)
+
+
+def test_matrix_figure_memeye_80x24(demo: Path, snap_compare) -> None:
+    """srag_v's EM matrix at 80×24 with f pressed: the 4×3 grid, "● Y1 ● Y2 ● Y3", the
+    plot "EM by X level, one line per Y" over X1 … X4 (dotted lines, a dot per cell),
+    the note "the grid above as lines; …" and the keys line; the footer stays."""
+
+    async def run_before(pilot) -> None:
+        await ready(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        await pilot.press("f")
+        await settle(pilot)
+
+    assert snap_compare(app_on(demo), terminal_size=(80, 24), run_before=run_before)

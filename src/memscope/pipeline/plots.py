@@ -5,8 +5,9 @@ One function per figure: the X×Y heatmap (value and n per cell), the recency sw
 interval of each change from alpha 1), the DMV-Bench retention curve (TSR by reach with
 trunk-cluster intervals, one line per system), CUE-Mem explicit vs implicit accuracy per
 task, and the failure-code breakdown per stratum from ``memscope estimate`` (stacked
-bars of the PPI++ shares, each with its interval). The data comes from the same
-pipeline functions as the commands; this is the only module importing matplotlib, and
+bars of the PPI++ shares, each with its interval). The numbers come from
+:mod:`memscope.pipeline.figure_data` (the app's terminal plots read the same functions)
+and ``memscope estimate``; this is the only module importing matplotlib, and
 only inside :func:`render`. Output is deterministic: the Agg backend, DejaVu Sans, a
 fixed SVG hash salt and no creation date in any format, so a snapshot test can compare
 files byte for byte. Colours are the Okabe-Ito palette (colour-blind safe).
@@ -20,24 +21,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memscope.errors import InputError, MemscopeError
+from memscope.pipeline.figure_data import (
+    OKABE_ITO,
+    SWEEP_METRICS,
+    cue_bars,
+    heatmap_grid,
+    recency_sweep,
+    retention_curve,
+)
 
 if TYPE_CHECKING:
     from memscope.store import Store
 
 KINDS = ("heatmap", "recency", "retention", "cue", "codes")
 FORMATS = (".svg", ".png", ".pdf")
-OKABE_ITO = (
-    "#0072B2",
-    "#E69F00",
-    "#009E73",
-    "#D55E00",
-    "#CC79A7",
-    "#56B4E9",
-    "#F0E442",
-    "#000000",
-)
 HASH_SALT = "memscope"
-SWEEP_ALPHAS = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0)
 
 
 @dataclass(frozen=True)
@@ -98,40 +96,31 @@ def _save(plt: Any, fig: Any, out: Path) -> None:
 
 
 def _heatmap(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
-    from memscope.analysis.aggregate import X_LEVELS, Y_LEVELS
     from memscope.pipeline.loading import load_run
-    from memscope.pipeline.report import build_report
 
     name = metric or "em"
     fig, axes = plt.subplots(1, len(runs), figsize=(3.4 * len(runs), 3.0), squeeze=False)
     image = None
     for ax, run_id in zip(axes[0], runs, strict=True):
-        report = build_report(load_run(store, run_id, detail=False), include_questions=False)
-        cells = report["answer"]["by_cell"]
-        if not any(name in cell for cell in cells.values()):
-            raise InputError(
-                f"run {run_id} has no per-cell {name!r}", fix="Try --metric em or --metric judge."
-            )
-        grid = [[cells.get(f"{x}_{y}", {}).get(name) for x in X_LEVELS] for y in Y_LEVELS]
-        values = [[float("nan") if v is None else v for v in row] for row in grid]
+        grid = heatmap_grid(load_run(store, run_id, detail=False), name)
+        values = [[float("nan") if v is None else v for v in row] for row in grid.values]
         image = ax.imshow(values, cmap="cividis", vmin=0.0, vmax=1.0, origin="lower")
-        for yi, y in enumerate(Y_LEVELS):
-            for xi, x in enumerate(X_LEVELS):
-                cell = cells.get(f"{x}_{y}", {})
-                value = cell.get(name)
+        for yi in range(len(grid.y_levels)):
+            for xi in range(len(grid.x_levels)):
+                value = grid.values[yi][xi]
                 text = "–" if value is None else f"{value:.2f}"
                 colour = "black" if value is not None and value > 0.55 else "white"
                 ax.text(
                     xi,
                     yi,
-                    f"{text}\nn={cell.get('n', 0)}",
+                    f"{text}\nn={grid.n[yi][xi]}",
                     ha="center",
                     va="center",
                     fontsize=7,
                     color=colour,
                 )
-        ax.set_xticks(range(len(X_LEVELS)), X_LEVELS)
-        ax.set_yticks(range(len(Y_LEVELS)), Y_LEVELS)
+        ax.set_xticks(range(len(grid.x_levels)), grid.x_levels)
+        ax.set_yticks(range(len(grid.y_levels)), grid.y_levels)
         ax.set_xlabel("X (visual granularity)")
         if ax is axes[0][0]:
             ax.set_ylabel("Y (reasoning depth)")
@@ -143,51 +132,35 @@ def _heatmap(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any
 
 def _recency(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
     from memscope.pipeline.loading import load_run
-    from memscope.pipeline.rerun import rerun_run
 
-    metrics = (
-        ("latest_at_k", "Latest@K"),
-        ("rank_inversion", "Rank-Inversion"),
-        ("stale_dominance", "Stale-Dominance"),
-    )
-    fig, axes = plt.subplots(1, len(metrics), figsize=(9.0, 2.8), sharex=True)
+    fig, axes = plt.subplots(1, len(SWEEP_METRICS), figsize=(9.0, 2.8), sharex=True)
+    sweep = None
     for index, run_id in enumerate(runs):
-        result = rerun_run(load_run(store, run_id, detail=False), list(SWEEP_ALPHAS[1:]))
-        points = sorted(result["results"], key=lambda r: r["alpha"])
-        alphas = [point["alpha"] for point in points]
+        sweep = recency_sweep(load_run(store, run_id, detail=False))
         colour = OKABE_ITO[index % len(OKABE_ITO)]
-        for ax, (key, title) in zip(axes, metrics, strict=True):
-            base = next(p[key] for p in points if p["alpha"] == 1.0)
-            values = [p[key] for p in points]
-            low = [base + p["delta"][key]["ci_low"] for p in points]
-            high = [base + p["delta"][key]["ci_high"] for p in points]
-            ax.plot(alphas, values, marker="o", markersize=3, color=colour, label=run_id)
-            ax.fill_between(alphas, low, high, color=colour, alpha=0.2, linewidth=0)
+        for ax, (key, title) in zip(axes, SWEEP_METRICS, strict=True):
+            curve = sweep.curves[key]
+            ax.plot(curve.xs, curve.values, marker="o", markersize=3, color=colour, label=run_id)
+            ax.fill_between(curve.xs, curve.low, curve.high, color=colour, alpha=0.2, linewidth=0)
             ax.set_title(title)
             ax.set_xlabel("alpha (1 = similarity only)")
             ax.set_ylim(-0.02, 1.02)
-    axes[0].set_ylabel(f"Y3 questions (n={result['n']})")
+    assert sweep is not None
+    axes[0].set_ylabel(f"Y3 questions (n={sweep.n})")
     axes[-1].legend(frameon=False, fontsize=7)
     return fig
 
 
 def _retention(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
     from memscope.pipeline.loading import load_run
-    from memscope.pipeline.report_dmv import tsr_section
 
     fig, ax = plt.subplots(figsize=(4.2, 3.0))
     for index, run_id in enumerate(runs):
-        section = tsr_section(load_run(store, run_id, detail=False))
-        reach = sorted(section["by_reach"], key=int)
-        if not reach:
-            raise InputError(f"run {run_id} has no TSR by reach (is it a DMV-Bench run?)")
-        values = [section["by_reach"][r]["tsr"] for r in reach]
-        low = [section["by_reach"][r]["ci_low"] for r in reach]
-        high = [section["by_reach"][r]["ci_high"] for r in reach]
-        xs = [int(r) for r in reach]
+        curve = retention_curve(load_run(store, run_id, detail=False))
+        xs = [int(x) for x in curve.xs]
         colour = OKABE_ITO[index % len(OKABE_ITO)]
-        ax.plot(xs, values, marker="o", markersize=3, color=colour, label=run_id.split(":")[-1])
-        ax.fill_between(xs, low, high, color=colour, alpha=0.2, linewidth=0)
+        ax.plot(xs, curve.values, marker="o", markersize=3, color=colour, label=curve.label)
+        ax.fill_between(xs, curve.low, curve.high, color=colour, alpha=0.2, linewidth=0)
         ax.set_xticks(xs)
     ax.set_xlabel("reach (sessions back)")
     ax.set_ylabel("TSR")
@@ -199,28 +172,26 @@ def _retention(plt: Any, store: Store, runs: list[str], metric: str | None) -> A
 
 def _cue(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
     from memscope.pipeline.loading import load_run
-    from memscope.pipeline.report_cue import cue_section
 
     fig, axes = plt.subplots(1, len(runs), figsize=(4.6 * len(runs), 3.0), squeeze=False)
     for ax, run_id in zip(axes[0], runs, strict=True):
-        section = cue_section(load_run(store, run_id, detail=False))
-        tasks = list(section.get("by_task") or {})
-        if not tasks:
-            raise InputError(f"run {run_id} has no CUE-Mem tasks (is it a CUE-Mem run?)")
+        bars = cue_bars(load_run(store, run_id, detail=False))
+        tasks = bars.tasks
         width = 0.38
-        for offset, (side, colour) in enumerate(
-            (("explicit", OKABE_ITO[0]), ("implicit", OKABE_ITO[1]))
+        for offset, (values, counts, side, colour) in enumerate(
+            (
+                (bars.explicit, bars.n_explicit, "explicit", OKABE_ITO[0]),
+                (bars.implicit, bars.n_implicit, "implicit", OKABE_ITO[1]),
+            )
         ):
-            values = [section["by_task"][t].get(side) for t in tasks]
             xs = [i + (offset - 0.5) * width for i in range(len(tasks))]
             ax.bar(xs, [0.0 if v is None else v for v in values], width, color=colour, label=side)
-            for x, task in zip(xs, tasks, strict=True):
-                n = section["by_task"][task].get(f"n_{side}", 0)
+            for x, n in zip(xs, counts, strict=True):
                 ax.text(x, 0.02, f"n={n}", ha="center", va="bottom", fontsize=6, rotation=90)
         ax.set_xticks(range(len(tasks)), [t.replace("_", "\n") for t in tasks], fontsize=7)
         ax.set_ylim(0, 1.05)
         ax.set_ylabel("accuracy")
-        gap = section.get("ei_gap")
+        gap = bars.ei_gap
         ax.set_title(f"{run_id}" + (f" · EI-Gap {gap:.2f}" if gap is not None else ""))
         ax.legend(frameon=False, fontsize=7)
     return fig

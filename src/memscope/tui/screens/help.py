@@ -40,6 +40,11 @@ LEGEND = (
     ("EM|J", "the queue's score: EM for an MCQ question, the judge score for an open one"),
     ("mode", "MCQ or open: an MCQ and its open twin ask the same question text"),
     ("α λ K", "re-ranking s = α·sim + (1−α)·exp(−λ·age); α = 1 keeps the run's order"),
+    (
+        "● │",
+        "in a figure (f on the matrix: the benchmark's curves; f on a question: the run's "
+        "recency sweep): a value and its 95% interval; a grey │ marks the current α",
+    ),
 )
 """Every symbol the screens show, with what it means."""
 

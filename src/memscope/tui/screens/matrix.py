@@ -6,7 +6,10 @@ task × modality); DMV-Bench: reach × bank size (``v``: reach × encoding posit
 with an "all" column. ``m`` picks the next metric (the benchmark's own, share labelled,
 counts of a failure code, and Δ when two runs are compared); ``enter`` opens the queue of
 the cell under the cursor (for CUE-Mem and DMV-Bench as a filter in the axes' words,
-e.g. ``reach:2 bank:9``). Values are computed in a worker.
+e.g. ``reach:2 bank:9``); ``f`` shows or hides the figure pane under the grid (DMV-Bench:
+the retention curve, both runs when two are compared; CUE-Mem: explicit vs implicit bars;
+MemEye: the metric per X level, one line per Y), the numbers of ``memscope plot``.
+Values and figures are computed in workers.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from memscope.pipeline.triage_matrix import (
 from memscope.tui.keymap import KeyNames
 from memscope.tui.messages import QueueChanged, ShowScreen
 from memscope.tui.screens.base import SessionScreen
+from memscope.tui.widgets.figure import FigureSpec, FigureView, matrix_figure
 from memscope.tui.widgets.footer import FittingFooter
 from memscope.tui.widgets.status_bar import StatusBar
 
@@ -84,6 +88,15 @@ class MatrixComputed(Message):
     grid: Grid | None
 
 
+@dataclass
+class MatrixFigureComputed(Message):
+    """The figure for ``key`` is ready (``spec``), or why there is none (``error``)."""
+
+    key: tuple[str, ...]
+    spec: FigureSpec | None
+    error: str = ""
+
+
 class MatrixScreen(SessionScreen):
     """The X×Y matrix."""
 
@@ -94,6 +107,7 @@ class MatrixScreen(SessionScreen):
         Binding("m", "next_metric(1)", "Next metric", id="matrix.metric"),
         Binding("M", "next_metric(-1)", "Previous metric", id="matrix.metric_back"),
         Binding("v", "next_view", "Next view", id="matrix.view"),
+        Binding("f", "toggle_figure", "Figure", id="matrix.figure"),
         Binding("escape", "back", "Back", id="matrix.back"),
     ]
 
@@ -104,11 +118,18 @@ class MatrixScreen(SessionScreen):
         self.view_index = 0
         self.grid: Grid | None = None
         self._columns: list[str] = []
+        self._grid_for: tuple[MatrixMetric, int] | None = None
+        self._figures: dict[tuple[str, ...], FigureSpec] = {}
+        self._figure_drawn: tuple[str, ...] | None = None
+        """Figures that depend on the run(s) only (and, for MemEye, on EM / Judge)."""
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
         yield Static(id="matrix-title", classes="screen-title")
         yield DataTable(id="matrix-table", cursor_type="cell", show_cursor=True)
+        figure = FigureView(id="matrix-figure")
+        figure.display = False
+        yield figure
         yield Static(id="matrix-legend", classes="hint")
         yield FittingFooter()
 
@@ -123,7 +144,10 @@ class MatrixScreen(SessionScreen):
         self.metric_index = min(self.metric_index, len(self.metrics) - 1)
         self.view_index = min(self.view_index, len(session.table.axes.views) - 1)
         self.query_one(StatusBar).show(state.status_view(with_question=False))
+        self.query_one(FigureView).hint = self.keys.keys_for("matrix.figure")
         self._compute()
+        if self.figure_shown:
+            self._show_figure()
 
     @property
     def metric(self) -> MatrixMetric:
@@ -169,6 +193,7 @@ class MatrixScreen(SessionScreen):
         if message.metric != self.metric or message.view != self.view_index:
             return
         grid = self.grid = message.grid
+        self._grid_for = (message.metric, message.view) if grid is not None else None
         if grid is None:
             return
         table = self.query_one(DataTable)
@@ -212,9 +237,18 @@ class MatrixScreen(SessionScreen):
                 (f"  (view {self.view_index + 1}/{len(views)})" if len(views) > 1 else "", "dim"),
             )
         )
+        self._show_legend(grid)
+        if self.figure_shown:
+            self._show_figure()  # follow the metric (and the grid, when drawn from it)
+
+    def _show_legend(self, grid: Grid) -> None:
+        """The metrics, the keys and what the axes mean (keys only while the figure shows)."""
         keys = self.keys.keys_for
-        legend = Text("metrics: ", style="dim")
-        for index, metric in enumerate(self.metrics):
+        axes = self._axes()
+        views = axes.views
+        compact = self.figure_shown  # the figure needs the rows: keys only
+        legend = Text("" if compact else "metrics: ", style="dim")
+        for index, metric in enumerate([] if compact else self.metrics):
             legend.append(metric.title, "bold cyan" if index == self.metric_index else "dim")
             legend.append(" · " if index < len(self.metrics) - 1 else "\n", "dim")
         view_key = (
@@ -235,7 +269,7 @@ class MatrixScreen(SessionScreen):
             else f"rows = {grid.row_title}, columns = {grid.column_title}"
         )
         spec = self.session.spec
-        if spec.text.strip() or spec.cell or spec.kind != "all":
+        if not compact and (spec.text.strip() or spec.cell or spec.kind != "all"):
             # The grid is of the whole run; say so rather than seem to follow the queue.
             legend.append(
                 f"Over every question of the run: the queue's '{spec.describe()}' does not apply here.\n",
@@ -244,8 +278,13 @@ class MatrixScreen(SessionScreen):
         legend.append(
             f"{keys('matrix.metric')}/{keys('matrix.metric_back')}: next/previous metric · {view_key}"
             f"{keys('matrix.open')}: all the cell's questions, failing first · "
-            f"{keys('matrix.back')}: back. {what}; n = {axes.word('question', 'question')}s "
-            f"the value is over.{extra}",
+            f"{keys('matrix.figure')}: figure {'off' if compact else 'on'} · "
+            f"{keys('matrix.back')}: back."
+            + (
+                ""
+                if compact
+                else f" {what}; n = {axes.word('question', 'question')}s the value is over.{extra}"
+            ),
             "dim",
         )
         self.query_one("#matrix-legend", Static).update(legend)
@@ -268,6 +307,92 @@ class MatrixScreen(SessionScreen):
             self._compute()
         else:
             self.notify("This benchmark has one matrix view.", markup=False)
+
+    # -- the figure pane ---------------------------------------------------------------
+
+    @property
+    def figure_shown(self) -> bool:
+        """Whether the figure pane is showing."""
+        return bool(self.query_one(FigureView).display)
+
+    def action_toggle_figure(self) -> None:
+        figure = self.query_one(FigureView)
+        figure.display = not figure.display
+        self._figure_drawn = None
+        self.set_class(bool(figure.display), "-figure")
+        if figure.display:
+            self._show_figure()
+        if self.grid is not None:
+            self._show_legend(self.grid)
+
+    def _figure_key(self) -> tuple[str, ...]:
+        """What the figure depends on: the run(s), and for MemEye the metric (EM and Judge
+        from the report, any other from the grid on screen)."""
+        session = self.session.run
+        assert session is not None  # the matrix is shown only once a run is loaded
+        benchmark = session.table.axes.benchmark
+        runs = (session.run_id, session.other_run_id or "")
+        if benchmark != "memeye":
+            return (benchmark, *runs, "runs")
+        if self.metric.key in ("em", "judge"):
+            return (benchmark, *runs, self.metric.key, "report")
+        return (benchmark, *runs, self.metric.key, str(self.view_index), "grid")
+
+    def _show_figure(self) -> None:
+        figure = self.query_one(FigureView)
+        key = self._figure_key()
+        if key in self._figures:
+            if self._figure_drawn != key:
+                self._figure_drawn = key
+                figure.show(self._figures[key])
+            return
+        self._figure_drawn = None
+        if key[-1] == "grid" and self._grid_for != (self.metric, self.view_index):
+            figure.show_message("The figure follows the grid: waiting for its values …")
+            return
+        figure.show_message("computing the figure …")
+        session = self.session.run
+        assert session is not None
+        self._figure(
+            key,
+            session.table.axes.benchmark,
+            session.data,
+            session.other,
+            self.metric,
+            self.grid if key[-1] == "grid" else None,
+        )
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="matrix-figure")
+    def _figure(
+        self,
+        key: tuple[str, ...],
+        benchmark: str,
+        data: Any,
+        other: Any,
+        metric: MatrixMetric,
+        grid: Grid | None,
+    ) -> None:
+        try:
+            spec = matrix_figure(
+                benchmark, data, other, metric.key, metric.title, metric.kind, grid
+            )
+        except MemscopeError as error:
+            self.post_message(MatrixFigureComputed(key, None, error.message))
+            return
+        self.post_message(MatrixFigureComputed(key, spec))
+
+    @on(MatrixFigureComputed)
+    def _figure_computed(self, message: MatrixFigureComputed) -> None:
+        if message.spec is not None and message.key[-1] != "grid":
+            self._figures[message.key] = message.spec
+        if not self.figure_shown or message.key != self._figure_key():
+            return
+        figure = self.query_one(FigureView)
+        if message.spec is None:
+            figure.show_message(f"No figure: {message.error}")
+        else:
+            self._figure_drawn = message.key if message.key[-1] != "grid" else None
+            figure.show(message.spec)
 
     def action_open_cell(self) -> None:
         table = self.query_one(DataTable)

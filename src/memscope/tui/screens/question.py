@@ -88,6 +88,7 @@ class QuestionScreen(Screen[None]):
             "equals_sign", "rerank_reset", "Reset re-rank", show=False, id="question.rerank_reset"
         ),
         Binding("g", "toggle_scope", "α/λ/K scope", show=False, id="question.rerank_scope"),
+        Binding("f", "toggle_sweep", "Recency sweep figure", show=False, id="question.sweep"),
         Binding("slash", "filter", "Filter", show=False, id="question.filter"),
         Binding("s", "search", "Search memory", show=False, id="question.search"),
         Binding("i", "similar", "Similar images", show=False, id="question.similar"),
@@ -239,6 +240,7 @@ class QuestionScreen(Screen[None]):
         else:
             panel.set_mode("rerank")
         panel.show_candidates(self.candidates, message)
+        panel.follow_sweep(session.data, view, session.evidence_ready)  # hidden: returns at once
         if self.candidates:
             panel.show_question_metrics(ranking.before, ranking.after, detail.is_y3)
         timeline = self._timeline
@@ -427,6 +429,15 @@ class QuestionScreen(Screen[None]):
         )
         self._rerank(keep_round=True)
         self.post_message(PositionMoved())
+
+    def action_toggle_sweep(self) -> None:
+        run = self.session.run
+        if run is None:
+            return
+        panel = self.query_one(CandidatesPanel)
+        keys = self.keys.keys_for("question.sweep")
+        if panel.toggle_sweep(run.data, self.session.view, run.evidence_ready, keys):
+            panel.query_one("#rerank-sweep").scroll_visible(animate=False)
 
     def _after_param_change(self) -> None:
         self._rerank(keep_round=True)

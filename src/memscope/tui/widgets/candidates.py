@@ -2,24 +2,32 @@
 
 The header line shows the re-ranking parameters (alpha, lambda, K) and their keys; then
 this question's Latest@K, Rank-Inversion and Stale-Dominance before → after and the
-run-level Y3 numbers computed in the background; then the table: the retrieved pool in
-the current order with its scores, age, recency term, markers and channel scores.
+run-level Y3 numbers computed in the background; on demand (``f``) the run's recency
+sweep, the figure of ``memscope plot recency`` with the current alpha marked (computed in
+a worker, once per run, lambda and K); then the table: the retrieved pool in the current
+order with its scores, age, recency term, markers and channel scores.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.message import Message
 from textual.widgets import Static
 
+from memscope.errors import MemscopeError
+from memscope.pipeline import figure_data
 from memscope.pipeline.candidate_rows import Candidate
 from memscope.pipeline.metric_names import SHORT_NAMES
 from memscope.tui.text import fit, num, plain
 from memscope.tui.widgets.candidate_table import CandidateTable
+from memscope.tui.widgets.figure import FigureView, sweep_spec
 
 QUESTION_METRICS = tuple(
     (key, SHORT_NAMES[key]) for key in ("latest_at_k", "rank_inversion", "stale_dominance")
@@ -58,15 +66,129 @@ def _change(before: float | None, after: float | None) -> Text:
     return Text(f"{num(before, 0)}→{num(after, 0)}", style="bold yellow")
 
 
+SweepKey = tuple[str, float, int]
+"""What a sweep depends on: the run, lambda and K (not alpha: the sweep spans every alpha)."""
+
+
+@dataclass
+class SweepComputed(Message):
+    """The recency sweep for ``key`` is ready (``sweep``), or why not (``error``)."""
+
+    key: SweepKey
+    sweep: figure_data.RecencySweep | None
+    error: str = ""
+
+
 class CandidatesPanel(Vertical):
     """Re-ranking parameters, candidate table and before/after metrics."""
+
+    DEFAULT_CSS = """
+    CandidatesPanel > #rerank-sweep {
+        height: 1fr;
+        min-height: 14;
+    }
+    QuestionScreen.-narrow CandidatesPanel > #rerank-sweep {
+        height: 16;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.sweeps: dict[SweepKey, figure_data.RecencySweep] = {}
+        """Computed sweeps (run-level: moving between questions never recomputes one)."""
+        self._sweep_wanted: tuple[SweepKey, float] | None = None
+        """The sweep and alpha to show now; ``_sweep_drawn``: the ones drawn."""
+        self._sweep_drawn: tuple[SweepKey, float] | None = None
+        self._sweeps_running: set[SweepKey] = set()
 
     def compose(self) -> ComposeResult:
         yield Static(id="panel-context", classes="rerank-metrics")
         yield Static(id="rerank-params", classes="rerank-params")
         yield Static(id="rerank-question", classes="rerank-metrics")
         yield Static(id="rerank-run", classes="rerank-metrics")
+        sweep = FigureView(id="rerank-sweep")
+        sweep.display = False
+        yield sweep
         yield CandidateTable(id="candidate-table")
+
+    # -- the recency sweep (on demand) -----------------------------------------------------
+
+    @property
+    def sweep_shown(self) -> bool:
+        """Whether the recency sweep is showing."""
+        return bool(self.query_one("#rerank-sweep", FigureView).display)
+
+    def toggle_sweep(self, data: Any, view: Any, evidence_ready: bool, key_name: str) -> bool:
+        """Show or hide the run's recency sweep; True when it is now shown."""
+        figure = self.query_one("#rerank-sweep", FigureView)
+        figure.hint = key_name
+        figure.display = not figure.display
+        self._sweep_drawn = None
+        if figure.display:
+            self.follow_sweep(data, view, evidence_ready)
+        return bool(figure.display)
+
+    def follow_sweep(self, data: Any, view: Any, evidence_ready: bool) -> None:
+        """Keep the sweep in step with the run and ``view``'s lambda, K and alpha: redrawn
+        from the cache, computed in a worker only for a new run, lambda or K. Returns at
+        once while the sweep is hidden (this runs on every question)."""
+        if not self.sweep_shown:
+            return
+        figure = self.query_one("#rerank-sweep", FigureView)
+        run = data.run
+        if run.get("retrieval_kind") != "ranked" or run.get("benchmark") in ("cuemem", "dmv"):
+            self._sweep_wanted = self._sweep_drawn = None
+            figure.show_message(
+                "The recency sweep re-ranks MemEye Y3 questions by their retrieval scores: "
+                "this run has no ranked, scored retrieval list to sweep."
+            )
+            return
+        key: SweepKey = (str(run["run_id"]), round(float(view.lam), 6), int(view.k))
+        self._sweep_wanted = (key, float(view.alpha))
+        if key in self.sweeps:
+            self._draw_sweep()
+            return
+        self._sweep_drawn = None
+        if not evidence_ready:
+            figure.show_message("recency sweep: waiting for the retrieval evidence …")
+            return
+        figure.show_message(f"recency sweep (λ={view.lam:.3f}, K={view.k}): computing …")
+        if key not in self._sweeps_running:
+            self._sweeps_running.add(key)
+            self._compute_sweep(key, data)
+
+    def _draw_sweep(self) -> None:
+        wanted = self._sweep_wanted
+        if wanted is None or wanted[0] not in self.sweeps or self._sweep_drawn == wanted:
+            return
+        self._sweep_drawn = wanted
+        key, alpha = wanted
+        self.query_one("#rerank-sweep", FigureView).show(sweep_spec(self.sweeps[key], alpha))
+
+    @work(thread=True, exit_on_error=False, group="rerank-sweep")
+    def _compute_sweep(self, key: SweepKey, data: Any) -> None:
+        """One sweep in the background (one worker per key, never repeated)."""
+        try:
+            sweep = figure_data.recency_sweep(data, lam=key[1], k=key[2])
+        except MemscopeError as error:
+            self.post_message(SweepComputed(key, None, error.message))
+            return
+        self.post_message(SweepComputed(key, sweep))
+
+    @on(SweepComputed)
+    def _sweep_computed(self, message: SweepComputed) -> None:
+        message.stop()
+        self._sweeps_running.discard(message.key)
+        wanted = self._sweep_wanted is not None and self._sweep_wanted[0] == message.key
+        if message.sweep is None:
+            if self.sweep_shown and wanted:
+                self.query_one("#rerank-sweep", FigureView).show_message(
+                    f"No recency sweep: {message.error}"
+                )
+            return
+        self.sweeps[message.key] = message.sweep
+        if self.sweep_shown and wanted:
+            self._draw_sweep()
 
     def set_mode(self, mode: str) -> None:
         """``rerank`` (scored candidates: the re-ranking controls and metrics), ``hits``

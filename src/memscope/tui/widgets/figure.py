@@ -1,0 +1,371 @@
+"""Terminal figures: the matrix screen's figure pane and the re-rank panel's recency sweep,
+drawn with textual-plotext from :mod:`memscope.pipeline.figure_data` (the numbers
+``memscope plot`` draws with matplotlib).
+
+A :class:`FigureSpec` says what to draw (series with their intervals, axes, a marked x);
+the ``*_spec`` functions build one from the pipeline's data; :class:`FigureView` shows a
+title, a coloured legend, the plot and a note, or one plain line when there is nothing
+to draw yet or the space is too small. plotext is imported the first time a figure is
+drawn, so the app starts as fast without it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from memscope.pipeline.figure_data import OKABE_ITO
+
+if TYPE_CHECKING:
+    from memscope.pipeline.figure_data import CueBars, Curve, RecencySweep
+
+MIN_WIDTH = 36
+"""Columns the plot needs to show its axes and a few points."""
+MIN_HEIGHT = 8
+"""Rows the plot needs (its frame, ticks and some of the 0–1 range)."""
+
+
+@dataclass(frozen=True)
+class PlotSeries:
+    """One drawn series: a line (with optional interval whiskers) or a group of bars."""
+
+    label: str
+    xs: list[float]
+    values: list[float | None]
+    colour: str
+    low: list[float | None] | None = None
+    high: list[float | None] | None = None
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """Everything a terminal figure shows."""
+
+    title: str
+    series: list[PlotSeries]
+    kind: str = "lines"
+    """``lines`` (one line per series) or ``bars`` (grouped bars, one group per x tick)."""
+    x_label: str = ""
+    y_label: str = ""
+    x_ticks: list[float] = field(default_factory=list)
+    x_tick_labels: list[str] = field(default_factory=list)
+    y_range: tuple[float, float] = (0.0, 1.0)
+    marker: float | None = None
+    """An x marked with a vertical line (the current alpha)."""
+    marker_label: str = ""
+    note: str = ""
+
+
+def rgb(colour: str) -> tuple[int, int, int]:
+    """``#0072B2`` → ``(0, 114, 178)`` (plotext takes RGB triples)."""
+    value = colour.lstrip("#")
+    return int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16)
+
+
+def _colour(index: int) -> str:
+    return OKABE_ITO[index % len(OKABE_ITO)]
+
+
+def memeye_spec(
+    curves: list[Curve], x_levels: tuple[str, ...], metric_title: str, kind: str = "rate"
+) -> FigureSpec:
+    """MemEye: the matrix's metric per X level, one line per Y level."""
+    largest = max((v for c in curves for v in c.values if v is not None), default=1.0)
+    y_range = (0.0, 1.0) if kind == "rate" else (-1.0, 1.0) if kind == "delta" else (0.0, largest)
+    return FigureSpec(
+        title=f"{metric_title} by X level, one line per Y",
+        series=[
+            PlotSeries(curve.label, curve.xs, curve.values, _colour(index))
+            for index, curve in enumerate(curves)
+        ],
+        x_label="X (visual granularity)",
+        x_ticks=list(curves[0].xs) if curves else [],
+        x_tick_labels=list(x_levels),
+        y_range=y_range if y_range[1] > y_range[0] else (0.0, 1.0),
+        note="the grid above as lines (each point's n: its cell's); equal values overlap",
+    )
+
+
+def retention_spec(curves: list[Curve]) -> FigureSpec:
+    """DMV-Bench: TSR by reach with its 95 % trunk-cluster interval, one line per run."""
+    ticks = sorted({x for curve in curves for x in curve.xs})
+    return FigureSpec(
+        title="Retention: TSR by reach (95% trunk-cluster CI)",
+        series=[
+            PlotSeries(curve.label, curve.xs, curve.values, _colour(index), curve.low, curve.high)
+            for index, curve in enumerate(curves)
+        ],
+        x_label="reach (sessions back)",
+        x_ticks=ticks,
+        x_tick_labels=[str(int(x)) for x in ticks],
+        note="│ = 95% interval · n per reach: "
+        + "; ".join(
+            f"{curve.label} " + ", ".join(str(n) for n in (curve.n or [])) for curve in curves
+        ),
+    )
+
+
+def cue_spec(bars: CueBars) -> FigureSpec:
+    """CUE-Mem: explicit vs implicit accuracy per task (grouped bars)."""
+    xs = [float(index + 1) for index in range(len(bars.tasks))]
+    gap = "" if bars.ei_gap is None else f" · EI-Gap {bars.ei_gap:.2f}"
+    counts = " · ".join(
+        f"{task.split('_')[0]} n={ne}/{ni}"
+        for task, ne, ni in zip(bars.tasks, bars.n_explicit, bars.n_implicit, strict=True)
+    )
+    return FigureSpec(
+        title=f"Explicit vs implicit accuracy per task{gap}",
+        series=[
+            PlotSeries("explicit", xs, list(bars.explicit), OKABE_ITO[0]),
+            PlotSeries("implicit", xs, list(bars.implicit), OKABE_ITO[1]),
+        ],
+        kind="bars",
+        x_ticks=xs,
+        x_tick_labels=[task.replace("_", " ") for task in bars.tasks],
+        note=f"n explicit/implicit: {counts}",
+    )
+
+
+def sweep_spec(sweep: RecencySweep, alpha: float) -> FigureSpec:
+    """The recency sweep: Latest@K, Rank-Inversion, Stale-Dominance against alpha with the
+    paired bootstrap interval, the current ``alpha`` marked."""
+    return FigureSpec(
+        title=f"Run Y3 sweep (n={sweep.n}, λ={sweep.lam:.3f}, K={sweep.k})",
+        series=[
+            PlotSeries(curve.label, curve.xs, curve.values, _colour(index), curve.low, curve.high)
+            for index, curve in enumerate(sweep.curves.values())
+        ],
+        x_label="alpha (1 = similarity only)",
+        x_ticks=[0.0, 0.2, 0.4, 0.6, 0.8, 1.0],
+        x_tick_labels=["0", "0.2", "0.4", "0.6", "0.8", "1"],
+        marker=alpha,
+        marker_label=f"grey │: α={alpha:.1f} now",
+        note="│ = 95% paired bootstrap interval of the change from α=1",
+    )
+
+
+def draw(plt: Any, spec: FigureSpec) -> None:
+    """Draw ``spec`` on a plotext plot object (textual-plotext's ``PlotextPlot.plt``)."""
+    plt.clear_figure()
+    plt.title(spec.title)
+    if spec.kind == "bars":
+        values = [[0.0 if v is None else v for v in series.values] for series in spec.series]
+        plt.multiple_bar(
+            spec.x_tick_labels or [str(x) for x in spec.series[0].xs],
+            values,
+            color=[rgb(series.colour) for series in spec.series],
+            width=0.8,
+        )
+    else:
+        span = (max(spec.x_ticks) - min(spec.x_ticks)) if len(spec.x_ticks) > 1 else 1.0
+        middle = (len(spec.series) - 1) / 2
+        for index, series in enumerate(spec.series):
+            colour = rgb(series.colour)
+            if series.low is not None and series.high is not None:
+                # Whiskers side by side, so the intervals of several series stay apart.
+                shift = (index - middle) * span * 0.012
+                for x, low, high in zip(series.xs, series.low, series.high, strict=True):
+                    if low is not None and high is not None:
+                        plt.plot([x + shift, x + shift], [low, high], color=colour, marker="│")
+        drawn = [
+            (
+                rgb(series.colour),
+                [(x, v) for x, v in zip(series.xs, series.values, strict=True) if v is not None],
+            )
+            for series in spec.series
+        ]
+        for colour, points in drawn:
+            # The line as dense small dots, placed as the points are: plotext's own lines
+            # round rows differently and can run a row beside their points (and braille
+            # shifts text in fonts without it, the SVG export's among them).
+            line = _densified(points)
+            if line:
+                plt.scatter([x for x, _ in line], [v for _, v in line], color=colour, marker="·")
+        for colour, points in drawn:  # the points over every line, so none hides one
+            if points:
+                plt.scatter(
+                    [x for x, _ in points], [v for _, v in points], color=colour, marker="●"
+                )
+        if spec.x_ticks:
+            # Room either side, so the first and last whiskers are not drawn on the frame.
+            plt.xlim(min(spec.x_ticks) - span * 0.04, max(spec.x_ticks) + span * 0.04)
+            plt.xticks(spec.x_ticks, spec.x_tick_labels or None)
+    if spec.marker is not None:
+        plt.vline(spec.marker, "gray")
+    plt.ylim(*spec.y_range)
+    if spec.x_label:
+        plt.xlabel(spec.x_label)
+    if spec.y_label:
+        plt.ylabel(spec.y_label)
+
+
+LINE_STEPS = 120
+"""Dots per segment of a line (more than any terminal has columns between two points)."""
+
+
+def _densified(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Points along the straight segments between consecutive ``points``."""
+    line: list[tuple[float, float]] = []
+    for (x0, y0), (x1, y1) in pairwise(points):
+        line.extend(
+            (x0 + (x1 - x0) * step / LINE_STEPS, y0 + (y1 - y0) * step / LINE_STEPS)
+            for step in range(1, LINE_STEPS)
+        )
+    return line
+
+
+def legend(spec: FigureSpec) -> Text:
+    """The series names in their colours (drawn outside the plot: inside, it hides points)."""
+    text = Text()
+    for series in spec.series:
+        text.append("● ", series.colour)
+        text.append(series.label + "  ")
+    if spec.marker_label:
+        text.append(spec.marker_label, "dim")
+    return text
+
+
+class FigureView(Vertical):
+    """Title and legend, the plot, a note; or one plain line (computing, too small, why not)."""
+
+    DEFAULT_CSS = """
+    FigureView {
+        height: 1fr;
+        min-height: 3;
+        padding: 0 1;
+    }
+    FigureView > .figure-legend, FigureView > .figure-note, FigureView > .figure-message {
+        height: auto;
+    }
+    FigureView > .figure-note, FigureView > .figure-message {
+        color: $text-muted;
+    }
+    FigureView > PlotextPlot {
+        height: 1fr;
+        min-height: 1;
+    }
+    """
+
+    def __init__(self, *, hint: str = "", id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.spec: FigureSpec | None = None
+        self.hint = hint
+        """What to press to hide the figure (said when it is too small)."""
+        self.message = ""
+        self._plot: Any = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(classes="figure-message")
+        yield Static(classes="figure-legend")
+        yield Static(classes="figure-note")
+
+    def show_message(self, message: str) -> None:
+        """A plain line instead of the figure ("computing …", why there is none)."""
+        self.spec, self.message = None, message
+        self._layout()
+
+    def show(self, spec: FigureSpec) -> None:
+        """Draw ``spec`` (textual-plotext is imported and mounted the first time)."""
+        self.spec, self.message = spec, ""
+        if self._plot is None:
+            from textual_plotext import PlotextPlot
+
+            self._plot = PlotextPlot()
+            self.mount(self._plot, before=self.query_one(".figure-note"))
+        draw(self._plot.plt, spec)
+        self._plot.refresh()
+        self._layout()
+
+    @property
+    def too_small(self) -> bool:
+        """Whether the plot area is below :data:`MIN_WIDTH` × :data:`MIN_HEIGHT` (known
+        once laid out; before that, assume it fits)."""
+        width, height = self.content_size
+        if not width or not height:
+            return False
+        return width < MIN_WIDTH or height - 2 < MIN_HEIGHT  # the legend and note lines
+
+    def on_resize(self) -> None:
+        self._layout()
+
+    def _layout(self) -> None:
+        spec = self.spec
+        message = self.query_one(".figure-message", Static)
+        legend_line = self.query_one(".figure-legend", Static)
+        note = self.query_one(".figure-note", Static)
+        small = spec is not None and self.too_small
+        if spec is None or small:
+            width, height = self.content_size
+            text = self.message
+            if small:
+                text = (
+                    f"The figure needs {MIN_WIDTH}×{MIN_HEIGHT + 2} cells; this pane has "
+                    f"{width}×{height}. Enlarge the terminal"
+                    + (f", or press {self.hint} to hide it." if self.hint else ".")
+                )
+            message.update(Text(text))
+            message.display = True
+            legend_line.display = note.display = False
+            if self._plot is not None:
+                self._plot.display = False
+            return
+        message.display = False
+        legend_line.update(legend(spec))
+        note.update(Text(spec.note))
+        legend_line.display = note.display = True
+        if self._plot is not None:
+            self._plot.display = True
+
+
+def matrix_figure(
+    benchmark: str,
+    data: Any,
+    other: Any,
+    metric_key: str,
+    metric_title: str,
+    metric_kind: str,
+    grid: Any,
+) -> FigureSpec:
+    """The matrix screen's figure for its benchmark (run it in a worker: it computes).
+
+    DMV-Bench: the retention curve of the run and of the compared one; CUE-Mem: explicit
+    vs implicit bars; MemEye: the metric per X level, one line per Y, from the same
+    numbers as ``memscope plot heatmap`` for EM and Judge, else from the matrix's
+    ``grid``.
+
+    Raises:
+        MemscopeError: the run lacks the data (e.g. no per-cell Judge).
+    """
+    from memscope.pipeline import figure_data
+
+    if benchmark == "dmv":
+        runs = [data] if other is None else [data, other]
+        return retention_spec([figure_data.retention_curve(run) for run in runs])
+    if benchmark == "cuemem":
+        return cue_spec(figure_data.cue_bars(data))
+    if metric_key in ("em", "judge"):
+        heatmap = figure_data.heatmap_grid(data, metric_key)
+        return memeye_spec(
+            figure_data.memeye_lines(heatmap), heatmap.x_levels, metric_title, metric_kind
+        )
+    from memscope.pipeline.figure_data import Curve
+
+    xs = [float(index + 1) for index in range(len(grid.rows))]
+    curves = []
+    for y, _label in grid.columns:
+        cells = [grid.cells.get((x, y)) for x, _ in grid.rows]
+        curves.append(
+            Curve(
+                y,
+                xs,
+                [None if cell is None else cell.value for cell in cells],
+                n=[0 if cell is None else cell.n for cell in cells],
+            )
+        )
+    return memeye_spec(curves, tuple(x for x, _ in grid.rows), metric_title, metric_kind)
