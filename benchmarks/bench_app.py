@@ -76,7 +76,7 @@ def child(mode: str, run_id: str, presses: int) -> dict:
 
     async def interactive(pilot, screen_type) -> None:
         app, began = pilot.app, time.perf_counter()
-        while not (getattr(app, "state", None) is not None and isinstance(app.screen, screen_type)):
+        while not (app.session.is_open and isinstance(app.screen, screen_type)):
             await pilot.pause(0.001)
             if time.perf_counter() - began > deadline_s:
                 raise SystemExit(
@@ -95,7 +95,7 @@ def child(mode: str, run_id: str, presses: int) -> dict:
 
         def hooked(self, *args, **kwargs):
             result = render(self, *args, **kwargs)
-            if getattr(app, "state", None) is not None and isinstance(app.screen, QueueScreen):
+            if app.session.is_open and isinstance(app.screen, QueueScreen):
                 painted_at.append(time.perf_counter())
             return result
 
