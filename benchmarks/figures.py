@@ -12,7 +12,8 @@ document into the markdown tables of benchmarks/README.md. The document (schema
       "started": "2026-12-01T23:54:15Z", "finished": "…",
       "source": "measured" (or how the figures got here, e.g. transcribed),
       "scripts": [{"script": "bench_app.py", "argv": ["--repeat", "3"], "started": "…",
-                   "finished": "…", "machine": {…}}],
+                   "finished": "…", "machine": {…}, "source": "measured" (optional:
+                   a script re-measured into a transcribed document says so)}],
       "figures": [{"id": "app.next.first_repaint.p95", "script": "bench_app.py",
                    "group": "app", "name": "next question, key to first repaint, p95",
                    "value": 90.5, "unit": "ms", "target": {"op": "<", "value": 33.0},

@@ -89,16 +89,21 @@ def select(document: dict[str, Any], spec: str) -> list[dict[str, Any]]:
 
 
 def provenance(document: dict[str, Any], records: Iterable[dict[str, Any]]) -> str:
-    """Which commands measured these figures, and when."""
+    """Which commands measured these figures, and when (a script entry's own ``source``,
+    e.g. one re-measured into a transcribed file, overrides the document's)."""
     scripts = {record["script"] for record in records}
-    parts = [
-        f"`{' '.join([entry['script'], *entry['argv']])}` ({entry['started']})"
-        for entry in document["scripts"]
-        if entry["script"] in scripts
-    ]
-    source = document.get("source", "measured")
-    lead = "Measured" if source == "measured" else f"{source[:1].upper()}{source[1:]}:"
-    return f"{lead} {'; '.join(parts)}."
+    by_source: dict[str, list[str]] = {}
+    for entry in document["scripts"]:
+        if entry["script"] in scripts:
+            source = entry.get("source") or document.get("source", "measured")
+            by_source.setdefault(source, []).append(
+                f"`{' '.join([entry['script'], *entry['argv']])}` ({entry['started']})"
+            )
+    sentences = []
+    for source, parts in by_source.items():
+        lead = "Measured" if source == "measured" else f"{source[:1].upper()}{source[1:]}:"
+        sentences.append(f"{lead} {'; '.join(parts)}.")
+    return " ".join(sentences)
 
 
 def render(document: dict[str, Any], spec: str) -> str:
