@@ -46,9 +46,9 @@ from figures import Figure, Target, add_figures_option, at_most, below, write_sc
 def prepare_store(store_path: Path, run_dir: Path) -> str:
     """Ingest the run and compute its suggestions; return the run id."""
     from memscope.adapters import ReadOptions
-    from memscope.pipeline.runs import ingest_dir
-    from memscope.pipeline.suggest import suggest_run, suggestion_state
     from memscope.store import Store
+    from memscope.usecases.runs import ingest_dir
+    from memscope.usecases.suggest import suggest_run, suggestion_state
 
     store = Store(store_path)
     run_id = ingest_dir(store, run_dir, ReadOptions()).run_id

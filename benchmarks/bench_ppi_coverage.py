@@ -4,7 +4,7 @@ Each draw makes a run of ``--failures`` failures in three Y strata (40 / 25 / 35
 true failure codes come from known per-stratum prevalences, and rule suggestions that
 are right with probability ``accuracy`` (else another code at random). A stratified
 proportional sample of ``--labels`` failures is drawn with memscope's own sampler, the
-labels are the true codes, and ``pipeline.estimate.compute_estimates`` (the code behind
+labels are the true codes, and ``usecases.estimate.compute_estimates`` (the code behind
 the command) gives the overall 95 % intervals, labels only and PPI++. Per accuracy it
 reports how often the intervals cover the true overall prevalence of every code, and the
 mean width of PPI++ relative to labels only. Target: coverage in 93-97 % over 1,000
@@ -52,8 +52,8 @@ def draw(
 ):
     """One synthetic run's estimates (overall, per code): labels-only and PPI++ intervals."""
     from memscope.analysis.sampling import sample_order
-    from memscope.pipeline.estimate import compute_estimates
-    from memscope.pipeline.sample import Failures, SamplePlan
+    from memscope.usecases.estimate import compute_estimates
+    from memscope.usecases.sample import Failures, SamplePlan
 
     sizes = {h: round(share * n_failures) for h, share in STRATA.items()}
     strata = [h for h, size in sizes.items() for _ in range(size)]

@@ -8,7 +8,7 @@ first five) is ingested into a temporary store and loaded once. Then, in alterna
   whole run, ``temporal_authority`` on the permuted pool);
 - ``loop``: the same values from a plain numpy loop over questions (one row at a time:
   score, stable argsort of the scored slots, metrics), the obvious implementation;
-- ``rerun_run``: the whole command's work, ``pipeline.rerun.rerun_run``, including the
+- ``rerun_run``: the whole command's work, ``usecases.rerun.rerun_run``, including the
   paired bootstrap (10,000 resamples) for 4 metrics x 10 alphas.
 
 Prints medians of the repetitions (the slow loop is repeated ``--loop-repeat`` times) and
@@ -51,9 +51,9 @@ LAMBDA = 0.02
 def load(n_questions: int, scratch: Path):
     """Ingest the generated run into a store under ``scratch`` and load it."""
     from memscope.adapters import ReadOptions
-    from memscope.pipeline.loading import load_run
-    from memscope.pipeline.runs import ingest_dir
     from memscope.store import Store
+    from memscope.usecases.loading import load_run
+    from memscope.usecases.runs import ingest_dir
 
     store = Store(scratch / "store.duckdb")
     run_dir = generated_run(n_questions)
@@ -147,7 +147,7 @@ def main() -> None:
     add_figures_option(parser)
     args = parser.parse_args()
 
-    from memscope.pipeline.rerun import rerun_run
+    from memscope.usecases.rerun import rerun_run
 
     scratch = Path(tempfile.mkdtemp(prefix="memscope-bench-rerun-"))
     try:

@@ -20,11 +20,11 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "src"))
 
 from memscope.adapters import ReadOptions  # noqa: E402
-from memscope.pipeline.export import export_labels  # noqa: E402
-from memscope.pipeline.labels import record_label  # noqa: E402
-from memscope.pipeline.runs import ingest_dir  # noqa: E402
-from memscope.pipeline.sample import failures, open_sample  # noqa: E402
 from memscope.store import Store  # noqa: E402
+from memscope.usecases.export import export_labels  # noqa: E402
+from memscope.usecases.labels import record_label  # noqa: E402
+from memscope.usecases.runs import ingest_dir  # noqa: E402
+from memscope.usecases.sample import failures, open_sample  # noqa: E402
 
 OUT = REPO / "fixtures" / "labels"
 # Where the people overrule the rules (qid -> code), per annotator.

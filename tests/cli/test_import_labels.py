@@ -11,9 +11,10 @@ from typer.testing import CliRunner
 from memscope.adapters import ReadOptions
 from memscope.cli import app as cli
 from memscope.errors import InputError
-from memscope.pipeline.export import export_labels
-from memscope.pipeline.import_labels import event_uid, import_labels
-from memscope.pipeline.labels import (
+from memscope.store import Store
+from memscope.usecases.export import export_labels
+from memscope.usecases.import_labels import event_uid, import_labels
+from memscope.usecases.labels import (
     agreement,
     clear_label,
     current_labels,
@@ -21,8 +22,7 @@ from memscope.pipeline.labels import (
     record_label,
     undo_label,
 )
-from memscope.pipeline.runs import ingest_dir
-from memscope.store import Store
+from memscope.usecases.runs import ingest_dir
 
 RUN = Path(__file__).resolve().parents[2] / "runs" / "srag_v"
 ALICE = {

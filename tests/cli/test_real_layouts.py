@@ -20,12 +20,12 @@ from builders_dmv import HASHES, Probe, write_f2_run
 from memscope.adapters import ReadOptions
 from memscope.adapters.cuemem_dataset import MediaResolver, media_kind, read_cuemem_dataset
 from memscope.cli import app
-from memscope.pipeline.compare import compare_runs
-from memscope.pipeline.loading import load_run
-from memscope.pipeline.report import build_report, upstream_check
-from memscope.pipeline.runs import ingest_paths
 from memscope.store import Store
 from memscope.store.sql import rows
+from memscope.usecases.compare import compare_runs
+from memscope.usecases.loading import load_run
+from memscope.usecases.report import build_report, upstream_check
+from memscope.usecases.runs import ingest_paths
 from support import upstream_run
 
 runner = CliRunner()

@@ -9,10 +9,10 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from memscope.cli import app
-from memscope.pipeline.loaded_run import load_suggestions
-from memscope.pipeline.loading import load_run
-from memscope.pipeline.qid_order import qid_sort_key
 from memscope.store import Store
+from memscope.usecases.loading import load_run
+from memscope.usecases.qid_order import qid_sort_key
+from memscope.usecases.suggestion_changes import load_suggestions
 
 RUNS = Path(__file__).parents[2] / "runs"
 runner = CliRunner()

@@ -85,7 +85,7 @@ def seeded_template(
     so they compute no vectors (the CPU time goes to what they test).
     """
     from engine.engine_helpers import KITCHEN, KITCHEN_OPEN
-    from memscope.pipeline.engine import EngineOptions, index_dataset
+    from memscope.engine_jobs.engine import EngineOptions, index_dataset
     from memscope.store import Store
 
     path = tmp_path_factory.mktemp("seeded_store") / "memscope.duckdb"

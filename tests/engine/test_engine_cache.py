@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from engine.engine_helpers import KITCHEN, UPSTREAM
 from memscope.cli import app
 from memscope.engine import corpus
-from memscope.pipeline import engine as pipeline_engine
+from memscope.engine_jobs import engine as pipeline_engine
 from memscope.store import embeddings as cache
 
 runner = CliRunner()

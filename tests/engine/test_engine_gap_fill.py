@@ -17,11 +17,11 @@ from builders import dialog, open_row, qa, write_run
 from engine.engine_helpers import read_jsonl, upstream_rag_runs
 from memscope.adapters import ReadOptions
 from memscope.cli import app
+from memscope.engine_jobs.gap_fill import fill_gaps, undo_gap_fill
 from memscope.errors import EngineError
-from memscope.pipeline.gap_fill import fill_gaps, undo_gap_fill
-from memscope.pipeline.runs import ingest_paths
 from memscope.store import queries
 from memscope.store.recomputed import recompute_state, run_retrievals
+from memscope.usecases.runs import ingest_paths
 
 TOLERANCE = 1e-5
 """Recomputed vs logged: float32 embeddings on other hardware differ by about 3e-7 here."""
@@ -48,7 +48,7 @@ def test_requery_reproduces_the_logged_seed_order_and_scores(
     run_dir: Path, seeded_store, minilm
 ) -> None:
     store = seeded_store
-    from memscope.pipeline.engine import requery_pool
+    from memscope.engine_jobs.engine import requery_pool
 
     run_id = ingest(store, run_dir)
     fresh = requery_pool(store, run_id).to_pylist()
@@ -229,7 +229,7 @@ def test_cli_recompute_of_a_run_without_ranking_is_one_error(seeded_store) -> No
 
 def test_requery_of_some_questions_and_of_a_run_that_did_not_retrieve(seeded_store, minilm) -> None:
     from engine.engine_helpers import UPSTREAM_RUNS
-    from memscope.pipeline.engine import requery_pool
+    from memscope.engine_jobs.engine import requery_pool
 
     rag = ingest(seeded_store, upstream_rag_runs()[0])
     subset = requery_pool(seeded_store, rag, ["q2", "q5"], pool=20).to_pylist()

@@ -225,7 +225,7 @@ def test_a_native_run_records_its_models_so_it_can_be_recomputed(
     tmp_path: Path, tiny_clip_args: list[str], seeded_store, minilm
 ) -> None:
     """Random-weight open_clip: the run names its models so that recompute finds them again."""
-    from memscope.pipeline.gap_fill import fill_gaps
+    from memscope.engine_jobs.gap_fill import fill_gaps
 
     out = tmp_path / "srag_v"
     result = retrieve(

@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 
 from engine.engine_helpers import KITCHEN
 from memscope.cli import app
+from memscope.engine_jobs.engine import EngineOptions, open_dataset, search_text, similar_images
 from memscope.errors import EngineError, NotFoundError
-from memscope.pipeline.engine import EngineOptions, open_dataset, search_text, similar_images
 
 runner = CliRunner()
 
@@ -34,7 +34,7 @@ def test_free_text_search_finds_the_round_that_says_it(seeded_store, minilm) -> 
 
 def test_search_reuses_its_index_until_the_store_changes(seeded_store, minilm) -> None:
     store = seeded_store
-    from memscope.pipeline import search
+    from memscope.engine_jobs import search
 
     dataset_id = open_dataset(store, KITCHEN).dataset_id
     search_text(store, dataset_id, "paint", k=2)
@@ -95,7 +95,7 @@ def test_cli_search_needs_a_query_or_a_round(minilm) -> None:
 
 def test_importing_the_engine_core_loads_no_model_library() -> None:
     code = (
-        "import sys, memscope.pipeline.engine, memscope.pipeline.gap_fill, memscope.pipeline.native_run, memscope.cli; "
+        "import sys, memscope.engine_jobs.engine, memscope.engine_jobs.gap_fill, memscope.engine_jobs.native_run, memscope.cli; "
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'open_clip', 'sentence_transformers', 'faiss', 'transformers'}))"
     )
     output = subprocess.run(

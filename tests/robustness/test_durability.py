@@ -20,9 +20,9 @@ import pytest
 
 from builders import dialog, open_row, qa, write_run
 from memscope.adapters import ReadOptions
-from memscope.pipeline.labels import current_labels
-from memscope.pipeline.runs import ingest_dir
 from memscope.store import Store
+from memscope.usecases.labels import current_labels
+from memscope.usecases.runs import ingest_dir
 
 N_QUESTIONS = 40
 
@@ -30,7 +30,7 @@ LABELLER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from memscope.pipeline.labels import record_label
+    from memscope.usecases.labels import record_label
     from memscope.store import Store
 
     store = Store(Path(sys.argv[1]), wait_s=30)

@@ -622,15 +622,15 @@ def _release(holder: subprocess.Popen) -> None:
 def test_labels_wait_for_a_busy_store_and_are_never_dropped(
     tmp_path: Path, store_path: Path
 ) -> None:
-    from memscope.pipeline.label_journal import LabelJournal
-    from memscope.pipeline.label_queue import (
+    from memscope.triage.label_queue import (
         LabelFailed,
         LabelOp,
         LabelQueue,
         LabelSaved,
         LabelsWaiting,
     )
-    from memscope.pipeline.labels import current_labels
+    from memscope.usecases.label_journal import LabelJournal
+    from memscope.usecases.labels import current_labels
 
     assert invoke("ingest", str(good_run(tmp_path))).exit_code == 0
     store = Store(store_path, wait_s=0.2)
@@ -661,7 +661,7 @@ def test_labels_wait_for_a_busy_store_and_are_never_dropped(
 def test_labels_left_pending_are_replayed_before_label_commands(
     tmp_path: Path, store_path: Path
 ) -> None:
-    from memscope.pipeline.label_journal import LabelJournal, LabelOp
+    from memscope.usecases.label_journal import LabelJournal, LabelOp
 
     assert invoke("ingest", str(good_run(tmp_path))).exit_code == 0
     journal = LabelJournal(store_path)
@@ -830,9 +830,9 @@ async def _until(pilot, condition, timeout: float = 30.0) -> None:
 async def test_the_app_keeps_a_label_while_the_store_is_held(
     tmp_path: Path, store_path: Path
 ) -> None:
-    from memscope.pipeline.label_journal import LabelJournal
-    from memscope.pipeline.labels import current_labels
     from memscope.tui.app import make_app
+    from memscope.usecases.label_journal import LabelJournal
+    from memscope.usecases.labels import current_labels
 
     run_dir = good_run(tmp_path)
     assert invoke("ingest", str(run_dir)).exit_code == 0

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 async def main(run_dir: str, annotator: str, qid: str, keys: list[str]) -> None:
     from helpers import ready, settle
 
-    from memscope.pipeline.label_queue import LabelSaved
+    from memscope.triage.label_queue import LabelSaved
     from memscope.tui.app import make_app
     from memscope.tui.messages import LabelWritten
     from memscope.tui.widgets.image_preview import ImagePreview

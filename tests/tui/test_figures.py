@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 from helpers import ready, settle
 
-from memscope.pipeline import figure_data, plots
 from memscope.tui.app import make_app
 from memscope.tui.screens.matrix import MatrixScreen
 from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.widgets.candidates import CandidatesPanel
 from memscope.tui.widgets.figure import FigureView
+from memscope.usecases import figure_data, plots
 
 pytest.importorskip("matplotlib")  # the test extra has it: `memscope plot` is the reference
 
@@ -168,7 +168,8 @@ async def test_recency_sweep_is_the_plot_numbers_with_alpha_marked(demo: Path, m
         await pilot.press("left_square_bracket", "left_square_bracket")
         await settle(pilot)
         assert (
-            figure.spec.marker == pytest.approx(app.session.view.alpha) and app.session.view.alpha < 1
+            figure.spec.marker == pytest.approx(app.session.view.alpha)
+            and app.session.view.alpha < 1
         )
         assert figure.spec.series[1].values == sweep.curves["rank_inversion"].values
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from helpers import ready, settle, shown_text
 
-from memscope.pipeline.engine_jobs import EngineStep
+from memscope.engine_jobs.memory_search import EngineStep
 from memscope.tui.app import MemscopeApp, make_app
 from memscope.tui.messages import SearchFinished
 from memscope.tui.screens.help import HelpScreen, legend_table

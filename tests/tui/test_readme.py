@@ -14,7 +14,6 @@ from helpers import ready, settle, shown_text
 from typer.testing import CliRunner
 
 from memscope.cli import app as cli
-from memscope.pipeline.labels import current_labels
 from memscope.store import Store
 from memscope.tui.app import make_app
 from memscope.tui.screens.matrix import MatrixScreen
@@ -22,6 +21,7 @@ from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.screens.queue import QueueScreen
 from memscope.tui.widgets.label_bar import LabelBar
 from memscope.tui.widgets.round_view import RoundView
+from memscope.usecases.labels import current_labels
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")

@@ -18,11 +18,11 @@ from helpers import ready
 from typer.testing import CliRunner
 
 from memscope.cli import app as cli
-from memscope.pipeline.runs import resolve_run
-from memscope.pipeline.sample import open_sample
 from memscope.store import Store
 from memscope.tui.app import make_app
 from memscope.tui.widgets.status_bar import status_view_text
+from memscope.usecases.runs import resolve_run
+from memscope.usecases.sample import open_sample
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")

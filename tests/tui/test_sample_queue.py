@@ -7,11 +7,11 @@ from pathlib import Path
 from helpers import ready, settle
 
 from memscope.adapters import ReadOptions
-from memscope.pipeline.runs import ingest_dir
-from memscope.pipeline.sample import load_sample, open_sample
 from memscope.store import Store
 from memscope.tui.app import make_app
 from memscope.tui.widgets.status_bar import status_view_text
+from memscope.usecases.runs import ingest_dir
+from memscope.usecases.sample import load_sample, open_sample
 
 REPO = Path(__file__).resolve().parents[2]
 RUN = REPO / "runs" / "srag_v"

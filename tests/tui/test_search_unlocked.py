@@ -19,14 +19,14 @@ import pytest
 from helpers import ready, settle, shown_text
 
 import memscope.engine.text as engine_text
-import memscope.pipeline.engine as pipeline_engine
+import memscope.engine_jobs.engine as pipeline_engine
+from memscope.engine_jobs.memory_search import StepReporter
 from memscope.errors import EngineError
-from memscope.pipeline.engine_jobs import StepReporter
-from memscope.pipeline.labels import current_labels
 from memscope.tui.app import make_app
 from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.screens.search import SearchDialog
 from memscope.tui.widgets.status_bar import StatusBar
+from memscope.usecases.labels import current_labels
 
 LABEL_BUDGET_S = 1.0
 """Key press to committed label while a search runs. benchmarks/bench_labels.py's target is

@@ -11,16 +11,16 @@ import pytest
 from builders import dialog, open_row, qa, write_run
 from memscope.adapters import ReadOptions
 from memscope.errors import InputError
-from memscope.pipeline.candidate_rows import logged_candidates
-from memscope.pipeline.evidence_chain import build_timeline, question_detail
-from memscope.pipeline.loaded_run import load_rounds, open_session, save_position
-from memscope.pipeline.question_view import question_view, ranking_view
-from memscope.pipeline.round_index import RoundIndex
-from memscope.pipeline.runs import ingest_dir
-from memscope.pipeline.triage import QueueSpec, TriageTable, parse_cell, parse_filter
 from memscope.store import Store
 from memscope.store.app_state import load_app_state
 from memscope.store.lease import WriterLease, lease_path
+from memscope.triage.candidate_rows import logged_candidates
+from memscope.triage.evidence_chain import build_timeline, question_detail
+from memscope.triage.loaded_run import load_rounds, open_session, save_position
+from memscope.triage.question_view import question_view, ranking_view
+from memscope.triage.round_index import RoundIndex
+from memscope.usecases.runs import ingest_dir
+from memscope.usecases.triage_queue import QueueSpec, TriageTable, parse_cell, parse_filter
 
 
 def small_run(tmp_path: Path) -> Path:

@@ -15,9 +15,6 @@ from helpers import ready, settle, shown_text
 from typer.testing import CliRunner
 
 from memscope.cli import app as cli
-from memscope.pipeline.labels import current_labels
-from memscope.pipeline.loading import load_run
-from memscope.pipeline.rerun import rerun_question
 from memscope.store import Store
 from memscope.tui.app import make_app
 from memscope.tui.screens.question import QuestionScreen
@@ -26,6 +23,9 @@ from memscope.tui.widgets.candidates import CandidatesPanel
 from memscope.tui.widgets.image_preview import ImagePreview
 from memscope.tui.widgets.label_bar import LabelBar
 from memscope.tui.widgets.round_view import RoundView
+from memscope.usecases.labels import current_labels
+from memscope.usecases.loading import load_run
+from memscope.usecases.rerun import rerun_question
 
 
 async def type_text(pilot, text: str) -> None:

@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 from memscope.adapters import ReadOptions
-from memscope.pipeline.export import export_labels
-from memscope.pipeline.labels import accept_suggestion, record_label
-from memscope.pipeline.runs import ingest_dir
 from memscope.store import Store
+from memscope.usecases.export import export_labels
+from memscope.usecases.labels import accept_suggestion, record_label
+from memscope.usecases.runs import ingest_dir
 
 SRAG_V = Path(__file__).parents[2] / "runs" / "srag_v"
 

@@ -45,9 +45,11 @@ def test_cli_import_loads_no_heavy_library() -> None:
     [
         "memscope.adapters",
         "memscope.store",
-        "memscope.pipeline.report",
-        "memscope.pipeline.runs",
+        "memscope.usecases.report",
+        "memscope.usecases.runs",
         "memscope.analysis.evidence",
+        "memscope.triage.loaded_run",
+        "memscope.engine_jobs.engine",
     ],
 )
 def test_core_layers_load_no_ui_or_model_library(module: str) -> None:
@@ -64,7 +66,7 @@ def _contracts() -> list[dict[str, Any]]:
 
 
 def test_the_import_contract_holds() -> None:
-    """The static rules (layers, front ends through pipeline, DuckDB and model libraries
+    """The static rules (layers, front ends through the use cases, DuckDB and model libraries
     in their layer only) live in pyproject.toml's import-linter contract."""
     pytest.importorskip("importlinter")
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}

@@ -1,4 +1,4 @@
-"""Benchmark axes (adapters/*_axes.py, pipeline/axes.py): the filter words of each
+"""Benchmark axes (adapters/*_axes.py, usecases/axes.py): the filter words of each
 benchmark, numeric comparisons, clear errors for another benchmark's words, and the
 report's ``axes`` section against the benchmark's own tables."""
 
@@ -12,11 +12,11 @@ import pytest
 from memscope.adapters import ReadOptions
 from memscope.adapters.axes import axes_for
 from memscope.errors import InputError
-from memscope.pipeline.loading import load_run
-from memscope.pipeline.report import build_report
-from memscope.pipeline.runs import ingest_dir_runs
-from memscope.pipeline.triage import QueueSpec, TriageTable, parse_filter
 from memscope.store import Store
+from memscope.usecases.loading import load_run
+from memscope.usecases.report import build_report
+from memscope.usecases.runs import ingest_dir_runs
+from memscope.usecases.triage_queue import QueueSpec, TriageTable, parse_filter
 
 RUNS = Path(__file__).resolve().parents[2] / "runs"
 

@@ -24,10 +24,10 @@ from memscope.adapters import ReadOptions, detect, read_runs
 from memscope.adapters.cuemem import extract_choice, history_names
 from memscope.adapters.cuemem_dataset import ClueResolver, explicitness, split_options
 from memscope.errors import DatasetError, RunDirError
-from memscope.pipeline.runs import ingest_paths
 from memscope.records import RoundRecord
 from memscope.store import Store
 from memscope.store.sql import rows, scalar
+from memscope.usecases.runs import ingest_paths
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_MM = REPO / "runs" / "cue_mm"
@@ -368,8 +368,8 @@ def test_the_wrong_history_file_is_refused(tmp_path: Path) -> None:
 
 
 def test_voice_and_item_views_for_the_app(store: Store) -> None:
-    from memscope.pipeline.benchmark_views import load_retrieved_items, load_voice_turn
-    from memscope.pipeline.runs import ingest_dir
+    from memscope.triage.benchmark_views import load_retrieved_items, load_voice_turn
+    from memscope.usecases.runs import ingest_dir
 
     outcome = ingest_dir(store, DEMO_MM, ReadOptions())
     with store.read() as con:

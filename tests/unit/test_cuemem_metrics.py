@@ -15,10 +15,10 @@ from memscope.adapters import ReadOptions
 from memscope.analysis.arrays import PAD
 from memscope.analysis.cuemem import accuracy_by_task, ei_gap, evidence_at_k, memory_average
 from memscope.cli import app
-from memscope.pipeline.loading import load_run
-from memscope.pipeline.report import build_report
-from memscope.pipeline.runs import ingest_dir
 from memscope.store import Store
+from memscope.usecases.loading import load_run
+from memscope.usecases.report import build_report
+from memscope.usecases.runs import ingest_dir
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -15,9 +15,9 @@ from memscope.adapters import ReadOptions, detect, find_run_dirs, read_run, read
 from memscope.adapters.dmv_dataset import parse_task_id
 from memscope.adapters.dmv_logs import parse_task_log
 from memscope.errors import DatasetError, RunDirError
-from memscope.pipeline.runs import ingest_dir_runs, ingest_paths
 from memscope.store import Store
 from memscope.store.sql import rows, scalar
+from memscope.usecases.runs import ingest_dir_runs, ingest_paths
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_RUN = REPO / "runs" / "dmv_f2_demo"

@@ -15,11 +15,11 @@ from builders_dmv import DATA, probes, write_f2_run
 from memscope.adapters import ReadOptions
 from memscope.analysis.dmv import bin_labels, cluster_bootstrap_groups, sign_flip_test, tsr
 from memscope.cli import app
-from memscope.pipeline.compare import compare_runs
-from memscope.pipeline.loading import load_run
-from memscope.pipeline.report import build_report
-from memscope.pipeline.runs import ingest_dir_runs
 from memscope.store import Store
+from memscope.usecases.compare import compare_runs
+from memscope.usecases.loading import load_run
+from memscope.usecases.report import build_report
+from memscope.usecases.runs import ingest_dir_runs
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_RUN = REPO / "runs" / "dmv_f2_demo"
@@ -204,7 +204,7 @@ def test_text_plots_for_the_retention_curve() -> None:
 
 def test_the_probe_view_for_the_app(store: Store, ingested: list[str]) -> None:
     from builders_dmv import HASHES
-    from memscope.pipeline.benchmark_views import load_probe
+    from memscope.triage.benchmark_views import load_probe
 
     red, blue, green = HASHES[:3]
     view = load_probe(store, ingested[0], "q2")

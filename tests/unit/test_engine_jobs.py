@@ -1,10 +1,10 @@
-"""Searches off the store lock (pipeline.engine_jobs, store.locked), without a terminal:
+"""Searches off the store lock (engine_jobs.memory_search, store.locked), without a terminal:
 each connection takes the lock and gives it back, the model load runs with it free while
 another thread writes a label, and each step is reported for the progress line.
 
 The model load's slowness is staged (the real device resolution, held on an Event, then
 failing as a broken model would): no model library is imported. The label written during
-it is real (DuckDB store, pipeline.labels).
+it is real (DuckDB store, usecases.labels).
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from typing import Any
 import pytest
 
 import memscope.engine.text as engine_text
-import memscope.pipeline.engine as pipeline_engine
+import memscope.engine_jobs.engine as pipeline_engine
 from memscope.adapters import ReadOptions
+from memscope.engine_jobs.memory_search import EngineStep, StepReporter, run_memory_search
 from memscope.errors import EngineError
-from memscope.pipeline.engine_jobs import EngineStep, StepReporter, run_memory_search
-from memscope.pipeline.labels import current_labels, record_label
-from memscope.pipeline.runs import ingest_dir
 from memscope.store import Store
 from memscope.store.locked import LockedStore
+from memscope.usecases.labels import current_labels, record_label
+from memscope.usecases.runs import ingest_dir
 
 SRAG_V = Path(__file__).parents[2] / "runs" / "srag_v"
 

@@ -12,11 +12,11 @@ from typer.testing import CliRunner
 from memscope.adapters import ReadOptions
 from memscope.analysis.ppi import agresti_pseudo, labels_only_mean, ppi_mean
 from memscope.cli import app as cli
-from memscope.pipeline.estimate import compute_estimates, estimate_run
-from memscope.pipeline.labels import record_label
-from memscope.pipeline.runs import ingest_dir
-from memscope.pipeline.sample import Failures, failures, plan_sample
 from memscope.store import Store
+from memscope.usecases.estimate import compute_estimates, estimate_run
+from memscope.usecases.labels import record_label
+from memscope.usecases.runs import ingest_dir
+from memscope.usecases.sample import Failures, failures, plan_sample
 
 RUN = Path(__file__).resolve().parents[2] / "runs" / "srag_v"
 runner = CliRunner()

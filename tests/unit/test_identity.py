@@ -23,9 +23,9 @@ from builders import dialog, open_row, qa, write_run
 from memscope.adapters import ReadOptions, read_run
 from memscope.adapters.memeye_dataset import read_memeye_dataset
 from memscope.identity import qid_for, question_key
-from memscope.pipeline.runs import ingest_dir
 from memscope.store import Store
 from memscope.store.sql import rows
+from memscope.usecases.runs import ingest_dir
 from support import UPSTREAM_RUNS
 
 FIXTURE_RUN = Path(__file__).parents[2] / "runs" / "srag_v"

@@ -14,10 +14,10 @@ import pytest
 from builders import dialog, open_row, qa, rag_runtime, write_run
 from memscope.adapters import ReadOptions
 from memscope.errors import DatasetError, RunDirError, StoreBusyError
-from memscope.pipeline.runs import ingest_dir, ingest_paths, resolve_run
 from memscope.store import Store
 from memscope.store.migrations import all_migrations
 from memscope.store.sql import rows, scalar
+from memscope.usecases.runs import ingest_dir, ingest_paths, resolve_run
 from support import UPSTREAM_RUNS, upstream_run
 
 OPTIONS = ReadOptions()

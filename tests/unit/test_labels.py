@@ -21,9 +21,11 @@ from memscope.analysis.agreement import (
 )
 from memscope.config import load_config
 from memscope.errors import ConfigError, InputError, NotFoundError
-from memscope.pipeline import export as export_module
-from memscope.pipeline.export import export_labels, label_table
-from memscope.pipeline.labels import (
+from memscope.store import Store
+from memscope.taxonomy import load_taxonomy
+from memscope.usecases import export as export_module
+from memscope.usecases.export import export_labels, label_table
+from memscope.usecases.labels import (
     accept_suggestion,
     agreement,
     clear_label,
@@ -32,9 +34,7 @@ from memscope.pipeline.labels import (
     record_label,
     undo_label,
 )
-from memscope.pipeline.runs import ingest_dir
-from memscope.store import Store
-from memscope.taxonomy import load_taxonomy
+from memscope.usecases.runs import ingest_dir
 
 SESSIONS = {"D1": ["D1:1", "D1:2"], "D2": ["D2:1", "D2:2"]}
 
@@ -204,7 +204,7 @@ def test_labels_are_committed_before_returning(tmp_path: Path, store: Store, run
     script = (
         "import os, signal\n"
         "from memscope.store import Store\n"
-        "from memscope.pipeline.labels import record_label\n"
+        "from memscope.usecases.labels import record_label\n"
         f"record_label(Store({str(store.path)!r}), {run_id!r}, 'q5', codes=['RET-PART'], annotator='kim')\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"
     )
@@ -323,7 +323,7 @@ def test_export_history_summary_and_suggestions(store: Store, run_id: str, tmp_p
         ("alice", "X1_Y1", "SEL-NOISE", 1, 0),
         ("bob", "X2_Y1", "RET-MISS", 1, 1),
     }
-    from memscope.pipeline.suggest import suggest_run
+    from memscope.usecases.suggest import suggest_run
 
     suggest_run(store, run_id)
     rows = json_lines(export_labels(store, run_id, fmt="jsonl", include_suggestions=True).content)

@@ -12,8 +12,8 @@ from memscope.adapters import ReadOptions, detect, find_run_dirs, read_run
 from memscope.adapters.memeye_dataset import coordinate, read_memeye_dataset
 from memscope.errors import DatasetError, RunDirError
 from memscope.identity import question_key
-from memscope.pipeline.runs import ingest_dir
 from memscope.store import Store
+from memscope.usecases.runs import ingest_dir
 from support import UPSTREAM_RUNS, upstream_run
 
 

@@ -11,10 +11,10 @@ from typer.testing import CliRunner
 from memscope.adapters import ReadOptions
 from memscope.cli import app as cli
 from memscope.errors import InputError, MemscopeError
-from memscope.pipeline.labels import record_label
-from memscope.pipeline.plots import render
-from memscope.pipeline.runs import ingest_dir, ingest_dir_runs
 from memscope.store import Store
+from memscope.usecases.labels import record_label
+from memscope.usecases.plots import render
+from memscope.usecases.runs import ingest_dir, ingest_dir_runs
 
 RUNS = Path(__file__).resolve().parents[2] / "runs"
 runner = CliRunner()
@@ -100,8 +100,8 @@ def test_only_the_plot_module_imports_matplotlib() -> None:
             )
             if any(name.split(".")[0] == "matplotlib" for name in names):
                 importers.append(str(path.relative_to(src)))
-    assert sorted(set(importers)) == ["pipeline/plots.py"]
-    code = "import sys, memscope.cli, memscope.pipeline.plots; print('matplotlib' in sys.modules)"
+    assert sorted(set(importers)) == ["usecases/plots.py"]
+    code = "import sys, memscope.cli, memscope.usecases.plots; print('matplotlib' in sys.modules)"
     loaded = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )

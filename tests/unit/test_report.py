@@ -8,10 +8,10 @@ import pytest
 
 from builders import dialog, open_row, qa, write_run
 from memscope.adapters import ReadOptions
-from memscope.pipeline.loading import load_run
-from memscope.pipeline.report import build_report
-from memscope.pipeline.runs import ingest_dir
 from memscope.store import Store
+from memscope.usecases.loading import load_run
+from memscope.usecases.report import build_report
+from memscope.usecases.runs import ingest_dir
 from support import upstream_run
 
 

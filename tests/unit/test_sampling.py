@@ -10,15 +10,15 @@ import pytest
 from memscope.adapters import ReadOptions
 from memscope.analysis.sampling import allocate, sample_order, stratum_spread
 from memscope.errors import InputError
-from memscope.pipeline.runs import ingest_dir
-from memscope.pipeline.sample import (
+from memscope.store import Store
+from memscope.usecases.runs import ingest_dir
+from memscope.usecases.sample import (
     failures,
     load_sample,
     open_sample,
     plan_sample,
     sample_progress,
 )
-from memscope.store import Store
 
 RUN = Path(__file__).resolve().parents[2] / "runs" / "srag_v"
 

@@ -11,13 +11,13 @@ import pytest
 
 from builders import dialog, open_row, qa, write_run
 from memscope.adapters import ReadOptions
-from memscope.pipeline.label_book import Queued
-from memscope.pipeline.label_queue import LabelEvent, LabelSaved
-from memscope.pipeline.loaded_run import DirRuns, LoadedRun
-from memscope.pipeline.notice import Notice
-from memscope.pipeline.session_service import StartRequest, TriageSession, compute_rerank
 from memscope.store import Store
 from memscope.store.app_state import load_app_state
+from memscope.triage.label_book import Queued
+from memscope.triage.label_queue import LabelEvent, LabelSaved
+from memscope.triage.loaded_run import DirRuns, LoadedRun
+from memscope.triage.notice import Notice
+from memscope.triage.session_service import StartRequest, TriageSession, compute_rerank
 
 
 def small_run(tmp_path: Path) -> Path:
@@ -144,7 +144,7 @@ def test_a_label_is_shown_saving_then_saved_and_is_in_the_store(
     view = session.label_bar_view("q1")
     assert view.state == "saved" and view.current == {"SEL-STALE", "RET-PART"}
     assert view.pending is None
-    from memscope.pipeline.labels import current_labels
+    from memscope.usecases.labels import current_labels
 
     stored = current_labels(Store(store_path), session.run.run_id, annotator="alice")  # type: ignore[union-attr]
     assert set(stored["q1"].codes) == {"SEL-STALE", "RET-PART"}
@@ -251,7 +251,7 @@ def test_view_parameters_stay_in_bounds(tmp_path: Path, store_path: Path, direct
 def test_a_newer_search_makes_an_older_ones_reports_stale(tmp_path: Path, store_path: Path) -> None:
     import time
 
-    from memscope.pipeline.engine_jobs import EngineStep
+    from memscope.engine_jobs.memory_search import EngineStep
 
     session = open_session(tmp_path, store_path)
     first = session.search.begin()

@@ -1,4 +1,4 @@
-"""The Typer command line: parse, call the pipeline, render. ``main`` is the entry point.
+"""The Typer command line: parse, call the use cases, render. ``main`` is the entry point.
 
 Every module in this package (other than ``app`` and ``common``) defines commands and
 registers them on :data:`memscope.cli.app.app` when imported; they are imported here, so a

@@ -32,7 +32,7 @@ from memscope.records import Notice
 from memscope.textsafe import is_printable, printable
 
 if TYPE_CHECKING:
-    from memscope.pipeline.store_access import ReadOptions, Store
+    from memscope.usecases.store_access import ReadOptions, Store
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -134,14 +134,14 @@ DmvRegistryOption = Annotated[
 
 def read_options(dataset: Path | None = None, dmv_registry: Path | None = None) -> ReadOptions:
     """The ReadOptions for ``--dataset`` and ``--dmv-registry``."""
-    from memscope.pipeline.store_access import read_options as build
+    from memscope.usecases.store_access import read_options as build
 
     return build(dataset, dmv_registry)
 
 
 def open_store(db: Path | None) -> Store:
     """The store the user chose (see ``memscope --help`` for the precedence)."""
-    from memscope.pipeline.store_access import open_store as open_chosen
+    from memscope.usecases.store_access import open_store as open_chosen
 
     return open_chosen(db)
 

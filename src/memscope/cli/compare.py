@@ -55,9 +55,9 @@ def compare(
     there is no judge score), and says which. Transitions: fixed (A wrong, B right),
     broken (A right, B wrong), both right, both wrong, with their question ids.
     """
-    from memscope.pipeline.compare import compare_runs
-    from memscope.pipeline.runs import resolve_run
-    from memscope.pipeline.store_access import ReadOptions
+    from memscope.usecases.compare import compare_runs
+    from memscope.usecases.runs import resolve_run
+    from memscope.usecases.store_access import ReadOptions
 
     store = open_store(db)
     options = ReadOptions(dataset=dataset)
@@ -86,7 +86,7 @@ def _cell(group: dict[str, Any] | None) -> str:
 
 def _levels_table(delta: dict[str, Any]) -> Table:
     """Δ with its 95% interval per X level, per Y level and overall."""
-    from memscope.pipeline.levels import X_LEVELS, Y_LEVELS  # lazily: it loads the adapters
+    from memscope.usecases.levels import X_LEVELS, Y_LEVELS  # lazily: it loads the adapters
 
     table = Table(title="Δ per level with 95% bootstrap interval", title_justify="left")
     for name, justify in (
@@ -126,7 +126,7 @@ def _ids(qids: list[str]) -> Text:
 
 def render_compare(result: dict[str, Any]) -> Group:
     """The comparison as Rich renderables."""
-    from memscope.pipeline.levels import X_LEVELS, Y_LEVELS  # lazily: it loads the adapters
+    from memscope.usecases.levels import X_LEVELS, Y_LEVELS  # lazily: it loads the adapters
 
     a, b = result["run_a"], result["run_b"]
     header = Text.assemble(

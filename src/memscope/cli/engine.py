@@ -48,7 +48,7 @@ from memscope.errors import InputError
 from memscope.textsafe import printable
 
 if TYPE_CHECKING:
-    from memscope.pipeline.engine import EngineOptions
+    from memscope.engine_jobs.engine import EngineOptions
 
 TextModelOption = Annotated[
     str | None,
@@ -155,7 +155,7 @@ def _options(
     batch_size: int | None,
     threads: int | None = None,
 ) -> EngineOptions:
-    from memscope.pipeline.engine import EngineOptions, set_thread_budget
+    from memscope.engine_jobs.engine import EngineOptions, set_thread_budget
 
     set_thread_budget(threads)  # before any model loads: one budget for torch, BLAS, FAISS
     return EngineOptions(text_model, image_model, image_pretrained, device, batch_size)
@@ -192,7 +192,7 @@ def index(
     skipped (with a note saying what to pass) when they are not.
     """
     require_engine("memscope index")
-    from memscope.pipeline.engine import index_dataset
+    from memscope.engine_jobs.engine import index_dataset
 
     store = open_store(db)
     summary = index_dataset(
@@ -332,7 +332,7 @@ def retrieve(
     questions answered so far stay a valid run.
     """
     require_engine("memscope retrieve")
-    from memscope.pipeline.native_run import AnswerSettings, MethodSettings, write_native_run
+    from memscope.engine_jobs.native_run import AnswerSettings, MethodSettings, write_native_run
 
     if bool(answer_endpoint) != bool(answer_model):
         raise InputError(
@@ -373,8 +373,8 @@ def retrieve(
         )
     )
     if ingest:
-        from memscope.pipeline.runs import ingest_dir
-        from memscope.pipeline.store_access import ReadOptions
+        from memscope.usecases.runs import ingest_dir
+        from memscope.usecases.store_access import ReadOptions
 
         outcome = ingest_dir(store, out, ReadOptions())
         stderr.print(Text.assemble("ingested ", (outcome.run_id, "bold")))
@@ -420,8 +420,8 @@ def recompute(
     fills the missing ones and extends the pool to at least 3 x top_k candidates; the
     store marks those values origin=recomputed. Logged ranks and scores are kept.
     """
-    from memscope.pipeline.gap_fill import fill_gaps, undo_gap_fill
-    from memscope.pipeline.runs import resolve_run
+    from memscope.engine_jobs.gap_fill import fill_gaps, undo_gap_fill
+    from memscope.usecases.runs import resolve_run
 
     store = open_store(db)
     run_id = resolve_run(store, run)
@@ -503,8 +503,8 @@ def search(
     images); --similar-to ROUND finds the look-alike images behind X3 confusions.
     """
     require_engine("memscope search")
-    from memscope.pipeline.engine import round_previews, search_text, similar_images
-    from memscope.pipeline.engine_data import open_dataset
+    from memscope.engine_jobs.engine import round_previews, search_text, similar_images
+    from memscope.engine_jobs.engine_data import open_dataset
 
     if (query is None) == (similar_to is None):
         raise InputError(

@@ -70,8 +70,8 @@ def estimate(
     are primary codes. Label a sampled queue (`memscope open RUN --queue sample`) for
     the design to hold.
     """
-    from memscope.pipeline.estimate import estimate_run
-    from memscope.pipeline.runs import resolve_run
+    from memscope.usecases.estimate import estimate_run
+    from memscope.usecases.runs import resolve_run
 
     store = open_store(db)
     run_id = resolve_run(store, run, ingest=False)

@@ -45,7 +45,7 @@ def import_labels_command(
     changed, unless --allow-changed-run. Then `memscope agreement` and
     `memscope estimate --annotator A` work across the merged labels.
     """
-    from memscope.pipeline.import_labels import import_labels
+    from memscope.usecases.import_labels import import_labels
 
     store = open_store(db)
     result = import_labels(store, list(files), allow_changed_run=allow_changed_run)

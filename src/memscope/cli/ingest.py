@@ -49,8 +49,8 @@ def ingest(
     An unchanged run is skipped; a changed one replaces its old rows. Bad lines are
     reported as file:line and skipped (refused with --strict).
     """
-    from memscope.pipeline.runs import IngestFailure, ingest_paths
-    from memscope.pipeline.store_access import IngestOutcome
+    from memscope.usecases.runs import IngestFailure, ingest_paths
+    from memscope.usecases.store_access import IngestOutcome
 
     store = open_store(db)
 
@@ -72,7 +72,7 @@ def ingest(
         )
         check = result.upstream_check
         if check and check.get("agrees"):  # a disagreement is one of the warnings above
-            from memscope.pipeline.report import upstream_sentence
+            from memscope.usecases.report import upstream_sentence
 
             stderr.print(Text(f"  {upstream_sentence(check)}", style="green"))
 
@@ -88,7 +88,7 @@ def ingest(
 @handles_errors
 def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None:
     """List the ingested runs."""
-    from memscope.pipeline.store_access import list_runs
+    from memscope.usecases.store_access import list_runs
 
     store = open_store(db)
     rows = list_runs(store)

@@ -30,8 +30,8 @@ from memscope.errors import InputError
 from memscope.textsafe import printable
 
 if TYPE_CHECKING:
-    from memscope.pipeline.labels import LabelEvent
-    from memscope.pipeline.store_access import Store
+    from memscope.usecases.labels import LabelEvent
+    from memscope.usecases.store_access import Store
 
 
 class ExportFormat(str, Enum):
@@ -48,7 +48,7 @@ def _store_with_labels_replayed(db: Path | None) -> Store:
 
     Every label command reads labels, so none may miss a change the app journalled.
     """
-    from memscope.pipeline.label_journal import replay_pending
+    from memscope.usecases.label_journal import replay_pending
 
     store = open_store(db)
     result = replay_pending(store)
@@ -131,9 +131,9 @@ def label(
     command returns. --accept takes the suggestion of `memscope suggest` (computed if
     needed); --clear removes the current label; --undo reverts your latest change.
     """
-    from memscope.pipeline.labels import accept_suggestion, clear_label, record_label, undo_label
-    from memscope.pipeline.runs import resolve_run
-    from memscope.pipeline.store_access import ReadOptions
+    from memscope.usecases.labels import accept_suggestion, clear_label, record_label, undo_label
+    from memscope.usecases.runs import resolve_run
+    from memscope.usecases.store_access import ReadOptions
 
     actions = [
         name
@@ -240,8 +240,8 @@ def export_labels_command(
     jsonl and parquet keep the exact text. The file is written whole or not at all; a
     symlink --out writes to its target.
     """
-    from memscope.pipeline.export import export_labels, runs_with_labels
-    from memscope.pipeline.runs import resolve_run
+    from memscope.usecases.export import export_labels, runs_with_labels
+    from memscope.usecases.runs import resolve_run
 
     run = named_run(run, run_alias)
     if all_runs and run:
@@ -306,7 +306,7 @@ def agreement(
     Overall on the primary codes; per code on whether the question carries it.
     Kappa is undefined (–) when both annotators gave one and the same answer throughout.
     """
-    from memscope.pipeline.labels import agreement as compute_agreement
+    from memscope.usecases.labels import agreement as compute_agreement
 
     if not annotators:
         raise InputError("name the two annotators to compare", fix="e.g. --annotators alice bob")
@@ -315,7 +315,7 @@ def agreement(
     run_id = pick_run(store, run, "agreement", ingest=False)
     result = compute_agreement(store, run_id, names[0], names[1])
     if list_disagreements:
-        from memscope.pipeline.disagreements import disagreements
+        from memscope.usecases.disagreements import disagreements
 
         result["disagreements"] = disagreements(store, run_id, names[0], names[1])
     if output is OutputFormat.json:

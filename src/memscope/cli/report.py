@@ -26,8 +26,8 @@ from memscope.cli.common import (
 )
 from memscope.cli.run_arg import say_default
 from memscope.errors import InputError
-from memscope.pipeline.metric_names import METRIC_NAMES
 from memscope.textsafe import printable
+from memscope.usecases.metric_names import METRIC_NAMES
 
 K_HELP = "Cut-off K for @K metrics (default: the run's top_k, else 10)."
 
@@ -70,9 +70,9 @@ def report(
     (first three tasks), EI-Gap, Answer Refusal apart, and evidence Recall@k/Precision@k
     (k = 1, 3, 5, 10, 25; Precision@k = hits / k).
     """
-    from memscope.pipeline.loading import load_run
-    from memscope.pipeline.report import build_report, build_report_parts, upstream_check
-    from memscope.pipeline.runs import resolve_run
+    from memscope.usecases.loading import load_run
+    from memscope.usecases.report import build_report, build_report_parts, upstream_check
+    from memscope.usecases.runs import resolve_run
 
     check_k(k)
     store = open_store(db)
@@ -89,7 +89,7 @@ def report(
         say_default(run_id, "report")
     upstream = upstream_check(store, run_id)
     if output is OutputFormat.json:
-        from memscope.pipeline.store_access import json_objects
+        from memscope.usecases.store_access import json_objects
 
         summary, questions = build_report_parts(data, k, upstream=upstream)
         print_json(summary, rows=("questions", json_objects(questions)))
@@ -114,7 +114,7 @@ def _header(result: dict[str, Any]) -> Text:
 
 def _answer_matrix(answer: dict[str, Any], metric: str, title: str, n_key: str = "n") -> Table:
     """One X×Y matrix of ``metric`` means, each cell with its n (``n_key``)."""
-    from memscope.pipeline.levels import X_LEVELS, Y_LEVELS  # lazily: it loads the adapters
+    from memscope.usecases.levels import X_LEVELS, Y_LEVELS  # lazily: it loads the adapters
 
     table = Table(title=title, title_justify="left")
     table.add_column("", style="bold")
@@ -156,7 +156,7 @@ def _answer_summary(answer: dict[str, Any]) -> Text:
 
 
 def _retrieval_table(retrieval: dict[str, Any], k: int) -> Table:
-    from memscope.pipeline.levels import Y_LEVELS  # lazily: it loads the adapters
+    from memscope.usecases.levels import Y_LEVELS  # lazily: it loads the adapters
 
     table = Table(title=f"Retrieval access @K={k}", title_justify="left")
     table.add_column("", style="bold")

@@ -23,8 +23,8 @@ from memscope.cli.common import (
     stdout,
 )
 from memscope.cli.run_arg import RunAliasOption, RunArgument, named_run, pick_run
-from memscope.pipeline.metric_names import METRIC_NAMES
 from memscope.textsafe import printable
+from memscope.usecases.metric_names import METRIC_NAMES
 
 
 @app.command(rich_help_panel=DIAGNOSE)
@@ -100,8 +100,8 @@ def rerun(
     With --question and several --alpha, --format json prints a list (one per alpha).
     With --requery the pool is re-retrieved by the memory engine, fully scored.
     """
-    from memscope.pipeline.loading import load_run
-    from memscope.pipeline.rerun import (
+    from memscope.usecases.loading import load_run
+    from memscope.usecases.rerun import (
         DEFAULT_LAMBDA,
         check_params,
         require_ranked,
@@ -110,7 +110,7 @@ def rerun(
         rerun_run,
         store_rerun,
     )
-    from memscope.pipeline.store_access import ReadOptions
+    from memscope.usecases.store_access import ReadOptions
 
     # The default lives in analysis.rerank; the help only quotes it (a test holds them equal).
     lam = DEFAULT_LAMBDA if lam is None else lam
@@ -126,7 +126,7 @@ def rerun(
     )
     retrievals = None
     if requery:
-        from memscope.pipeline.engine import requery_pool
+        from memscope.engine_jobs.engine import requery_pool
 
         retrievals = requery_pool(store, run_id, [question] if question else None, pool=pool)
         stderr.print(

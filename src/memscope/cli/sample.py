@@ -50,8 +50,8 @@ def sample(
     and `memscope estimate` weighs the labels by the design. Options that differ from
     the stored plan draw a new one.
     """
-    from memscope.pipeline.runs import resolve_run
-    from memscope.pipeline.sample import open_sample
+    from memscope.usecases.runs import resolve_run
+    from memscope.usecases.sample import open_sample
 
     store = open_store(db)
     run_id = resolve_run(store, run)

@@ -38,9 +38,9 @@ def suggest(
     pipeline order is primary. Suggestions are stored apart from labels and never
     change them.
     """
-    from memscope.pipeline.store_access import ReadOptions
-    from memscope.pipeline.suggest import suggestion_state
-    from memscope.pipeline.suggestion_changes import refresh_suggestions
+    from memscope.usecases.store_access import ReadOptions
+    from memscope.usecases.suggest import suggestion_state
+    from memscope.usecases.suggestion_changes import refresh_suggestions
 
     store = open_store(db)
     run_id = pick_run(store, run, "suggest", options=ReadOptions(dataset=dataset))

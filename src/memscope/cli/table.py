@@ -56,7 +56,7 @@ def _renames(labels: list[str]) -> dict[str, str]:
 def _run_ids(store: Any, refs: list[str], options: Any) -> list[str]:
     """Run ids for what was named: run directories, folders of them (searched
     recursively, ingested when new or changed), ``DIR:PART`` or run ids; in order, once."""
-    from memscope.pipeline.runs import ingest_paths, resolve_run
+    from memscope.usecases.runs import ingest_paths, resolve_run
 
     found: list[str] = []
     for ref in refs:
@@ -183,8 +183,8 @@ def table(
         render_rich,
         render_upstream,
     )
-    from memscope.pipeline.loading import load_run
-    from memscope.pipeline.table import TableOptions, build_table
+    from memscope.usecases.loading import load_run
+    from memscope.usecases.table import TableOptions, build_table
 
     check_k(k)
     options = TableOptions(
@@ -207,7 +207,7 @@ def table(
     result = build_table(data, options)
     upstream = None
     if check_upstream:
-        from memscope.pipeline.table_upstream import check_upstream as check
+        from memscope.usecases.table_upstream import check_upstream as check
 
         upstream = check(data)
     if output is TableFormat.json:

@@ -1,6 +1,6 @@
 """Rendering ``memscope table`` results: Rich, Markdown, LaTeX (booktabs) and CSV.
 
-Every format shows the same cells from ``pipeline.table.build_table``: the value, its n,
+Every format shows the same cells from ``usecases.table.build_table``: the value, its n,
 with ``--ci`` the 95% interval and with ``--baseline`` Δ vs the baseline row, marked † where
 its paired interval excludes 0. The best value of a column is bold (Markdown, LaTeX, Rich).
 Output depends only on the data, so it can be snapshot-tested.
@@ -15,8 +15,8 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from memscope.pipeline.table_axes import benchmark_name
 from memscope.textsafe import printable
+from memscope.usecases.table_axes import benchmark_name
 
 MARK = "†"
 METRIC_NAMES = {

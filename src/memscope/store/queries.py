@@ -1,6 +1,6 @@
 """Named, parameterised reads of the store, returning plain values or Arrow tables.
 
-The front ends reach these through the pipeline; nothing else writes SQL for reading.
+The front ends reach these through the use cases; nothing else writes SQL for reading.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Named reads of the DMV-Bench and CUE-Mem detail tables (migration 005) and the rounds
-they refer to. The app reaches them through ``pipeline/benchmark_views.py``.
+they refer to. The app reaches them through ``triage/benchmark_views.py``.
 """
 
 from __future__ import annotations

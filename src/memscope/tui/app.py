@@ -2,7 +2,7 @@
 
 ``make_app`` checks everything that can be checked before the terminal is taken over
 (config file, key bindings, queue and cell options) and builds the app; ``memscope open``
-runs it. All state lives in the :class:`~memscope.pipeline.session_service.TriageSession`
+runs it. All state lives in the :class:`~memscope.triage.session_service.TriageSession`
 the app owns (plain Python, tested without a terminal); the screens receive it, render its
 records and post request messages for what only the app does (switching screens, starting
 workers, playing audio). Workers (``memscope.tui.workers``) post results, which the
@@ -23,13 +23,11 @@ from textual.timer import Timer
 
 from memscope.config import Config, load_config
 from memscope.errors import MemscopeError
-from memscope.pipeline.label_book import Queued
-from memscope.pipeline.label_queue import LabelFailed, LabelSaved, LabelsWaiting
-from memscope.pipeline.notice import Notice
-from memscope.pipeline.session_service import StartRequest, TriageSession
-from memscope.pipeline.store_access import ReadOptions, Store, open_store, read_options
-from memscope.pipeline.triage import QUEUE_KINDS, parse_cell
 from memscope.textsafe import printable
+from memscope.triage.label_book import Queued
+from memscope.triage.label_queue import LabelFailed, LabelSaved, LabelsWaiting
+from memscope.triage.notice import Notice
+from memscope.triage.session_service import StartRequest, TriageSession
 from memscope.tui.commands import MemscopeCommands
 from memscope.tui.heap import keep_loaded_run_out_of_gc
 from memscope.tui.keymap import (
@@ -64,6 +62,8 @@ from memscope.tui.messages import (
 )
 from memscope.tui.navigator import Navigator
 from memscope.tui.workers import Workers
+from memscope.usecases.store_access import ReadOptions, Store, open_store, read_options
+from memscope.usecases.triage_queue import QUEUE_KINDS, parse_cell
 
 SAVE_POSITION_AFTER_S = 0.8
 """Idle time after a move before the queue position is written (one write per pause, not per key)."""

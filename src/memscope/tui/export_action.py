@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 def ask_export(app: MemscopeApp) -> None:
     """Open the export dialog for the current run (default: a csv beside the store)."""
-    from memscope.pipeline.session_summary import default_export_path
+    from memscope.triage.session_summary import default_export_path
     from memscope.tui.screens.dialogs import ExportDialog
 
     session = app.session
@@ -33,8 +33,8 @@ def ask_export(app: MemscopeApp) -> None:
 
 def export_to(app: MemscopeApp, chosen: str) -> None:
     """Write the run's labels to ``chosen`` and say how many (or why not)."""
-    from memscope.pipeline.export import export_labels
-    from memscope.pipeline.session_summary import export_format
+    from memscope.triage.session_summary import export_format
+    from memscope.usecases.export import export_labels
 
     session = app.session
     if session.run is None:
@@ -53,7 +53,7 @@ def export_to(app: MemscopeApp, chosen: str) -> None:
 
 def quit_summary(app: MemscopeApp) -> str | None:
     """``srag_v: labelled 12 · 3 notes · exported: labels-srag_v.csv`` (None: no run open)."""
-    from memscope.pipeline.session_summary import session_summary
+    from memscope.triage.session_summary import session_summary
 
     session = app.session
     if session.run is None:

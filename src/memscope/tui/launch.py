@@ -38,7 +38,7 @@ def run_triage_app(
     Raises:
         MemscopeError: a bad option, config or run reference, before the terminal is taken.
     """
-    from memscope.pipeline.loaded_run import check_refs
+    from memscope.triage.loaded_run import check_refs
     from memscope.tui.app import make_app
     from memscope.tui.widgets.image_preview import ImagePreview, load_renderer
 
@@ -55,8 +55,8 @@ def run_triage_app(
     check_refs(triage_app.store, run_refs)
     if sample is not None:
         # The plan is drawn (or the stored one kept) before the app loads the run.
-        from memscope.pipeline.runs import resolve_run
-        from memscope.pipeline.sample import open_sample
+        from memscope.usecases.runs import resolve_run
+        from memscope.usecases.sample import open_sample
 
         run_id = resolve_run(
             triage_app.store, run_refs[0] if run_refs else None, options=triage_app.options

@@ -2,7 +2,7 @@
 
 Workers never touch widgets; they post a result message and a handler on the app (or a
 screen) adopts it into the session and redraws. Screens change the session directly
-(``memscope.pipeline.session_service``) and post a request message for what only the app
+(``memscope.triage.session_service``) and post a request message for what only the app
 can do: switch screens, start a worker, play audio.
 """
 
@@ -14,9 +14,9 @@ from typing import Any
 from textual.message import Message
 
 from memscope.errors import MemscopeError
-from memscope.pipeline.label_queue import LabelEvent
-from memscope.pipeline.loaded_run import LoadedRun
-from memscope.pipeline.session_service import RerankKey, RunRerank
+from memscope.triage.label_queue import LabelEvent
+from memscope.triage.loaded_run import LoadedRun
+from memscope.triage.session_service import RerankKey, RunRerank
 
 
 @dataclass
@@ -134,7 +134,7 @@ class SearchFinished(Message):
 
 @dataclass
 class EngineProgressed(Message):
-    """A running search reached a new step (``step``: a pipeline ``EngineStep``)."""
+    """A running search reached a new step (``step``: an ``engine_jobs`` ``EngineStep``)."""
 
     search_id: int
     step: Any

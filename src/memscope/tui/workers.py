@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from textual.worker import Worker
 
+from memscope.engine_jobs.memory_search import EngineStep
 from memscope.errors import MemscopeError
-from memscope.pipeline.engine_jobs import EngineStep
-from memscope.pipeline.loaded_run import DirRuns, LoadedRun
-from memscope.pipeline.session_service import RerankKey, TriageSession, compute_rerank
+from memscope.triage.loaded_run import DirRuns, LoadedRun
+from memscope.triage.session_service import RerankKey, TriageSession, compute_rerank
 from memscope.tui.heap import let_gc_see_loaded_runs
 from memscope.tui.messages import (
     EngineProgressed,
@@ -147,7 +147,9 @@ class Workers:
         post, session = self.app.post_message, self.session
 
         def work() -> None:
-            from memscope.pipeline.engine_jobs import run_memory_search  # loads no engine library
+            from memscope.engine_jobs.memory_search import (
+                run_memory_search,  # loads no engine library
+            )
 
             title = f"rounds like {round_id}" if round_id else f"search: {query}"
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from textual.screen import Screen
 
-from memscope.pipeline.notice import Notice
-from memscope.pipeline.session_service import TriageSession
+from memscope.triage.notice import Notice
+from memscope.triage.session_service import TriageSession
 from memscope.tui.keymap import KeyNames
 from memscope.tui.messages import QueueChanged
 

@@ -21,9 +21,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Static
 
-from memscope.pipeline.evidence_chain import QuestionDetail
-from memscope.pipeline.round_index import RoundDetail
 from memscope.textsafe import printable
+from memscope.triage.evidence_chain import QuestionDetail
+from memscope.triage.round_index import RoundDetail
 
 TITLE = -1
 GAP = -2

@@ -25,8 +25,8 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from memscope.errors import MemscopeError
-from memscope.pipeline.session_service import TriageSession
-from memscope.pipeline.triage_matrix import (
+from memscope.triage.session_service import TriageSession
+from memscope.triage.triage_matrix import (
     ALL_COLUMN,
     EI_GAP_COLUMN,
     RETRIEVAL_KEYS,

@@ -18,18 +18,18 @@ from textual.containers import Container
 from textual.screen import Screen
 from textual.widgets import Static
 
-from memscope.pipeline.benchmark_views import retention_context
-from memscope.pipeline.candidate_rows import Candidate
-from memscope.pipeline.evidence_chain import QuestionDetail, TimelineEntry
-from memscope.pipeline.label_book import Queued
-from memscope.pipeline.notice import Notice
-from memscope.pipeline.question_view import (
+from memscope.triage.benchmark_views import retention_context
+from memscope.triage.candidate_rows import Candidate
+from memscope.triage.evidence_chain import QuestionDetail, TimelineEntry
+from memscope.triage.label_book import Queued
+from memscope.triage.notice import Notice
+from memscope.triage.question_view import (
     QuestionView,
     RankingView,
     question_view,
     ranking_view,
 )
-from memscope.pipeline.session_service import RunRerank, TriageSession
+from memscope.triage.session_service import RunRerank, TriageSession
 from memscope.tui.keymap import KeyNames, code_bindings, describe_keys
 from memscope.tui.messages import (
     LabelsQueued,

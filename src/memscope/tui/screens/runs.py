@@ -12,8 +12,8 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
 from memscope.errors import MemscopeError
-from memscope.pipeline.loaded_run import list_runs
-from memscope.pipeline.session_service import TriageSession
+from memscope.triage.loaded_run import list_runs
+from memscope.triage.session_service import TriageSession
 from memscope.tui.keymap import KeyNames
 from memscope.tui.messages import OpenRuns, RunsListed, ShowScreen, WorkFailed
 from memscope.tui.screens.base import SessionScreen

@@ -8,8 +8,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
-from memscope.pipeline.evidence_chain import QuestionDetail
-from memscope.pipeline.question_view import OtherAnswer
+from memscope.triage.evidence_chain import QuestionDetail
+from memscope.triage.question_view import OtherAnswer
 from memscope.tui.text import mark, num, plain
 from memscope.tui.widgets.text_view import TextView
 

@@ -17,8 +17,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Sparkline, Static
 
-from memscope.pipeline.round_index import MediaItem
 from memscope.textsafe import printable
+from memscope.triage.round_index import MediaItem
 from memscope.tui.messages import AudioLoaded
 
 

@@ -18,8 +18,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from memscope.pipeline.candidate_rows import Candidate
 from memscope.textsafe import printable
+from memscope.triage.candidate_rows import Candidate
 from memscope.tui.text import num
 
 COLUMNS = (

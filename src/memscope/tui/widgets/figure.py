@@ -1,9 +1,9 @@
 """Terminal figures: the matrix screen's figure pane and the re-rank panel's recency sweep,
-drawn with textual-plotext from :mod:`memscope.pipeline.figure_data` (the numbers
+drawn with textual-plotext from :mod:`memscope.usecases.figure_data` (the numbers
 ``memscope plot`` draws with matplotlib).
 
 A :class:`FigureSpec` says what to draw (series with their intervals, axes, a marked x);
-the ``*_spec`` functions build one from the pipeline's data; :class:`FigureView` shows a
+the ``*_spec`` functions build one from ``usecases.figure_data``'s numbers; :class:`FigureView` shows a
 title, a coloured legend, the plot and a note, or one plain line when there is nothing
 to draw yet or the space is too small. plotext is imported the first time a figure is
 drawn, so the app starts as fast without it.
@@ -20,10 +20,10 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from memscope.pipeline.figure_data import OKABE_ITO
+from memscope.usecases.figure_data import OKABE_ITO
 
 if TYPE_CHECKING:
-    from memscope.pipeline.figure_data import CueBars, Curve, RecencySweep
+    from memscope.usecases.figure_data import CueBars, Curve, RecencySweep
 
 MIN_WIDTH = 36
 """Columns the plot needs to show its axes and a few points."""
@@ -342,7 +342,7 @@ def matrix_figure(
     Raises:
         MemscopeError: the run lacks the data (e.g. no per-cell Judge).
     """
-    from memscope.pipeline import figure_data
+    from memscope.usecases import figure_data
 
     if benchmark == "dmv":
         runs = [data] if other is None else [data, other]
@@ -354,7 +354,7 @@ def matrix_figure(
         return memeye_spec(
             figure_data.memeye_lines(heatmap), heatmap.x_levels, metric_title, metric_kind
         )
-    from memscope.pipeline.figure_data import Curve
+    from memscope.usecases.figure_data import Curve
 
     xs = [float(index + 1) for index in range(len(grid.rows))]
     curves = []

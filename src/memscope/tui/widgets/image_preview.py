@@ -22,8 +22,8 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Static
 
-from memscope.pipeline.round_index import MediaItem
 from memscope.textsafe import printable
+from memscope.triage.round_index import MediaItem
 from memscope.tui.messages import ImageDecoded
 
 RENDERER_ENV = "MEMSCOPE_IMAGE_RENDERER"

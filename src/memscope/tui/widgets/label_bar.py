@@ -10,7 +10,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from memscope.pipeline.session_service import LabelBarView
+from memscope.triage.session_service import LabelBarView
 from memscope.tui.keymap import describe_keys
 from memscope.tui.text import plain
 

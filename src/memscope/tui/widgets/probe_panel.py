@@ -14,8 +14,8 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from memscope.pipeline.round_index import MediaItem
 from memscope.textsafe import printable
+from memscope.triage.round_index import MediaItem
 from memscope.tui.widgets.image_preview import ImagePreview
 
 SHOWN_PER_STEP = 5

@@ -12,8 +12,8 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from memscope.pipeline.evidence_chain import TimelineEntry
-from memscope.pipeline.round_index import RoundDetail
+from memscope.triage.evidence_chain import TimelineEntry
+from memscope.triage.round_index import RoundDetail
 from memscope.tui.text import plain
 from memscope.tui.widgets.audio_view import AudioView
 from memscope.tui.widgets.image_preview import ImagePreview

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from memscope.pipeline.session_service import StatusView
+from memscope.triage.session_service import StatusView
 from memscope.tui.text import plain
 
 

@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from memscope.pipeline.evidence_chain import TimelineEntry
+from memscope.triage.evidence_chain import TimelineEntry
 from memscope.tui.text import clip, plain
 from memscope.tui.widgets.text_view import settle_scrollbar
 

@@ -1,0 +1,294 @@
+"""What the app shows for a DMV-Bench probe and for a CUE-Mem voice or retrieval detail.
+
+- :func:`retention_context`: where a DMV-Bench probe sits in its run's TSR by reach and
+  by bank size (the question screen's right-hand panel for probes).
+- :func:`load_probe`: a DMV-Bench probe: the target product (its image when the catalogue
+  images are on this machine, else its cue description), what memory retrieved at each
+  recall step (with the target's rank there), the final page against the target URL.
+- :func:`load_voice_turn`: a CUE-Mem voice-message turn: what the textual memory heard
+  (the transcript / voice caption and the background-audio description) beside the audio
+  files themselves, for the caption-vs-native view (play them with
+  :class:`memscope.media.audio.Player`).
+- :func:`load_retrieved_items`: a CUE-Mem RQ3 question's retrieved items (text / image /
+  audio), with media files resolved through the dataset.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from memscope.errors import NotFoundError
+from memscope.store import Store
+from memscope.store import queries_benchmarks as queries
+
+
+@dataclass(frozen=True)
+class ProductView:
+    """One catalogue product as the probe screen shows it."""
+
+    url_hash: str
+    url: str
+    name: str
+    description: str
+    """Cue description, e.g. "incidental cue: a red wool scarf" (shown when there is no image)."""
+    image_file: str | None
+    caption: str | None
+    in_registry: bool
+
+
+@dataclass(frozen=True)
+class RecallStepView:
+    """One recall step: the page the agent saw, what memory returned (rank order), the action."""
+
+    step: int
+    observed_url: str | None
+    retrieved: list[ProductView]
+    target_rank: int | None
+    """1-based rank of the target among the retrieved entries (None when absent)."""
+    action: str | None
+    action_url: str | None
+    vlm_text: str | None
+
+
+@dataclass(frozen=True)
+class ProbeView:
+    """A DMV-Bench recall probe of one run."""
+
+    run_id: str
+    qid: str
+    probe_id: str
+    task_id: str
+    trunk: str | None
+    question: str
+    reach: int | None
+    recall_session: int | None
+    visit_session: int | None
+    bank_size: int | None
+    encoding_position: int | None
+    target: ProductView
+    final_url: str | None
+    final: ProductView | None
+    correct: bool
+    vlm_calls: int | None
+    steps: list[RecallStepView] = field(default_factory=list)
+
+
+def _product(url_hash: str, found: dict[str, dict[str, Any]]) -> ProductView:
+    entry = found.get(url_hash)
+    url = f"/product/{url_hash}"
+    if entry is None:
+        return ProductView(url_hash, url, url, "not in this run's dataset", None, None, False)
+    extra = entry["extra"]
+    files = [f for f in entry["image_files"] or [] if f]
+    captions = entry["image_captions"] or []
+    return ProductView(
+        url_hash=url_hash,
+        url=url,
+        name=extra.get("display_name") or entry["user_text"] or url,
+        description=entry["assistant_text"] or entry["user_text"] or url,
+        image_file=files[0] if files else None,
+        caption=captions[0] if captions else None,
+        in_registry=bool(extra.get("in_registry")),
+    )
+
+
+def load_probe(store: Store, run_id: str, qid: str) -> ProbeView:
+    """Everything the app's probe screen needs for question ``qid`` of DMV-Bench run ``run_id``.
+
+    Raises:
+        NotFoundError: when the run has no such question.
+    """
+    with store.read() as con:
+        question = queries.run_question(con, run_id, qid)
+        if question is None:
+            raise NotFoundError(f"run {run_id!r} has no question {qid!r}", where=str(store.path))
+        steps = queries.recall_steps(con, run_id, qid)
+        extra = question["extra"]
+        target = str(extra.get("target_hash") or "")
+        final_url = question["pred"]
+        final_hash = (
+            final_url.rsplit("/", 1)[-1]
+            if final_url and final_url.startswith("/product/")
+            else None
+        )
+        hashes = [
+            target,
+            *([final_hash] if final_hash else []),
+            *(slug for s in steps for slug in s["retrieved"] or []),
+        ]
+        found = queries.rounds_by_id(con, question["dataset_id"], hashes)
+    step_views = []
+    for step in steps:
+        retrieved = list(step["retrieved"] or [])
+        step_views.append(
+            RecallStepView(
+                step=step["step"],
+                observed_url=step["observed_url"],
+                retrieved=[_product(slug, found) for slug in retrieved],
+                target_rank=retrieved.index(target) + 1 if target in retrieved else None,
+                action=step["action"],
+                action_url=step["action_url"],
+                vlm_text=step["vlm_text"],
+            )
+        )
+    return ProbeView(
+        run_id=run_id,
+        qid=qid,
+        probe_id=str(extra.get("probe_id") or qid),
+        task_id=str(extra.get("task_id") or ""),
+        trunk=extra.get("trunk"),
+        question=question["question"] or "",
+        reach=extra.get("reach"),
+        recall_session=extra.get("recall_session"),
+        visit_session=extra.get("visit_session"),
+        bank_size=question["prediction_extra"].get("bank_size", extra.get("trajectory_bank_size")),
+        encoding_position=extra.get("encoding_position"),
+        target=_product(target, found),
+        final_url=final_url,
+        final=_product(final_hash, found) if final_hash else None,
+        correct=bool(question["em"]),
+        vlm_calls=question["prediction_extra"].get("vlm_calls"),
+        steps=step_views,
+    )
+
+
+@dataclass(frozen=True)
+class VoiceTurnView:
+    """A CUE-Mem voice-message turn: what the text memory heard, and the audio itself."""
+
+    round_id: str
+    transcript: str | None
+    """``user_voice_message_caption``: the text a textual memory stores instead of the audio."""
+    voice_captions: list[str]
+    """``voice_caption`` per clip (ASR transcript or audio caption, depending on the variant)."""
+    background_audio: str | None
+    audio_files: list[str | None]
+    """The clips on this machine (None where the file is missing); play with ``media.audio.Player``."""
+    audio_refs: list[str]
+    voice_ids: list[str]
+
+
+def load_voice_turn(store: Store, dataset_id: str, round_id: str) -> VoiceTurnView | None:
+    """The voice-message view of one turn (None when the turn has no voice message)."""
+    with store.read() as con:
+        found = queries.rounds_by_id(con, dataset_id, [round_id]).get(round_id)
+    if found is None or not (
+        found["audio_refs"] or found["extra"].get("user_voice_message_caption")
+    ):
+        return None
+    return VoiceTurnView(
+        round_id=round_id,
+        transcript=found["extra"].get("user_voice_message_caption"),
+        voice_captions=list(found["audio_captions"] or []),
+        background_audio=found["background_audio"],
+        audio_files=list(found["audio_files"] or []),
+        audio_refs=list(found["audio_refs"] or []),
+        voice_ids=list(found["audio_ids"] or []),
+    )
+
+
+@dataclass(frozen=True)
+class RetrievedItemView:
+    """One retrieved item of a CUE-Mem RQ3 run (a turn's text, image or audio)."""
+
+    turn_id: str
+    turn_rank: int | None
+    item_id: str | None
+    modality: str | None
+    path: str | None
+    file: str | None
+    """The media file on this machine, when ``path`` is one of the turn's media."""
+    fallback: bool | None
+    """Whether the item stood in for missing media (RQ3's ``fallback``)."""
+    score: float | None
+    item_rank: int | None
+    query_source: str | None
+    query_letter: str | None
+    composition_method: str | None
+
+
+def load_retrieved_items(store: Store, run_id: str, qid: str) -> list[RetrievedItemView]:
+    """A CUE-Mem RQ3 question's retrieved items ([] for runs that logged none)."""
+    with store.read() as con:
+        items = queries.retrieved_items(con, run_id, qid)
+        question = queries.run_question(con, run_id, qid)
+        turns = (
+            queries.rounds_by_id(con, question["dataset_id"], [i["turn_id"] for i in items])
+            if question
+            else {}
+        )
+    views = []
+    for item in items:
+        turn = turns.get(item["turn_id"], {})
+        refs = list(turn.get("image_refs") or []) + list(turn.get("audio_refs") or [])
+        files = list(turn.get("image_files") or []) + list(turn.get("audio_files") or [])
+        normalised = (item["path"] or "").replace("\\", "/")
+        match = next(
+            (f for r, f in zip(refs, files, strict=True) if r.replace("\\", "/") == normalised),
+            None,
+        )
+        views.append(RetrievedItemView(file=match, **item))
+    return views
+
+
+@dataclass(frozen=True)
+class GroupShare:
+    """One level of an axis with the share of correct questions at it."""
+
+    level: str
+    value: float | None
+    n: int
+    here: bool
+    """Whether the question being shown sits at this level."""
+
+
+@dataclass(frozen=True)
+class RetentionContext:
+    """Where a DMV-Bench probe sits in its run's retention curve (TSR by reach) and by bank
+    size, and how its neighbours (same reach and bank size) fared."""
+
+    reach: str
+    bank: str
+    position: str
+    correct: bool
+    by_reach: list[GroupShare]
+    by_bank: list[GroupShare]
+    neighbours: int
+    """Probes of this run at the same reach and bank size (this one included)."""
+    neighbours_failed: int
+
+
+def _shares(labels: Any, levels: list[str], correct: Any, here: str) -> list[GroupShare]:
+    import numpy as np
+
+    shares = []
+    for level in levels:
+        mask = (labels == level) & ~np.isnan(correct)
+        n = int(mask.sum())
+        shares.append(
+            GroupShare(level, float(correct[mask].mean()) if n else None, n, level == here)
+        )
+    return shares
+
+
+def retention_context(table: Any, row: int) -> RetentionContext:
+    """The retention context of the probe at ``row`` of a DMV-Bench run's
+    :class:`~memscope.usecases.triage_queue.TriageTable` (the same groups as ``report``'s
+    ``tsr.by_reach`` and ``tsr.by_bank_size``)."""
+    import numpy as np
+
+    labels, levels = table.axis_labels, table.axis_levels
+    correct = np.asarray(table.correct, dtype=float)
+    reach, bank = str(labels["reach"][row]), str(labels["bank"][row])
+    same = (labels["reach"] == reach) & (labels["bank"] == bank)
+    return RetentionContext(
+        reach=reach,
+        bank=bank,
+        position=str(labels["position"][row]),
+        correct=bool(correct[row] == 1.0),
+        by_reach=_shares(labels["reach"], levels["reach"], correct, reach),
+        by_bank=_shares(labels["bank"], levels["bank"], correct, bank),
+        neighbours=int(same.sum()),
+        neighbours_failed=int((same & (correct == 0.0)).sum()),
+    )

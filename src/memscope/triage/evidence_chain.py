@@ -1,0 +1,249 @@
+"""One question's evidence chain, assembled for display: answers, MCQ rotations and the
+rounds that matter on a timeline.
+
+Pure data from a loaded run (:class:`~memscope.usecases.loading.RunData`), its dataset
+rounds (:class:`~memscope.triage.round_index.RoundIndex`) and its candidate rows
+(:mod:`memscope.triage.candidate_rows`); building it for one question is a handful of
+dict and slice look-ups, so stepping through a 50,000-question run stays instant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from memscope.analysis.answers import correctness
+from memscope.triage.candidate_rows import Candidate
+from memscope.triage.round_index import RoundIndex, float_or_none, json_or_none
+from memscope.usecases.loading import RunData
+
+CONTEXT_ROUNDS = 1
+"""Rounds shown on each side of a gold clue on the timeline (its conversational context)."""
+
+
+@dataclass(frozen=True)
+class Rotation:
+    """One MCQ rotation: where the gold option was, what the model chose and what that said."""
+
+    index: int
+    correct_position: str
+    choice: str
+    chosen_text: str
+    em: float | None
+
+
+@dataclass(frozen=True)
+class QuestionDetail:
+    """What the question screen shows about the question and the model's answer."""
+
+    qid: str
+    row: int
+    idx: int
+    question_key: str
+    task: str
+    x: str
+    y: str
+    mode: str
+    question: str
+    gold: str
+    pred: str
+    choice: str
+    em: float | None
+    judge: float | None
+    judge_reasoning: str
+    correct: float
+    options: tuple[tuple[str, str], ...]
+    rotations: tuple[Rotation, ...]
+    position_bias: tuple[tuple[str, int], ...]
+    clue_ids: tuple[str, ...]
+    clue_rounds: tuple[str, ...]
+    source_sessions: tuple[str, ...]
+
+    @property
+    def is_y3(self) -> bool:
+        """Whether the question asks for the latest state (temporal markers apply)."""
+        return self.y == "Y3"
+
+
+def question_detail(data: RunData, row: int) -> QuestionDetail:
+    """The question at ``row`` of ``data`` (rows are ordered like ``data.qids``)."""
+    values = data.questions.slice(row, 1).to_pylist()[0]
+    mode = values.get("mode") or ""
+    em, judge = float_or_none(values.get("em")), float_or_none(values.get("judge"))
+    correct = float(
+        correctness(
+            np.array([mode], dtype=object),
+            np.array([np.nan if em is None else em]),
+            np.array([np.nan if judge is None else judge]),
+        )[0]
+    )
+    option_sets = _option_sets(json_or_none(values.get("options")))
+    rotations = _rotations(json_or_none(values.get("rotations")), option_sets)
+    bias = json_or_none(values.get("position_bias"))
+    position_bias = (
+        tuple(sorted((str(k), int(v)) for k, v in bias.items() if isinstance(v, (int, float))))
+        if isinstance(bias, dict)
+        else ()
+    )
+    return QuestionDetail(
+        qid=values["qid"],
+        row=row,
+        idx=int(values["idx"]),
+        question_key=values.get("question_key") or "",
+        task=values.get("task") or "",
+        x=values.get("x") or "",
+        y=values.get("y") or "",
+        mode=mode,
+        question=values.get("question") or "",
+        gold=values.get("gold") or "",
+        pred=values.get("pred") or "",
+        choice=values.get("choice") or "",
+        em=em,
+        judge=judge,
+        judge_reasoning=values.get("judge_reasoning") or "",
+        correct=correct,
+        options=option_sets[0] if option_sets else (),
+        rotations=rotations,
+        position_bias=position_bias,
+        clue_ids=tuple(values.get("clue_ids") or ()),
+        clue_rounds=tuple(values.get("clue_rounds") or ()),
+        source_sessions=tuple(values.get("source_sessions") or ()),
+    )
+
+
+def _option_sets(options: Any) -> list[tuple[tuple[str, str], ...]]:
+    """Options per rotation as ((letter, text), ...); a single set or a plain list also work."""
+    if isinstance(options, dict):
+        options = [options]
+    if not isinstance(options, list):
+        return []
+    if options and all(isinstance(item, str) for item in options):
+        return [tuple((chr(ord("A") + i), text) for i, text in enumerate(options))]
+    sets = []
+    for item in options:
+        if isinstance(item, dict):
+            sets.append(
+                tuple(
+                    (str(k), str(v)) for k, v in item.items() if len(str(k)) == 1 and v is not None
+                )
+            )
+    return sets
+
+
+def _rotations(
+    rotations: Any, option_sets: list[tuple[tuple[str, str], ...]]
+) -> tuple[Rotation, ...]:
+    if not isinstance(rotations, list):
+        return ()
+    result = []
+    for i, item in enumerate(rotations):
+        if not isinstance(item, dict):
+            continue
+        index = item.get("rotation_idx", i)
+        index = index if isinstance(index, int) else i
+        choice = str(item.get("choice") or item.get("pred") or "")
+        options = dict(option_sets[index]) if 0 <= index < len(option_sets) else {}
+        result.append(
+            Rotation(
+                index,
+                str(item.get("correct_position") or ""),
+                choice,
+                options.get(choice, ""),
+                float_or_none(item.get("em")),
+            )
+        )
+    return tuple(result)
+
+
+@dataclass(frozen=True)
+class TimelineEntry:
+    """One line of the timeline: a session header, a round, or a gap of skipped rounds."""
+
+    kind: str
+    session_id: str
+    round_id: str = ""
+    date: str | None = None
+    position: int = 0
+    preview: str = ""
+    is_gold: bool = False
+    is_latest: bool = False
+    is_stale_clue: bool = False
+    is_stale: bool = False
+    rank: int = 0
+    original_rank: int = 0
+    in_top_k: bool = False
+    has_image: bool = False
+    has_audio: bool = False
+    skipped: int = 0
+
+
+def build_timeline(
+    detail: QuestionDetail,
+    rounds: RoundIndex,
+    candidates: list[Candidate],
+    context: int = CONTEXT_ROUNDS,
+) -> list[TimelineEntry]:
+    """The rounds that matter for a question, in dialogue order, grouped by session.
+
+    Gold clues (for Y3: the latest clue and the stale earlier ones), every retrieved
+    candidate, and ``context`` rounds around each gold clue within its session; skipped
+    stretches become gaps.
+    """
+    gold_positions = {p for p in (rounds.position(r) for r in detail.clue_rounds) if p}
+    latest = max(gold_positions) if gold_positions and detail.is_y3 else None
+    by_position = {c_pos: c for c in candidates if (c_pos := rounds.position(c.round_id))}
+    wanted = set(gold_positions) | set(by_position)
+    for position in gold_positions:
+        session = rounds.session_ids[rounds.row_of[rounds.id_at_position[position]]]
+        for offset in range(-context, context + 1):
+            neighbour = rounds.id_at_position.get(position + offset)
+            if neighbour is not None and rounds.session_ids[rounds.row_of[neighbour]] == session:
+                wanted.add(position + offset)
+    shown = sorted(p for p in wanted if p in rounds.id_at_position)
+    entries: list[TimelineEntry] = []
+    previous_position = 0
+    previous_session = None
+    for position in shown:
+        round_id = rounds.id_at_position[position]
+        row = rounds.row_of[round_id]
+        session_id = rounds.session_ids[row]
+        if session_id != previous_session:
+            entries.append(
+                TimelineEntry(kind="session", session_id=session_id, date=rounds.dates[row])
+            )
+            previous_session = session_id
+        elif position - previous_position > 1:
+            entries.append(
+                TimelineEntry(
+                    kind="gap", session_id=session_id, skipped=position - previous_position - 1
+                )
+            )
+        previous_position = position
+        candidate = by_position.get(position)
+        preview = rounds.table.column("user_text")[row].as_py() or ""
+        image_refs = rounds.table.column("image_refs")[row].as_py() or []
+        audio_refs = rounds.table.column("audio_refs")[row].as_py() or []
+        entries.append(
+            TimelineEntry(
+                kind="round",
+                session_id=session_id,
+                round_id=round_id,
+                date=rounds.dates[row],
+                position=position,
+                preview=preview,
+                is_gold=position in gold_positions,
+                is_latest=position == latest,
+                is_stale_clue=latest is not None
+                and position in gold_positions
+                and position != latest,
+                is_stale=bool(candidate and candidate.is_stale),
+                rank=candidate.rank if candidate else 0,
+                original_rank=candidate.original_rank if candidate else 0,
+                in_top_k=bool(candidate and candidate.in_top_k),
+                has_image=bool(image_refs),
+                has_audio=bool(audio_refs),
+            )
+        )
+    return entries

@@ -1,0 +1,261 @@
+"""The label actions of the triage session: key presses become queued store writes, and
+the writer's results become what the label bar shows.
+
+The question screen shows the label the store holds (``run.labels``), plus "saving …"
+while ops are in flight; a label appears as saved only when the writer reports
+:class:`~memscope.triage.label_queue.LabelSaved`, after ``memscope.usecases.labels``
+committed it. Fast key presses build on what was last requested, so toggling 3 then 6
+quickly yields both codes.
+
+Every action returns :class:`Queued` (start the writer) or a ``Notice`` saying why
+nothing was queued; results return the qid whose label changed. Plain Python: the app
+starts the writer worker and shows the notices.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from memscope.errors import MemscopeError
+from memscope.triage.label_queue import (
+    LabelFailed,
+    LabelOp,
+    LabelQueue,
+    LabelSaved,
+    LabelsWaiting,
+)
+from memscope.triage.loaded_run import label_codes
+from memscope.triage.notice import Notice
+from memscope.usecases.label_journal import LabelJournal
+
+if TYPE_CHECKING:
+    from memscope.triage.session_service import TriageSession
+
+UNKNOWN = None
+"""The requested codes after an accept / undo: known only once the store answers."""
+
+
+@dataclass(frozen=True)
+class Queued:
+    """A label change for ``qid`` is queued: the writer must run."""
+
+    qid: str
+
+
+class LabelBook:
+    """Label actions of the current question, for one session."""
+
+    def __init__(self, session: TriageSession) -> None:
+        self.session = session
+        self.queue = LabelQueue(journal=LabelJournal(session.store.path))
+        self.requested: dict[str, tuple[str, ...] | None] = {}
+        self.failed: set[str] = set()
+
+    # -- what the label bar shows ----------------------------------------------------------
+
+    def committed(self, qid: str) -> Any:
+        """The question's label as saved in the store (None: not labelled)."""
+        run = self.session.run
+        return run.labels.get(qid) if run is not None else None
+
+    def pending_codes(self, qid: str) -> set[str] | None:
+        """Codes asked for but not saved yet (None when nothing is pending)."""
+        if not self.queue.busy(qid):
+            return None
+        requested = self.requested.get(qid, UNKNOWN)
+        return set(requested) if requested is not UNKNOWN else None
+
+    def pending_total(self) -> int:
+        """How many label changes are not committed yet (the status bar shows it)."""
+        return self.queue.pending_count()
+
+    def state(self, qid: str) -> str:
+        """``saving``, ``waiting``, ``failed`` or ``saved``."""
+        if self.queue.busy(qid) and self.queue.waiting is not None:
+            return "waiting"
+        if self.queue.busy(qid):
+            return "saving"
+        return "failed" if qid in self.failed else "saved"
+
+    # -- actions ---------------------------------------------------------------------------
+
+    def refusal(self) -> Notice | None:
+        """Why labelling is not possible now (None: it is)."""
+        reason = self.session.read_only_reason
+        if reason:
+            return Notice(f"Labelling is disabled: {reason}", title="Read-only", severity="warning")
+        if self.session.run is None or self.session.qid is None:
+            return Notice("No question is open.")
+        return None
+
+    def _base(self, qid: str) -> tuple[str, ...] | None:
+        if qid in self.requested:
+            return self.requested[qid]
+        return tuple(label_codes(self.committed(qid)))
+
+    def _push(self, op: LabelOp, requested: tuple[str, ...] | None) -> Queued:
+        self.requested[op.qid] = requested
+        self.failed.discard(op.qid)
+        self.queue.push(op)
+        return Queued(op.qid)
+
+    def _op(self, action: str, **fields: Any) -> LabelOp:
+        session = self.session
+        assert session.run is not None and session.qid is not None
+        return LabelOp(
+            action,
+            session.run.run_id,
+            session.qid,
+            session.annotator,
+            params=session.view.as_json(),
+            **fields,
+        )
+
+    def toggle(self, code: str) -> Queued | Notice:
+        """Add ``code`` to the label, or remove it (removing the last clears the label)."""
+        refused = self.refusal()
+        if refused is not None:
+            return refused
+        qid = str(self.session.qid)
+        base = self._base(qid)
+        if base is UNKNOWN:
+            return Notice("Still saving the last change; try again in a moment.")
+        codes = tuple(c for c in base if c != code) if code in base else (*base, code)
+        label = self.committed(qid)
+        if not codes:
+            return self._push(self._op("clear"), ())
+        primary = getattr(label, "primary", None)
+        primary = primary if primary in codes else codes[0]
+        return self._push(
+            self._op("set", codes=codes, primary=primary, note=getattr(label, "note", None)), codes
+        )
+
+    def accept(self) -> Queued | Notice:
+        """Label the question with its suggested code."""
+        refused = self.refusal()
+        if refused is not None:
+            return refused
+        run, qid = self.session.run, str(self.session.qid)
+        assert run is not None
+        if not run.suggestions_ready:
+            return Notice("The suggestions are still loading; try again in a moment.")
+        if qid not in run.suggestions:
+            return Notice("No suggestion for this question: toggle a code with its key instead.")
+        return self._push(self._op("accept"), UNKNOWN)
+
+    def undo(self) -> Queued | Notice:
+        """Undo the annotator's last change on this question."""
+        refused = self.refusal()
+        if refused is not None:
+            return refused
+        qid = str(self.session.qid)
+        if not self.queue.busy(qid) and not self._undoable(qid):
+            return Notice(
+                f"Nothing to undo on {qid}: you have not labelled it (or undid every change)."
+            )
+        return self._push(self._op("undo"), UNKNOWN)
+
+    def _undoable(self, qid: str) -> bool:
+        from memscope.usecases.labels import can_undo
+
+        session = self.session
+        if not session.store_lock.acquire(
+            timeout=0.2
+        ):  # a worker reads the store: let the undo find out
+            return True
+        try:
+            assert session.run is not None
+            return can_undo(session.store, session.run.run_id, qid, annotator=session.annotator)
+        except MemscopeError:
+            return True  # the store cannot tell now: let the undo itself find out
+        finally:
+            session.store_lock.release()
+
+    def clear(self) -> Queued | Notice:
+        """Remove the question's label (kept in the history)."""
+        refused = self.refusal()
+        return refused if refused is not None else self._push(self._op("clear"), ())
+
+    def note_allowed(self) -> Notice | None:
+        """Why a note cannot be written now (None: it can)."""
+        return self.refusal()
+
+    def set_note(self, note: str) -> Queued | Notice:
+        """Save ``note`` with the question's current codes."""
+        refused = self.refusal()
+        if refused is not None:
+            return refused
+        qid = str(self.session.qid)
+        base = self._base(qid)
+        if not base:
+            return Notice(
+                "Pick a failure code first (its key, or l for the list); the note goes with the label."
+            )
+        label = self.committed(qid)
+        primary = getattr(label, "primary", None)
+        return self._push(
+            self._op(
+                "set",
+                codes=base,
+                primary=primary if primary in base else base[0],
+                note=note or None,
+            ),
+            base,
+        )
+
+    def restore_pending(self) -> Notice | None:
+        """Queue the changes a previous app left in the journal (the store was busy then);
+        a Notice saying so when there were any (then the writer must run)."""
+        journal = self.queue.journal
+        ops = journal.pending() if journal is not None else []
+        for op in ops:
+            self.queue.push(op, journalled=True)
+        if not ops:
+            return None
+        return Notice(
+            f"{len(ops)} label change(s) from an earlier session were not saved yet; saving them now.",
+            title="Pending labels",
+        )
+
+    # -- the writer (worker thread) ----------------------------------------------------------
+
+    def write_pending(self, post: Any) -> None:
+        """Write every queued op in order, reporting each through ``post`` (worker thread)."""
+        self.queue.write_pending(self.session.store, post, self.session.store_lock)
+
+    # -- results (app thread) ----------------------------------------------------------------
+
+    def waiting(self, event: LabelsWaiting) -> Notice:
+        """The store is busy: the changes stay queued and are retried (never dropped)."""
+        return Notice(
+            f"{event.count} label change(s) wait for the store: {event.error.message}\n"
+            "They are kept and saved as soon as the store is free.",
+            title="Labels pending",
+            severity="warning",
+        )
+
+    def saved(self, event: LabelSaved) -> None:
+        """The store committed an op: adopt its current label."""
+        self.queue.done(event.qid)
+        run = self.session.run
+        if run is None or run.run_id != event.run_id:
+            return
+        if event.label is None:
+            run.labels.pop(event.qid, None)
+        else:
+            run.labels[event.qid] = event.label
+        run.table.set_label(event.qid, label_codes(event.label))
+        if not self.queue.busy(event.qid):
+            self.requested.pop(event.qid, None)
+
+    def failed_op(self, event: LabelFailed) -> Notice:
+        """An op could not be written: nothing of it was saved."""
+        self.queue.done(event.qid)
+        self.requested.pop(event.qid, None)
+        self.failed.add(event.qid)
+        return Notice(
+            f"{event.qid}: the label was NOT saved: {event.error.message}",
+            title="Label not saved",
+            severity="error",
+        )

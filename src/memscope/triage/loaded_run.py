@@ -1,0 +1,273 @@
+"""Loading a run for triage: ingest what is new, load the run(s) into memory, and read the
+suggestions, labels and remembered queue position that go with them.
+
+The app's session service (``memscope.triage.session_service``) calls :func:`open_session`
+in a worker for what the queue needs, then
+:func:`load_evidence` and :func:`load_suggestions` in the background; afterwards it works
+from memory and touches the store only in short connections (labels, the remembered
+position), so other memscope processes can use the store meanwhile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from memscope.adapters import ReadOptions
+from memscope.store import Store, queries
+from memscope.store.app_state import AppState, load_app_state, save_app_state
+from memscope.triage.candidate_rows import ChannelIndex
+from memscope.triage.round_index import RoundIndex
+from memscope.usecases.loading import RunData, evidence_from_table, read_questions
+from memscope.usecases.runs import effective_k, resolve_run
+from memscope.usecases.suggestion_changes import load_suggestions
+from memscope.usecases.triage_queue import QueueSpec, TriageTable
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class LoadedRun:
+    """One run (or two, compared) loaded for triage, with everything the screens show."""
+
+    store: Store
+    data: RunData
+    rounds: RoundIndex
+    channels: ChannelIndex
+    table: TriageTable
+    annotator: str
+    suggestions: dict[str, Any] = field(default_factory=dict)
+    labels: dict[str, Any] = field(default_factory=dict)
+    other: RunData | None = None
+    saved: AppState | None = None
+    notes: list[str] = field(default_factory=list)
+    """Things the user should know (e.g. label support missing), shown once."""
+    suggestions_ready: bool = True
+    """False while the suggestions are still being loaded in the background."""
+    evidence_ready: bool = True
+    """False while the retrieval evidence is still being loaded in the background."""
+    sample: Any = None
+    """The run's stored sample plan (``usecases.sample.SamplePlan``), None without one."""
+    _other_rows: dict[int, int] | None = field(default=None, repr=False)
+
+    @property
+    def run_id(self) -> str:
+        """The run being triaged."""
+        return str(self.data.run["run_id"])
+
+    @property
+    def other_run_id(self) -> str | None:
+        """The compared run, if any."""
+        return str(self.other.run["run_id"]) if self.other is not None else None
+
+    @property
+    def k(self) -> int:
+        """The run's cut-off K (its top_k, else 10)."""
+        return effective_k(self.data.run, None)
+
+    def other_row(self, row: int) -> int | None:
+        """The compared run's row holding the question at ``row`` (None: not in the other run)."""
+        if self.other is None:
+            return None
+        if self._other_rows is None:
+            from memscope.usecases.compare import match_questions
+
+            rows, other_rows = match_questions(
+                self.data.questions.column("question_key").to_pylist(),
+                self.other.questions.column("question_key").to_pylist(),
+            )
+            self._other_rows = dict(zip(rows.tolist(), other_rows.tolist(), strict=True))
+        return self._other_rows.get(row)
+
+
+def resolve_refs(
+    store: Store, refs: list[str], options: ReadOptions, progress: Progress | None = None
+) -> list[str]:
+    """Run ids for what the user named (run dirs are ingested when new or changed)."""
+    run_ids = []
+    for ref in refs:
+        if progress:
+            progress(f"Reading {ref} …")
+        run_ids.append(resolve_run(store, ref, options=options))
+    return run_ids
+
+
+@dataclass(frozen=True)
+class DirRuns:
+    """The runs at or below a directory the user opened."""
+
+    path: str
+    run_ids: list[str]
+    notes: list[str]
+    """Runs below it that could not be read, one line each."""
+
+
+def runs_in_dir(
+    store: Store, ref: str, options: ReadOptions, progress: Progress | None = None
+) -> DirRuns | None:
+    """Every run at or below directory ``ref`` (ingested when new or changed), or None when
+    ``ref`` is not a directory (a run id, or ``DIR:PART``).
+
+    A run directory holding one run gives one id; a DMV-Bench directory gives one per
+    system, a CUE-Mem directory one per results file, a folder of runs all of them. Only
+    runs under ``ref`` are ever returned.
+
+    Raises:
+        RunDirError: ``ref`` is a directory that holds no run.
+    """
+    from pathlib import Path
+
+    from memscope.usecases.runs import ingest_paths
+
+    path = Path(ref).expanduser()
+    if not path.is_dir():
+        return None
+    if progress:
+        progress(f"Reading {ref} …")
+    outcomes, failures = ingest_paths(store, [path], options)
+    notes = [f"{failure.path}: {failure.error.message}" for failure in failures]
+    if not outcomes and failures:
+        raise failures[0].error
+    return DirRuns(str(path), list(dict.fromkeys(o.run_id for o in outcomes)), notes)
+
+
+def check_refs(store: Store, refs: list[str]) -> None:
+    """Refuse, before the app starts, a run that is neither a directory nor an ingested run.
+
+    Raises:
+        RunDirError: a path that does not exist.
+        NotFoundError: an unknown run id, naming the nearest ones (``memscope open``
+            prints it and exits).
+    """
+    from pathlib import Path
+
+    from memscope.errors import RunDirError
+
+    for ref in refs:
+        if Path(ref).expanduser().exists():
+            continue
+        directory, _, part = ref.rpartition(":")
+        if directory and part and Path(directory).expanduser().is_dir():
+            continue  # DIR:PART, one run of a directory that holds several
+        if "/" in ref or ref.startswith("."):
+            raise RunDirError(
+                "no such run directory",
+                where=ref,
+                fix="Check the path, or name an ingested run (memscope runs).",
+            )
+        resolve_run(store, ref, ingest=False)
+
+
+def load_evidence(store: Store, data: RunData) -> ChannelIndex:
+    """Complete ``data`` (from :func:`load_questions` or a session opened without
+    evidence) with its retrieval evidence and its questions' answers, options and
+    rotations, in place; return the per-channel scores of its retrieved rounds."""
+    run_id = str(data.run["run_id"])
+    with store.read() as con:
+        table = queries.evidence_table(con, run_id)
+        channels = ChannelIndex(queries.retrieval_channels(con, run_id))
+        if "pred" not in data.questions.column_names:
+            data.questions = queries.question_table(con, run_id)
+            data._columns.clear()
+    data.evidence, data.scores = evidence_from_table(table)
+    data.evidence_table = table
+    return channels
+
+
+def load_rounds(store: Store, dataset_id: str) -> RoundIndex:
+    """The dataset's rounds, indexed by round id."""
+    with store.read() as con:
+        return RoundIndex(queries.rounds_table(con, dataset_id))
+
+
+def open_session(
+    store: Store,
+    run_ids: list[str],
+    annotator: str,
+    progress: Progress | None = None,
+    *,
+    with_suggestions: bool = True,
+    with_evidence: bool = True,
+) -> LoadedRun:
+    """Load ``run_ids[0]`` (and the answers of ``run_ids[1]`` to compare) for triage.
+
+    The app passes False for both flags and completes the session in the background
+    (:func:`load_evidence`, :func:`load_suggestions`): on a large run those take longer
+    than everything else together, and the queue does not need them.
+
+    Raises:
+        MemscopeError: the run cannot be loaded.
+    """
+    say = progress or (lambda _text: None)
+    run_id = run_ids[0]
+    say(f"Loading run {run_id} …")
+    with store.read() as con:  # one connection for everything the queue needs
+        # Without the evidence, the queue needs no answer texts, options or rotations
+        # either: they come with load_evidence.
+        data = read_questions(con, store, run_id, detail=with_evidence)
+        other = read_questions(con, store, run_ids[1]) if len(run_ids) > 1 else None
+        rounds = RoundIndex(queries.rounds_table(con, data.run["dataset_id"]))
+        saved = load_app_state(con, run_id, annotator)
+        sample = _sample_plan(con, run_id, data.run.get("content_hash"))
+    channels = load_evidence(store, data) if with_evidence else ChannelIndex(None)
+    notes: list[str] = []
+    suggestions = load_suggestions(store, data, notes, say) if with_suggestions else {}
+    labels = _labels(store, run_id, annotator, notes)
+    table = TriageTable(
+        data, suggestions, {qid: label_codes(label) for qid, label in labels.items()}, other
+    )
+    session = LoadedRun(
+        store, data, rounds, channels, table, annotator, suggestions, labels, other, saved, notes
+    )
+    if sample is not None:
+        table.set_sample_order(sample.qids)
+        session.sample = sample
+    session.suggestions_ready = with_suggestions
+    session.evidence_ready = with_evidence
+    return session
+
+
+def _sample_plan(con: Any, run_id: str, run_hash: str | None) -> Any:
+    """The run's sample plan when one was drawn for this version of its files, else None."""
+    from memscope.store.samples import load_plan
+    from memscope.usecases.sample import plan_from_rows
+
+    found = load_plan(con, run_id)
+    if found is None or found[0]["run_hash"] != run_hash:
+        return None
+    return plan_from_rows(*found)
+
+
+def label_codes(label: Any) -> list[str]:
+    """The codes of a current label (empty when cleared)."""
+    if label is None:
+        return []
+    codes = getattr(label, "codes", None)
+    return [str(code) for code in (codes or [])]
+
+
+def _labels(store: Store, run_id: str, annotator: str, notes: list[str]) -> dict[str, Any]:
+    from memscope.usecases import labels
+
+    return dict(labels.current_labels(store, run_id, annotator=annotator))
+
+
+def save_position(
+    store: Store, session: LoadedRun, qid: str | None, spec: QueueSpec, view: dict[str, Any]
+) -> None:
+    """Remember where the annotator is in this run's queue."""
+    with store.write() as con:
+        save_app_state(con, AppState(session.run_id, session.annotator, qid, spec.to_json(), view))
+
+
+def mark_opened(store: Store, run_id: str) -> None:
+    """Make ``run_id`` the store's default run (``memscope report`` without a run)."""
+    with store.write() as con:
+        queries.mark_opened(con, run_id)
+
+
+def list_runs(store: Store) -> list[dict[str, Any]]:
+    """Every ingested run with its headline scores (for the runs screen)."""
+    with store.read() as con:
+        return queries.list_runs(con)

@@ -1,0 +1,647 @@
+"""The triage app's one service: everything the screens show and change, in plain Python.
+
+A :class:`TriageSession` owns the store access (one lock for every worker), the writer
+lease, the loaded run, the queue and the cursor in it, the view parameters (alpha, lambda,
+K, caption or native media), the run-level re-ranking cache, the label book and the
+remembered position. Screens read its typed view records (:class:`StatusView`,
+:class:`LabelBarView`) and call its methods; methods that cannot do what was asked return
+a :class:`Notice` saying why. Nothing here imports Textual: the app's screens, workers and
+messages sit on top (``memscope.tui``), and every behaviour here is unit-tested without a
+terminal (tests/unit/test_session_service.py).
+
+Threads: ``load*``/``read*``/``write*`` methods are called from the app's thread workers
+and take :attr:`TriageSession.store_lock` themselves; ``adopt*`` and everything else runs
+on the app's thread only.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from memscope.engine_jobs.memory_search import EngineStep
+from memscope.errors import MemscopeError
+from memscope.triage.label_book import LabelBook
+from memscope.triage.loaded_run import (
+    DirRuns,
+    LoadedRun,
+    load_evidence,
+    mark_opened,
+    open_session,
+    resolve_refs,
+    runs_in_dir,
+    save_position,
+)
+from memscope.triage.notice import Notice
+from memscope.usecases.rerun import DEFAULT_LAMBDA
+from memscope.usecases.store_access import ReadOptions, Store, WriterLease
+from memscope.usecases.suggestion_changes import load_suggestions
+from memscope.usecases.triage_queue import QueueSpec
+
+ALPHA_STEP = 0.1
+LAMBDA_STEP = 0.01
+MAX_K = 100
+RUN_RESAMPLES = 200
+"""Bootstrap resamples for the live run-level numbers (the CLI's rerun uses 10,000)."""
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class SearchProgress:
+    """The memory-engine search running now, if any, and the step it reported last."""
+
+    serial: int = 0
+    """The id of the latest search started (older searches' reports are stale)."""
+    step: EngineStep | None = None
+    """What the running search does now (None: no search runs)."""
+
+    def begin(self) -> int:
+        """A new search starts; its id."""
+        self.serial += 1
+        self.step = EngineStep("starting the memory engine", time.monotonic())
+        return self.serial
+
+    def progressed(self, search_id: int, step: EngineStep) -> bool:
+        """A search reached ``step``; False when it is stale (a newer one runs)."""
+        if search_id != self.serial:
+            return False
+        self.step = step
+        return True
+
+    def end(self, search_id: int) -> bool:
+        """A search ended; False when it is stale."""
+        if search_id != self.serial:
+            return False
+        self.step = None
+        return True
+
+    def line(self) -> str | None:
+        """``loading all-MiniLM-L6-v2 … 4 s`` while a search runs, else None."""
+        return self.step.line() if self.step is not None else None
+
+
+@dataclass(frozen=True)
+class StartRequest:
+    """What ``memscope open`` asked for: a question to show, a queue kind, a matrix cell."""
+
+    question: str | None = None
+    queue: str | None = None
+    cell: str | None = None
+
+
+@dataclass
+class ViewParams:
+    """The re-ranking parameters of the question view."""
+
+    alpha: float = 1.0
+    lam: float = DEFAULT_LAMBDA
+    k: int = 10
+    scope: str = "carry"
+    """``carry``: the parameters carry across questions; ``question``: each question opens
+    with the run's own order (alpha 1, the run's lambda and K). Remembered with the session."""
+
+    def reset(self, defaults: ViewParams) -> bool:
+        """Back to ``defaults``' alpha, lambda and K; False when already there."""
+        changed = (self.alpha, self.lam, self.k) != (defaults.alpha, defaults.lam, defaults.k)
+        self.alpha, self.lam, self.k = defaults.alpha, defaults.lam, defaults.k
+        return changed
+
+    def as_json(self) -> dict[str, Any]:
+        """``{"alpha", "lambda", "k"}`` (labels record it, the store remembers it)."""
+        return {"alpha": round(self.alpha, 3), "lambda": round(self.lam, 4), "k": self.k}
+
+
+@dataclass(frozen=True)
+class StatusView:
+    """The status bar of the queue, question and matrix screens."""
+
+    run_id: str
+    other_run_id: str | None
+    queue: str
+    position: int
+    total: int
+    labelled: int
+    annotator: str
+    read_only: bool
+    qid: str | None
+    in_queue: bool
+    pending: int
+    sample_progress: str | None
+    """``sample: 37 of 60 planned · stratum X4Y3 5/8`` on a sampled queue, else None."""
+    engine_line: str | None = None
+    """A running memory-engine search's step (``loading all-MiniLM-L6-v2 … 4 s``), else None."""
+
+
+@dataclass(frozen=True)
+class LabelBarView:
+    """The label bar of the question screen: the suggestion, the codes, the saved label."""
+
+    qid: str
+    suggestion: Any
+    """The rule suggestion for the question (None: none), meaningful once ``suggestions_ready``."""
+    suggestions_ready: bool
+    codes: list[Any]
+    """The taxonomy's codes, in order."""
+    current: set[str]
+    """The codes of the label as saved."""
+    primary: str | None
+    pending: set[str] | None
+    """Codes asked for but not saved yet (None: nothing pending, or not known yet)."""
+    state: str
+    """``saving``, ``waiting``, ``failed`` or ``saved``."""
+    label: Any
+    read_only_reason: str | None
+
+
+@dataclass(frozen=True)
+class Adopted:
+    """What opening a loaded run means for the screens."""
+
+    notices: list[Notice]
+    open_question: bool
+    """Show the question screen (a question was asked for, or the user left off there)."""
+
+
+@dataclass(frozen=True)
+class RunRerank:
+    """The run-level Y3 numbers for one parameter set (``result`` None: ``error`` says why)."""
+
+    params: dict[str, Any]
+    result: dict[str, Any] | None
+    error: str | None = None
+
+
+RerankKey = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class RerankPlan:
+    """What the run-level numbers need now: ``none`` (not shown for this run),
+    ``waiting`` (the evidence is not loaded yet), ``cached`` (``rerank`` holds them) or
+    ``compute`` (start a worker for ``key``)."""
+
+    action: Literal["none", "waiting", "cached", "compute"]
+    key: RerankKey | None = None
+    rerank: RunRerank | None = None
+
+
+@dataclass
+class TriageSession:
+    """The app's state and the operations on it (see the module docstring)."""
+
+    store: Store
+    options: ReadOptions
+    annotator: str
+    taxonomy: Any = None
+    start: StartRequest = field(default_factory=StartRequest)
+    run: LoadedRun | None = None
+    """The loaded run (None until the first load finished)."""
+    spec: QueueSpec = field(default_factory=QueueSpec)
+    rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """The queue: rows of ``run.table`` in queue order."""
+    position: int = 0
+    qid: str | None = None
+    """The question on screen (it may have left the queue after a filter change)."""
+    view: ViewParams = field(default_factory=ViewParams)
+    caption_mode: bool = False
+    runs_scope: tuple[str, list[str]] | None = None
+    """(directory, run ids) when the path opened holds several runs: the runs screen lists
+    exactly those."""
+    matrix_return: QueueSpec | None = None
+    """The queue spec a matrix cell's queue replaced (esc goes back to it and the matrix)."""
+    last_export: str | None = None
+    """Where the labels were last exported this session (None: not yet)."""
+    read_only_reason: str | None = None
+    store_lock: threading.Lock = field(default_factory=threading.Lock)
+    """Held by every worker while it uses the store: DuckDB refuses a read-only and a
+    read-write connection to one file open at once in the same process."""
+    labels: LabelBook = field(init=False)
+    search: SearchProgress = field(default_factory=SearchProgress)
+    lease: WriterLease = field(init=False)
+    _reranks: dict[RerankKey, RunRerank] = field(default_factory=dict, repr=False)
+    _reranks_running: set[RerankKey] = field(default_factory=set, repr=False)
+    _position_dirty: bool = field(default=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.lease = WriterLease(self.store.path, self.annotator)
+        self.labels = LabelBook(self)
+
+    # -- store access and the lease ------------------------------------------------------
+
+    @contextmanager
+    def using_store(self) -> Iterator[Store]:
+        """The store, held for this thread (every worker's store access goes through here)."""
+        with self.store_lock:
+            yield self.store
+
+    def take_lease(self) -> bool:
+        """Become the store's labeller; False when another app is (then the session browses
+        read-only and :attr:`read_only_reason` says why)."""
+        if self.lease.acquire():
+            return True
+        self.read_only_reason = (
+            f"another memscope app ({self.lease.current_holder()}) is labelling this store; "
+            "browsing works, close that app to label here"
+        )
+        return False
+
+    def release(self) -> None:
+        """Give the lease back (the app is closing)."""
+        self.lease.release()
+
+    # -- loading (worker threads) --------------------------------------------------------
+
+    def load(self, refs: list[str], progress: Progress) -> LoadedRun | DirRuns:
+        """Ingest what is new and load ``refs`` (one connection for the whole load).
+
+        Returns the runs found when ``refs`` is one directory holding several runs.
+
+        Raises:
+            MemscopeError: the run cannot be opened.
+        """
+        with self.store_lock, self.store.reading():
+            found = (
+                runs_in_dir(self.store, refs[0], self.options, progress) if len(refs) == 1 else None
+            )
+            if found is not None and len(found.run_ids) != 1:
+                return found
+            run_ids = (
+                found.run_ids
+                if found is not None
+                else resolve_refs(self.store, refs or [None], self.options, progress)  # type: ignore[list-item]
+            )
+            return open_session(
+                self.store,
+                run_ids,
+                self.annotator,
+                progress,
+                with_suggestions=False,
+                with_evidence=False,
+            )
+
+    def mark_opened(self, run: LoadedRun) -> None:
+        """Make ``run`` the store's default run (a convenience: errors are ignored)."""
+        if self.read_only_reason is not None:
+            return
+        try:
+            with self.store_lock:
+                mark_opened(self.store, run.run_id)
+        except MemscopeError:
+            pass  # only a convenience for the CLI's default run
+
+    def read_evidence(self, run: LoadedRun) -> Any:
+        """Complete ``run`` with its retrieval evidence; the per-channel scores.
+
+        Raises:
+            MemscopeError: the evidence cannot be read.
+        """
+        with self.store_lock:
+            return load_evidence(self.store, run.data)
+
+    def read_suggestions(self, run: LoadedRun, notes: list[str]) -> dict[str, Any]:
+        """The run's failure suggestions (computed first when it has none); problems go to
+        ``notes``."""
+        with self.store_lock:
+            return load_suggestions(self.store, run.data, notes)
+
+    def read_probe(self, run_id: str, qid: str) -> Any:
+        """A DMV-Bench probe's target and recall steps.
+
+        Raises:
+            MemscopeError: the probe cannot be read.
+        """
+        from memscope.triage.benchmark_views import load_probe
+
+        with self.store_lock:
+            return load_probe(self.store, run_id, qid)
+
+    # -- adopting what the workers loaded (app thread) -----------------------------------
+
+    @property
+    def is_open(self) -> bool:
+        """Whether a run is loaded."""
+        return self.run is not None
+
+    def adopt(self, run: LoadedRun, question: str | None = None) -> Adopted:
+        """Make ``run`` the one on screen: its queue, the remembered position and view."""
+        saved = run.saved
+        first_open = self.run is None
+        spec = QueueSpec.from_json(saved.queue if saved else None)
+        if first_open and (self.start.queue or self.start.cell):
+            spec = spec.with_changes(
+                kind=self.start.queue or spec.kind, cell=self.start.cell, text=""
+            )
+        # Re-ranking starts from the run's own order each time (alpha 1): a remembered alpha
+        # would silently reorder the candidates the next day.
+        scope = (saved.view or {}).get("rerank_scope") if saved is not None else None
+        self.run, self.qid, self.position = run, None, 0
+        self.view = ViewParams(k=run.k, scope=scope if scope in ("carry", "question") else "carry")
+        try:
+            self.apply(spec, keep_qid=saved.qid if saved else None)
+        except MemscopeError:
+            self.apply(QueueSpec())
+        notices = [Notice(note, severity="warning") for note in run.notes]
+        if first_open and self.spec.kind == "sample" and run.sample is not None:
+            notices.append(Notice(run.sample.describe()))
+        question = question or (self.start.question if first_open else None)
+        if question and not self.jump_to_qid(question):
+            notices.append(
+                Notice(
+                    f"No question {question!r} in run {run.run_id}; showing the queue.",
+                    severity="warning",
+                )
+            )
+            question = None
+        resume = saved is not None and (saved.view or {}).get("screen") == "question"
+        open_question = bool(question) or (first_open and resume and self.qid is not None)
+        return Adopted(notices, open_question)
+
+    def adopt_evidence(self, run_id: str, channels: Any) -> bool:
+        """The retrieval evidence arrived; False when another run is on screen now."""
+        if self.run is None or self.run.run_id != run_id:
+            return False
+        self.run.channels = channels
+        self.run.evidence_ready = True
+        return True
+
+    def adopt_suggestions(self, run_id: str, suggestions: dict[str, Any]) -> bool:
+        """The suggestions arrived; False when another run is on screen now."""
+        if self.run is None or self.run.run_id != run_id:
+            return False
+        self.run.suggestions = suggestions
+        self.run.table.set_suggestions(suggestions)
+        self.run.suggestions_ready = True
+        return True
+
+    def shows(self, run_ids: list[str]) -> bool:
+        """Whether exactly ``run_ids`` (a run, or a run and the one compared) are on screen."""
+        if self.run is None:
+            return False
+        return [self.run.run_id, self.run.other_run_id][: len(run_ids)] == run_ids
+
+    # -- the queue and the cursor --------------------------------------------------------
+
+    def _loaded(self) -> LoadedRun:
+        if self.run is None:
+            raise RuntimeError("no run is loaded")  # a bug: callers check is_open
+        return self.run
+
+    def apply(self, spec: QueueSpec, keep_qid: str | None = None) -> None:
+        """Switch to the queue ``spec`` (raises InputError when its filter is invalid) and
+        put the cursor on ``keep_qid`` when it is in the new queue, else at the top."""
+        table = self._loaded().table
+        rows = table.select(spec)
+        self.spec, self.rows = spec, rows
+        self.position = 0
+        target = keep_qid or self.qid
+        if target is not None:
+            row = table.row_of.get(target)
+            found = np.flatnonzero(rows == row) if row is not None else np.zeros(0)
+            if found.size:
+                self.position = int(found[0])
+        self.qid = self.current_qid
+
+    def change_queue(self, **changes: Any) -> Notice | None:
+        """Change the queue spec (filter, kind, sort, cell); a Notice when the filter is
+        invalid (the queue is left as it was)."""
+        if self.run is None:
+            return Notice("No run is open yet.")
+        try:
+            self.apply(self.spec.with_changes(**changes))
+        except MemscopeError as error:
+            return Notice(error.message, title="Filter", severity="error")
+        return None
+
+    def open_cell_queue(self, from_matrix: bool, **changes: Any) -> Notice | None:
+        """The queue of one matrix cell (from the matrix: all its questions, failing first,
+        and :meth:`back_to_matrix` comes back to the queue it replaced)."""
+        self.matrix_return = self.spec if from_matrix and self.run is not None else None
+        extra = {"kind": "all", "sort": "correct", "descending": False} if from_matrix else {}
+        return self.change_queue(**changes, **extra)
+
+    def back_to_matrix(self) -> bool:
+        """Restore the queue a matrix cell's queue replaced; False when there is none."""
+        spec = self.matrix_return
+        if spec is None or self.run is None:
+            return False
+        self.matrix_return = None
+        self.apply(spec)
+        return True
+
+    @property
+    def current_row(self) -> int | None:
+        """The TriageTable row at the cursor (None for an empty queue)."""
+        return int(self.rows[self.position]) if len(self.rows) else None
+
+    @property
+    def current_qid(self) -> str | None:
+        """The qid at the cursor."""
+        row = self.current_row
+        return str(self._loaded().table.qids[row]) if row is not None else None
+
+    def go_to(self, position: int) -> bool:
+        """Put the cursor at ``position`` of the queue; False when out of range."""
+        if not 0 <= position < len(self.rows):
+            return False
+        self.position = position
+        self.qid = self.current_qid
+        return True
+
+    def move(self, step: int) -> bool:
+        """Next (+1) / previous (-1) question; False at either end."""
+        return self.go_to(self.position + step)
+
+    def step(self, step: int) -> Notice | None:
+        """Next / previous question of the queue (from a question that left the queue: the
+        nearest one in it); a Notice at either end."""
+        if self.run is None:
+            return Notice("No run is open yet.")
+        if self.qid != self.current_qid:
+            moved = self.go_to(self.position if step > 0 else self.position - 1) or self.go_to(
+                self.position
+            )
+        else:
+            moved = self.move(step)
+        if moved:
+            return None
+        return Notice("End of the queue." if step > 0 else "Start of the queue.")
+
+    def jump_to_qid(self, qid: str) -> bool:
+        """Put the cursor on ``qid`` if it is in the queue; else show it outside the queue."""
+        row = self._loaded().table.row_of.get(qid)
+        if row is None:
+            return False
+        found = np.flatnonzero(self.rows == row)
+        if found.size:
+            self.position = int(found[0])
+        self.qid = qid
+        return True
+
+    @property
+    def progress(self) -> tuple[int, int]:
+        """(labelled, total) in the queue."""
+        return self._loaded().table.progress(self.rows)
+
+    # -- view parameters -----------------------------------------------------------------
+
+    def default_view(self) -> ViewParams:
+        """The re-ranking parameters the run starts with (alpha 1, the default lambda, its K)."""
+        return ViewParams(k=self.run.k if self.run is not None else 10)
+
+    def nudge_alpha(self, direction: int) -> bool:
+        """alpha ± 0.1 within [0, 1]; False when already at the bound."""
+        alpha = round(min(1.0, max(0.0, self.view.alpha + direction * ALPHA_STEP)), 2)
+        changed = alpha != self.view.alpha
+        self.view.alpha = alpha
+        return changed
+
+    def nudge_lambda(self, direction: int) -> bool:
+        """lambda ± 0.01, not below 0."""
+        lam = round(max(0.0, self.view.lam + direction * LAMBDA_STEP), 4)
+        changed = lam != self.view.lam
+        self.view.lam = lam
+        return changed
+
+    def nudge_k(self, direction: int) -> bool:
+        """K ± 1 within [1, MAX_K]."""
+        k = min(MAX_K, max(1, self.view.k + direction))
+        changed = k != self.view.k
+        self.view.k = k
+        return changed
+
+    # -- view records --------------------------------------------------------------------
+
+    def status_view(self, *, with_question: bool) -> StatusView | None:
+        """The status bar's record (None before a run is loaded)."""
+        run = self.run
+        if run is None:
+            return None
+        labelled, total = self.progress
+        sample_line = None
+        if self.spec.kind == "sample" and run.sample is not None:
+            from memscope.usecases.sample import sample_progress
+
+            table = run.table
+            labelled_qids = set(table.qids[table.labelled].tolist())
+            sample_line = sample_progress(run.sample, labelled_qids, self.qid)
+        return StatusView(
+            run_id=run.run_id,
+            other_run_id=run.other_run_id,
+            queue=self.spec.describe(),
+            position=self.position,
+            total=total,
+            labelled=labelled,
+            annotator=self.annotator,
+            read_only=bool(self.read_only_reason),
+            qid=self.qid if with_question else None,
+            in_queue=self.current_qid == self.qid,
+            pending=self.labels.pending_total(),
+            sample_progress=sample_line,
+            engine_line=self.search.line(),
+        )
+
+    def label_bar_view(self, qid: str) -> LabelBarView:
+        """The label bar's record for ``qid``."""
+        run = self._loaded()
+        label = self.labels.committed(qid)
+        return LabelBarView(
+            qid=qid,
+            suggestion=run.suggestions.get(qid),
+            suggestions_ready=run.suggestions_ready,
+            codes=list(self.taxonomy.codes) if self.taxonomy is not None else [],
+            current=set(getattr(label, "codes", None) or []),
+            primary=getattr(label, "primary", None),
+            pending=self.labels.pending_codes(qid),
+            state=self.labels.state(qid),
+            label=label,
+            read_only_reason=self.read_only_reason,
+        )
+
+    # -- the remembered position ---------------------------------------------------------
+
+    def position_moved(self) -> bool:
+        """Note that the position changed; True when it should be written (after a pause)."""
+        if self.read_only_reason or self.run is None:
+            return False
+        self._position_dirty = True
+        return True
+
+    def take_position(self, on_question: bool) -> tuple[Any, ...] | None:
+        """What to write for the position when it changed since the last write, else None."""
+        if not self._position_dirty or self.run is None or self.read_only_reason:
+            return None
+        self._position_dirty = False
+        view = {
+            **self.view.as_json(),
+            "rerank_scope": self.view.scope,
+            "screen": "question" if on_question else "queue",
+        }
+        return self.run, self.qid, self.spec, view
+
+    def write_position(self, payload: tuple[Any, ...]) -> None:
+        """Write a position taken with :meth:`take_position` (worker thread).
+
+        Raises:
+            MemscopeError: the store cannot be written.
+        """
+        with self.store_lock:
+            save_position(self.store, *payload)
+
+    # -- run-level re-ranking ------------------------------------------------------------
+
+    def rerank_key(self) -> RerankKey | None:
+        """The cache key of the current parameters (None before a run is loaded)."""
+        if self.run is None:
+            return None
+        return self.run.run_id, repr(sorted(self.view.as_json().items()))
+
+    def rerank_plan(self) -> RerankPlan:
+        """What showing the run-level Y3 numbers for the current parameters needs (they do
+        not depend on the question, so moving between questions never recomputes them)."""
+        key = self.rerank_key()
+        if self.run is None or key is None:
+            return RerankPlan("none")
+        run = self.run.data.run
+        # The run-level numbers are MemEye's Y3 temporal metrics: CUE-Mem and DMV-Bench
+        # panels do not show them, so nothing is computed for those runs.
+        if run.get("retrieval_kind") != "ranked" or run.get("benchmark") in ("cuemem", "dmv"):
+            return RerankPlan("none")
+        if not self.run.evidence_ready:
+            return RerankPlan("waiting", key)
+        if key in self._reranks:
+            return RerankPlan("cached", key, self._reranks[key])
+        return RerankPlan("compute", key)
+
+    def start_rerank(self, key: RerankKey) -> tuple[Any, dict[str, Any]] | None:
+        """Claim the computation for ``key``: the run's data and the parameters to compute
+        with (:func:`compute_rerank`), or None when it is cached, running or stale."""
+        if key != self.rerank_key() or key in self._reranks or key in self._reranks_running:
+            return None
+        self._reranks_running.add(key)
+        return self._loaded().data, self.view.as_json()
+
+    def adopt_rerank(self, key: RerankKey, rerank: RunRerank) -> bool:
+        """Cache a finished computation; True when it is for the parameters on screen."""
+        self._reranks_running.discard(key)
+        self._reranks[key] = rerank
+        return key == self.rerank_key()
+
+
+def compute_rerank(data: Any, params: dict[str, Any]) -> RunRerank:
+    """The run-level Y3 numbers of ``data`` for ``params`` (worker thread; pure computation)."""
+    from memscope.usecases.rerun import rerun_run
+
+    try:
+        result = rerun_run(
+            data, [params["alpha"]], lam=params["lambda"], k=params["k"], resamples=RUN_RESAMPLES
+        )
+    except MemscopeError as error:
+        return RunRerank(params, None, error.what)
+    return RunRerank(params, result)

@@ -1,0 +1,47 @@
+"""What a triage session leaves behind, in one line for the terminal after the app quits,
+and where the app's in-app export (``e``) writes by default."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memscope.errors import InputError
+
+if TYPE_CHECKING:
+    from memscope.store import Store
+
+EXPORT_SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".json": "jsonl", ".parquet": "parquet"}
+"""File name endings the in-app export understands, and the format each means."""
+
+
+def session_summary(store: Store, run_id: str, annotator: str, exported: str | None) -> str:
+    """``labelled 12 · 3 notes · exported: no`` for the annotator's labels on the run."""
+    from memscope.usecases.labels import current_labels
+
+    labels = current_labels(store, run_id, annotator=annotator).values()
+    labelled = sum(1 for label in labels if label.codes)
+    notes = sum(1 for label in labels if (label.note or "").strip())
+    return (
+        f"{run_id}: labelled {labelled} · {notes} note{'s' if notes != 1 else ''}"
+        f" · exported: {exported or 'no'}"
+    )
+
+
+def default_export_path(store: Store, run_id: str) -> Path:
+    """``labels-<run>.csv`` beside the store file."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", run_id).strip("_") or "run"
+    return Path(store.path).resolve().parent / f"labels-{safe}.csv"
+
+
+def export_format(path: Path) -> str:
+    """The export format a file name asks for (by its ending)."""
+    found = EXPORT_SUFFIXES.get(path.suffix.lower())
+    if found is None:
+        raise InputError(
+            f"cannot tell the export format of {path.name!r}",
+            where=str(path),
+            fix="End the file name in .csv, .jsonl or .parquet.",
+        )
+    return found

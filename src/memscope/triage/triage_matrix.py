@@ -1,0 +1,261 @@
+"""The matrix of the triage app: one value and its n per cell for a chosen metric, on the
+run's own benchmark axes (``adapters.axes``).
+
+MemEye (X×Y): EM and Judge (answers), Any-Clue@K and Latest@K (retrieval, docs/metrics.md §3–§4).
+CUE-Mem (task × evidence, or task × modality): accuracy, evidence Recall@K and
+Precision@K, with the EI-gap per task beside the accuracy grid. DMV-Bench (reach × bank
+size, or reach × encoding position): TSR, target in the top K of the first recall step,
+target seen in any step; every non-MemEye grid also has an "all" column (e.g. TSR by
+reach, the retention curve). Everywhere: the share of failures labelled, how many
+questions carry a labelled or suggested failure code, and in comparison mode
+Δ = other − this. Values come from the shared metric code (``usecases.report``,
+``usecases.compare``, ``analysis.cuemem``); this module only groups them by cell.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from memscope.adapters.axes import MatrixView
+from memscope.analysis import aggregate
+from memscope.store import Store
+from memscope.usecases.axes import cross_table
+from memscope.usecases.loading import RunData
+from memscope.usecases.metric_names import METRIC_NAMES
+from memscope.usecases.report import question_metrics
+from memscope.usecases.triage_queue import TriageTable
+
+RATE_METRICS = {key: METRIC_NAMES[key] for key in ("em", "judge", "any_clue", "latest_at_k")}
+DELTA_RESAMPLES = 1000
+
+
+@dataclass(frozen=True)
+class MatrixMetric:
+    """A metric the matrix can colour by."""
+
+    key: str
+    title: str
+    kind: str
+    """``rate`` (0..1), ``count`` (questions) or ``delta`` (−1..1)."""
+
+
+@dataclass(frozen=True)
+class CellValue:
+    """One cell: the value (None: undefined) and how many questions it is over."""
+
+    value: float | None
+    n: int
+
+
+RETRIEVAL_KEYS = {"any_clue", "latest_at_k", "evidence_recall", "evidence_precision", "r1_top_k"}
+"""Metrics that need the retrieval evidence (loaded in the background)."""
+ALL_COLUMN = "*"
+EI_GAP_COLUMN = "ei_gap"
+
+
+def available_metrics(table: TriageTable, compare: bool, has_retrieval: bool) -> list[MatrixMetric]:
+    """The metrics that make sense for this session's benchmark, in display order."""
+    metrics = [
+        MatrixMetric(key, title, "rate")
+        for key, title in table.axes.metrics
+        if has_retrieval or key not in RETRIEVAL_KEYS
+    ]
+    if table.axes.benchmark == "memeye":
+        metrics = [m for m in metrics if m.key in RATE_METRICS]
+    metrics.append(MatrixMetric("labelled", "share of failures labelled", "rate"))
+    if compare:
+        metrics.append(
+            MatrixMetric(
+                "delta",
+                "caption-proof Δ (other − this)"
+                if table.axes.benchmark == "memeye"
+                else f"Δ {'TSR' if table.axes.benchmark == 'dmv' else 'accuracy'} (other − this)",
+                "delta",
+            )
+        )
+    labelled_codes = sorted({code for codes in table.label.tolist() for code in codes.split()})
+    suggested_codes = sorted({code for code in table.suggested.tolist() if code})
+    metrics += [
+        MatrixMetric(f"label:{code}", f"labelled {code}", "count") for code in labelled_codes
+    ]
+    metrics += [
+        MatrixMetric(f"suggested:{code}", f"suggested {code}", "count") for code in suggested_codes
+    ]
+    return metrics
+
+
+def cell_values(
+    metric: MatrixMetric,
+    table: TriageTable,
+    data: RunData,
+    k: int,
+    other: RunData | None = None,
+    store: Store | None = None,
+) -> dict[str, CellValue]:
+    """``{"X1_Y1": CellValue, ...}`` for ``metric`` (cells without questions are absent).
+
+    The Δ metric needs the store (``memscope compare`` reads both runs from it).
+    """
+    cells = table.cell
+    result: dict[str, CellValue] = {}
+    if metric.key in RATE_METRICS:
+        values = question_metrics(data, k)[metric.key]
+        for cell in aggregate.CELLS:
+            mask = cells == cell
+            defined = values[mask & ~np.isnan(values)]
+            if mask.any():
+                result[cell] = CellValue(
+                    float(defined.mean()) if defined.size else None, int(defined.size)
+                )
+    elif metric.key == "labelled":
+        failing = table.correct == 0.0
+        for cell in aggregate.CELLS:
+            mask = (cells == cell) & failing
+            if (cells == cell).any():
+                n = int(mask.sum())
+                result[cell] = CellValue(float(table.labelled[mask].mean()) if n else None, n)
+    elif metric.key.startswith(("label:", "suggested:")):
+        source, code = metric.key.split(":", 1)
+        has = (
+            np.array([code in codes.split() for codes in table.label.tolist()], dtype=bool)
+            if source == "label"
+            else table.suggested == code
+        )
+        for cell in aggregate.CELLS:
+            mask = cells == cell
+            if mask.any():
+                result[cell] = CellValue(float(has[mask].sum()), int(mask.sum()))
+    elif metric.key == "delta" and other is not None and store is not None:
+        result = _delta_cells(store, str(data.run["run_id"]), str(other.run["run_id"]))
+    return result
+
+
+def _delta_cells(store: Store, run_a: str, run_b: str) -> dict[str, CellValue]:
+    from memscope.usecases.compare import compare_runs
+
+    found: dict[str, Any] = compare_runs(store, run_a, run_b, resamples=DELTA_RESAMPLES)["delta"][
+        "by_cell"
+    ]
+    return {
+        cell: CellValue(summary.get("delta"), int(summary.get("n") or 0))
+        for cell, summary in found.items()
+    }
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A matrix view filled for one metric: its rows, columns and cells.
+
+    ``cells`` is keyed ``(row value, column value)``; the extra columns (``"*"`` = all
+    columns together, ``"ei_gap"`` = CUE-Mem's explicit − implicit) use the same keys.
+    """
+
+    row_title: str
+    column_title: str
+    rows: list[tuple[str, str]]
+    """``(value, label)`` in display order."""
+    columns: list[tuple[str, str]]
+    extra_columns: list[tuple[str, str]]
+    cells: dict[tuple[str, str], CellValue]
+
+
+def grid_values(
+    metric: MatrixMetric,
+    table: TriageTable,
+    data: RunData,
+    k: int,
+    view: MatrixView | None = None,
+    other: RunData | None = None,
+    store: Store | None = None,
+) -> Grid:
+    """The matrix for ``metric`` on ``view`` (default: the benchmark's first view)."""
+    axes = table.axes
+    view = view or axes.views[0]
+    row_axis, column_axis = axes.require(view.rows), axes.require(view.columns)
+    rows = [(v, row_axis.label(v)) for v in table.axis_levels[view.rows]]
+    columns = [(v, column_axis.label(v)) for v in table.axis_levels[view.columns]]
+    if axes.benchmark == "memeye":
+        found = cell_values(metric, table, data, k, other, store)
+        by_cell = {
+            (x, y): found[f"{x}_{y}"] for x, _ in rows for y, _ in columns if f"{x}_{y}" in found
+        }
+        return Grid(row_axis.title, column_axis.title, rows, columns, [], by_cell)
+    row_labels = table.axis_labels[view.rows]
+    column_labels = table.axis_labels[view.columns]
+    values, counting = _question_values(metric, table, data, k, store)
+    row_values, column_values = [v for v, _ in rows], [v for v, _ in columns]
+    cells: dict[tuple[str, str], CellValue] = {}
+    if counting:
+        for row in row_values:
+            in_row = row_labels == row
+            for column in [*column_values, ALL_COLUMN]:
+                mask = in_row if column == ALL_COLUMN else in_row & (column_labels == column)
+                if mask.any():
+                    cells[(row, column)] = CellValue(float(values[mask].sum()), int(mask.sum()))
+    else:
+        crossed = cross_table(values, row_labels, column_labels, row_values, column_values)
+        for row, by_column in crossed["cells"].items():
+            for column, summary in by_column.items():
+                cells[(row, column)] = CellValue(summary["value"], summary["n"])
+        for row, summary in crossed["by_row"].items():
+            cells[(row, ALL_COLUMN)] = CellValue(summary["value"], summary["n"])
+    extra = [(ALL_COLUMN, "all")]
+    if metric.key == "accuracy" and view.columns == "evidence":
+        extra.append((EI_GAP_COLUMN, "EI-gap"))
+        for row in row_values:
+            explicit, implicit = cells.get((row, "explicit")), cells.get((row, "implicit"))
+            if explicit and implicit and explicit.value is not None and implicit.value is not None:
+                cells[(row, EI_GAP_COLUMN)] = CellValue(
+                    explicit.value - implicit.value, explicit.n + implicit.n
+                )
+    return Grid(row_axis.title, column_axis.title, rows, columns, extra, cells)
+
+
+def _question_values(
+    metric: MatrixMetric, table: TriageTable, data: RunData, k: int, store: Store | None
+) -> tuple[np.ndarray, bool]:
+    """Per question: the value a cell averages (NaN: not counted), and whether cells sum
+    instead (failure-code counts)."""
+    n = len(table)
+    if metric.key in ("accuracy", "tsr"):
+        return table.correct.astype(float), False
+    if metric.key in ("evidence_recall", "evidence_precision"):
+        from memscope.analysis.cuemem import EVIDENCE_EXCLUDED_POINTS, evidence_at_k
+        from memscope.usecases.question_extras import extra_columns
+
+        recall, precision = evidence_at_k(data.evidence.ranked_pos, data.evidence.gold_pos, (k,))
+        values = (recall if metric.key == "evidence_recall" else precision)[:, 0].copy()
+        points = extra_columns(data.questions, ("point",))["point"]
+        values[np.isin(points.astype(str), EVIDENCE_EXCLUDED_POINTS)] = np.nan
+        return values, False
+    if metric.key == "r1_top_k":
+        return question_metrics(data, k)["any_clue"], False
+    if metric.key == "seen_any":
+        seen: dict[str, bool] = {}
+        if store is not None:
+            from memscope.store.queries_benchmarks import target_seen_by_probe
+
+            with store.read() as con:
+                seen = target_seen_by_probe(con, str(data.run["run_id"]))
+        return np.array(
+            [float(seen[q]) if q in seen else np.nan for q in table.qids.tolist()], dtype=float
+        ), False
+    if metric.key == "labelled":
+        values = np.where(table.correct == 0.0, table.labelled.astype(float), np.nan)
+        return values, False
+    if metric.key == "delta":
+        if table.other_correct is None:
+            return np.full(n, np.nan), False
+        return table.other_correct - table.correct, False
+    if metric.key.startswith(("label:", "suggested:")):
+        source, code = metric.key.split(":", 1)
+        has = (
+            np.array([code in codes.split() for codes in table.label.tolist()], dtype=bool)
+            if source == "label"
+            else table.suggested == code
+        )
+        return has.astype(float), True
+    return np.full(n, np.nan), False

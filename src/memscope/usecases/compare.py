@@ -1,0 +1,217 @@
+"""``memscope compare RUN_A RUN_B``: the caption-proof gain and the fixed/broken transitions.
+
+Questions are matched by question key (task, answer mode and question text), never by
+position; a key that occurs twice in a run is matched occurrence by occurrence. DMV-Bench
+probes are matched on (trunk, visit session, recall session, target, cue), so two run
+directories over the same seeds pair on their shared probes (``"pairing"`` says how many). The
+answer score is ``analysis.answers.answer_score`` and correctness
+``analysis.answers.correctness``. Benchmarks whose questions are not independent get
+their own significance test through :data:`SIGNIFICANCE_TESTS` (DMV-Bench: a trunk-level
+permutation test, added with its adapter); MemEye questions need none beyond the
+bootstrap intervals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from memscope.analysis.answers import answer_score, correctness
+from memscope.analysis.arrays import float_column
+from memscope.analysis.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from memscope.analysis.compare import delta_table, transition_groups, transitions
+from memscope.errors import InputError, NotFoundError
+from memscope.usecases.compare_dmv import trunk_sign_flip
+from memscope.usecases.question_extras import extra_columns
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from memscope.store import Store
+
+SignificanceTest = Callable[
+    [dict[str, Any], dict[str, Any], "pa.Table", "pa.Table", np.ndarray, np.ndarray, int],
+    dict[str, Any],
+]
+SIGNIFICANCE_TESTS: dict[str, SignificanceTest] = {"dmv": trunk_sign_flip}
+"""Per benchmark (``runs.benchmark``): a paired test over the matched questions, called as
+``test(run_a, run_b, questions_a, questions_b, rows_a, rows_b, seed)``; its result goes
+under ``"significance"``. Empty for MemEye, whose questions are resampled independently."""
+
+
+def match_questions(keys_a: list[str], keys_b: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Row indices of A and of B that hold the same question, in A's order.
+
+    The n-th occurrence of a key in A is matched with its n-th occurrence in B.
+    """
+    seen_b: dict[tuple[str, int], int] = {}
+    counts: dict[str, int] = {}
+    for row, key in enumerate(keys_b):
+        occurrence = counts.get(key, 0)
+        counts[key] = occurrence + 1
+        seen_b[(key, occurrence)] = row
+    rows_a, rows_b = [], []
+    counts = {}
+    for row, key in enumerate(keys_a):
+        occurrence = counts.get(key, 0)
+        counts[key] = occurrence + 1
+        other = seen_b.get((key, occurrence))
+        if other is not None:
+            rows_a.append(row)
+            rows_b.append(other)
+    return np.array(rows_a, dtype=np.int64), np.array(rows_b, dtype=np.int64)
+
+
+def _load(store: Store, run_id: str) -> tuple[dict[str, Any], pa.Table]:
+    from memscope.store import queries
+
+    with store.read() as con:
+        run = queries.get_run(con, run_id)
+        if run is None:
+            raise NotFoundError(f"no run {run_id!r} in the store", where=str(store.path))
+        return run, queries.question_table(con, run_id)
+
+
+def _run_summary(run: dict[str, Any]) -> dict[str, Any]:
+    return {
+        key: run.get(key)
+        for key in ("run_id", "benchmark", "task", "model", "method", "modality", "n_questions")
+    }
+
+
+def compare_runs(
+    store: Store,
+    run_a: str,
+    run_b: str,
+    *,
+    seed: int = DEFAULT_SEED,
+    resamples: int = DEFAULT_RESAMPLES,
+) -> dict[str, Any]:
+    """Compare two runs question by question (Δ = score_B - score_A).
+
+    Returns ``{"run_a", "run_b", "matched", "n_a", "n_b", "metric", "warnings", "params", "delta":
+    {"overall", "by_x", "by_y", "by_cell", "by_axes"}, "transitions": {class: {"n", "qids"}},
+    "significance", "pairing"}``; each Δ group has ``n``, ``score_a``, ``score_b``, ``delta``,
+    ``ci_low``, ``ci_high``. Where the two runs number a question differently, each
+    transition class also lists ``qids_b``.
+
+    Raises:
+        NotFoundError: a run is not in the store.
+        InputError: the same run twice, or no question in common.
+    """
+    if run_a == run_b:
+        raise InputError(f"compare needs two different runs, got {run_a} twice")
+    if resamples < 1:
+        raise InputError(f"--resamples must be at least 1, got {resamples}")
+    info_a, table_a = _load(store, run_a)
+    info_b, table_b = _load(store, run_b)
+    both_dmv = info_a.get("benchmark") == info_b.get("benchmark") == "dmv"
+    if both_dmv:  # probes of two run directories over the same seeds are the same probes
+        keys_a, keys_b = probe_keys(table_a), probe_keys(table_b)
+    else:
+        keys_a = table_a.column("question_key").to_pylist()
+        keys_b = table_b.column("question_key").to_pylist()
+    rows_a, rows_b = match_questions(keys_a, keys_b)
+    warnings = []
+    pairing = None
+    if both_dmv:
+        pairing = {
+            "key": list(PROBE_KEY),
+            "n": len(rows_a),
+            "sentence": f"paired on {len(rows_a)} shared probe(s), matched on {PROBE_KEY_WORDS}",
+        }
+        if not len(rows_a):
+            raise InputError(
+                f"runs {run_a} and {run_b} share no probe (matched on {PROBE_KEY_WORDS})",
+                fix="Compare systems run over the same chain seeds.",
+            )
+    if info_a.get("task") != info_b.get("task"):
+        warnings.append(
+            f"the runs are different tasks ({info_a.get('task')} vs {info_b.get('task')}); "
+            "only questions with the same text and answer mode are compared"
+        )
+    if not len(rows_a):
+        other_task = (
+            f"; they are different tasks ({info_a.get('task')} vs {info_b.get('task')})"
+            if info_a.get("task") != info_b.get("task")
+            else ""
+        )
+        raise InputError(
+            f"runs {run_a} and {run_b} share no question (matched by task, answer mode and question text){other_task}",
+            fix="Compare runs of the same task and answer mode (an MCQ run and an open run ask different items).",
+        )
+    if len(rows_a) < max(len(keys_a), len(keys_b)):
+        warnings.append(
+            f"only {len(rows_a)} questions match: run A has {len(keys_a)}, run B has {len(keys_b)}; "
+            "the others are left out"
+        )
+
+    def scores(table: pa.Table, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        mode = table.column("mode").to_numpy(zero_copy_only=False)[rows]
+        em, judge = float_column(table["em"])[rows], float_column(table["judge"])[rows]
+        return answer_score(mode, em, judge), correctness(mode, em, judge)
+
+    from memscope.usecases.compare_metric import compared_metric
+
+    metric = compared_metric(
+        table_a.column("mode").to_numpy(zero_copy_only=False)[rows_a],
+        float_column(table_a["judge"])[rows_a],
+    )
+    score_a, correct_a = scores(table_a, rows_a)
+    score_b, correct_b = scores(table_b, rows_b)
+    x = table_a.column("x").to_numpy(zero_copy_only=False)[rows_a]
+    y = table_a.column("y").to_numpy(zero_copy_only=False)[rows_a]
+    qids_a = table_a.column("qid").to_numpy(zero_copy_only=False)[rows_a]
+    qids_b = table_b.column("qid").to_numpy(zero_copy_only=False)[rows_b]
+    classes = transitions(correct_a, correct_b)
+    groups = transition_groups(classes, qids_a)
+    if (qids_a != qids_b).any():
+        for name, group in transition_groups(classes, qids_b).items():
+            groups[name]["qids_b"] = group["qids"]
+    unscored = int((classes == "").sum())
+    if unscored:
+        warnings.append(
+            f"{unscored} matched question(s) lack an answer score in one run and have no transition"
+        )
+    test = SIGNIFICANCE_TESTS.get(str(info_a.get("benchmark")))
+    significance = (
+        test(info_a, info_b, table_a, table_b, rows_a, rows_b, seed)
+        if test is not None and info_a.get("benchmark") == info_b.get("benchmark")
+        else None
+    )
+    from memscope.usecases.axes import axes_delta
+
+    delta = delta_table(score_a, score_b, x, y, resamples=resamples, seed=seed)
+    # The benchmark's own axes (adapters.axes), as the app's comparison matrix shows them.
+    delta["by_axes"] = axes_delta(table_a, info_a.get("benchmark"), rows_a, correct_a, correct_b)
+    return {
+        "run_a": _run_summary(info_a),
+        "run_b": _run_summary(info_b),
+        "matched": len(rows_a),
+        "n_a": len(keys_a),
+        "n_b": len(keys_b),
+        "metric": metric,
+        "warnings": warnings,
+        "params": {"seed": seed, "resamples": resamples, "level": 0.95},
+        "delta": delta,
+        "transitions": groups,
+        "significance": significance,
+        "pairing": pairing,
+    }
+
+
+PROBE_KEY = ("trunk", "visit_session", "recall_session", "target_hash", "cue_id")
+PROBE_KEY_WORDS = "seed/trunk, visit session, recall session, target product and cue"
+
+
+def probe_keys(questions: pa.Table) -> list[str]:
+    """A DMV-Bench probe's identity across run directories: (trunk, visit session, recall
+    session, target, cue). Upstream builds a seed's sessions independently of the chain
+    length, so these five say which probe it is wherever it was run."""
+    columns = extra_columns(questions, PROBE_KEY)
+    return [
+        "\x1f".join(str(columns[name][row]) for name in PROBE_KEY)
+        for row in range(questions.num_rows)
+    ]

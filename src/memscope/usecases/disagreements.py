@@ -1,0 +1,42 @@
+"""The questions two annotators both labelled and labelled differently (``agreement --disagreements``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memscope.store import Store
+
+
+def disagreements(store: Store, run_id: str, first: str, second: str) -> list[dict[str, Any]]:
+    """Per question both annotators currently label, where their codes or primary code differ.
+
+    In benchmark order; each entry has both annotators' codes, primaries, notes and times.
+    """
+    from memscope.store.labels import question_index
+    from memscope.usecases.labels import current_labels
+
+    labels = {name: current_labels(store, run_id, annotator=name) for name in (first, second)}
+    with store.read() as con:
+        order = list(question_index(con, run_id))
+    position = {qid: index for index, qid in enumerate(order)}
+    found = []
+    for qid in sorted(
+        set(labels[first]) & set(labels[second]), key=lambda q: position.get(q, len(order))
+    ):
+        a, b = labels[first][qid], labels[second][qid]
+        if set(a.codes) == set(b.codes) and a.primary == b.primary:
+            continue
+        found.append(
+            {
+                "qid": qid,
+                "primary": {first: a.primary, second: b.primary},
+                "codes": {first: list(a.codes), second: list(b.codes)},
+                "note": {first: a.note, second: b.note},
+                "labelled_at": {
+                    first: a.labelled_at.isoformat(),
+                    second: b.labelled_at.isoformat(),
+                },
+            }
+        )
+    return found

@@ -1,0 +1,211 @@
+"""The numbers behind the figures, for both front ends: ``memscope plot`` (matplotlib) and
+the app's terminal plots (textual-plotext) read these functions' output, so the two show
+the same values.
+
+:func:`heatmap_grid` (the X×Y value and n per cell, from ``build_report``) and
+:func:`memeye_lines` (the same grid as one line per Y over X); :func:`recency_sweep`
+(Latest@K, Rank-Inversion and Stale-Dominance against alpha, each with the paired
+bootstrap interval of its change from alpha 1, placed around the alpha-1 value);
+:func:`retention_curve` (a DMV-Bench run's TSR by reach with trunk-cluster intervals);
+:func:`cue_bars` (CUE-Mem explicit vs implicit accuracy per task). Also the shared
+colour-blind-safe palette (Okabe-Ito). Pure data: no plotting library, no UI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from memscope.errors import InputError
+
+if TYPE_CHECKING:
+    from memscope.usecases.loading import RunData
+
+OKABE_ITO = (
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#D55E00",
+    "#CC79A7",
+    "#56B4E9",
+    "#F0E442",
+    "#000000",
+)
+"""Okabe-Ito, colour-blind safe: blue, orange, green, vermillion, purple, sky, yellow, black."""
+SWEEP_ALPHAS = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0)
+"""The alphas of the recency sweep (1 = similarity only, the run's own order)."""
+SWEEP_METRICS = (
+    ("latest_at_k", "Latest@K"),
+    ("rank_inversion", "Rank-Inversion"),
+    ("stale_dominance", "Stale-Dominance"),
+)
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One line of a figure: values over ``xs`` with their interval (None: undefined)."""
+
+    label: str
+    xs: list[float]
+    values: list[float | None]
+    low: list[float | None] | None = None
+    high: list[float | None] | None = None
+    n: list[int] | None = None
+
+
+@dataclass(frozen=True)
+class HeatmapGrid:
+    """A MemEye run's X×Y grid of one metric: ``values[y][x]`` and ``n[y][x]``."""
+
+    run_id: str
+    metric: str
+    x_levels: tuple[str, ...]
+    y_levels: tuple[str, ...]
+    values: list[list[float | None]]
+    n: list[list[int]]
+
+
+@dataclass(frozen=True)
+class RecencySweep:
+    """The run-level recency sweep: one curve per metric of :data:`SWEEP_METRICS`."""
+
+    run_id: str
+    n: int
+    """Y3 questions with a gold clue (what every point is over)."""
+    lam: float
+    k: int
+    curves: dict[str, Curve]
+
+
+@dataclass(frozen=True)
+class CueBars:
+    """A CUE-Mem run's accuracy per task, explicit and implicit, with each bar's n."""
+
+    run_id: str
+    tasks: list[str]
+    explicit: list[float | None]
+    implicit: list[float | None]
+    n_explicit: list[int]
+    n_implicit: list[int]
+    ei_gap: float | None
+
+
+def _run_id(data: RunData) -> str:
+    return str(data.run["run_id"])
+
+
+def heatmap_grid(data: RunData, metric: str = "em") -> HeatmapGrid:
+    """The X×Y value of ``metric`` (em, judge) and n per cell, from the run's report.
+
+    Raises:
+        InputError: the run has no per-cell ``metric`` (e.g. judge on a run without one).
+    """
+    from memscope.analysis.aggregate import X_LEVELS, Y_LEVELS
+    from memscope.usecases.report import build_report
+
+    cells = build_report(data, include_questions=False)["answer"]["by_cell"]
+    if not any(metric in cell for cell in cells.values()):
+        raise InputError(
+            f"run {_run_id(data)} has no per-cell {metric!r}",
+            fix="Try --metric em or --metric judge.",
+        )
+    values = [[cells.get(f"{x}_{y}", {}).get(metric) for x in X_LEVELS] for y in Y_LEVELS]
+    n = [[int(cells.get(f"{x}_{y}", {}).get("n", 0)) for x in X_LEVELS] for y in Y_LEVELS]
+    return HeatmapGrid(_run_id(data), metric, tuple(X_LEVELS), tuple(Y_LEVELS), values, n)
+
+
+def memeye_lines(grid: HeatmapGrid) -> list[Curve]:
+    """The grid as one curve per Y level over the X levels (x = 1, 2, … for X1, X2, …)."""
+    xs = [float(index + 1) for index in range(len(grid.x_levels))]
+    return [
+        Curve(y, xs, list(grid.values[index]), n=list(grid.n[index]))
+        for index, y in enumerate(grid.y_levels)
+    ]
+
+
+def recency_sweep(
+    data: RunData,
+    *,
+    lam: float | None = None,
+    k: int | None = None,
+    alphas: tuple[float, ...] = SWEEP_ALPHAS,
+) -> RecencySweep:
+    """Latest@K, Rank-Inversion and Stale-Dominance of the run's Y3 questions at each alpha
+    (ascending), each with the 95 % paired bootstrap interval of its change from alpha 1
+    added to the alpha-1 value (the defaults of ``memscope rerun``: seed, 10,000 resamples).
+
+    Raises:
+        InputError: a parameter out of range, or a run without a ranked retrieval list.
+    """
+    from memscope.usecases.rerun import DEFAULT_LAMBDA, rerun_run
+
+    params: dict[str, Any] = {"lam": DEFAULT_LAMBDA if lam is None else lam, "k": k}
+    result = rerun_run(data, [a for a in alphas if a != 1.0], **params)
+    points = sorted(result["results"], key=lambda r: r["alpha"])
+    xs = [float(point["alpha"]) for point in points]
+    curves = {}
+    for key, title in SWEEP_METRICS:
+        base = next(p[key] for p in points if p["alpha"] == 1.0)
+        curves[key] = Curve(
+            title,
+            xs,
+            [p[key] for p in points],
+            [base + p["delta"][key]["ci_low"] for p in points],
+            [base + p["delta"][key]["ci_high"] for p in points],
+        )
+    return RecencySweep(
+        _run_id(data),
+        int(result["n"]),
+        float(result["params"]["lambda"]),
+        int(result["params"]["k"]),
+        curves,
+    )
+
+
+def retention_curve(data: RunData) -> Curve:
+    """A DMV-Bench run's TSR by reach (ascending) with its trunk-cluster interval; the
+    label is the system (the run id after its last ``:``).
+
+    Raises:
+        InputError: the run has no TSR by reach (not a DMV-Bench run).
+    """
+    from memscope.usecases.report_dmv import tsr_section
+
+    section = tsr_section(data)
+    reach = sorted(section["by_reach"], key=int)
+    if not reach:
+        raise InputError(f"run {_run_id(data)} has no TSR by reach (is it a DMV-Bench run?)")
+    by_reach = section["by_reach"]
+    return Curve(
+        _run_id(data).split(":")[-1],
+        [float(int(r)) for r in reach],
+        [by_reach[r]["tsr"] for r in reach],
+        [by_reach[r]["ci_low"] for r in reach],
+        [by_reach[r]["ci_high"] for r in reach],
+        [int(by_reach[r].get("n", 0)) for r in reach],
+    )
+
+
+def cue_bars(data: RunData) -> CueBars:
+    """A CUE-Mem run's explicit and implicit accuracy per task, and its EI-gap.
+
+    Raises:
+        InputError: the run has no CUE-Mem tasks.
+    """
+    from memscope.usecases.report_cue import cue_section
+
+    section = cue_section(data)
+    by_task = section.get("by_task") or {}
+    tasks = list(by_task)
+    if not tasks:
+        raise InputError(f"run {_run_id(data)} has no CUE-Mem tasks (is it a CUE-Mem run?)")
+    gap = section.get("ei_gap")
+    return CueBars(
+        _run_id(data),
+        tasks,
+        [by_task[t].get("explicit") for t in tasks],
+        [by_task[t].get("implicit") for t in tasks],
+        [int(by_task[t].get("n_explicit", 0)) for t in tasks],
+        [int(by_task[t].get("n_implicit", 0)) for t in tasks],
+        None if gap is None else float(gap),
+    )

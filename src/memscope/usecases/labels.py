@@ -1,0 +1,541 @@
+"""Failure labels: append-only events, the current label derived from them, undo, export.
+
+Every change is a new event - set, clear or undo - committed before the function returns,
+so a label survives the process being killed right after. The current label of a
+question for one annotator is found by replaying that annotator's events in order: set
+and clear push onto a stack, undo pops the latest one; the top of the stack, when it is a
+set, is the current label. An event's ``supersedes`` names the event it replaced (for an
+undo, the event it undid), so the whole history stays readable.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from memscope.errors import InputError, NotFoundError
+
+if TYPE_CHECKING:
+    from memscope.store import Store
+    from memscope.taxonomy import Taxonomy
+
+SOURCES = ("human", "rule", "import")
+ACCEPTED_FROM = "accepted_from"
+"""Key of a label's params naming the suggestion rule the annotator accepted."""
+SUGGESTION_PARAMS = "suggestion"
+"""Key of a label's params holding the accepted suggestion's own code, rule and numbers."""
+ACTIONS = ("set", "clear", "undo")
+
+
+@dataclass(frozen=True)
+class LabelEvent:
+    """One stored label event."""
+
+    event_id: int
+    run_id: str
+    run_hash: str | None
+    qid: str
+    question_key: str | None
+    action: str
+    codes: tuple[str, ...]
+    primary: str | None
+    note: str | None
+    annotator: str
+    source: str
+    taxonomy_version: str
+    params: dict[str, Any] | None
+    created_at: datetime
+    supersedes: int | None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> LabelEvent:
+        """Build from a ``store.labels.events`` row."""
+        return cls(
+            event_id=row["event_id"],
+            run_id=row["run_id"],
+            run_hash=row["run_hash"],
+            qid=row["qid"],
+            question_key=row["question_key"],
+            action=row["action"],
+            codes=tuple(row["codes"]),
+            primary=row["primary_code"],
+            note=row["note"],
+            annotator=row["annotator"],
+            source=row["source"],
+            taxonomy_version=row["taxonomy_version"],
+            params=row["params"],
+            created_at=row["created_at"],
+            supersedes=row["supersedes"],
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        data = dict(self.__dict__)
+        data["codes"] = list(self.codes)
+        data["created_at"] = self.created_at.isoformat()
+        return data
+
+
+@dataclass(frozen=True)
+class CurrentLabel:
+    """The label a question carries now for one annotator (derived from the events)."""
+
+    run_id: str
+    run_hash: str | None
+    qid: str
+    question_key: str | None
+    codes: tuple[str, ...]
+    primary: str | None
+    note: str | None
+    annotator: str
+    source: str
+    taxonomy_version: str
+    params: dict[str, Any] | None
+    labelled_at: datetime
+    first_labelled_at: datetime
+    event_id: int
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def _annotator(annotator: str | None) -> str:
+    if annotator is not None:
+        if not annotator.strip():
+            raise InputError(
+                "the annotator name is empty",
+                fix="Pass --annotator NAME or leave it out (default: you).",
+            )
+        return annotator.strip()
+    from memscope.config import load_config
+
+    return load_config().annotator
+
+
+def replay(events: Iterable[LabelEvent]) -> dict[tuple[str, str], list[LabelEvent]]:
+    """Per (qid, annotator), the stack of effective set/clear events after replaying undos."""
+    stacks: dict[tuple[str, str], list[LabelEvent]] = {}
+    for event in events:
+        stack = stacks.setdefault((event.qid, event.annotator), [])
+        if event.action == "undo":
+            if stack:
+                stack.pop()
+        else:
+            stack.append(event)
+    return stacks
+
+
+def _current_from(events: list[LabelEvent]) -> dict[tuple[str, str], CurrentLabel]:
+    first_set: dict[tuple[str, str], datetime] = {}
+    for event in events:
+        if event.action == "set":
+            first_set.setdefault((event.qid, event.annotator), event.created_at)
+    current: dict[tuple[str, str], CurrentLabel] = {}
+    for key, stack in replay(events).items():
+        if not stack or stack[-1].action != "set":
+            continue
+        top = stack[-1]
+        current[key] = CurrentLabel(
+            run_id=top.run_id,
+            qid=top.qid,
+            question_key=top.question_key,
+            codes=top.codes,
+            primary=top.primary,
+            note=top.note,
+            annotator=top.annotator,
+            source=top.source,
+            taxonomy_version=top.taxonomy_version,
+            params=top.params,
+            labelled_at=top.created_at,
+            first_labelled_at=first_set[key],
+            event_id=top.event_id,
+            run_hash=top.run_hash,
+        )
+    return current
+
+
+def _require_run(con: Any, run_id: str) -> dict[str, Any]:
+    """``{"run_hash", "dataset_id"}`` of the run, or NotFoundError naming the nearest run ids."""
+    from memscope.store import queries
+    from memscope.store.labels import run_identity
+
+    identity = run_identity(con, run_id)
+    if identity is None:
+        close = difflib.get_close_matches(run_id, queries.run_ids(con), n=3, cutoff=0.4)
+        hint = (
+            f"Did you mean {', '.join(close)}?"
+            if close
+            else "See `memscope runs` for the ingested runs."
+        )
+        raise NotFoundError(f"no run {run_id!r} in the store", fix=hint)
+    return {"run_hash": identity[0], "dataset_id": identity[1]}
+
+
+# Question facts of the runs this process labels, by (store, run id, run hash, dataset id):
+# a run's questions cannot change without its hash or dataset changing. A label's point
+# lookup scans the run's predictions (no index, to keep ingest fast); the app saves labels
+# one keypress after another, so from the second label of a run on, one join serves all.
+# The value is None after the first label (a one-off `memscope label` pays no join).
+_QuestionKey = tuple[str, str, str, str]
+_question_facts: dict[_QuestionKey, dict[str, dict[str, Any]] | None] = {}
+_QUESTION_FACT_RUNS = 4
+
+
+def _require_question(
+    con: Any, run_id: str, qid: str, cache_key: _QuestionKey | None = None
+) -> dict[str, Any]:
+    from memscope.store.labels import question_index, question_info, run_qids
+    from memscope.usecases.questions import unknown_question
+
+    if cache_key is None:
+        found = question_info(con, run_id, qid)
+    elif cache_key not in _question_facts:
+        if len(_question_facts) >= _QUESTION_FACT_RUNS:
+            _question_facts.pop(next(iter(_question_facts)))
+        _question_facts[cache_key] = None
+        found = question_info(con, run_id, qid)
+    else:
+        facts = _question_facts[cache_key]
+        if facts is None:
+            facts = _question_facts[cache_key] = question_index(con, run_id)
+        found = facts.get(qid)
+    if found is not None:
+        return found
+    raise unknown_question(qid, run_id, run_qids(con, run_id))
+
+
+def _append(
+    store: Store,
+    run_id: str,
+    qid: str,
+    *,
+    action: str,
+    annotator: str | None,
+    codes: list[str] | None = None,
+    primary: str | None = None,
+    note: str | None = None,
+    source: str = "human",
+    params: dict[str, Any] | None = None,
+    taxonomy: Taxonomy | None = None,
+) -> LabelEvent | None:
+    """Validate and append one event in one write transaction; None when an undo finds nothing."""
+    from memscope.store import labels as stored
+
+    if source not in SOURCES:
+        raise InputError(
+            f"unknown label source {source!r}", fix=f"Valid sources: {', '.join(SOURCES)}."
+        )
+    if taxonomy is None:
+        from memscope.taxonomy import load_taxonomy
+
+        taxonomy = load_taxonomy()
+    who = _annotator(annotator)
+    chosen: list[str] = []
+    if action == "set":
+        for code in codes or []:
+            name = taxonomy.require(code).code
+            if name not in chosen:
+                chosen.append(name)
+        if not chosen:
+            raise InputError(
+                "a label needs at least one failure code",
+                fix=f"Valid codes: {', '.join(taxonomy.names)}.",
+            )
+        primary = taxonomy.require(primary).code if primary else chosen[0]
+        if primary not in chosen:
+            raise InputError(
+                f"the primary code {primary} is not among the codes {', '.join(chosen)}"
+            )
+    with store.write() as con:
+        run = _require_run(con, run_id)
+        cache_key = (str(store.path), run_id, run["run_hash"], run["dataset_id"])
+        question = _require_question(con, run_id, qid, cache_key)
+        history = [
+            LabelEvent.from_row(row) for row in stored.events(con, run_id, qid=qid, annotator=who)
+        ]
+        stack = replay(history).get((qid, who), [])
+        supersedes: int | None
+        if action == "undo":
+            if not stack:
+                return None
+            supersedes = stack[-1].event_id
+        else:
+            supersedes = stack[-1].event_id if stack else None
+        event = {
+            "run_id": run_id,
+            "run_hash": run["run_hash"],
+            "qid": qid,
+            "question_key": question["question_key"],
+            "action": action,
+            "codes": chosen,
+            "primary_code": primary if action == "set" else None,
+            "note": note,
+            "annotator": who,
+            "source": source,
+            "taxonomy_version": taxonomy.version,
+            "params": params,
+            "supersedes": supersedes,
+        }
+        created_at = _now()
+        event_id = stored.insert_event(con, event, created_at)
+    return LabelEvent(
+        event_id=event_id,
+        run_id=run_id,
+        run_hash=run["run_hash"],
+        qid=qid,
+        question_key=question["question_key"],
+        action=action,
+        codes=tuple(chosen),
+        primary=event["primary_code"],
+        note=note,
+        annotator=who,
+        source=source,
+        taxonomy_version=taxonomy.version,
+        params=params,
+        created_at=created_at,
+        supersedes=supersedes,
+    )
+
+
+def record_label(
+    store: Store,
+    run_id: str,
+    qid: str,
+    *,
+    codes: list[str],
+    primary: str | None = None,
+    note: str | None = None,
+    annotator: str | None = None,
+    source: str = "human",
+    params: dict[str, Any] | None = None,
+) -> LabelEvent:
+    """Label a question with failure codes (the first is primary unless ``primary`` says).
+
+    Committed to the store before it returns.
+
+    Raises:
+        NotFoundError: unknown run, qid (naming the nearest qids) or code (listing the valid ones).
+        InputError: no code, a primary not among the codes, an unknown source.
+    """
+    event = _append(
+        store,
+        run_id,
+        qid,
+        action="set",
+        annotator=annotator,
+        codes=codes,
+        primary=primary,
+        note=note,
+        source=source,
+        params=params,
+    )
+    assert event is not None  # only undo can find nothing to do
+    return event
+
+
+def clear_label(
+    store: Store,
+    run_id: str,
+    qid: str,
+    *,
+    annotator: str | None = None,
+    note: str | None = None,
+    params: dict[str, Any] | None = None,
+) -> LabelEvent:
+    """Remove a question's current label (a new ``clear`` event; history is kept)."""
+    event = _append(
+        store, run_id, qid, action="clear", annotator=annotator, note=note, params=params
+    )
+    assert event is not None
+    return event
+
+
+def can_undo(store: Store, run_id: str, qid: str, *, annotator: str | None = None) -> bool:
+    """Whether :func:`undo_label` would find a set or clear to undo (a read-only look)."""
+    from memscope.store import labels as stored
+
+    who = _annotator(annotator)
+    if not store.exists:
+        return False
+    with store.read() as con:
+        history = [
+            LabelEvent.from_row(row) for row in stored.events(con, run_id, qid=qid, annotator=who)
+        ]
+    return bool(replay(history).get((qid, who), []))
+
+
+def undo_label(
+    store: Store, run_id: str, qid: str, *, annotator: str | None = None
+) -> LabelEvent | None:
+    """Undo the annotator's latest effective set or clear on the question; None when there is none."""
+    return _append(store, run_id, qid, action="undo", annotator=annotator)
+
+
+def accept_suggestion(
+    store: Store,
+    run_id: str,
+    qid: str,
+    *,
+    annotator: str | None = None,
+    params: dict[str, Any] | None = None,
+) -> LabelEvent:
+    """Label the question with its primary suggested code, as the annotator's own decision.
+
+    Accepting is a human decision: the event's source is ``human``; its params are the
+    view's (alpha, lambda, K) at the moment of labelling plus ``accepted_from`` (the rule)
+    and ``suggestion`` (the suggestion's own code, rule, numbers and twin run), kept apart
+    so an export can tell the two kinds of parameter from each other.
+
+    Suggestions are computed first when the run has none stored.
+
+    Raises:
+        NotFoundError: the question has no suggestion (it did not fail, or no rule explains it).
+    """
+    from memscope.usecases.suggest import load_suggestions, suggest_run, suggestion_state
+
+    if suggestion_state(store, run_id) is None:
+        with store.read() as con:
+            _require_run(con, run_id)
+        suggest_run(store, run_id)
+    suggestions = load_suggestions(store, run_id)
+    suggestion = suggestions.get(qid)
+    if suggestion is None:
+        with store.read() as con:
+            _require_question(con, run_id, qid)
+        raise NotFoundError(
+            f"no suggestion for {qid} in run {run_id}",
+            fix="Only failed questions that a rule explains get one; label it with --code CODE instead.",
+        )
+    merged = {
+        **(params or {}),
+        ACCEPTED_FROM: suggestion.rule,
+        SUGGESTION_PARAMS: {
+            "code": suggestion.code,
+            "rule": suggestion.rule,
+            "numbers": suggestion.numbers,
+            "twin_run_id": suggestion.twin_run_id,
+        },
+    }
+    return record_label(
+        store,
+        run_id,
+        qid,
+        codes=[suggestion.code],
+        annotator=annotator,
+        source="human",
+        params=merged,
+    )
+
+
+def split_params(
+    params: dict[str, Any] | None,
+) -> tuple[dict[str, Any] | None, str | None, dict[str, Any] | None]:
+    """A label's params as (the view's parameters, the accepted rule, the suggestion's own).
+
+    Labels accepted before accepting counted as human carry ``{"rule": …}`` with source
+    ``rule``; that rule is reported as ``accepted_from`` too.
+    """
+    if not params:
+        return params, None, None
+    view = {k: v for k, v in params.items() if k not in (ACCEPTED_FROM, SUGGESTION_PARAMS)}
+    accepted = params.get(ACCEPTED_FROM)
+    suggestion = params.get(SUGGESTION_PARAMS)
+    if accepted is None and "rule" in view:
+        accepted = view.pop("rule")
+    return (view or None), accepted, suggestion
+
+
+def label_history(store: Store, run_id: str | None, qid: str | None = None) -> list[LabelEvent]:
+    """Every label event of a run (every run when None), oldest first, optionally one question's."""
+    from memscope.store import labels as stored
+
+    with store.read() as con:
+        return [LabelEvent.from_row(row) for row in stored.events(con, run_id, qid=qid)]
+
+
+def current_labels(
+    store: Store, run_id: str, *, annotator: str | None = None
+) -> dict[str, CurrentLabel]:
+    """The current label per qid: of ``annotator``, or (None) the latest of any annotator."""
+    from memscope.store import labels as stored
+
+    with store.read() as con:
+        events = [
+            LabelEvent.from_row(row) for row in stored.events(con, run_id, annotator=annotator)
+        ]
+    result: dict[str, CurrentLabel] = {}
+    for (qid, _), label in sorted(_current_from(events).items(), key=lambda item: item[1].event_id):
+        result[qid] = label
+    return result
+
+
+def current_labels_by_annotator(store: Store, run_id: str | None) -> list[CurrentLabel]:
+    """Every annotator's current label on every question (of a run, or of all runs), by event order."""
+    from memscope.store import labels as stored
+
+    with store.read() as con:
+        events = [LabelEvent.from_row(row) for row in stored.events(con, run_id)]
+    by_run: dict[str, list[LabelEvent]] = {}
+    for event in events:
+        by_run.setdefault(event.run_id, []).append(event)
+    labels = [
+        label for run_events in by_run.values() for label in _current_from(run_events).values()
+    ]
+    return sorted(labels, key=lambda label: label.event_id)
+
+
+def annotators(store: Store, run_id: str) -> list[str]:
+    """Everyone who has label events on the run."""
+    return sorted({event.annotator for event in label_history(store, run_id)})
+
+
+def agreement(store: Store, run_id: str, first: str, second: str) -> dict[str, Any]:
+    """Cohen's kappa between two annotators on the questions both currently label.
+
+    Overall on the primary codes; per code on "the question carries this code".
+
+    Raises:
+        NotFoundError: an annotator has no labels on the run.
+        InputError: the two never labelled the same question.
+    """
+    from memscope.analysis.agreement import cohen_kappa, presence_kappas
+
+    if first == second:
+        raise InputError("--annotators needs two different names")
+    known = annotators(store, run_id)
+    labels = {}
+    for name in (first, second):
+        if name not in known:
+            listed = ", ".join(known) if known else "nobody yet"
+            raise NotFoundError(
+                f"annotator {name!r} has no labels on run {run_id}", fix=f"Labelled by: {listed}."
+            )
+        labels[name] = current_labels(store, run_id, annotator=name)
+    shared = [qid for qid in labels[first] if qid in labels[second]]
+    if not shared:
+        raise InputError(
+            f"{first} and {second} have not both labelled any question of run {run_id}",
+            fix="Kappa needs questions both annotators labelled.",
+        )
+    primary_first = [labels[first][qid].primary or "" for qid in shared]
+    primary_second = [labels[second][qid].primary or "" for qid in shared]
+    codes_first = [labels[first][qid].codes for qid in shared]
+    codes_second = [labels[second][qid].codes for qid in shared]
+    used = sorted({code for codes in codes_first + codes_second for code in codes})
+    return {
+        "run": run_id,
+        "annotators": [first, second],
+        "n": len(shared),
+        "only_first": len(labels[first]) - len(shared),
+        "only_second": len(labels[second]) - len(shared),
+        "primary": cohen_kappa(primary_first, primary_second).as_dict(),
+        "per_code": {
+            code: kappa.as_dict()
+            for code, kappa in presence_kappas(codes_first, codes_second, used).items()
+        },
+        "qids": shared,
+    }

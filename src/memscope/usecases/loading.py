@@ -1,0 +1,133 @@
+"""Loading one run from the store into arrays the analysis functions take."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from memscope.analysis.arrays import float_column, pad_lists
+from memscope.analysis.evidence import EvidenceSet
+from memscope.errors import NotFoundError
+from memscope.store import Store, queries
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+
+@dataclass
+class RunData:
+    """Everything the analysis of one run needs, one row per question (ordered by idx)."""
+
+    run: dict[str, Any]
+    questions: pa.Table
+    evidence_table: pa.Table
+    evidence: EvidenceSet
+    scores: np.ndarray
+    n_rounds: int
+    _columns: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    @property
+    def qids(self) -> np.ndarray:
+        """The qids, in row order."""
+        return self.column("qid")
+
+    def column(self, name: str) -> np.ndarray:
+        """A question-table column as numpy (floats keep NaN for null); converted once, then cached.
+
+        The arrays are shared: callers must not modify them.
+        """
+        cached = self._columns.get(name)
+        if cached is None:
+            column = self.questions.column(name)
+            values = (
+                float_column(column)
+                if name in ("em", "judge")
+                else column.to_numpy(zero_copy_only=False)
+            )
+            values.flags.writeable = False
+            cached = self._columns[name] = values
+        return cached
+
+    @property
+    def benchmark(self) -> str:
+        """The benchmark the run is from: ``memeye``, ``cuemem`` or ``dmv`` (runs.benchmark)."""
+        return str(self.run.get("benchmark") or "memeye")
+
+    @property
+    def has_retrievals(self) -> bool:
+        """Whether the run logged ranked or unranked retrievals."""
+        return self.run.get("retrieval_kind") in ("ranked", "unranked")
+
+
+def evidence_from_table(table: pa.Table) -> tuple[EvidenceSet, np.ndarray]:
+    """Build the padded evidence arrays (and the score matrix) from ``evidence_table``."""
+    ranked_pos = pad_lists(table.column("ranked_pos"))
+    ranked_session = pad_lists(table.column("ranked_session"))
+    scores = pad_lists(table.column("scores"), fill=np.nan, dtype=np.float64)
+    gold_pos = pad_lists(table.column("gold_pos"))
+    sources = pad_lists(table.column("source_sessions"))
+    y = table.column("y").to_numpy(zero_copy_only=False)
+    evidence = EvidenceSet(
+        ranked_pos=ranked_pos,
+        ranked_session=ranked_session,
+        gold_pos=gold_pos,
+        source_sessions=sources,
+        has_ranking=table.column("has_ranking").to_numpy(zero_copy_only=False).astype(bool),
+        is_y3=(y == "Y3"),
+    )
+    return evidence, scores
+
+
+def load_run(
+    store: Store, run_id: str, *, retrievals: pa.Table | None = None, detail: bool = True
+) -> RunData:
+    """Read one run's questions and evidence from the store.
+
+    ``retrievals`` (shaped like the ``retrievals`` table without ``run_id``) replaces the
+    stored candidate pools, e.g. with the memory engine's re-retrieval. ``detail=False``
+    leaves out the question and answer texts, options and rotations (run-level reports).
+    """
+    with store.read() as con:
+        run = queries.get_run(con, run_id)
+        if run is None:
+            from memscope.errors import NotFoundError
+
+            raise NotFoundError(f"no run {run_id!r} in the store", where=str(store.path))
+        question_rows = queries.question_table(con, run_id, detail=detail)
+        evidence_rows = queries.evidence_table(con, run_id, retrievals)
+        n_rounds = queries.dataset_round_count(con, run["dataset_id"])
+    evidence, scores = evidence_from_table(evidence_rows)
+    return RunData(run, question_rows, evidence_rows, evidence, scores, n_rounds)
+
+
+def load_questions(store: Store, run_id: str) -> RunData:
+    """A run's questions and answers without its retrieval evidence (fast: the queue
+    needs nothing more); :func:`load_evidence` completes it.
+
+    Raises:
+        NotFoundError: no such run in the store.
+    """
+    with store.read() as con:
+        return read_questions(con, store, run_id)
+
+
+def read_questions(con: Any, store: Store, run_id: str, *, detail: bool = True) -> RunData:
+    run = queries.get_run(con, run_id)
+    if run is None:
+        raise NotFoundError(f"no run {run_id!r} in the store", where=str(store.path))
+    questions = queries.question_table(con, run_id, detail=detail)
+    n_rounds = queries.dataset_round_count(con, run["dataset_id"])
+    n = questions.num_rows
+    empty = np.zeros((n, 0), dtype=np.int64)
+    y = questions.column("y").to_numpy(zero_copy_only=False)
+    evidence = EvidenceSet(
+        ranked_pos=empty,
+        ranked_session=empty,
+        gold_pos=empty,
+        source_sessions=empty,
+        has_ranking=np.ones(n, dtype=bool),
+        is_y3=(y == "Y3"),
+    )
+    return RunData(run, questions, questions.select(["qid"]), evidence, np.zeros((n, 0)), n_rounds)

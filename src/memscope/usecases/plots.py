@@ -1,0 +1,281 @@
+"""``memscope plot``: paper figures with matplotlib (the optional ``plot`` extra).
+
+One function per figure: the X×Y heatmap (value and n per cell), the recency sweep
+(Latest@K, Rank-Inversion, Stale-Dominance against alpha, with the paired bootstrap
+interval of each change from alpha 1), the DMV-Bench retention curve (TSR by reach with
+trunk-cluster intervals, one line per system), CUE-Mem explicit vs implicit accuracy per
+task, and the failure-code breakdown per stratum from ``memscope estimate`` (stacked
+bars of the PPI++ shares, each with its interval). The numbers come from
+:mod:`memscope.usecases.figure_data` (the app's terminal plots read the same functions)
+and ``memscope estimate``; this is the only module importing matplotlib, and
+only inside :func:`render`. Output is deterministic: the Agg backend, DejaVu Sans, a
+fixed SVG hash salt and no creation date in any format, so a snapshot test can compare
+files byte for byte. Colours are the Okabe-Ito palette (colour-blind safe).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memscope.errors import InputError, MemscopeError
+from memscope.usecases.figure_data import (
+    OKABE_ITO,
+    SWEEP_METRICS,
+    cue_bars,
+    heatmap_grid,
+    recency_sweep,
+    retention_curve,
+)
+
+if TYPE_CHECKING:
+    from memscope.store import Store
+
+KINDS = ("heatmap", "recency", "retention", "cue", "codes")
+FORMATS = (".svg", ".png", ".pdf")
+HASH_SALT = "memscope"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """What a plot wrote."""
+
+    path: Path
+    kind: str
+    runs: list[str]
+
+
+def _matplotlib() -> Any:
+    """pyplot on the Agg backend, with the settings that make output reproducible."""
+    try:
+        import matplotlib  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        raise MemscopeError(
+            "memscope plot needs matplotlib, which is not installed",
+            fix="Install the plot extra: pip install 'memscope[plot]' (or pip install matplotlib).",
+        ) from None
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt  # type: ignore[import-not-found, unused-ignore]
+    from cycler import cycler  # matplotlib's own dependency
+
+    matplotlib.rcParams.update(
+        {
+            "svg.hashsalt": HASH_SALT,
+            "svg.fonttype": "none",  # text stays text (searchable, small)
+            "font.family": "DejaVu Sans",
+            "font.size": 9,
+            "axes.prop_cycle": cycler(color=OKABE_ITO),
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "figure.dpi": 100,
+            "savefig.dpi": 150,
+            "pdf.compression": 6,
+        }
+    )
+    return plt
+
+
+def _save(plt: Any, fig: Any, out: Path) -> None:
+    """Write the figure without a creation date (so the bytes depend on the data only)."""
+    suffix = out.suffix.lower()
+    metadata: dict[str, Any] = {"Software": "memscope"}
+    if suffix == ".svg":
+        metadata = {"Date": None, "Creator": "memscope"}
+    elif suffix == ".pdf":
+        metadata = {"CreationDate": None, "ModDate": None, "Creator": "memscope", "Producer": None}
+    try:
+        fig.savefig(out, metadata=metadata, bbox_inches="tight")
+    except OSError as exc:
+        raise MemscopeError(
+            f"cannot write the figure: {exc.strerror or exc}", where=str(out)
+        ) from None
+    finally:
+        plt.close(fig)
+
+
+def _heatmap(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
+    from memscope.usecases.loading import load_run
+
+    name = metric or "em"
+    fig, axes = plt.subplots(1, len(runs), figsize=(3.4 * len(runs), 3.0), squeeze=False)
+    image = None
+    for ax, run_id in zip(axes[0], runs, strict=True):
+        grid = heatmap_grid(load_run(store, run_id, detail=False), name)
+        values = [[float("nan") if v is None else v for v in row] for row in grid.values]
+        image = ax.imshow(values, cmap="cividis", vmin=0.0, vmax=1.0, origin="lower")
+        for yi in range(len(grid.y_levels)):
+            for xi in range(len(grid.x_levels)):
+                value = grid.values[yi][xi]
+                text = "–" if value is None else f"{value:.2f}"
+                colour = "black" if value is not None and value > 0.55 else "white"
+                ax.text(
+                    xi,
+                    yi,
+                    f"{text}\nn={grid.n[yi][xi]}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color=colour,
+                )
+        ax.set_xticks(range(len(grid.x_levels)), grid.x_levels)
+        ax.set_yticks(range(len(grid.y_levels)), grid.y_levels)
+        ax.set_xlabel("X (visual granularity)")
+        if ax is axes[0][0]:
+            ax.set_ylabel("Y (reasoning depth)")
+        ax.set_title(f"{run_id}: {name.upper() if name == 'em' else name}")
+    if image is not None:
+        fig.colorbar(image, ax=list(axes[0]), shrink=0.8)
+    return fig
+
+
+def _recency(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
+    from memscope.usecases.loading import load_run
+
+    fig, axes = plt.subplots(1, len(SWEEP_METRICS), figsize=(9.0, 2.8), sharex=True)
+    sweep = None
+    for index, run_id in enumerate(runs):
+        sweep = recency_sweep(load_run(store, run_id, detail=False))
+        colour = OKABE_ITO[index % len(OKABE_ITO)]
+        for ax, (key, title) in zip(axes, SWEEP_METRICS, strict=True):
+            curve = sweep.curves[key]
+            ax.plot(curve.xs, curve.values, marker="o", markersize=3, color=colour, label=run_id)
+            ax.fill_between(curve.xs, curve.low, curve.high, color=colour, alpha=0.2, linewidth=0)
+            ax.set_title(title)
+            ax.set_xlabel("alpha (1 = similarity only)")
+            ax.set_ylim(-0.02, 1.02)
+    assert sweep is not None
+    axes[0].set_ylabel(f"Y3 questions (n={sweep.n})")
+    axes[-1].legend(frameon=False, fontsize=7)
+    return fig
+
+
+def _retention(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
+    from memscope.usecases.loading import load_run
+
+    fig, ax = plt.subplots(figsize=(4.2, 3.0))
+    for index, run_id in enumerate(runs):
+        curve = retention_curve(load_run(store, run_id, detail=False))
+        xs = [int(x) for x in curve.xs]
+        colour = OKABE_ITO[index % len(OKABE_ITO)]
+        ax.plot(xs, curve.values, marker="o", markersize=3, color=colour, label=curve.label)
+        ax.fill_between(xs, curve.low, curve.high, color=colour, alpha=0.2, linewidth=0)
+        ax.set_xticks(xs)
+    ax.set_xlabel("reach (sessions back)")
+    ax.set_ylabel("TSR")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title("Retention: TSR by reach (95% trunk-cluster CI)")
+    ax.legend(frameon=False, fontsize=7)
+    return fig
+
+
+def _cue(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
+    from memscope.usecases.loading import load_run
+
+    fig, axes = plt.subplots(1, len(runs), figsize=(4.6 * len(runs), 3.0), squeeze=False)
+    for ax, run_id in zip(axes[0], runs, strict=True):
+        bars = cue_bars(load_run(store, run_id, detail=False))
+        tasks = bars.tasks
+        width = 0.38
+        for offset, (values, counts, side, colour) in enumerate(
+            (
+                (bars.explicit, bars.n_explicit, "explicit", OKABE_ITO[0]),
+                (bars.implicit, bars.n_implicit, "implicit", OKABE_ITO[1]),
+            )
+        ):
+            xs = [i + (offset - 0.5) * width for i in range(len(tasks))]
+            ax.bar(xs, [0.0 if v is None else v for v in values], width, color=colour, label=side)
+            for x, n in zip(xs, counts, strict=True):
+                ax.text(x, 0.02, f"n={n}", ha="center", va="bottom", fontsize=6, rotation=90)
+        ax.set_xticks(range(len(tasks)), [t.replace("_", "\n") for t in tasks], fontsize=7)
+        ax.set_ylim(0, 1.05)
+        ax.set_ylabel("accuracy")
+        gap = bars.ei_gap
+        ax.set_title(f"{run_id}" + (f" · EI-Gap {gap:.2f}" if gap is not None else ""))
+        ax.legend(frameon=False, fontsize=7)
+    return fig
+
+
+def _codes(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
+    from memscope.usecases.estimate import estimate_run
+
+    by = metric or "y"
+    result = estimate_run(store, runs[0], by=by).as_dict()
+    groups = ["overall", *result["strata"]]
+    codes = list(result["codes"])
+    fig, ax = plt.subplots(figsize=(1.2 + 1.0 * len(groups), 3.4))
+    bottoms = [0.0] * len(groups)
+    for index, code in enumerate(codes):
+        entry = result["codes"][code]
+        values, lows, highs = [], [], []
+        for group in groups:
+            found = (entry["overall"] if group == "overall" else entry["per_stratum"][group])["ppi"]
+            # Rounded: the figure's bytes must not follow the last bit of a sum.
+            values.append(round(found["estimate"], 6) if found else 0.0)
+            lows.append(round(found["ci_low"], 6) if found else 0.0)
+            highs.append(round(found["ci_high"], 6) if found else 0.0)
+        colour = OKABE_ITO[index % len(OKABE_ITO)]
+        ax.bar(range(len(groups)), values, 0.6, bottom=bottoms, color=colour, label=code)
+        for g, (value, low, high) in enumerate(zip(values, lows, highs, strict=True)):
+            if value <= 0:
+                continue
+            # The interval of this code's share, drawn at the top of its segment.
+            top = bottoms[g] + value
+            ax.errorbar(
+                g + 0.22,
+                top,
+                yerr=[[value - low], [high - value]],
+                fmt="none",
+                ecolor="black",
+                elinewidth=0.6,
+                capsize=1.5,
+            )
+        bottoms = [b + v for b, v in zip(bottoms, values, strict=True)]
+    labels = [
+        f"{g}\n{(result['n_labelled'] if g == 'overall' else result['strata'][g]['n_labelled'])}"
+        f"/{(result['n_failures'] if g == 'overall' else result['strata'][g]['n_failures'])}"
+        for g in groups
+    ]
+    ax.set_xticks(range(len(groups)), labels, fontsize=7)
+    ax.set_ylabel("share of failures (PPI++, 95% CI)")
+    ax.set_ylim(0, max(1.05, max(bottoms) + 0.05))
+    ax.set_title(f"{runs[0]}: failure codes by {by} (labelled/failures)")
+    ax.legend(frameon=False, fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return fig
+
+
+BUILDERS: dict[str, Callable[[Any, Store, list[str], str | None], Any]] = {
+    "heatmap": _heatmap,
+    "recency": _recency,
+    "retention": _retention,
+    "cue": _cue,
+    "codes": _codes,
+}
+
+
+def render(
+    store: Store, kind: str, runs: list[str], out: Path, *, metric: str | None = None
+) -> Figure:
+    """Draw figure ``kind`` of ``runs`` into ``out`` (.svg, .png or .pdf).
+
+    ``metric``: the heatmap's metric (em, judge) or the codes figure's strata (y, cell, x).
+
+    Raises:
+        InputError: an unknown kind or extension, a missing folder, a run without the data.
+        MemscopeError: matplotlib is not installed, or the file cannot be written.
+    """
+    if kind not in KINDS:
+        raise InputError(f"unknown figure {kind!r}", fix=f"Figures: {', '.join(KINDS)}.")
+    if out.suffix.lower() not in FORMATS:
+        raise InputError(
+            f"cannot tell the format of {out.name}", fix="End --out in .svg, .png or .pdf."
+        )
+    if not out.expanduser().resolve().parent.is_dir():
+        raise InputError(f"the folder of --out does not exist: {out.parent}")
+    if kind == "codes" and len(runs) != 1:
+        raise InputError("the codes figure takes one run")
+    plt = _matplotlib()
+    fig = BUILDERS[kind](plt, store, runs, metric)
+    _save(plt, fig, out.expanduser())
+    return Figure(out.expanduser(), kind, runs)

@@ -1,0 +1,236 @@
+"""The run report: answer matrix, retrieval access, temporal authority (docs/metrics.md §2–§4).
+
+``build_report`` returns plain data in the shape ``memscope report --format json`` prints;
+the CLI renders the same data as tables and the app draws its matrix from it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from memscope.analysis import aggregate
+from memscope.analysis.answers import correctness
+from memscope.analysis.evidence import retrieval_access, temporal_authority
+from memscope.usecases.loading import RunData
+from memscope.usecases.metric_names import RETRIEVAL_METRICS
+from memscope.usecases.runs import effective_k
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from memscope.store import Store
+
+RETRIEVAL_NOTES = {
+    "context": "no retrieval: this method puts a fixed context in front of the model "
+    "(the full history, or the clue rounds for an oracle), so rank metrics do not apply",
+    "none": "this method logged no retrieved evidence, so retrieval metrics cannot be computed",
+    "unranked": "the method logged an unranked set of retrieved rounds: @K metrics use the "
+    "whole set, and MRR and Rank-Inversion are undefined",
+}
+
+
+def _clean(value: Any) -> Any:
+    """NaN to None, numpy scalars to Python, so the result is valid JSON."""
+    if isinstance(value, dict):
+        return {key: _clean(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(item) for item in value]
+    if isinstance(value, (np.floating, float)):
+        return None if math.isnan(value) else float(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def question_metrics(data: RunData, k: int) -> dict[str, np.ndarray]:
+    """Per-question answer, retrieval and temporal values (NaN where undefined)."""
+    mode = data.column("mode")
+    em = data.column("em").astype(float)
+    judge = data.column("judge").astype(float)
+    values: dict[str, np.ndarray] = {
+        "em": em,
+        "judge": judge,
+        "correct": correctness(mode, em, judge),
+    }
+    if data.has_retrievals:
+        values |= retrieval_access(data.evidence, k)
+        values |= temporal_authority(data.evidence, k)
+    else:
+        empty = np.full(len(em), np.nan)
+        for name in RETRIEVAL_METRICS:
+            values[name] = empty
+    return values
+
+
+def upstream_sentence(check: dict[str, Any]) -> str:
+    """A cross-check (``upstream_check``, or an ingest outcome's) said in one sentence."""
+    from memscope.adapters.upstream_summary import check_sentence
+
+    return check_sentence(check)
+
+
+def upstream_check(store: Store, run_id: str) -> dict[str, Any] | None:
+    """The run's cross-check against the benchmark's own summary file, with its sentence.
+
+    Computed at ingest (``adapters.upstream_summary``) and kept in the run's metrics;
+    None when the run came with no summary memscope can recompute.
+    """
+    from memscope.adapters.upstream_summary import CHECK_KEY, check_sentence
+    from memscope.store import queries
+
+    with store.read() as con:
+        _config, metrics = queries.run_config(con, run_id)
+    check = metrics.get(CHECK_KEY)
+    if not isinstance(check, dict):
+        return None
+    return {**check, "sentence": check_sentence(check)}
+
+
+def build_report(
+    data: RunData,
+    k: int | None = None,
+    *,
+    include_questions: bool = True,
+    upstream: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Everything ``memscope report`` shows for one run, as JSON-ready data."""
+    report, questions = build_report_parts(
+        data, k, include_questions=include_questions, upstream=upstream
+    )
+    if questions is not None:
+        report["questions"] = questions.to_pylist()
+    return report
+
+
+def build_report_parts(
+    data: RunData,
+    k: int | None = None,
+    *,
+    include_questions: bool = True,
+    upstream: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], pa.Table | None]:
+    """The report without its per-question rows, and those rows as an Arrow table.
+
+    ``upstream`` (:func:`upstream_check`) goes under ``"upstream_check"``.
+
+    Large runs serialise the rows straight from Arrow (``store.json_rows``) instead of as
+    50,000 Python dicts; :func:`build_report` is the all-Python form.
+    """
+    run = data.run
+    cutoff = effective_k(run, k)
+    values = question_metrics(data, cutoff)
+    x = data.column("x")
+    y = data.column("y")
+    cells = aggregate.cell_labels(x, y)
+    answer_metrics = {"em": values["em"], "judge": values["judge"]}
+    judged = ("judge",)
+    by_cell = aggregate.by_group(answer_metrics, cells, aggregate.CELLS, count=judged)
+    answer = {
+        "overall": aggregate.summarize(answer_metrics, count=judged),
+        "macro": {name: aggregate.macro_average(by_cell, name) for name in ("em", "judge")},
+        "by_x": aggregate.by_group(answer_metrics, x, aggregate.X_LEVELS, count=judged),
+        "by_y": aggregate.by_group(answer_metrics, y, aggregate.Y_LEVELS, count=judged),
+        "by_cell": by_cell,
+        "n_unplaced": int((cells == "").sum()),
+    }
+    retrieval = temporal = None
+    if data.has_retrievals:
+        access = {name: values[name] for name in ("any_clue", "coverage", "full_clue", "mrr")}
+        n_gold_defined = int((~np.isnan(values["any_clue"])).sum())
+        retrieval = {
+            "n": n_gold_defined,
+            "n_undiagnosable": len(values["em"]) - n_gold_defined,
+            "kind": run.get("retrieval_kind"),
+            "overall": {name: aggregate.mean_or_none(v) for name, v in access.items()},
+            "by_y": aggregate.by_group(access, y, aggregate.Y_LEVELS, n_of="any_clue"),
+            "by_x": aggregate.by_group(access, x, aggregate.X_LEVELS, n_of="any_clue"),
+            "by_cell": aggregate.by_group(access, cells, aggregate.CELLS, n_of="any_clue"),
+        }
+        timing = {
+            name: values[name]
+            for name in ("latest_at_k", "latest_miss", "rank_inversion", "stale_dominance")
+        }
+        temporal = aggregate.summarize(timing, n_of="latest_at_k")
+        if not temporal["n"]:
+            temporal = None
+    report: dict[str, Any] = {
+        "run": {
+            "id": run["run_id"],
+            "task": run.get("task"),
+            "model": run.get("model"),
+            "method": run.get("method"),
+            "modality": run.get("modality"),
+            "n_questions": len(values["em"]),
+            "retrieval_kind": run.get("retrieval_kind"),
+            "path": run.get("path"),
+        },
+        "k": cutoff,
+        "answer": answer,
+        "retrieval": retrieval,
+        "temporal": temporal,
+        "notes": [RETRIEVAL_NOTES[kind]]
+        if (kind := run.get("retrieval_kind")) in RETRIEVAL_NOTES
+        else [],
+    }
+    from memscope.usecases.axes import axes_report
+
+    # The benchmark's own axes (adapters.axes), as the app's matrix shows them.
+    report["axes"] = axes_report(data, values["correct"])
+    if run.get("benchmark") == "dmv":
+        from memscope.usecases.report_dmv import tsr_section
+
+        report["tsr"] = tsr_section(data)
+    elif run.get("benchmark") == "cuemem":
+        from memscope.usecases.report_cue import cue_section
+
+        report["cue"] = cue_section(data)
+    report["upstream_check"] = upstream
+    report = _clean(report)
+    return report, (_question_rows(data, values, x, y) if include_questions else None)
+
+
+QUESTION_METRICS = (
+    "any_clue",
+    "coverage",
+    "full_clue",
+    "mrr",
+    "latest_at_k",
+    "latest_miss",
+    "rank_inversion",
+    "stale_dominance",
+)
+
+
+def _question_rows(
+    data: RunData, values: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray
+) -> pa.Table:
+    """One row per question (ids, axes, scores, retrieved rounds, metrics), NaN as null."""
+    import pyarrow as pa
+
+    n = len(values["em"])
+    if data.has_retrievals:
+        ranked_ids = data.evidence_table.column("ranked_ids").combine_chunks()
+        # Questions without a logged retrieval retrieved nothing: an empty list, not null.
+        retrieved = pa.ListArray.from_arrays(ranked_ids.offsets, ranked_ids.values)
+    else:
+        retrieved = pa.nulls(n, pa.list_(pa.string()))
+    correct = values["correct"]
+    columns = {
+        "qid": pa.array(data.qids.tolist(), pa.string()),
+        "x": pa.array(x.tolist(), pa.string()),
+        "y": pa.array(y.tolist(), pa.string()),
+        "em": pa.array(values["em"], from_pandas=True),
+        "judge": pa.array(values["judge"], from_pandas=True),
+        "correct": pa.array(correct == 1.0, mask=np.isnan(correct)),
+        "retrieved": retrieved,
+        **{
+            name: pa.array(values[name], pa.float64(), from_pandas=True)
+            for name in QUESTION_METRICS
+        },
+    }
+    return pa.table(columns)

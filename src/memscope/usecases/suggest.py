@@ -1,0 +1,383 @@
+"""Rule-based failure suggestions for a run: find its twin runs, apply the rules, store them.
+
+Twin runs are looked up in the store by what the runs say about themselves: the same
+task and model, the same base method family (``semantic_rag``, ``full_context``, ...)
+with the other modality (the *visual twin* of a text-only run), or the clue-only oracle
+(``clue_only_context*``, the *oracle*). Questions are matched to the twin by question key,
+never by position. Suggestions are stored apart from labels and never change them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from memscope.analysis.answers import correctness
+from memscope.analysis.arrays import float_column
+from memscope.analysis.suggest import RunFacts, apply_rules, looks_like_refusal
+from memscope.usecases.loading import RunData, load_run
+from memscope.usecases.question_extras import extra_columns
+from memscope.usecases.report import question_metrics
+from memscope.usecases.runs import effective_k
+
+if TYPE_CHECKING:
+    from memscope.store import Store
+    from memscope.taxonomy import Taxonomy
+
+MODALITY_SUFFIX = re.compile(r"_{1,2}(text_only|multimodal|no_visual)$")
+ORACLE_FAMILY = "clue_only_context"
+VISUAL_MODALITY = "multimodal"
+TEXT_MODALITY = "text_only"
+IMPLICIT_KEYS = ("explicitness", "evidence_setting", "cue_type", "setting")
+"""Question ``extra`` fields that may say a question is an implicit-cue one (CUE-Mem's
+adapter writes ``explicitness``). USE-ASSOC takes implicit questions of a pattern task
+(CUE-Mem Long Pattern) as its "implicit pattern question"."""
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A suggested failure code for one question, with the rule and numbers behind it.
+
+    ``alternatives`` holds the other codes whose rules fired on the question, in
+    priority order (the suggestion itself is the primary one).
+    """
+
+    qid: str
+    code: str
+    rule: str
+    explanation: str
+    numbers: dict[str, Any]
+    twin_run_id: str | None
+    stage: str = ""
+    question_key: str | None = None
+    alternatives: tuple[Suggestion, ...] = field(default=())
+
+    @property
+    def codes(self) -> list[str]:
+        """The primary code followed by the alternatives."""
+        return [self.code, *(item.code for item in self.alternatives)]
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form, alternatives included."""
+        return {
+            "qid": self.qid,
+            "code": self.code,
+            "stage": self.stage,
+            "rule": self.rule,
+            "explanation": self.explanation,
+            "numbers": self.numbers,
+            "twin_run_id": self.twin_run_id,
+            "alternatives": [
+                {
+                    key: value
+                    for key, value in item.as_dict().items()
+                    if key not in ("qid", "alternatives")
+                }
+                for item in self.alternatives
+            ],
+        }
+
+
+def method_family(run: dict[str, Any]) -> str:
+    """The base method without its modality suffix (``full_context_text_only`` → ``full_context``)."""
+    name = run.get("base_method") or run.get("method") or ""
+    return MODALITY_SUFFIX.sub("", str(name))
+
+
+def _same_setting(run: dict[str, Any], other: dict[str, Any]) -> bool:
+    if other["run_id"] == run["run_id"] or other.get("task") != run.get("task"):
+        return False
+    return not (run.get("model") and other.get("model") and run["model"] != other["model"])
+
+
+def find_twins(store: Store, run: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The visual twin (for a text-only run) and the clue-only oracle of ``run``, if stored.
+
+    Among several candidates, the one sharing the most question keys wins (then the most
+    recently ingested); a candidate sharing none is not a twin.
+    """
+    from memscope.store import queries
+    from memscope.store.suggestions import shared_question_counts
+
+    family = method_family(run)
+    with store.read() as con:
+        others = [other for other in queries.list_runs(con) if _same_setting(run, other)]
+        visual = [
+            other
+            for other in others
+            if run.get("modality") == TEXT_MODALITY
+            and family
+            and family != ORACLE_FAMILY
+            and method_family(other) == family
+            and other.get("modality") == VISUAL_MODALITY
+        ]
+        oracles = [
+            other
+            for other in others
+            if family != ORACLE_FAMILY and method_family(other) == ORACLE_FAMILY
+        ]
+        shared = shared_question_counts(con, run["run_id"], [o["run_id"] for o in visual + oracles])
+
+    def best(candidates: list[dict[str, Any]], prefer_modality: str | None = None) -> str | None:
+        ranked = sorted(
+            (c for c in candidates if shared.get(c["run_id"], 0) > 0),
+            key=lambda c: (
+                c.get("modality") == prefer_modality,
+                shared[c["run_id"]],
+                c.get("ingested_at") or 0,
+            ),
+            reverse=True,
+        )
+        return ranked[0]["run_id"] if ranked else None
+
+    return best(visual), best(oracles, prefer_modality=run.get("modality"))
+
+
+def _twin_correctness(store: Store, twin_id: str | None, keys: np.ndarray) -> np.ndarray | None:
+    """The twin's correctness per question of this run (NaN where the twin lacks the question)."""
+    if twin_id is None:
+        return None
+    from memscope.store import queries
+
+    with store.read() as con:
+        table = queries.question_table(con, twin_id)
+    twin_keys = table.column("question_key").to_pylist()
+    correct = correctness(
+        table.column("mode").to_numpy(zero_copy_only=False),
+        float_column(table["em"]),
+        float_column(table["judge"]),
+    )
+    by_key = dict(zip(twin_keys, correct.tolist(), strict=True))
+    return np.array([by_key.get(key, np.nan) for key in keys.tolist()], dtype=float)
+
+
+def _benchmark_words(data: RunData) -> dict[str, Any]:
+    """The explanation's words for a non-MemEye run: each question's place on the
+    benchmark's axes (``reach 2 · bank 9``) and what its evidence is called."""
+    from memscope.usecases.axes import axis_columns, run_axes
+
+    axes = run_axes(data)
+    if axes.benchmark == "memeye":
+        return {}
+    labels, _numbers, _levels = axis_columns(data, axes)
+    parts = []
+    for axis in axes.axes:
+        column = labels[axis.key]
+        if axis.numeric:
+            parts.append(np.array([f"{axis.title} {v}" if v else "" for v in column], dtype=object))
+        else:
+            parts.append(np.array([axis.label(v) if v else "" for v in column], dtype=object))
+    place = np.array(
+        [" · ".join(p for p in row if p) for row in zip(*parts, strict=True)] if parts else [],
+        dtype=object,
+    )
+    return {
+        "place": place,
+        "clue_word": "target" if axes.benchmark == "dmv" else "gold turn",
+    }
+
+
+def _implicit(extras: np.ndarray) -> np.ndarray:
+    flags = np.zeros(len(extras), dtype=bool)
+    for i, raw in enumerate(extras.tolist()):
+        if not raw:
+            continue
+        try:
+            extra = json.loads(raw) if isinstance(raw, str) else raw
+        except ValueError:
+            continue
+        if isinstance(extra, dict) and any(
+            str(extra.get(key, "")).lower() == "implicit" for key in IMPLICIT_KEYS
+        ):
+            flags[i] = True
+    return flags
+
+
+def _injects_text_only(store: Store, run_id: str) -> bool:
+    """Retrieval over native media while the answer model was given text only."""
+    from memscope.store import queries
+
+    with store.read() as con:
+        config, metrics = queries.run_config(con, run_id)
+    runtime = metrics.get("method_runtime") or (config.get("run") or {}).get("method_runtime") or {}
+    if not isinstance(runtime, dict):
+        return False
+    if str(runtime.get("injection", "")).lower() in ("text", "caption", "text_only"):
+        return True
+    native_retrieval = "multimodal" in str(runtime.get("retrieval_backend", ""))
+    return native_retrieval and runtime.get("images_loaded") is False
+
+
+def build_facts(store: Store, data: RunData) -> RunFacts:
+    """Everything the rules need for one run, twins included."""
+    run = data.run
+    k = effective_k(run, None)
+    values = question_metrics(data, k)
+    keys = data.column("question_key")
+    visual_twin, oracle = find_twins(store, run)
+    family = method_family(run)
+    # CUE-Mem keeps its task (Answer Refusal, Long Pattern …) in the QA's task group; the
+    # task column names the history file.
+    tasks = (
+        extra_columns(data.questions, ("task_group",))["task_group"]
+        if data.benchmark == "cuemem"
+        else data.column("task")
+    )
+    table = data.evidence_table
+    return RunFacts(
+        failed=values["correct"] == 0.0,
+        y=data.column("y"),
+        mode=data.column("mode"),
+        em=values["em"],
+        judge=values["judge"],
+        access={name: values[name] for name in ("any_clue", "coverage", "full_clue")},
+        temporal={
+            name: values[name] for name in ("latest_at_k", "rank_inversion", "stale_dominance")
+        },
+        evidence=data.evidence,
+        k=k,
+        ranked_ids=[ids or [] for ids in table.column("ranked_ids").to_pylist()],
+        gold_ids=[ids or [] for ids in table.column("gold_ids").to_pylist()],
+        retrieval_kind=run.get("retrieval_kind") or "none",
+        family=family,
+        modality=run.get("modality"),
+        is_oracle=family == ORACLE_FAMILY,
+        injects_text_only=run.get("retrieval_kind") in ("ranked", "unranked")
+        and _injects_text_only(store, run["run_id"]),
+        n_rounds=data.n_rounds,
+        visual_twin=visual_twin,
+        visual_twin_correct=_twin_correctness(store, visual_twin, keys),
+        oracle=oracle,
+        oracle_correct=_twin_correctness(store, oracle, keys),
+        refusal=looks_like_refusal(data.column("pred")),
+        refusal_task=np.array(
+            [bool(t) and "refusal" in str(t).lower() for t in tasks.tolist()], dtype=bool
+        ),
+        **_benchmark_words(data),
+        implicit=_implicit(data.column("extra"))
+        & np.array([bool(t) and "pattern" in str(t).lower() for t in tasks.tolist()], dtype=bool),
+    )
+
+
+def compute_suggestions(
+    store: Store, data: RunData, taxonomy: Taxonomy | None = None
+) -> tuple[list[Suggestion], RunFacts]:
+    """Apply the rules to a loaded run (nothing is stored)."""
+    from memscope.taxonomy import load_taxonomy
+
+    taxonomy = taxonomy or load_taxonomy()
+    facts = build_facts(store, data)
+    qids = data.qids.tolist()
+    keys = data.column("question_key").tolist()
+    suggestions = []
+    for row, hits in enumerate(apply_rules(facts)):
+        if not hits:
+            continue
+        items = [
+            Suggestion(
+                qid=qids[row],
+                code=hit.code,
+                rule=hit.rule,
+                explanation=hit.explanation,
+                numbers=hit.numbers,
+                twin_run_id=hit.twin_run_id,
+                stage=_stage(taxonomy, hit.code),
+                question_key=keys[row],
+            )
+            for hit in hits
+        ]
+        primary = items[0]
+        suggestions.append(Suggestion(**{**primary.__dict__, "alternatives": tuple(items[1:])}))
+    return suggestions, facts
+
+
+def _stage(taxonomy: Taxonomy, code: str) -> str:
+    found = taxonomy.get(code)
+    return found.stage if found else ""
+
+
+def suggest_run(store: Store, run_id: str) -> list[Suggestion]:
+    """Compute a run's suggestions (with its twin runs when stored), store them, return them.
+
+    Returns one suggestion per failed question that some rule explains, primary code
+    first, the other fired codes in ``alternatives``.
+    """
+    from memscope.store.suggestions import replace_suggestions
+    from memscope.taxonomy import load_taxonomy
+
+    taxonomy = load_taxonomy()
+    data = load_run(store, run_id)
+    suggestions, facts = compute_suggestions(store, data, taxonomy)
+    rows = []
+    for suggestion in suggestions:
+        for rank, item in enumerate((suggestion, *suggestion.alternatives), start=1):
+            rows.append(
+                {
+                    "qid": suggestion.qid,
+                    "question_key": suggestion.question_key,
+                    "rank": rank,
+                    "code": item.code,
+                    "stage": item.stage,
+                    "rule": item.rule,
+                    "explanation": item.explanation,
+                    "numbers": item.numbers,
+                    "twin_run_id": item.twin_run_id,
+                }
+            )
+    twins = [twin for twin in (facts.visual_twin, facts.oracle) if twin]
+    with store.write() as con:
+        replace_suggestions(
+            con,
+            run_id,
+            rows,
+            run_hash=data.run.get("content_hash"),
+            taxonomy_version=taxonomy.version,
+            twin_run_ids=twins,
+            n_failed=int(facts.failed.sum()),
+            created_at=datetime.now(UTC).replace(tzinfo=None),
+        )
+    return suggestions
+
+
+def load_suggestions(store: Store, run_id: str) -> dict[str, Suggestion]:
+    """The stored suggestions of a run by qid (primary, with its alternatives); {} when none."""
+    from memscope.store.suggestions import suggestion_rows
+
+    with store.read() as con:
+        stored = suggestion_rows(con, run_id)
+    return suggestions_from_rows(stored)
+
+
+def suggestions_from_rows(stored: list[dict[str, Any]]) -> dict[str, Suggestion]:
+    """Group stored suggestion rows (ordered, rank 1 first per question) by qid."""
+    grouped: dict[str, list[Suggestion]] = {}
+    for row in stored:
+        grouped.setdefault(row["qid"], []).append(
+            Suggestion(
+                qid=row["qid"],
+                code=row["code"],
+                rule=row["rule"],
+                explanation=row["explanation"],
+                numbers=row["numbers"],
+                twin_run_id=row["twin_run_id"],
+                stage=row["stage"] or "",
+                question_key=row["question_key"],
+            )
+        )
+    return {
+        qid: Suggestion(**{**items[0].__dict__, "alternatives": tuple(items[1:])})
+        for qid, items in grouped.items()
+    }
+
+
+def suggestion_state(store: Store, run_id: str) -> dict[str, Any] | None:
+    """When the run's suggestions were computed, under which run hash, with which twins."""
+    from memscope.store.suggestions import suggestion_state as stored_state
+
+    with store.read() as con:
+        return stored_state(con, run_id)

@@ -1,0 +1,552 @@
+"""``memscope table``: the paper's main results table, systems × the benchmark's axes.
+
+Rows are systems, not run directories: the runs are grouped by run fields (MemEye:
+model, method, mode; CUE-Mem: model, method; DMV-Bench: the system), and a row pools the
+questions of all its runs (micro), or averages the per-task values (``average="tasks"``,
+macro), or is one run (``per_run``). Each cell is the mean of the metric over the row's
+questions on one level of an axis (the benchmark's axes from the registry,
+``adapters/axes.py`` through ``usecases/axes.py``, as the app's matrix and ``report`` place
+questions; ``usecases/table_axes.py`` adds the table's own layout), with its n and
+optionally a percentile bootstrap interval: over questions as ``compare`` resamples them
+(``analysis/bootstrap.py``), over chain trunks for DMV-Bench as ``report`` does
+(``analysis/dmv.py``). With a baseline row every cell also carries Δ = row - baseline
+over matched questions with the paired interval, exactly as ``compare`` computes it.
+
+:func:`build_table` returns JSON-ready data; ``cli/table.py`` renders it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from memscope.analysis import dmv as dmv_analysis
+from memscope.analysis.bootstrap import (
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    percentile_interval,
+    resample_means,
+)
+from memscope.errors import InputError
+from memscope.usecases.compare import match_questions
+from memscope.usecases.loading import RunData
+from memscope.usecases.runs import effective_k
+from memscope.usecases.table_axes import (
+    METRICS,
+    QuestionAxes,
+    axis_levels,
+    benchmark_name,
+    clusters,
+    level_label,
+    question_axes,
+    question_values,
+    resolve_by,
+    table_layout,
+)
+
+GROUP_FIELDS = ("model", "method", "base_method", "modality", "mode", "task")
+LOWER_IS_BETTER = frozenset({"latest_miss", "rank_inversion", "stale_dominance"})
+UNRANKED_COLUMNS = frozenset({"ei_gap"})
+"""Columns without a best value (a smaller EI-Gap is not simply better)."""
+
+
+@dataclass
+class TableOptions:
+    """What ``memscope table`` was asked for (None = the benchmark's default)."""
+
+    by: tuple[str, ...] | None = None
+    metric: str | None = None
+    group: tuple[str, ...] | None = None
+    average: str = "questions"
+    per_run: bool = False
+    baseline: str | None = None
+    ci: bool = False
+    labels: dict[str, str] = field(default_factory=dict)
+    k: int | None = None
+    resamples: int | None = None
+    seed: int = DEFAULT_SEED
+
+
+@dataclass
+class _Part:
+    """One run's per-question arrays."""
+
+    run: dict[str, Any]
+    values: np.ndarray
+    axes: QuestionAxes
+    keys: list[str]
+    clusters: np.ndarray | None
+
+
+@dataclass
+class _Row:
+    key: tuple[Any, ...]
+    parts: list[_Part]
+    label: str = ""
+
+    def pooled(self, name: str) -> np.ndarray:
+        return np.concatenate([part.axes.labels[name] for part in self.parts])
+
+    @property
+    def values(self) -> np.ndarray:
+        return np.concatenate([part.values for part in self.parts])
+
+    @property
+    def keys(self) -> list[str]:
+        return [key for part in self.parts for key in part.keys]
+
+    @property
+    def clusters(self) -> np.ndarray | None:
+        if self.parts[0].clusters is None:
+            return None
+        return np.concatenate([part.clusters for part in self.parts])
+
+    @property
+    def tasks(self) -> np.ndarray:
+        return np.concatenate(
+            [
+                np.full(len(part.values), part.run.get("task") or "", dtype=object)
+                for part in self.parts
+            ]
+        )
+
+
+def check_benchmarks(runs: list[dict[str, Any]]) -> str:
+    """The one benchmark of ``runs``; refuses a mix, naming which run is which."""
+    by_benchmark: dict[str, list[str]] = {}
+    for run in runs:
+        by_benchmark.setdefault(str(run.get("benchmark")), []).append(run["run_id"])
+    if len(by_benchmark) > 1:
+        listing = "; ".join(
+            f"{benchmark_name(name)}: {', '.join(ids)}" for name, ids in by_benchmark.items()
+        )
+        raise InputError(
+            f"a table holds runs of one benchmark, these are of {len(by_benchmark)}: {listing}",
+            fix="Make one table per benchmark (pass only that benchmark's runs or folders).",
+        )
+    return next(iter(by_benchmark))
+
+
+def _validate(
+    options: TableOptions, benchmark: str
+) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
+    layout = table_layout(benchmark)
+    by = resolve_by(benchmark, options.by or layout.default_by)
+    metric = options.metric or layout.default_metric
+    if metric not in METRICS:
+        raise InputError(
+            f"--metric {metric}: not a metric memscope tables know",
+            fix=f"Pick one of {', '.join(METRICS)}.",
+        )
+    group = options.group or layout.default_group
+    for name in group:
+        if name not in GROUP_FIELDS:
+            raise InputError(
+                f"--group {name}: runs can be grouped by {', '.join(GROUP_FIELDS)}",
+                fix="Pass a comma-separated list of those fields, e.g. --group model,method.",
+            )
+    if options.average not in ("questions", "tasks"):
+        raise InputError(
+            f"--average {options.average}: pass questions (pooled, micro) or tasks (macro)"
+        )
+    if options.resamples is not None and options.resamples < 1:
+        raise InputError(f"--resamples must be at least 1, got {options.resamples}")
+    return tuple(by), metric, tuple(group)
+
+
+def _labels(
+    rows: list[_Row], group: tuple[str, ...], per_run: bool, renames: dict[str, str]
+) -> None:
+    """Readable row labels: the group fields that differ between rows, joined by " · "."""
+    if per_run:
+        for row in rows:
+            row.label = str(row.key[0])
+    else:
+        varying = [i for i in range(len(group)) if len({row.key[i] for row in rows}) > 1] or [
+            len(group) - 1
+        ]
+        for row in rows:
+            shown = [str(row.key[i]) for i in varying if row.key[i] not in (None, "")]
+            row.label = " · ".join(shown) or "–"
+    unknown = set(renames) - {row.label for row in rows}
+    if unknown:
+        raise InputError(
+            f"--label {sorted(unknown)[0]}=…: no row is labelled so",
+            fix=f"Rows: {', '.join(row.label for row in rows)}.",
+        )
+    for row in rows:
+        row.label = renames.get(row.label, row.label)
+    seen: dict[str, int] = {}
+    for row in rows:
+        seen[row.label] = seen.get(row.label, 0) + 1
+    if any(count > 1 for count in seen.values()):
+        for row in rows:  # two groups that differ only in a hidden field: show every field
+            if seen[row.label] > 1:
+                row.label = " · ".join(str(v) for v in row.key if v not in (None, ""))
+
+
+def _columns(
+    benchmark: str, by: tuple[str, ...], rows: list[_Row]
+) -> tuple[list[dict[str, Any]], dict[str, list[np.ndarray]]]:
+    """The columns, and per axis the (binned) labels of each row's pooled questions."""
+    columns: list[dict[str, Any]] = []
+    labelled: dict[str, list[np.ndarray]] = {}
+    parts = [part.axes for row in rows for part in row.parts]
+    for axis in by:
+        per_part, levels = axis_levels(benchmark, axis, parts)
+        at = 0
+        labelled[axis] = []
+        for row in rows:
+            labelled[axis].append(np.concatenate(per_part[at : at + len(row.parts)]).astype(object))
+            at += len(row.parts)
+        columns += [
+            {
+                "key": f"{axis}:{level}",
+                "label": level_label(benchmark, axis, level),
+                "axis": axis,
+                "level": level,
+            }
+            for level in levels
+        ]
+    columns.append({"key": "all", "label": "all", "axis": None, "level": None})
+    for key, label, _ in table_layout(benchmark).derived:
+        columns.append({"key": key, "label": label, "axis": "derived", "level": None})
+    return columns, labelled
+
+
+def _cell(values: np.ndarray, mask: np.ndarray) -> dict[str, Any]:
+    chosen = values[mask]
+    defined = chosen[~np.isnan(chosen)]
+    return {"value": float(defined.mean()) if defined.size else None, "n": int(defined.size)}
+
+
+def _interval(
+    values: np.ndarray,
+    mask: np.ndarray,
+    cluster: np.ndarray | None,
+    resamples: int,
+    seed: int,
+) -> tuple[float | None, float | None]:
+    if cluster is None:
+        interval = percentile_interval(values[mask], resamples=resamples, seed=seed)
+        return interval.ci_low, interval.ci_high
+    labels = np.where(mask, "in", "").astype(object)
+    groups = dmv_analysis.cluster_bootstrap_groups(
+        values, cluster, labels, ["in"], resamples=resamples, seed=seed
+    )
+    group = groups.get("in")
+    return (group.ci_low, group.ci_high) if group else (None, None)
+
+
+def _derived_cells(
+    benchmark: str,
+    values: np.ndarray,
+    cells: np.ndarray,
+    *,
+    ci: bool,
+    resamples: int,
+    seed: int,
+) -> dict[str, dict[str, Any]]:
+    """The benchmark's summary columns from the row's cell means; intervals resample each
+    cell independently (stratified), cell i with seed + i."""
+    derived = table_layout(benchmark).derived
+    if not derived:
+        return {}
+    names = sorted({str(c) for c in cells if c})
+    means: dict[str, Any] = {}
+    draws: dict[str, Any] = {}
+    counts: dict[str, int] = {}
+    for i, name in enumerate(names):
+        chosen = values[cells == name]
+        defined = chosen[~np.isnan(chosen)]
+        if defined.size:
+            means[name] = float(defined.mean())
+            counts[name] = int(defined.size)
+            if ci:
+                draws[name] = resample_means(defined, resamples=resamples, seed=seed + i)
+    result: dict[str, dict[str, Any]] = {}
+    tail = (1.0 - DEFAULT_LEVEL) / 2.0
+    for key, _, compute in derived:
+        value = compute(means)
+        # n: the questions of the cells the column depends on (perturbing one moves it).
+        used = [name for name in means if compute({**means, name: means[name] + 1.0}) != value]
+        entry: dict[str, Any] = {
+            "value": None if value is None else float(value),
+            "n": sum(counts[name] for name in used),
+        }
+        if ci:
+            resampled = compute(draws) if draws else None
+            if resampled is None or np.ndim(resampled) == 0:
+                entry["ci_low"] = entry["ci_high"] = None
+            else:
+                low, high = np.quantile(resampled, [tail, 1.0 - tail])
+                entry["ci_low"], entry["ci_high"] = float(low), float(high)
+        result[key] = entry
+    return result
+
+
+def _row_cells(
+    benchmark: str,
+    row: _Row,
+    columns: list[dict[str, Any]],
+    labelled: dict[str, np.ndarray],
+    *,
+    ci: bool,
+    resamples: int,
+    seed: int,
+) -> dict[str, dict[str, Any]]:
+    """Micro cells of one row (or of one task's questions of it, through ``labelled``)."""
+    values = row.values
+    cluster = row.clusters
+    everything = np.ones(len(values), dtype=bool)
+    cells: dict[str, dict[str, Any]] = {}
+    for column in columns:
+        if column["axis"] == "derived":
+            continue
+        mask = everything if column["axis"] is None else labelled[column["axis"]] == column["level"]
+        cell = _cell(values, mask)
+        if ci:
+            cell["ci_low"], cell["ci_high"] = (
+                _interval(values, mask, cluster, resamples, seed) if cell["n"] else (None, None)
+            )
+        cells[column["key"]] = cell
+    cells |= _derived_cells(
+        benchmark,
+        values,
+        row.pooled("cell"),
+        ci=ci,
+        resamples=resamples,
+        seed=seed,
+    )
+    return cells
+
+
+def _subrow(row: _Row, task: str) -> tuple[_Row, np.ndarray]:
+    mask = row.tasks == task
+    return _Row(row.key, [p for p in row.parts if (p.run.get("task") or "") == task]), mask
+
+
+def _task_average(
+    benchmark: str,
+    row: _Row,
+    columns: list[dict[str, Any]],
+    labelled: dict[str, np.ndarray],
+    *,
+    ci: bool,
+    resamples: int,
+    seed: int,
+) -> dict[str, dict[str, Any]]:
+    """Macro over tasks: each column is the mean of its per-task values (each task weighs
+    1); n sums the tasks' n; an interval resamples each task's questions apart
+    (task i with seed + i) and averages the resampled task means."""
+    tasks = list(dict.fromkeys(row.tasks.tolist()))
+    per_task = []
+    for i, task in enumerate(tasks):
+        sub, mask = _subrow(row, task)
+        sub_labelled = {axis: labels[mask] for axis, labels in labelled.items()}
+        per_task.append(
+            _row_cells(
+                benchmark, sub, columns, sub_labelled, ci=False, resamples=resamples, seed=seed + i
+            )
+        )
+    cells: dict[str, dict[str, Any]] = {}
+    tail = (1.0 - DEFAULT_LEVEL) / 2.0
+    for column in columns:
+        key = column["key"]
+        present = [(i, t[key]) for i, t in enumerate(per_task) if t[key]["value"] is not None]
+        cell: dict[str, Any] = {
+            "value": float(np.mean([c["value"] for _, c in present])) if present else None,
+            "n": sum(c["n"] for _, c in present),
+        }
+        if ci:
+            cell["ci_low"] = cell["ci_high"] = None
+            if present and column["axis"] != "derived":
+                draws = []
+                for i, _ in present:
+                    sub, mask = _subrow(row, tasks[i])
+                    values = sub.values
+                    chosen = (
+                        values
+                        if column["axis"] is None
+                        else values[labelled[column["axis"]][mask] == column["level"]]
+                    )
+                    draws.append(
+                        resample_means(
+                            chosen[~np.isnan(chosen)], resamples=resamples, seed=seed + i
+                        )
+                    )
+                low, high = np.quantile(np.mean(draws, axis=0), [tail, 1.0 - tail])
+                cell["ci_low"], cell["ci_high"] = float(low), float(high)
+        cells[key] = cell
+    return cells
+
+
+def _deltas(
+    base: _Row,
+    row: _Row,
+    columns: list[dict[str, Any]],
+    base_labelled: dict[str, np.ndarray],
+    cells: dict[str, dict[str, Any]],
+    base_cells: dict[str, dict[str, Any]],
+    *,
+    paired: bool,
+    seed: int,
+) -> None:
+    """Δ = row - baseline per cell. Over matched questions (by question key, occurrence by
+    occurrence) with ``compare``'s paired percentile interval (10,000 resamples per group,
+    labels from the baseline's side, as run A's in ``compare``); the summary columns, and
+    every column of a task-averaged table, get the difference of the two values only."""
+    rows_base, rows_row = match_questions(base.keys, row.keys)
+    delta = row.values[rows_row] - base.values[rows_base]
+    for column in columns:
+        cell = cells[column["key"]]
+        if not paired or column["axis"] == "derived":
+            mine, theirs = cell["value"], base_cells[column["key"]]["value"]
+            cell["delta"] = None if mine is None or theirs is None else mine - theirs
+            cell["delta_low"] = cell["delta_high"] = None
+            cell["delta_n"] = None
+            cell["significant"] = False
+            continue
+        mask = (
+            np.ones(len(delta), dtype=bool)
+            if column["axis"] is None
+            else base_labelled[column["axis"]][rows_base] == column["level"]
+        )
+        interval = percentile_interval(delta[mask], resamples=DEFAULT_RESAMPLES, seed=seed)
+        cell["delta"], cell["delta_low"], cell["delta_high"] = (
+            interval.mean,
+            interval.ci_low,
+            interval.ci_high,
+        )
+        cell["delta_n"] = interval.n
+        cell["significant"] = bool(
+            interval.ci_low is not None
+            and interval.ci_high is not None
+            and (interval.ci_low > 0 or interval.ci_high < 0)
+        )
+
+
+def _mark_best(rows: list[dict[str, Any]], columns: list[dict[str, Any]], metric: str) -> None:
+    for column in columns:
+        key = column["key"]
+        values = [r["cells"][key]["value"] for r in rows if r["cells"][key]["value"] is not None]
+        best = None
+        if values and key not in UNRANKED_COLUMNS and len(rows) > 1:
+            best = min(values) if metric in LOWER_IS_BETTER else max(values)
+        for r in rows:
+            value = r["cells"][key]["value"]
+            r["cells"][key]["best"] = bool(
+                best is not None and value is not None and abs(value - best) < 1e-12
+            )
+
+
+def build_table(data: list[RunData], options: TableOptions | None = None) -> dict[str, Any]:
+    """The results table over the loaded runs (in the order given).
+
+    Returns ``{"benchmark", "metric", "by", "group", "average", "per_run", "baseline",
+    "params": {"seed", "resamples", "level", "k"}, "columns": [{"key", "label", "axis",
+    "level"}], "rows": [{"label", "group": {field: value}, "runs", "tasks", "n_questions",
+    "cells": {column key: {"value", "n", "best", ["ci_low", "ci_high"], ["delta",
+    "delta_low", "delta_high", "delta_n", "significant"]}}}]}``.
+
+    Raises:
+        InputError: no runs, runs of several benchmarks, an unknown axis, metric, group
+            field, label or baseline.
+    """
+    options = options or TableOptions()
+    if not data:
+        raise InputError(
+            "no runs to tabulate", fix="Pass run directories, a folder of them, or run ids."
+        )
+    benchmark = check_benchmarks([d.run for d in data])
+    by, metric, group = _validate(options, benchmark)
+    layout = table_layout(benchmark)
+    resamples = options.resamples or (
+        dmv_analysis.DEFAULT_RESAMPLES if layout.clustered else DEFAULT_RESAMPLES
+    )
+    ks = {effective_k(d.run, options.k) for d in data}
+    rows: dict[tuple[Any, ...], _Row] = {}
+    for run_data in data:
+        run = run_data.run
+        part = _Part(
+            run=run,
+            values=np.asarray(
+                question_values(run_data, metric, effective_k(run, options.k)), dtype=float
+            ),
+            axes=question_axes(run_data, benchmark),
+            keys=run_data.column("question_key").tolist(),
+            clusters=clusters(run_data, benchmark),
+        )
+        key = (run["run_id"],) if options.per_run else tuple(run.get(f) for f in group)
+        rows.setdefault(key, _Row(key, [])).parts.append(part)
+    ordered = list(rows.values())
+    _labels(ordered, ("run",) if options.per_run else group, options.per_run, options.labels)
+    columns, labelled_lists = _columns(benchmark, by, ordered)
+    tasks_average = options.average == "tasks" and not options.per_run
+    results: list[dict[str, Any]] = []
+    cells_of: list[dict[str, dict[str, Any]]] = []
+    for index, row in enumerate(ordered):
+        labelled = {axis: lists[index] for axis, lists in labelled_lists.items()}
+        compute = _task_average if tasks_average else _row_cells
+        cells = compute(
+            benchmark, row, columns, labelled, ci=options.ci, resamples=resamples, seed=options.seed
+        )
+        cells_of.append(cells)
+        results.append(
+            {
+                "label": row.label,
+                "group": {"run": row.key[0]}
+                if options.per_run
+                else dict(zip(group, row.key, strict=True)),
+                "runs": [p.run["run_id"] for p in row.parts],
+                "tasks": sorted({p.run.get("task") or "" for p in row.parts}),
+                "n_questions": len(row.values),
+                "cells": cells,
+            }
+        )
+    baseline = None
+    if options.baseline is not None:
+        labels = [row.label for row in ordered]
+        if options.baseline not in labels:
+            raise InputError(
+                f"--baseline {options.baseline}: no row is labelled so",
+                fix=f"Rows: {', '.join(labels)}.",
+            )
+        at = labels.index(options.baseline)
+        baseline = options.baseline
+        base_labelled = {axis: lists[at] for axis, lists in labelled_lists.items()}
+        for index, row in enumerate(ordered):
+            if index != at:
+                _deltas(
+                    ordered[at],
+                    row,
+                    columns,
+                    base_labelled,
+                    cells_of[index],
+                    cells_of[at],
+                    paired=not tasks_average,
+                    seed=options.seed,
+                )
+    _mark_best(results, columns, metric)
+    return {
+        "benchmark": benchmark,
+        "metric": metric,
+        "by": list(by),
+        "group": ["run"] if options.per_run else list(group),
+        "average": "tasks" if tasks_average else "questions",
+        "per_run": options.per_run,
+        "baseline": baseline,
+        "params": {
+            "seed": options.seed,
+            "resamples": resamples if options.ci else None,
+            "delta_resamples": DEFAULT_RESAMPLES if baseline is not None else None,
+            "level": DEFAULT_LEVEL,
+            "k": sorted(ks)[0] if len(ks) == 1 else sorted(ks),
+            "clustered": layout.clustered,
+        },
+        "columns": columns,
+        "rows": results,
+    }
