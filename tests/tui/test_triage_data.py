@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from builders import dialog, open_row, qa, write_run
+from builders import small_run
 from memscope.adapters import ReadOptions
 from memscope.errors import InputError
 from memscope.store import Store
@@ -21,38 +21,6 @@ from memscope.triage.question_view import question_view, ranking_view
 from memscope.triage.round_index import RoundIndex
 from memscope.usecases.runs import ingest_dir
 from memscope.usecases.triage_queue import QueueSpec, TriageTable, parse_cell, parse_filter
-
-
-def small_run(tmp_path: Path) -> Path:
-    """Four questions over two sessions: two failed Y3 ones, one failed Y1, one right."""
-    data = dialog(
-        {"D1": ["D1:1", "D1:2", "D1:3", "D1:4"], "D2": ["D2:1", "D2:2"]},
-        [
-            qa(
-                "Where is the bin now?",
-                "by the shed",
-                [["X2"], ["Y3"]],
-                ["D1:1", "D2:1"],
-                ["D1", "D2"],
-            ),
-            qa("What colour is the can?", "yellow", [["X4"], ["Y1"]], ["D1:3"], ["D1"]),
-            qa(
-                "Which day is watering?",
-                "Tuesday",
-                [["X1"], ["Y3"]],
-                ["D1:2", "D2:2"],
-                ["D1", "D2"],
-            ),
-            qa("Who runs the garden?", "Ruth", [["X1"], ["Y1"]], ["D1:4"], ["D1"]),
-        ],
-    )
-    rows = [
-        open_row(1, data, judge=0.0, seed=["D1:1", "D2:1", "D1:3"], scores=[0.9, 0.5, 0.4]),
-        open_row(2, data, judge=0.0, seed=["D1:4"], scores=[0.3]),
-        open_row(3, data, judge=0.2, seed=["D2:2", "D1:1"], scores=[0.7, 0.6]),
-        open_row(4, data, em=1.0, judge=1.0, seed=["D1:4"], scores=[0.8]),
-    ]
-    return write_run(tmp_path / "runs" / "small", data, rows)
 
 
 def test_parse_cell_and_filter() -> None:

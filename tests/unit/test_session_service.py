@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from builders import dialog, open_row, qa, write_run
+from builders import small_run
 from memscope.adapters import ReadOptions
 from memscope.store import Store
 from memscope.store.app_state import load_app_state
@@ -18,38 +18,6 @@ from memscope.triage.label_queue import LabelEvent, LabelSaved
 from memscope.triage.loaded_run import DirRuns, LoadedRun
 from memscope.triage.notice import Notice
 from memscope.triage.session_service import StartRequest, TriageSession, compute_rerank
-
-
-def small_run(tmp_path: Path) -> Path:
-    """Four questions over two sessions: q1 and q3 failed Y3, q2 failed Y1, q4 right."""
-    data = dialog(
-        {"D1": ["D1:1", "D1:2", "D1:3", "D1:4"], "D2": ["D2:1", "D2:2"]},
-        [
-            qa(
-                "Where is the bin now?",
-                "by the shed",
-                [["X2"], ["Y3"]],
-                ["D1:1", "D2:1"],
-                ["D1", "D2"],
-            ),
-            qa("What colour is the can?", "yellow", [["X4"], ["Y1"]], ["D1:3"], ["D1"]),
-            qa(
-                "Which day is watering?",
-                "Tuesday",
-                [["X1"], ["Y3"]],
-                ["D1:2", "D2:2"],
-                ["D1", "D2"],
-            ),
-            qa("Who runs the garden?", "Ruth", [["X1"], ["Y1"]], ["D1:4"], ["D1"]),
-        ],
-    )
-    rows = [
-        open_row(1, data, judge=0.0, seed=["D1:1", "D2:1", "D1:3"], scores=[0.9, 0.5, 0.4]),
-        open_row(2, data, judge=0.0, seed=["D1:4"], scores=[0.3]),
-        open_row(3, data, judge=0.2, seed=["D2:2", "D1:1"], scores=[0.7, 0.6]),
-        open_row(4, data, em=1.0, judge=1.0, seed=["D1:4"], scores=[0.8]),
-    ]
-    return write_run(tmp_path / "runs" / "small", data, rows)
 
 
 class Taxonomy:

@@ -24,7 +24,6 @@ from textual.timer import Timer
 from memscope.config import Config, load_config
 from memscope.errors import MemscopeError
 from memscope.textsafe import printable
-from memscope.triage.label_book import Queued
 from memscope.triage.label_queue import LabelFailed, LabelSaved, LabelsWaiting
 from memscope.triage.notice import Notice
 from memscope.triage.session_service import StartRequest, TriageSession
@@ -61,6 +60,7 @@ from memscope.tui.messages import (
     WorkFailed,
 )
 from memscope.tui.navigator import Navigator
+from memscope.tui.screens.base import show_notice
 from memscope.tui.workers import Workers
 from memscope.usecases.store_access import ReadOptions, Store, open_store, read_options
 from memscope.usecases.triage_queue import QUEUE_KINDS, parse_cell
@@ -138,14 +138,7 @@ class MemscopeApp(App[None]):
 
     def tell(self, notice: Notice | None, *, timeout: float | None = None) -> None:
         """Show a session notice as a toast (None: nothing to say)."""
-        if notice is not None:
-            self.notify(
-                notice.text,
-                title=notice.title,
-                severity=notice.severity,
-                timeout=timeout,
-                markup=False,
-            )
+        show_notice(self, notice, timeout=timeout)
 
     # -- start and stop ------------------------------------------------------------------
 
@@ -296,13 +289,6 @@ class MemscopeApp(App[None]):
     def _labels_queued(self, message: LabelsQueued) -> None:
         self.background.write_labels()
         self.navigator.labels_changed(message.qid)
-
-    def label_result(self, result: Queued | Notice) -> None:
-        """Start the writer for a queued change, or say why nothing was queued."""
-        if isinstance(result, Queued):
-            self.post_message(LabelsQueued(result.qid))
-        else:
-            self.tell(result)
 
     @on(LabelWritten)
     def _label_written(self, message: LabelWritten) -> None:

@@ -5,12 +5,28 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.app import App
 from textual.screen import Screen
+from textual.widget import Widget
 
 from memscope.triage.notice import Notice
 from memscope.triage.session_service import TriageSession
 from memscope.tui.keymap import KeyNames
 from memscope.tui.messages import QueueChanged
+
+
+def show_notice(
+    node: App[Any] | Widget, notice: Notice | None, *, timeout: float | None = None
+) -> None:
+    """Show a session notice as a toast from ``node`` (None: nothing to say)."""
+    if notice is not None:
+        node.notify(
+            notice.text,
+            title=notice.title,
+            severity=notice.severity,
+            timeout=timeout,
+            markup=False,
+        )
 
 
 class SessionScreen(Screen[None]):
@@ -23,14 +39,7 @@ class SessionScreen(Screen[None]):
 
     def tell(self, notice: Notice | None, *, timeout: float | None = None) -> None:
         """Show a session notice as a toast (None: nothing to say)."""
-        if notice is not None:
-            self.notify(
-                notice.text,
-                title=notice.title,
-                severity=notice.severity,
-                timeout=timeout,
-                markup=False,
-            )
+        show_notice(self, notice, timeout=timeout)
 
     def change_queue(self, **changes: Any) -> bool:
         """Change the session's queue spec; False (and says why) when the filter is invalid."""

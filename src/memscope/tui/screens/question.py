@@ -15,7 +15,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
-from textual.screen import Screen
 from textual.widgets import Static
 
 from memscope.triage.benchmark_views import retention_context
@@ -40,6 +39,7 @@ from memscope.tui.messages import (
     SearchWanted,
     ShowScreen,
 )
+from memscope.tui.screens.base import SessionScreen
 from memscope.tui.widgets.answer_panel import AnswerPanel
 from memscope.tui.widgets.audio_view import AudioView
 from memscope.tui.widgets.candidate_table import CandidateTable
@@ -61,7 +61,7 @@ STACKED_HINT = "▼ panes stacked: scroll for more · [ ] { } < > bring the re-r
 """Shown below 110 columns, where the four panes stack in one scrolling column."""
 
 
-class QuestionScreen(Screen[None]):
+class QuestionScreen(SessionScreen):
     """One question's evidence chain."""
 
     SCOPE = "question"
@@ -95,8 +95,7 @@ class QuestionScreen(Screen[None]):
     ]
 
     def __init__(self, session: TriageSession, keys: KeyNames) -> None:
-        super().__init__()
-        self.session, self.keys = session, keys
+        super().__init__(session, keys)
         self.taxonomy = taxonomy = session.taxonomy
         for binding in code_bindings(taxonomy.codes if taxonomy is not None else []):
             # Private: no public way adds a binding with an id (tests/cli/test_private_seams.py).
@@ -315,7 +314,7 @@ class QuestionScreen(Screen[None]):
     def action_step(self, step: int) -> None:
         notice = self.session.step(step)
         if notice is not None:
-            self.notify(notice.text, timeout=2, markup=False)
+            self.tell(notice, timeout=2)
             return
         self.show_question()
         self.post_message(PositionMoved())
@@ -330,7 +329,7 @@ class QuestionScreen(Screen[None]):
         if isinstance(result, Queued):
             self.post_message(LabelsQueued(result.qid))
         else:
-            self.notify(result.text, title=result.title, severity=result.severity, markup=False)
+            self.tell(result)
 
     def action_accept(self) -> None:
         self._label(self.session.labels.accept())
