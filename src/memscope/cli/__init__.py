@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import signal
 import sys
 
 try:  # Ctrl-C while the commands load (start-up): one word, no traceback
@@ -47,3 +48,7 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         raise SystemExit(130) from None
+    finally:
+        # The command is done (its output written, its store committed): a Ctrl-C during
+        # the interpreter's shutdown would only kill it by signal, with no message.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
