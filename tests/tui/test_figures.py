@@ -233,3 +233,23 @@ def test_plotext_is_imported_only_when_a_figure_is_drawn() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert loaded.stdout.strip() == "[]"  # app start does not pay for it
+
+
+def test_run_file_text_in_a_figure_is_made_printable() -> None:
+    """Run ids and task names reach plotext, whose ANSI output is parsed again: an escape
+    sequence from a run file (here a clipboard write, OSC 52) must not survive."""
+    from memscope.tui.widgets.figure import FigureSpec, PlotSeries, legend, sanitised
+
+    hostile = "run\x1b]52;c;aGk=\x07\x1b[31m"
+    spec = FigureSpec(
+        title=f"TSR of {hostile}",
+        series=[PlotSeries(hostile, [1.0, 2.0], [0.5, 0.25], "#0072B2")],
+        x_ticks=[1.0, 2.0],
+        x_tick_labels=[hostile, "task"],
+        note=f"n: {hostile} 3",
+    )
+    clean = sanitised(spec)
+    texts = [clean.title, clean.note, *clean.x_tick_labels, clean.series[0].label]
+    assert all("\x1b" not in text and "\x07" not in text for text in texts)
+    assert "run" in clean.series[0].label  # the name is kept, its control bytes shown
+    assert "\x1b" not in legend(clean).plain

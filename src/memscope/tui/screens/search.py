@@ -91,7 +91,9 @@ class SearchDialog(ModalScreen[str | None]):
         """The running search's progress line (``loading all-MiniLM-L6-v2 … 4 s``);
         the app redraws it as the search moves on and its seconds count up."""
         if line is not None:
-            self.query_one("#search-status", Static).update(Text(line, style="dim italic"))
+            self.query_one("#search-status", Static).update(
+                plain(line, "dim italic", one_line=True)
+            )
 
     def show_results(self, message: SearchFinished) -> None:
         """Fill the hit list (or say why there is none)."""

@@ -11,7 +11,7 @@ drawn, so the app starts as fast without it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +20,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from memscope.textsafe import printable
 from memscope.usecases.figure_data import OKABE_ITO
 
 if TYPE_CHECKING:
@@ -60,6 +61,25 @@ class FigureSpec:
     """An x marked with a vertical line (the current alpha)."""
     marker_label: str = ""
     note: str = ""
+
+
+def sanitised(spec: FigureSpec) -> FigureSpec:
+    """``spec`` with every text from run files (run ids, task names) made printable: plotext
+    writes it into ANSI output that is parsed again, so an escape sequence must not reach it."""
+
+    def clean(text: str) -> str:
+        return printable(text, keep_newlines=False)
+
+    return replace(
+        spec,
+        title=clean(spec.title),
+        series=[replace(series, label=clean(series.label)) for series in spec.series],
+        x_label=clean(spec.x_label),
+        y_label=clean(spec.y_label),
+        x_tick_labels=[clean(label) for label in spec.x_tick_labels],
+        marker_label=clean(spec.marker_label),
+        note=clean(spec.note),
+    )
 
 
 def rgb(colour: str) -> tuple[int, int, int]:
@@ -267,11 +287,12 @@ class FigureView(Vertical):
 
     def show_message(self, message: str) -> None:
         """A plain line instead of the figure ("computing …", why there is none)."""
-        self.spec, self.message = None, message
+        self.spec, self.message = None, printable(message)
         self._layout()
 
     def show(self, spec: FigureSpec) -> None:
         """Draw ``spec`` (textual-plotext is imported and mounted the first time)."""
+        spec = sanitised(spec)
         self.spec, self.message = spec, ""
         if self._plot is None:
             from textual_plotext import PlotextPlot

@@ -73,7 +73,7 @@ def status_view_text(view: StatusView | None) -> Text:
     if view.sample_progress:
         line.append(f"  ·  {view.sample_progress}")
     if view.engine_line is not None:  # a memory-engine search runs in the background
-        line.append(f"  {view.engine_line} ", "black on cyan")
+        line.append_text(plain(f"  {view.engine_line} ", "black on cyan", one_line=True))
     return line
 
 
