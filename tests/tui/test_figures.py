@@ -253,3 +253,37 @@ def test_run_file_text_in_a_figure_is_made_printable() -> None:
     assert all("\x1b" not in text and "\x07" not in text for text in texts)
     assert "run" in clean.series[0].label  # the name is kept, its control bytes shown
     assert "\x1b" not in legend(clean).plain
+
+
+def test_a_non_finite_value_is_left_out_of_a_figure_not_drawn() -> None:
+    """A NaN or inf (an upstream rate over nothing) is not a point: plotext never sees it."""
+    import plotext
+
+    from memscope.tui.widgets.figure import FigureSpec, PlotSeries, draw
+
+    spec = FigureSpec(
+        title="t",
+        series=[
+            PlotSeries(
+                "s",
+                [1.0, 2.0, 3.0],
+                [0.5, float("nan"), 0.25],
+                "#0072B2",
+                low=[0.4, float("inf"), 0.2],
+                high=[0.6, float("nan"), 0.3],
+            )
+        ],
+        x_ticks=[1.0, 2.0, 3.0],
+    )
+    draw(plotext, spec)
+    plotext.plotsize(60, 15)
+    drawn = plotext.build()
+    assert "●" in drawn and "nan" not in drawn.lower()
+    bars = FigureSpec(
+        title="b",
+        series=[PlotSeries("e", [1.0, 2.0], [float("nan"), 0.5], "#0072B2")],
+        kind="bars",
+        x_tick_labels=["a", "b"],
+    )
+    draw(plotext, bars)
+    assert "█" in plotext.build()

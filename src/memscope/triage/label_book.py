@@ -177,10 +177,6 @@ class LabelBook:
         refused = self.refusal()
         return refused if refused is not None else self._push(self._op("clear"), ())
 
-    def note_allowed(self) -> Notice | None:
-        """Why a note cannot be written now (None: it can)."""
-        return self.refusal()
-
     def set_note(self, note: str) -> Queued | Notice:
         """Save ``note`` with the question's current codes."""
         refused = self.refusal()

@@ -25,8 +25,6 @@ from memscope.tui.widgets.round_view import RoundView
 if TYPE_CHECKING:
     from memscope.tui.app import MemscopeApp
 
-MAIN_SCREENS = ("queue", "question", "matrix", "runs")
-
 
 class Navigator:
     """Screen switching, the app's dialogs and the audio player of one app."""

@@ -34,11 +34,6 @@ if TYPE_CHECKING:
     from textual.app import App
 
 
-def _post(post: Any, message: Any) -> None:
-    """Post ``message`` (a callback that must return None)."""
-    post(message)
-
-
 class Workers:
     """Starts the session's background work on ``app`` (one method per kind of work)."""
 
@@ -57,10 +52,13 @@ class Workers:
         """Ingest what is new and load the run(s) (posts SessionLoaded or RunsScoped)."""
         post = self.app.post_message
 
+        def progress(text: str) -> None:
+            post(LoadProgressed(text))
+
         def work() -> None:
             let_gc_see_loaded_runs()
             try:
-                found = self.session.load(refs, lambda text: _post(post, LoadProgressed(text)))
+                found = self.session.load(refs, progress)
             except MemscopeError as error:
                 post(WorkFailed("opening the run", error, fatal=True))
                 return

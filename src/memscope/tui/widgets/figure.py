@@ -11,9 +11,10 @@ drawn, so the app starts as fast without it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -175,7 +176,7 @@ def draw(plt: Any, spec: FigureSpec) -> None:
     plt.clear_figure()
     plt.title(spec.title)
     if spec.kind == "bars":
-        values = [[0.0 if v is None else v for v in series.values] for series in spec.series]
+        values = [[v if _finite(v) else 0.0 for v in series.values] for series in spec.series]
         plt.multiple_bar(
             spec.x_tick_labels or [str(x) for x in spec.series[0].xs],
             values,
@@ -191,12 +192,12 @@ def draw(plt: Any, spec: FigureSpec) -> None:
                 # Whiskers side by side, so the intervals of several series stay apart.
                 shift = (index - middle) * span * 0.012
                 for x, low, high in zip(series.xs, series.low, series.high, strict=True):
-                    if low is not None and high is not None:
+                    if _finite(low) and _finite(high):
                         plt.plot([x + shift, x + shift], [low, high], color=colour, marker="│")
         drawn = [
             (
                 rgb(series.colour),
-                [(x, v) for x, v in zip(series.xs, series.values, strict=True) if v is not None],
+                [(x, v) for x, v in zip(series.xs, series.values, strict=True) if _finite(v)],
             )
             for series in spec.series
         ]
@@ -223,6 +224,11 @@ def draw(plt: Any, spec: FigureSpec) -> None:
         plt.xlabel(spec.x_label)
     if spec.y_label:
         plt.ylabel(spec.y_label)
+
+
+def _finite(value: float | None) -> TypeGuard[float]:
+    """Whether ``value`` can be drawn (None and NaN / inf are left out, never plotted)."""
+    return value is not None and math.isfinite(value)
 
 
 LINE_STEPS = 120
