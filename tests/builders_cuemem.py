@@ -250,7 +250,7 @@ def accuracy_json(entries: list[dict[str, Any]], rows: list[dict[str, Any]]) -> 
     """``<data>_accuracy.json`` as ``run_bench.py`` writes it: per category (the QA point)
     the ``overall`` and explicit / implicit buckets of {correct, total, accuracy (%)}, and
     ``__overall__``; correct = the first A–D letter of ``system_answer`` is the gold."""
-    from memscope.adapters.cuemem import extract_choice
+    from memscope.adapters.cuemem.run import extract_choice
 
     kind = {e["qa_id"]: str(e.get("qa_type") or "").lower() for e in entries}
     result: dict[str, dict[str, dict[str, float]]] = {}

@@ -96,3 +96,9 @@ class MediaError(MemscopeError):
     """A media file (an audio clip, an image) cannot be read as what it claims to be."""
 
     title = "Media problem"
+
+
+class PluginError(MemscopeError):
+    """A benchmark a run needs is not installed, or its package cannot be loaded."""
+
+    title = "Benchmark not available"

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from builders_cuemem import OFFICIAL_LLMS, OFFICIAL_RQ3_MODELS, official_download, official_layout
 from builders_dmv import HASHES, Probe, write_f2_run
 from memscope.adapters import ReadOptions
-from memscope.adapters.cuemem_dataset import MediaResolver, media_kind, read_cuemem_dataset
+from memscope.adapters.cuemem.dataset import MediaResolver, media_kind, read_cuemem_dataset
 from memscope.cli import app
 from memscope.store import Store
 from memscope.store.sql import rows

@@ -21,8 +21,8 @@ from builders_cuemem import (
     write_json,
 )
 from memscope.adapters import ReadOptions, detect, read_runs
-from memscope.adapters.cuemem import extract_choice, history_names
-from memscope.adapters.cuemem_dataset import ClueResolver, explicitness, split_options
+from memscope.adapters.cuemem.dataset import ClueResolver, explicitness, split_options
+from memscope.adapters.cuemem.run import extract_choice, history_names
 from memscope.errors import DatasetError, RunDirError
 from memscope.records import RoundRecord
 from memscope.store import Store

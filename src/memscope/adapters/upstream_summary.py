@@ -13,6 +13,7 @@ first check a reviewer asks for: when they agree, memscope read the run as upstr
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 from memscope.records import Notice
@@ -95,3 +96,50 @@ def check_notices(check: dict[str, Any]) -> list[Notice]:
     if check.get("agrees") is False:
         notices.append(Notice(check_sentence(check), check["file"]))
     return notices
+
+
+def csv_tolerance(text: str) -> float:
+    """Half a unit of the last digit written: upstream rounds its CSV numbers."""
+    digits = len(text.partition(".")[2]) if "." in text else 0
+    return 0.5 * 10.0**-digits + 1e-9
+
+
+def read_csv_rows(path: Path) -> list[dict[str, str]]:
+    """The rows of an upstream CSV summary (none when it cannot be read)."""
+    import csv
+
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            return list(csv.DictReader(handle))
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return []
+
+
+def csv_comparison(
+    source: Path, run_id: str, name: str, upstream: str | None, mine: float | None
+) -> dict[str, Any] | None:
+    """One ``table --check-upstream`` comparison of a CSV value with memscope's (None when
+    upstream wrote no number there)."""
+    if upstream in (None, ""):
+        return None
+    try:
+        number = float(upstream)
+    except ValueError:
+        return None
+    agrees = mine is not None and abs(number - mine) <= csv_tolerance(str(upstream))
+    return {
+        "source": str(source),
+        "run": run_id,
+        "field": name,
+        "upstream": number,
+        "memscope": mine,
+        "agrees": bool(agrees),
+    }
+
+
+def mean_defined(values: Any) -> float | None:
+    """The mean of the defined (non-NaN) values of a float array, None when there are none."""
+    import numpy as np
+
+    defined = values[~np.isnan(values)]
+    return float(defined.mean()) if defined.size else None

@@ -15,9 +15,11 @@ from memscope.cli.common import (
     DbOption,
     FormatOption,
     OutputFormat,
+    ReadsRuns,
     handles_errors,
     open_store,
     print_json,
+    read_options,
     stdout,
     warn,
 )
@@ -26,7 +28,7 @@ from memscope.textsafe import printable
 SHOWN_IDS = 12
 
 
-@app.command(rich_help_panel=RUNS)
+@app.command(cls=ReadsRuns, rich_help_panel=RUNS)
 @handles_errors
 def compare(
     run_a: Annotated[
@@ -57,10 +59,9 @@ def compare(
     """
     from memscope.usecases.compare import compare_runs
     from memscope.usecases.runs import resolve_run
-    from memscope.usecases.store_access import ReadOptions
 
     store = open_store(db)
-    options = ReadOptions(dataset=dataset)
+    options = read_options(dataset)
     first = resolve_run(store, run_a, options=options)
     second = resolve_run(store, run_b, options=options)
     result = compare_runs(store, first, second, seed=seed, resamples=resamples)
@@ -84,10 +85,9 @@ def _cell(group: dict[str, Any] | None) -> str:
     return f"{group['delta']:+.2f} ({group['n']})"
 
 
-def _levels_table(delta: dict[str, Any]) -> Table:
+def _levels_table(delta: dict[str, Any], levels: tuple[tuple[str, ...], tuple[str, ...]]) -> Table:
     """Δ with its 95% interval per X level, per Y level and overall."""
-    from memscope.usecases.levels import X_LEVELS, Y_LEVELS  # lazily: it loads the adapters
-
+    x_levels, y_levels = levels
     table = Table(title="Δ per level with 95% bootstrap interval", title_justify="left")
     for name, justify in (
         ("level", "left"),
@@ -98,8 +98,8 @@ def _levels_table(delta: dict[str, Any]) -> Table:
         ("95% CI", "right"),
     ):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
-    rows = [(x, delta["by_x"].get(x)) for x in X_LEVELS] + [
-        (y, delta["by_y"].get(y)) for y in Y_LEVELS
+    rows = [(x, delta["by_x"].get(x)) for x in x_levels] + [
+        (y, delta["by_y"].get(y)) for y in y_levels
     ]
     rows.append(("all", delta["overall"]))
     for level, group in rows:
@@ -126,8 +126,10 @@ def _ids(qids: list[str]) -> Text:
 
 def render_compare(result: dict[str, Any]) -> Group:
     """The comparison as Rich renderables."""
-    from memscope.usecases.levels import X_LEVELS, Y_LEVELS  # lazily: it loads the adapters
+    from memscope.usecases.benchmarks import levels_of  # lazily: it loads the registry
 
+    levels = levels_of(result["run_a"].get("benchmark"))
+    x_levels, y_levels = levels
     a, b = result["run_a"], result["run_b"]
     header = Text.assemble(
         "A ",
@@ -145,18 +147,18 @@ def render_compare(result: dict[str, Any]) -> Group:
     metric_name = result.get("metric", {}).get("label", "score")
     matrix = Table(title=f"Δ {metric_name} = B − A per cell (n)", title_justify="left")
     matrix.add_column("", style="bold")
-    for y in Y_LEVELS:
+    for y in y_levels:
         matrix.add_column(y, justify="right")
     matrix.add_column("all", justify="right", style="dim")
-    for x in X_LEVELS:
+    for x in x_levels:
         matrix.add_row(
             x,
-            *(_cell(delta["by_cell"].get(f"{x}_{y}")) for y in Y_LEVELS),
+            *(_cell(delta["by_cell"].get(f"{x}_{y}")) for y in y_levels),
             _cell(delta["by_x"].get(x)),
         )
     matrix.add_row(
         "all",
-        *(_cell(delta["by_y"].get(y)) for y in Y_LEVELS),
+        *(_cell(delta["by_y"].get(y)) for y in y_levels),
         _cell(delta["overall"]),
         style="dim",
     )
@@ -186,7 +188,7 @@ def render_compare(result: dict[str, Any]) -> Group:
     )
     parts: list[Any] = [header, compared, Text("")]
     if placed:  # DMV-Bench and CUE-Mem questions have no X/Y coordinate
-        parts += [matrix, _levels_table(delta)]
+        parts += [matrix, _levels_table(delta, levels)]
     parts += [means, Text(""), transitions]
     significance = result.get("significance")
     if significance and significance.get("p_value") is not None:

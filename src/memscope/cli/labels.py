@@ -16,10 +16,12 @@ from memscope.cli.common import (
     DbOption,
     FormatOption,
     OutputFormat,
+    ReadsRuns,
     fmt,
     handles_errors,
     open_store,
     print_json,
+    read_options,
     stderr,
     stdout,
     warn,
@@ -77,7 +79,7 @@ def _describe(event: Any) -> Text:
     )
 
 
-@app.command(rich_help_panel=LABELS)
+@app.command(cls=ReadsRuns, rich_help_panel=LABELS)
 @handles_errors
 def label(
     run: Annotated[str, typer.Argument(help="Run id or directory.", show_default=False)],
@@ -133,7 +135,6 @@ def label(
     """
     from memscope.usecases.labels import accept_suggestion, clear_label, record_label, undo_label
     from memscope.usecases.runs import resolve_run
-    from memscope.usecases.store_access import ReadOptions
 
     actions = [
         name
@@ -154,7 +155,7 @@ def label(
     if primary and not code:
         raise InputError("--primary needs --code")
     store = _store_with_labels_replayed(db)
-    run_id = resolve_run(store, run, options=ReadOptions(dataset=dataset))
+    run_id = resolve_run(store, run, options=read_options(dataset))
     event: LabelEvent | None
     if code:
         event = record_label(

@@ -14,9 +14,9 @@ from memscope.cli.app import RUNS, app
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
-    DmvRegistryOption,
     FormatOption,
     OutputFormat,
+    ReadsRuns,
     fmt,
     handles_errors,
     open_store,
@@ -41,7 +41,7 @@ def check_k(k: int | None) -> int | None:
     return k
 
 
-@app.command(rich_help_panel=RUNS)
+@app.command(cls=ReadsRuns, rich_help_panel=RUNS)
 @handles_errors
 def report(
     run: Annotated[
@@ -53,7 +53,6 @@ def report(
     ] = None,
     k: Annotated[int | None, typer.Option("--k", help=K_HELP, show_default=False)] = None,
     dataset: DatasetOption = None,
-    dmv_registry: DmvRegistryOption = None,
     db: DbOption = None,
     output: FormatOption = OutputFormat.table,
 ) -> None:
@@ -77,13 +76,11 @@ def report(
     check_k(k)
     store = open_store(db)
     if run is not None and Path(run).expanduser().exists():
-        run_id = resolve_run(
-            store, run, options=read_options(dataset, dmv_registry)
-        )  # may ingest it
+        run_id = resolve_run(store, run, options=read_options(dataset))  # may ingest it
         data = load_run(store, run_id, detail=False)
     else:
         with store.reading():  # a run id: one read-only connection serves both steps
-            run_id = resolve_run(store, run, options=read_options(dataset, dmv_registry))
+            run_id = resolve_run(store, run, options=read_options(dataset))
             data = load_run(store, run_id, detail=False)
     if run is None:
         say_default(run_id, "report")
@@ -112,13 +109,18 @@ def _header(result: dict[str, Any]) -> Text:
     return Text.assemble(*parts)
 
 
-def _answer_matrix(answer: dict[str, Any], metric: str, title: str, n_key: str = "n") -> Table:
+def _answer_matrix(
+    answer: dict[str, Any],
+    levels: tuple[tuple[str, ...], tuple[str, ...]],
+    metric: str,
+    title: str,
+    n_key: str = "n",
+) -> Table:
     """One X×Y matrix of ``metric`` means, each cell with its n (``n_key``)."""
-    from memscope.usecases.levels import X_LEVELS, Y_LEVELS  # lazily: it loads the adapters
-
+    x_levels, y_levels = levels
     table = Table(title=title, title_justify="left")
     table.add_column("", style="bold")
-    for y in Y_LEVELS:
+    for y in y_levels:
         table.add_column(y, justify="right")
     table.add_column("all", justify="right", style="dim")
 
@@ -127,18 +129,56 @@ def _answer_matrix(answer: dict[str, Any], metric: str, title: str, n_key: str =
             return "–"
         return f"{fmt(summary[metric], 2)} ({summary[n_key]})"
 
-    for x in X_LEVELS:
+    for x in x_levels:
         table.add_row(
             x,
-            *(cell(answer["by_cell"].get(f"{x}_{y}")) for y in Y_LEVELS),
+            *(cell(answer["by_cell"].get(f"{x}_{y}")) for y in y_levels),
             cell(answer["by_x"].get(x)),
         )
     table.add_row(
         "all",
-        *(cell(answer["by_y"].get(y)) for y in Y_LEVELS),
+        *(cell(answer["by_y"].get(y)) for y in y_levels),
         cell(answer["overall"]),
         style="dim",
     )
+    return table
+
+
+def _axes_view(axes: dict[str, Any]) -> Table:
+    """The default view of the benchmark's axes: the share correct per cell, row and
+    column, each with its n (``report``'s ``axes`` section)."""
+    titles = {axis["key"]: axis["title"] for axis in axes["axes"]}
+    labels = {
+        axis["key"]: {level["value"]: level["label"] for level in axis["levels"]}
+        for axis in axes["axes"]
+    }
+    view = axes["views"][0]
+    rows, columns = view["rows"], view["columns"]
+    cross = view["correct"]
+    table = Table(
+        title=f"Share correct per {titles[rows]} × {titles[columns]} (n)", title_justify="left"
+    )
+    table.add_column("", style="bold")
+    column_levels = list(labels[columns])
+    for level in column_levels:
+        table.add_column(printable(labels[columns][level], keep_newlines=False), justify="right")
+    table.add_column("all", justify="right", style="dim")
+    cells = {(c["row"], c["column"]): c for c in cross["cells"]}
+    by_row = {r["level"]: r for r in cross["by_row"]}
+    by_column = {c["level"]: c for c in cross["by_column"]}
+
+    def cell(summary: dict[str, Any] | None) -> str:
+        if not summary or summary.get("value") is None:
+            return "–"
+        return f"{fmt(summary['value'], 2)} ({summary['n']})"
+
+    for level, label in labels[rows].items():
+        table.add_row(
+            printable(label, keep_newlines=False),
+            *(cell(cells.get((level, c))) for c in column_levels),
+            cell(by_row.get(level)),
+        )
+    table.add_row("all", *(cell(by_column.get(c)) for c in column_levels), "", style="dim")
     return table
 
 
@@ -155,14 +195,15 @@ def _answer_summary(answer: dict[str, Any]) -> Text:
     return Text(text)
 
 
-def _retrieval_table(retrieval: dict[str, Any], k: int) -> Table:
-    from memscope.usecases.levels import Y_LEVELS  # lazily: it loads the adapters
-
+def _retrieval_table(
+    retrieval: dict[str, Any], k: int, levels: tuple[tuple[str, ...], tuple[str, ...]]
+) -> Table:
+    _, y_levels = levels
     table = Table(title=f"Retrieval access @K={k}", title_justify="left")
     table.add_column("", style="bold")
     for name in ("n", "Any-Clue", "Coverage", "Full-Clue", "MRR"):
         table.add_column(name, justify="right")
-    for y in Y_LEVELS:
+    for y in y_levels:
         row = retrieval["by_y"].get(y)
         if row:
             table.add_row(
@@ -228,17 +269,24 @@ def _render_main(result: dict[str, Any]) -> Group:
         from memscope.cli.report_cue import render_cue_report
 
         return render_cue_report(result, _header(result))
+    from memscope.usecases.benchmarks import levels_of  # lazily: it loads the registry
+
+    levels = levels_of(result["axes"]["benchmark"])
     answer = result["answer"]
-    parts: list[Any] = [
-        _header(result),
-        Text(""),
-        _answer_matrix(answer, "em", "Answer EM per cell (n)"),
-    ]
-    if answer["overall"].get("judge") is not None:
-        parts.append(_answer_matrix(answer, "judge", "Judge score per cell (n judged)", "n_judge"))
-    parts += [_answer_summary(answer), Text("")]
+    parts: list[Any] = [_header(result), Text("")]
+    if any(levels):
+        parts.append(_answer_matrix(answer, levels, "em", "Answer EM per cell (n)"))
+        if answer["overall"].get("judge") is not None:
+            parts.append(
+                _answer_matrix(
+                    answer, levels, "judge", "Judge score per cell (n judged)", "n_judge"
+                )
+            )
+        parts += [_answer_summary(answer), Text("")]
+    else:  # the benchmark's own axes: accuracy per cell of its default view
+        parts += [_axes_view(result["axes"]), Text("")]
     if result["retrieval"]:
-        parts += [_retrieval_table(result["retrieval"], result["k"])]
+        parts += [_retrieval_table(result["retrieval"], result["k"], levels)]
         if result["retrieval"]["n_undiagnosable"]:
             parts.append(
                 Text(

@@ -15,10 +15,12 @@ from memscope.cli.common import (
     DbOption,
     FormatOption,
     OutputFormat,
+    ReadsRuns,
     fmt,
     handles_errors,
     open_store,
     print_json,
+    read_options,
     stderr,
     stdout,
 )
@@ -27,7 +29,7 @@ from memscope.textsafe import printable
 from memscope.usecases.metric_names import METRIC_NAMES
 
 
-@app.command(rich_help_panel=DIAGNOSE)
+@app.command(cls=ReadsRuns, rich_help_panel=DIAGNOSE)
 @handles_errors
 def rerun(
     alpha: Annotated[
@@ -110,7 +112,6 @@ def rerun(
         rerun_run,
         store_rerun,
     )
-    from memscope.usecases.store_access import ReadOptions
 
     # The default lives in analysis.rerank; the help only quotes it (a test holds them equal).
     lam = DEFAULT_LAMBDA if lam is None else lam
@@ -121,9 +122,7 @@ def rerun(
 
         require_engine("memscope rerun --requery")
     store = open_store(db)
-    run_id = pick_run(
-        store, named_run(run, run_alias), "rerun", options=ReadOptions(dataset=dataset)
-    )
+    run_id = pick_run(store, named_run(run, run_alias), "rerun", options=read_options(dataset))
     retrievals = None
     if requery:
         from memscope.engine_jobs.engine import requery_pool

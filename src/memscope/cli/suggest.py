@@ -11,9 +11,11 @@ from memscope.cli.common import (
     DbOption,
     FormatOption,
     OutputFormat,
+    ReadsRuns,
     handles_errors,
     open_store,
     print_json,
+    read_options,
     stderr,
     stdout,
 )
@@ -21,7 +23,7 @@ from memscope.cli.run_arg import RunArgument, pick_run
 from memscope.textsafe import printable
 
 
-@app.command(rich_help_panel=DIAGNOSE)
+@app.command(cls=ReadsRuns, rich_help_panel=DIAGNOSE)
 @handles_errors
 def suggest(
     run: RunArgument = None,
@@ -38,12 +40,11 @@ def suggest(
     pipeline order is primary. Suggestions are stored apart from labels and never
     change them.
     """
-    from memscope.usecases.store_access import ReadOptions
     from memscope.usecases.suggest import suggestion_state
     from memscope.usecases.suggestion_changes import refresh_suggestions
 
     store = open_store(db)
-    run_id = pick_run(store, run, "suggest", options=ReadOptions(dataset=dataset))
+    run_id = pick_run(store, run, "suggest", options=read_options(dataset))
     refreshed = refresh_suggestions(store, run_id, force=True)
     suggestions = list(refreshed.suggestions.values())
     state = suggestion_state(store, run_id) or {}

@@ -12,7 +12,7 @@ from memscope.cli.app import RUNS, app
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
-    DmvRegistryOption,
+    ReadsRuns,
     handles_errors,
     open_store,
     print_json,
@@ -71,7 +71,7 @@ def _run_ids(store: Any, refs: list[str], options: Any) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-@app.command(rich_help_panel=RUNS)
+@app.command(cls=ReadsRuns, rich_help_panel=RUNS)
 @handles_errors
 def table(
     runs: Annotated[
@@ -164,7 +164,6 @@ def table(
         ),
     ] = None,
     dataset: DatasetOption = None,
-    dmv_registry: DmvRegistryOption = None,
     db: DbOption = None,
 ) -> None:
     """Print the paper's main results table: one row per system, one column per axis level.
@@ -201,7 +200,7 @@ def table(
         seed=seed,
     )
     store = open_store(db)
-    run_ids = _run_ids(store, runs, read_options(dataset, dmv_registry))
+    run_ids = _run_ids(store, runs, read_options(dataset))
     with store.reading():
         data = [load_run(store, run_id, detail=False) for run_id in run_ids]
     result = build_table(data, options)

@@ -158,7 +158,7 @@ def open_dataset(store: Store, ref: str | Path, *, image_root: Path | None = Non
         NotFoundError: when ``ref`` is none of these, naming close matches.
         DatasetError: when the dialog file cannot be read.
     """
-    from memscope.adapters.memeye_dataset import read_memeye_dataset
+    from memscope.adapters.memeye.dataset import read_memeye_dataset
 
     path = Path(ref).expanduser()
     if path.is_file():

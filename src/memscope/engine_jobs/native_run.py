@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from memscope import __version__
-from memscope.adapters.memeye_dataset import ImageResolver
+from memscope.adapters.memeye.dataset import ImageResolver
 from memscope.engine.answer import AnswerClient, answer_question, round_history
 
 # Re-exported: `memscope run` builds these settings and may not import the engine.

@@ -72,11 +72,13 @@ def question_detail(data: RunData, row: int) -> QuestionDetail:
     values = data.questions.slice(row, 1).to_pylist()[0]
     mode = values.get("mode") or ""
     em, judge = float_or_none(values.get("em")), float_or_none(values.get("judge"))
+    f1 = float_or_none(values.get("f1"))
     correct = float(
         correctness(
             np.array([mode], dtype=object),
             np.array([np.nan if em is None else em]),
             np.array([np.nan if judge is None else judge]),
+            np.array([np.nan if f1 is None else f1]),
         )[0]
     )
     option_sets = _option_sets(json_or_none(values.get("options")))

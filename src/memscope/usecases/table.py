@@ -31,11 +31,11 @@ from memscope.analysis.bootstrap import (
     resample_means,
 )
 from memscope.errors import InputError
+from memscope.usecases.benchmarks import spec_of
 from memscope.usecases.compare import match_questions
 from memscope.usecases.loading import RunData
 from memscope.usecases.runs import effective_k
 from memscope.usecases.table_axes import (
-    METRICS,
     QuestionAxes,
     axis_levels,
     benchmark_name,
@@ -45,6 +45,7 @@ from memscope.usecases.table_axes import (
     question_values,
     resolve_by,
     table_layout,
+    table_metrics,
 )
 
 GROUP_FIELDS = ("model", "method", "base_method", "modality", "mode", "task")
@@ -136,10 +137,11 @@ def _validate(
     layout = table_layout(benchmark)
     by = resolve_by(benchmark, options.by or layout.default_by)
     metric = options.metric or layout.default_metric
-    if metric not in METRICS:
+    metrics = table_metrics()
+    if metric not in metrics:
         raise InputError(
             f"--metric {metric}: not a metric memscope tables know",
-            fix=f"Pick one of {', '.join(METRICS)}.",
+            fix=f"Pick one of {', '.join(metrics)}.",
         )
     group = options.group or layout.default_group
     for name in group:
@@ -463,9 +465,9 @@ def build_table(data: list[RunData], options: TableOptions | None = None) -> dic
         )
     benchmark = check_benchmarks([d.run for d in data])
     by, metric, group = _validate(options, benchmark)
-    layout = table_layout(benchmark)
+    clustered = spec_of(benchmark).cluster is not None
     resamples = options.resamples or (
-        dmv_analysis.DEFAULT_RESAMPLES if layout.clustered else DEFAULT_RESAMPLES
+        dmv_analysis.DEFAULT_RESAMPLES if clustered else DEFAULT_RESAMPLES
     )
     ks = {effective_k(d.run, options.k) for d in data}
     rows: dict[tuple[Any, ...], _Row] = {}
@@ -545,7 +547,7 @@ def build_table(data: list[RunData], options: TableOptions | None = None) -> dic
             "delta_resamples": DEFAULT_RESAMPLES if baseline is not None else None,
             "level": DEFAULT_LEVEL,
             "k": sorted(ks)[0] if len(ks) == 1 else sorted(ks),
-            "clustered": layout.clustered,
+            "clustered": clustered,
         },
         "columns": columns,
         "rows": results,

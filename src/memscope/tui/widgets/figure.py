@@ -351,7 +351,6 @@ class FigureView(Vertical):
 
 
 def matrix_figure(
-    benchmark: str,
     data: Any,
     other: Any,
     metric_key: str,
@@ -359,7 +358,8 @@ def matrix_figure(
     metric_kind: str,
     grid: Any,
 ) -> FigureSpec:
-    """The matrix screen's figure for its benchmark (run it in a worker: it computes).
+    """The matrix screen's figure for the run's benchmark (``Benchmark.figure``; run it in a
+    worker: it computes).
 
     DMV-Bench: the retention curve of the run and of the compared one; CUE-Mem: explicit
     vs implicit bars; MemEye: the metric per X level, one line per Y, from the same
@@ -371,10 +371,11 @@ def matrix_figure(
     """
     from memscope.usecases import figure_data
 
-    if benchmark == "dmv":
+    kind = data.spec.figure  # the run's benchmark says which figure is its own
+    if kind == "retention":
         runs = [data] if other is None else [data, other]
         return retention_spec([figure_data.retention_curve(run) for run in runs])
-    if benchmark == "cuemem":
+    if kind == "setting_bars":
         return cue_spec(figure_data.cue_bars(data))
     if metric_key in ("em", "judge"):
         heatmap = figure_data.heatmap_grid(data, metric_key)

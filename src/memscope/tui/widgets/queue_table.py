@@ -30,14 +30,15 @@ from memscope.usecases.triage_queue import TriageTable
 FLEX = 0
 
 
-MEMEYE_AXIS_COLUMNS = (("x", "X", 3), ("y", "Y", 3))
+COORDINATE_COLUMNS = (("x", "X", 3), ("y", "Y", 3))
+"""The question table's x and y coordinates as columns (MemEye's X and Y)."""
 
 
 def column_layout(
     width: int,
     compare: bool,
     show_task: bool = False,
-    axis_columns: tuple[tuple[str, str, int], ...] = MEMEYE_AXIS_COLUMNS,
+    axis_columns: tuple[tuple[str, str, int], ...] = COORDINATE_COLUMNS,
 ) -> list[tuple[str, str, int]]:
     """(column key, header, width) for a table ``width`` cells wide; the question text
     takes what the fixed columns leave (task only when the run mixes tasks).
@@ -97,7 +98,7 @@ class QueueTable(ScrollView, can_focus=True):
         self.rows = np.zeros(0, dtype=np.int64)
         self.compare = False
         self.show_task = False
-        self.axis_columns = MEMEYE_AXIS_COLUMNS
+        self.axis_columns = COORDINATE_COLUMNS
         self.suggestions_ready = True
 
     def show(
@@ -229,12 +230,20 @@ class QueueTable(ScrollView, can_focus=True):
 
 
 def axis_columns_of(table: TriageTable) -> tuple[tuple[str, str, int], ...]:
-    """The queue's columns for the table's benchmark axes (MemEye: X, Y)."""
-    if table.axes.benchmark == "memeye":
-        return MEMEYE_AXIS_COLUMNS
-    return tuple(
-        (f"axis:{axis.key}", axis.key, axis.column_width) for axis in table.axes.queue_axes
-    )
+    """The queue's columns for the table's benchmark axes: an axis read from the x or y
+    coordinate column is that column (MemEye's X and Y, sortable as ``x`` / ``y``), any
+    other its labels."""
+    columns = []
+    for axis in table.axes.queue_axes:
+        coordinate = next(
+            (name for kind, name in axis.sources() if kind == "column" and name in ("x", "y")),
+            None,
+        )
+        if coordinate is not None:
+            columns.append((coordinate, coordinate.upper(), axis.column_width))
+        else:
+            columns.append((f"axis:{axis.key}", axis.key, axis.column_width))
+    return tuple(columns)
 
 
 class QueueHeader(Static):
@@ -244,7 +253,7 @@ class QueueHeader(Static):
         super().__init__("", id=id)
         self.compare = False
         self.show_task = False
-        self.axis_columns = MEMEYE_AXIS_COLUMNS
+        self.axis_columns = COORDINATE_COLUMNS
 
     def render(self) -> Text:
         width = self.content_region.width or self.size.width

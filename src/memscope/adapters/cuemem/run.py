@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from memscope.adapters.base import ReadOptions
-from memscope.adapters.cuemem_dataset import CueDataset, read_cuemem_dataset
+from memscope.adapters.cuemem.dataset import CueDataset, read_cuemem_dataset
 from memscope.adapters.files import file_digest, read_json_file
 from memscope.adapters.run_sources import REMEMBERED_HISTORIES, recorded_sources
 from memscope.adapters.upstream_summary import (

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from memscope.adapters.files import read_json_file
-from memscope.adapters.memeye_dataset import question_key, strings
+from memscope.adapters.memeye.dataset import question_key, strings
 from memscope.errors import DatasetError
 from memscope.records import DatasetRecord, Notice, QuestionRecord, RoundRecord, SessionRecord
 

@@ -1,0 +1,245 @@
+"""The ``Benchmark`` spec: everything memscope needs to know about one benchmark, in one place.
+
+A benchmark is a package (the built-in ones are ``adapters/memeye/``, ``adapters/dmv/``,
+``adapters/cuemem/`` and ``adapters/locomo/``) whose ``BENCHMARK`` object is registered under
+the ``memscope.benchmarks`` entry-point group, exactly as a third-party plugin registers
+its own (docs/benchmarks.md). The rest of memscope never tests a benchmark's name: it asks
+the run's spec (``adapters.registry.benchmark``) what to do.
+
+A spec is declarative where it can be (axes, table layout, options, panels, figures,
+words) and names small hooks where it cannot (reading run directories; checking a
+summary file upstream wrote). Hooks receive plain data; none needs the store, the app or
+the analysis layer, so a spec stays at the bottom of the house with the readers it names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from memscope.adapters.axes import BenchmarkAxes
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from memscope.adapters.base import ReadOptions
+    from memscope.records import Notice, RunRecord
+
+Panel = Literal["rerank", "evidence", "probe"]
+"""What the question screen's right-hand panel shows: ``rerank`` the recency re-rank of a
+scored candidate pool (and the run-level temporal numbers under it); ``evidence`` the
+retrieved evidence against the gold ids (re-rankable where the run logged scores);
+``probe`` a probe's recall steps and the run's success by axis (no dialogue round)."""
+
+Figure = Literal["grid_lines", "retention", "setting_bars"]
+"""The benchmark's figure (``f`` on the matrix, ``memscope plot``): ``grid_lines`` the metric
+per level of the default view's rows, one line per column level; ``retention`` success by
+a numeric axis with interval whiskers, one line per run; ``setting_bars`` accuracy per
+task, bars per evidence setting."""
+
+ReportSection = Literal["retention", "settings"]
+"""Extra parts of ``memscope report``: ``retention`` success overall and by each axis with
+cluster-bootstrap intervals, plus the first recall step's ranking (JSON key ``tsr``);
+``settings`` accuracy per task x explicit/implicit, Memory Avg., EI-gap and evidence
+Recall/Precision@k (JSON key ``cue``)."""
+
+
+class RunReader(Protocol):
+    """Reads one benchmark's run directories (files in, records out)."""
+
+    def sniff(self, path: Path) -> bool:
+        """Whether the directory ``path`` holds runs of this benchmark (cheap: no full read)."""
+        ...
+
+    def read_all(self, path: Path, options: ReadOptions) -> list[RunRecord]:
+        """Every run of the directory ``path``; a MemscopeError for anything unreadable."""
+        ...
+
+
+@dataclass(frozen=True)
+class ReadOption:
+    """A read option the benchmark accepts (a path the user can point at), declared by it.
+
+    The CLI offers it as ``flag`` on every command that reads run directories, and the
+    app's ``memscope open`` passes it on, without either naming the benchmark; the value
+    reaches the reader as ``ReadOptions.extra[key]``. A run directory's
+    ``memscope_sources.json`` may set it under ``key`` (relative to the run directory).
+    When ``remembered_as`` is set, the reader records the path it used in the run's
+    config under that name, and a later read of the same directory uses it again.
+    """
+
+    key: str
+    flag: str
+    help: str
+    remembered_as: str | None = None
+
+
+@dataclass(frozen=True)
+class DetailTable:
+    """A per-run table of the benchmark's own (e.g. DMV-Bench's recall steps).
+
+    The store creates it on first use (``run_id`` first, then ``columns``) and writes it
+    in the run's transaction, so a re-ingested run never keeps stale rows.
+    """
+
+    name: str
+    columns: tuple[tuple[str, str], ...]
+    """``(column, SQL type)`` pairs, e.g. ``("step", "INTEGER")``."""
+
+
+Derived = Callable[[Mapping[str, Any]], Any]
+"""A summary column of ``memscope table`` computed from one row's ``cell`` means (floats, or
+arrays of resampled means: only ``+ - /`` are used so that both work)."""
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    """How ``memscope table`` lays out the benchmark beyond its axes."""
+
+    default_by: tuple[str, ...]
+    default_metric: str
+    default_group: tuple[str, ...]
+    derived: tuple[tuple[str, str, Derived], ...] = ()
+    """``(key, heading, function)`` summary columns (MemEye's macro, CUE-Mem's EI-Gap)."""
+    cell_separator: str = "/"
+    """Between the two levels of a ``cell`` (MemEye's ``X1_Y1``)."""
+    heads_by_value: bool = False
+    """Head columns by the level's value (MemEye's X1 … Y3), not its label."""
+    run_task_axis: bool = False
+    """Offer ``--by task``: the run's task (MemEye sweeps write one run per task)."""
+    metrics: tuple[tuple[str, str], ...] = ()
+    """``(metric, prediction column)``: the benchmark's own ``--metric`` words besides the
+    shared ones (DMV-Bench's ``tsr`` reads ``em``, LoCoMo's ``f1`` reads ``f1``)."""
+
+
+@dataclass(frozen=True)
+class MatrixStyle:
+    """How the app's matrix shows the benchmark's default view."""
+
+    corner: str | None = None
+    """The corner heading (MemEye's ``X ╲ Y``); default ``rows ╲ columns`` titles."""
+    legend: str | None = None
+    """What the rows and columns are, in one line (default from the axis titles)."""
+    all_column: bool = True
+    """Add an ``all`` column (every column together) to each row."""
+    cell_queue: Literal["cell", "filter"] = "filter"
+    """``enter`` on a cell opens the queue as a ``cell`` (MemEye's ``X4Y3``) or as filter
+    words (``reach:2 bank:9``)."""
+    delta_title: str = "Δ accuracy (other − this)"
+    """The comparison metric's title when two runs are compared."""
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """Question attributes that say which question it is across run directories."""
+
+    attributes: tuple[str, ...]
+    words: str
+    """The attributes in words, for ``compare``'s sentence (``trunk, visit session …``)."""
+
+
+class RunColumns(Protocol):
+    """One stored run as a hook sees it: its row, and per-question columns in idx order."""
+
+    @property
+    def run(self) -> Mapping[str, Any]:
+        """The run's row (``run_id``, ``path``, ``method``, ``top_k`` …)."""
+        ...
+
+    def column(self, name: str) -> np.ndarray:
+        """A question-table column (``em``, ``judge``, ``f1`` as floats with NaN)."""
+        ...
+
+    def attribute(self, name: str) -> np.ndarray:
+        """A question attribute from its ``extra`` (object array, None where missing)."""
+        ...
+
+
+TableCheck = Callable[[RunColumns], list[dict[str, Any]]]
+"""``memscope table --check-upstream``: ``[{"source", "run", "field", "upstream", "memscope",
+"agrees"}]`` for the rows of upstream's own table that name this run."""
+
+StoredMeans = Callable[[Sequence[str]], Mapping[str, Any]]
+"""Given prediction columns, ``{"n": rows, column: mean}`` over a run's stored rows."""
+
+StoredCheck = Callable[["RunRecord", StoredMeans], tuple[dict[str, Any] | None, list["Notice"]]]
+"""A summary file checked after the run's rows are stored (MemEye's ``metrics.json``
+``summary``): the check record (``adapters.upstream_summary.summary_check``) and its
+warnings, or ``(None, [])`` when the run has no summary."""
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One benchmark: how to read it and how every part of memscope shows it."""
+
+    name: str
+    """The registry key, stored with every run (``runs.benchmark``); the entry point's name."""
+    title: str
+    """How it is called in text (``DMV-Bench``)."""
+    run_files: str
+    """What marks one of its run directories, for "not a run directory" messages."""
+    reader: RunReader
+    axes: BenchmarkAxes
+    table: TableLayout
+    sniff_order: int = 100
+    """Readers are asked lowest first (a more specific format before a looser one)."""
+    runs_nest: bool = False
+    """A run directory may hold further run directories (LoCoMo's results folders)."""
+    read_options: tuple[ReadOption, ...] = ()
+    detail_tables: tuple[DetailTable, ...] = ()
+    own_attributes: bool = False
+    """The run logs attributes of its own per question (prediction ``extra``), which axes may
+    read as ``own:NAME`` (DMV-Bench: the system's bank size)."""
+    pairing: Pairing | None = None
+    """How ``compare`` matches questions of two runs; None: by question key (task, answer
+    mode and question text)."""
+    cluster: str | None = None
+    """A question attribute: questions that share it are not independent, so intervals
+    resample whole clusters and ``compare`` adds a cluster sign-flip test (DMV-Bench's
+    chain ``trunk``)."""
+    panel: Panel = "rerank"
+    figure: Figure = "grid_lines"
+    report_sections: tuple[ReportSection, ...] = ()
+    matrix: MatrixStyle = MatrixStyle()
+    task_attribute: str | None = None
+    """Where a question's task is kept when it is not the run's task (CUE-Mem's
+    ``task_group``): suggestions and explanations use it."""
+    no_scores_reason: str = "its retrieval log has ids in rank order but no scores"
+    """Why ``rerun`` finds nothing to re-rank in a run without retrieval scores."""
+    grading: tuple[str, ...] = ("em", "judge")
+    """The per-question scores the benchmark's graders write, in the order correctness
+    reads them (docs/metrics.md §2)."""
+    check_stored: StoredCheck | None = None
+    check_table: TableCheck | None = None
+    extras: Mapping[str, Any] = field(default_factory=dict)
+    """Anything else a plugin wants to carry (memscope reads nothing from it)."""
+
+    def read_option(self, key: str) -> ReadOption | None:
+        """The declared option ``key`` (None when this benchmark has none by that key)."""
+        return next((option for option in self.read_options if option.key == key), None)
+
+
+@dataclass(frozen=True)
+class ModuleReader:
+    """A :class:`RunReader` whose functions live in a module imported on first use, so that
+    loading the registry imports no reader (``sniff(path) -> bool`` and
+    ``read_all(path, options) -> list[RunRecord]``, named by ``sniff`` and ``read``)."""
+
+    module: str
+    sniff_name: str = "sniff"
+    read_name: str = "read_all"
+
+    def _function(self, name: str) -> Callable[..., Any]:
+        from importlib import import_module
+
+        function: Callable[..., Any] = getattr(import_module(self.module), name)
+        return function
+
+    def sniff(self, path: Path) -> bool:
+        return bool(self._function(self.sniff_name)(path))
+
+    def read_all(self, path: Path, options: ReadOptions) -> list[RunRecord]:
+        records: list[RunRecord] = self._function(self.read_name)(path, options)
+        return records
