@@ -11,8 +11,7 @@ import pytest
 
 from memscope.adapters import ReadOptions
 from memscope.adapters.registry import benchmark
-from memscope.errors import PluginError
-from memscope.errors import InputError
+from memscope.errors import InputError, PluginError
 from memscope.store import Store
 from memscope.usecases.loading import load_run
 from memscope.usecases.report import build_report

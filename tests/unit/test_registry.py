@@ -56,7 +56,9 @@ def test_a_broken_or_foreign_plugin_is_named_and_the_others_still_load(fresh_reg
         benchmark("notaspec")
     with pytest.raises(PluginError, match="named 'misnamed' but its spec says 'dmv'"):
         benchmark("misnamed")
-    with pytest.raises(PluginError, match=r"no benchmark 'locomo2' is installed \(installed: memeye\)"):
+    with pytest.raises(
+        PluginError, match=r"no benchmark 'locomo2' is installed \(installed: memeye\)"
+    ):
         benchmark("locomo2")
 
 
@@ -112,20 +114,23 @@ def _names_compared(tree: ast.AST, names: set[str]) -> list[int]:
 
     lines = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Compare) and any(
-            named(part) for part in [node.left, *node.comparators]
-        ):
-            lines.append(node.lineno)
-        elif isinstance(node, ast.Dict) and any(key is not None and named(key) for key in node.keys):
-            lines.append(node.lineno)
-        elif isinstance(node, ast.Subscript) and named(node.slice):
-            lines.append(node.lineno)
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in ("get", "pop", "setdefault")
-            and node.args
-            and named(node.args[0])
+        if (
+            (
+                isinstance(node, ast.Compare)
+                and any(named(part) for part in [node.left, *node.comparators])
+            )
+            or (
+                isinstance(node, ast.Dict)
+                and any(key is not None and named(key) for key in node.keys)
+            )
+            or (isinstance(node, ast.Subscript) and named(node.slice))
+            or (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("get", "pop", "setdefault")
+                and node.args
+                and named(node.args[0])
+            )
         ):
             lines.append(node.lineno)
     return lines

@@ -560,6 +560,6 @@ def _item_problem(item: Any) -> str | None:
 
 def _local_image(path: Path) -> str | None:
     """``path`` as a string when it is a regular image file (by its first bytes), else None."""
-    from memscope.adapters.cuemem_dataset import media_kind  # the one magic-bytes check
+    from memscope.adapters.files import media_kind  # the one magic-bytes check
 
     return str(path) if media_kind(path) == "image" else None

@@ -26,10 +26,13 @@ fewer than half of the items join is refused as made from another dataset. The d
 ``data/locomo10.json`` (or any LoCoMo-shaped ``data/*.json``) in the run folder or up to
 :data:`ANCESTOR_LEVELS` folders above it (LoCoMo's layout: ``data/`` beside the outputs).
 
-**What a run lacks.** Items of the file's samples without ``<key>_prediction`` have no
-prediction row; upstream's stats count them as 0 in their category, so their qids are in
-``config["unanswered_qids"]`` and a notice says how many. Samples of the dataset the file
-does not hold are not part of the run (upstream ignores them too); a notice says so.
+**What a run lacks.** Upstream's stats divide each metric's sum by every question of the
+category, so a question without ``<key>_prediction`` counts as 0: it gets a prediction row
+with no answer, F1 0 and (when the key has judge verdicts) judge 0, marked
+``{"unanswered": true}``; an answer without its ``<key>_llm`` verdict gets judge 0, marked
+``{"unjudged": true}``. Their qids are in ``config["unanswered_qids"]`` and a notice says
+how many. Samples of the dataset the file does not hold are not part of the run (upstream
+ignores them too); a notice says so.
 """
 
 from __future__ import annotations
@@ -429,7 +432,8 @@ def _read_run(
         notices.append(
             Notice(
                 f"{len(unanswered)} question(s) of the file's conversations have no "
-                f"{run_key.key}_prediction; upstream's stats count them as 0 in their category",
+                f"{run_key.key}_prediction; counted as 0 (wrong) in their category, as "
+                "upstream's stats count them",
                 str(path),
                 tuple(unanswered[:MAX_EXAMPLES]),
             )
@@ -461,9 +465,8 @@ def _read_run(
             )
         )
     metrics: dict[str, Any] = {}
-    check, check_notices, stats = upstream_stats_check(
-        path, run_key.key, predictions, dataset, unanswered
-    )
+    # The unanswered questions are rows already (scored 0), as upstream's stats count them.
+    check, check_notices, stats = upstream_stats_check(path, run_key.key, predictions, dataset, ())
     if stats:
         metrics["upstream_stats"] = stats
     if check is not None:
@@ -472,7 +475,9 @@ def _read_run(
     side = [p for p, _metric in stats_files(path)]
     digest, file_stats = file_digest([path, *side, dataset_path])
     folder = path.parent.name
-    retrieval_kind: RetrievalKind = "ranked" if run_key.rag_mode else "context"
+    # Without RAG the file says nothing about what the memory used: upstream's own models
+    # read the whole conversation, a memory system (Honcho) its own store.
+    retrieval_kind: RetrievalKind = "ranked" if run_key.rag_mode else "none"
     return RunRecord(
         run_id=run_id_for(folder, path.stem, run_key.key, shared_key=shared_key),
         path=f"{path.parent}#{path.name}:{run_key.key}",
@@ -529,10 +534,24 @@ def _tables(
     unanswered: list[str] = []
     bad: list[str] = []
     unresolved: list[str] = []
+    unjudged: list[str] = []
+    # Upstream's stats divide each metric's sum by every question of the category, so a
+    # question without the key (or without its judge verdict) counts as 0: so it does here.
+    judged = any(f"{key}_llm" in joined.item for joined in items)
     for joined in items:
         item = joined.item
         if key + PREDICTION_SUFFIX not in item:
             unanswered.append(joined.qid)
+            question = dataset.questions[joined.qid]
+            prediction["qid"].append(joined.qid)
+            prediction["line_no"].append(joined.line_no)
+            prediction["mode"].append(MODE)
+            prediction["question"].append(question.question)
+            prediction["gold"].append(question.gold)
+            prediction["pred"].append(None)
+            prediction["f1"].append(0.0)
+            prediction["judge"].append(0.0 if judged else None)
+            prediction["extra"].append(json.dumps({"unanswered": True}))
             continue
         fields: dict[str, Any] = {}
         for name, value in item.items():
@@ -554,6 +573,10 @@ def _tables(
             bad.append(f"{joined.qid} ({', '.join(f'{key}_{p}' for p in problems)})")
         question = dataset.questions[joined.qid]
         extra: dict[str, Any] = {}
+        if judged and judge is None:
+            judge = 0.0
+            extra["unjudged"] = True
+            unjudged.append(joined.qid)
         if recall is not None and recall != "bad":
             extra["recall"] = recall
         for suffix, value in fields.items():
@@ -595,6 +618,15 @@ def _tables(
                 "kept as written, they match no evidence",
                 str(path),
                 tuple(unresolved[:MAX_EXAMPLES]),
+            )
+        )
+    if unjudged:
+        notices.append(
+            Notice(
+                f"{len(unjudged)} answer(s) have no {key}_llm verdict; counted as 0 (wrong), "
+                "as upstream's stats count them",
+                str(path),
+                tuple(unjudged[:MAX_EXAMPLES]),
             )
         )
     if run_key.rag_mode == "summary" and retrieval["qid"]:

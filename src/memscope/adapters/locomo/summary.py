@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from memscope.adapters.locomo.dataset import LocomoDataset
+    from memscope.adapters.spec import RunColumns
 
 SUM_TOLERANCE = 1e-6
 """Largest difference of a sum (or of recall) that still agrees; see the module docstring."""
@@ -198,3 +199,64 @@ def _is_number(value: Any) -> bool:
 
 def _order(category: str) -> tuple[int, str]:
     return (int(category), "") if category.isdigit() else (1 << 30, category)
+
+
+def _stored_rows(data: RunColumns) -> list[StatsRow]:
+    """The run's stored rows as upstream's stats see them (NaN scores: not carried)."""
+    import math
+
+    rows = []
+    f1s, judges = data.column("f1").tolist(), data.column("judge").tolist()
+    for category, f1, judge in zip(data.attribute("category").tolist(), f1s, judges, strict=True):
+        if not isinstance(category, int) or isinstance(category, bool):
+            continue
+        rows.append(
+            StatsRow(
+                category,
+                None if f1 is None or math.isnan(f1) else float(f1),
+                None if judge is None or math.isnan(judge) else float(judge),
+            )
+        )
+    return rows
+
+
+def check_table(data: RunColumns) -> list[dict[str, Any]]:
+    """``memscope table --check-upstream``: the run's stored counts and sums per category
+    against its key's entry in each stats file beside the run file."""
+    folder, _, rest = str(data.run.get("path") or "").partition("#")
+    file_name, _, key = rest.rpartition(":")
+    if not folder or not file_name:
+        return []
+    run_id = str(data.run["run_id"])
+    rows = _stored_rows(data)
+    checks: list[dict[str, Any]] = []
+    for path, metric in stats_files(Path(folder) / file_name):
+        try:
+            stats = read_json_file(path, what="LoCoMo stats file")
+        except MemscopeError:
+            continue
+        entry = stats.get(key) if isinstance(stats, dict) else None
+        if not isinstance(entry, dict):
+            continue
+        mine = recompute(rows, metric)
+        for name in (COUNTS, SUMS):
+            written = entry.get(name)
+            if not isinstance(written, dict):
+                continue
+            tolerance = 0.0 if name == COUNTS else SUM_TOLERANCE
+            for category in sorted(map(str, written), key=_order):
+                upstream = written[category]
+                if not _is_number(upstream):
+                    continue
+                recomputed = mine[name].get(category, 0)
+                checks.append(
+                    {
+                        "source": str(path),
+                        "run": run_id,
+                        "field": f"{metric} {name} {category}",
+                        "upstream": float(upstream),
+                        "memscope": float(recomputed),
+                        "agrees": abs(float(upstream) - float(recomputed)) <= tolerance,
+                    }
+                )
+    return checks
