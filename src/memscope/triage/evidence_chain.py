@@ -52,6 +52,8 @@ class QuestionDetail:
     choice: str
     em: float | None
     judge: float | None
+    f1: float | None
+    """Token F1 (LoCoMo's grader), None where the run has none."""
     judge_reasoning: str
     correct: float
     options: tuple[tuple[str, str], ...]
@@ -104,6 +106,7 @@ def question_detail(data: RunData, row: int) -> QuestionDetail:
         choice=values.get("choice") or "",
         em=em,
         judge=judge,
+        f1=f1,
         judge_reasoning=values.get("judge_reasoning") or "",
         correct=correct,
         options=option_sets[0] if option_sets else (),

@@ -36,6 +36,7 @@ class OtherAnswer:
     choice: str
     em: float | None
     judge: float | None
+    f1: float | None
     correct: float
 
 
@@ -95,6 +96,7 @@ def question_view(session: LoadedRun, row: int) -> QuestionView:
             theirs.choice,
             theirs.em,
             theirs.judge,
+            theirs.f1,
             theirs.correct,
         )
     data = session.data

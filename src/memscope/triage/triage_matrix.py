@@ -27,7 +27,7 @@ from memscope.usecases.metric_names import METRIC_NAMES
 from memscope.usecases.report import question_metrics
 from memscope.usecases.triage_queue import TriageTable
 
-RATE_METRICS = {key: METRIC_NAMES[key] for key in ("em", "judge", "any_clue", "latest_at_k")}
+RATE_METRICS = {key: METRIC_NAMES[key] for key in ("em", "judge", "f1", "any_clue", "latest_at_k")}
 DELTA_RESAMPLES = 1000
 
 

@@ -55,10 +55,12 @@ def question_metrics(data: RunData, k: int) -> dict[str, np.ndarray]:
     mode = data.column("mode")
     em = data.column("em").astype(float)
     judge = data.column("judge").astype(float)
+    f1 = data.column("f1")
     values: dict[str, np.ndarray] = {
         "em": em,
         "judge": judge,
-        "correct": correctness(mode, em, judge, data.column("f1")),
+        "f1": f1,
+        "correct": correctness(mode, em, judge, f1),
     }
     if data.has_retrievals:
         values |= retrieval_access(data.evidence, k)

@@ -30,8 +30,10 @@ from memscope.usecases.triage_queue import TriageTable
 FLEX = 0
 
 
-COORDINATE_COLUMNS = (("x", "X", 3), ("y", "Y", 3))
-"""The question table's x and y coordinates as columns (MemEye's X and Y)."""
+COORDINATE_COLUMNS = (("qid", "qid", 6), ("x", "X", 3), ("y", "Y", 3))
+"""The qid and the question table's x and y coordinates as columns (MemEye's X and Y)."""
+QID_WIDTH = (6, 16)
+"""The qid column's narrowest and widest (``q37``; LoCoMo's ``conv-26:q37``)."""
 
 
 def column_layout(
@@ -42,9 +44,8 @@ def column_layout(
 ) -> list[tuple[str, str, int]]:
     """(column key, header, width) for a table ``width`` cells wide; the question text
     takes what the fixed columns leave (task only when the run mixes tasks).
-    ``axis_columns`` are the benchmark's two axes (MemEye's X and Y by default)."""
+    ``axis_columns`` are the qid and the benchmark's two axes (MemEye's X and Y by default)."""
     columns = [
-        ("qid", "qid", 6),
         *axis_columns,
         # An MCQ and its open twin ask the same question text; MCQ shows its rotations right.
         ("mode", "mode", 8),
@@ -230,10 +231,11 @@ class QueueTable(ScrollView, can_focus=True):
 
 
 def axis_columns_of(table: TriageTable) -> tuple[tuple[str, str, int], ...]:
-    """The queue's columns for the table's benchmark axes: an axis read from the x or y
-    coordinate column is that column (MemEye's X and Y, sortable as ``x`` / ``y``), any
-    other its labels."""
-    columns = []
+    """The queue's qid column (as wide as the run's qids need) and its columns for the
+    table's benchmark axes: an axis read from the x or y coordinate column is that column
+    (MemEye's X and Y, sortable as ``x`` / ``y``), any other its labels."""
+    longest = max((len(str(qid)) for qid in table.qids.tolist()), default=0)
+    columns = [("qid", "qid", max(QID_WIDTH[0], min(QID_WIDTH[1], longest)))]
     for axis in table.axes.queue_axes:
         coordinate = next(
             (name for kind, name in axis.sources() if kind == "column" and name in ("x", "y")),
