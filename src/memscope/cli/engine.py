@@ -1,6 +1,6 @@
 """``memscope index``, ``retrieve``, ``recompute`` and ``search``: the local memory engine.
 
-They need ``pip install "memscope[engine]"``; without it each says so in one line (exit 1).
+They need ``pip install 'memscope-triage[engine]'``; without it each says so in one line (exit 1).
 
 Models load lazily inside the commands (never at CLI start), offline, on the device
 ``--device`` resolves to (printed once to stderr). Long work shows Rich progress bars with
