@@ -7,7 +7,7 @@ and never a traceback.
 
 from __future__ import annotations
 
-from memscope.textsafe import printable
+from memscope.textsafe import printable, printable_id
 
 
 class MemscopeError(Exception):
@@ -32,10 +32,11 @@ class MemscopeError(Exception):
         """The whole message on one or two lines, safe for a terminal.
 
         What, where and fix often quote run files, paths and arguments, so every part goes
-        through the one sanitiser; ``where`` stays on one line.
+        through the one sanitiser; ``where`` (a file, a run, a setting) is shown as a name
+        (``printable_id``: on one line, and no two different names look the same).
         """
         what = printable(self.what)
-        text = what if not self.where else f"{what} ({printable(self.where, keep_newlines=False)})"
+        text = what if not self.where else f"{what} ({printable_id(self.where)})"
         if self.fix:
             text = f"{text}\n  {printable(self.fix)}"
         return text

@@ -79,7 +79,7 @@ def test_errors_are_one_message(demo: Store, tmp_path: Path, monkeypatch) -> Non
     )
     assert result.exit_code == 1 and "folder of --out does not exist" in result.output
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if it were not installed
-    with pytest.raises(MemscopeError, match=r"pip install 'memscope\[plot\]'"):
+    with pytest.raises(MemscopeError, match=r"pip install 'memscope-triage\[plot\]'"):
         render(demo, "heatmap", ["srag_v"], tmp_path / "a.svg")
 
 

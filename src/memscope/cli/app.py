@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import typer
 
+from memscope.distribution import install_command
+
 TRIAGE = "Triage"
 RUNS = "Runs and reports"
 DIAGNOSE = "Diagnose"
 LABELS = "Labels"
-ENGINE = "Memory engine (needs pip install 'memscope\\[engine]')"
+ENGINE = "Memory engine (needs " + install_command("engine").replace("[", "\\[") + ")"
 SETUP = "Setup"
 """Help panels: ``memscope --help`` groups the commands by what they are for."""
 
@@ -18,7 +20,7 @@ app = typer.Typer(
         "Diagnose why multimodal agent-memory benchmark questions fail: evidence chains, "
         "recency re-ranking and failure labels, in the terminal.\n\n"
         "Start with `memscope demo`. The memory engine's commands (index, retrieve, recompute, "
-        "search, rerun --requery) need `pip install 'memscope[engine]'`."
+        f"search, rerun --requery) need `{install_command('engine')}`."
     ),
     no_args_is_help=True,
     add_completion=False,
@@ -30,9 +32,9 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
-        from importlib.metadata import version
+        from memscope import __version__
 
-        typer.echo(f"memscope {version('memscope')}")
+        typer.echo(f"memscope {__version__}")
         raise typer.Exit()
 
 

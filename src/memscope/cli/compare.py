@@ -21,7 +21,7 @@ from memscope.cli.common import (
     stdout,
     warn,
 )
-from memscope.textsafe import printable
+from memscope.textsafe import printable, printable_id
 
 SHOWN_IDS = 12
 
@@ -131,10 +131,10 @@ def render_compare(result: dict[str, Any]) -> Group:
     a, b = result["run_a"], result["run_b"]
     header = Text.assemble(
         "A ",
-        (printable(a["run_id"], keep_newlines=False), "bold"),
+        (printable_id(a["run_id"]), "bold"),
         f" ({printable(a.get('method'), keep_newlines=False)})",
         "  vs  B ",
-        (printable(b["run_id"], keep_newlines=False), "bold"),
+        (printable_id(b["run_id"]), "bold"),
         f" ({printable(b.get('method'), keep_newlines=False)})",
         f" · {result['matched']} questions matched (A {result['n_a']}, B {result['n_b']})",
     )

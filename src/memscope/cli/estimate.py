@@ -19,7 +19,7 @@ from memscope.cli.common import (
     stderr,
     stdout,
 )
-from memscope.textsafe import printable
+from memscope.textsafe import printable, printable_id
 
 
 def _pct(value: dict[str, Any] | None) -> str:
@@ -83,7 +83,7 @@ def estimate(
     stdout.print(
         Text.assemble(
             "run ",
-            (printable(run_id, keep_newlines=False), "bold"),
+            (printable_id(run_id), "bold"),
             f" · {result['n_labelled']} of {result['n_failures']} failures labelled",
             f" by {printable(annotator)}" if annotator else "",
             f" · rules agree with the labels on {100 * agreement:.0f}%"

@@ -26,7 +26,7 @@ from memscope.cli.common import (
     stdout,
     warn,
 )
-from memscope.textsafe import printable
+from memscope.textsafe import printable, printable_id
 
 
 @app.command(rich_help_panel=RUNS)
@@ -66,8 +66,8 @@ def ingest(
         stderr.print(
             Text.assemble(
                 f"{verb} ",
-                (printable(result.run_id, keep_newlines=False), "bold"),
-                f" · {result.n_questions} questions · {printable(result.path, keep_newlines=False)}",
+                (printable_id(result.run_id), "bold"),
+                f" · {result.n_questions} questions · {printable_id(result.path)}",
             )
         )
         check = result.upstream_check
@@ -128,7 +128,7 @@ def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None
     table.add_column("retrieval", no_wrap=True)
     for row in rows:
         table.add_row(
-            Text(printable(row["run_id"], keep_newlines=False)),
+            Text(printable_id(row["run_id"])),
             *(Text(printable(row[name] or "", keep_newlines=False)) for name in columns),
             str(row["n_questions"]),
             fmt(row["em"]),

@@ -27,7 +27,7 @@ from memscope.cli.common import (
 )
 from memscope.cli.run_arg import RunAliasOption, RunArgument, named_run, pick_run
 from memscope.errors import InputError
-from memscope.textsafe import printable
+from memscope.textsafe import printable, printable_id
 
 if TYPE_CHECKING:
     from memscope.usecases.labels import LabelEvent
@@ -55,7 +55,9 @@ def _store_with_labels_replayed(db: Path | None) -> Store:
     if result.saved:
         stderr.print(f"saved {result.saved} pending label change(s) from the app", markup=False)
     for op, error in result.refused:
-        warn(f"a pending label change on {op.qid} of {op.run_id} was refused: {error.message}")
+        warn(
+            f"a pending label change on {op.qid} of {printable_id(op.run_id)} was refused: {error.message}"
+        )
     if result.left:
         warn(f"{result.left} pending label change(s) still wait for the store")
     return store
@@ -66,14 +68,14 @@ def _describe(event: Any) -> Text:
         codes = ", ".join(event.codes)
         extra = f" (primary {event.primary})" if len(event.codes) > 1 else ""
         return Text(
-            f"labelled {event.qid} of {event.run_id}: {codes}{extra} · {event.annotator} · event {event.event_id}"
+            f"labelled {event.qid} of {printable_id(event.run_id)}: {codes}{extra} · {event.annotator} · event {event.event_id}"
         )
     if event.action == "clear":
         return Text(
-            f"cleared the label of {event.qid} of {event.run_id} · {event.annotator} · event {event.event_id}"
+            f"cleared the label of {event.qid} of {printable_id(event.run_id)} · {event.annotator} · event {event.event_id}"
         )
     return Text(
-        f"undid event {event.supersedes} on {event.qid} of {event.run_id} · {event.annotator} · event {event.event_id}"
+        f"undid event {event.supersedes} on {event.qid} of {printable_id(event.run_id)} · {event.annotator} · event {event.event_id}"
     )
 
 
@@ -167,7 +169,7 @@ def label(
     else:
         event = undo_label(store, run_id, question, annotator=annotator)
     if event is None:
-        stderr.print(f"nothing to undo on {question} of {run_id}", markup=False)
+        stderr.print(f"nothing to undo on {question} of {printable_id(run_id)}", markup=False)
         if output is OutputFormat.json:
             print_json(None)
         return
@@ -277,8 +279,8 @@ def export_labels_command(
     if result.content is not None:
         write_stdout(result.content)
     what = "summary row(s)" if summary else ("event(s)" if history else "label row(s)")
-    where = f" to {result.path}" if result.path else ""
-    scope = "every run" if run_id is None else run_id
+    where = f" to {printable_id(result.path)}" if result.path else ""
+    scope = "every run" if run_id is None else printable_id(run_id)
     stderr.print(f"exported {result.rows} {what} of {scope}{where}", markup=False)
 
 
@@ -325,7 +327,7 @@ def agreement(
     stdout.print(
         Text.assemble(
             "run ",
-            (printable(run_id, keep_newlines=False), "bold"),
+            (printable_id(run_id), "bold"),
             f" · {printable(first)} vs {printable(second)} · {result['n']} questions labelled by both",
             f" ({result['only_first']} only by {printable(first)}, {result['only_second']} only by {printable(second)})",
         )

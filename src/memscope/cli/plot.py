@@ -9,6 +9,7 @@ import typer
 
 from memscope.cli.app import RUNS, app
 from memscope.cli.common import DbOption, handles_errors, open_store, stderr
+from memscope.textsafe import printable_id
 
 
 @app.command(rich_help_panel=RUNS)
@@ -49,4 +50,8 @@ def plot(
     store = open_store(db)
     run_ids = [resolve_run(store, ref) for ref in runs]
     figure = render(store, kind, run_ids, out, metric=metric)
-    stderr.print(f"wrote the {kind} figure of {', '.join(run_ids)} to {figure.path}", markup=False)
+    stderr.print(
+        f"wrote the {kind} figure of {', '.join(printable_id(run_id) for run_id in run_ids)}"
+        f" to {printable_id(figure.path)}",
+        markup=False,
+    )

@@ -26,7 +26,7 @@ from memscope.cli.common import (
 )
 from memscope.cli.run_arg import say_default
 from memscope.errors import InputError
-from memscope.textsafe import printable
+from memscope.textsafe import printable, printable_id
 from memscope.usecases.metric_names import METRIC_NAMES
 
 K_HELP = "Cut-off K for @K metrics (default: the run's top_k, else 10)."
@@ -102,7 +102,7 @@ def _header(result: dict[str, Any]) -> Text:
     run = result["run"]
     parts = [
         ("run ", ""),
-        (printable(run["id"], keep_newlines=False), "bold"),
+        (printable_id(run["id"]), "bold"),
         (f" · task {printable(run['task'], keep_newlines=False)}", ""),
         (f" · model {printable(run['model'], keep_newlines=False)}", ""),
         (f" · method {printable(run['method'], keep_newlines=False)}", ""),

@@ -23,7 +23,7 @@ from memscope.cli.common import (
     stdout,
 )
 from memscope.cli.run_arg import RunAliasOption, RunArgument, named_run, pick_run
-from memscope.textsafe import printable
+from memscope.textsafe import printable, printable_id
 from memscope.usecases.metric_names import METRIC_NAMES
 
 
@@ -203,7 +203,7 @@ def render_question(result: Any) -> Group:
     """One question before and after, as Rich renderables."""
     header = Text.assemble(
         "run ",
-        (printable(result.run_id, keep_newlines=False), "bold"),
+        (printable_id(result.run_id), "bold"),
         " · question ",
         (result.qid, "bold"),
         f" ({result.y or 'no Y level'}) · alpha={result.alpha:g} · lambda={result.lam:g} · K={result.k}",
@@ -248,7 +248,7 @@ def render_run(result: dict[str, Any]) -> Group:
     pool = params["pool"] if params["pool"] is not None else f"all ({scored['pool_size']})"
     header = Text.assemble(
         "run ",
-        (printable(result["run"], keep_newlines=False), "bold"),
+        (printable_id(result["run"]), "bold"),
         f" · {result['n']} Y3 questions · K={params['k']} · lambda={params['lambda']:g} · pool {pool}",
         f" · {scored['scored']} of {scored['candidates']} candidates scored",
     )

@@ -24,6 +24,7 @@ from memscope.cli.sample_options import (
     SizeOption,
     StrataOption,
 )
+from memscope.textsafe import printable_id
 
 
 @app.command(rich_help_panel=LABELS)
@@ -81,7 +82,7 @@ def sample(
         )
         return
     stderr.print(("drew " if new else "stored ") + plan.describe(), markup=False)
-    table = Table(title=f"Sampled queue of {run_id}", title_justify="left")
+    table = Table(title=f"Sampled queue of {printable_id(run_id)}", title_justify="left")
     for name in ("#", "qid", "stratum", "inclusion p"):
         table.add_column(name, justify="right" if name in ("#", "inclusion p") else "left")
     for position, qid in enumerate(plan.qids, start=1):

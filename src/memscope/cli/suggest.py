@@ -18,7 +18,7 @@ from memscope.cli.common import (
     stdout,
 )
 from memscope.cli.run_arg import RunArgument, pick_run
-from memscope.textsafe import printable
+from memscope.textsafe import printable, printable_id
 
 
 @app.command(rich_help_panel=DIAGNOSE)
@@ -66,13 +66,17 @@ def suggest(
     twins = state.get("twin_run_ids") or []
     stderr.print(
         f"{len(suggestions)} of {state.get('n_failed', 0)} failed questions have a suggestion"
-        + (f" · twin runs used: {', '.join(twins)}" if twins else " · no twin run in the store"),
+        + (
+            f" · twin runs used: {', '.join(printable_id(twin) for twin in twins)}"
+            if twins
+            else " · no twin run in the store"
+        ),
         markup=False,
     )
     if not suggestions:
         return
     table = Table(
-        title=Text(f"Suggestions for {printable(run_id, keep_newlines=False)}"),
+        title=Text(f"Suggestions for {printable_id(run_id)}"),
         title_justify="left",
     )
     for name in ("qid", "code", "rule", "why", "also"):

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memscope.errors import MemscopeError
+from memscope.textsafe import printable_id
 
 if TYPE_CHECKING:
     from memscope.tui.app import MemscopeApp
@@ -48,7 +49,10 @@ def export_to(app: MemscopeApp, chosen: str) -> None:
         app.notify(error.message, severity="error", title="Not exported", markup=False)
         return
     session.last_export = str(path)
-    app.notify(f"Exported {result.rows} label row(s) of {run_id} to {path}", markup=False)
+    app.notify(
+        f"Exported {result.rows} label row(s) of {printable_id(run_id)} to {printable_id(path)}",
+        markup=False,
+    )
 
 
 def quit_summary(app: MemscopeApp) -> str | None:

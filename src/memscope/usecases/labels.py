@@ -10,7 +10,6 @@ undo, the event it undid), so the whole history stays readable.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -165,13 +164,9 @@ def _require_run(con: Any, run_id: str) -> dict[str, Any]:
 
     identity = run_identity(con, run_id)
     if identity is None:
-        close = difflib.get_close_matches(run_id, queries.run_ids(con), n=3, cutoff=0.4)
-        hint = (
-            f"Did you mean {', '.join(close)}?"
-            if close
-            else "See `memscope runs` for the ingested runs."
-        )
-        raise NotFoundError(f"no run {run_id!r} in the store", fix=hint)
+        from memscope.usecases.run_names import unknown_run
+
+        raise unknown_run(run_id, queries.run_ids(con))
     return {"run_hash": identity[0], "dataset_id": identity[1]}
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memscope.distribution import install_command
 from memscope.errors import InputError, MemscopeError
 from memscope.usecases.figure_data import (
     OKABE_ITO,
@@ -54,7 +55,7 @@ def _matplotlib() -> Any:
     except ImportError:
         raise MemscopeError(
             "memscope plot needs matplotlib, which is not installed",
-            fix="Install the plot extra: pip install 'memscope[plot]' (or pip install matplotlib).",
+            fix=f"Install the plot extra: {install_command('plot')} (or pip install matplotlib).",
         ) from None
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt  # type: ignore[import-not-found, unused-ignore]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -15,6 +14,8 @@ from memscope.errors import InputError, MemscopeError, NotFoundError, RunDirErro
 from memscope.identity import relabelled, run_labels
 from memscope.store import Store, queries
 from memscope.store.ingest import IngestOutcome, ingest_run, stored_run_state, stored_runs_under
+from memscope.textsafe import parse_id, printable_id
+from memscope.usecases.run_names import printed_match, two_readings, unknown_run
 
 DEFAULT_K = 10
 
@@ -196,11 +197,13 @@ def resolve_run(
     """Turn what the user typed into a run id.
 
     ``ref`` may be a run id, or a run directory (ingested first when ``ingest``), or
-    ``DIR:PART`` for one run of a directory that holds several (``runs/f2:TextOnly``);
-    None means the run opened or ingested last.
+    ``DIR:PART`` for one run of a directory that holds several (``runs/f2:TextOnly``), or a
+    run id as memscope prints it (``srag_v\\u200b``, ``usecases.run_names``); None means the
+    run opened or ingested last.
 
     Raises:
-        NotFoundError: naming the nearest known run ids.
+        NotFoundError: naming the runs that look like ``ref`` (never picking one of them),
+            else the nearest known run ids.
     """
     with store.read() as con:
         if ref is None:
@@ -213,6 +216,9 @@ def resolve_run(
                 )
             return last
         if queries.get_run(con, ref):
+            printed = parse_id(ref)
+            if printed != ref and queries.get_run(con, printed):
+                raise two_readings(ref, printed, where=str(store.path))
             return ref
         path = Path(ref).expanduser()
         known = queries.run_id_for_path(con, str(path.resolve())) if path.exists() else None
@@ -236,17 +242,14 @@ def resolve_run(
             raise NotFoundError(
                 f"no run {part!r} in this directory",
                 where=directory,
-                fix=f"Its runs: {', '.join(o.run_id for o in outcomes)}.",
+                fix=f"Its runs: {', '.join(printable_id(o.run_id) for o in outcomes)}.",
             )
     if known:
         return known
-    close = difflib.get_close_matches(ref, ids, n=3, cutoff=0.4)
-    hint = (
-        f"Did you mean {', '.join(close)}?"
-        if close
-        else "See `memscope runs` for the ingested runs."
-    )
-    raise NotFoundError(f"no run {ref!r} in the store", where=str(store.path), fix=hint)
+    named = printed_match(ref, ids)
+    if named is not None:
+        return named
+    raise unknown_run(ref, ids, where=str(store.path))
 
 
 def effective_k(run: dict[str, Any], k: int | None) -> int:

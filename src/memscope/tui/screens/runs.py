@@ -17,7 +17,7 @@ from memscope.triage.session_service import TriageSession
 from memscope.tui.keymap import KeyNames
 from memscope.tui.messages import OpenRuns, RunsListed, ShowScreen, WorkFailed
 from memscope.tui.screens.base import SessionScreen
-from memscope.tui.text import num, plain
+from memscope.tui.text import name, num, plain
 from memscope.tui.widgets.footer import FittingFooter
 
 COLUMNS = (
@@ -70,7 +70,7 @@ class RunsScreen(SessionScreen):
         self.query_one("#runs-title", Static).update(
             Text.assemble(
                 ("Runs under ", "bold"),
-                plain(scope[0], "bold cyan", one_line=True),
+                name(scope[0], "bold cyan"),
                 (f"  ({len(scope[1])} runs; store {store.path})", "dim"),
             )
             if scope is not None
@@ -112,7 +112,7 @@ class RunsScreen(SessionScreen):
             )
             table.add_row(
                 Text(mark, style="bold yellow"),
-                plain(run_id, "bold", one_line=True),
+                name(run_id, "bold"),
                 *(
                     plain(run.get(name) or "", one_line=True)
                     for name in ("task", "model", "method", "modality")
