@@ -32,7 +32,14 @@ def _print_version(value: bool) -> None:
     if value:
         from importlib.metadata import version
 
-        typer.echo(f"memscope {version('memscope')}")
+        from memscope.cli.common import echo, fail
+        from memscope.errors import MemscopeError
+
+        try:  # through the CLI's console: a closed stdout or a broken pipe (cli/streams.py)
+            echo(f"memscope {version('memscope')}")
+        except MemscopeError as error:
+            fail(error)
+            raise typer.Exit(error.exit_code) from None
         raise typer.Exit()
 
 
