@@ -325,8 +325,17 @@ class Store:
                 if damage is not None:
                     raise damaged(self.path, damage) from None
                 if not is_lock_conflict(exc):
+                    unwritable = not read_only and any(
+                        cause in str(exc)
+                        for cause in ("Read-only file system", "Permission denied")
+                    )
                     raise StoreError(
-                        f"cannot open the store: {exc}", where=str(self.path)
+                        f"cannot open the store: {exc}",
+                        where=str(self.path),
+                        fix="This command writes to the store, and its file cannot be written: "
+                        "copy it somewhere writable and use --db, or fix the permissions."
+                        if unwritable
+                        else None,
                     ) from None
                 if time.monotonic() >= deadline:
                     pid = PID_IN_MESSAGE.search(str(exc))
