@@ -14,7 +14,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 GENERATED_AT_ROOT = frozenset(
-    {".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis", ".venv", "build", "dist"}
+    {
+        *(".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis", ".import_linter_cache"),
+        *(".venv", "build", "dist", ".coverage", "htmlcov", ".tox", ".nox", "__pycache__"),
+    }
 )
 """Entries at the repository's top level that tools (not tests) create while tests run."""
 
