@@ -20,6 +20,8 @@ class MemscopeError(Exception):
     """
 
     title = "Error"
+    exit_code = 1
+    """The CLI's exit status for it: 1 a data or user error, 2 a usage error."""
 
     def __init__(self, what: str, *, where: str | None = None, fix: str | None = None) -> None:
         self.what = what
@@ -75,6 +77,12 @@ class StoreBusyError(StoreError):
     title = "Store in use"
 
 
+class StoreDamagedError(StoreError):
+    """The store file is damaged (truncated, changed on disk) or its schema is half-made."""
+
+    title = "Store damaged"
+
+
 class NotFoundError(MemscopeError):
     """A run, question or code the user named does not exist."""
 
@@ -97,3 +105,10 @@ class MediaError(MemscopeError):
     """A media file (an audio clip, an image) cannot be read as what it claims to be."""
 
     title = "Media problem"
+
+
+class NoTerminalError(MemscopeError):
+    """An interactive command was started without a terminal to draw on and read keys from."""
+
+    title = "No terminal"
+    exit_code = 2

@@ -34,7 +34,14 @@ def _print_version(value: bool) -> None:
     if value:
         from memscope import __version__
 
-        typer.echo(f"memscope {__version__}")
+        from memscope.cli.common import echo, fail
+        from memscope.errors import MemscopeError
+
+        try:  # through the CLI's console: a closed stdout or a broken pipe (cli/streams.py)
+            echo(f"memscope {__version__}")
+        except MemscopeError as error:
+            fail(error)
+            raise typer.Exit(error.exit_code) from None
         raise typer.Exit()
 
 

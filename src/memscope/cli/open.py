@@ -93,6 +93,10 @@ def open_command(
         raise InputError(
             f"{', '.join(given)} go(es) with --queue sample", fix="Add --queue sample."
         )
+    # Checked here, in the CLI, not in the app: tests drive the app headless (run_test).
+    from memscope.cli.streams import require_terminal
+
+    require_terminal("memscope open")
     from memscope.tui.launch import SampleRequest, run_triage_app
 
     summary = run_triage_app(

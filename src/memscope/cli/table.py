@@ -241,10 +241,9 @@ def table(
 
         stderr.print(render_upstream(upstream), markup=False)
     if out is None:
-        import sys
+        from memscope.cli.streams import write_text
 
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        write_text(text)
         return
     _write(out, text)
 

@@ -246,6 +246,10 @@ class TriageSession:
         read-only and :attr:`read_only_reason` says why)."""
         if self.lease.acquire():
             return True
+        failure = self.lease.failure
+        if failure is not None:  # not another app: the lock file itself cannot be used
+            self.read_only_reason = f"{failure.cause}; browsing works, {failure.fix}"
+            return False
         self.read_only_reason = (
             f"another memscope app ({self.lease.current_holder()}) is labelling this store; "
             "browsing works, close that app to label here"

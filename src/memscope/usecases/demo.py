@@ -65,6 +65,8 @@ def write_demo(target: Path, *, force: bool = False) -> DemoCopy:
     in a temporary folder inside ``target`` first, so an error leaves nothing half-written.
     """
     source = demo_source()
+    if not target.is_absolute():
+        target.absolute()  # no working directory any more: the front end says so, not "cannot write"
     if target.exists() and not target.is_dir():
         raise InputError(
             "the demo folder is a file", where=str(target), fix="Choose another folder."
