@@ -33,7 +33,6 @@ app = typer.Typer(
 def _print_version(value: bool) -> None:
     if value:
         from memscope import __version__
-
         from memscope.cli.common import echo, fail
         from memscope.errors import MemscopeError
 
