@@ -190,6 +190,16 @@ def ingest_paths(
     return outcomes, failures
 
 
+def no_store_yet(store: Store, ref: str | None = None) -> NotFoundError:
+    """The error of a command that needs a run where no store exists yet (nothing is created)."""
+    return NotFoundError(
+        (f"no run {ref!r} in the store: " if ref is not None else "") + "no store here yet",
+        where=str(store.path),
+        fix="Ingest a run first: `memscope ingest RUN_DIR` (or `memscope open RUN_DIR`); "
+        "or name an existing store with --db PATH or $MEMSCOPE_DB.",
+    )
+
+
 def resolve_run(
     store: Store, ref: str | None, *, options: ReadOptions | None = None, ingest: bool = True
 ) -> str:
@@ -200,11 +210,13 @@ def resolve_run(
     None means the run opened or ingested last.
 
     Raises:
-        NotFoundError: naming the nearest known run ids.
+        NotFoundError: naming the nearest known run ids; or saying there is no store yet.
     """
     with store.read() as con:
         if ref is None:
             last = queries.last_run_id(con)
+            if last is None and not store.exists:
+                raise no_store_yet(store)
             if last is None:
                 raise NotFoundError(
                     "the store holds no runs yet",
@@ -246,6 +258,8 @@ def resolve_run(
         if close
         else "See `memscope runs` for the ingested runs."
     )
+    if not store.exists:
+        raise no_store_yet(store, ref)
     raise NotFoundError(f"no run {ref!r} in the store", where=str(store.path), fix=hint)
 
 
