@@ -9,7 +9,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from memscope.cli.app import RUNS, app
+from memscope.cli.app import RUNS, app, example
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
@@ -26,7 +26,7 @@ from memscope.textsafe import printable
 SHOWN_IDS = 12
 
 
-@app.command(rich_help_panel=RUNS)
+@app.command(rich_help_panel=RUNS, epilog=example("memscope compare runs/srag_t/ runs/srag_v/"))
 @handles_errors
 def compare(
     run_a: Annotated[
@@ -54,6 +54,7 @@ def compare(
     app show: EM for MCQ questions (rotation averaged), Judge for open ones (EM where
     there is no judge score), and says which. Transitions: fixed (A wrong, B right),
     broken (A right, B wrong), both right, both wrong, with their question ids.
+    Definitions: docs/metrics.md of the memscope repository, §2 and §6.
     """
     from memscope.usecases.compare import compare_runs
     from memscope.usecases.runs import resolve_run

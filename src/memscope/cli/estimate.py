@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from memscope.cli.app import LABELS, app
+from memscope.cli.app import LABELS, app, example
 from memscope.cli.common import (
     DbOption,
     FormatOption,
@@ -37,7 +37,9 @@ def _neff(value: dict[str, Any] | None) -> str:
     return f"{value['effective_n']:.0f}"
 
 
-@app.command(rich_help_panel=LABELS)
+@app.command(
+    rich_help_panel=LABELS, epilog=example("memscope estimate srag_v --annotator alice --by cell")
+)
 @handles_errors
 def estimate(
     run: Annotated[

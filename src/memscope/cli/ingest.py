@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from memscope.cli.app import RUNS, app
+from memscope.cli.app import RUNS, app, example
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
@@ -29,7 +29,7 @@ from memscope.cli.common import (
 from memscope.textsafe import printable
 
 
-@app.command(rich_help_panel=RUNS)
+@app.command(rich_help_panel=RUNS, epilog=example("memscope ingest runs/"))
 @handles_errors
 def ingest(
     paths: Annotated[
@@ -84,7 +84,7 @@ def ingest(
         raise typer.Exit(1)
 
 
-@app.command(rich_help_panel=RUNS)
+@app.command(rich_help_panel=RUNS, epilog=example("memscope runs --format json"))
 @handles_errors
 def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None:
     """List the ingested runs."""
@@ -104,7 +104,14 @@ def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None
         )
         return
     if not rows:
-        stderr.print(f"No runs in {store.path} yet. Ingest one with `memscope ingest RUN_DIR`.")
+        where = printable(str(store.path), keep_newlines=False)
+        stderr.print(
+            f"No runs in {where} yet. Ingest one with `memscope ingest RUN_DIR`."
+            if store.exists
+            else f"No store here yet ({where} does not exist): nothing is ingested. "
+            "`memscope ingest RUN_DIR` creates it (or name one with --db PATH).",
+            markup=False,
+        )
         return
     shared = {
         name: rows[0][name]

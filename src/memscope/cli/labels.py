@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from memscope.cli.app import LABELS, app
+from memscope.cli.app import LABELS, app, example
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
@@ -77,7 +77,9 @@ def _describe(event: Any) -> Text:
     )
 
 
-@app.command(rich_help_panel=LABELS)
+@app.command(
+    rich_help_panel=LABELS, epilog=example("memscope label srag_v --question q37 --code SEL-STALE")
+)
 @handles_errors
 def label(
     run: Annotated[str, typer.Argument(help="Run id or directory.", show_default=False)],
@@ -177,7 +179,11 @@ def label(
     stderr.print(Text(printable(str(_describe(event)), keep_newlines=False)))
 
 
-@app.command("export-labels", rich_help_panel=LABELS)
+@app.command(
+    "export-labels",
+    rich_help_panel=LABELS,
+    epilog=example("memscope export-labels srag_v --format csv --out labels.csv"),
+)
 @handles_errors
 def export_labels_command(
     run: Annotated[
@@ -282,7 +288,10 @@ def export_labels_command(
     stderr.print(f"exported {result.rows} {what} of {scope}{where}", markup=False)
 
 
-@app.command(rich_help_panel=LABELS)
+@app.command(
+    rich_help_panel=LABELS,
+    epilog=example("memscope agreement srag_v --annotators alice bob --disagreements"),
+)
 @handles_errors
 def agreement(
     run: RunArgument = None,
@@ -305,6 +314,7 @@ def agreement(
 
     Overall on the primary codes; per code on whether the question carries it.
     Kappa is undefined (–) when both annotators gave one and the same answer throughout.
+    Definition: docs/metrics.md of the memscope repository, §9.
     """
     from memscope.usecases.labels import agreement as compute_agreement
 

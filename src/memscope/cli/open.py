@@ -11,12 +11,14 @@ from typing import Annotated
 
 import typer
 
-from memscope.cli.app import TRIAGE, app
+from memscope.cli.app import TRIAGE, app, example
 from memscope.cli.common import DatasetOption, DbOption, DmvRegistryOption, handles_errors, stderr
 from memscope.cli.sample_options import AllocationOption, SeedOption, SizeOption, StrataOption
 
 
-@app.command("open", rich_help_panel=TRIAGE)
+@app.command(
+    "open", rich_help_panel=TRIAGE, epilog=example("memscope open runs/srag_v/ --question q37")
+)
 @handles_errors
 def open_command(
     runs: Annotated[

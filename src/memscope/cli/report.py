@@ -10,7 +10,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from memscope.cli.app import RUNS, app
+from memscope.cli.app import RUNS, app, example
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
@@ -41,7 +41,7 @@ def check_k(k: int | None) -> int | None:
     return k
 
 
-@app.command(rich_help_panel=RUNS)
+@app.command(rich_help_panel=RUNS, epilog=example("memscope report runs/srag_v/ --k 5"))
 @handles_errors
 def report(
     run: Annotated[
@@ -69,6 +69,10 @@ def report(
     resamples). A CUE-Mem run adds accuracy per task x explicit/implicit, Memory Avg.
     (first three tasks), EI-Gap, Answer Refusal apart, and evidence Recall@k/Precision@k
     (k = 1, 3, 5, 10, 25; Precision@k = hits / k).
+
+    Every metric is defined, with a worked example, in docs/metrics.md of the memscope
+    repository: §2 answer quality, §3 retrieval access, §4 temporal authority, §6 the
+    bootstrap intervals, §7 DMV-Bench, §8 CUE-Mem; §11 explains the JSON key by key.
     """
     from memscope.usecases.loading import load_run
     from memscope.usecases.report import build_report, build_report_parts, upstream_check

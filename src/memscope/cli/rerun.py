@@ -9,7 +9,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from memscope.cli.app import DIAGNOSE, app
+from memscope.cli.app import DIAGNOSE, app, example
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
@@ -27,7 +27,9 @@ from memscope.textsafe import printable
 from memscope.usecases.metric_names import METRIC_NAMES
 
 
-@app.command(rich_help_panel=DIAGNOSE)
+@app.command(
+    rich_help_panel=DIAGNOSE, epilog=example("memscope rerun srag_v --question q37 --alpha 0.7")
+)
 @handles_errors
 def rerun(
     alpha: Annotated[
@@ -99,6 +101,7 @@ def rerun(
     95% percentile bootstrap intervals over questions. Every rerun is stored.
     With --question and several --alpha, --format json prints a list (one per alpha).
     With --requery the pool is re-retrieved by the memory engine, fully scored.
+    Definitions: docs/metrics.md of the memscope repository, §4 and §5.
     """
     from memscope.usecases.loading import load_run
     from memscope.usecases.rerun import (

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from memscope.cli.app import RUNS, app
+from memscope.cli.app import RUNS, app, example
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
@@ -71,7 +71,9 @@ def _run_ids(store: Any, refs: list[str], options: Any) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-@app.command(rich_help_panel=RUNS)
+@app.command(
+    rich_help_panel=RUNS, epilog=example("memscope table runs/srag_t runs/srag_v --ci -f markdown")
+)
 @handles_errors
 def table(
     runs: Annotated[
