@@ -37,7 +37,8 @@ def open_command(
         str | None,
         typer.Option(
             "--queue",
-            help="failing (default), all, unlabelled or sample (a stratified random sample of the failures).",
+            help="failing, all, unlabelled or sample (a stratified random sample of the failures). "
+            "Default: the queue (and filter) this run was left on last time, else failing.",
             show_default=False,
         ),
     ] = None,
