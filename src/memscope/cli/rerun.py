@@ -132,9 +132,15 @@ def rerun(
         from memscope.engine_jobs.engine import requery_pool
 
         retrievals = requery_pool(store, run_id, [question] if question else None, pool=pool)
+        # The candidates serve this rerun only (the run's logged retrievals stay as they
+        # are); the rerun itself is stored like any other, marked as re-retrieved.
         stderr.print(
-            f"re-retrieved {retrievals.num_rows} candidates with the memory engine (not stored)"
+            f"re-retrieved {retrievals.num_rows} candidates with the memory engine for this "
+            "rerun (the run's logged retrievals are unchanged)"
         )
+    stored_as = (
+        "stored as rerun {} (over the re-retrieved candidates)" if requery else "stored as rerun {}"
+    )
     data = load_run(store, run_id, retrievals=retrievals)
     require_ranked(data)
     require_scores(data)
@@ -142,22 +148,31 @@ def rerun(
         results = [
             rerun_question(data, question, alpha=value, lam=lam, k=k, pool=pool) for value in alphas
         ]
-        stored = [store_rerun(store, run_id, result.as_dict()) for result in results]
+        payload = [_marked(result.as_dict(), requery) for result in results]
+        stored = [store_rerun(store, run_id, entry) for entry in payload]
         if output is OutputFormat.json:
-            payload = [result.as_dict() for result in results]
             print_json(payload[0] if len(payload) == 1 else payload)
             return
         for result in results:
             stdout.print(render_question(result))
-        stderr.print(f"stored as rerun {', '.join(map(str, stored))}")
+        stderr.print(stored_as.format(", ".join(map(str, stored))))
         return
-    summary = rerun_run(data, alphas, lam=lam, k=k, pool=pool, seed=seed, resamples=resamples)
+    summary = _marked(
+        rerun_run(data, alphas, lam=lam, k=k, pool=pool, seed=seed, resamples=resamples), requery
+    )
     rerun_id = store_rerun(store, run_id, summary)
     if output is OutputFormat.json:
         print_json(summary)
         return
     stdout.print(render_run(summary))
-    stderr.print(f"stored as rerun {rerun_id}")
+    stderr.print(stored_as.format(rerun_id))
+
+
+def _marked(result: dict[str, Any], requery: bool) -> dict[str, Any]:
+    """``result`` with ``params.requery`` set when its pool was re-retrieved (``--requery``)."""
+    if requery:
+        result["params"] = {**result.get("params", {}), "requery": True}
+    return result
 
 
 def _markers(row: Any) -> Text:
