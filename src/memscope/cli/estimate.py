@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
 from memscope.cli.app import LABELS, app, example
@@ -19,6 +18,7 @@ from memscope.cli.common import (
     stderr,
     stdout,
 )
+from memscope.cli.fitting import Column, FittingTable, left_out_note
 from memscope.textsafe import printable
 
 
@@ -97,9 +97,20 @@ def estimate(
     for note in result["notes"]:
         stderr.print(f"note: {note}", markup=False)
     groups = ["overall", *result["strata"]]
-    table = Table(title=f"Failure-code prevalence by {by}", title_justify="left")
-    for name in ("code", by, "labelled / failures", "labels only", "n eff", "PPI++", "n eff"):
-        table.add_column(name, justify="left" if name in ("code", by) else "right")
+    # Past the terminal's width whole columns go (PPI++ last): an interval is never cut.
+    table = FittingTable(
+        [
+            Column("code", justify="left", fold=True, min_width=10, keep=True),
+            Column(by, justify="left", fold=True, min_width=7, keep=True),
+            Column("labelled / failures", rank=2),
+            Column("labels only", rank=1),
+            Column("n\N{NO-BREAK SPACE}eff", name="n eff (labels only)", rank=4),
+            Column("PPI++", rank=0),
+            Column("n\N{NO-BREAK SPACE}eff", name="n eff (PPI++)", rank=3),
+        ],
+        title=f"Failure-code prevalence by {by}",
+        title_justify="left",
+    )
     for code, entry in result["codes"].items():
         for index, group in enumerate(groups):
             values = entry["overall"] if group == "overall" else entry["per_stratum"][group]
@@ -113,4 +124,8 @@ def estimate(
                 _neff(values["ppi"]),
                 end_section=index == len(groups) - 1,
             )
-    stdout.print(table)
+    rendered, omitted = table.render(stdout.width)
+    stdout.print(rendered)
+    note = left_out_note(omitted, stdout.width, "a wider terminal, or --format json")
+    if note is not None:
+        stdout.print(note)

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
 from memscope.cli.app import RUNS, app, example
@@ -26,6 +25,7 @@ from memscope.cli.common import (
     stdout,
     warn,
 )
+from memscope.cli.fitting import Column, FittingTable, left_out_note
 from memscope.textsafe import printable
 
 
@@ -121,18 +121,27 @@ def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None
     title = f"Runs in {store.path}" + "".join(
         f" · {name} {value}" for name, value in shared.items()
     )
-    table = Table(title=printable(title, keep_newlines=False), title_justify="left")
-    table.add_column("run", overflow="fold", style="bold", min_width=12)
     columns = [
         name
         for name in ("task", "model", "method")
         if name not in shared and any(row[name] is not None for row in rows)
     ]
-    for name in columns:
-        table.add_column(name, overflow="fold", min_width=8)
-    for name in ("n", "EM", "Judge"):
-        table.add_column(name, justify="right", no_wrap=True)
-    table.add_column("retrieval", no_wrap=True)
+    # Past the terminal's width whole columns go, scores last: none is ever cut short.
+    table = FittingTable(
+        [
+            Column("run", justify="left", style="bold", fold=True, min_width=12, keep=True),
+            *(
+                Column(name, justify="left", fold=True, min_width=7, rank=3 + index)
+                for index, name in enumerate(columns)
+            ),
+            Column("n", rank=1),
+            Column("EM", rank=0),
+            Column("Judge", rank=2),
+            Column("retrieval", justify="left", rank=6),
+        ],
+        title=printable(title, keep_newlines=False),
+        title_justify="left",
+    )
     for row in rows:
         table.add_row(
             Text(printable(row["run_id"], keep_newlines=False)),
@@ -142,4 +151,8 @@ def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None
             fmt(row["judge"]) if row["n_judged"] else "–",
             row["retrieval_kind"] or "",
         )
-    stdout.print(table)
+    rendered, omitted = table.render(stdout.width)
+    stdout.print(rendered)
+    note = left_out_note(omitted, stdout.width, "a wider terminal, or --format json")
+    if note is not None:
+        stdout.print(note)

@@ -227,7 +227,15 @@ def table(
                 "--out writes markdown, latex, csv or json, not the terminal table",
                 fix="Add --format markdown (or latex, csv, json).",
             )
-        stdout.print(render_rich(result))
+        from memscope.cli.fitting import left_out_note
+
+        rendered, omitted = render_rich(result, stdout.width)
+        stdout.print(rendered)
+        note = left_out_note(
+            omitted, stdout.width, "a wider terminal, or --format markdown (csv, json, latex)"
+        )
+        if note is not None:
+            stdout.print(note)
         if upstream is not None:
             stdout.print(render_upstream(upstream), markup=False)
         return
