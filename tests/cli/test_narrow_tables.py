@@ -178,3 +178,34 @@ def test_a_wide_terminal_shows_every_column_and_no_note() -> None:
         assert f" {label} " in text
     text, _ = invoke(200, "estimate", "srag_v", "--annotator", "alice")
     assert "not shown at" not in text and "labelled / failures" in text
+
+
+OTHER_TABLES = {
+    "report memeye": ["report", "srag_v"],
+    "report cue-mem": ["report", "cue_mm:p0"],
+    "report dmv-bench": ["report", "dmv_f2_demo:TextOnly"],
+    "compare": ["compare", "srag_t", "srag_v"],
+    "rerun": ["rerun", "srag_v", "--alpha", "0.7", "--alpha", "0.5", "--resamples", "200"],
+    "rerun question": ["rerun", "srag_v", "--question", "q37", "--alpha", "0.7"],
+}
+LIST_CUT = re.compile(r", … \(\+\d+\)")
+"""compare's question lists end in "… (+N)" on purpose: that is a count, not a cut number."""
+
+
+@pytest.mark.usefixtures("use_demo_store")
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", sorted(OTHER_TABLES))
+def test_the_other_reports_cut_no_number_either(width: int, name: str) -> None:
+    """report, compare and rerun fit their tables the same way."""
+    text, _ = invoke(width, *OTHER_TABLES[name])
+    check_shape(LIST_CUT.sub(",", text), width)
+    lines = text.splitlines()
+    boxed = [line for line in lines if line.startswith(("│", "┃"))]
+    assert boxed and all(line.endswith(("│", "┃")) for line in boxed)  # no table over the edge
+    if name == "report cue-mem":  # "1.000 (n=…" at 60 columns before
+        assert "│ 1.000 (n=3) │" in text
+    if name == "report dmv-bench":  # the level column was squeezed to nothing
+        assert re.search(r"│\s+1 │\s+60 │ 0\.533 │\s+\[0\.43, 0\.63\] │", text)
+    if name == "rerun":  # every interval on one line, whole
+        for interval in re.findall(r"\[[^\]\n]*\]", text):
+            assert re.fullmatch(r"\[[+-]\d\.\d{3}, [+-]\d\.\d{3}\]", interval), interval

@@ -18,7 +18,7 @@ from memscope.cli.common import (
     stderr,
     stdout,
 )
-from memscope.cli.fitting import Column, FittingTable, left_out_note
+from memscope.cli.fitting import Column, FittingTable, fit
 from memscope.textsafe import printable
 
 
@@ -124,8 +124,4 @@ def estimate(
                 _neff(values["ppi"]),
                 end_section=index == len(groups) - 1,
             )
-    rendered, omitted = table.render(stdout.width)
-    stdout.print(rendered)
-    note = left_out_note(omitted, stdout.width, "a wider terminal, or --format json")
-    if note is not None:
-        stdout.print(note)
+    stdout.print(fit(table))

@@ -11,11 +11,13 @@ left out and how to see them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rich.cells import cell_len
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -49,7 +51,8 @@ class Column:
         return self.name or " ".join(self.header.split())
 
     def _words(self) -> list[str]:
-        return self.header.split(" ")  # not at no-break spaces
+        """The header's pieces: it breaks at spaces (not no-break ones) and after hyphens."""
+        return [piece for word in self.header.split(" ") for piece in _after_hyphens(word)]
 
     def widest(self) -> int:
         """The width this column takes with every cell unfolded and the header on one line."""
@@ -75,11 +78,18 @@ class Column:
         """The header in lines no wider than ``width`` (Rich would cut a no-wrap one)."""
         lines = [""]
         for word in self._words():
-            if lines[-1] and cell_len(lines[-1]) + 1 + cell_len(word) > width:
+            glue = "" if not lines[-1] or lines[-1].endswith("-") else " "
+            if lines[-1] and cell_len(lines[-1] + glue + word) > width:
                 lines.append(word)
             else:
-                lines[-1] = f"{lines[-1]} {word}".strip()
+                lines[-1] += glue + word
         return "\n".join(lines)
+
+
+def _after_hyphens(word: str) -> list[str]:
+    """``Rank-Inversion`` → ``Rank-``, ``Inversion`` (a lone ``-`` or ``−`` stays whole)."""
+    pieces = [piece for piece in re.split(r"(?<=[^\W\d_]-)(?=\w)", word) if piece]
+    return pieces or [word]
 
 
 def _plain(cell: Any) -> str:
@@ -97,13 +107,14 @@ class FittingTable:
     def __init__(self, columns: Sequence[Column], **table_options: Any) -> None:
         self.columns = list(columns)
         self.table_options = table_options
-        self.sections: list[bool] = []
+        self.rows: list[tuple[bool, str | None]] = []
+        """Per row: whether a section ends after it, and its style."""
 
-    def add_row(self, *cells: Any, end_section: bool = False) -> None:
-        """One row, a cell per column (str or Text)."""
+    def add_row(self, *cells: Any, end_section: bool = False, style: str | None = None) -> None:
+        """One row, a cell per column (str or Text), as Rich's ``Table.add_row``."""
         for column, cell in zip(self.columns, cells, strict=True):
             column.cells.append(cell)
-        self.sections.append(end_section)
+        self.rows.append((end_section, style))
 
     def chosen(self, width: int) -> list[Column]:
         """The columns kept at ``width``: every ``keep`` one, then the others in order of
@@ -140,8 +151,8 @@ class FittingTable:
                 overflow="fold",
                 width=widths[id(column)],
             )
-        for index, end in enumerate(self.sections):
-            table.add_row(*(column.cells[index] for column in kept), end_section=end)
+        for index, (end, style) in enumerate(self.rows):
+            table.add_row(*(column.cells[index] for column in kept), end_section=end, style=style)
         return table, [column.label for column in self.columns if column not in kept]
 
     def _rank(self, column: Column) -> int:
@@ -157,3 +168,17 @@ def left_out_note(omitted: Sequence[str], width: int, how: str) -> Text | None:
         f"not shown at {width} columns: {', '.join(omitted)}; to see every column: {how}",
         style="dim",
     )
+
+
+JSON_HINT = "a wider terminal, or --format json"
+"""How to see every column of a command whose other format is JSON."""
+
+
+def fit(table: FittingTable, how: str = JSON_HINT, width: int | None = None) -> RenderableType:
+    """``table`` at the terminal's width (``width``), with the note on what was left out."""
+    from memscope.cli.common import stdout
+
+    width = width or stdout.width
+    rendered, omitted = table.render(width)
+    note = left_out_note(omitted, width, how)
+    return rendered if note is None else Group(rendered, note)

@@ -25,7 +25,7 @@ from memscope.cli.common import (
     stdout,
     warn,
 )
-from memscope.cli.fitting import Column, FittingTable, left_out_note
+from memscope.cli.fitting import Column, FittingTable, fit
 from memscope.textsafe import printable
 
 
@@ -151,8 +151,4 @@ def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None
             fmt(row["judge"]) if row["n_judged"] else "–",
             row["retrieval_kind"] or "",
         )
-    rendered, omitted = table.render(stdout.width)
-    stdout.print(rendered)
-    note = left_out_note(omitted, stdout.width, "a wider terminal, or --format json")
-    if note is not None:
-        stdout.print(note)
+    stdout.print(fit(table))

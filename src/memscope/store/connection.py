@@ -179,12 +179,12 @@ class Store:
                 yield shared[1]
             return
         if not self.exists and not self.path.exists():
-            con = empty_store()
+            empty = empty_store()
             try:
                 with self._translated_errors():
-                    yield con
+                    yield empty
             finally:
-                con.close()
+                empty.close()
             return
         con = self._connect(read_only=True) if self.exists else None
         if con is not None and not self._schema_checked:
