@@ -1,12 +1,12 @@
 """Plain-text tables that fit the terminal: fewer columns, each printed in full.
 
 Rich fits a table that is too wide by cutting cells (``0.77…``) or squeezing a column to
-nothing. A number cut short reads as another number, so the commands that print wide
-tables (``table``, ``runs``, ``estimate``) describe their columns here instead: which
-never wrap (numbers, intervals), which may fold onto more lines (names, with a narrowest
-width), which must stay (the row label), and in what order the others are given up. The
-table then keeps as many columns as fit, whole, and :func:`left_out_note` says which were
-left out and how to see them.
+nothing. A number cut short reads as another number, so the commands that print tables
+(``table``, ``runs``, ``estimate``, ``report``, ``compare``, ``rerun``) describe their
+columns here instead: which never wrap (numbers, intervals), which may fold onto more
+lines (names, with a narrowest width), which must stay (the row label), and in what order
+the others are given up. The table then keeps as many columns as fit, whole, and
+:func:`left_out_note` says which were left out and how to see them.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ PADDING = 1
 """Rich's default cell padding, each side."""
 
 
-@dataclass
+@dataclass(eq=False)  # columns are told apart by identity, never by their contents
 class Column:
     """One column: its header, its cells and how it may be fitted."""
 
@@ -143,8 +143,9 @@ class FittingTable:
             room -= extra
         table = Table(**self.table_options)
         for column in kept:
+            header = column.header if column.fold else column.wrapped_header(widths[id(column)])
             table.add_column(
-                column.header if column.fold else column.wrapped_header(widths[id(column)]),
+                Text(header),  # a header is text, never markup
                 justify=column.justify,
                 style=column.style,
                 no_wrap=not column.fold,
