@@ -232,7 +232,9 @@ def table(
         rendered, omitted = render_rich(result, stdout.width)
         stdout.print(rendered)
         note = left_out_note(
-            omitted, stdout.width, "a wider terminal, or --format markdown (csv, json, latex)"
+            omitted,
+            stdout.width,
+            "a wider terminal, --by to pick the axes, or --format markdown (csv, json, latex)",
         )
         if note is not None:
             stdout.print(note)
