@@ -14,6 +14,15 @@ ENGINE = "Memory engine (needs " + install_command("engine").replace("[", "\\[")
 SETUP = "Setup"
 """Help panels: ``memscope --help`` groups the commands by what they are for."""
 
+EXAMPLE = "Example: "
+"""How the last line of every command's help starts (tests/cli/test_help.py parses the rest)."""
+
+
+def example(command_line: str) -> str:
+    """A help epilog: one example invocation, the last line of the command's ``--help``."""
+    return f"{EXAMPLE}`{command_line}`"
+
+
 app = typer.Typer(
     name="memscope",
     help=(
@@ -26,6 +35,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode="markdown",
+    epilog=example("memscope open runs/srag_v/ --question q37"),
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 

@@ -30,7 +30,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from memscope.cli.app import ENGINE, app
+from memscope.cli.app import ENGINE, app, example
 from memscope.cli.common import (
     DbOption,
     FormatOption,
@@ -161,7 +161,10 @@ def _options(
     return EngineOptions(text_model, image_model, image_pretrained, device, batch_size)
 
 
-@app.command(rich_help_panel=ENGINE)
+@app.command(
+    rich_help_panel=ENGINE,
+    epilog=example("memscope index fixtures/memeye/dialog/Community_Garden.json"),
+)
 @handles_errors
 def index(
     dataset: Annotated[
@@ -242,7 +245,10 @@ def index(
     )
 
 
-@app.command(rich_help_panel=ENGINE)
+@app.command(
+    rich_help_panel=ENGINE,
+    epilog=example("memscope retrieve srag_v --method dualmem --out runs/dualmem"),
+)
 @handles_errors
 def retrieve(
     dataset: Annotated[
@@ -382,7 +388,7 @@ def retrieve(
         stderr.print(f"Next: memscope ingest {printable_id(out)}")
 
 
-@app.command(rich_help_panel=ENGINE)
+@app.command(rich_help_panel=ENGINE, epilog=example("memscope recompute srag_v"))
 @handles_errors
 def recompute(
     run: Annotated[str, typer.Argument(help="Run directory or run id.", show_default=False)],
@@ -463,7 +469,7 @@ def recompute(
     )
 
 
-@app.command(rich_help_panel=ENGINE)
+@app.command(rich_help_panel=ENGINE, epilog=example('memscope search srag_v "compost bin"'))
 @handles_errors
 def search(
     dataset: Annotated[

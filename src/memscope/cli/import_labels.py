@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from memscope.cli.app import LABELS, app
+from memscope.cli.app import LABELS, app, example
 from memscope.cli.common import (
     DbOption,
     FormatOption,
@@ -21,7 +21,11 @@ from memscope.cli.common import (
 from memscope.textsafe import printable_id
 
 
-@app.command("import-labels", rich_help_panel=LABELS)
+@app.command(
+    "import-labels",
+    rich_help_panel=LABELS,
+    epilog=example("memscope import-labels alice.jsonl bob.csv"),
+)
 @handles_errors
 def import_labels_command(
     files: Annotated[

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from memscope.cli.app import LABELS, app
+from memscope.cli.app import LABELS, app, example
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
@@ -67,8 +67,9 @@ def _describe(event: Any) -> Text:
     if event.action == "set":
         codes = ", ".join(event.codes)
         extra = f" (primary {event.primary})" if len(event.codes) > 1 else ""
+        noted = f" · note: {event.note}" if event.note else ""
         return Text(
-            f"labelled {event.qid} of {printable_id(event.run_id)}: {codes}{extra} · {event.annotator} · event {event.event_id}"
+            f"labelled {event.qid} of {printable_id(event.run_id)}: {codes}{extra}{noted} · {event.annotator} · event {event.event_id}"
         )
     if event.action == "clear":
         return Text(
@@ -79,7 +80,9 @@ def _describe(event: Any) -> Text:
     )
 
 
-@app.command(rich_help_panel=LABELS)
+@app.command(
+    rich_help_panel=LABELS, epilog=example("memscope label srag_v --question q37 --code SEL-STALE")
+)
 @handles_errors
 def label(
     run: Annotated[str, typer.Argument(help="Run id or directory.", show_default=False)],
@@ -104,7 +107,14 @@ def label(
         ),
     ] = None,
     note: Annotated[
-        str | None, typer.Option("--note", "-n", help="A free-text note.", show_default=False)
+        str | None,
+        typer.Option(
+            "--note",
+            "-n",
+            help="A free-text note; alone, it goes on the question's current label (codes kept; "
+            '--note "" removes it).',
+            show_default=False,
+        ),
     ] = None,
     annotator: Annotated[
         str | None,
@@ -132,8 +142,16 @@ def label(
     Every change is a new event (history is never lost) and is committed before the
     command returns. --accept takes the suggestion of `memscope suggest` (computed if
     needed); --clear removes the current label; --undo reverts your latest change.
+    --note with any of them goes with that change; --note alone sets the note of the
+    question's current label and keeps its codes (as the app's n does).
     """
-    from memscope.usecases.labels import accept_suggestion, clear_label, record_label, undo_label
+    from memscope.usecases.labels import (
+        accept_suggestion,
+        clear_label,
+        note_label,
+        record_label,
+        undo_label,
+    )
     from memscope.usecases.runs import resolve_run
     from memscope.usecases.store_access import ReadOptions
 
@@ -147,14 +165,19 @@ def label(
         )
         if chosen
     ]
-    if len(actions) != 1:
+    if len(actions) > 1 or (not actions and note is None):
         raise InputError(
-            "give exactly one of --code CODE, --accept, --clear or --undo"
+            "give exactly one of --code CODE, --accept, --clear or --undo (or --note alone)"
             + (f" (got {', '.join(actions)})" if actions else ""),
             fix="e.g. memscope label RUN --question q3 --code RET-MISS",
         )
     if primary and not code:
         raise InputError("--primary needs --code")
+    if undo and note is not None:
+        raise InputError(
+            "--undo takes no --note: it restores the label as it was",
+            fix="Undo first, then add the note: memscope label RUN --question qN --note TEXT.",
+        )
     store = _store_with_labels_replayed(db)
     run_id = resolve_run(store, run, options=ReadOptions(dataset=dataset))
     event: LabelEvent | None
@@ -163,11 +186,13 @@ def label(
             store, run_id, question, codes=code, primary=primary, note=note, annotator=annotator
         )
     elif accept:
-        event = accept_suggestion(store, run_id, question, annotator=annotator)
+        event = accept_suggestion(store, run_id, question, annotator=annotator, note=note)
     elif clear:
         event = clear_label(store, run_id, question, annotator=annotator, note=note)
-    else:
+    elif undo:
         event = undo_label(store, run_id, question, annotator=annotator)
+    else:
+        event = note_label(store, run_id, question, note=note, annotator=annotator)
     if event is None:
         stderr.print(f"nothing to undo on {question} of {printable_id(run_id)}", markup=False)
         if output is OutputFormat.json:
@@ -179,7 +204,11 @@ def label(
     stderr.print(Text(printable(str(_describe(event)), keep_newlines=False)))
 
 
-@app.command("export-labels", rich_help_panel=LABELS)
+@app.command(
+    "export-labels",
+    rich_help_panel=LABELS,
+    epilog=example("memscope export-labels srag_v --format csv --out labels.csv"),
+)
 @handles_errors
 def export_labels_command(
     run: Annotated[
@@ -284,7 +313,10 @@ def export_labels_command(
     stderr.print(f"exported {result.rows} {what} of {scope}{where}", markup=False)
 
 
-@app.command(rich_help_panel=LABELS)
+@app.command(
+    rich_help_panel=LABELS,
+    epilog=example("memscope agreement srag_v --annotators alice bob --disagreements"),
+)
 @handles_errors
 def agreement(
     run: RunArgument = None,
@@ -307,6 +339,7 @@ def agreement(
 
     Overall on the primary codes; per code on whether the question carries it.
     Kappa is undefined (–) when both annotators gave one and the same answer throughout.
+    Definition: docs/metrics.md of the memscope repository, §9.
     """
     from memscope.usecases.labels import agreement as compute_agreement
 

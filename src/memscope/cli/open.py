@@ -11,12 +11,14 @@ from typing import Annotated
 
 import typer
 
-from memscope.cli.app import TRIAGE, app
+from memscope.cli.app import TRIAGE, app, example
 from memscope.cli.common import DatasetOption, DbOption, DmvRegistryOption, handles_errors, stderr
 from memscope.cli.sample_options import AllocationOption, SeedOption, SizeOption, StrataOption
 
 
-@app.command("open", rich_help_panel=TRIAGE)
+@app.command(
+    "open", rich_help_panel=TRIAGE, epilog=example("memscope open runs/srag_v/ --question q37")
+)
 @handles_errors
 def open_command(
     runs: Annotated[
@@ -35,7 +37,8 @@ def open_command(
         str | None,
         typer.Option(
             "--queue",
-            help="failing (default), all, unlabelled or sample (a stratified random sample of the failures).",
+            help="failing, all, unlabelled or sample (a stratified random sample of the failures). "
+            "Default: the queue (and filter) this run was left on last time, else failing.",
             show_default=False,
         ),
     ] = None,

@@ -7,12 +7,14 @@ from typing import Annotated
 
 import typer
 
-from memscope.cli.app import RUNS, app
+from memscope.cli.app import RUNS, app, example
 from memscope.cli.common import DbOption, handles_errors, open_store, stderr
 from memscope.textsafe import printable_id
 
 
-@app.command(rich_help_panel=RUNS)
+@app.command(
+    rich_help_panel=RUNS, epilog=example("memscope plot recency srag_v srag_t --out recency.svg")
+)
 @handles_errors
 def plot(
     kind: Annotated[

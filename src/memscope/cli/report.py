@@ -6,11 +6,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Group
-from rich.table import Table
+from rich.console import Group, RenderableType
 from rich.text import Text
 
-from memscope.cli.app import RUNS, app
+from memscope.cli.app import RUNS, app, example
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
@@ -24,6 +23,7 @@ from memscope.cli.common import (
     read_options,
     stdout,
 )
+from memscope.cli.fitting import Column, FittingTable, fit
 from memscope.cli.run_arg import say_default
 from memscope.errors import InputError
 from memscope.textsafe import printable, printable_id
@@ -41,7 +41,7 @@ def check_k(k: int | None) -> int | None:
     return k
 
 
-@app.command(rich_help_panel=RUNS)
+@app.command(rich_help_panel=RUNS, epilog=example("memscope report runs/srag_v/ --k 5"))
 @handles_errors
 def report(
     run: Annotated[
@@ -69,6 +69,10 @@ def report(
     resamples). A CUE-Mem run adds accuracy per task x explicit/implicit, Memory Avg.
     (first three tasks), EI-Gap, Answer Refusal apart, and evidence Recall@k/Precision@k
     (k = 1, 3, 5, 10, 25; Precision@k = hits / k).
+
+    Every metric is defined, with a worked example, in docs/metrics.md of the memscope
+    repository: §2 answer quality, §3 retrieval access, §4 temporal authority, §6 the
+    bootstrap intervals, §7 DMV-Bench, §8 CUE-Mem; §11 explains the JSON key by key.
     """
     from memscope.usecases.loading import load_run
     from memscope.usecases.report import build_report, build_report_parts, upstream_check
@@ -112,15 +116,21 @@ def _header(result: dict[str, Any]) -> Text:
     return Text.assemble(*parts)
 
 
-def _answer_matrix(answer: dict[str, Any], metric: str, title: str, n_key: str = "n") -> Table:
+def _answer_matrix(
+    answer: dict[str, Any], metric: str, title: str, n_key: str = "n"
+) -> RenderableType:
     """One X×Y matrix of ``metric`` means, each cell with its n (``n_key``)."""
     from memscope.usecases.levels import X_LEVELS, Y_LEVELS  # lazily: it loads the adapters
 
-    table = Table(title=title, title_justify="left")
-    table.add_column("", style="bold")
-    for y in Y_LEVELS:
-        table.add_column(y, justify="right")
-    table.add_column("all", justify="right", style="dim")
+    table = FittingTable(
+        [
+            Column("", justify="left", style="bold", keep=True),
+            *(Column(y) for y in Y_LEVELS),
+            Column("all", style="dim", rank=-1),
+        ],
+        title=title,
+        title_justify="left",
+    )
 
     def cell(summary: dict[str, Any] | None) -> str:
         if not summary or summary.get(metric) is None:
@@ -139,7 +149,7 @@ def _answer_matrix(answer: dict[str, Any], metric: str, title: str, n_key: str =
         cell(answer["overall"]),
         style="dim",
     )
-    return table
+    return fit(table)
 
 
 def _answer_summary(answer: dict[str, Any]) -> Text:
@@ -155,13 +165,17 @@ def _answer_summary(answer: dict[str, Any]) -> Text:
     return Text(text)
 
 
-def _retrieval_table(retrieval: dict[str, Any], k: int) -> Table:
+def _retrieval_table(retrieval: dict[str, Any], k: int) -> RenderableType:
     from memscope.usecases.levels import Y_LEVELS  # lazily: it loads the adapters
 
-    table = Table(title=f"Retrieval access @K={k}", title_justify="left")
-    table.add_column("", style="bold")
-    for name in ("n", "Any-Clue", "Coverage", "Full-Clue", "MRR"):
-        table.add_column(name, justify="right")
+    table = FittingTable(
+        [
+            Column("", justify="left", style="bold", keep=True),
+            *(Column(name) for name in ("n", "Any-Clue", "Coverage", "Full-Clue", "MRR")),
+        ],
+        title=f"Retrieval access @K={k}",
+        title_justify="left",
+    )
     for y in Y_LEVELS:
         row = retrieval["by_y"].get(y)
         if row:
@@ -183,14 +197,16 @@ def _retrieval_table(retrieval: dict[str, Any], k: int) -> Table:
         fmt(overall["mrr"]),
         style="dim",
     )
-    return table
+    return fit(table)
 
 
-def _temporal_table(temporal: dict[str, Any], k: int) -> Table:
-    table = Table(title=f"Temporal authority (Y3) @K={k}", title_justify="left")
+def _temporal_table(temporal: dict[str, Any], k: int) -> RenderableType:
     keys = ("latest_at_k", "latest_miss", "rank_inversion", "stale_dominance")
-    for name in ("n", *(METRIC_NAMES[key] for key in keys)):
-        table.add_column(name, justify="right")
+    table = FittingTable(
+        [Column("n", keep=True), *(Column(METRIC_NAMES[key]) for key in keys)],
+        title=f"Temporal authority (Y3) @K={k}",
+        title_justify="left",
+    )
     table.add_row(
         str(temporal["n"]),
         fmt(temporal["latest_at_k"]),
@@ -198,7 +214,7 @@ def _temporal_table(temporal: dict[str, Any], k: int) -> Table:
         fmt(temporal["rank_inversion"]),
         fmt(temporal["stale_dominance"]),
     )
-    return table
+    return fit(table)
 
 
 def _upstream_line(result: dict[str, Any]) -> Text | None:

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from memscope.cli.app import LABELS, app
+from memscope.cli.app import LABELS, app, example
 from memscope.cli.common import (
     DbOption,
     FormatOption,
@@ -27,7 +27,9 @@ from memscope.cli.sample_options import (
 from memscope.textsafe import printable_id
 
 
-@app.command(rich_help_panel=LABELS)
+@app.command(
+    rich_help_panel=LABELS, epilog=example("memscope sample srag_v --sample-size 10 --seed 7")
+)
 @handles_errors
 def sample(
     run: Annotated[

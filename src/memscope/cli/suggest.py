@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
-from memscope.cli.app import DIAGNOSE, app
+from memscope.cli.app import DIAGNOSE, app, example
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
@@ -21,7 +21,7 @@ from memscope.cli.run_arg import RunArgument, pick_run
 from memscope.textsafe import printable, printable_id
 
 
-@app.command(rich_help_panel=DIAGNOSE)
+@app.command(rich_help_panel=DIAGNOSE, epilog=example("memscope suggest runs/srag_v/"))
 @handles_errors
 def suggest(
     run: RunArgument = None,

@@ -143,6 +143,20 @@ def is_lock_conflict(error: Exception) -> bool:
     return "Could not set lock" in text or "Conflicting lock" in text
 
 
+def empty_store() -> duckdb.DuckDBPyConnection:
+    """An in-memory store with the current schema and nothing in it (what a read of a store
+    that does not exist yet sees)."""
+    from memscope.store.migrations import migrate
+
+    con = connect_offline(":memory:")
+    try:
+        migrate(con)
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
 class Store:
     """The memscope store at one path: hands out connections and keeps the schema current.
 
@@ -207,8 +221,11 @@ class Store:
 
     @contextmanager
     def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A read-only connection; a missing or outdated store is created/migrated first.
+        """A read-only connection; an outdated store is migrated first.
 
+        A store that does not exist yet is not created by a read: the reader gets an
+        empty in-memory store with the current schema instead, so ``memscope runs`` in a
+        folder without a store lists nothing and leaves no ``.memscope/`` behind.
         Inside :meth:`reading` or :meth:`writing` on the same thread, the one shared
         connection is handed out.
         """
@@ -216,6 +233,14 @@ class Store:
         if shared is not None and shared[0] == threading.get_ident():
             with self._translated_errors():
                 yield shared[1]
+            return
+        if not self.exists and not self.path.exists():
+            empty = empty_store()
+            try:
+                with self._translated_errors():
+                    yield empty
+            finally:
+                empty.close()
             return
         con = self._connect(read_only=True) if self.exists else None
         if con is not None and not self._schema_checked:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,11 +19,18 @@ EXPORT_SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".json": "jsonl", ".parquet
 """File name endings the in-app export understands, and the format each means."""
 
 
-def session_summary(store: Store, run_id: str, annotator: str, exported: str | None) -> str:
-    """``labelled 12 · 3 notes · exported: no`` for the annotator's labels on the run."""
+def session_summary(
+    store: Store, run_id: str, annotator: str, exported: str | None, qids: Iterable[str]
+) -> str:
+    """``srag_v: labelled 12 · 3 notes · exported: no``: of the questions ``qids`` whose
+    label this session changed, how many carry a label (and a note) of ``annotator`` now.
+
+    Labels made before the session, or by another annotator, are not counted."""
     from memscope.usecases.labels import current_labels
 
-    labels = current_labels(store, run_id, annotator=annotator).values()
+    changed = set(qids)
+    current = current_labels(store, run_id, annotator=annotator) if changed else {}
+    labels = [label for qid, label in current.items() if qid in changed]
     labelled = sum(1 for label in labels if label.codes)
     notes = sum(1 for label in labels if (label.note or "").strip())
     return (

@@ -191,6 +191,16 @@ def ingest_paths(
     return outcomes, failures
 
 
+def no_store_yet(store: Store, ref: str | None = None) -> NotFoundError:
+    """The error of a command that needs a run where no store exists yet (nothing is created)."""
+    return NotFoundError(
+        (f"no run {ref!r} in the store: " if ref is not None else "") + "no store here yet",
+        where=str(store.path),
+        fix="Ingest a run first: `memscope ingest RUN_DIR` (or `memscope open RUN_DIR`); "
+        "or name an existing store with --db PATH or $MEMSCOPE_DB.",
+    )
+
+
 def resolve_run(
     store: Store, ref: str | None, *, options: ReadOptions | None = None, ingest: bool = True
 ) -> str:
@@ -203,11 +213,13 @@ def resolve_run(
 
     Raises:
         NotFoundError: naming the runs that look like ``ref`` (never picking one of them),
-            else the nearest known run ids.
+            else the nearest known run ids; or saying there is no store yet.
     """
     with store.read() as con:
         if ref is None:
             last = queries.last_run_id(con)
+            if last is None and not store.exists:
+                raise no_store_yet(store)
             if last is None:
                 raise NotFoundError(
                     "the store holds no runs yet",
@@ -249,6 +261,8 @@ def resolve_run(
     named = printed_match(ref, ids)
     if named is not None:
         return named
+    if not store.exists:
+        raise no_store_yet(store, ref)
     raise unknown_run(ref, ids, where=str(store.path))
 
 

@@ -44,6 +44,9 @@ class RunsScreen(SessionScreen):
         Binding("enter", "open", "Open (2 marked: compare)", id="runs.open", priority=True),
         Binding("space", "mark", "Mark to compare", id="runs.mark"),
         Binding("escape", "back", "Back", id="runs.back"),
+        # j/k move as everywhere else in the app (the table keeps its own down/up).
+        Binding("j", "move(1)", "Next run", show=False, id="runs.next"),
+        Binding("k", "move(-1)", "Previous run", show=False, id="runs.previous"),
     ]
 
     def __init__(self, session: TriageSession, keys: KeyNames) -> None:
@@ -148,6 +151,13 @@ class RunsScreen(SessionScreen):
         if not self.runs or table.cursor_row >= len(self.runs):
             return None
         return str(self.runs[table.cursor_row]["run_id"])
+
+    def action_move(self, step: int) -> None:
+        table = self.query_one(DataTable)
+        if step > 0:
+            table.action_cursor_down()
+        else:
+            table.action_cursor_up()
 
     def action_mark(self) -> None:
         run_id = self._cursor_run()
