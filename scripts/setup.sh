@@ -48,5 +48,12 @@ case " ${extras[*]-} " in
     ;;
   *) what="memscope (the triage tool; the memory engine: ./scripts/setup.sh --engine) is" ;;
 esac
+# The distribution is memscope-triage; a venv made before the rename holds this checkout as
+# `memscope` (the name of an unrelated project on the index), which would shadow it.
+if .venv/bin/python -m pip show -q memscope >/dev/null 2>&1; then
+  .venv/bin/python -m pip uninstall -q -y memscope
+fi
+# Its build metadata left in src/ would still announce the old name's entry points.
+rm -rf src/memscope.egg-info
 "${pip[@]}" -e "$target"
 echo "$what installed in .venv. Next: source .venv/bin/activate && memscope open runs/srag_v/"

@@ -1,14 +1,54 @@
-"""Test isolation: every test gets its own store and config, and never the user's."""
+"""Test isolation: every test gets its own store, config and home folders, never the user's.
+
+Nothing a test does may reach the repository's ``.memscope/`` or the user's memscope
+files: the environment points memscope (and platformdirs) into a temp folder twice over
+(for the whole session at import, so even a test that undoes its monkeypatch stays inside,
+and per test in its ``tmp_path``), and ``isolation.py`` snapshots the real places around
+every test and the session, failing whichever changed one.
+"""
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from isolation import changes, snapshot, watched_places
 from support import DATA
+
+WATCHED = watched_places()
+"""The real places, computed before the environment below is redirected."""
+_REAL_PIP_CONFIG = Path(
+    os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config", "pip", "pip.conf"
+)
+HOME_DIRS = {
+    "XDG_CONFIG_HOME": "config",
+    "XDG_STATE_HOME": "state",
+    "XDG_DATA_HOME": "data",
+}
+"""platformdirs' per-user folders (memscope's default config lives in the first); caches
+(pip's, Hugging Face's, matplotlib's fonts) stay where they are: tests read them offline."""
+
+
+def _sandbox(root: Path) -> dict[str, str]:
+    """The environment that keeps memscope inside ``root``."""
+    return {
+        "MEMSCOPE_DB": str(root / "store" / "memscope.duckdb"),
+        "MEMSCOPE_CONFIG": str(root / "home" / "config.toml"),
+        **{name: str(root / "xdg" / folder) for name, folder in HOME_DIRS.items()},
+    }
+
+
+_SESSION_SANDBOX = Path(tempfile.mkdtemp(prefix="memscope-tests-"))
+atexit.register(shutil.rmtree, _SESSION_SANDBOX, ignore_errors=True)
+os.environ.update(_sandbox(_SESSION_SANDBOX))
+if _REAL_PIP_CONFIG.is_file():  # the wheel tests' pip still reads the user's pip config
+    os.environ.setdefault("PIP_CONFIG_FILE", str(_REAL_PIP_CONFIG))
 
 # PortAudio reads the ALSA configuration when sounddevice is first imported: route the
 # default device to ALSA's null sink so audio tests play for real but silently (and work
@@ -16,19 +56,41 @@ from support import DATA
 os.environ["ALSA_CONFIG_PATH"] = str(Path(__file__).parent / "alsa-null.conf")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def nothing_outside_tmp_changes() -> Iterator[None]:
+    """Fail the run if, by its end, the repository's store or the user's files changed
+    (the per-test check below names the test; this one also catches session fixtures)."""
+    before = snapshot(WATCHED)
+    yield
+    changed = changes(before, snapshot(WATCHED))
+    if changed:
+        pytest.fail(
+            "the test run changed files outside its temp folders:\n  " + "\n  ".join(changed),
+            pytrace=False,
+        )
+
+
 @pytest.fixture(autouse=True)
-def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point the store and the config at a temp dir; make lock waits short."""
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Point the store, the config and the user folders at a temp dir; make lock waits
+    short; fail the test if it changed the repository's store or the user's files."""
     home = tmp_path / "home"
     home.mkdir()
-    monkeypatch.setenv("MEMSCOPE_DB", str(tmp_path / "store" / "memscope.duckdb"))
-    monkeypatch.setenv("MEMSCOPE_CONFIG", str(home / "config.toml"))
+    for name, value in _sandbox(tmp_path).items():
+        monkeypatch.setenv(name, value)
     monkeypatch.setenv("MEMSCOPE_LOCK_WAIT", "0.5")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     monkeypatch.delenv("MEMSCOPE_DEBUG", raising=False)
     monkeypatch.setenv("COLUMNS", "120")
-    return home
+    before = snapshot(WATCHED)
+    yield home
+    changed = changes(before, snapshot(WATCHED))
+    if changed:
+        pytest.fail(
+            "this test changed files outside its temp folder:\n  " + "\n  ".join(changed),
+            pytrace=False,
+        )
 
 
 @pytest.fixture

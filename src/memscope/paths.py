@@ -16,6 +16,21 @@ DB_ENV = "MEMSCOPE_DB"
 CONFIG_ENV = "MEMSCOPE_CONFIG"
 
 
+def working_dir() -> Path | None:
+    """The working directory, or None when it no longer exists (deleted or moved away)."""
+    try:
+        return Path.cwd()
+    except FileNotFoundError:
+        return None
+
+
+def in_working_dir(path: Path) -> list[Path]:
+    """``[cwd / path]``, or ``[]`` when the working directory no longer exists (a candidate
+    location to try, not one that must be there)."""
+    cwd = working_dir()
+    return [cwd / path] if cwd is not None else []
+
+
 def resolve_store_path(db: str | os.PathLike[str] | None = None, cwd: Path | None = None) -> Path:
     """Return the store file to use, following the documented precedence.
 

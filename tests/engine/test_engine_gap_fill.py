@@ -8,6 +8,7 @@ must reproduce their logged scores and seed order.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -275,3 +276,26 @@ def test_rerun_requery_reranks_a_fully_scored_engine_pool(seeded_store, minilm) 
         assert {
             row[0] for row in con.execute("SELECT DISTINCT origin FROM retrievals").fetchall()
         } <= {"logged", "recomputed"}
+
+
+def test_rerun_requery_says_consistently_what_it_stored(seeded_store, minilm) -> None:
+    """The candidates are not stored (the run's retrievals stay), the rerun is: the output
+    says both without contradicting itself, and the stored rerun is marked re-retrieved."""
+    from memscope.usecases.rerun import get_rerun
+
+    store = seeded_store
+    run_id = ingest(store, upstream_rag_runs()[0])
+    args = ["rerun", run_id, "--alpha", "0.5", "--requery", "--db", str(store.path)]
+    result = runner.invoke(app, [*args, "--question", "q1"])
+    assert result.exit_code == 0, result.output
+    assert "(not stored)" not in result.stderr
+    assert "for this rerun (the run's logged retrievals are unchanged)" in result.stderr
+    stored = re.search(r"stored as rerun (\d+) \(over the re-retrieved candidates\)", result.stderr)
+    assert stored, result.stderr
+    assert get_rerun(store, int(stored.group(1)))["params"]["requery"] is True
+    logged = runner.invoke(app, ["rerun", run_id, "--alpha", "0.5", "--db", str(store.path)])
+    assert logged.exit_code == 0, logged.output
+    assert "re-retrieved" not in logged.stderr
+    plain = re.search(r"stored as rerun (\d+)$", logged.stderr.strip())
+    assert plain, logged.stderr
+    assert "requery" not in get_rerun(store, int(plain.group(1)))["params"]

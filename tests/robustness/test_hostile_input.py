@@ -490,9 +490,9 @@ def test_unreadable_file_and_unwritable_export_give_one_message(
             raise PermissionError(13, "Permission denied", str(self))
         return real_open(self, *args, **kwargs)
 
-    monkeypatch.setattr(files.Path, "open", refuse)
-    result = invoke("ingest", str(run_dir))
-    monkeypatch.undo()
+    with monkeypatch.context() as patch:  # undo only this patch, not the test's isolation
+        patch.setattr(files.Path, "open", refuse)
+        result = invoke("ingest", str(run_dir))
     assert result.exit_code == 1
     assert "cannot read predictions.jsonl: Permission denied" in result.stderr
     assert result.stderr.count("error:") == 1

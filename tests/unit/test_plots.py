@@ -79,7 +79,7 @@ def test_errors_are_one_message(demo: Store, tmp_path: Path, monkeypatch) -> Non
     )
     assert result.exit_code == 1 and "folder of --out does not exist" in result.output
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if it were not installed
-    with pytest.raises(MemscopeError, match=r"pip install 'memscope\[plot\]'"):
+    with pytest.raises(MemscopeError, match=r"pip install 'memscope-triage\[plot\]'"):
         render(demo, "heatmap", ["srag_v"], tmp_path / "a.svg")
 
 
@@ -106,3 +106,50 @@ def test_only_the_plot_module_imports_matplotlib() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert loaded.stdout.strip() == "False"  # imported only when a figure is drawn
+
+
+def test_every_code_of_the_codes_figure_looks_different(demo: Store) -> None:
+    """ENC-PERC and USE-CALIB were both Okabe-Ito blue (eight colours, nine codes): every
+    code now has its own colour or colour and pattern, in the bars and the legend."""
+    from matplotlib.colors import to_hex
+
+    from memscope.usecases.plots import BUILDERS, _matplotlib
+
+    extra = ("ENC-PERC", "ENC-TEXT", "INJ-LOSS", "EVAL-JUDGE", "EVAL-GOLD", "USE-CALIB")
+    for qid, code in zip(("q14", "q21", "q24", "q31", "q33", "q35"), extra, strict=True):
+        record_label(demo, "srag_v", qid, codes=[code], annotator="alice")
+    plt = _matplotlib()
+    fig = BUILDERS["codes"](plt, demo, ["srag_v"], None)
+    try:
+        legend = fig.axes[0].get_legend()
+        looks = {
+            text.get_text(): (to_hex(handle.get_facecolor()), handle.get_hatch() or "")
+            for text, handle in zip(legend.get_texts(), legend.legend_handles, strict=True)
+        }
+        bars = {
+            container.get_label(): {
+                (to_hex(patch.get_facecolor()), patch.get_hatch() or "") for patch in container
+            }
+            for container in fig.axes[0].containers
+            if container.get_label() in looks
+        }
+    finally:
+        plt.close(fig)
+    assert {"ENC-PERC", "USE-CALIB"} <= set(looks) and len(looks) > 8
+    assert len(set(looks.values())) == len(looks), looks
+    assert looks["ENC-PERC"] != looks["USE-CALIB"]
+    assert all(found == {looks[code]} for code, found in bars.items())  # bars as the legend
+
+
+def test_series_styles_tell_every_code_of_the_taxonomy_apart() -> None:
+    from memscope.taxonomy import load_taxonomy
+    from memscope.usecases.figure_data import OKABE_ITO, series_styles
+
+    names = [*load_taxonomy().names, *(f"MY-{n}" for n in range(40))]
+    styles = series_styles(names)
+    assert len({(style.colour, style.hatch) for style in styles.values()}) == len(names)
+    first = list(styles.values())[: len(OKABE_ITO)]
+    assert [style.colour for style in first] == list(OKABE_ITO)  # plain colours first
+    assert all(style.hatch == "" for style in first)
+    with pytest.raises(InputError, match="too many"):
+        series_styles([f"C{n}" for n in range(81)])

@@ -152,3 +152,13 @@ def test_no_source_file_outside_a_benchmarks_package_dispatches_on_its_name() ->
 def test_the_check_itself_finds_a_dispatch() -> None:
     code = 'if run["benchmark"] == "dmv": pass\nx = {"cuemem": 1}\ny = b in ("memeye", "q")\n'
     assert _names_compared(ast.parse(code), set(BUILT_IN)) == [1, 2, 3]
+
+
+def test_the_same_entry_point_seen_twice_is_one_registration(fresh_registry) -> None:
+    """An installed copy and stale build metadata on the path announce the same entry point."""
+    same = _point("memeye", "memscope.adapters.memeye:BENCHMARK")
+    registry.reset([same, _point("memeye", "memscope.adapters.memeye:BENCHMARK")])
+    assert [spec.name for spec in benchmarks()] == ["memeye"]
+    registry.reset([same, _point("memeye", "memscope.adapters.dmv:BENCHMARK")])
+    with pytest.raises(PluginError, match="registered twice"):
+        benchmark("memeye")

@@ -46,7 +46,10 @@ _loaded: Registry | None = None
 def _load(points: Iterable[metadata.EntryPoint]) -> Registry:
     registry = Registry()
     flags: dict[str, str] = {}
-    for point in sorted(points, key=lambda p: p.name):
+    # The same entry point seen twice (an installed copy and a stale build's metadata on
+    # the path) is one registration; the same name for two objects is a clash.
+    unique = {(point.name, point.value): point for point in points}
+    for point in sorted(unique.values(), key=lambda p: (p.name, p.value)):
         if point.name in registry.benchmarks or point.name in registry.problems:
             registry.problems[point.name] = (
                 f"registered twice (again by {point.value}); memscope keeps the first"

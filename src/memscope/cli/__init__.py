@@ -1,6 +1,6 @@
 """The Typer command line: parse, call the use cases, render. ``main`` is the entry point.
 
-Every module in this package (other than ``app`` and ``common``) defines commands and
+Every module in this package (other than ``app``, ``common`` and ``streams``) defines commands and
 registers them on :data:`memscope.cli.app.app` when imported; they are imported here, so a
 new command module needs no edit elsewhere.
 """
@@ -32,7 +32,7 @@ try:  # Ctrl-C while the commands load (start-up): one word, no traceback
         *_FIRST,
         *sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name not in _FIRST),
     ):
-        if _name not in ("app", "common"):
+        if _name not in ("app", "common", "streams"):
             importlib.import_module(f"{__name__}.{_name}")
 except KeyboardInterrupt:
     sys.stderr.write("interrupted\n")
@@ -43,8 +43,13 @@ __all__ = ["app", "main"]
 
 def main() -> None:
     """Run the memscope command line (Ctrl-C anywhere: "interrupted", exit 130)."""
+    from memscope.cli.streams import prepare_streams, stop_quietly
+
+    prepare_streams()
     try:
         app()
+    except BrokenPipeError:  # whatever slipped past the consoles: as quiet as they are
+        stop_quietly()
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         raise SystemExit(130) from None

@@ -32,6 +32,14 @@ from typer._click.core import Context, Parameter
 from typer._click.globals import get_current_context
 from typer.core import TyperCommand
 
+from memscope.cli.streams import (
+    OutputConsole,
+    ascii_json,
+    encodes_utf,
+    quiet_broken_pipes,
+    stop_quietly,
+    write_bytes,
+)
 from memscope.errors import MemscopeError
 from memscope.records import Notice
 from memscope.textsafe import is_printable, printable
@@ -69,8 +77,8 @@ def sanitised(console: Console) -> Console:
     return console
 
 
-stdout = sanitised(Console(highlight=False, soft_wrap=False))
-stderr = sanitised(Console(stderr=True, highlight=False, soft_wrap=True))
+stdout = sanitised(OutputConsole(highlight=False, soft_wrap=False))
+stderr = sanitised(OutputConsole(stderr=True, highlight=False, soft_wrap=True))
 
 
 def _sanitise_typer_errors() -> None:
@@ -86,7 +94,7 @@ def _sanitise_typer_errors() -> None:
         return
 
     def safe_console(stderr: bool = False) -> Console:
-        return sanitised(original(stderr=stderr))
+        return quiet_broken_pipes(sanitised(original(stderr=stderr)))
 
     safe_console.memscope_sanitised = True  # type: ignore[attr-defined]
     rich_utils._get_rich_console = safe_console
@@ -221,15 +229,20 @@ def print_json(data: Any, *, rows: tuple[str, list[bytes]] | None = None) -> Non
         encoded = (
             encoded[:-1].rstrip() + opening + b"  " + orjson.dumps(key) + b": " + listing + b"\n}"
         )
+    if not encodes_utf(sys.stdout):  # e.g. PYTHONIOENCODING=ascii: the same JSON, escaped
+        encoded = ascii_json(encoded)
     write_stdout(encoded + b"\n")
 
 
 def write_stdout(data: bytes) -> None:
-    """Write bytes (JSON, CSV) to stdout: exact into a pipe or file, sanitised on a terminal."""
-    if sys.stdout.isatty():
+    """Write bytes (JSON, CSV) to stdout: exact into a pipe or file, sanitised on a terminal.
+
+    A closed stdout is one error; a reader that went away ends the command quietly
+    (``memscope.cli.streams``).
+    """
+    if sys.stdout is not None and sys.stdout.isatty():
         data = printable(data.decode("utf-8", errors="replace")).encode()
-    sys.stdout.buffer.write(data)
-    sys.stdout.flush()
+    write_bytes(data)
 
 
 def warn(notice: Notice | str) -> None:
@@ -265,6 +278,22 @@ def os_error_message(error: OSError) -> str:
     return f"{text} ({where})" if where else text
 
 
+NO_WORKING_DIR = MemscopeError(
+    "the working directory no longer exists (it was deleted or moved away), and this command "
+    "needs it: for a relative path, or to find the store (the nearest .memscope/ upward)",
+    fix="cd to a folder that exists, or give absolute paths and --db PATH (or $MEMSCOPE_DB).",
+)
+
+
+def lost_working_dir(error: OSError) -> bool:
+    """Whether ``error`` is the working directory having gone (``os.getcwd`` failing)."""
+    import errno
+
+    from memscope.paths import working_dir
+
+    return error.errno == errno.ENOENT and error.filename is None and working_dir() is None
+
+
 def handles_errors(func: F) -> F:
     """Turn MemscopeErrors (and interrupts, OS errors) into a message and an exit code."""
 
@@ -280,21 +309,21 @@ def handles_errors(func: F) -> F:
                 stderr.print("interrupted")
                 raise typer.Exit(130) from None
             fail(error)
-            raise typer.Exit(1) from None
+            raise typer.Exit(error.exit_code) from None
         except KeyboardInterrupt:
             stderr.print("interrupted")
             raise typer.Exit(130) from None
         except BrokenPipeError:
-            # The reader went away (`memscope report -f json | head`): stop quietly, and keep
-            # Python from complaining while it flushes stdout on exit.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            raise typer.Exit(0) from None
+            # The reader went away (`memscope report -f json | head`): stop quietly.
+            stop_quietly()
         except (typer.Exit, typer.Abort, SystemExit):
             raise
         except OSError as error:  # a file the command reads or writes: the cause is the message
             if os.environ.get("MEMSCOPE_DEBUG"):
                 raise
+            if lost_working_dir(error):
+                fail(NO_WORKING_DIR)
+                raise typer.Exit(1) from None
             stderr.print(f"[bold red]error:[/] {escape(printable(os_error_message(error)))}")
             raise typer.Exit(1) from None
         except Exception as error:  # a bug: say so plainly instead of a traceback

@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import typer
-from rich.console import Group
-from rich.table import Table
+from rich.console import Group, RenderableType
 from rich.text import Text
 
-from memscope.cli.app import RUNS, app
+from memscope.cli.app import RUNS, app, example
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
@@ -23,12 +22,17 @@ from memscope.cli.common import (
     stdout,
     warn,
 )
-from memscope.textsafe import printable
+from memscope.cli.fitting import Column, FittingTable, fit
+from memscope.textsafe import printable, printable_id
 
 SHOWN_IDS = 12
 
 
-@app.command(cls=ReadsRuns, rich_help_panel=RUNS)
+@app.command(
+    cls=ReadsRuns,
+    rich_help_panel=RUNS,
+    epilog=example("memscope compare runs/srag_t/ runs/srag_v/"),
+)
 @handles_errors
 def compare(
     run_a: Annotated[
@@ -56,6 +60,7 @@ def compare(
     app show: EM for MCQ questions (rotation averaged), Judge for open ones (EM where
     there is no judge score), and says which. Transitions: fixed (A wrong, B right),
     broken (A right, B wrong), both right, both wrong, with their question ids.
+    Definitions: docs/metrics.md of the memscope repository, §2 and §6.
     """
     from memscope.usecases.compare import compare_runs
     from memscope.usecases.runs import resolve_run
@@ -85,19 +90,24 @@ def _cell(group: dict[str, Any] | None) -> str:
     return f"{group['delta']:+.2f} ({group['n']})"
 
 
-def _levels_table(delta: dict[str, Any], levels: tuple[tuple[str, ...], tuple[str, ...]]) -> Table:
+def _levels_table(
+    delta: dict[str, Any], levels: tuple[tuple[str, ...], tuple[str, ...]]
+) -> RenderableType:
     """Δ with its 95% interval per X level, per Y level and overall."""
     x_levels, y_levels = levels
-    table = Table(title="Δ per level with 95% bootstrap interval", title_justify="left")
-    for name, justify in (
-        ("level", "left"),
-        ("n", "right"),
-        ("A", "right"),
-        ("B", "right"),
-        ("Δ", "right"),
-        ("95% CI", "right"),
-    ):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+
+    table = FittingTable(
+        [
+            Column("level", justify="left", keep=True),
+            Column("n", rank=2),
+            Column("A", rank=3),
+            Column("B", rank=4),
+            Column("Δ", rank=0),
+            Column("95% CI", rank=1),
+        ],
+        title="Δ per level with 95% bootstrap interval",
+        title_justify="left",
+    )
     rows = [(x, delta["by_x"].get(x)) for x in x_levels] + [
         (y, delta["by_y"].get(y)) for y in y_levels
     ]
@@ -114,7 +124,7 @@ def _levels_table(delta: dict[str, Any], levels: tuple[tuple[str, ...], tuple[st
             f"[{group['ci_low']:+.3f}, {group['ci_high']:+.3f}]",
             style="dim" if level == "all" else None,
         )
-    return table
+    return fit(table)
 
 
 def _ids(qids: list[str]) -> Text:
@@ -133,10 +143,10 @@ def render_compare(result: dict[str, Any]) -> Group:
     a, b = result["run_a"], result["run_b"]
     header = Text.assemble(
         "A ",
-        (printable(a["run_id"], keep_newlines=False), "bold"),
+        (printable_id(a["run_id"]), "bold"),
         f" ({printable(a.get('method'), keep_newlines=False)})",
         "  vs  B ",
-        (printable(b["run_id"], keep_newlines=False), "bold"),
+        (printable_id(b["run_id"]), "bold"),
         f" ({printable(b.get('method'), keep_newlines=False)})",
         f" · {result['matched']} questions matched (A {result['n_a']}, B {result['n_b']})",
     )
@@ -145,11 +155,15 @@ def render_compare(result: dict[str, Any]) -> Group:
     delta = result["delta"]
     placed = any(group and group.get("delta") is not None for group in delta["by_cell"].values())
     metric_name = result.get("metric", {}).get("label", "score")
-    matrix = Table(title=f"Δ {metric_name} = B − A per cell (n)", title_justify="left")
-    matrix.add_column("", style="bold")
-    for y in y_levels:
-        matrix.add_column(y, justify="right")
-    matrix.add_column("all", justify="right", style="dim")
+    matrix = FittingTable(
+        [
+            Column("", justify="left", style="bold", keep=True),
+            *(Column(y) for y in y_levels),
+            Column("all", style="dim", rank=-1),
+        ],
+        title=f"Δ {metric_name} = B − A per cell (n)",
+        title_justify="left",
+    )
     for x in x_levels:
         matrix.add_row(
             x,
@@ -168,11 +182,15 @@ def render_compare(result: dict[str, Any]) -> Group:
         if overall.get("score_a") is not None
         else "overall: no question scored on both sides"
     )
-    transitions = Table(
-        title="Transitions (correct = MCQ EM 1, open judge ≥ 0.5)", title_justify="left"
+    transitions = FittingTable(
+        [
+            Column("class", justify="left", fold=True, min_width=12, keep=True),
+            Column("n", keep=True),
+            Column("questions", justify="left", fold=True, min_width=12, keep=True),
+        ],
+        title="Transitions (correct = MCQ EM 1, open judge ≥ 0.5)",
+        title_justify="left",
     )
-    for name in ("class", "n", "questions"):
-        transitions.add_column(name, justify="right" if name == "n" else "left", overflow="fold")
     labels = {
         "fixed": "fixed (A wrong → B right)",
         "broken": "broken (A right → B wrong)",
@@ -188,8 +206,8 @@ def render_compare(result: dict[str, Any]) -> Group:
     )
     parts: list[Any] = [header, compared, Text("")]
     if placed:  # DMV-Bench and CUE-Mem questions have no X/Y coordinate
-        parts += [matrix, _levels_table(delta, levels)]
-    parts += [means, Text(""), transitions]
+        parts += [fit(matrix), _levels_table(delta, levels)]
+    parts += [means, Text(""), fit(transitions)]
     significance = result.get("significance")
     if significance and significance.get("p_value") is not None:
         how = (

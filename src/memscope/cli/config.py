@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import typer
 
-from memscope.cli.app import SETUP, app
+from memscope.cli.app import SETUP, app, example
 from memscope.cli.common import echo, handles_errors, stdout
 
-config_app = typer.Typer(help="Locate and check the configuration file.", no_args_is_help=True)
+config_app = typer.Typer(
+    help="Locate and check the configuration file.",
+    no_args_is_help=True,
+    epilog=example("memscope config show"),
+)
 app.add_typer(config_app, name="config", rich_help_panel=SETUP)
 
 
-@config_app.command("path")
+@config_app.command("path", epilog=example("memscope config path"))
 @handles_errors
 def config_path_command() -> None:
     """Print where memscope reads its configuration file ($MEMSCOPE_CONFIG overrides)."""
@@ -20,7 +24,7 @@ def config_path_command() -> None:
     echo(config_path())
 
 
-@config_app.command("show")
+@config_app.command("show", epilog=example("memscope config show"))
 @handles_errors
 def config_show() -> None:
     """Validate the configuration file and print the settings in effect."""

@@ -8,11 +8,11 @@ from typing import Annotated
 
 import typer
 
-from memscope.cli.app import TRIAGE, app
+from memscope.cli.app import TRIAGE, app, example
 from memscope.cli.common import handles_errors, stderr, stdout
 
 
-@app.command(rich_help_panel=TRIAGE)
+@app.command(rich_help_panel=TRIAGE, epilog=example("memscope demo ./memscope-demo"))
 @handles_errors
 def demo(
     directory: Annotated[

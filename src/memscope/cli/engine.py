@@ -1,6 +1,6 @@
 """``memscope index``, ``retrieve``, ``recompute`` and ``search``: the local memory engine.
 
-They need ``pip install "memscope[engine]"``; without it each says so in one line (exit 1).
+They need ``pip install 'memscope-triage[engine]'``; without it each says so in one line (exit 1).
 
 Models load lazily inside the commands (never at CLI start), offline, on the device
 ``--device`` resolves to (printed once to stderr). Long work shows Rich progress bars with
@@ -30,7 +30,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from memscope.cli.app import ENGINE, app
+from memscope.cli.app import ENGINE, app, example
 from memscope.cli.common import (
     DbOption,
     FormatOption,
@@ -45,7 +45,7 @@ from memscope.cli.common import (
 )
 from memscope.engine_available import require_engine
 from memscope.errors import InputError
-from memscope.textsafe import printable
+from memscope.textsafe import printable, printable_id
 
 if TYPE_CHECKING:
     from memscope.engine_jobs.engine import EngineOptions
@@ -161,7 +161,10 @@ def _options(
     return EngineOptions(text_model, image_model, image_pretrained, device, batch_size)
 
 
-@app.command(rich_help_panel=ENGINE)
+@app.command(
+    rich_help_panel=ENGINE,
+    epilog=example("memscope index fixtures/memeye/dialog/Community_Garden.json"),
+)
 @handles_errors
 def index(
     dataset: Annotated[
@@ -242,7 +245,10 @@ def index(
     )
 
 
-@app.command(rich_help_panel=ENGINE)
+@app.command(
+    rich_help_panel=ENGINE,
+    epilog=example("memscope retrieve srag_v --method dualmem --out runs/dualmem"),
+)
 @handles_errors
 def retrieve(
     dataset: Annotated[
@@ -377,12 +383,12 @@ def retrieve(
         from memscope.usecases.store_access import ReadOptions
 
         outcome = ingest_dir(store, out, ReadOptions())
-        stderr.print(Text.assemble("ingested ", (outcome.run_id, "bold")))
+        stderr.print(Text.assemble("ingested ", (printable_id(outcome.run_id), "bold")))
     else:
-        stderr.print(f"Next: memscope ingest {out}")
+        stderr.print(f"Next: memscope ingest {printable_id(out)}")
 
 
-@app.command(rich_help_panel=ENGINE)
+@app.command(rich_help_panel=ENGINE, epilog=example("memscope recompute srag_v"))
 @handles_errors
 def recompute(
     run: Annotated[str, typer.Argument(help="Run directory or run id.", show_default=False)],
@@ -428,9 +434,9 @@ def recompute(
     if undo:
         done = undo_gap_fill(store, run_id)
         stderr.print(
-            f"restored the logged retrievals of {run_id}"
+            f"restored the logged retrievals of {printable_id(run_id)}"
             if done
-            else f"{run_id} had no recomputed scores"
+            else f"{printable_id(run_id)} had no recomputed scores"
         )
         return
     require_engine("memscope recompute")
@@ -452,7 +458,7 @@ def recompute(
     )
     stdout.print(
         Text(
-            f"run {summary.run_id} · {summary.method} · text model {summary.text_model}"
+            f"run {printable_id(summary.run_id)} · {summary.method} · text model {summary.text_model}"
             + (f" · image model {summary.image_model}" if summary.image_model else "")
             + "\n"
             f"  {summary.n_questions} questions · pool {summary.pool_size} · {summary.n_filled} logged candidates filled · "
@@ -463,7 +469,7 @@ def recompute(
     )
 
 
-@app.command(rich_help_panel=ENGINE)
+@app.command(rich_help_panel=ENGINE, epilog=example('memscope search srag_v "compost bin"'))
 @handles_errors
 def search(
     dataset: Annotated[

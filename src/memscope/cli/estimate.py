@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
-from memscope.cli.app import LABELS, app
+from memscope.cli.app import LABELS, app, example
 from memscope.cli.common import (
     DbOption,
     FormatOption,
@@ -19,7 +18,8 @@ from memscope.cli.common import (
     stderr,
     stdout,
 )
-from memscope.textsafe import printable
+from memscope.cli.fitting import Column, FittingTable, fit
+from memscope.textsafe import printable, printable_id
 
 
 def _pct(value: dict[str, Any] | None) -> str:
@@ -37,7 +37,9 @@ def _neff(value: dict[str, Any] | None) -> str:
     return f"{value['effective_n']:.0f}"
 
 
-@app.command(rich_help_panel=LABELS)
+@app.command(
+    rich_help_panel=LABELS, epilog=example("memscope estimate srag_v --annotator alice --by cell")
+)
 @handles_errors
 def estimate(
     run: Annotated[
@@ -83,7 +85,7 @@ def estimate(
     stdout.print(
         Text.assemble(
             "run ",
-            (printable(run_id, keep_newlines=False), "bold"),
+            (printable_id(run_id), "bold"),
             f" · {result['n_labelled']} of {result['n_failures']} failures labelled",
             f" by {printable(annotator)}" if annotator else "",
             f" · rules agree with the labels on {100 * agreement:.0f}%"
@@ -95,9 +97,20 @@ def estimate(
     for note in result["notes"]:
         stderr.print(f"note: {note}", markup=False)
     groups = ["overall", *result["strata"]]
-    table = Table(title=f"Failure-code prevalence by {by}", title_justify="left")
-    for name in ("code", by, "labelled / failures", "labels only", "n eff", "PPI++", "n eff"):
-        table.add_column(name, justify="left" if name in ("code", by) else "right")
+    # Past the terminal's width whole columns go (PPI++ last): an interval is never cut.
+    table = FittingTable(
+        [
+            Column("code", justify="left", fold=True, min_width=10, keep=True),
+            Column(by, justify="left", fold=True, min_width=7, keep=True),
+            Column("labelled / failures", rank=2),
+            Column("labels only", rank=1),
+            Column("n\N{NO-BREAK SPACE}eff", name="n eff (labels only)", rank=4),
+            Column("PPI++", rank=0),
+            Column("n\N{NO-BREAK SPACE}eff", name="n eff (PPI++)", rank=3),
+        ],
+        title=f"Failure-code prevalence by {by}",
+        title_justify="left",
+    )
     for code, entry in result["codes"].items():
         for index, group in enumerate(groups):
             values = entry["overall"] if group == "overall" else entry["per_stratum"][group]
@@ -111,4 +124,4 @@ def estimate(
                 _neff(values["ppi"]),
                 end_section=index == len(groups) - 1,
             )
-    stdout.print(table)
+    stdout.print(fit(table))

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from memscope.cli.app import LABELS, app
+from memscope.cli.app import LABELS, app, example
 from memscope.cli.common import (
     DbOption,
     FormatOption,
@@ -18,9 +18,14 @@ from memscope.cli.common import (
     stderr,
     stdout,
 )
+from memscope.textsafe import printable_id
 
 
-@app.command("import-labels", rich_help_panel=LABELS)
+@app.command(
+    "import-labels",
+    rich_help_panel=LABELS,
+    epilog=example("memscope import-labels alice.jsonl bob.csv"),
+)
 @handles_errors
 def import_labels_command(
     files: Annotated[
@@ -56,7 +61,7 @@ def import_labels_command(
         for run_id, counts in entry["runs"].items():
             extra = " (another version of the run)" if counts["changed_run"] else ""
             stdout.print(
-                f"{entry['file']}: run {run_id}{extra}: {counts['imported']} event(s) imported, "
+                f"{printable_id(entry['file'])}: run {printable_id(run_id)}{extra}: {counts['imported']} event(s) imported, "
                 f"{counts['present']} already present"
                 + (
                     f", {counts['missing']} of questions the run lacks" if counts["missing"] else ""

@@ -6,10 +6,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
-from memscope.cli.app import RUNS, app
+from memscope.cli.app import RUNS, app, example
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
@@ -26,10 +25,11 @@ from memscope.cli.common import (
     stdout,
     warn,
 )
-from memscope.textsafe import printable
+from memscope.cli.fitting import Column, FittingTable, fit
+from memscope.textsafe import printable, printable_id
 
 
-@app.command(cls=ReadsRuns, rich_help_panel=RUNS)
+@app.command(cls=ReadsRuns, rich_help_panel=RUNS, epilog=example("memscope ingest runs/"))
 @handles_errors
 def ingest(
     paths: Annotated[
@@ -65,8 +65,8 @@ def ingest(
         stderr.print(
             Text.assemble(
                 f"{verb} ",
-                (printable(result.run_id, keep_newlines=False), "bold"),
-                f" · {result.n_questions} questions · {printable(result.path, keep_newlines=False)}",
+                (printable_id(result.run_id), "bold"),
+                f" · {result.n_questions} questions · {printable_id(result.path)}",
             )
         )
         check = result.upstream_check
@@ -83,7 +83,7 @@ def ingest(
         raise typer.Exit(1)
 
 
-@app.command(rich_help_panel=RUNS)
+@app.command(rich_help_panel=RUNS, epilog=example("memscope runs --format json"))
 @handles_errors
 def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None:
     """List the ingested runs."""
@@ -103,7 +103,14 @@ def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None
         )
         return
     if not rows:
-        stderr.print(f"No runs in {store.path} yet. Ingest one with `memscope ingest RUN_DIR`.")
+        where = printable(str(store.path), keep_newlines=False)
+        stderr.print(
+            f"No runs in {where} yet. Ingest one with `memscope ingest RUN_DIR`."
+            if store.exists
+            else f"No store here yet ({where} does not exist): nothing is ingested. "
+            "`memscope ingest RUN_DIR` creates it (or name one with --db PATH).",
+            markup=False,
+        )
         return
     shared = {
         name: rows[0][name]
@@ -113,25 +120,34 @@ def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None
     title = f"Runs in {store.path}" + "".join(
         f" · {name} {value}" for name, value in shared.items()
     )
-    table = Table(title=printable(title, keep_newlines=False), title_justify="left")
-    table.add_column("run", overflow="fold", style="bold", min_width=12)
     columns = [
         name
         for name in ("task", "model", "method")
         if name not in shared and any(row[name] is not None for row in rows)
     ]
-    for name in columns:
-        table.add_column(name, overflow="fold", min_width=8)
-    for name in ("n", "EM", "Judge"):
-        table.add_column(name, justify="right", no_wrap=True)
-    table.add_column("retrieval", no_wrap=True)
+    # Past the terminal's width whole columns go, scores last: none is ever cut short.
+    table = FittingTable(
+        [
+            Column("run", justify="left", style="bold", fold=True, min_width=12, keep=True),
+            *(
+                Column(name, justify="left", fold=True, min_width=7, rank=3 + index)
+                for index, name in enumerate(columns)
+            ),
+            Column("n", rank=1),
+            Column("EM", rank=0),
+            Column("Judge", rank=2),
+            Column("retrieval", justify="left", rank=6),
+        ],
+        title=printable(title, keep_newlines=False),
+        title_justify="left",
+    )
     for row in rows:
         table.add_row(
-            Text(printable(row["run_id"], keep_newlines=False)),
+            Text(printable_id(row["run_id"])),
             *(Text(printable(row[name] or "", keep_newlines=False)) for name in columns),
             str(row["n_questions"]),
             fmt(row["em"]),
             fmt(row["judge"]) if row["n_judged"] else "–",
             row["retrieval_kind"] or "",
         )
-    stdout.print(table)
+    stdout.print(fit(table))

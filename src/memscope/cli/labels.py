@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from memscope.cli.app import LABELS, app
+from memscope.cli.app import LABELS, app, example
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
@@ -29,7 +29,7 @@ from memscope.cli.common import (
 )
 from memscope.cli.run_arg import RunAliasOption, RunArgument, named_run, pick_run
 from memscope.errors import InputError
-from memscope.textsafe import printable
+from memscope.textsafe import printable, printable_id
 
 if TYPE_CHECKING:
     from memscope.usecases.labels import LabelEvent
@@ -57,7 +57,9 @@ def _store_with_labels_replayed(db: Path | None) -> Store:
     if result.saved:
         stderr.print(f"saved {result.saved} pending label change(s) from the app", markup=False)
     for op, error in result.refused:
-        warn(f"a pending label change on {op.qid} of {op.run_id} was refused: {error.message}")
+        warn(
+            f"a pending label change on {op.qid} of {printable_id(op.run_id)} was refused: {error.message}"
+        )
     if result.left:
         warn(f"{result.left} pending label change(s) still wait for the store")
     return store
@@ -67,19 +69,24 @@ def _describe(event: Any) -> Text:
     if event.action == "set":
         codes = ", ".join(event.codes)
         extra = f" (primary {event.primary})" if len(event.codes) > 1 else ""
+        noted = f" · note: {event.note}" if event.note else ""
         return Text(
-            f"labelled {event.qid} of {event.run_id}: {codes}{extra} · {event.annotator} · event {event.event_id}"
+            f"labelled {event.qid} of {printable_id(event.run_id)}: {codes}{extra}{noted} · {event.annotator} · event {event.event_id}"
         )
     if event.action == "clear":
         return Text(
-            f"cleared the label of {event.qid} of {event.run_id} · {event.annotator} · event {event.event_id}"
+            f"cleared the label of {event.qid} of {printable_id(event.run_id)} · {event.annotator} · event {event.event_id}"
         )
     return Text(
-        f"undid event {event.supersedes} on {event.qid} of {event.run_id} · {event.annotator} · event {event.event_id}"
+        f"undid event {event.supersedes} on {event.qid} of {printable_id(event.run_id)} · {event.annotator} · event {event.event_id}"
     )
 
 
-@app.command(cls=ReadsRuns, rich_help_panel=LABELS)
+@app.command(
+    cls=ReadsRuns,
+    rich_help_panel=LABELS,
+    epilog=example("memscope label srag_v --question q37 --code SEL-STALE"),
+)
 @handles_errors
 def label(
     run: Annotated[str, typer.Argument(help="Run id or directory.", show_default=False)],
@@ -104,7 +111,14 @@ def label(
         ),
     ] = None,
     note: Annotated[
-        str | None, typer.Option("--note", "-n", help="A free-text note.", show_default=False)
+        str | None,
+        typer.Option(
+            "--note",
+            "-n",
+            help="A free-text note; alone, it goes on the question's current label (codes kept; "
+            '--note "" removes it).',
+            show_default=False,
+        ),
     ] = None,
     annotator: Annotated[
         str | None,
@@ -132,8 +146,16 @@ def label(
     Every change is a new event (history is never lost) and is committed before the
     command returns. --accept takes the suggestion of `memscope suggest` (computed if
     needed); --clear removes the current label; --undo reverts your latest change.
+    --note with any of them goes with that change; --note alone sets the note of the
+    question's current label and keeps its codes (as the app's n does).
     """
-    from memscope.usecases.labels import accept_suggestion, clear_label, record_label, undo_label
+    from memscope.usecases.labels import (
+        accept_suggestion,
+        clear_label,
+        note_label,
+        record_label,
+        undo_label,
+    )
     from memscope.usecases.runs import resolve_run
 
     actions = [
@@ -146,14 +168,19 @@ def label(
         )
         if chosen
     ]
-    if len(actions) != 1:
+    if len(actions) > 1 or (not actions and note is None):
         raise InputError(
-            "give exactly one of --code CODE, --accept, --clear or --undo"
+            "give exactly one of --code CODE, --accept, --clear or --undo (or --note alone)"
             + (f" (got {', '.join(actions)})" if actions else ""),
             fix="e.g. memscope label RUN --question q3 --code RET-MISS",
         )
     if primary and not code:
         raise InputError("--primary needs --code")
+    if undo and note is not None:
+        raise InputError(
+            "--undo takes no --note: it restores the label as it was",
+            fix="Undo first, then add the note: memscope label RUN --question qN --note TEXT.",
+        )
     store = _store_with_labels_replayed(db)
     run_id = resolve_run(store, run, options=read_options(dataset))
     event: LabelEvent | None
@@ -162,13 +189,15 @@ def label(
             store, run_id, question, codes=code, primary=primary, note=note, annotator=annotator
         )
     elif accept:
-        event = accept_suggestion(store, run_id, question, annotator=annotator)
+        event = accept_suggestion(store, run_id, question, annotator=annotator, note=note)
     elif clear:
         event = clear_label(store, run_id, question, annotator=annotator, note=note)
-    else:
+    elif undo:
         event = undo_label(store, run_id, question, annotator=annotator)
+    else:
+        event = note_label(store, run_id, question, note=note, annotator=annotator)
     if event is None:
-        stderr.print(f"nothing to undo on {question} of {run_id}", markup=False)
+        stderr.print(f"nothing to undo on {question} of {printable_id(run_id)}", markup=False)
         if output is OutputFormat.json:
             print_json(None)
         return
@@ -178,7 +207,11 @@ def label(
     stderr.print(Text(printable(str(_describe(event)), keep_newlines=False)))
 
 
-@app.command("export-labels", rich_help_panel=LABELS)
+@app.command(
+    "export-labels",
+    rich_help_panel=LABELS,
+    epilog=example("memscope export-labels srag_v --format csv --out labels.csv"),
+)
 @handles_errors
 def export_labels_command(
     run: Annotated[
@@ -278,12 +311,15 @@ def export_labels_command(
     if result.content is not None:
         write_stdout(result.content)
     what = "summary row(s)" if summary else ("event(s)" if history else "label row(s)")
-    where = f" to {result.path}" if result.path else ""
-    scope = "every run" if run_id is None else run_id
+    where = f" to {printable_id(result.path)}" if result.path else ""
+    scope = "every run" if run_id is None else printable_id(run_id)
     stderr.print(f"exported {result.rows} {what} of {scope}{where}", markup=False)
 
 
-@app.command(rich_help_panel=LABELS)
+@app.command(
+    rich_help_panel=LABELS,
+    epilog=example("memscope agreement srag_v --annotators alice bob --disagreements"),
+)
 @handles_errors
 def agreement(
     run: RunArgument = None,
@@ -306,6 +342,7 @@ def agreement(
 
     Overall on the primary codes; per code on whether the question carries it.
     Kappa is undefined (–) when both annotators gave one and the same answer throughout.
+    Definition: docs/metrics.md of the memscope repository, §9.
     """
     from memscope.usecases.labels import agreement as compute_agreement
 
@@ -326,7 +363,7 @@ def agreement(
     stdout.print(
         Text.assemble(
             "run ",
-            (printable(run_id, keep_newlines=False), "bold"),
+            (printable_id(run_id), "bold"),
             f" · {printable(first)} vs {printable(second)} · {result['n']} questions labelled by both",
             f" ({result['only_first']} only by {printable(first)}, {result['only_second']} only by {printable(second)})",
         )

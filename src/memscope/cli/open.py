@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from memscope.cli.app import TRIAGE, app
+from memscope.cli.app import TRIAGE, app, example
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
@@ -23,7 +23,12 @@ from memscope.cli.common import (
 from memscope.cli.sample_options import AllocationOption, SeedOption, SizeOption, StrataOption
 
 
-@app.command("open", cls=ReadsRuns, rich_help_panel=TRIAGE)
+@app.command(
+    "open",
+    cls=ReadsRuns,
+    rich_help_panel=TRIAGE,
+    epilog=example("memscope open runs/srag_v/ --question q37"),
+)
 @handles_errors
 def open_command(
     runs: Annotated[
@@ -42,7 +47,8 @@ def open_command(
         str | None,
         typer.Option(
             "--queue",
-            help="failing (default), all, unlabelled or sample (a stratified random sample of the failures).",
+            help="failing, all, unlabelled or sample (a stratified random sample of the failures). "
+            "Default: the queue (and filter) this run was left on last time, else failing.",
             show_default=False,
         ),
     ] = None,
@@ -99,6 +105,10 @@ def open_command(
         raise InputError(
             f"{', '.join(given)} go(es) with --queue sample", fix="Add --queue sample."
         )
+    # Checked here, in the CLI, not in the app: tests drive the app headless (run_test).
+    from memscope.cli.streams import require_terminal
+
+    require_terminal("memscope open")
     from memscope.tui.launch import SampleRequest, run_triage_app
 
     summary = run_triage_app(

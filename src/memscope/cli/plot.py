@@ -7,11 +7,14 @@ from typing import Annotated
 
 import typer
 
-from memscope.cli.app import RUNS, app
+from memscope.cli.app import RUNS, app, example
 from memscope.cli.common import DbOption, handles_errors, open_store, stderr
+from memscope.textsafe import printable_id
 
 
-@app.command(rich_help_panel=RUNS)
+@app.command(
+    rich_help_panel=RUNS, epilog=example("memscope plot recency srag_v srag_t --out recency.svg")
+)
 @handles_errors
 def plot(
     kind: Annotated[
@@ -49,4 +52,8 @@ def plot(
     store = open_store(db)
     run_ids = [resolve_run(store, ref) for ref in runs]
     figure = render(store, kind, run_ids, out, metric=metric)
-    stderr.print(f"wrote the {kind} figure of {', '.join(run_ids)} to {figure.path}", markup=False)
+    stderr.print(
+        f"wrote the {kind} figure of {', '.join(printable_id(run_id) for run_id in run_ids)}"
+        f" to {printable_id(figure.path)}",
+        markup=False,
+    )

@@ -6,11 +6,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Group
-from rich.table import Table
+from rich.console import Group, RenderableType
 from rich.text import Text
 
-from memscope.cli.app import RUNS, app
+from memscope.cli.app import RUNS, app, example
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
@@ -24,9 +23,10 @@ from memscope.cli.common import (
     read_options,
     stdout,
 )
+from memscope.cli.fitting import Column, FittingTable, fit
 from memscope.cli.run_arg import say_default
 from memscope.errors import InputError
-from memscope.textsafe import printable
+from memscope.textsafe import printable, printable_id
 from memscope.usecases.metric_names import METRIC_NAMES
 
 K_HELP = "Cut-off K for @K metrics (default: the run's top_k, else 10)."
@@ -41,7 +41,9 @@ def check_k(k: int | None) -> int | None:
     return k
 
 
-@app.command(cls=ReadsRuns, rich_help_panel=RUNS)
+@app.command(
+    cls=ReadsRuns, rich_help_panel=RUNS, epilog=example("memscope report runs/srag_v/ --k 5")
+)
 @handles_errors
 def report(
     run: Annotated[
@@ -68,6 +70,10 @@ def report(
     resamples). A CUE-Mem run adds accuracy per task x explicit/implicit, Memory Avg.
     (first three tasks), EI-Gap, Answer Refusal apart, and evidence Recall@k/Precision@k
     (k = 1, 3, 5, 10, 25; Precision@k = hits / k).
+
+    Every metric is defined, with a worked example, in docs/metrics.md of the memscope
+    repository: §2 answer quality, §3 retrieval access, §4 temporal authority, §6 the
+    bootstrap intervals, §7 DMV-Bench, §8 CUE-Mem; §11 explains the JSON key by key.
     """
     from memscope.usecases.loading import load_run
     from memscope.usecases.report import build_report, build_report_parts, upstream_check
@@ -99,7 +105,7 @@ def _header(result: dict[str, Any]) -> Text:
     run = result["run"]
     parts = [
         ("run ", ""),
-        (printable(run["id"], keep_newlines=False), "bold"),
+        (printable_id(run["id"]), "bold"),
         (f" · task {printable(run['task'], keep_newlines=False)}", ""),
         (f" · model {printable(run['model'], keep_newlines=False)}", ""),
         (f" · method {printable(run['method'], keep_newlines=False)}", ""),
@@ -115,14 +121,19 @@ def _answer_matrix(
     metric: str,
     title: str,
     n_key: str = "n",
-) -> Table:
+) -> RenderableType:
     """One X×Y matrix of ``metric`` means, each cell with its n (``n_key``)."""
     x_levels, y_levels = levels
-    table = Table(title=title, title_justify="left")
-    table.add_column("", style="bold")
-    for y in y_levels:
-        table.add_column(y, justify="right")
-    table.add_column("all", justify="right", style="dim")
+
+    table = FittingTable(
+        [
+            Column("", justify="left", style="bold", keep=True),
+            *(Column(y) for y in y_levels),
+            Column("all", style="dim", rank=-1),
+        ],
+        title=title,
+        title_justify="left",
+    )
 
     def cell(summary: dict[str, Any] | None) -> str:
         if not summary or summary.get(metric) is None:
@@ -141,10 +152,10 @@ def _answer_matrix(
         cell(answer["overall"]),
         style="dim",
     )
-    return table
+    return fit(table)
 
 
-def _axes_view(axes: dict[str, Any]) -> Table:
+def _axes_view(axes: dict[str, Any]) -> RenderableType:
     """The default view of the benchmark's axes: the share correct per cell, row and
     column, each with its n (``report``'s ``axes`` section)."""
     titles = {axis["key"]: axis["title"] for axis in axes["axes"]}
@@ -155,14 +166,19 @@ def _axes_view(axes: dict[str, Any]) -> Table:
     view = axes["views"][0]
     rows, columns = view["rows"], view["columns"]
     cross = view["correct"]
-    table = Table(
-        title=f"Share correct per {titles[rows]} × {titles[columns]} (n)", title_justify="left"
-    )
-    table.add_column("", style="bold")
     column_levels = list(labels[columns])
-    for level in column_levels:
-        table.add_column(printable(labels[columns][level], keep_newlines=False), justify="right")
-    table.add_column("all", justify="right", style="dim")
+    table = FittingTable(
+        [
+            Column("", justify="left", style="bold", keep=True),
+            *(
+                Column(printable(labels[columns][level], keep_newlines=False))
+                for level in column_levels
+            ),
+            Column("all", style="dim", rank=-1),
+        ],
+        title=f"Share correct per {titles[rows]} × {titles[columns]} (n)",
+        title_justify="left",
+    )
     cells = {(c["row"], c["column"]): c for c in cross["cells"]}
     by_row = {r["level"]: r for r in cross["by_row"]}
     by_column = {c["level"]: c for c in cross["by_column"]}
@@ -179,7 +195,7 @@ def _axes_view(axes: dict[str, Any]) -> Table:
             cell(by_row.get(level)),
         )
     table.add_row("all", *(cell(by_column.get(c)) for c in column_levels), "", style="dim")
-    return table
+    return fit(table)
 
 
 def _answer_summary(answer: dict[str, Any]) -> Text:
@@ -197,12 +213,17 @@ def _answer_summary(answer: dict[str, Any]) -> Text:
 
 def _retrieval_table(
     retrieval: dict[str, Any], k: int, levels: tuple[tuple[str, ...], tuple[str, ...]]
-) -> Table:
+) -> RenderableType:
     _, y_levels = levels
-    table = Table(title=f"Retrieval access @K={k}", title_justify="left")
-    table.add_column("", style="bold")
-    for name in ("n", "Any-Clue", "Coverage", "Full-Clue", "MRR"):
-        table.add_column(name, justify="right")
+
+    table = FittingTable(
+        [
+            Column("", justify="left", style="bold", keep=True),
+            *(Column(name) for name in ("n", "Any-Clue", "Coverage", "Full-Clue", "MRR")),
+        ],
+        title=f"Retrieval access @K={k}",
+        title_justify="left",
+    )
     for y in y_levels:
         row = retrieval["by_y"].get(y)
         if row:
@@ -224,14 +245,16 @@ def _retrieval_table(
         fmt(overall["mrr"]),
         style="dim",
     )
-    return table
+    return fit(table)
 
 
-def _temporal_table(temporal: dict[str, Any], k: int) -> Table:
-    table = Table(title=f"Temporal authority (Y3) @K={k}", title_justify="left")
+def _temporal_table(temporal: dict[str, Any], k: int) -> RenderableType:
     keys = ("latest_at_k", "latest_miss", "rank_inversion", "stale_dominance")
-    for name in ("n", *(METRIC_NAMES[key] for key in keys)):
-        table.add_column(name, justify="right")
+    table = FittingTable(
+        [Column("n", keep=True), *(Column(METRIC_NAMES[key]) for key in keys)],
+        title=f"Temporal authority (Y3) @K={k}",
+        title_justify="left",
+    )
     table.add_row(
         str(temporal["n"]),
         fmt(temporal["latest_at_k"]),
@@ -239,7 +262,7 @@ def _temporal_table(temporal: dict[str, Any], k: int) -> Table:
         fmt(temporal["rank_inversion"]),
         fmt(temporal["stale_dominance"]),
     )
-    return table
+    return fit(table)
 
 
 def _upstream_line(result: dict[str, Any]) -> Text | None:

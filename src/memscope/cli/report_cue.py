@@ -6,13 +6,13 @@ Not a command module: ``cli/report.py`` calls :func:`render_cue_report` for a CU
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-from rich.console import Group
-from rich.table import Table
+from rich.console import Group, RenderableType
 from rich.text import Text
 
 from memscope.cli.common import fmt
+from memscope.cli.fitting import Column, FittingTable, fit
 from memscope.textsafe import printable
 
 TASK_NAMES = {
@@ -31,16 +31,17 @@ def _gap(explicit: float | None, implicit: float | None) -> str:
     return "–" if explicit is None or implicit is None else f"{explicit - implicit:+.3f}"
 
 
-def _task_table(cue: dict[str, Any]) -> Table:
-    table = Table(title="Accuracy per task and evidence setting", title_justify="left")
-    justify: Literal["left", "right"]
-    for name, justify in (
-        ("task", "left"),
-        ("explicit", "right"),
-        ("implicit", "right"),
-        ("EI-Gap", "right"),
-    ):
-        table.add_column(name, justify=justify, no_wrap=True)
+def _task_table(cue: dict[str, Any]) -> RenderableType:
+    table = FittingTable(
+        [
+            Column("task", justify="left", fold=True, min_width=14, keep=True),
+            Column("explicit"),
+            Column("implicit"),
+            Column("EI-Gap"),
+        ],
+        title="Accuracy per task and evidence setting",
+        title_justify="left",
+    )
     for key in ("entity_recall", "long_pattern", "personalized_recommendation"):
         entry = cue["by_task"][key]
         table.add_row(
@@ -65,29 +66,29 @@ def _task_table(cue: dict[str, Any]) -> Table:
         _gap(refusal["explicit"], refusal["implicit"]),
         style="dim",
     )
-    return table
+    return fit(table)
 
 
-def _evidence_table(evidence: dict[str, Any]) -> Table:
+def _evidence_table(evidence: dict[str, Any]) -> RenderableType:
     settings = [("all", evidence), *evidence["by_explicitness"].items()]
     counts = ", ".join(f"{name} {entry['n']}" for name, entry in settings)
-    table = Table(
+    short = {"all": "all", "explicit": "expl", "implicit": "impl"}
+    table = FittingTable(
+        [
+            Column("k", style="bold", keep=True),
+            *(Column(f"R@k {short.get(name, name)}") for name, _entry in settings),
+            *(Column(f"P@k {short.get(name, name)}") for name, _entry in settings),
+        ],
         title=f"Evidence retrieval vs gold clue turns (refusal_text excluded; n: {counts})",
         title_justify="left",
     )
-    table.add_column("k", justify="right", style="bold")
-    short = {"all": "all", "explicit": "expl", "implicit": "impl"}
-    for name, _entry in settings:
-        table.add_column(f"R@k {short.get(name, name)}", justify="right")
-    for name, _entry in settings:
-        table.add_column(f"P@k {short.get(name, name)}", justify="right")
     for k in evidence["recall"]:
         table.add_row(
             k,
             *(fmt(entry["recall"][k]) for _n, entry in settings),
             *(fmt(entry["precision"][k]) for _n, entry in settings),
         )
-    return table
+    return fit(table)
 
 
 def render_cue_report(result: dict[str, Any], header: Text) -> Group:

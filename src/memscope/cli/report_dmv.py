@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Group
-from rich.table import Table
+from rich.console import Group, RenderableType
 from rich.text import Text
 
 from memscope.cli.common import fmt
+from memscope.cli.fitting import Column, FittingTable, fit
 from memscope.textplot import bar, sparkline
 
 BAR_WIDTH = 24
@@ -24,19 +24,23 @@ def _interval(entry: dict[str, Any]) -> str:
     return f"[{entry['ci_low']:.2f}, {entry['ci_high']:.2f}]"
 
 
-def _group_table(title: str, label: str, groups: dict[str, dict[str, Any]], *, bars: bool) -> Table:
-    table = Table(title=title, title_justify="left")
-    table.add_column(label, justify="right", style="bold")
-    for name in ("n", "TSR", "95% CI (trunks)"):
-        table.add_column(name, justify="right", no_wrap=True)
+def _group_table(
+    title: str, label: str, groups: dict[str, dict[str, Any]], *, bars: bool
+) -> RenderableType:
+    # The label column is kept and the bars go first when the terminal is narrow.
+    columns = [
+        Column(label, style="bold", keep=True),
+        *(Column(name) for name in ("n", "TSR", "95% CI (trunks)")),
+    ]
     if bars:
-        table.add_column("", no_wrap=True, style="cyan", min_width=BAR_WIDTH)
+        columns.append(Column("", name="bars", justify="left", style="cyan"))
+    table = FittingTable(columns, title=title, title_justify="left")
     for key, entry in groups.items():
         cells = [key, str(entry["n"]), fmt(entry["tsr"]), _interval(entry)]
         if bars:
-            cells.append(bar(entry["tsr"], BAR_WIDTH))
+            cells.append(bar(entry["tsr"], BAR_WIDTH).ljust(BAR_WIDTH))  # the scale: 0 to 1
         table.add_row(*cells)
-    return table
+    return fit(table)
 
 
 def render_dmv_report(result: dict[str, Any], header: Text) -> Group:

@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import typer
-from rich.console import Group
-from rich.table import Table
+from rich.console import Group, RenderableType
 from rich.text import Text
 
-from memscope.cli.app import DIAGNOSE, app
+from memscope.cli.app import DIAGNOSE, app, example
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
@@ -24,12 +23,17 @@ from memscope.cli.common import (
     stderr,
     stdout,
 )
+from memscope.cli.fitting import Column, FittingTable, fit
 from memscope.cli.run_arg import RunAliasOption, RunArgument, named_run, pick_run
-from memscope.textsafe import printable
+from memscope.textsafe import printable, printable_id
 from memscope.usecases.metric_names import METRIC_NAMES
 
 
-@app.command(cls=ReadsRuns, rich_help_panel=DIAGNOSE)
+@app.command(
+    cls=ReadsRuns,
+    rich_help_panel=DIAGNOSE,
+    epilog=example("memscope rerun srag_v --question q37 --alpha 0.7"),
+)
 @handles_errors
 def rerun(
     alpha: Annotated[
@@ -101,6 +105,7 @@ def rerun(
     95% percentile bootstrap intervals over questions. Every rerun is stored.
     With --question and several --alpha, --format json prints a list (one per alpha).
     With --requery the pool is re-retrieved by the memory engine, fully scored.
+    Definitions: docs/metrics.md of the memscope repository, §4 and §5.
     """
     from memscope.usecases.loading import load_run
     from memscope.usecases.rerun import (
@@ -128,9 +133,15 @@ def rerun(
         from memscope.engine_jobs.engine import requery_pool
 
         retrievals = requery_pool(store, run_id, [question] if question else None, pool=pool)
+        # The candidates serve this rerun only (the run's logged retrievals stay as they
+        # are); the rerun itself is stored like any other, marked as re-retrieved.
         stderr.print(
-            f"re-retrieved {retrievals.num_rows} candidates with the memory engine (not stored)"
+            f"re-retrieved {retrievals.num_rows} candidates with the memory engine for this "
+            "rerun (the run's logged retrievals are unchanged)"
         )
+    stored_as = (
+        "stored as rerun {} (over the re-retrieved candidates)" if requery else "stored as rerun {}"
+    )
     data = load_run(store, run_id, retrievals=retrievals)
     require_ranked(data)
     require_scores(data)
@@ -138,22 +149,31 @@ def rerun(
         results = [
             rerun_question(data, question, alpha=value, lam=lam, k=k, pool=pool) for value in alphas
         ]
-        stored = [store_rerun(store, run_id, result.as_dict()) for result in results]
+        payload = [_marked(result.as_dict(), requery) for result in results]
+        stored = [store_rerun(store, run_id, entry) for entry in payload]
         if output is OutputFormat.json:
-            payload = [result.as_dict() for result in results]
             print_json(payload[0] if len(payload) == 1 else payload)
             return
         for result in results:
             stdout.print(render_question(result))
-        stderr.print(f"stored as rerun {', '.join(map(str, stored))}")
+        stderr.print(stored_as.format(", ".join(map(str, stored))))
         return
-    summary = rerun_run(data, alphas, lam=lam, k=k, pool=pool, seed=seed, resamples=resamples)
+    summary = _marked(
+        rerun_run(data, alphas, lam=lam, k=k, pool=pool, seed=seed, resamples=resamples), requery
+    )
     rerun_id = store_rerun(store, run_id, summary)
     if output is OutputFormat.json:
         print_json(summary)
         return
     stdout.print(render_run(summary))
-    stderr.print(f"stored as rerun {rerun_id}")
+    stderr.print(stored_as.format(rerun_id))
+
+
+def _marked(result: dict[str, Any], requery: bool) -> dict[str, Any]:
+    """``result`` with ``params.requery`` set when its pool was re-retrieved (``--requery``)."""
+    if requery:
+        result["params"] = {**result.get("params", {}), "requery": True}
+    return result
 
 
 def _markers(row: Any) -> Text:
@@ -167,16 +187,21 @@ def _markers(row: Any) -> Text:
     return Text(" ").join(Text(word, style=style) for word, on, style in flags if on)
 
 
-def _candidate_table(title: str, rows: list[Any], k: int, *, show_moves: bool) -> Table:
-    table = Table(title=title, title_justify="left")
-    table.add_column("rank", justify="right")
+def _candidate_table(title: str, rows: list[Any], k: int, *, show_moves: bool) -> RenderableType:
+    # In a narrow terminal the session, recency and age go first, rank and round never.
+    columns = [Column("rank", keep=True)]
     if show_moves:
-        table.add_column("was", justify="right", style="dim")
-    for name in ("round", "session"):
-        table.add_column(name, overflow="fold")
-    for name in ("sim", "age", "recency", "score"):
-        table.add_column(name, justify="right")
-    table.add_column("markers")
+        columns.append(Column("was", style="dim", rank=0))
+    columns += [
+        Column("round", justify="left", fold=True, min_width=6, keep=True),
+        Column("session", justify="left", fold=True, min_width=6, rank=6),
+        Column("sim", rank=2),
+        Column("age", rank=4),
+        Column("recency", rank=5),
+        Column("score", rank=1),
+        Column("markers", justify="left", fold=True, min_width=6, rank=3),
+    ]
+    table = FittingTable(columns, title=title, title_justify="left")
     for row in rows:
         cells: list[Any] = [str(row.rank)]
         if show_moves:
@@ -195,22 +220,27 @@ def _candidate_table(title: str, rows: list[Any], k: int, *, show_moves: bool) -
             _markers(row),
         ]
         table.add_row(*cells, style=None if row.in_top_k else "dim", end_section=row.rank == k)
-    return table
+    return fit(table)
 
 
 def render_question(result: Any) -> Group:
     """One question before and after, as Rich renderables."""
     header = Text.assemble(
         "run ",
-        (printable(result.run_id, keep_newlines=False), "bold"),
+        (printable_id(result.run_id), "bold"),
         " · question ",
         (result.qid, "bold"),
         f" ({result.y or 'no Y level'}) · alpha={result.alpha:g} · lambda={result.lam:g} · K={result.k}",
         f" · pool {result.pool_size} · {result.scored_count} scored",
     )
-    metrics = Table(title="Per-question metrics", title_justify="left")
-    for name in ("metric", "before", "after", "Δ"):
-        metrics.add_column(name, justify="right" if name != "metric" else "left")
+    metrics = FittingTable(
+        [
+            Column("metric", justify="left", fold=True, min_width=10, keep=True),
+            *(Column(name) for name in ("before", "after", "Δ")),
+        ],
+        title="Per-question metrics",
+        title_justify="left",
+    )
     for name, label in METRIC_NAMES.items():
         before, after = result.before.metrics.get(name), result.after.metrics.get(name)
         delta = None if before is None or after is None else after - before
@@ -222,7 +252,7 @@ def render_question(result: Any) -> Group:
         _candidate_table(
             f"After (alpha = {result.alpha:g})", result.after.rows, result.k, show_moves=True
         ),
-        metrics,
+        fit(metrics),
         Text(
             "score = alpha·sim + (1 − alpha)·exp(−lambda·age); dim rows are below K; * similarity recomputed by the memory engine",
             style="dim",
@@ -235,9 +265,10 @@ def render_question(result: Any) -> Group:
 
 
 def _interval(delta: dict[str, Any] | None) -> str:
+    """The mean Δ, its interval on the next line (so a column stays narrow, never cut)."""
     if delta is None or delta.get("mean") is None:
         return "–"
-    return f"{delta['mean']:+.3f} [{delta['ci_low']:+.3f}, {delta['ci_high']:+.3f}]"
+    return f"{delta['mean']:+.3f}\n[{delta['ci_low']:+.3f}, {delta['ci_high']:+.3f}]"
 
 
 def render_run(result: dict[str, Any]) -> Group:
@@ -247,21 +278,33 @@ def render_run(result: dict[str, Any]) -> Group:
     pool = params["pool"] if params["pool"] is not None else f"all ({scored['pool_size']})"
     header = Text.assemble(
         "run ",
-        (printable(result["run"], keep_newlines=False), "bold"),
+        (printable_id(result["run"]), "bold"),
         f" · {result['n']} Y3 questions · K={params['k']} · lambda={params['lambda']:g} · pool {pool}",
         f" · {scored['scored']} of {scored['candidates']} candidates scored",
     )
     names = ("latest_at_k", "latest_miss", "rank_inversion", "stale_dominance")
-    values = Table(title="Temporal authority per alpha (Y3)", title_justify="left")
-    deltas = Table(
+    # Past the terminal's width whole columns go (Latest@K last), never part of a value.
+    ranks = {"latest_at_k": 0, "rank_inversion": 1, "stale_dominance": 2, "latest_miss": 3}
+
+    def columns() -> list[Column]:
+        return [
+            Column("alpha", style="bold", fold=True, min_width=4, keep=True),
+            *(Column(METRIC_NAMES[name], rank=ranks[name]) for name in names),
+        ]
+
+    values = FittingTable(
+        [
+            *columns(),
+            Column("misses: not in pool / below K", name="misses (not in pool / below K)", rank=4),
+        ],
+        title="Temporal authority per alpha (Y3)",
+        title_justify="left",
+    )
+    deltas = FittingTable(
+        columns(),
         title=f"Δ vs alpha = 1.00 with 95% CI ({params['resamples']} resamples over questions, seed {params['seed']})",
         title_justify="left",
     )
-    for table in (values, deltas):
-        table.add_column("alpha", justify="right", style="bold")
-        for name in names:
-            table.add_column(METRIC_NAMES[name], justify="right")
-    values.add_column("misses: not in pool / below K", justify="right")
     for index, entry in enumerate(result["results"]):
         label = f"{entry['alpha']:.2f}" + (" (original)" if index == 0 else "")
         causes = entry["latest_miss_causes"]
@@ -272,9 +315,9 @@ def render_run(result: dict[str, Any]) -> Group:
         )
         if index:
             deltas.add_row(label, *(_interval(entry["delta"].get(name)) for name in names))
-    parts: list[Any] = [header, Text(""), values]
+    parts: list[Any] = [header, Text(""), fit(values)]
     if len(result["results"]) > 1:
-        parts.append(deltas)
+        parts.append(fit(deltas))
     for note in result.get("notes", []):
         parts.append(Text(f"Note: {note}.", style="yellow"))
     return Group(*parts)

@@ -47,10 +47,10 @@ def pick_run(store: Any, ref: str | None, command: str, **resolve: Any) -> str:
 def say_default(run_id: str, command: str) -> None:
     """One stderr line: which run a command without ``RUN`` works on."""
     from memscope.cli.common import stderr
-    from memscope.textsafe import printable
+    from memscope.textsafe import printable_id
 
     stderr.print(
-        f"using run {printable(run_id, keep_newlines=False)}, the run opened or ingested last"
+        f"using run {printable_id(run_id)}, the run opened or ingested last"
         f" (name another: memscope {command} RUN)",
         markup=False,
     )

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from memscope.cli.app import LABELS, app
+from memscope.cli.app import LABELS, app, example
 from memscope.cli.common import (
     DbOption,
     FormatOption,
@@ -24,9 +24,12 @@ from memscope.cli.sample_options import (
     SizeOption,
     StrataOption,
 )
+from memscope.textsafe import printable_id
 
 
-@app.command(rich_help_panel=LABELS)
+@app.command(
+    rich_help_panel=LABELS, epilog=example("memscope sample srag_v --sample-size 10 --seed 7")
+)
 @handles_errors
 def sample(
     run: Annotated[
@@ -81,7 +84,7 @@ def sample(
         )
         return
     stderr.print(("drew " if new else "stored ") + plan.describe(), markup=False)
-    table = Table(title=f"Sampled queue of {run_id}", title_justify="left")
+    table = Table(title=f"Sampled queue of {printable_id(run_id)}", title_justify="left")
     for name in ("#", "qid", "stratum", "inclusion p"):
         table.add_column(name, justify="right" if name in ("#", "inclusion p") else "left")
     for position, qid in enumerate(plan.qids, start=1):

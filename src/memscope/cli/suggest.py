@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
-from memscope.cli.app import DIAGNOSE, app
+from memscope.cli.app import DIAGNOSE, app, example
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
@@ -20,10 +20,12 @@ from memscope.cli.common import (
     stdout,
 )
 from memscope.cli.run_arg import RunArgument, pick_run
-from memscope.textsafe import printable
+from memscope.textsafe import printable, printable_id
 
 
-@app.command(cls=ReadsRuns, rich_help_panel=DIAGNOSE)
+@app.command(
+    cls=ReadsRuns, rich_help_panel=DIAGNOSE, epilog=example("memscope suggest runs/srag_v/")
+)
 @handles_errors
 def suggest(
     run: RunArgument = None,
@@ -67,13 +69,17 @@ def suggest(
     twins = state.get("twin_run_ids") or []
     stderr.print(
         f"{len(suggestions)} of {state.get('n_failed', 0)} failed questions have a suggestion"
-        + (f" · twin runs used: {', '.join(twins)}" if twins else " · no twin run in the store"),
+        + (
+            f" · twin runs used: {', '.join(printable_id(twin) for twin in twins)}"
+            if twins
+            else " · no twin run in the store"
+        ),
         markup=False,
     )
     if not suggestions:
         return
     table = Table(
-        title=Text(f"Suggestions for {printable(run_id, keep_newlines=False)}"),
+        title=Text(f"Suggestions for {printable_id(run_id)}"),
         title_justify="left",
     )
     for name in ("qid", "code", "rule", "why", "also"):

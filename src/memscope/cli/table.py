@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from memscope.cli.app import RUNS, app
+from memscope.cli.app import RUNS, app, example
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
@@ -71,7 +71,11 @@ def _run_ids(store: Any, refs: list[str], options: Any) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-@app.command(cls=ReadsRuns, rich_help_panel=RUNS)
+@app.command(
+    cls=ReadsRuns,
+    rich_help_panel=RUNS,
+    epilog=example("memscope table runs/srag_t runs/srag_v --ci -f markdown"),
+)
 @handles_errors
 def table(
     runs: Annotated[
@@ -224,7 +228,17 @@ def table(
                 "--out writes markdown, latex, csv or json, not the terminal table",
                 fix="Add --format markdown (or latex, csv, json).",
             )
-        stdout.print(render_rich(result))
+        from memscope.cli.fitting import left_out_note
+
+        rendered, omitted = render_rich(result, stdout.width)
+        stdout.print(rendered)
+        note = left_out_note(
+            omitted,
+            stdout.width,
+            "a wider terminal, --by to pick the axes, or --format markdown (csv, json, latex)",
+        )
+        if note is not None:
+            stdout.print(note)
         if upstream is not None:
             stdout.print(render_upstream(upstream), markup=False)
         return
@@ -240,10 +254,9 @@ def table(
 
         stderr.print(render_upstream(upstream), markup=False)
     if out is None:
-        import sys
+        from memscope.cli.streams import write_text
 
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        write_text(text)
         return
     _write(out, text)
 

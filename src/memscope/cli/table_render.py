@@ -15,6 +15,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from memscope.cli.fitting import Column, FittingTable
 from memscope.textsafe import printable
 from memscope.usecases.table_axes import benchmark_name
 
@@ -74,14 +75,23 @@ def cell_parts(cell: dict[str, Any]) -> tuple[str, str]:
     return _number(cell["value"]), rest
 
 
-def render_rich(table: dict[str, Any]) -> Table:
-    """The table for the terminal; best values bold. The interval and Δ go on lines of their
-    own in the cell, so a wide table still fits a terminal."""
-    rich_table = Table(title=caption(table), title_justify="left")
-    rich_table.add_column("system", style="bold", overflow="fold")
-    for column in table["columns"]:
-        rich_table.add_column(column["label"], justify="right", no_wrap=True)
-    for row in table["rows"]:
+def render_rich(table: dict[str, Any], width: int | None = None) -> tuple[Table, list[str]]:
+    """The table for the terminal, and the labels of the columns left out to fit ``width``
+    (None: every column). Best values bold; the interval and Δ go on lines of their own in
+    the cell. A value is never cut: past the width whole columns are left out, ``all``
+    last, and the system names fold onto more lines."""
+    labels = [printable(row["label"], keep_newlines=False) for row in table["rows"]]
+    longest = max((len(label) for label in labels), default=6)
+    columns = [
+        Column(
+            "system", justify="left", style="bold", fold=True, keep=True, min_width=min(longest, 18)
+        )
+    ] + [
+        Column(column["label"], rank=-1 if column["key"] == "all" else index)
+        for index, column in enumerate(table["columns"])
+    ]
+    fitted = FittingTable(columns, title=caption(table), title_justify="left")
+    for label, row in zip(labels, table["rows"], strict=True):
         cells = []
         for column in table["columns"]:
             cell = row["cells"][column["key"]]
@@ -99,8 +109,8 @@ def render_rich(table: dict[str, Any]) -> Table:
                 if extra:
                     text.append("".join(f"\n{part}" for part in extra), style="dim")
             cells.append(text)
-        rich_table.add_row(printable(row["label"], keep_newlines=False), *cells)
-    return rich_table
+        fitted.add_row(label, *cells)
+    return fitted.render(width if width is not None else 1 << 30)
 
 
 def _md_escape(text: str) -> str:

@@ -20,7 +20,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memscope.errors import StoreBusyError, StoreError
+from memscope.errors import StoreBusyError, StoreDamagedError, StoreError
 
 if TYPE_CHECKING:
     import duckdb
@@ -37,6 +37,62 @@ OFFLINE_CONFIG = {
     "allow_community_extensions": False,
 }
 FOREIGN_HEADERS = {b"SQLite format 3\x00": "a SQLite database"}
+DAMAGE_SIGNS = (
+    (
+        "Could not read enough bytes",
+        "the file is shorter than its contents say (truncated: a full disk, an interrupted "
+        "copy or download)",
+    ),
+    ("Corrupt database file", "part of the file fails DuckDB's checksums (changed on disk)"),
+    ("does not match stored checksum", "part of the file fails DuckDB's checksums"),
+    ("not a valid DuckDB database file", "the file is not a DuckDB database"),
+    ("Failed to deserialize", "DuckDB cannot read the store's catalog"),
+)
+"""DuckDB error texts that mean the file is damaged, and what that means in words."""
+NOT_DUCKDB = DAMAGE_SIGNS[3][1]
+NAMES_A_FILE = ("Could not read enough bytes", "not a valid DuckDB database file")
+"""Signs that name the file they concern: damage only when that file is the store (an
+input file DuckDB reads can be short too)."""
+MISSING_TABLE = re.compile(r"Table with name (\S+) does not exist")
+EXISTING_TABLE = re.compile(r'(?:Table|Sequence|Index) with name "?([^"\s]+)"? already exists')
+
+
+def damage_of(error: BaseException, path: Path | None = None) -> str | None:
+    """What is wrong with the store file (at ``path``), when a DuckDB error means it is
+    damaged; None for any other error."""
+    text = str(error)
+    for sign, meaning in DAMAGE_SIGNS:
+        if sign in text and (sign not in NAMES_A_FILE or path is None or str(path) in text):
+            return meaning
+    return None
+
+
+def recovery_advice(path: Path) -> str:
+    """What to do about a damaged store at ``path`` (the fix of every StoreDamagedError)."""
+    import shlex
+
+    db = shlex.quote(str(path))
+    return (
+        "Restore it from a backup, or re-ingest the runs into a new store (--db NEW.duckdb). "
+        f"First run `memscope store check --db {db}`: it says what can still be read, and "
+        "saves the labels (--save-labels FILE) for `memscope import-labels` if they can be."
+    )
+
+
+def damaged(path: Path, what: str) -> StoreDamagedError:
+    """The one error for a damaged store: what is wrong, and what to do."""
+    if what == NOT_DUCKDB:  # maybe damaged, maybe just the wrong file
+        return StoreDamagedError(
+            "this file is not a DuckDB database (empty, overwritten, or not a memscope store)",
+            where=str(path),
+            fix="If it is your store, it is damaged: "
+            + recovery_advice(path)[0].lower()
+            + recovery_advice(path)[1:]
+            + " Otherwise use --db to pick your store.",
+        )
+    return StoreDamagedError(
+        f"the store is damaged: {what}", where=str(path), fix=recovery_advice(path)
+    )
 
 
 def connect_offline(
@@ -85,6 +141,20 @@ def is_lock_conflict(error: Exception) -> bool:
     """Whether a DuckDB error means another process holds the file."""
     text = str(error)
     return "Could not set lock" in text or "Conflicting lock" in text
+
+
+def empty_store() -> duckdb.DuckDBPyConnection:
+    """An in-memory store with the current schema and nothing in it (what a read of a store
+    that does not exist yet sees)."""
+    from memscope.store.migrations import migrate
+
+    con = connect_offline(":memory:")
+    try:
+        migrate(con)
+    except BaseException:
+        con.close()
+        raise
+    return con
 
 
 class Store:
@@ -151,8 +221,11 @@ class Store:
 
     @contextmanager
     def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A read-only connection; a missing or outdated store is created/migrated first.
+        """A read-only connection; an outdated store is migrated first.
 
+        A store that does not exist yet is not created by a read: the reader gets an
+        empty in-memory store with the current schema instead, so ``memscope runs`` in a
+        folder without a store lists nothing and leaves no ``.memscope/`` behind.
         Inside :meth:`reading` or :meth:`writing` on the same thread, the one shared
         connection is handed out.
         """
@@ -160,6 +233,14 @@ class Store:
         if shared is not None and shared[0] == threading.get_ident():
             with self._translated_errors():
                 yield shared[1]
+            return
+        if not self.exists and not self.path.exists():
+            empty = empty_store()
+            try:
+                with self._translated_errors():
+                    yield empty
+            finally:
+                empty.close()
             return
         con = self._connect(read_only=True) if self.exists else None
         if con is not None and not self._schema_checked:
@@ -177,6 +258,16 @@ class Store:
                 yield con
         finally:
             con.close()
+
+    def open_as_is(self) -> duckdb.DuckDBPyConnection:
+        """A read-only connection that neither checks nor migrates the schema (for
+        ``memscope store check``, which must look at a store without changing it).
+
+        Raises:
+            StoreDamagedError: the file cannot be opened because it is damaged.
+            StoreBusyError: another process holds it for writing.
+        """
+        return self._connect(read_only=True)
 
     @contextmanager
     def reading(self) -> Iterator[None]:
@@ -228,7 +319,17 @@ class Store:
         try:
             yield
         except duckdb.Error as exc:
-            raise StoreError(f"the store reported an error: {exc}", where=str(self.path)) from exc
+            raise self._store_error(exc) from exc
+
+    def _store_error(self, exc: Exception) -> StoreError:
+        """A DuckDB error as the StoreError it means (a damaged store said as such)."""
+        damage = damage_of(exc, self.path)
+        if damage is not None:
+            return damaged(self.path, damage)
+        missing = MISSING_TABLE.search(str(exc))
+        if missing is not None:  # the schema says it has every table; one is gone
+            return damaged(self.path, f"its table {missing.group(1)} is missing")
+        return StoreError(f"the store reported an error: {exc}", where=str(self.path))
 
     def _connect(self, *, read_only: bool) -> duckdb.DuckDBPyConnection:
         import duckdb
@@ -245,9 +346,21 @@ class Store:
             try:
                 return connect_offline(str(self.path), read_only=read_only)
             except duckdb.IOException as exc:
+                damage = damage_of(exc, self.path)
+                if damage is not None:
+                    raise damaged(self.path, damage) from None
                 if not is_lock_conflict(exc):
+                    unwritable = not read_only and any(
+                        cause in str(exc)
+                        for cause in ("Read-only file system", "Permission denied")
+                    )
                     raise StoreError(
-                        f"cannot open the store: {exc}", where=str(self.path)
+                        f"cannot open the store: {exc}",
+                        where=str(self.path),
+                        fix="This command writes to the store, and its file cannot be written: "
+                        "copy it somewhere writable and use --db, or fix the permissions."
+                        if unwritable
+                        else None,
                     ) from None
                 if time.monotonic() >= deadline:
                     pid = PID_IN_MESSAGE.search(str(exc))
@@ -259,6 +372,9 @@ class Store:
                     ) from None
                 time.sleep(RETRY_INTERVAL_S)
             except duckdb.Error as exc:
+                damage = damage_of(exc, self.path)
+                if damage is not None:
+                    raise damaged(self.path, damage) from None
                 raise StoreError(
                     f"cannot open the store: {exc}",
                     where=str(self.path),
@@ -268,18 +384,49 @@ class Store:
     def _schema_is_current(self, con: duckdb.DuckDBPyConnection) -> bool:
         from memscope.store.migrations import all_migrations, applied_versions
 
-        return applied_versions(con) == {migration.version for migration in all_migrations()}
+        with self._translated_errors():
+            done = applied_versions(con)
+        return done == {migration.version for migration in all_migrations()}
 
     def _ensure_schema(self, con: duckdb.DuckDBPyConnection) -> None:
+        import duckdb
+
         from memscope.store.migrations import applied_versions, latest_version, migrate
 
         newest = latest_version()
-        done = applied_versions(con)
+        with self._translated_errors():
+            done = applied_versions(con)
         if done and max(done) > newest:
             raise StoreError(
                 f"the store has schema version {max(done)}, newer than this memscope ({newest})",
                 where=str(self.path),
                 fix="Upgrade memscope, or use --db to pick another store.",
             )
-        migrate(con)
+        try:
+            migrate(con)  # all or nothing: a failure leaves the store as it was
+        except duckdb.Error as exc:
+            existing = EXISTING_TABLE.search(str(exc))
+            if existing is not None and not done:
+                raise StoreError(
+                    f"this DuckDB file already has {existing.group(1)} but no memscope schema: "
+                    "it is not a memscope store",
+                    where=str(self.path),
+                    fix="Use --db to pick a memscope store, or a new path to create one.",
+                ) from None
+            if existing is not None:
+                raise damaged(
+                    self.path,
+                    f"its schema is half-made: it records versions up to {max(done)}, but "
+                    f"{existing.group(1)}, made by a later version, already exists (an upgrade "
+                    "that was cut off, or tables changed by hand)",
+                ) from None
+            damage = damage_of(exc, self.path)
+            if damage is not None:
+                raise damaged(self.path, damage) from None
+            raise StoreError(
+                f"cannot upgrade the store to schema version {newest}: {exc}",
+                where=str(self.path),
+                fix=f"Nothing was changed (it is still at version {max(done, default=0)}). "
+                "Free disk space or fix the folder's permissions, then run the command again.",
+            ) from None
         self._schema_checked = True

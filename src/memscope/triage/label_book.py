@@ -51,6 +51,9 @@ class LabelBook:
         self.queue = LabelQueue(journal=LabelJournal(session.store.path))
         self.requested: dict[str, tuple[str, ...] | None] = {}
         self.failed: set[str] = set()
+        self.changed: dict[str, set[str]] = {}
+        """run id -> the questions whose label this session changed (and the store
+        committed), in the order the runs were first labelled: what the quit summary counts."""
 
     # -- what the label bar shows ----------------------------------------------------------
 
@@ -234,6 +237,7 @@ class LabelBook:
     def saved(self, event: LabelSaved) -> None:
         """The store committed an op: adopt its current label."""
         self.queue.done(event.qid)
+        self.changed.setdefault(event.run_id, set()).add(event.qid)
         run = self.session.run
         if run is None or run.run_id != event.run_id:
             return

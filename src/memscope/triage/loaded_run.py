@@ -144,6 +144,8 @@ def check_refs(store: Store, refs: list[str]) -> None:
 
     from memscope.errors import RunDirError
 
+    if not refs:  # the run opened last: there must be one (and a store to hold it)
+        resolve_run(store, None, ingest=False)
     for ref in refs:
         if Path(ref).expanduser().exists():
             continue

@@ -218,6 +218,8 @@ class TriageSession:
     """The queue spec a matrix cell's queue replaced (esc goes back to it and the matrix)."""
     last_export: str | None = None
     """Where the labels were last exported this session (None: not yet)."""
+    exported: dict[str, str] = field(default_factory=dict)
+    """run id -> where this session exported that run's labels last (the quit summary)."""
     read_only_reason: str | None = None
     store_lock: threading.Lock = field(default_factory=threading.Lock)
     """Held by every worker while it uses the store: DuckDB refuses a read-only and a
@@ -246,6 +248,10 @@ class TriageSession:
         read-only and :attr:`read_only_reason` says why)."""
         if self.lease.acquire():
             return True
+        failure = self.lease.failure
+        if failure is not None:  # not another app: the lock file itself cannot be used
+            self.read_only_reason = f"{failure.cause}; browsing works, {failure.fix}"
+            return False
         self.read_only_reason = (
             f"another memscope app ({self.lease.current_holder()}) is labelling this store; "
             "browsing works, close that app to label here"

@@ -3,11 +3,14 @@ and where the app's in-app export (``e``) writes by default."""
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memscope.errors import InputError
+from memscope.textsafe import printable_id
 
 if TYPE_CHECKING:
     from memscope.store import Store
@@ -16,22 +19,35 @@ EXPORT_SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".json": "jsonl", ".parquet
 """File name endings the in-app export understands, and the format each means."""
 
 
-def session_summary(store: Store, run_id: str, annotator: str, exported: str | None) -> str:
-    """``labelled 12 · 3 notes · exported: no`` for the annotator's labels on the run."""
+def session_summary(
+    store: Store, run_id: str, annotator: str, exported: str | None, qids: Iterable[str]
+) -> str:
+    """``srag_v: labelled 12 · 3 notes · exported: no``: of the questions ``qids`` whose
+    label this session changed, how many carry a label (and a note) of ``annotator`` now.
+
+    Labels made before the session, or by another annotator, are not counted."""
     from memscope.usecases.labels import current_labels
 
-    labels = current_labels(store, run_id, annotator=annotator).values()
+    changed = set(qids)
+    current = current_labels(store, run_id, annotator=annotator) if changed else {}
+    labels = [label for qid, label in current.items() if qid in changed]
     labelled = sum(1 for label in labels if label.codes)
     notes = sum(1 for label in labels if (label.note or "").strip())
     return (
-        f"{run_id}: labelled {labelled} · {notes} note{'s' if notes != 1 else ''}"
+        f"{printable_id(run_id)}: labelled {labelled} · {notes} note{'s' if notes != 1 else ''}"
         f" · exported: {exported or 'no'}"
     )
 
 
 def default_export_path(store: Store, run_id: str) -> Path:
-    """``labels-<run>.csv`` beside the store file."""
+    """``labels-<run>.csv`` beside the store file.
+
+    A run id that is not all letters, digits, ``.``, ``_`` and ``-`` gets a short hash of
+    itself after the safe part: ``srag_v`` and ``srag_v`` + U+200B never share a default file.
+    """
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", run_id).strip("_") or "run"
+    if safe != run_id:
+        safe += "-" + hashlib.sha256(run_id.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return Path(store.path).resolve().parent / f"labels-{safe}.csv"
 
 

@@ -23,7 +23,7 @@ from textual.timer import Timer
 
 from memscope.config import Config, load_config
 from memscope.errors import MemscopeError
-from memscope.textsafe import printable
+from memscope.textsafe import printable, printable_id
 from memscope.triage.label_queue import LabelFailed, LabelSaved, LabelsWaiting
 from memscope.triage.notice import Notice
 from memscope.triage.session_service import StartRequest, TriageSession
@@ -245,7 +245,7 @@ class MemscopeApp(App[None]):
             self.navigator.show_main("queue")
             return
         self.save_position_now()
-        self.navigator.push_loading(" vs ".join(message.run_ids))
+        self.navigator.push_loading(" vs ".join(printable_id(run_id) for run_id in message.run_ids))
         self.background.load(message.run_ids)
 
     # -- screens ---------------------------------------------------------------------------

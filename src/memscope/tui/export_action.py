@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memscope.errors import MemscopeError
+from memscope.textsafe import printable_id
 
 if TYPE_CHECKING:
     from memscope.tui.app import MemscopeApp
@@ -47,20 +48,33 @@ def export_to(app: MemscopeApp, chosen: str) -> None:
     except MemscopeError as error:
         app.notify(error.message, severity="error", title="Not exported", markup=False)
         return
-    session.last_export = str(path)
-    app.notify(f"Exported {result.rows} label row(s) of {run_id} to {path}", markup=False)
+    session.last_export = session.exported[run_id] = str(path)
+    app.notify(
+        f"Exported {result.rows} label row(s) of {printable_id(run_id)} to {printable_id(path)}",
+        markup=False,
+    )
 
 
 def quit_summary(app: MemscopeApp) -> str | None:
-    """``srag_v: labelled 12 · 3 notes · exported: labels-srag_v.csv`` (None: no run open)."""
+    """What this session did, one line per run it labelled (else the run open): ``srag_v:
+    labelled 12 · 3 notes · exported: labels-srag_v.csv`` (None: no run was open)."""
     from memscope.triage.session_summary import session_summary
 
     session = app.session
-    if session.run is None:
+    changed = session.labels.changed
+    run_ids = list(changed) or ([session.run.run_id] if session.run is not None else [])
+    if not run_ids:
         return None
     try:
-        return session_summary(
-            session.store, session.run.run_id, session.annotator, session.last_export
+        return "\n".join(
+            session_summary(
+                session.store,
+                run_id,
+                session.annotator,
+                session.exported.get(run_id),
+                changed.get(run_id, ()),
+            )
+            for run_id in run_ids
         )
     except MemscopeError:
         return None

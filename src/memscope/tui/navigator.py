@@ -200,7 +200,7 @@ class Navigator:
     # -- search (memory engine) --------------------------------------------------------------
 
     def _engine_missing(self, what: str) -> bool:
-        """Say what to install when the memory engine is not (``memscope[engine]``)."""
+        """Say what to install when the memory engine is not (the ``engine`` extra)."""
         from memscope.engine_available import engine_missing_message
 
         message = engine_missing_message(what)

@@ -1,7 +1,8 @@
 """Turning untrusted values into Rich ``Text`` (never markup) and formatting numbers.
 
 Everything from a run file goes through :func:`plain`: control characters become visible
-escapes (``memscope.textsafe``) and ``[bold]`` stays the seven characters it is. Text is
+escapes (``memscope.textsafe``) and ``[bold]`` stays the seven characters it is. Run ids
+and file names go through :func:`name` instead, so two that differ never look the same. Text is
 also bounded: a field of 50 MB (a judge's reasoning, a round) would take Rich a minute
 and gigabytes to lay out, so beyond :data:`DISPLAY_LIMIT` characters it is cut with
 "… N more characters"; ``limit=None`` asks for the full text (on demand).
@@ -13,7 +14,7 @@ import math
 
 from rich.text import Text
 
-from memscope.textsafe import printable
+from memscope.textsafe import printable, printable_id
 
 DASH = "–"
 DISPLAY_LIMIT = 20_000
@@ -42,6 +43,12 @@ def plain(
     if hidden:
         text.append(more_note(hidden), "dim italic")
     return text
+
+
+def name(value: object, style: str = "") -> Text:
+    """A run id, file name or other identifier on one line, with its invisible and combining
+    differences escaped (``textsafe.printable_id``: ``srag_v\\u200b``, ``cafe\\u0301``)."""
+    return Text(printable_id("" if value is None else value), style=style)
 
 
 def clip(value: object, width: int) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import memscope
+from memscope.distribution import install_command
 from memscope.errors import InputError, MemscopeError
 
 DEMO_TREES = ("fixtures", "runs")
@@ -40,7 +41,7 @@ def demo_source() -> Path:
     raise MemscopeError(
         "this memscope installation has no demo files",
         where=str(package),
-        fix="Reinstall memscope from its wheel (pip install memscope), or run from a repository checkout.",
+        fix=f"Reinstall memscope from its wheel ({install_command()}), or run from a repository checkout.",
     )
 
 
@@ -64,6 +65,8 @@ def write_demo(target: Path, *, force: bool = False) -> DemoCopy:
     in a temporary folder inside ``target`` first, so an error leaves nothing half-written.
     """
     source = demo_source()
+    if not target.is_absolute():
+        target.absolute()  # no working directory any more: the front end says so, not "cannot write"
     if target.exists() and not target.is_dir():
         raise InputError(
             "the demo folder is a file", where=str(target), fix="Choose another folder."

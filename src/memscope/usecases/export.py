@@ -451,6 +451,8 @@ def write_table(store: Store, table: pa.Table, fmt: str, out: Path | None) -> Ex
             os.replace(temp, destination)
             return ExportResult(destination, table.num_rows)
     except OSError as exc:
+        if isinstance(exc, BrokenPipeError) and stream:
+            raise  # the pipe's reader went away (`--out /dev/stdout | head`): the CLI stops quietly
         raise _cannot_write(exc, given or target_dir) from None
     finally:
         if temp is not None:

@@ -32,6 +32,38 @@ OKABE_ITO = (
     "#000000",
 )
 """Okabe-Ito, colour-blind safe: blue, orange, green, vermillion, purple, sky, yellow, black."""
+HATCHES = ("", "///", "...", "xxx", "\\\\\\", "+++", "ooo", "---", "|||", "***")
+"""Fill patterns that tell apart series beyond the palette's eight colours."""
+
+
+@dataclass(frozen=True)
+class SeriesStyle:
+    """How one series of a figure is drawn: a palette colour and a fill pattern."""
+
+    colour: str
+    hatch: str
+
+
+def series_styles(names: list[str]) -> dict[str, SeriesStyle]:
+    """A look of its own for every name (the failure codes of ``memscope plot codes``):
+    the Okabe-Ito colours in order, then the same colours again with a pattern each round,
+    so no two series share one (eight colours would repeat at the ninth code: ENC-PERC
+    and USE-CALIB were drawn alike).
+
+    Raises:
+        InputError: more names than colours × patterns (80).
+    """
+    if len(names) > len(OKABE_ITO) * len(HATCHES):
+        raise InputError(
+            f"{len(names)} series are too many for one figure",
+            fix=f"At most {len(OKABE_ITO) * len(HATCHES)} can be told apart.",
+        )
+    return {
+        name: SeriesStyle(OKABE_ITO[index % len(OKABE_ITO)], HATCHES[index // len(OKABE_ITO)])
+        for index, name in enumerate(names)
+    }
+
+
 SWEEP_ALPHAS = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0)
 """The alphas of the recency sweep (1 = similarity only, the run's own order)."""
 SWEEP_METRICS = (

@@ -10,7 +10,6 @@ undo, the event it undid), so the whole history stays readable.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -165,13 +164,9 @@ def _require_run(con: Any, run_id: str) -> dict[str, Any]:
 
     identity = run_identity(con, run_id)
     if identity is None:
-        close = difflib.get_close_matches(run_id, queries.run_ids(con), n=3, cutoff=0.4)
-        hint = (
-            f"Did you mean {', '.join(close)}?"
-            if close
-            else "See `memscope runs` for the ingested runs."
-        )
-        raise NotFoundError(f"no run {run_id!r} in the store", fix=hint)
+        from memscope.usecases.run_names import unknown_run
+
+        raise unknown_run(run_id, queries.run_ids(con))
     return {"run_hash": identity[0], "dataset_id": identity[1]}
 
 
@@ -222,7 +217,11 @@ def _append(
     params: dict[str, Any] | None = None,
     taxonomy: Taxonomy | None = None,
 ) -> LabelEvent | None:
-    """Validate and append one event in one write transaction; None when an undo finds nothing."""
+    """Validate and append one event in one write transaction; None when an undo finds nothing.
+
+    ``action="note"`` is stored as a ``set`` that keeps the current label's codes, primary
+    code and params (read in the same transaction) and carries ``note``.
+    """
     from memscope.store import labels as stored
 
     if source not in SOURCES:
@@ -258,6 +257,16 @@ def _append(
             LabelEvent.from_row(row) for row in stored.events(con, run_id, qid=qid, annotator=who)
         ]
         stack = replay(history).get((qid, who), [])
+        if action == "note":
+            if not stack or stack[-1].action != "set":
+                raise InputError(
+                    f"{qid} of {run_id} has no label by {who} yet: a note goes with a label",
+                    fix=f"Label it and add the note at once: memscope label {run_id} "
+                    f"--question {qid} --code CODE --note TEXT (or --accept --note TEXT).",
+                )
+            current = stack[-1]
+            action, chosen, primary = "set", list(current.codes), current.primary
+            params = current.params if params is None else params
         supersedes: int | None
         if action == "undo":
             if not stack:
@@ -354,6 +363,34 @@ def clear_label(
     return event
 
 
+def note_label(
+    store: Store,
+    run_id: str,
+    qid: str,
+    *,
+    note: str | None,
+    annotator: str | None = None,
+) -> LabelEvent:
+    """Give the annotator's current label on the question this note (None or blank: no note),
+    keeping its codes, primary code and params, so an accepted suggestion stays accepted;
+    what the app's ``n`` does. Committed before it returns.
+
+    Raises:
+        InputError: the question has no label of this annotator yet (a note goes with one).
+        NotFoundError: unknown run or qid.
+    """
+    event = _append(
+        store,
+        run_id,
+        qid,
+        action="note",
+        annotator=annotator,
+        note=note if note and note.strip() else None,
+    )
+    assert event is not None
+    return event
+
+
 def can_undo(store: Store, run_id: str, qid: str, *, annotator: str | None = None) -> bool:
     """Whether :func:`undo_label` would find a set or clear to undo (a read-only look)."""
     from memscope.store import labels as stored
@@ -382,6 +419,7 @@ def accept_suggestion(
     *,
     annotator: str | None = None,
     params: dict[str, Any] | None = None,
+    note: str | None = None,
 ) -> LabelEvent:
     """Label the question with its primary suggested code, as the annotator's own decision.
 
@@ -428,6 +466,7 @@ def accept_suggestion(
         annotator=annotator,
         source="human",
         params=merged,
+        note=note,
     )
 
 

@@ -10,7 +10,8 @@ bars of the PPI++ shares, each with its interval). The numbers come from
 and ``memscope estimate``; this is the only module importing matplotlib, and
 only inside :func:`render`. Output is deterministic: the Agg backend, DejaVu Sans, a
 fixed SVG hash salt and no creation date in any format, so a snapshot test can compare
-files byte for byte. Colours are the Okabe-Ito palette (colour-blind safe).
+files byte for byte. Colours are the Okabe-Ito palette (colour-blind safe); the codes
+figure gives every code its own look (``figure_data.series_styles``: past eight, a pattern).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memscope.distribution import install_command
 from memscope.errors import InputError, MemscopeError
 from memscope.usecases.figure_data import (
     OKABE_ITO,
@@ -28,6 +30,7 @@ from memscope.usecases.figure_data import (
     heatmap_grid,
     recency_sweep,
     retention_curve,
+    series_styles,
 )
 
 if TYPE_CHECKING:
@@ -54,7 +57,7 @@ def _matplotlib() -> Any:
     except ImportError:
         raise MemscopeError(
             "memscope plot needs matplotlib, which is not installed",
-            fix="Install the plot extra: pip install 'memscope[plot]' (or pip install matplotlib).",
+            fix=f"Install the plot extra: {install_command('plot')} (or pip install matplotlib).",
         ) from None
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt  # type: ignore[import-not-found, unused-ignore]
@@ -206,7 +209,8 @@ def _codes(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
     codes = list(result["codes"])
     fig, ax = plt.subplots(figsize=(1.2 + 1.0 * len(groups), 3.4))
     bottoms = [0.0] * len(groups)
-    for index, code in enumerate(codes):
+    styles = series_styles(codes)
+    for code in codes:
         entry = result["codes"][code]
         values, lows, highs = [], [], []
         for group in groups:
@@ -215,8 +219,19 @@ def _codes(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
             values.append(round(found["estimate"], 6) if found else 0.0)
             lows.append(round(found["ci_low"], 6) if found else 0.0)
             highs.append(round(found["ci_high"], 6) if found else 0.0)
-        colour = OKABE_ITO[index % len(OKABE_ITO)]
-        ax.bar(range(len(groups)), values, 0.6, bottom=bottoms, color=colour, label=code)
+        style = styles[code]
+        ax.bar(
+            range(len(groups)),
+            values,
+            0.6,
+            bottom=bottoms,
+            color=style.colour,
+            label=code,
+            hatch=style.hatch or None,
+            # The pattern is drawn in the edge colour; no outline (a zero-width edge).
+            edgecolor="white",
+            linewidth=0,
+        )
         for g, (value, low, high) in enumerate(zip(values, lows, highs, strict=True)):
             if value <= 0:
                 continue

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -15,6 +14,8 @@ from memscope.errors import InputError, MemscopeError, NotFoundError, RunDirErro
 from memscope.identity import relabelled, run_labels
 from memscope.store import Store, queries
 from memscope.store.ingest import IngestOutcome, ingest_run, stored_run_state, stored_runs_under
+from memscope.textsafe import parse_id, printable_id
+from memscope.usecases.run_names import printed_match, two_readings, unknown_run
 
 DEFAULT_K = 10
 
@@ -187,21 +188,35 @@ def ingest_paths(
     return outcomes, failures
 
 
+def no_store_yet(store: Store, ref: str | None = None) -> NotFoundError:
+    """The error of a command that needs a run where no store exists yet (nothing is created)."""
+    return NotFoundError(
+        (f"no run {ref!r} in the store: " if ref is not None else "") + "no store here yet",
+        where=str(store.path),
+        fix="Ingest a run first: `memscope ingest RUN_DIR` (or `memscope open RUN_DIR`); "
+        "or name an existing store with --db PATH or $MEMSCOPE_DB.",
+    )
+
+
 def resolve_run(
     store: Store, ref: str | None, *, options: ReadOptions | None = None, ingest: bool = True
 ) -> str:
     """Turn what the user typed into a run id.
 
     ``ref`` may be a run id, or a run directory (ingested first when ``ingest``), or
-    ``DIR:PART`` for one run of a directory that holds several (``runs/f2:TextOnly``);
-    None means the run opened or ingested last.
+    ``DIR:PART`` for one run of a directory that holds several (``runs/f2:TextOnly``), or a
+    run id as memscope prints it (``srag_v\\u200b``, ``usecases.run_names``); None means the
+    run opened or ingested last.
 
     Raises:
-        NotFoundError: naming the nearest known run ids.
+        NotFoundError: naming the runs that look like ``ref`` (never picking one of them),
+            else the nearest known run ids; or saying there is no store yet.
     """
     with store.read() as con:
         if ref is None:
             last = queries.last_run_id(con)
+            if last is None and not store.exists:
+                raise no_store_yet(store)
             if last is None:
                 raise NotFoundError(
                     "the store holds no runs yet",
@@ -210,6 +225,9 @@ def resolve_run(
                 )
             return last
         if queries.get_run(con, ref):
+            printed = parse_id(ref)
+            if printed != ref and queries.get_run(con, printed):
+                raise two_readings(ref, printed, where=str(store.path))
             return ref
         path = Path(ref).expanduser()
         known = queries.run_id_for_path(con, str(path.resolve())) if path.exists() else None
@@ -233,17 +251,16 @@ def resolve_run(
             raise NotFoundError(
                 f"no run {part!r} in this directory",
                 where=directory,
-                fix=f"Its runs: {', '.join(o.run_id for o in outcomes)}.",
+                fix=f"Its runs: {', '.join(printable_id(o.run_id) for o in outcomes)}.",
             )
     if known:
         return known
-    close = difflib.get_close_matches(ref, ids, n=3, cutoff=0.4)
-    hint = (
-        f"Did you mean {', '.join(close)}?"
-        if close
-        else "See `memscope runs` for the ingested runs."
-    )
-    raise NotFoundError(f"no run {ref!r} in the store", where=str(store.path), fix=hint)
+    named = printed_match(ref, ids)
+    if named is not None:
+        return named
+    if not store.exists:
+        raise no_store_yet(store, ref)
+    raise unknown_run(ref, ids, where=str(store.path))
 
 
 def effective_k(run: dict[str, Any], k: int | None) -> int:

@@ -2,7 +2,7 @@
 
 On ``PYTHONPATH`` (tests/packaging/test_core_without_engine.py), Python imports this at
 start-up; from then on torch, open_clip, sentence-transformers, faiss, transformers and the
-packaged MiniLM are not importable, as after ``pip install memscope`` without ``[engine]``.
+packaged MiniLM are not importable, as after ``pip install memscope-triage`` without ``[engine]``.
 An import of one of them by memscope fails loudly instead of passing unseen.
 """
 

@@ -16,6 +16,7 @@ from memscope.adapters.base import ReadOptions
 from memscope.adapters.files import file_digest, read_json_file
 from memscope.adapters.memeye.dataset import memeye_dataset_source
 from memscope.errors import DatasetError, RunDirError
+from memscope.paths import in_working_dir
 from memscope.records import BulkSource, Notice, RetrievalKind, RunRecord
 
 PREDICTIONS = "predictions.jsonl"
@@ -177,7 +178,7 @@ def locate_dialog_json(
         if recorded_path.is_absolute():
             candidates.append(recorded_path)
         else:
-            candidates += [run_dir / recorded_path, Path.cwd() / recorded_path]
+            candidates += [run_dir / recorded_path, *in_working_dir(recorded_path)]
         for ancestor in [run_dir, *run_dir.parents][:6]:
             candidates += [ancestor / "data" / "dialog" / name, ancestor / "dialog" / name]
     for candidate in candidates:
@@ -211,7 +212,7 @@ def _locate_image_root(
     candidates: list[Path] = []
     if recorded:
         path = Path(recorded).expanduser()
-        candidates += [path] if path.is_absolute() else [run_dir / path, Path.cwd() / path]
+        candidates += [path] if path.is_absolute() else [run_dir / path, *in_working_dir(path)]
     candidates.append(dialog_path.parent.parent / "image")
     for candidate in candidates:
         if candidate.is_dir():

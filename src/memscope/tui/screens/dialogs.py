@@ -14,7 +14,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from memscope.errors import MemscopeError
-from memscope.tui.text import plain
+from memscope.tui.text import name, plain
 
 
 class NoteDialog(ModalScreen[str | None]):
@@ -127,7 +127,7 @@ class ExportDialog(ModalScreen[str | None]):
             yield Static(
                 Text.assemble(
                     ("Export the labels of ", "bold"),
-                    plain(self.run_id, "bold cyan", one_line=True),
+                    name(self.run_id, "bold cyan"),
                     ("   enter exports · esc cancels", "dim"),
                 )
             )

@@ -109,6 +109,9 @@ class MatrixScreen(SessionScreen):
         Binding("v", "next_view", "Next view", id="matrix.view"),
         Binding("f", "toggle_figure", "Figure", id="matrix.figure"),
         Binding("escape", "back", "Back", id="matrix.back"),
+        # The filter belongs to the queue (the grid is always the whole run): / opens it
+        # there, as on the question screen.
+        Binding("slash", "filter", "Filter the queue", show=False, id="matrix.filter"),
     ]
 
     def __init__(self, session: TriageSession, keys: KeyNames) -> None:
@@ -426,6 +429,9 @@ class MatrixScreen(SessionScreen):
 
     def action_back(self) -> None:
         self.post_message(ShowScreen("queue"))
+
+    def action_filter(self) -> None:
+        self.post_message(ShowScreen("queue", filter_focus=True))
 
 
 def _filter_word(axis: Any, value: str) -> str:

@@ -17,7 +17,7 @@ from memscope.triage.session_service import TriageSession
 from memscope.tui.keymap import KeyNames
 from memscope.tui.messages import OpenRuns, RunsListed, ShowScreen, WorkFailed
 from memscope.tui.screens.base import SessionScreen
-from memscope.tui.text import num, plain
+from memscope.tui.text import name, num, plain
 from memscope.tui.widgets.footer import FittingFooter
 
 COLUMNS = (
@@ -44,6 +44,9 @@ class RunsScreen(SessionScreen):
         Binding("enter", "open", "Open (2 marked: compare)", id="runs.open", priority=True),
         Binding("space", "mark", "Mark to compare", id="runs.mark"),
         Binding("escape", "back", "Back", id="runs.back"),
+        # j/k move as everywhere else in the app (the table keeps its own down/up).
+        Binding("j", "move(1)", "Next run", show=False, id="runs.next"),
+        Binding("k", "move(-1)", "Previous run", show=False, id="runs.previous"),
     ]
 
     def __init__(self, session: TriageSession, keys: KeyNames) -> None:
@@ -70,7 +73,7 @@ class RunsScreen(SessionScreen):
         self.query_one("#runs-title", Static).update(
             Text.assemble(
                 ("Runs under ", "bold"),
-                plain(scope[0], "bold cyan", one_line=True),
+                name(scope[0], "bold cyan"),
                 (f"  ({len(scope[1])} runs; store {store.path})", "dim"),
             )
             if scope is not None
@@ -112,7 +115,7 @@ class RunsScreen(SessionScreen):
             )
             table.add_row(
                 Text(mark, style="bold yellow"),
-                plain(run_id, "bold", one_line=True),
+                name(run_id, "bold"),
                 *(
                     plain(run.get(name) or "", one_line=True)
                     for name in ("task", "model", "method", "modality")
@@ -148,6 +151,13 @@ class RunsScreen(SessionScreen):
         if not self.runs or table.cursor_row >= len(self.runs):
             return None
         return str(self.runs[table.cursor_row]["run_id"])
+
+    def action_move(self, step: int) -> None:
+        table = self.query_one(DataTable)
+        if step > 0:
+            table.action_cursor_down()
+        else:
+            table.action_cursor_up()
 
     def action_mark(self) -> None:
         run_id = self._cursor_run()

@@ -10,7 +10,7 @@ from textual.containers import Vertical
 
 from memscope.triage.evidence_chain import QuestionDetail
 from memscope.triage.question_view import OtherAnswer
-from memscope.tui.text import mark, num, plain
+from memscope.tui.text import mark, name, num, plain
 from memscope.tui.widgets.text_view import TextView
 
 __all__ = ["AnswerPanel", "OtherAnswer", "answer_text"]
@@ -53,7 +53,8 @@ def answer_text(
         text.append_text(_mcq(detail))
     if other is not None:
         text.append("\n")
-        text.append_text(plain(f"{other.run_id}: ", "bold magenta", one_line=True))
+        text.append_text(name(other.run_id, "bold magenta"))
+        text.append(": ", "bold magenta")
         text.append_text(mark(other.correct))
         text.append(" ")
         text.append_text(plain(other.pred))

@@ -12,7 +12,7 @@ from textual.widgets import Static
 
 from memscope.triage.session_service import LabelBarView
 from memscope.tui.keymap import describe_keys
-from memscope.tui.text import plain
+from memscope.tui.text import name, plain
 
 
 def suggestion_text(suggestion: Any, accept_keys: str, taxonomy: Any) -> Text:
@@ -35,7 +35,9 @@ def suggestion_text(suggestion: Any, accept_keys: str, taxonomy: Any) -> Text:
         text.append_text(plain(explanation, one_line=True))
     twin = getattr(suggestion, "twin_run_id", None)
     if twin:
-        text.append_text(plain(f" (twin run {twin})", "dim", one_line=True))
+        text.append(" (twin run ", "dim")
+        text.append_text(name(twin, "dim"))
+        text.append(")", "dim")
     also = [
         str(getattr(item, "code", "")) for item in getattr(suggestion, "alternatives", ()) or ()
     ]

@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from memscope.triage.session_service import StatusView
-from memscope.tui.text import plain
+from memscope.tui.text import name, plain
 
 
 def status_text(
@@ -27,10 +27,10 @@ def status_text(
     text = Text()
     text.append(" memscope ", "bold black on cyan")
     text.append(" ")
-    text.append_text(plain(run_id, "bold", one_line=True))
+    text.append_text(name(run_id, "bold"))
     if other_run_id:
         text.append(" vs ", "dim")
-        text.append_text(plain(other_run_id, "bold magenta", one_line=True))
+        text.append_text(name(other_run_id, "bold magenta"))
     text.append(" · queue ", "dim")
     text.append_text(plain(queue, "bold", one_line=True))
     if qid is not None:

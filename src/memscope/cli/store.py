@@ -1,0 +1,110 @@
+"""``memscope store check``: whether the store is sound, and what to do when it is not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.markup import escape
+
+from memscope.cli.app import SETUP, app
+from memscope.cli.common import (
+    DbOption,
+    FormatOption,
+    OutputFormat,
+    handles_errors,
+    open_store,
+    print_json,
+    stderr,
+    stdout,
+)
+from memscope.textsafe import printable
+
+if TYPE_CHECKING:
+    from memscope.usecases.store_check import StoreHealth
+
+store_app = typer.Typer(help="Check the store (the DuckDB file).", no_args_is_help=True)
+app.add_typer(store_app, name="store", rich_help_panel=SETUP)
+
+
+@store_app.command("check")
+@handles_errors
+def store_check(
+    save_labels: Annotated[
+        Path | None,
+        typer.Option(
+            "--save-labels",
+            help="Also write every label event to this JSON lines file (for import-labels), "
+            "reading only the labels table: it works when the rest of the store is damaged.",
+            show_default=False,
+        ),
+    ] = None,
+    output: FormatOption = OutputFormat.table,
+    db: DbOption = None,
+) -> None:
+    """Check the store without changing it: can it be opened, is its schema whole, can
+    every table be read to the last value, can the labels be saved. Exit 0 when it is
+    sound, 1 when not (with the steps to take).
+
+    Example: `memscope store check --db .memscope/memscope.duckdb --save-labels labels.jsonl`
+    """
+    from memscope.usecases.store_check import (
+        check_store,
+        health_record,
+        next_steps,
+        save_label_events,
+    )
+
+    store = open_store(db)
+    health = check_store(store)
+    saved_to = None
+    if save_labels is not None and health.labels_readable:
+        count = save_label_events(store, save_labels)
+        saved_to = save_labels
+        stderr.print(f"saved {count} label event(s) to {save_labels}", markup=False)
+    if output is OutputFormat.json:
+        print_json(health_record(health))
+    else:
+        _print_health(health, next_steps(health, labels_saved_to=saved_to))
+    if save_labels is not None and saved_to is None:
+        stderr.print(
+            "[bold red]error:[/] the labels cannot be read from this store; nothing was saved "
+            f"to {escape(printable(str(save_labels)))}"
+        )
+    if not health.sound or (save_labels is not None and saved_to is None):
+        raise typer.Exit(1)
+
+
+def _print_health(health: StoreHealth, steps: list[str]) -> None:
+    size = f"{health.size / 1e6:.1f} MB" if health.size >= 100_000 else f"{health.size} bytes"
+    stdout.print(f"store {health.path} ({size})", markup=False)
+    if health.opened:
+        versions = ", ".join(map(str, health.versions)) or "none"
+        stdout.print(
+            f"  schema: versions {versions} recorded (this memscope: {health.latest_version})",
+            markup=False,
+        )
+        if health.outdated and health.sound:
+            stdout.print("  older schema: memscope upgrades it on first use", markup=False)
+        readable = [table for table in health.tables if table.error is None]
+        rows = sum(table.rows or 0 for table in readable)
+        stdout.print(
+            f"  tables: {len(readable)} of {len(health.tables)} read to the end ({rows:,} rows)",
+            markup=False,
+        )
+        labels = (
+            f"{health.label_events} event(s), readable"
+            if health.labels_readable
+            else "cannot be read"
+        )
+        stdout.print(f"  labels: {labels}", markup=False)
+    if health.sound:
+        stdout.print("the store is sound", markup=False)
+        return
+    stdout.print(f"[bold red]the store has {len(health.problems)} problem(s):[/]")
+    for problem in health.problems:
+        stdout.print(f"  - {escape(printable(problem))}")
+    stdout.print("what to do:", markup=False)
+    for number, step in enumerate(steps, start=1):
+        stdout.print(f"  {number}. {step}", markup=False)

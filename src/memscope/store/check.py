@@ -1,0 +1,250 @@
+"""``memscope store check``'s look at a store: can it be opened, is its schema whole, can
+every table be read to the last value, can the labels be saved.
+
+Nothing here writes to the store: the file is opened read-only and never migrated. The
+expected schema is that of a new store (every migration applied to an in-memory
+database), so a table or column a migration made that is missing, or one a later
+migration made that exists while that migration is not recorded, is named. Each table is
+read completely through Arrow (every column, every block, so DuckDB verifies every
+checksum). The label events can be saved on their own, as a ``--history`` style JSON
+lines file ``memscope import-labels`` reads, when the rest of the store is beyond use.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memscope.errors import InputError, StoreBusyError, StoreError
+from memscope.store.connection import Store, connect_offline, damage_of, foreign_file_kind
+
+if TYPE_CHECKING:
+    import duckdb
+
+LABEL_TABLE = "label_events"
+DAMAGED = "the store is damaged: "
+SIBLINGS = (".wal", ".app.lock", ".labels-pending.jsonl")
+"""Files beside the store that belong to it (DuckDB's journal, the app's lock, pending labels)."""
+BATCH_ROWS = 50_000
+
+
+@dataclass
+class TableState:
+    """One table as read: its rows, or why it could not be read."""
+
+    name: str
+    rows: int | None = None
+    error: str | None = None
+
+
+@dataclass
+class StoreHealth:
+    """What ``store check`` found (``problems`` empty: the store is sound)."""
+
+    path: Path
+    size: int
+    latest_version: int
+    opened: bool = False
+    versions: list[int] = field(default_factory=list)
+    tables: list[TableState] = field(default_factory=list)
+    missing_tables: list[str] = field(default_factory=list)
+    missing_columns: list[str] = field(default_factory=list)
+    unrecorded_tables: list[str] = field(default_factory=list)
+    label_events: int | None = None
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def sound(self) -> bool:
+        """Whether nothing is wrong."""
+        return not self.problems
+
+    @property
+    def outdated(self) -> bool:
+        """Whether the schema is whole but older than this memscope's (upgraded on first use)."""
+        return bool(self.versions) and max(self.versions) < self.latest_version
+
+    @property
+    def labels_readable(self) -> bool:
+        """Whether the label events can be read (and so saved)."""
+        return self.label_events is not None
+
+
+def _expected_schema() -> tuple[dict[str, list[str]], dict[int, set[str]]]:
+    """The tables (and their columns) of a new store, and which migration made each table."""
+    from memscope.store.migrations import all_migrations
+
+    con = connect_offline()
+    try:
+        made_by: dict[int, set[str]] = {}
+        known: set[str] = set()
+        con.execute(
+            "CREATE TABLE schema_migrations ("
+            " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
+        )
+        for migration in all_migrations():
+            migration.apply(con)
+            now = set(_columns(con))
+            made_by[migration.version] = now - known - {"schema_migrations"}
+            known = now
+        return _columns(con), made_by
+    finally:
+        con.close()
+
+
+def _columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for table, column in con.execute(
+        "SELECT table_name, column_name FROM information_schema.columns"
+        " WHERE table_schema = 'main' ORDER BY table_name, ordinal_position"
+    ).fetchall():
+        found.setdefault(str(table), []).append(str(column))
+    return found
+
+
+def _read_all(con: duckdb.DuckDBPyConnection, table: str) -> int:
+    """Read every value of ``table`` (checksums verified); return its row count."""
+    reader = con.sql(f'SELECT * FROM "{table}"').to_arrow_reader(BATCH_ROWS)
+    return sum(batch.num_rows for batch in reader)
+
+
+def _reason(error: Exception, path: Path) -> str:
+    return damage_of(error, path) or str(error).splitlines()[0][:300]
+
+
+def check_store(store: Store) -> StoreHealth:
+    """Look at ``store`` without changing it (see the module docstring).
+
+    Raises:
+        InputError: there is no store file at the path (or it is not a regular file).
+        StoreBusyError: another process holds the store for writing.
+    """
+    import duckdb
+
+    from memscope.store.migrations import applied_versions, latest_version
+
+    path = store.path
+    if not path.exists():
+        raise InputError("there is no store here", where=str(path), fix="Give --db PATH.")
+    if not path.is_file():
+        raise InputError("the store path is not a regular file", where=str(path))
+    health = StoreHealth(path, path.stat().st_size, latest_version())
+    kind = foreign_file_kind(path)
+    if kind is not None:
+        health.problems.append(f"the file is {kind}, not a memscope store")
+        return health
+    try:
+        con = store.open_as_is()
+    except StoreBusyError:
+        raise
+    except StoreError as error:
+        health.problems.append(f"cannot be opened: {error.what.removeprefix(DAMAGED)}")
+        return health
+    health.opened = True
+    try:
+        expected, made_by = _expected_schema()
+        try:
+            health.versions = sorted(applied_versions(con))
+            present = _columns(con)
+        except duckdb.Error as error:
+            health.problems.append(f"the catalog cannot be read: {_reason(error, path)}")
+            return health
+        _compare_schema(health, expected, made_by, present)
+        for table in sorted(present):
+            state = TableState(table)
+            try:
+                state.rows = _read_all(con, table)
+            except duckdb.Error as error:
+                state.error = _reason(error, path)
+                health.problems.append(f"the table {table} cannot be read: {state.error}")
+            health.tables.append(state)
+            if table == LABEL_TABLE:
+                health.label_events = state.rows
+    finally:
+        con.close()
+    return health
+
+
+def _compare_schema(
+    health: StoreHealth,
+    expected: dict[str, list[str]],
+    made_by: dict[int, set[str]],
+    present: dict[str, list[str]],
+) -> None:
+    done = set(health.versions)
+    newer = [version for version in done if version > health.latest_version]
+    if newer:
+        health.problems.append(
+            f"the store has schema version {max(newer)}, newer than this memscope "
+            f"({health.latest_version}): upgrade memscope to check it"
+        )
+        return
+    for version, tables in sorted(made_by.items()):
+        if version in done:
+            health.missing_tables += sorted(table for table in tables if table not in present)
+        else:
+            health.unrecorded_tables += sorted(table for table in tables if table in present)
+    if done >= set(made_by):  # fully migrated: every column of today's schema is due
+        for table, columns in expected.items():
+            if table in present:
+                health.missing_columns += [
+                    f"{table}.{column}" for column in columns if column not in present[table]
+                ]
+    if health.missing_tables:
+        health.problems.append(f"tables are missing: {', '.join(health.missing_tables)}")
+    if health.missing_columns:
+        health.problems.append(f"columns are missing: {', '.join(health.missing_columns)}")
+    if health.unrecorded_tables:
+        health.problems.append(
+            "the schema is half-made: "
+            f"{', '.join(health.unrecorded_tables)} exist(s) but the migration that makes "
+            f"them is not recorded (recorded: {', '.join(map(str, sorted(done))) or 'none'})"
+        )
+
+
+def save_label_events(store: Store, out: Path) -> int:
+    """Write every label event, read as is, to ``out`` as JSON lines (whole or not at all).
+
+    Returns:
+        The number of events written.
+
+    Raises:
+        StoreError: the label events cannot be read (or ``out`` cannot be written).
+    """
+    import duckdb
+
+    target = out.expanduser()
+    store_files = {store.path, *(store.path.with_name(store.path.name + end) for end in SIBLINGS)}
+    if target.resolve() in {path.resolve() for path in store_files}:
+        raise InputError(
+            "--save-labels names the store (or one of its own files)",
+            where=str(target),
+            fix="Save the labels to a new file, e.g. labels.jsonl.",
+        )
+    if not target.parent.is_dir():
+        raise InputError("the folder for --save-labels does not exist", where=str(target.parent))
+    con = store.open_as_is()
+    handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    os.close(handle)
+    try:
+        count = int(con.execute(f"SELECT count(*) FROM {LABEL_TABLE}").fetchall()[0][0])
+        con.execute(
+            f"COPY (SELECT * FROM {LABEL_TABLE} ORDER BY event_id) TO ? (FORMAT json)", [temp]
+        )
+        os.replace(temp, target)
+        return count
+    except duckdb.Error as error:
+        raise StoreError(
+            f"the label events cannot be read: {_reason(error, store.path)}",
+            where=str(store.path),
+            fix="Restore the store from a backup; the labels are not recoverable from this file.",
+        ) from None
+    except OSError as error:
+        raise StoreError(
+            f"cannot write the labels: {error.strerror or error}", where=str(target)
+        ) from None
+    finally:
+        Path(temp).unlink(missing_ok=True)
+        con.close()
