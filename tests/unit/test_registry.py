@@ -162,3 +162,18 @@ def test_the_same_entry_point_seen_twice_is_one_registration(fresh_registry) -> 
     registry.reset([same, _point("memeye", "memscope.adapters.dmv:BENCHMARK")])
     with pytest.raises(PluginError, match="registered twice"):
         benchmark("memeye")
+
+
+def test_a_fourth_benchmark_is_one_package_plus_its_registration() -> None:
+    """Outside ``adapters/locomo/`` no source file names LoCoMo: the benchmark is its
+    package and its entry point (pyproject.toml), nothing more."""
+    named = [
+        str(path.relative_to(SRC))
+        for path in sorted(SRC.rglob("*"))
+        if path.is_file()
+        and path.suffix in (".py", ".toml", ".tcss")
+        and path.relative_to(SRC).parts[:2] != ("adapters", "locomo")
+        and "locomo" in path.read_text(encoding="utf-8").lower()
+    ]
+    assert not named, f"LoCoMo named outside its package: {named}"
+    assert benchmark("locomo").title == "LoCoMo"

@@ -7,7 +7,7 @@ queue's columns and filter words, ``report``, ``compare`` and ``export-labels`` 
 them from the run's benchmark spec, so a benchmark speaks the same words everywhere.
 
 Each benchmark's definition lives in its package (``memeye/axes.py``, ``cuemem/axes.py``,
-``dmv/axes.py``, ``locomo/axes.py``) and reaches the rest of memscope through its spec
+``dmv/axes.py`` …) and reaches the rest of memscope through its spec
 (``adapters.registry``); this module holds the types. Pure data: no numpy here.
 """
 

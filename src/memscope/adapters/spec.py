@@ -1,7 +1,7 @@
 """The ``Benchmark`` spec: everything memscope needs to know about one benchmark, in one place.
 
 A benchmark is a package (the built-in ones are ``adapters/memeye/``, ``adapters/dmv/``,
-``adapters/cuemem/`` and ``adapters/locomo/``) whose ``BENCHMARK`` object is registered under
+``adapters/cuemem/`` and the others beside them) whose ``BENCHMARK`` object is registered under
 the ``memscope.benchmarks`` entry-point group, exactly as a third-party plugin registers
 its own (docs/benchmarks.md). The rest of memscope never tests a benchmark's name: it asks
 the run's spec (``adapters.registry.benchmark``) what to do.
@@ -111,7 +111,8 @@ class TableLayout:
     """Offer ``--by task``: the run's task (MemEye sweeps write one run per task)."""
     metrics: tuple[tuple[str, str], ...] = ()
     """``(metric, prediction column)``: the benchmark's own ``--metric`` words besides the
-    shared ones (DMV-Bench's ``tsr`` reads ``em``, LoCoMo's ``f1`` reads ``f1``)."""
+    shared ones (DMV-Bench's ``tsr`` reads ``em``; a benchmark graded by token F1 offers
+    ``f1``)."""
 
 
 @dataclass(frozen=True)
@@ -186,7 +187,8 @@ class Benchmark:
     sniff_order: int = 100
     """Readers are asked lowest first (a more specific format before a looser one)."""
     runs_nest: bool = False
-    """A run directory may hold further run directories (LoCoMo's results folders)."""
+    """A run directory may hold further run directories (a results folder and, below it,
+    one per date)."""
     read_options: tuple[ReadOption, ...] = ()
     detail_tables: tuple[DetailTable, ...] = ()
     own_attributes: bool = False

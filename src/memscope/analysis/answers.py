@@ -2,7 +2,7 @@
 
 docs/metrics.md §2: MCQ EM is the mean over rotations; an open answer counts as correct when its
 judge score is >= 0.5 (the paper's binarisation), or on exact match when it has no judge
-score, or when its token F1 is >= 0.5 where it has neither (LoCoMo's F1-only runs).
+score, or when its token F1 is >= 0.5 where it has neither (runs graded by F1 only).
 docs/taxonomy.md §5: a prediction has failed when MCQ EM < 1, or open judge < 0.5 (EM = 0
 without a judge score).
 """

@@ -53,7 +53,7 @@ class QuestionDetail:
     em: float | None
     judge: float | None
     f1: float | None
-    """Token F1 (LoCoMo's grader), None where the run has none."""
+    """Token F1 (where the benchmark grades by it), None where the run has none."""
     judge_reasoning: str
     correct: float
     options: tuple[tuple[str, str], ...]

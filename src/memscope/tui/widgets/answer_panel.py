@@ -18,7 +18,7 @@ __all__ = ["AnswerPanel", "OtherAnswer", "answer_text"]
 
 def _scores(em: float | None, f1: float | None, judge: float | None) -> str:
     """The grader's scores of an answer: EM, or token F1 where the run has F1 and no EM
-    (LoCoMo), and the judge's where the run has one."""
+    (a benchmark graded by token F1), and the judge's where the run has one."""
     parts = [f"EM {num(em)}" if em is not None or f1 is None else f"F1 {num(f1)}"]
     if judge is not None:
         parts.append(f"judge {num(judge)}")

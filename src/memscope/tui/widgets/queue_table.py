@@ -33,7 +33,7 @@ FLEX = 0
 COORDINATE_COLUMNS = (("qid", "qid", 6), ("x", "X", 3), ("y", "Y", 3))
 """The qid and the question table's x and y coordinates as columns (MemEye's X and Y)."""
 QID_WIDTH = (6, 16)
-"""The qid column's narrowest and widest (``q37``; LoCoMo's ``conv-26:q37``)."""
+"""The qid column's narrowest and widest (``q37``; a conversation's ``conv-26:q37``)."""
 
 
 def column_layout(

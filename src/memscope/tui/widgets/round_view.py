@@ -115,7 +115,7 @@ class RoundView(VerticalScroll):
                 plain(detail.assistant_text),
             )
             if detail.assistant_text
-            # A turn of a conversation between two people (LoCoMo): the speaker is in the text.
+            # A turn of a conversation between two people: the speaker is in the text.
             else plain(detail.user_text)
         )
         self._text.update(
