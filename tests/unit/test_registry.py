@@ -67,7 +67,13 @@ def test_two_benchmarks_cannot_declare_the_same_option_flag(fresh_registry) -> N
 
     import memscope.adapters.dmv as dmv
 
-    clone = replace(dmv.BENCHMARK, name="dmv_clone")
+    # A clone valid in every other way (its own axes name, no detail table of dmv's).
+    clone = replace(
+        dmv.BENCHMARK,
+        name="dmv_clone",
+        axes=replace(dmv.BENCHMARK.axes, benchmark="dmv_clone"),
+        detail_tables=(),
+    )
     dmv.__dict__["_TEST_CLONE"] = clone
     try:
         registry.reset(

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from memscope.adapters.base import ReadOptions
-from memscope.adapters.registry import benchmark, benchmarks
+from memscope.adapters.registry import benchmark, benchmarks, unavailable
 from memscope.adapters.spec import Benchmark, RunReader
 from memscope.errors import RunDirError
 from memscope.records import RunRecord
@@ -52,8 +52,15 @@ def detect(path: Path) -> Benchmark:
     marks = (
         ", ".join(names[:-1]) + (" or " if len(names) > 1 else "") + names[-1] if names else "run"
     )
+    failing = unavailable()
+    also = (
+        "; not loaded or failing: "
+        + "; ".join(f"{name} ({why})" for name, why in sorted(failing.items()))
+        if failing
+        else ""
+    )
     raise RunDirError(
-        f"not a run directory: no {marks} found",
+        f"not a run directory: no {marks} found{also}",
         where=str(path),
         fix="Point at a run directory, or run `memscope ingest ROOT` to find every run below a folder.",
     )

@@ -7,9 +7,11 @@ group ``memscope.benchmarks`` whose name is the benchmark's name and whose objec
     [project.entry-points."memscope.benchmarks"]
     mybench = "mybench_memscope:BENCHMARK"
 
-The registry is read once per process, on first use. A benchmark that is not installed,
-or whose package fails to load, is one clear error when a run needs it, never a fallback
-to another benchmark's reading.
+The registry is read once per process, on first use. Each spec is checked against the
+contract (``adapters.spec_check``) and its hooks wrapped (``adapters.guarded``) as it is
+loaded. A benchmark that is not installed, whose package fails to load or whose spec
+breaks the contract is one clear error when a run needs it, never a fallback to another
+benchmark's reading, and never takes the other benchmarks down.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import metadata
 
+from memscope.adapters.guarded import guarded
 from memscope.adapters.spec import Benchmark
+from memscope.adapters.spec_check import clashes, validate
 from memscope.errors import PluginError
 
 GROUP = "memscope.benchmarks"
@@ -33,6 +37,9 @@ class Registry:
     benchmarks: dict[str, Benchmark] = field(default_factory=dict)
     problems: dict[str, str] = field(default_factory=dict)
     """Entry-point name -> why it could not be used."""
+    failures: dict[str, str] = field(default_factory=dict)
+    """Benchmark name -> what its loaded code last raised where memscope carried on
+    (``adapters.guarded``: a sniff that failed)."""
 
     def ordered(self) -> list[Benchmark]:
         """Every loaded benchmark in sniffing order (then by name, so the order is stable)."""
@@ -45,7 +52,6 @@ _loaded: Registry | None = None
 
 def _load(points: Iterable[metadata.EntryPoint]) -> Registry:
     registry = Registry()
-    flags: dict[str, str] = {}
     # The same entry point seen twice (an installed copy and a stale build's metadata on
     # the path) is one registration; the same name for two objects is a clash.
     unique = {(point.name, point.value): point for point in points}
@@ -72,15 +78,23 @@ def _load(points: Iterable[metadata.EntryPoint]) -> Registry:
                 f"the entry point is named {point.name!r} but its spec says {spec.name!r}"
             )
             continue
-        clash = next((flags[o.flag] for o in spec.read_options if o.flag in flags), None)
-        if clash is not None:
+        broken = validate(spec) + clashes(spec, registry.benchmarks.values())
+        if broken:
+            more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
             registry.problems[point.name] = (
-                f"it declares an option flag benchmark {clash!r} already declares"
+                f"its spec ({point.value}) breaks memscope's contract (docs/benchmarks.md): "
+                f"{broken[0]}{more}"
             )
             continue
-        flags.update({option.flag: spec.name for option in spec.read_options})
-        registry.benchmarks[spec.name] = spec
+        registry.benchmarks[spec.name] = guarded(spec, _package(point), registry.failures)
     return registry
+
+
+def _package(point: metadata.EntryPoint) -> str:
+    """The distribution that declares ``point`` (its module when unknown), for messages."""
+    dist = getattr(point, "dist", None)
+    name = getattr(dist, "name", None)
+    return str(name) if name else point.value.partition(":")[0]
 
 
 def registry() -> Registry:
@@ -117,7 +131,7 @@ def benchmark(name: str | None) -> Benchmark:
     if name and name in found.problems:
         raise PluginError(
             f"benchmark {name!r} cannot be used: {found.problems[name]}",
-            fix="Reinstall the package that provides it, or fix the error it raises on import.",
+            fix="Reinstall the package that provides it, or fix what this message names.",
         )
     known = ", ".join(sorted(found.benchmarks)) or "none"
     raise PluginError(
@@ -132,6 +146,13 @@ def benchmark(name: str | None) -> Benchmark:
             "memscope (`pip install -e .` in a clone) rather than running it from a bare folder."
         ),
     )
+
+
+def unavailable() -> dict[str, str]:
+    """Benchmark (entry-point) name -> why it is not loaded or why its code last failed,
+    for messages that say why a directory was not recognised."""
+    found = registry()
+    return {**found.problems, **found.failures}
 
 
 def all_axis_keys() -> set[str]:

@@ -51,6 +51,9 @@ class CellValue:
 
 RETRIEVAL_KEYS = {"any_clue", "latest_at_k", "evidence_recall", "evidence_precision", "r1_top_k"}
 """Metrics that need the retrieval evidence (loaded in the background)."""
+SHARED_METRICS = frozenset({"accuracy", "tsr", "seen_any", *RATE_METRICS, *RETRIEVAL_KEYS})
+"""The matrix metrics a benchmark's ``axes.metrics`` may name besides its own table metrics
+(``TableLayout.metrics``, read from their prediction column); docs/benchmarks.md."""
 ALL_COLUMN = "*"
 EI_GAP_COLUMN = "ei_gap"
 
@@ -179,6 +182,9 @@ def _question_values(
     n = len(table)
     if metric.key in ("accuracy", "tsr"):
         return table.correct.astype(float), False
+    own = dict(table.spec.table.metrics)
+    if metric.key in own and metric.key not in SHARED_METRICS:
+        return data.column(own[metric.key]).astype(float), False  # LoCoMo's f1
     if metric.key in RATE_METRICS:
         return question_metrics(data, k)[metric.key], False
     if metric.key in ("evidence_recall", "evidence_precision"):
