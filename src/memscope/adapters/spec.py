@@ -113,6 +113,10 @@ class TableLayout:
     """``(metric, prediction column)``: the benchmark's own ``--metric`` words besides the
     shared ones (DMV-Bench's ``tsr`` reads ``em``; a benchmark graded by token F1 offers
     ``f1``)."""
+    display_names: Mapping[str, str] = field(default_factory=dict)
+    """How a method is called in the table's row labels, keyed by the run's ``method`` (and
+    ``base_method``) value: the paper's names (CUE-Mem's ``LTMemory`` is "NaiveRAG"). The
+    JSON keeps the raw value in ``group`` and adds the shown one in ``display_group``."""
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,13 @@
 """CUE-Mem: implicit cues in images and in the background of voice messages.
 
 A run is one ``*_results.json`` (RQ1/RQ2's ``run_bench.py`` or RQ3's
-``step2_run_experiment.py``, docs/formats.md §3; ``run``), joined to the profile's history
-file (``dataset``). QAs sit on task × evidence (explicit / implicit) or × modality
-(``axes``); the table adds Memory Avg. and EI-Gap (``table``).
+``step2_run_experiment.py``, docs/formats.md §3; ``run``, below any of RQ1/RQ2's result
+roots, ``roots``) or one submission of the human-baseline app (``human``), joined to the
+profile's history file (``dataset``, found by ``history``). ``aggregate_results.py``'s
+summaries are never runs; their groups are checked against the runs they name
+(``aggregated``). QAs sit on task × evidence (explicit / implicit) or × modality
+(``axes``); the table adds Memory Avg. and EI-Gap and shows the paper's names of the
+systems (``table``, ``names``).
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ RETRIEVED_ITEMS = DetailTable(
 BENCHMARK = Benchmark(
     name="cuemem",
     title="CUE-Mem",
-    run_files="CUE-Mem *_results.json",
+    run_files="CUE-Mem *_results.json (or human-baseline submissions)",
     reader=ModuleReader("memscope.adapters.cuemem.run", "is_cuemem_run", "read_cuemem_runs"),
     axes=AXES,
     table=LAYOUT,

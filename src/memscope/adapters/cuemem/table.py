@@ -1,11 +1,12 @@
 """CUE-Mem's results table: task × explicit/implicit cells, Memory Avg. and EI-Gap
-(docs/metrics.md §8)."""
+(docs/metrics.md §8), rows under the paper's names of the memories and the human baseline."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from memscope.adapters.cuemem.names import DISPLAY_NAMES
 from memscope.adapters.spec import Derived, TableLayout
 
 MEMORY_TASKS = ("entity_recall", "long_pattern", "personalized_recommendation")
@@ -41,4 +42,5 @@ LAYOUT = TableLayout(
         ("memory_avg_implicit", "Mem. Avg. implicit", memory_avg("implicit")),
         ("ei_gap", "EI-Gap", ei_gap),
     ),
+    display_names=DISPLAY_NAMES,
 )
