@@ -12,7 +12,11 @@ from pathlib import Path
 from memscope.adapters.base import ReadOptions, RunAdapter
 from memscope.adapters.memeye import is_memeye_run, read_memeye_run
 from memscope.errors import RunDirError
+from memscope.file_kinds import not_regular
 from memscope.records import RunRecord
+
+RUN_FILE_NAMES = ("predictions.jsonl", "metrics.json", "f2_per_probe.csv")
+"""The files that make a folder a run (CUE-Mem's ``*_results.json`` names vary)."""
 
 __all__ = [
     "ReadOptions",
@@ -111,6 +115,14 @@ def detect(path: Path) -> RunAdapter:
     for adapter in adapters():
         if adapter.sniff(path):
             return adapter
+    for name in RUN_FILE_NAMES:  # a run whose file is a FIFO or folder: say so, not "no run"
+        kind = not_regular(path / name)
+        if kind is not None:
+            raise RunDirError(
+                f"{name} is {kind}, not a regular file",
+                where=str(path / name),
+                fix="memscope reads a run's files as regular files; restore the file.",
+            )
     raise RunDirError(
         "not a run directory: no MemEye predictions.jsonl + metrics.json, DMV-Bench f2_per_probe.csv "
         "or CUE-Mem *_results.json found",

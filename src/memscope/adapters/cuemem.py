@@ -37,7 +37,7 @@ from typing import Any
 
 from memscope.adapters.base import ReadOptions
 from memscope.adapters.cuemem_dataset import CueDataset, read_cuemem_dataset
-from memscope.adapters.files import file_digest, read_json_file
+from memscope.adapters.files import file_digest, files_named, read_json_file, refuse_special
 from memscope.adapters.run_sources import REMEMBERED_HISTORIES, recorded_sources
 from memscope.adapters.upstream_summary import (
     CHECK_KEY,
@@ -47,6 +47,7 @@ from memscope.adapters.upstream_summary import (
     summary_check,
 )
 from memscope.errors import DatasetError, RunDirError
+from memscope.file_kinds import read_regular
 from memscope.records import Notice, RetrievalKind, RunRecord
 
 RESULTS_SUFFIX = "_results.json"
@@ -321,7 +322,7 @@ def locate_history(
         for name in names:
             candidates = [folder / name]
             if deep and folder.is_dir():
-                candidates += sorted(folder.rglob(name))
+                candidates += files_named(folder, name)
             for candidate in candidates:
                 if candidate not in tried:
                     tried.append(candidate)
@@ -333,6 +334,7 @@ def locate_history(
         if explicit is None:
             continue
         explicit = explicit.expanduser()
+        refuse_special(explicit, "--dataset")
         if explicit.is_file():
             return explicit.resolve()
         found = look_in(explicit, deep=True) if explicit.is_dir() else None
@@ -398,7 +400,7 @@ def _describe(
     efficiency: dict[str, Any] = {}
     if efficiency_path.is_file():
         try:
-            loaded = json.loads(efficiency_path.read_text(encoding="utf-8"))
+            loaded = json.loads(read_regular(efficiency_path).decode("utf-8"))
             efficiency = loaded if isinstance(loaded, dict) else {}
         except (OSError, UnicodeDecodeError, json.JSONDecodeError):
             efficiency = {}

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from memscope.file_kinds import open_regular
 from memscope.usecases.loading import RunData
 from memscope.usecases.question_extras import as_float, extra_columns
 
@@ -31,7 +32,8 @@ def _tolerance(text: str) -> float:
 
 def _read_csv(path: Path) -> list[dict[str, str]]:
     try:
-        with path.open(newline="", encoding="utf-8") as handle:
+        # open_regular: a FIFO or device named summary.csv is skipped, not waited on.
+        with open(open_regular(path), newline="", encoding="utf-8") as handle:
             return list(csv.DictReader(handle))
     except (OSError, UnicodeDecodeError, csv.Error):
         return []
