@@ -443,6 +443,8 @@ def test_a_fifo_as_the_store_or_its_wal_is_refused_at_once(tmp_path: Path) -> No
     assert done.returncode == 1
     assert "the store is a FIFO (named pipe), not a DuckDB file" in one_error(done.stderr)
     wal_store = tmp_path / "other.duckdb"
+    with Store(wal_store).write():  # a real store: a missing one is "no store here yet"
+        pass
     os.mkfifo(tmp_path / "other.duckdb.wal")
     done = memscope("runs", "--db", str(wal_store))
     assert done.returncode == 1 and "the store's WAL is a FIFO" in one_error(done.stderr)
