@@ -2,7 +2,9 @@
 
 Located by ``memscope config path`` (``$MEMSCOPE_CONFIG``, else the platform config dir).
 A missing file means defaults; an unknown section or key, or a value of the wrong type, is
-a :class:`~memscope.errors.ConfigError` naming the file and the key. Example::
+a :class:`~memscope.errors.ConfigError` naming the file and the key. Only a regular file of
+at most 1 MiB is read: a FIFO, a device (``/dev/zero``) or a folder is refused, saying
+what the path is, and so is a larger file. Example::
 
     [user]
     annotator = "alice"          # default: the OS user
@@ -33,8 +35,11 @@ from pathlib import Path
 from typing import Any
 
 from memscope.errors import ConfigError
-from memscope.paths import config_path
+from memscope.file_kinds import FileTooLargeError, NotRegularFileError, read_regular
+from memscope.paths import CONFIG_ENV, config_path
 
+MAX_CONFIG_BYTES = 1 << 20
+"""A config file is refused beyond 1 MiB (a real one is a few hundred bytes)."""
 CODE_FIELDS = {"code": str, "name": str, "stage": str, "definition": str, "source": str, "key": str}
 
 
@@ -110,9 +115,21 @@ def load_config(path: Path | None = None) -> Config:
     """
     path = path or config_path()
     try:
-        content = path.read_bytes()
+        content = read_regular(path, limit=MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return Config(path=path)
+    except NotRegularFileError as exc:
+        raise ConfigError(
+            f"the config file is {exc.kind}, not a regular file",
+            where=str(path),
+            fix=f"Point ${CONFIG_ENV} at a TOML file (or unset it for the default).",
+        ) from None
+    except FileTooLargeError as exc:
+        raise ConfigError(
+            f"the config file is {exc.size:,} bytes; a memscope config is at most {MAX_CONFIG_BYTES:,}",
+            where=str(path),
+            fix="Is this the right file? A config holds a few settings (see `memscope config show`).",
+        ) from None
     except OSError as exc:
         raise ConfigError(
             f"cannot read the config file: {exc.strerror or exc}", where=str(path)

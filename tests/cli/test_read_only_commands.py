@@ -107,8 +107,10 @@ def test_a_missing_store_reads_as_empty_and_a_write_creates_it(tmp_path: Path) -
 
 
 def test_the_app_without_a_run_or_a_store_says_so_before_it_starts(
-    empty_folder: Path,
+    empty_folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # As in a terminal (the runner has none, and `open` refuses to start without one).
+    monkeypatch.setattr("memscope.cli.streams.require_terminal", lambda command: None)
     result = runner.invoke(app, ["open"])
     assert result.exit_code == 1
     assert NO_STORE in result.stderr

@@ -483,15 +483,15 @@ def test_unreadable_file_and_unwritable_export_give_one_message(
     from memscope.adapters import files
 
     run_dir = good_run(tmp_path)
-    real_open = Path.open
+    real_open = files.open_regular
 
-    def refuse(self: Path, *args, **kwargs):
-        if self.name == "predictions.jsonl":
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_open(self, *args, **kwargs)
+    def refuse(path):
+        if Path(path).name == "predictions.jsonl":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path)
 
     with monkeypatch.context() as patch:  # undo only this patch, not the test's isolation
-        patch.setattr(files.Path, "open", refuse)
+        patch.setattr(files, "open_regular", refuse)
         result = invoke("ingest", str(run_dir))
     assert result.exit_code == 1
     assert "cannot read predictions.jsonl: Permission denied" in result.stderr
@@ -733,7 +733,7 @@ def test_out_that_is_a_symlink_writes_its_target(tmp_path: Path, store_path: Pat
     _labelled_store(tmp_path, "n")
     target = tmp_path / "real" / "labels.jsonl"
     target.parent.mkdir()
-    target.write_text("old\n")
+    target.write_text("")  # a file memscope may replace (a foreign one is refused)
     link = tmp_path / "link.jsonl"
     link.symlink_to(target)
     assert invoke("export-labels", "--out", str(link)).exit_code == 0

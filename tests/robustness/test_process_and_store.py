@@ -517,7 +517,7 @@ KILLED_MIGRATION = textwrap.dedent(
     middle = len(shipped) // 2
     steps = [*shipped[:middle], Migration(shipped[middle - 1].version, "slow", slow), *shipped[middle:]]
     migrations.all_migrations = lambda: steps
-    with Store(Path(sys.argv[1])).read():
+    with Store(Path(sys.argv[1])).write():  # reading a store that does not exist makes none
         pass
     """
 )

@@ -10,6 +10,7 @@ from helpers import ready, settle, shown_text
 from PIL import Image
 
 from builders import dialog, open_row, qa, write_run
+from builders_media import bomb_png
 from memscope.tui.app import make_app
 from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.widgets.answer_panel import AnswerPanel
@@ -90,6 +91,25 @@ async def test_images_missing_corrupt_and_fine(tmp_path: Path) -> None:
         # Back to a good one: the widget recovers.
         again = await show_round(pilot, screen, "D1:1")
         assert again.state == "shown"
+
+
+async def test_a_decompression_bomb_shows_a_placeholder_saying_why(tmp_path: Path) -> None:
+    """A 140 KiB PNG of 144 megapixels is refused before decoding, naming the file and its size."""
+    run_dir = media_run(tmp_path)
+    image_dir = tmp_path / "runs" / "data" / "image" / "Task"
+    bomb_png(image_dir / "gone.png", 12_000, 12_000)
+    app = make_app([str(run_dir)], annotator="alice", question="q1")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = app.screen
+        assert isinstance(screen, QuestionScreen)
+        bomb = await show_round(pilot, screen, "D1:2")
+        assert bomb.state == "undecodable"
+        text = " ".join(bomb.placeholder_text.split())
+        assert "gone.png" in text
+        assert "12,000 × 12,000 pixels (144 megapixels)" in text
+        assert "decompression bomb" in text
+        assert (await show_round(pilot, screen, "D1:1")).state == "shown"
 
 
 async def test_markup_and_escapes_are_shown_literally(tmp_path: Path) -> None:

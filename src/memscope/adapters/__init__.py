@@ -15,6 +15,7 @@ from memscope.adapters.base import ReadOptions
 from memscope.adapters.registry import benchmark, benchmarks, unavailable
 from memscope.adapters.spec import Benchmark, RunReader
 from memscope.errors import RunDirError
+from memscope.file_kinds import not_regular
 from memscope.records import RunRecord
 
 __all__ = [
@@ -48,6 +49,15 @@ def detect(path: Path) -> Benchmark:
     for spec in known:
         if spec.reader.sniff(path):
             return spec
+    # A run whose marking file is a FIFO or a folder: say so, not "no run".
+    for name in (name for spec in known for name in spec.marker_files):
+        kind = not_regular(path / name)
+        if kind is not None:
+            raise RunDirError(
+                f"{name} is {kind}, not a regular file",
+                where=str(path / name),
+                fix="memscope reads a run's files as regular files; restore the file.",
+            )
     names = [spec.run_files for spec in known]
     marks = (
         ", ".join(names[:-1]) + (" or " if len(names) > 1 else "") + names[-1] if names else "run"

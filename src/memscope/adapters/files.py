@@ -6,11 +6,14 @@ subclasses that name the file and the line, so no adapter leaks a traceback.
 
 from __future__ import annotations
 
+import glob
 import hashlib
+import os
 from pathlib import Path
 from typing import Any
 
-from memscope.errors import MemscopeError, RunDirError
+from memscope.errors import DatasetError, MemscopeError, RunDirError
+from memscope.file_kinds import NotRegularFileError, not_regular, open_regular, read_regular
 
 HASH_CHUNK = 1 << 20
 
@@ -30,9 +33,11 @@ def read_json_file(
             UTF-8 or not JSON; the message names the line and column.
     """
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path)
     except FileNotFoundError:
         raise error(f"{what} is missing", where=str(path)) from None
+    except NotRegularFileError as exc:
+        raise error(f"{what} is {exc.kind}, not a regular file", where=str(path)) from None
     except OSError as exc:
         raise error(f"cannot read {what}: {exc.strerror or exc}", where=str(path)) from None
     if not raw.strip():
@@ -65,12 +70,19 @@ def file_digest(paths: list[Path]) -> tuple[str, dict[str, list[int]]]:
     stats: dict[str, list[int]] = {}
     for path in paths:
         try:
-            stat = path.stat()
-            stats[path.name] = [stat.st_size, stat.st_mtime_ns]
-            digest.update(path.name.encode() + b"\0")
-            with path.open("rb") as handle:
+            # Only a regular file: a FIFO would block this read, a device never end it.
+            with open(open_regular(path), "rb") as handle:
+                stat = os.fstat(handle.fileno())
+                stats[path.name] = [stat.st_size, stat.st_mtime_ns]
+                digest.update(path.name.encode() + b"\0")
                 while chunk := handle.read(HASH_CHUNK):
                     digest.update(chunk)
+        except NotRegularFileError as exc:
+            raise RunDirError(
+                f"{path.name} is {exc.kind}, not a regular file",
+                where=str(path),
+                fix="memscope reads a run's files as regular files; restore the file.",
+            ) from None
         except OSError as exc:  # every file of a run is read here first: one clear message
             raise RunDirError(
                 f"cannot read {path.name}: {exc.strerror or exc}",
@@ -88,6 +100,30 @@ def current_stats(paths: list[Path]) -> dict[str, list[int]]:
         stat = path.stat()
         result[path.name] = [stat.st_size, stat.st_mtime_ns]
     return result
+
+
+def files_named(folder: Path, name: str) -> list[Path]:
+    """Every path called exactly ``name`` below ``folder``, sorted.
+
+    ``name`` comes from a run's files (a dataset or history file name) and is matched as
+    written: a ``[``, ``*`` or ``?`` in it is a character, never a pattern.
+    """
+    return sorted(folder.rglob(glob.escape(name)))
+
+
+def refuse_special(path: Path, flag: str, error: type[MemscopeError] = DatasetError) -> None:
+    """Refuse a flag's path that holds a FIFO, device or socket (a folder or file is fine).
+
+    Such a path would otherwise count as "not found", and the run's recorded path be used
+    in its place without a word.
+    """
+    kind = not_regular(path)
+    if kind is not None and kind != "a folder":
+        raise error(
+            f"{flag} is {kind}, not a regular file",
+            where=str(path),
+            fix=f"Pass a file (or a folder holding it) with {flag}.",
+        )
 
 
 MAGIC_BYTES = 16

@@ -188,6 +188,9 @@ class Benchmark:
     reader: RunReader
     axes: BenchmarkAxes
     table: TableLayout
+    marker_files: tuple[str, ...] = ()
+    """File names whose presence makes a folder one of its run directories: where one is a
+    FIFO, device or folder, memscope names it instead of saying "not a run directory"."""
     sniff_order: int = 100
     """Readers are asked lowest first (a more specific format before a looser one)."""
     runs_nest: bool = False

@@ -144,8 +144,11 @@ def read_csv_rows(path: Path) -> list[dict[str, str]]:
     """The rows of an upstream CSV summary (none when it cannot be read)."""
     import csv
 
+    from memscope.file_kinds import open_regular
+
     try:
-        with path.open(newline="", encoding="utf-8") as handle:
+        # open_regular: a FIFO or device named like the summary is skipped, not waited on.
+        with open(open_regular(path), newline="", encoding="utf-8") as handle:
             return list(csv.DictReader(handle))
     except (OSError, UnicodeDecodeError, csv.Error):
         return []

@@ -24,22 +24,40 @@ def config_path_command() -> None:
     echo(config_path())
 
 
+MAX_SHOWN = 200
+"""A setting longer than this is shown cut, with its length: `show` never dumps a whole file."""
+
+
+def _shown(value: object) -> str:
+    text = str(value)
+    if len(text) <= MAX_SHOWN:
+        return text
+    return f"{text[:MAX_SHOWN]}… ({len(text):,} characters)"
+
+
 @config_app.command("show", epilog=example("memscope config show"))
 @handles_errors
 def config_show() -> None:
-    """Validate the configuration file and print the settings in effect."""
+    """Validate the configuration file and print the settings in effect.
+
+    Each setting is printed on one line, at most 200 characters (a longer one is cut and
+    its length given).
+    """
     from memscope.config import load_config
 
     config = load_config()
     exists = "exists" if config.path.is_file() else "not created yet; defaults apply"
-    stdout.print(f"config file: {config.path} ({exists})", markup=False)
-    stdout.print(f"annotator: {config.annotator}", markup=False)
+    lines = [f"config file: {config.path} ({exists})", f"annotator: {_shown(config.annotator)}"]
     for binding, keys in sorted(config.keys.items()):
-        stdout.print(f"key {binding} = {keys}", markup=False)
+        lines.append(f"key {_shown(binding)} = {_shown(keys)}")
     for code in config.extra_codes:
-        stdout.print(f"extra code {code['code']}: {code['name']} ({code['stage']})", markup=False)
+        lines.append(
+            f"extra code {_shown(code['code'])}: {_shown(code['name'])} ({_shown(code['stage'])})"
+        )
     engine = config.engine
-    stdout.print(
-        f"engine: text_model={engine.text_model or 'default'} image_model={engine.image_model or 'default'} device={engine.device}",
-        markup=False,
+    lines.append(
+        f"engine: text_model={_shown(engine.text_model or 'default')} "
+        f"image_model={_shown(engine.image_model or 'default')} device={_shown(engine.device)}"
     )
+    for line in lines:
+        stdout.print(line, markup=False)

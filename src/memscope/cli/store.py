@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from memscope.cli.app import SETUP, app
+from memscope.cli.app import SETUP, app, example
 from memscope.cli.common import (
     DbOption,
     FormatOption,
@@ -24,11 +24,15 @@ from memscope.textsafe import printable
 if TYPE_CHECKING:
     from memscope.usecases.store_check import StoreHealth
 
-store_app = typer.Typer(help="Check the store (the DuckDB file).", no_args_is_help=True)
+store_app = typer.Typer(
+    help="Check the store (the DuckDB file).",
+    no_args_is_help=True,
+    epilog=example("memscope store check"),
+)
 app.add_typer(store_app, name="store", rich_help_panel=SETUP)
 
 
-@store_app.command("check")
+@store_app.command("check", epilog=example("memscope store check --save-labels labels.jsonl"))
 @handles_errors
 def store_check(
     save_labels: Annotated[

@@ -187,6 +187,7 @@ def table(
         render_upstream,
     )
     from memscope.usecases.loading import load_run
+    from memscope.usecases.output_files import TABLE, plan_output, store_files, write_output
     from memscope.usecases.table import TableOptions, build_table
 
     check_k(k)
@@ -204,6 +205,8 @@ def table(
         seed=seed,
     )
     store = open_store(db)
+    # --out is checked before any work: never over the store or a file that is not a table.
+    target = plan_output(out, TABLE, store_files(store)) if out is not None else None
     run_ids = _run_ids(store, runs, read_options(dataset))
     with store.reading():
         data = [load_run(store, run_id, detail=False) for run_id in run_ids]
@@ -258,24 +261,5 @@ def table(
 
         write_text(text)
         return
-    _write(out, text)
-
-
-def _write(path: Path, text: str) -> None:
-    """Write whole or not at all: a temp file beside the target, then renamed over it."""
-    import os
-    import tempfile
-
-    target = path.expanduser()
-    if not target.parent.is_dir():
-        raise InputError(
-            "the folder for --out does not exist", where=str(target.parent), fix="Create it first."
-        )
-    handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temp, target)
-    except OSError as error:
-        Path(temp).unlink(missing_ok=True)
-        raise InputError(f"cannot write the table: {error.strerror}", where=str(target)) from None
+    assert target is not None
+    write_output(target, text.encode("utf-8"), "table")

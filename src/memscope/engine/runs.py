@@ -20,10 +20,13 @@ from types import TracebackType
 from typing import IO, Any, Self
 
 from memscope.errors import EngineError
+from memscope.file_kinds import not_regular, path_kind
 
 PREDICTIONS = "predictions.jsonl"
 SIDECAR = "retrieval.jsonl"
 SUMMARY_METRICS = ("em", "contains_gt", "f1", "judge")
+RUN_FILES = ("config.json", "metrics.json", PREDICTIONS, SIDECAR)
+"""The files a native run consists of (what writing one may replace)."""
 
 
 class NativeRunWriter:
@@ -48,12 +51,7 @@ class NativeRunWriter:
         self.out_dir = out_dir
         self.metrics = dict(metrics)
         self.rows: list[dict[str, Any]] = []
-        if (out_dir / PREDICTIONS).exists() and not overwrite:
-            raise EngineError(
-                "the output folder already holds a run",
-                where=str(out_dir),
-                fix="Choose another --out folder, or pass --overwrite to replace it.",
-            )
+        check_out_dir(out_dir, overwrite=overwrite)
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
             _write_json(out_dir / "config.json", config)
@@ -116,6 +114,46 @@ class NativeRunWriter:
             memscope["error"] = error
         metrics["memscope"] = memscope
         _write_json(self.out_dir / "metrics.json", metrics)
+
+
+def check_out_dir(out_dir: Path, *, overwrite: bool) -> None:
+    """Refuse an ``--out`` where writing a run would replace what is not a run's file.
+
+    The folder must be new, empty of the run's four file names, or hold a run
+    (``predictions.jsonl``; replaced only with ``overwrite``). Each of those names must
+    be a regular file if present: a symlink (to the store, say) or a FIFO is refused,
+    and so is a ``config.json`` or ``metrics.json`` beside no run (a project's own files).
+    """
+    if out_dir.exists() and not out_dir.is_dir():
+        raise EngineError(
+            f"--out is {path_kind(out_dir)}, not a folder",
+            where=str(out_dir),
+            fix="Name a folder for the run (it is created).",
+        )
+    for name in RUN_FILES:
+        path = out_dir / name
+        if path.is_symlink() or not_regular(path) is not None:
+            what = "a symbolic link" if path.is_symlink() else not_regular(path)
+            raise EngineError(
+                f"the output folder's {name} is {what}; a run is written as regular files only",
+                where=str(path),
+                fix="Choose another --out folder.",
+            )
+    present = [name for name in RUN_FILES if (out_dir / name).exists()]
+    if PREDICTIONS in present:
+        if not overwrite:
+            raise EngineError(
+                "the output folder already holds a run",
+                where=str(out_dir),
+                fix="Choose another --out folder, or pass --overwrite to replace it.",
+            )
+    elif present:
+        raise EngineError(
+            f"the output folder holds {' and '.join(present)} but no run (no {PREDICTIONS}); "
+            "memscope does not write over them",
+            where=str(out_dir),
+            fix="Choose a new or empty --out folder.",
+        )
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:

@@ -27,7 +27,7 @@ from memscope.engine.answer import AnswerSettings as AnswerSettings
 from memscope.engine.prompts import system_prompt
 from memscope.engine.retrieve import BACKENDS
 from memscope.engine.retrieve import MethodSettings as MethodSettings
-from memscope.engine.runs import NativeRunWriter
+from memscope.engine.runs import NativeRunWriter, check_out_dir
 from memscope.engine_jobs.engine import (
     EngineOptions,
     EngineSession,
@@ -212,6 +212,7 @@ def write_native_run(
             f"--pool ({pool}) must be at least --k ({k})",
             fix="The pool holds the top-k and the candidates below them.",
         )
+    check_out_dir(out_dir, overwrite=overwrite)  # before hours of retrieval, not after
     session = EngineSession(options, reporter)
     dataset = open_dataset(store, dataset_ref, image_root=image_root)
     questions = dataset.questions[:limit] if limit else dataset.questions

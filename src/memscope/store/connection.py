@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memscope.errors import StoreBusyError, StoreDamagedError, StoreError
+from memscope.file_kinds import not_regular
 
 if TYPE_CHECKING:
     import duckdb
@@ -127,6 +128,24 @@ def foreign_file_kind(path: Path) -> str | None:
     except OSError:
         return None
     return next((kind for magic, kind in FOREIGN_HEADERS.items() if head.startswith(magic)), None)
+
+
+def refuse_non_regular(path: Path) -> None:
+    """Refuse a store (or its write-ahead log) that is a FIFO, device or folder.
+
+    DuckDB would block on a FIFO forever, and read a device without end.
+    """
+    for file, what in (
+        (path, "the store"),
+        (path.with_name(path.name + ".wal"), "the store's WAL"),
+    ):
+        kind = not_regular(file)
+        if kind is not None:
+            raise StoreError(
+                f"{what} is {kind}, not a DuckDB file",
+                where=str(file),
+                fix="Use --db PATH (or $MEMSCOPE_DB) to name a store file, or remove what is there.",
+            )
 
 
 def lock_wait_seconds() -> float:
@@ -334,6 +353,7 @@ class Store:
     def _connect(self, *, read_only: bool) -> duckdb.DuckDBPyConnection:
         import duckdb
 
+        refuse_non_regular(self.path)
         kind = foreign_file_kind(self.path)
         if kind is not None:
             raise StoreError(

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from memscope.errors import InputError
 from memscope.store.connection import connect_offline
+from memscope.store.literal_files import literal_file
 from memscope.store.sql import insert_json_rows
 
 if TYPE_CHECKING:
@@ -34,31 +35,36 @@ def read_label_file(path: Path) -> list[dict[str, Any]]:
     """Every row of a label export, keyed by column name.
 
     Raises:
-        InputError: an unknown extension, or a file DuckDB cannot read.
+        InputError: a path that is not a regular file (saying what it is), an unknown
+            extension, or a file DuckDB cannot read.
     """
     import duckdb
 
-    reader = READERS.get(path.suffix.lower())
-    if reader is None:
+    failure: str | None = None
+    with literal_file(path, what="the label file") as literal:
+        reader = READERS.get(path.suffix.lower())
+        if reader is None:
+            raise InputError(
+                f"cannot tell the format of {path.name} from its extension",
+                where=str(path),
+                fix="Label exports end in .jsonl, .csv or .parquet.",
+            )
+        con = connect_offline(":memory:")
+        try:
+            result = con.execute(f"SELECT * FROM {reader}", [literal.name])
+            names = [column[0] for column in result.description]
+            found = [dict(zip(names, row, strict=True)) for row in result.fetchall()]
+        except duckdb.Error as exc:
+            text = str(exc).strip()
+            failure = literal.explain(text.splitlines()[0]) if text else type(exc).__name__
+        finally:
+            con.close()
+    if failure is not None:
         raise InputError(
-            f"cannot tell the format of {path.name} from its extension",
-            where=str(path),
-            fix="Label exports end in .jsonl, .csv or .parquet.",
-        )
-    con = connect_offline(":memory:")
-    try:
-        result = con.execute(f"SELECT * FROM {reader}", [str(path)])
-        names = [column[0] for column in result.description]
-        found = [dict(zip(names, row, strict=True)) for row in result.fetchall()]
-    except duckdb.Error as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(
-            f"cannot read the label file: {first}",
+            f"cannot read the label file: {failure}",
             where=str(path),
             fix="Pass a file written by `memscope export-labels`.",
-        ) from None
-    finally:
-        con.close()
+        )
     if reader == _JSONL:  # every value is JSON text at maximum_depth 1
         found = [
             {

@@ -16,7 +16,8 @@ when it can be, else next to the destination under a hidden name) and renamed in
 so a failure or a kill never leaves a half-written export or a stray file in the
 destination folder; Ctrl-C and SIGTERM remove the staged file. An ``--out`` that is a
 symlink writes to the link's target (the link stays); one that is not a regular file (a
-terminal, a pipe, ``/proc/self/fd/1``) is written straight through.
+terminal, a pipe, ``/proc/self/fd/1``) is written straight through. Nothing is written over
+the store's files or over a file that is not a label export (``usecases.output_files``).
 
 CSV is for spreadsheets too, so it is made safe the way spreadsheet-safe exporters do (the
 OWASP "CSV injection" rule): a text cell starting with ``=``, ``+``, ``-``, ``@``, a tab or
@@ -38,8 +39,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memscope.errors import InputError, MemscopeError
+from memscope.errors import InputError
 from memscope.usecases.labels import current_labels_by_annotator, label_history, split_params
+from memscope.usecases.output_files import (
+    LABEL_EXPORT,
+    cannot_write,
+    plan_output,
+    store_files,
+    stream_writer,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -388,14 +396,6 @@ def _terminate_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _cannot_write(exc: OSError, where: Path) -> MemscopeError:
-    return MemscopeError(
-        f"cannot write the export: {exc.strerror or exc}",
-        where=str(where),
-        fix="Pick a folder you can write to with --out PATH, or export to stdout.",
-    )
-
-
 def write_table(store: Store, table: pa.Table, fmt: str, out: Path | None) -> ExportResult:
     """Write ``table`` as ``fmt`` to ``out`` (atomically) or return its bytes for stdout.
 
@@ -416,19 +416,11 @@ def write_table(store: Store, table: pa.Table, fmt: str, out: Path | None) -> Ex
     json_columns = tuple(name for name in JSON_COLUMNS if name in table.column_names)
     if fmt == "csv":
         table = _for_csv(table, json_columns)
-    given = out.expanduser() if out is not None else None
-    # Not a regular file (a terminal, a pipe, /proc/self/fd/1): write straight through.
-    stream = given is not None and given.exists() and not given.is_file()
-    # A symlink is followed: the file it points to is replaced, the link stays.
-    destination = given.resolve() if given is not None and not stream else None
+    # Refused before anything is written: the store's own files, and any file memscope did
+    # not write as a label export (a terminal, pipe or /proc/self/fd/1 is written through).
+    target = plan_output(out, LABEL_EXPORT, store_files(store)) if out is not None else None
+    destination = target.file if target is not None else None
     target_dir = destination.parent if destination is not None else Path(tempfile.gettempdir())
-    if destination is not None and not target_dir.is_dir():
-        raise InputError(
-            f"the folder of --out does not exist: {target_dir}",
-            fix="Create it, or pick another path.",
-        )
-    if destination is not None and destination.is_dir():
-        raise InputError(f"--out is a folder: {destination}", fix="Name a file in it.")
     staging = _staging_dir(target_dir) if destination is not None else target_dir
     temp: Path | None = None
     try:
@@ -438,22 +430,21 @@ def write_table(store: Store, table: pa.Table, fmt: str, out: Path | None) -> Ex
             temp = Path(temp_name)
             with store.read() as con:
                 copy_to_file(con, table, str(temp), fmt, json_columns)
-            if destination is None and not stream:
+            if target is None:
                 return ExportResult(None, table.num_rows, temp.read_bytes())
-            if stream:
-                assert given is not None
-                with temp.open("rb") as source, given.open("wb") as sink:
+            if destination is None:
+                with temp.open("rb") as source, stream_writer(target) as sink:
                     shutil.copyfileobj(source, sink)
-                return ExportResult(given, table.num_rows)
-            assert destination is not None
+                return ExportResult(target.given, table.num_rows)
             if destination.exists() and not os.access(destination, os.W_OK):
                 raise PermissionError(13, "Permission denied", str(destination))
             os.replace(temp, destination)
             return ExportResult(destination, table.num_rows)
     except OSError as exc:
-        if isinstance(exc, BrokenPipeError) and stream:
+        if isinstance(exc, BrokenPipeError) and target is not None and destination is None:
             raise  # the pipe's reader went away (`--out /dev/stdout | head`): the CLI stops quietly
-        raise _cannot_write(exc, given or target_dir) from None
+        where = target.given if target is not None else target_dir
+        raise cannot_write(exc, where, "export") from None
     finally:
         if temp is not None:
             temp.unlink(missing_ok=True)

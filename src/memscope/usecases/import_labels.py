@@ -246,8 +246,6 @@ def import_labels(
     seen: set[str] = set()
     with store.read() as con:
         for path in paths:
-            if not path.is_file():
-                raise InputError("no such label file", where=str(path))
             events = _events_of_file(path)
             by_run: dict[str, list[dict[str, Any]]] = {}
             for event in events:

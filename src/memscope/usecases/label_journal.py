@@ -15,13 +15,15 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 import threading
 import uuid
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from memscope.errors import MemscopeError, StoreBusyError
+from memscope.errors import MemscopeError, StoreBusyError, StoreError
+from memscope.file_kinds import NONBLOCK, NotRegularFileError, describe_mode, read_regular
 
 SUFFIX = ".labels-pending.jsonl"
 
@@ -136,9 +138,11 @@ class LabelJournal:
         """The changes recorded and not yet done, in the order they were made."""
         with self._lock:
             try:
-                raw = self.path.read_bytes()
+                raw = read_regular(self.path)
             except FileNotFoundError:
                 return []
+            except NotRegularFileError as exc:
+                raise self._not_a_file(exc.kind) from None
         ops: dict[str, LabelOp] = {}
         for line in raw.splitlines():
             try:
@@ -158,13 +162,23 @@ class LabelJournal:
                     continue
         return list(ops.values())
 
+    def _not_a_file(self, kind: str) -> StoreError:
+        return StoreError(
+            f"the label journal is {kind}, not a regular file",
+            where=str(self.path),
+            fix="Remove what is there; memscope keeps label changes not yet saved in this file.",
+        )
+
     def _append(self, entry: dict[str, Any]) -> None:
         line = (json.dumps(entry, ensure_ascii=False) + "\n").encode()
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | NONBLOCK, 0o644)
             try:
-                size = os.fstat(fd).st_size
+                status = os.fstat(fd)
+                if not stat.S_ISREG(status.st_mode):
+                    raise self._not_a_file(describe_mode(status.st_mode))
+                size = status.st_size
                 if size and os.pread(fd, 1, size - 1) != b"\n":
                     line = b"\n" + line  # after a torn line (a crash mid-append): start afresh
                 os.write(fd, line)

@@ -32,6 +32,7 @@ from memscope.usecases.figure_data import (
     retention_curve,
     series_styles,
 )
+from memscope.usecases.output_files import FIGURE, plan_output, store_files, write_output
 
 if TYPE_CHECKING:
     from memscope.store import Store
@@ -80,22 +81,25 @@ def _matplotlib() -> Any:
     return plt
 
 
-def _save(plt: Any, fig: Any, out: Path) -> None:
-    """Write the figure without a creation date (so the bytes depend on the data only)."""
-    suffix = out.suffix.lower()
+def _save(plt: Any, fig: Any, suffix: str) -> bytes:
+    """The figure's bytes without a creation date (so they depend on the data only).
+
+    Every format carries memscope as its creator: that is how a later ``plot --out`` knows
+    it may replace the file (``usecases.output_files.FIGURE``).
+    """
+    import io
+
     metadata: dict[str, Any] = {"Software": "memscope"}
     if suffix == ".svg":
         metadata = {"Date": None, "Creator": "memscope"}
     elif suffix == ".pdf":
         metadata = {"CreationDate": None, "ModDate": None, "Creator": "memscope", "Producer": None}
+    buffer = io.BytesIO()
     try:
-        fig.savefig(out, metadata=metadata, bbox_inches="tight")
-    except OSError as exc:
-        raise MemscopeError(
-            f"cannot write the figure: {exc.strerror or exc}", where=str(out)
-        ) from None
+        fig.savefig(buffer, format=suffix.lstrip("."), metadata=metadata, bbox_inches="tight")
     finally:
         plt.close(fig)
+    return buffer.getvalue()
 
 
 def _heatmap(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
@@ -286,11 +290,11 @@ def render(
         raise InputError(
             f"cannot tell the format of {out.name}", fix="End --out in .svg, .png or .pdf."
         )
-    if not out.expanduser().resolve().parent.is_dir():
-        raise InputError(f"the folder of --out does not exist: {out.parent}")
     if kind == "codes" and len(runs) != 1:
         raise InputError("the codes figure takes one run")
+    # Checked before drawing: never over the store or a file that is not a memscope figure.
+    target = plan_output(out, FIGURE, store_files(store))
     plt = _matplotlib()
     fig = BUILDERS[kind](plt, store, runs, metric)
-    _save(plt, fig, out.expanduser())
-    return Figure(out.expanduser(), kind, runs)
+    write_output(target, _save(plt, fig, out.suffix.lower()), "figure")
+    return Figure(target.given, kind, runs)

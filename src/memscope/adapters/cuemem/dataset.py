@@ -31,6 +31,7 @@ from typing import Any
 from memscope.adapters.files import media_kind, read_json_file
 from memscope.adapters.memeye.dataset import question_key, strings
 from memscope.errors import DatasetError
+from memscope.file_kinds import read_regular
 from memscope.records import DatasetRecord, Notice, QuestionRecord, RoundRecord, SessionRecord
 
 BENCHMARK = "cuemem"
@@ -260,7 +261,7 @@ def read_cuemem_dataset(history_path: Path, *, strict: bool = False) -> CueDatas
     questions, qid_by_key = _read_questions(
         qas, task, clues, MediaResolver(history_path), history_path, strict=strict, notices=notices
     )
-    content_hash = hashlib.sha256(history_path.read_bytes()).hexdigest()
+    content_hash = hashlib.sha256(read_regular(history_path)).hexdigest()
     profile = (
         data.get("character_profile") if isinstance(data.get("character_profile"), dict) else {}
     )

@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 
 from memscope.adapters.cuemem.roots import CAPTION_VARIANTS
+from memscope.adapters.files import files_named, refuse_special
 from memscope.errors import DatasetError
 
 PROFILE_STEM = re.compile(r"^p(\d+)$")
@@ -67,7 +68,7 @@ def locate_history(
         for name in names:
             candidates = [folder / name]
             if deep and folder.is_dir():
-                candidates += sorted(folder.rglob(name))
+                candidates += files_named(folder, name)
             for candidate in candidates:
                 if candidate not in tried:
                     tried.append(candidate)
@@ -79,6 +80,7 @@ def locate_history(
         if explicit is None:
             continue
         explicit = explicit.expanduser()
+        refuse_special(explicit, "--dataset")
         if explicit.is_file():
             return explicit.resolve()
         found = look_in(explicit, deep=True) if explicit.is_dir() else None

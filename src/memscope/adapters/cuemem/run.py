@@ -53,6 +53,7 @@ from memscope.adapters.upstream_summary import (
     summary_check,
 )
 from memscope.errors import DatasetError, RunDirError
+from memscope.file_kinds import read_regular
 from memscope.records import Notice, RetrievalKind, RunRecord
 
 __all__ = ["extract_choice", "history_names", "is_cuemem_run", "read_cuemem_runs"]
@@ -437,7 +438,7 @@ def _describe(
     efficiency: dict[str, Any] = {}
     if efficiency_path.is_file():
         try:
-            loaded = json.loads(efficiency_path.read_text(encoding="utf-8"))
+            loaded = json.loads(read_regular(efficiency_path).decode("utf-8"))
             efficiency = loaded if isinstance(loaded, dict) else {}
         except (OSError, UnicodeDecodeError, json.JSONDecodeError):
             efficiency = {}

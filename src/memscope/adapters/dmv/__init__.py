@@ -53,6 +53,7 @@ BENCHMARK = Benchmark(
         default_group=("method",),
         metrics=(("tsr", "em"),),
     ),
+    marker_files=("f2_per_probe.csv",),
     sniff_order=20,
     read_options=(REGISTRY_OPTION,),
     detail_tables=(RECALL_STEPS,),

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memscope.adapters.files import read_json_file
+from memscope.adapters.files import read_json_file, refuse_special
 from memscope.errors import DatasetError
+from memscope.file_kinds import read_regular
 
 REGISTRY_FILE = "cue_registry.json"
 CATALOGUE_FILE = "seed_v2.json"
@@ -95,6 +96,7 @@ def locate_registry(
         return None
 
     if given is not None:
+        refuse_special(given.expanduser(), "--dmv-registry")
         found = first_file([given.expanduser()])
         if found is None:
             raise DatasetError(
@@ -163,7 +165,7 @@ def read_product_data(registry_path: Path | None) -> ProductData:
             image_file=image_file,
             caption=captions.get(image_ref),
         )
-    digest = hashlib.sha256(registry_path.read_bytes())
+    digest = hashlib.sha256(read_regular(registry_path))
     return ProductData(
         registry_path=registry_path,
         content_hash=digest.hexdigest(),

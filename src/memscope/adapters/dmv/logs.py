@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memscope.errors import RunDirError
+from memscope.file_kinds import read_regular
 
 HEADER = re.compile(r"^=== F2 task=(?P<task>\S+) system=(?P<system>.+?) D=(?P<depth>\d+) ===$")
 REPLAY = re.compile(
@@ -91,7 +92,7 @@ def parse_task_log(path: Path) -> TaskLog:
         RunDirError: when the file cannot be read or is not UTF-8 text.
     """
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_regular(path).decode("utf-8")
     except OSError as exc:
         raise RunDirError(f"cannot read the log: {exc.strerror or exc}", where=str(path)) from None
     except UnicodeDecodeError as exc:

@@ -38,6 +38,7 @@ from memscope.adapters.upstream_summary import (
     summary_check,
 )
 from memscope.errors import RunDirError
+from memscope.file_kinds import open_regular
 from memscope.records import Notice, RunRecord
 
 PER_PROBE = "f2_per_probe.csv"
@@ -214,7 +215,7 @@ def read_probe_csv(path: Path, *, strict: bool, notices: list[Notice]) -> list[P
             ``strict``.
     """
     try:
-        handle = path.open(newline="", encoding="utf-8")
+        handle = open(open_regular(path), newline="", encoding="utf-8")  # noqa: SIM115 - closed by the with below
     except OSError as exc:
         raise RunDirError(
             f"cannot read {PER_PROBE}: {exc.strerror or exc}", where=str(path)
@@ -391,7 +392,7 @@ def _read_summary(path: Path, notices: list[Notice]) -> tuple[dict[str, dict[str
     if not path.is_file():
         return {}, []
     try:
-        with path.open(newline="", encoding="utf-8") as handle:
+        with open(open_regular(path), newline="", encoding="utf-8") as handle:
             reader = csv.DictReader(handle)
             table = list(reader)
             header = [name.strip().lstrip("\ufeff") for name in reader.fieldnames or []]

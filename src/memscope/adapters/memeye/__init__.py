@@ -20,6 +20,7 @@ BENCHMARK = Benchmark(
     reader=ModuleReader("memscope.adapters.memeye.run", "is_memeye_run", "read_all"),
     axes=AXES,
     table=LAYOUT,
+    marker_files=("predictions.jsonl", "metrics.json"),
     sniff_order=10,
     panel="rerank",
     figure="grid_lines",

@@ -21,6 +21,7 @@ from typing import Any
 
 from memscope.adapters.files import read_json_file
 from memscope.errors import DatasetError
+from memscope.file_kinds import NotRegularFileError, open_regular, read_regular
 from memscope.identity import question_key as question_key  # re-exported for the other readers
 from memscope.records import (
     DatasetRecord,
@@ -166,8 +167,10 @@ def image_file_problem(path: Path) -> str | None:
     Only the first bytes are read: decoding happens when the app shows the image.
     """
     try:
-        with path.open("rb") as handle:
+        with open(open_regular(path), "rb") as handle:
             head = handle.read(12)
+    except NotRegularFileError as exc:
+        return exc.kind
     except OSError:
         return "unreadable"
     if not head:
@@ -209,7 +212,7 @@ def read_memeye_dataset(
             fix="Pass the MemEye dialog file with --dataset PATH.",
         )
     task = str(task_hint or dialog_path.stem).strip().lower()
-    raw_bytes = dialog_path.read_bytes()
+    raw_bytes = read_regular(dialog_path)
     content_hash = hashlib.sha256(raw_bytes).hexdigest()
     notices: list[Notice] = []
     sessions, rounds = read_sessions(
@@ -243,7 +246,7 @@ def memeye_dataset_source(
         DatasetError: when the file cannot be read.
     """
     try:
-        raw_bytes = dialog_path.read_bytes()
+        raw_bytes = read_regular(dialog_path)
     except OSError as exc:
         raise DatasetError(
             f"cannot read the dialog JSON: {exc.strerror or exc}", where=str(dialog_path)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from memscope.adapters.base import ReadOptions
-from memscope.adapters.files import file_digest, read_json_file
+from memscope.adapters.files import file_digest, files_named, read_json_file, refuse_special
 from memscope.adapters.memeye.dataset import memeye_dataset_source
 from memscope.errors import DatasetError, RunDirError
 from memscope.paths import in_working_dir
@@ -79,7 +79,7 @@ def read_memeye_run(run_dir: Path, dataset: Path | None = None) -> RunRecord:
         raise RunDirError("metrics.json is not a JSON object", where=str(run_dir / "metrics.json"))
     notices: list[Notice] = []
     config_path = run_dir / "config.json"
-    if config_path.is_file():
+    if config_path.exists():  # a FIFO or folder there is read, and refused saying what it is
         config = read_json_file(config_path, what="config.json")
         if not isinstance(config, dict):
             raise RunDirError("config.json is not a JSON object", where=str(config_path))
@@ -166,9 +166,10 @@ def locate_dialog_json(
     candidates: list[Path] = []
     if override is not None:
         override = override.expanduser()
+        refuse_special(override, "--dataset")
         if override.is_dir():
             if name:
-                candidates += [override / name, *sorted(override.rglob(name))]
+                candidates += [override / name, *files_named(override, name)]
             else:
                 candidates += sorted(override.glob("*.json"))[:1]
         else:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from memscope.errors import DatasetError, RunDirError
 from memscope.records import BulkSource, Notice
+from memscope.store.literal_files import literal_file
 from memscope.store.loaders.finite import null_non_finite
 from memscope.store.loaders.lines import NESTED_TOO_DEEPLY, explain_bad_line, lines_of_records
 from memscope.store.sql import one_row, rows, scalar
@@ -150,13 +151,14 @@ def load_memeye_predictions(
         DatasetError: when the rows do not match the dataset's questions.
     """
     path = Path(source.path)
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE memeye_rows AS "
-        "SELECT ordinality::BIGINT AS ord, * FROM read_json(?, format = 'newline_delimited', "
-        f"columns = {_columns_literal()}, ignore_errors = true, maximum_object_size = 268435456) "
-        "WITH ORDINALITY",
-        [str(path)],
-    )
+    with literal_file(path, error=RunDirError, what="predictions.jsonl") as reader:
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE memeye_rows AS "
+            "SELECT ordinality::BIGINT AS ord, * FROM read_json(?, format = 'newline_delimited', "
+            f"columns = {_columns_literal()}, ignore_errors = true, maximum_object_size = 268435456) "
+            "WITH ORDINALITY",
+            [reader.name],
+        )
     total = scalar(con, "SELECT count(*) FROM memeye_rows")
     if total == 0:
         raise RunDirError(
@@ -412,18 +414,19 @@ def _insert_sidecar_retrievals(
     con: duckdb.DuckDBPyConnection, run_id: str, sidecar: Path, notices: list[Notice]
 ) -> None:
     """Load the full ranked pool a memscope-native run wrote to ``retrieval.jsonl``."""
-    con.execute(
-        "INSERT INTO retrievals "
-        "WITH pools AS ("
-        "  SELECT 'q' || TRY_CAST(idx AS BIGINT) AS qid,"
-        f"        json_transform(pool, '{SIDECAR_POOL_SHAPE}') AS pool"
-        "  FROM read_json(?, format = 'newline_delimited', columns = {'idx': 'JSON', 'pool': 'JSON'},"
-        "                 ignore_errors = true, maximum_object_size = 268435456)),"
-        " items AS (SELECT qid, unnest(pool, recursive := true) FROM pools WHERE qid IS NOT NULL)"
-        " SELECT ?, qid, rank, trim(round_id), score, text_score, image_score, 'logged' FROM items"
-        " WHERE qid IN (SELECT qid FROM memeye_good) AND round_id IS NOT NULL",
-        [str(sidecar), run_id],
-    )
+    with literal_file(sidecar, error=RunDirError, what="retrieval.jsonl") as reader:
+        con.execute(
+            "INSERT INTO retrievals "
+            "WITH pools AS ("
+            "  SELECT 'q' || TRY_CAST(idx AS BIGINT) AS qid,"
+            f"        json_transform(pool, '{SIDECAR_POOL_SHAPE}') AS pool"
+            "  FROM read_json(?, format = 'newline_delimited', columns = {'idx': 'JSON', 'pool': 'JSON'},"
+            "                 ignore_errors = true, maximum_object_size = 268435456)),"
+            " items AS (SELECT qid, unnest(pool, recursive := true) FROM pools WHERE qid IS NOT NULL)"
+            " SELECT ?, qid, rank, trim(round_id), score, text_score, image_score, 'logged' FROM items"
+            " WHERE qid IN (SELECT qid FROM memeye_good) AND round_id IS NOT NULL",
+            [reader.name, run_id],
+        )
     if not scalar(con, "SELECT count(*) FROM retrievals WHERE run_id = ?", [run_id]):
         notices.append(
             Notice("retrieval.jsonl has no usable pools; the run has no retrievals", str(sidecar))

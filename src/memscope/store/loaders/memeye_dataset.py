@@ -19,6 +19,7 @@ from memscope.adapters.memeye.dataset import MAX_LEVEL_DIGITS, oversized_label_n
 from memscope.errors import DatasetError
 from memscope.identity import KEY_LENGTH, KEY_SEPARATOR, WHITESPACE_PATTERN
 from memscope.records import DatasetSource, Notice, RoundRecord, SessionRecord
+from memscope.store.literal_files import literal_file
 from memscope.store.loaders.lines import SkippedRecords
 from memscope.store.sql import one, one_row, rows
 
@@ -70,6 +71,8 @@ def stage_dialog(con: duckdb.DuckDBPyConnection, source: DatasetSource) -> None:
     """
     import duckdb
 
+    failure: str | None = None
+
     def read(qa_type: str) -> str:
         columns = (
             "{'multi_session_dialogues': 'JSON', "
@@ -81,27 +84,30 @@ def stage_dialog(con: duckdb.DuckDBPyConnection, source: DatasetSource) -> None:
             f"columns = {columns}, maximum_object_size = 2147483647)"
         )
 
-    try:
+    with literal_file(source.source_path, error=DatasetError, what="dialog JSON") as reader:
         try:
-            con.execute(
-                f"CREATE OR REPLACE TEMP TABLE memeye_dialog AS {read(QA_TYPE)}",
-                [source.source_path],
-            )
-        except duckdb.InvalidInputException as exc:
-            if "transform error" not in str(exc):
-                raise
-            converted = ", ".join(
-                f"list_transform({name}, lambda q: json_transform(q, '{QA_SHAPE}')) AS {name}"
-                for name in QA_LIST_COLUMNS
-            )
-            con.execute(
-                f"CREATE OR REPLACE TEMP TABLE memeye_dialog AS SELECT multi_session_dialogues, {converted} "
-                f"FROM ({read('JSON[]')})",
-                [source.source_path],
-            )
-    except duckdb.Error as exc:
+            try:
+                con.execute(
+                    f"CREATE OR REPLACE TEMP TABLE memeye_dialog AS {read(QA_TYPE)}",
+                    [reader.name],
+                )
+            except duckdb.InvalidInputException as exc:
+                if "transform error" not in str(exc):
+                    raise
+                converted = ", ".join(
+                    f"list_transform({name}, lambda q: json_transform(q, '{QA_SHAPE}')) AS {name}"
+                    for name in QA_LIST_COLUMNS
+                )
+                con.execute(
+                    f"CREATE OR REPLACE TEMP TABLE memeye_dialog AS SELECT multi_session_dialogues, {converted} "
+                    f"FROM ({read('JSON[]')})",
+                    [reader.name],
+                )
+        except duckdb.Error as exc:
+            failure = reader.explain(str(exc).splitlines()[0])
+    if failure is not None:
         raise DatasetError(
-            f"dialog JSON is not valid JSON: {str(exc).splitlines()[0]}",
+            f"dialog JSON is not valid JSON: {failure}",
             where=source.source_path,
             fix="Fix or restore the file, or pass the right one with --dataset PATH.",
         ) from None

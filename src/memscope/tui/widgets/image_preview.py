@@ -5,7 +5,8 @@ blocks) when ``textual_image.widget`` is imported, which must happen before the 
 (:func:`load_renderer`). ``$MEMSCOPE_IMAGE_RENDERER`` forces one (``halfcell``,
 ``unicode``, ``sixel``, ``tgp``) or turns images off (``none``). A missing file or one
 that cannot be decoded shows a placeholder naming the path and the reason; it never
-raises.
+raises. Decoding is bounded (``media.images``): a decompression bomb is refused with its
+size instead of filling memory.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Static
 
+from memscope.errors import MediaError
+from memscope.file_kinds import path_kind
+from memscope.media.images import load_preview
 from memscope.textsafe import printable
 from memscope.triage.round_index import MediaItem
 from memscope.tui.messages import ImageDecoded
@@ -55,17 +59,12 @@ def load_renderer(name: str | None = None) -> type[Widget] | None:
 
 @functools.lru_cache(maxsize=16)
 def decode_image(path: str) -> Any:
-    """Open, fully decode and shrink an image file (PIL); raises OSError/ValueError when bad.
+    """Decode an image file within a pixel bound and shrink it (``media.images.load_preview``).
 
-    The last few are kept: stepping back and forth between questions shows the same rounds.
+    Raises MediaError (a decompression bomb, a damaged file: the message says which). The
+    last few are kept: stepping back and forth between questions shows the same rounds.
     """
-    from PIL import Image, ImageOps
-
-    with Image.open(path) as opened:
-        opened.load()
-        image = ImageOps.exif_transpose(opened).convert("RGB")
-    image.thumbnail((MAX_PIXELS, MAX_PIXELS))
-    return image
+    return load_preview(path, MAX_PIXELS)
 
 
 class ImagePreview(Vertical):
@@ -128,9 +127,13 @@ class ImagePreview(Vertical):
                 "--help`), or press c for its caption",
             )
             return
-        if not item.file or not Path(item.file).is_file():
+        kind = path_kind(item.file) if item.file else None
+        if kind is None or kind == "a broken symbolic link":
             looked = f" (looked for {item.file})" if item.file else ""
             self._set_state("missing", f"image file not found: {item.ref}{looked}")
+            return
+        if kind != "a regular file":
+            self._set_state("undecodable", f"cannot show image {item.file}: the path is {kind}")
             return
         self._set_state("loading", f"loading {item.file} …")
         self._decode(self._request, item.file)
@@ -139,9 +142,10 @@ class ImagePreview(Vertical):
     def _decode(self, request: int, path: str) -> None:
         try:
             image = decode_image(path)
-        except (
-            Exception
-        ) as error:  # PIL raises many kinds for a bad file; all mean "cannot show it"
+        except MediaError as error:  # why, in words: too large, damaged, not an image
+            self.post_message(ImageDecoded(request, path, error=error.what))
+            return
+        except Exception as error:  # anything else PIL raises also means "cannot show it"
             self.post_message(ImageDecoded(request, path, error=f"{type(error).__name__}: {error}"))
             return
         self.post_message(ImageDecoded(request, path, image=image))
