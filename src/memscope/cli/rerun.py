@@ -134,10 +134,16 @@ def rerun(
         )
     data = load_run(store, run_id, retrievals=retrievals)
     require_ranked(data)
-    require_scores(data)
+    hint = None
+    if not requery:  # point to `memscope recompute` only where it can work on this machine
+        from memscope.engine_jobs.gap_fill import recompute_hint
+
+        hint = recompute_hint(store, run_id)
+    require_scores(data, hint)
     if question is not None:
         results = [
-            rerun_question(data, question, alpha=value, lam=lam, k=k, pool=pool) for value in alphas
+            rerun_question(data, question, alpha=value, lam=lam, k=k, pool=pool, gap_fill_hint=hint)
+            for value in alphas
         ]
         stored = [store_rerun(store, run_id, result.as_dict()) for result in results]
         if output is OutputFormat.json:
@@ -148,7 +154,9 @@ def rerun(
             stdout.print(render_question(result))
         stderr.print(f"stored as rerun {', '.join(map(str, stored))}")
         return
-    summary = rerun_run(data, alphas, lam=lam, k=k, pool=pool, seed=seed, resamples=resamples)
+    summary = rerun_run(
+        data, alphas, lam=lam, k=k, pool=pool, seed=seed, resamples=resamples, gap_fill_hint=hint
+    )
     rerun_id = store_rerun(store, run_id, summary)
     if output is OutputFormat.json:
         print_json(summary)
