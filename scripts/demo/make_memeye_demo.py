@@ -17,7 +17,8 @@ DIR defaults to the repository root. The script writes
 
 The output is byte-for-byte reproducible: no clock, no unseeded randomness, fixed JSON
 formatting and fixed PNG encoder settings. Only the standard library, Pillow and numpy
-are used, and memscope itself is not imported.
+are used, and memscope itself is not imported: ``srag_t``'s all-MiniLM-L6-v2 similarities
+come from ``srag_t_minilm.json``, computed once by ``minilm_scores.py`` with the model.
 """
 
 from __future__ import annotations
@@ -130,7 +131,8 @@ def runs_readme(design_payload: dict, simulated: dict) -> str:
     lines = [
         "# Demo runs (simulated)",
         "",
-        "These five run directories are **simulated**. No model was called. They exist so",
+        "These five run directories are **simulated**: no answer model was called (only",
+        "`srag_t`'s retriever is real, see below). They exist so",
         "that `memscope open runs/srag_v/` works on a fresh checkout, and so that every",
         "failure kind memscope can diagnose appears at least once, on purpose.",
         "",
@@ -147,9 +149,14 @@ def runs_readme(design_payload: dict, simulated: dict) -> str:
             f"  {len(design_payload['questions'])} questions: {len(story.MCQS)} four-rotation "
             f"MCQs and {len(story.OPEN_TWIN_KEYS)} open-ended twins)."
         ),
-        "- Retrieval scores come from a deterministic bag-of-words simulation (question vs.",
-        "  round text, plus captions for `srag_t`) and a designed visual-relevance score for",
-        "  `srag_v`; the rankings of the designed retrieval failures were placed by hand.",
+        "- `srag_t`'s retrieval is real: its ranking and logged scores are all-MiniLM-L6-v2's",
+        "  cosine similarities between the question and the round text plus captions (the",
+        "  model it names; `scripts/demo/minilm_scores.py` computed them once with the",
+        "  packaged model), so `memscope recompute srag_t` reproduces them.",
+        "- `srag_v`'s retrieval is simulated: a bag-of-words score for the round text and a",
+        "  designed visual-relevance score for its images, with the rankings of its designed",
+        "  retrieval failures placed by hand. It names SigLIP-2, whose weights memscope does",
+        "  not ship, so its scores cannot (and need not) be recomputed.",
         "- Answers, MCQ rotation choices and judge scores were chosen by the generator to",
         "  exhibit each failure kind; EM, F1 and BLEU were then computed from them the way",
         "  MemEye's evaluator does. Latencies and token counts are made up.",

@@ -1,13 +1,20 @@
-"""Deterministic stand-in for MemEye's dense retrievers (``semantic_rag_*``).
+"""MemEye's dense retrievers (``semantic_rag_*``) for the demo runs.
 
-No embedding model is called. A round's similarity to a question is simulated from
-bag-of-words overlap, scaled into the range real MiniLM / SigLIP cosines fall in:
+``srag_t`` (text-only, all-MiniLM-L6-v2) is the real retriever: a round's score is
+MiniLM's cosine similarity between the question and the round text (user + assistant +
+the image captions, as MemEye's ``build_round_retrieval_text`` does for ``text_only``),
+computed once by ``minilm_scores.py`` with the packaged model and read from
+``srag_t_minilm.json``; the ranking is theirs, with no hand placement, so ``memscope
+recompute srag_t`` reproduces the logged scores.
+
+``srag_v`` (native images, SigLIP-2, whose weights are not shipped) is simulated: a
+round's similarity is bag-of-words overlap scaled into the range real MiniLM / SigLIP
+cosines fall in:
 
 - text channel: cosine of content-word counts between the question and the round text
-  (user + assistant; for the text-only run the image captions are appended, as
-  MemEye's ``build_round_retrieval_text`` does for ``text_only``);
-- image channel (native-visual run only): cosine between the question and the words a
-  viewer can see in each image (``story.IMAGES`` visual terms), best image per round;
+  (user + assistant);
+- image channel: cosine between the question and the words a viewer can see in each
+  image (``story.IMAGES`` visual terms), best image per round;
 - fused score = 0.5 * text + 0.5 * image, like ``semantic_rag_multimodal``'s weights.
 
 A small hash-based jitter breaks ties reproducibly. For the designed failures,
@@ -19,15 +26,20 @@ round (used for the README's recency example, to give it a clear, realistic gap)
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
+import json
 import math
 import re
 from collections import Counter
+from pathlib import Path
 
 TEXT_WEIGHT = 0.5
 IMAGE_WEIGHT = 0.5
 LOGGED_CANDIDATES = 5  # MemEye logs scores only for the top 5 (``top_candidates``)
+MINILM_SCORES = Path(__file__).resolve().parent / "srag_t_minilm.json"
+"""all-MiniLM-L6-v2's similarities of every question to every round (``minilm_scores.py``)."""
 
 # MemEye's retrieval stopwords plus question words that carry no topic.
 STOPWORDS = {
@@ -139,8 +151,35 @@ def round_text(record: dict, with_captions: bool) -> str:
     return " ".join(part for part in parts if part)
 
 
+@functools.cache
+def minilm_table() -> dict:
+    """The stored MiniLM similarities (read once)."""
+    return json.loads(MINILM_SCORES.read_text(encoding="utf-8"))
+
+
+def minilm_scores(question: str, records: list[dict]) -> dict[str, dict]:
+    """all-MiniLM-L6-v2's real similarity of every round to the question (text = fused)."""
+    table = minilm_table()
+    column = {rid: i for i, rid in enumerate(table["rounds"])}
+    row = table["similarities"][question.strip()]
+    if [r["round_id"] for r in records] != table["rounds"]:
+        raise ValueError(f"{MINILM_SCORES.name} is for other rounds: run minilm_scores.py again")
+    return {
+        r["round_id"]: {
+            "text": row[column[r["round_id"]]],
+            "image": 0.0,
+            "fused": row[column[r["round_id"]]],
+            "best_image": "",
+        }
+        for r in records
+    }
+
+
 def natural_scores(question: str, records: list[dict], run: str) -> dict[str, dict]:
-    """Simulated (text, image, fused) similarity of every round to the question."""
+    """The (text, image, fused) similarity of every round to the question: real MiniLM
+    for ``srag_t``, simulated for ``srag_v``."""
+    if run == "srag_t":
+        return minilm_scores(question, records)
     visual = run == "srag_v"
     query = content_tokens(question)
     scores = {}
@@ -186,7 +225,7 @@ def apply_placements(natural_order: list[str], placement: dict | None, top_k: in
 def rank_rounds(
     question: str, records: list[dict], run: str, placement: dict | None, top_k: int
 ) -> dict:
-    """The simulated ranking of all rounds for one question and run.
+    """The ranking of all rounds for one question and run (MiniLM's for ``srag_t``).
 
     Returns ``order`` (every round id, rank 1 first) and ``scores`` (round id -> logged
     components for the top candidates: fused score, text score and, for the
@@ -194,6 +233,8 @@ def rank_rounds(
     """
     natural = natural_scores(question, records, run)
     natural_order = sorted(natural, key=lambda rid: (-natural[rid]["fused"], rid))
+    if run == "srag_t" and placement:
+        raise ValueError(f"srag_t is ranked by MiniLM alone: no placement for {question!r}")
     order = apply_placements(natural_order, placement, top_k)
     score_by_rank = sorted((natural[rid]["fused"] for rid in natural), reverse=True)
     for rid, fixed_score in (placement or {}).get("scores", {}).items():

@@ -19,6 +19,7 @@ from memscope.cli.common import (
     stdout,
 )
 from memscope.cli.fitting import Column, FittingTable, fit
+from memscope.cli.twin_option import TwinOption, twin_ids
 from memscope.textsafe import printable, printable_id
 
 
@@ -59,6 +60,7 @@ def estimate(
         ),
     ] = None,
     level: Annotated[float, typer.Option("--level", help="Confidence level.")] = 0.95,
+    twin: TwinOption = None,
     db: DbOption = None,
     output: FormatOption = OutputFormat.table,
 ) -> None:
@@ -70,14 +72,18 @@ def estimate(
     whatever the rules' quality, and narrower the more they agree with people. n eff is
     the number of labels a simple random sample would need for the same width. Codes
     are primary codes. Label a sampled queue (`memscope open RUN --queue sample`) for
-    the design to hold.
+    the design to hold. The rule suggestions are the run's stored ones, with the twin
+    runs they were made with (named in a note; `--twin` changes them, see `memscope
+    suggest --help`).
     """
     from memscope.usecases.estimate import estimate_run
     from memscope.usecases.runs import resolve_run
 
     store = open_store(db)
     run_id = resolve_run(store, run, ingest=False)
-    result = estimate_run(store, run_id, by=by, annotator=annotator, level=level).as_dict()
+    result = estimate_run(
+        store, run_id, by=by, annotator=annotator, level=level, twins=twin_ids(store, twin)
+    ).as_dict()
     if output is OutputFormat.json:
         print_json(result)
         return
@@ -95,7 +101,7 @@ def estimate(
         )
     )
     for note in result["notes"]:
-        stderr.print(f"note: {note}", markup=False)
+        stderr.print(printable(f"note: {note}", keep_newlines=False), markup=False)
     groups = ["overall", *result["strata"]]
     # Past the terminal's width whole columns go (PPI++ last): an interval is never cut.
     table = FittingTable(

@@ -34,6 +34,14 @@ def plot(
             show_default=False,
         ),
     ] = None,
+    annotator: Annotated[
+        str | None,
+        typer.Option(
+            "--annotator",
+            help="codes: only this annotator's labels (default: the latest label of anyone).",
+            show_default=False,
+        ),
+    ] = None,
     db: DbOption = None,
 ) -> None:
     """Draw a figure for a paper, one per command (needs the plot extra: matplotlib).
@@ -51,7 +59,7 @@ def plot(
 
     store = open_store(db)
     run_ids = [resolve_run(store, ref) for ref in runs]
-    figure = render(store, kind, run_ids, out, metric=metric)
+    figure = render(store, kind, run_ids, out, metric=metric, annotator=annotator)
     stderr.print(
         f"wrote the {kind} figure of {', '.join(printable_id(run_id) for run_id in run_ids)}"
         f" to {printable_id(figure.path)}",

@@ -144,10 +144,16 @@ def rerun(
     )
     data = load_run(store, run_id, retrievals=retrievals)
     require_ranked(data)
-    require_scores(data)
+    hint = None
+    if not requery:  # point to `memscope recompute` only where it can work on this machine
+        from memscope.engine_jobs.gap_fill import recompute_hint
+
+        hint = recompute_hint(store, run_id)
+    require_scores(data, hint)
     if question is not None:
         results = [
-            rerun_question(data, question, alpha=value, lam=lam, k=k, pool=pool) for value in alphas
+            rerun_question(data, question, alpha=value, lam=lam, k=k, pool=pool, gap_fill_hint=hint)
+            for value in alphas
         ]
         payload = [_marked(result.as_dict(), requery) for result in results]
         stored = [store_rerun(store, run_id, entry) for entry in payload]
@@ -159,7 +165,17 @@ def rerun(
         stderr.print(stored_as.format(", ".join(map(str, stored))))
         return
     summary = _marked(
-        rerun_run(data, alphas, lam=lam, k=k, pool=pool, seed=seed, resamples=resamples), requery
+        rerun_run(
+            data,
+            alphas,
+            lam=lam,
+            k=k,
+            pool=pool,
+            seed=seed,
+            resamples=resamples,
+            gap_fill_hint=hint,
+        ),
+        requery,
     )
     rerun_id = store_rerun(store, run_id, summary)
     if output is OutputFormat.json:

@@ -24,6 +24,7 @@ from memscope.cli.sample_options import (
     SizeOption,
     StrataOption,
 )
+from memscope.cli.twin_option import TwinOption, say_refresh, twin_ids
 from memscope.textsafe import printable_id
 
 
@@ -43,6 +44,7 @@ def sample(
     strata: StrataOption = None,
     sample_size: SizeOption = None,
     allocation: AllocationOption = None,
+    twin: TwinOption = None,
     db: DbOption = None,
     output: FormatOption = OutputFormat.table,
 ) -> None:
@@ -51,13 +53,18 @@ def sample(
     The same queue `memscope open RUN --queue sample` steps through. It is stored with
     its seed and each question's inclusion probability, so it resumes in the same order
     and `memscope estimate` weighs the labels by the design. Options that differ from
-    the stored plan draw a new one.
+    the stored plan draw a new one. `--strata code` and `--allocation neyman` read the
+    rule suggestions, made with the run's pinned twin runs unless `--twin` changes them
+    (see `memscope suggest --help`); a stored plan stays as it was drawn.
     """
     from memscope.usecases.runs import resolve_run
     from memscope.usecases.sample import open_sample
+    from memscope.usecases.suggestion_changes import refresh_suggestions
 
     store = open_store(db)
     run_id = resolve_run(store, run)
+    if twin:
+        say_refresh(refresh_suggestions(store, run_id, twins=twin_ids(store, twin)))
     plan, new = open_sample(
         store, run_id, seed=seed, strata=strata, sample_size=sample_size, allocation=allocation
     )

@@ -20,6 +20,7 @@ from memscope.cli.common import (
     stdout,
 )
 from memscope.cli.run_arg import RunArgument, pick_run
+from memscope.cli.twin_option import TwinOption, say_refresh, twin_ids
 from memscope.textsafe import printable, printable_id
 
 
@@ -29,6 +30,7 @@ from memscope.textsafe import printable, printable_id
 @handles_errors
 def suggest(
     run: RunArgument = None,
+    twin: TwinOption = None,
     dataset: DatasetOption = None,
     db: DbOption = None,
     output: FormatOption = OutputFormat.table,
@@ -37,42 +39,49 @@ def suggest(
 
     The deterministic rules of the taxonomy (see `memscope export-labels` for the codes):
     retrieval codes from Any-Clue / Coverage / Latest@K / Rank-Inversion at the run's K,
-    encode codes from a twin run in the store (the native-visual twin of a text-only run,
-    the clue-only oracle), matched by question. Several rules may fire; the first in
-    pipeline order is primary. Suggestions are stored apart from labels and never
-    change them.
+    encode codes from its twin runs, matched by question. A twin run is another run over
+    the same questions (same task and model): the native-visual run of a text-only
+    run's method (its text-only miss is ENC-TEXT when the twin is right) and the
+    clue-only oracle (ENC-PERC when the oracle fails too; SEL-CTX when it is right and a
+    full-context run is wrong). The twins are taken from the store when a run's
+    suggestions are first made and kept afterwards, so a run ingested later changes no
+    suggestion; `--twin` chooses them. Several rules may fire; the first in pipeline
+    order is primary. Suggestions are stored apart from labels and never change them.
     """
     from memscope.usecases.suggest import suggestion_state
     from memscope.usecases.suggestion_changes import refresh_suggestions
+    from memscope.usecases.twins import TWIN_MEANING
 
     store = open_store(db)
     run_id = pick_run(store, run, "suggest", options=read_options(dataset))
-    refreshed = refresh_suggestions(store, run_id, force=True)
+    refreshed = refresh_suggestions(store, run_id, force=True, twins=twin_ids(store, twin))
     suggestions = list(refreshed.suggestions.values())
     state = suggestion_state(store, run_id) or {}
-    headline = refreshed.headline()
-    if headline:  # a twin or oracle run came (or went) since they were last computed
-        stderr.print(headline + ":", markup=False)
-        for change in refreshed.changes:
-            stderr.print(f"  {change.describe()}", markup=False)
+    say_refresh(refreshed)
     if output is OutputFormat.json:
         print_json(
             {
                 "run": run_id,
                 "n_failed": state.get("n_failed"),
                 "twin_runs": state.get("twin_run_ids") or [],
+                "unused_twin_runs": refreshed.unused_twins,
                 "suggestions": [item.as_dict() for item in suggestions],
                 "changes": [change.as_dict() for change in refreshed.changes],
             }
         )
         return
     twins = state.get("twin_run_ids") or []
+    if twins:
+        used = f"twin runs used: {', '.join(printable_id(twin) for twin in twins)}"
+    elif refreshed.unused_twins:
+        used = "no twin run used"
+    else:
+        used = f"no twin run in the store; {TWIN_MEANING}"
     stderr.print(
-        f"{len(suggestions)} of {state.get('n_failed', 0)} failed questions have a suggestion"
-        + (
-            f" · twin runs used: {', '.join(printable_id(twin) for twin in twins)}"
-            if twins
-            else " · no twin run in the store"
+        printable(
+            f"{len(suggestions)} of {state.get('n_failed', 0)} failed questions have a "
+            f"suggestion · {used}",
+            keep_newlines=False,
         ),
         markup=False,
     )

@@ -271,3 +271,45 @@ def undo_gap_fill(store: Store, run_id: str) -> bool:
             rollback_quietly(con)
             raise
     return undone
+
+
+def recompute_hint(store: Store, run_id: str) -> str | None:
+    """The sentence pointing to ``memscope recompute RUN``, or None where it cannot work here.
+
+    It can where the run logged a ranked retrieval the engine reproduces and the run's
+    models are on this machine (the text model, and for SRAG(V) its image model: without
+    it only part of each score comes back and the pool is not extended, so re-ranking
+    gains nothing). Without the engine installed, a run whose text model is the
+    all-MiniLM-L6-v2 the engine extra ships (and that needs no image model) still gets
+    the hint, with what to install.
+    """
+    from memscope.engine.models import MINILM_NAMES
+    from memscope.engine_available import INSTALL_HINT, missing_engine_packages
+
+    with store.read() as con:
+        run = queries.get_run(con, run_id)
+        if run is None or run.get("retrieval_kind") != "ranked":
+            return None
+        config, metrics = queries.run_config(con, run_id)
+    settings, details = run_method_settings(run, config, metrics)
+    if settings is None:
+        return None
+    session = _session_for_run(details, None, None)
+    try:
+        if settings.uses_images:
+            session.image_source()
+        if missing_engine_packages():
+            if str(session.options.text_model or "").lower() not in MINILM_NAMES:
+                return None
+            return (
+                f"`memscope recompute {run_id}` can recompute the missing similarities with the "
+                f"memory engine ({INSTALL_HINT}) to re-rank the whole pool"
+            )
+        text = session.text_source()
+    except (EngineError, ImportError):  # a model not here, or open_clip missing for its name
+        return None
+    models = text.label + (f" and {session.image_source().label}" if settings.uses_images else "")
+    return (
+        f"`memscope recompute {run_id}` can recompute the missing similarities with {models} "
+        "to re-rank the whole pool"
+    )

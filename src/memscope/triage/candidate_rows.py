@@ -42,9 +42,12 @@ class Candidate:
 
 
 class ChannelIndex:
-    """Per-channel scores (text, image) of a run's retrieved rounds, by (qid, round)."""
+    """Per-channel scores (text, image) of a run's retrieved rounds, by (qid, round); and
+    ``recompute_hint``, the sentence pointing to ``memscope recompute`` where it can fill
+    the scores the run did not log on this machine (None where it cannot)."""
 
-    def __init__(self, table: pa.Table | None) -> None:
+    def __init__(self, table: pa.Table | None, recompute_hint: str | None = None) -> None:
+        self.recompute_hint = recompute_hint
         self._table = table
         self._spans: dict[str, tuple[int, int]] = {}
         if table is not None and table.num_rows:

@@ -164,7 +164,10 @@ def check_refs(store: Store, refs: list[str]) -> None:
 def load_evidence(store: Store, data: RunData) -> ChannelIndex:
     """Complete ``data`` (from :func:`load_questions` or a session opened without
     evidence) with its retrieval evidence and its questions' answers, options and
-    rotations, in place; return the per-channel scores of its retrieved rounds."""
+    rotations, in place; return the per-channel scores of its retrieved rounds, with
+    whether ``memscope recompute`` can fill the scores it did not log."""
+    from memscope.engine_jobs.gap_fill import recompute_hint
+
     run_id = str(data.run["run_id"])
     with store.read() as con:
         table = queries.evidence_table(con, run_id)
@@ -174,6 +177,7 @@ def load_evidence(store: Store, data: RunData) -> ChannelIndex:
             data._columns.clear()
     data.evidence, data.scores = evidence_from_table(table)
     data.evidence_table = table
+    channels.recompute_hint = recompute_hint(store, run_id)
     return channels
 
 

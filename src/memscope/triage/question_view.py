@@ -120,7 +120,14 @@ def ranking_view(
         try:
             from memscope.usecases.rerun import rerun_question
 
-            rerun = rerun_question(session.data, detail.qid, alpha=alpha, lam=lam, k=k)
+            rerun = rerun_question(
+                session.data,
+                detail.qid,
+                alpha=alpha,
+                lam=lam,
+                k=k,
+                gap_fill_hint=session.channels.recompute_hint,
+            )
         except MemscopeError as error:
             message = error.message
     if rerun is not None:

@@ -105,6 +105,8 @@ class Estimates:
     rule_agreement: float | None
     strata: dict[str, dict[str, int]]
     codes: list[str]
+    twin_runs: list[str] = field(default_factory=list)
+    """The twin runs the rule suggestions were made with (``usecases.twins``)."""
     overall: dict[str, GroupEstimate] = field(default_factory=dict)
     per_stratum: dict[str, dict[str, GroupEstimate]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -121,6 +123,7 @@ class Estimates:
             "design": self.design,
             "overall_method": self.overall_method,
             "rule_agreement": self.rule_agreement,
+            "twin_runs": self.twin_runs,
             "strata": self.strata,
             "codes": {
                 code: {
@@ -262,6 +265,7 @@ def compute_estimates(
             for h in order
         },
         codes=used,
+        twin_runs=list(found.twin_runs),
     )
     stratified = all(result.strata[h]["n_labelled"] >= MIN_LABELS for h in order)
     if not stratified:
@@ -320,8 +324,12 @@ def estimate_run(
     by: str = "y",
     annotator: str | None = None,
     level: float = DEFAULT_LEVEL,
+    twins: list[str] | None = None,
 ) -> Estimates:
     """Load the run's failures, labels (of ``annotator``, else the latest of anyone) and plan.
+
+    The rule suggestions are those stored, with the twin runs pinned with them; ``twins``
+    (``--twin``) recomputes them with other twin runs first (and pins those).
 
     Raises:
         InputError: an unknown ``by``, a level outside (0, 1), no failure or no label.
@@ -334,7 +342,7 @@ def estimate_run(
         raise InputError(f"cannot estimate by {by!r}", fix=f"Use --by {' | '.join(BY)}.")
     if not 0.0 < level < 1.0:
         raise InputError(f"--level must lie between 0 and 1, got {level}")
-    found = failures(store, run_id)
+    found = failures(store, run_id, twins=twins)
     if not len(found):
         raise InputError(f"run {run_id} has no failing question", fix="Nothing to estimate.")
     labels = current_labels(store, run_id, annotator=annotator)
@@ -354,6 +362,9 @@ def estimate_run(
     codes = [code for code in taxonomy.names if code in present] + sorted(
         present - set(taxonomy.names)
     )
-    return compute_estimates(
+    result = compute_estimates(
         found, labelled, by=by, plan=plan, codes=codes, level=level, annotator=annotator
     )
+    used = ", ".join(found.twin_runs) or "no twin run"
+    result.notes[:0] = [*found.notes, f"the rule suggestions use {used} (`--twin` to change)"]
+    return result

@@ -204,11 +204,13 @@ def _cue(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
     return fig
 
 
-def _codes(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
+def _codes(
+    plt: Any, store: Store, runs: list[str], metric: str | None, annotator: str | None = None
+) -> Any:
     from memscope.usecases.estimate import estimate_run
 
     by = metric or "y"
-    result = estimate_run(store, runs[0], by=by).as_dict()
+    result = estimate_run(store, runs[0], by=by, annotator=annotator).as_dict()
     groups = ["overall", *result["strata"]]
     codes = list(result["codes"])
     fig, ax = plt.subplots(figsize=(1.2 + 1.0 * len(groups), 3.4))
@@ -259,7 +261,8 @@ def _codes(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
     ax.set_xticks(range(len(groups)), labels, fontsize=7)
     ax.set_ylabel("share of failures (PPI++, 95% CI)")
     ax.set_ylim(0, max(1.05, max(bottoms) + 0.05))
-    ax.set_title(f"{runs[0]}: failure codes by {by} (labelled/failures)")
+    who = f"labelled by {annotator}" if annotator else "labelled"
+    ax.set_title(f"{runs[0]}: failure codes by {by} ({who}/failures)")
     ax.legend(frameon=False, fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return fig
 
@@ -274,11 +277,19 @@ BUILDERS: dict[str, Callable[[Any, Store, list[str], str | None], Any]] = {
 
 
 def render(
-    store: Store, kind: str, runs: list[str], out: Path, *, metric: str | None = None
+    store: Store,
+    kind: str,
+    runs: list[str],
+    out: Path,
+    *,
+    metric: str | None = None,
+    annotator: str | None = None,
 ) -> Figure:
     """Draw figure ``kind`` of ``runs`` into ``out`` (.svg, .png or .pdf).
 
     ``metric``: the heatmap's metric (em, judge) or the codes figure's strata (y, cell, x).
+    ``annotator``: the codes figure counts this annotator's labels only (default: the
+    latest label of anyone, as ``memscope estimate``).
 
     Raises:
         InputError: an unknown kind or extension, a missing folder, a run without the data.
@@ -292,9 +303,17 @@ def render(
         )
     if kind == "codes" and len(runs) != 1:
         raise InputError("the codes figure takes one run")
+    if annotator is not None and kind != "codes":
+        raise InputError(
+            f"--annotator is for the codes figure, not {kind}", fix="Leave --annotator out."
+        )
     # Checked before drawing: never over the store or a file that is not a memscope figure.
     target = plan_output(out, FIGURE, store_files(store))
     plt = _matplotlib()
-    fig = BUILDERS[kind](plt, store, runs, metric)
+    fig = (
+        _codes(plt, store, runs, metric, annotator)
+        if kind == "codes"
+        else BUILDERS[kind](plt, store, runs, metric)
+    )
     write_output(target, _save(plt, fig, out.suffix.lower()), "figure")
     return Figure(target.given, kind, runs)

@@ -56,10 +56,6 @@ if TYPE_CHECKING:
 TEMPORAL = ("latest_at_k", "latest_miss", "rank_inversion", "stale_dominance")
 ACCESS = ("any_clue", "coverage", "full_clue", "mrr")
 BASELINE_ALPHA = 1.0
-GAP_FILL_HINT = (
-    "`memscope recompute RUN` can recompute the missing similarities with the memory engine "
-    "to re-rank the whole pool"
-)
 
 
 @dataclass(frozen=True)
@@ -208,12 +204,13 @@ def require_ranked(data: RunData) -> None:
     )
 
 
-def require_scores(data: RunData) -> None:
+def require_scores(data: RunData, gap_fill_hint: str | None = None) -> None:
     """Refuse a ranked run that logged no retrieval score at all: there is nothing to weigh.
 
     Re-ranking mixes each candidate's similarity with its recency; a run that logged ids
     only (DMV-Bench's logs, some CUE-Mem memories) has no similarity to mix, so the table
-    would be empty. The message says what would give scores.
+    would be empty. The message says what would give scores: ``gap_fill_hint`` (from
+    ``engine_jobs.recompute_hint``) where ``memscope recompute`` can work on this machine.
 
     Raises:
         InputError: naming the run and the two ways to get scores.
@@ -225,9 +222,12 @@ def require_scores(data: RunData) -> None:
     raise InputError(
         f"run {data.run['run_id']} has no retrieval scores to re-rank: {why}",
         fix=(
-            f"Fill them with `memscope recompute {data.run['run_id']}` (the memory engine with the "
-            "run's own models), or re-retrieve with the engine: `memscope rerun --requery` or "
-            "`memscope retrieve`."
+            (
+                f"{gap_fill_hint[:1].upper()}{gap_fill_hint[1:]}; or re-retrieve"
+                if gap_fill_hint
+                else "Re-retrieve"
+            )
+            + " with the memory engine: `memscope rerun --requery` or `memscope retrieve`."
         ),
     )
 
@@ -372,14 +372,14 @@ def _question_note(
     recomputed: int,
     *,
     disagrees: bool = False,
+    gap_fill_hint: str | None = None,
 ) -> str | None:
     """What the user must know about one question's pool, in one sentence (None: nothing)."""
+    hint = f"; {gap_fill_hint}" if gap_fill_hint else ""
     size, n_scored, unknown = int(valid.sum()), int(scored.sum()), int(unknown_mask.sum())
     parts = []
     if size and n_scored == 0:
-        parts.append(
-            f"none of the {size} candidates has a score, so the order cannot change; {GAP_FILL_HINT}"
-        )
+        parts.append(f"none of the {size} candidates has a score, so the order cannot change{hint}")
     elif n_scored < size - unknown:
         fixed = np.flatnonzero(valid & ~scored & ~unknown_mask) + 1
         tail = (
@@ -393,7 +393,7 @@ def _question_note(
             which = f"rank {fixed[0]} keeps its place"
         else:
             which = f"the {fixed.size} without one keep their ranks"
-        parts.append(f"{n_scored} of {size} candidates have scores; {which}; {GAP_FILL_HINT}")
+        parts.append(f"{n_scored} of {size} candidates have scores; {which}{hint}")
     if unknown:
         parts.append(
             f"{unknown} retrieved round(s) are unknown to the dataset (no age) and keep their ranks"
@@ -417,8 +417,12 @@ def rerun_question(
     lam: float = DEFAULT_LAMBDA,
     k: int | None = None,
     pool: int | None = None,
+    gap_fill_hint: str | None = None,
 ) -> QuestionRerun:
     """Re-rank one question's candidate pool with recency weight ``alpha``.
+
+    ``gap_fill_hint``: the sentence pointing to ``memscope recompute`` where it can fill
+    missing scores on this machine (``engine_jobs.recompute_hint``); None says nothing.
 
     Raises:
         InputError: a parameter out of range, or a run without a ranked retrieval list.
@@ -488,6 +492,7 @@ def rerun_question(
             unknown_mask,
             recomputed,
             disagrees=alpha == BASELINE_ALPHA and bool((by_score != identity).any()),
+            gap_fill_hint=gap_fill_hint,
         ),
     )
 
@@ -521,8 +526,11 @@ def rerun_run(
     pool: int | None = None,
     seed: int = DEFAULT_SEED,
     resamples: int = DEFAULT_RESAMPLES,
+    gap_fill_hint: str | None = None,
 ) -> dict[str, Any]:
     """Re-rank every Y3 question of a run for each alpha; metrics, deltas and miss causes.
+
+    ``gap_fill_hint`` as for :func:`rerun_question`.
 
     Returns the JSON of ``memscope rerun`` without ``--question``: ``{"run", "params",
     "n", "scored", "results": [{"alpha", "latest_at_k", "latest_miss", "rank_inversion",
@@ -591,7 +599,7 @@ def rerun_run(
         notes.append(
             f"{partial} of {len(rows)} Y3 questions have scores for only part of their pool "
             f"(typically the first {top}); only the scored candidates are re-ranked and the rest keep "
-            f"their ranks; {GAP_FILL_HINT}"
+            "their ranks" + (f"; {gap_fill_hint}" if gap_fill_hint else "")
         )
     if recomputed:
         notes.append(

@@ -9,7 +9,7 @@ it; :func:`load_sample` reads it back, so the queue resumes in the same order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +40,10 @@ class Failures:
     y: list[str]
     cell: list[str]
     suggested: list[str]
+    twin_runs: list[str] = field(default_factory=list)
+    """The twin runs the suggestions use (``usecases.twins``)."""
+    notes: list[str] = field(default_factory=list)
+    """What loading the suggestions had to say (a twin run not used, a change)."""
 
     def __len__(self) -> int:
         return len(self.qids)
@@ -50,18 +54,21 @@ class Failures:
         return [value or NO_STRATUM for value in column]
 
 
-def failures(store: Store, run_id: str) -> Failures:
+def failures(store: Store, run_id: str, *, twins: list[str] | None = None) -> Failures:
     """The run's failing questions with their coordinates and suggested primary codes.
 
-    Suggestions are computed (and stored) first when the run has none or they are stale.
+    Suggestions are computed (and stored) first when the run has none, they are stale,
+    or ``twins`` (``--twin``) asks for other twin runs than they were made with.
     """
     from memscope.usecases.loading import load_run
+    from memscope.usecases.suggest import suggestion_state
     from memscope.usecases.suggestion_changes import load_suggestions
     from memscope.usecases.triage_queue import TriageTable
 
     data = load_run(store, run_id, detail=False)
     notes: list[str] = []
-    table = TriageTable(data, load_suggestions(store, data, notes))
+    table = TriageTable(data, load_suggestions(store, data, notes, twins=twins))
+    state = suggestion_state(store, run_id) or {}
     rows = np.flatnonzero(table.correct == 0.0)
     rows = rows[np.argsort(table.idx[rows], kind="stable")]
     return Failures(
@@ -72,6 +79,8 @@ def failures(store: Store, run_id: str) -> Failures:
         y=[str(v) for v in table.y[rows].tolist()],
         cell=[str(v).replace("_", "") for v in table.cell[rows].tolist()],
         suggested=[str(v) for v in table.suggested[rows].tolist()],
+        twin_runs=list(state.get("twin_run_ids") or []),
+        notes=notes,
     )
 
 
@@ -208,7 +217,9 @@ def open_sample(
 ) -> tuple[SamplePlan, bool]:
     """The stored plan when nothing asked for differs from it, else a new one; and whether it is new.
 
-    A plan drawn for an older version of the run's files is drawn again.
+    A plan drawn for an older version of the run's files is drawn again; one drawn before
+    the suggestions' twin runs changed stays valid (its strata and inclusion probabilities
+    are those it was drawn with).
     """
     stored = load_sample(store, run_id)
     if stored is not None:

@@ -1,16 +1,14 @@
-"""Rule-based failure suggestions for a run: find its twin runs, apply the rules, store them.
+"""Rule-based failure suggestions for a run: take its twin runs, apply the rules, store them.
 
-Twin runs are looked up in the store by what the runs say about themselves: the same
-task and model, the same base method family (``semantic_rag``, ``full_context``, ...)
-with the other modality (the *visual twin* of a text-only run), or the clue-only oracle
-(``clue_only_context*``, the *oracle*). Questions are matched to the twin by question key,
-never by position. Suggestions are stored apart from labels and never change them.
+The twin runs (the native-visual twin of a text-only run, the clue-only oracle) are
+chosen and pinned by :mod:`memscope.usecases.twins`: found in the store the first time,
+kept afterwards. Questions are matched to a twin by question key, never by position.
+Suggestions are stored apart from labels and never change them.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -24,15 +22,12 @@ from memscope.usecases.loading import RunData, load_run
 from memscope.usecases.question_extras import extra_columns
 from memscope.usecases.report import question_metrics
 from memscope.usecases.runs import effective_k
+from memscope.usecases.twins import ORACLE_FAMILY, Twins, choose_twins, method_family
 
 if TYPE_CHECKING:
     from memscope.store import Store
     from memscope.taxonomy import Taxonomy
 
-MODALITY_SUFFIX = re.compile(r"_{1,2}(text_only|multimodal|no_visual)$")
-ORACLE_FAMILY = "clue_only_context"
-VISUAL_MODALITY = "multimodal"
-TEXT_MODALITY = "text_only"
 IMPLICIT_KEYS = ("explicitness", "evidence_setting", "cue_type", "setting")
 """Question ``extra`` fields that may say a question is an implicit-cue one (CUE-Mem's
 adapter writes ``explicitness``). USE-ASSOC takes implicit questions of a pattern task
@@ -81,61 +76,6 @@ class Suggestion:
                 for item in self.alternatives
             ],
         }
-
-
-def method_family(run: dict[str, Any]) -> str:
-    """The base method without its modality suffix (``full_context_text_only`` → ``full_context``)."""
-    name = run.get("base_method") or run.get("method") or ""
-    return MODALITY_SUFFIX.sub("", str(name))
-
-
-def _same_setting(run: dict[str, Any], other: dict[str, Any]) -> bool:
-    if other["run_id"] == run["run_id"] or other.get("task") != run.get("task"):
-        return False
-    return not (run.get("model") and other.get("model") and run["model"] != other["model"])
-
-
-def find_twins(store: Store, run: dict[str, Any]) -> tuple[str | None, str | None]:
-    """The visual twin (for a text-only run) and the clue-only oracle of ``run``, if stored.
-
-    Among several candidates, the one sharing the most question keys wins (then the most
-    recently ingested); a candidate sharing none is not a twin.
-    """
-    from memscope.store import queries
-    from memscope.store.suggestions import shared_question_counts
-
-    family = method_family(run)
-    with store.read() as con:
-        others = [other for other in queries.list_runs(con) if _same_setting(run, other)]
-        visual = [
-            other
-            for other in others
-            if run.get("modality") == TEXT_MODALITY
-            and family
-            and family != ORACLE_FAMILY
-            and method_family(other) == family
-            and other.get("modality") == VISUAL_MODALITY
-        ]
-        oracles = [
-            other
-            for other in others
-            if family != ORACLE_FAMILY and method_family(other) == ORACLE_FAMILY
-        ]
-        shared = shared_question_counts(con, run["run_id"], [o["run_id"] for o in visual + oracles])
-
-    def best(candidates: list[dict[str, Any]], prefer_modality: str | None = None) -> str | None:
-        ranked = sorted(
-            (c for c in candidates if shared.get(c["run_id"], 0) > 0),
-            key=lambda c: (
-                c.get("modality") == prefer_modality,
-                shared[c["run_id"]],
-                c.get("ingested_at") or 0,
-            ),
-            reverse=True,
-        )
-        return ranked[0]["run_id"] if ranked else None
-
-    return best(visual), best(oracles, prefer_modality=run.get("modality"))
 
 
 def _twin_correctness(store: Store, twin_id: str | None, keys: np.ndarray) -> np.ndarray | None:
@@ -217,13 +157,17 @@ def _injects_text_only(store: Store, run_id: str) -> bool:
     return native_retrieval and runtime.get("images_loaded") is False
 
 
-def build_facts(store: Store, data: RunData) -> RunFacts:
-    """Everything the rules need for one run, twins included."""
+def build_facts(store: Store, data: RunData, twins: Twins | None = None) -> RunFacts:
+    """Everything the rules need for one run, with ``twins`` (default: those pinned with
+    its stored suggestions, else the best in the store now)."""
     run = data.run
     k = effective_k(run, None)
     values = question_metrics(data, k)
     keys = data.column("question_key")
-    visual_twin, oracle = find_twins(store, run)
+    if twins is None:
+        state = suggestion_state(store, str(run["run_id"]))
+        twins = choose_twins(store, run, pinned=state["twin_run_ids"] if state else None)
+    visual_twin, oracle = twins.visual, twins.oracle
     family = method_family(run)
     # A benchmark may keep the question's task in an attribute (CUE-Mem: Answer Refusal,
     # Long Pattern … in the QA's task group) when the task column names the history file.
@@ -270,13 +214,13 @@ def build_facts(store: Store, data: RunData) -> RunFacts:
 
 
 def compute_suggestions(
-    store: Store, data: RunData, taxonomy: Taxonomy | None = None
+    store: Store, data: RunData, taxonomy: Taxonomy | None = None, twins: Twins | None = None
 ) -> tuple[list[Suggestion], RunFacts]:
-    """Apply the rules to a loaded run (nothing is stored)."""
+    """Apply the rules to a loaded run with ``twins`` (see :func:`build_facts`); nothing is stored."""
     from memscope.taxonomy import load_taxonomy
 
     taxonomy = taxonomy or load_taxonomy()
-    facts = build_facts(store, data)
+    facts = build_facts(store, data, twins)
     qids = data.qids.tolist()
     keys = data.column("question_key").tolist()
     suggestions = []
@@ -306,8 +250,12 @@ def _stage(taxonomy: Taxonomy, code: str) -> str:
     return found.stage if found else ""
 
 
-def suggest_run(store: Store, run_id: str) -> list[Suggestion]:
-    """Compute a run's suggestions (with its twin runs when stored), store them, return them.
+def suggest_run(store: Store, run_id: str, twins: Twins | None = None) -> list[Suggestion]:
+    """Compute a run's suggestions with ``twins``, store them (the twins pinned with them),
+    return them.
+
+    ``twins`` None keeps the twins the run's stored suggestions were made with, or, the
+    first time, takes the best twin runs in the store (``usecases.twins``).
 
     Returns one suggestion per failed question that some rule explains, primary code
     first, the other fired codes in ``alternatives``.
@@ -317,7 +265,7 @@ def suggest_run(store: Store, run_id: str) -> list[Suggestion]:
 
     taxonomy = load_taxonomy()
     data = load_run(store, run_id)
-    suggestions, facts = compute_suggestions(store, data, taxonomy)
+    suggestions, facts = compute_suggestions(store, data, taxonomy, twins)
     rows = []
     for suggestion in suggestions:
         for rank, item in enumerate((suggestion, *suggestion.alternatives), start=1):
@@ -334,7 +282,7 @@ def suggest_run(store: Store, run_id: str) -> list[Suggestion]:
                     "twin_run_id": item.twin_run_id,
                 }
             )
-    twins = [twin for twin in (facts.visual_twin, facts.oracle) if twin]
+    used = [twin for twin in (facts.visual_twin, facts.oracle) if twin]
     with store.write() as con:
         replace_suggestions(
             con,
@@ -342,7 +290,7 @@ def suggest_run(store: Store, run_id: str) -> list[Suggestion]:
             rows,
             run_hash=data.run.get("content_hash"),
             taxonomy_version=taxonomy.version,
-            twin_run_ids=twins,
+            twin_run_ids=used,
             n_failed=int(facts.failed.sum()),
             created_at=datetime.now(UTC).replace(tzinfo=None),
         )

@@ -1,11 +1,13 @@
-"""Suggestions that change because another run was ingested, and saying so.
+"""Keeping a run's suggestions current, with its pinned twin runs, and saying what changed.
 
-A run's suggestions depend on its twin runs in the store (the native-visual twin of a
-text-only run, the clue-only oracle, see :mod:`memscope.usecases.suggest`). Ingesting
-such a run later changes what the rules say ("q12 now uses oracle_v: ENC-PERC instead
-of USE-EVID"); this module recomputes the suggestions when the twins the run would use
-differ from those they were computed with, and lists each question whose suggestion
-changed, so ``memscope suggest`` and the app can tell the annotator.
+A run's suggestions depend on its twin runs (the native-visual twin of a text-only run,
+the clue-only oracle; :mod:`memscope.usecases.twins`). The twins are pinned when the
+suggestions are first made, so ingesting another run later changes nothing; it is named
+as a twin that could be used ("oracle_v could be a twin run of srag_v but is not used").
+``--twin`` changes the twins, and then each question whose suggestion changed is listed
+("q12 now uses oracle_v: ENC-PERC instead of USE-EVID"), so ``memscope suggest`` and the
+app can tell the annotator. Suggestions are also recomputed, with the same twins, when
+the run's own files changed.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ SHOWN_CHANGES = 3
 
 @dataclass(frozen=True)
 class SuggestionChange:
-    """One question whose primary suggestion changed with the twin runs in the store."""
+    """One question whose primary suggestion changed with the twin runs it uses."""
 
     qid: str
     before: str | None
@@ -61,10 +63,14 @@ class SuggestionRefresh:
 
     suggestions: dict[str, Suggestion]
     twins_before: list[str] | None
-    """The twins the stored suggestions were computed with (None: there were none stored)."""
+    """The twins the stored suggestions were made with (None: there were none stored)."""
     twins_after: list[str]
+    """The twins the suggestions use now."""
     changes: list[SuggestionChange] = field(default_factory=list)
     recomputed: bool = False
+    unused_twins: list[str] = field(default_factory=list)
+    """Twin runs in the store that the (pinned) suggestions do not use."""
+    run_id: str = ""
 
     def headline(self) -> str | None:
         """One line naming the twin runs that came or went, or None when none did."""
@@ -72,31 +78,33 @@ class SuggestionRefresh:
             return None
         came = [t for t in self.twins_after if t not in self.twins_before]
         went = [t for t in self.twins_before if t not in self.twins_after]
-        parts = [f"{', '.join(came)} now in the store"] if came else []
-        parts += [f"{', '.join(went)} no longer used"] if went else []
+        parts = [f"now using {', '.join(came)}"] if came else []
+        parts += [f"no longer using {', '.join(went)}"] if went else []
         why = "; ".join(parts) or "the twin runs changed"
         return f"suggestions changed for {len(self.changes)} question(s) ({why})"
 
+    def unused_note(self) -> str | None:
+        """One line naming the twin runs the suggestions could use but do not, or None."""
+        if not self.unused_twins:
+            return None
+        many = len(self.unused_twins) > 1
+        names = ", ".join(self.unused_twins)
+        used = ", ".join(self.twins_after) or "none"
+        flags = " ".join(f"--twin {twin}" for twin in [*self.twins_after, *self.unused_twins])
+        return (
+            f"twin run{'s' if many else ''} {names} {'are' if many else 'is'} in the store but "
+            f"not used by the suggestions of {self.run_id}, which keep their pinned twin runs "
+            f"({used}); `{flags}` uses {'them' if many else 'it'}"
+        )
+
     def notice(self) -> str | None:
-        """The app's notice: the headline and the first few changes."""
+        """The app's notice: the headline and the first few changes, else the unused twins."""
         headline = self.headline()
         if headline is None:
-            return None
+            return self.unused_note()
         shown = "; ".join(change.describe() for change in self.changes[:SHOWN_CHANGES])
         more = len(self.changes) - SHOWN_CHANGES
         return f"{headline}: {shown}" + (f" (+{more} more)" if more > 0 else "")
-
-
-def twins_now(store: Store, run_id: str) -> list[str]:
-    """The twin runs ``run_id``'s suggestions would use with the store as it is now."""
-    from memscope.store import queries
-    from memscope.usecases.suggest import find_twins
-
-    with store.read() as con:
-        run = queries.get_run(con, run_id)
-    if run is None:
-        return []
-    return [twin for twin in find_twins(store, run) if twin]
 
 
 def changes_between(
@@ -119,50 +127,75 @@ def changes_between(
 
 
 def refresh_suggestions(
-    store: Store, run_id: str, *, force: bool = False, run_hash: str | None = None
+    store: Store,
+    run_id: str,
+    *,
+    force: bool = False,
+    run_hash: str | None = None,
+    twins: list[str] | None = None,
 ) -> SuggestionRefresh:
     """The run's suggestions, recomputed when ``force``, when none are stored, when they
-    were made for other files (``run_hash`` differs) or with other twin runs than the
-    store holds now; with the questions whose suggestion changed."""
-    from memscope.usecases import suggest
+    were made for other files (``run_hash``, default the stored run's, differs), when a
+    pinned twin left the store, or when ``twins`` (what ``--twin`` named) differ from the
+    pinned ones.
 
+    Raises:
+        InputError: ``twins`` names a run that is not a twin of this one.
+        NotFoundError: no such run.
+    """
+    from memscope.errors import NotFoundError
+    from memscope.store import queries
+    from memscope.usecases import suggest
+    from memscope.usecases.twins import choose_twins, find_twins
+
+    with store.read() as con:
+        run = queries.get_run(con, run_id)
+    if run is None:
+        raise NotFoundError(f"no run {run_id!r} in the store", where=str(store.path))
     state = suggest.suggestion_state(store, run_id)
     before = suggest.load_suggestions(store, run_id) if state is not None else {}
     twins_before = list(state.get("twin_run_ids") or []) if state is not None else None
-    twins = twins_now(store, run_id)
+    chosen = choose_twins(store, run, requested=twins, pinned=twins_before)
+    unused = [twin for twin in find_twins(store, run).ids if twin not in chosen.ids]
+    run_hash = run_hash if run_hash is not None else run.get("content_hash")
     stale = state is not None and state.get("run_hash") not in (None, run_hash)
-    if not (force or state is None or stale or sorted(twins) != sorted(twins_before or [])):
-        return SuggestionRefresh(before, twins_before, twins)
-    suggest.suggest_run(store, run_id)
+    if not (force or state is None or stale or not chosen.same_as(twins_before)):
+        return SuggestionRefresh(before, twins_before, chosen.ids, [], False, unused, run_id)
+    suggest.suggest_run(store, run_id, chosen)
     after = suggest.load_suggestions(store, run_id)
-    new_state = suggest.suggestion_state(store, run_id) or {}
-    twins_after = list(new_state.get("twin_run_ids") or [])
     changes = (
         changes_between(before, after)
-        if twins_before is not None and sorted(twins_before) != sorted(twins_after)
+        if twins_before is not None and not chosen.same_as(twins_before)
         else []
     )
-    return SuggestionRefresh(after, twins_before, twins_after, changes, recomputed=True)
+    return SuggestionRefresh(after, twins_before, chosen.ids, changes, True, unused, run_id)
 
 
 def load_suggestions(
-    store: Store, data: RunData, notes: list[str], say: Callable[[str], None] | None = None
+    store: Store,
+    data: RunData,
+    notes: list[str],
+    say: Callable[[str], None] | None = None,
+    *,
+    twins: list[str] | None = None,
 ) -> dict[str, Any]:
     """The run's failure suggestions by qid, computed and stored first when the run has
-    none, they were made for an older version of its files, or the twin runs in the store
-    changed since; problems, and suggestions a new twin changed, go to ``notes``."""
+    none, they were made for an older version of its files, or ``twins`` (``--twin``)
+    asks for other twin runs; problems, changes and unused twin runs go to ``notes``."""
 
     run_id = str(data.run["run_id"])
     try:
         if say:
             say("Loading failure suggestions …")
-        # Recomputed also when a twin or oracle run came into the store since: the notice
-        # says which questions changed and why.
-        refreshed = refresh_suggestions(store, run_id, run_hash=data.run.get("content_hash"))
+        refreshed = refresh_suggestions(
+            store, run_id, run_hash=data.run.get("content_hash"), twins=twins
+        )
         notice = refreshed.notice()
         if notice:
             notes.append(notice[:1].upper() + notice[1:])
         return dict(refreshed.suggestions)
     except MemscopeError as error:
+        if twins is not None:
+            raise  # the user asked for these twins: a refusal is the command's answer
         notes.append(f"Suggestions could not be loaded: {error.message}")
         return {}
