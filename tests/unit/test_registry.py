@@ -183,3 +183,24 @@ def test_a_fourth_benchmark_is_one_package_plus_its_registration() -> None:
     ]
     assert not named, f"LoCoMo named outside its package: {named}"
     assert benchmark("locomo").title == "LoCoMo"
+
+
+def test_memscope_benchmarks_lists_them_and_names_a_broken_plugin(fresh_registry) -> None:
+    import json
+
+    runner = CliRunner()
+    listed = json.loads(runner.invoke(app, ["benchmarks", "--format", "json"]).stdout)
+    names = [entry["name"] for entry in listed["benchmarks"]]
+    assert names[:4] == ["memeye", "dmv", "cuemem", "locomo"] and listed["problems"] == []
+    assert next(e for e in listed["benchmarks"] if e["name"] == "dmv")["options"] == [
+        "--dmv-registry"
+    ]
+    registry.reset(
+        [
+            _point("memeye", "memscope.adapters.memeye:BENCHMARK"),
+            _point("broken", "memscope_no_such_module:BENCHMARK"),
+        ]
+    )
+    shown = runner.invoke(app, ["benchmarks"])
+    assert shown.exit_code == 0 and "MemEye" in shown.stdout
+    assert "benchmark 'broken' is not available: its package failed to load" in shown.stderr

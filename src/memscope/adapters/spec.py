@@ -217,9 +217,6 @@ class Benchmark:
     ``task_group``): suggestions and explanations use it."""
     no_scores_reason: str = "its retrieval log has ids in rank order but no scores"
     """Why ``rerun`` finds nothing to re-rank in a run without retrieval scores."""
-    grading: tuple[str, ...] = ("em", "judge")
-    """The per-question scores the benchmark's graders write, in the order correctness
-    reads them (docs/metrics.md §2)."""
     check_stored: StoredCheck | None = None
     check_table: TableCheck | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)

@@ -320,7 +320,7 @@ def _render_main(result: dict[str, Any]) -> Group:
         parts.append(Text(""))
     if result["temporal"]:
         parts += [_temporal_table(result["temporal"], result["k"]), Text("")]
-    elif result["retrieval"]:
+    elif result["retrieval"] and any(levels):  # the x × y coordinates say which are Y3
         parts += [
             Text("No Y3 question with a gold clue: temporal metrics do not apply.", style="dim")
         ]

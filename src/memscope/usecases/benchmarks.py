@@ -12,6 +12,8 @@ front ends reach the specs through here, never through ``memscope.adapters``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from memscope.adapters.axes import Axis
 from memscope.adapters.registry import all_axis_keys, benchmark, benchmarks
 from memscope.adapters.spec import Benchmark, Panel
@@ -24,6 +26,7 @@ __all__ = [
     "coordinate_axis",
     "coordinate_cells",
     "coordinate_levels",
+    "installed",
     "spec_of",
 ]
 
@@ -65,3 +68,29 @@ def levels_of(name: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """:func:`coordinate_levels` of benchmark ``name`` (what the CLI lays ``by_x`` / ``by_y``
     / ``by_cell`` out on)."""
     return coordinate_levels(spec_of(name))
+
+
+def installed() -> dict[str, Any]:
+    """What ``memscope benchmarks`` lists: every installed benchmark and every entry point
+    that could not be used.
+
+    Returns:
+        ``{"benchmarks": [{"name", "title", "run_files", "axes", "options", "panel"}],
+        "problems": [{"name", "why"}]}``, benchmarks in sniffing order.
+    """
+    from memscope.adapters.registry import unavailable
+
+    return {
+        "benchmarks": [
+            {
+                "name": spec.name,
+                "title": spec.title,
+                "run_files": spec.run_files,
+                "axes": [axis.key for axis in spec.axes.axes],
+                "options": [option.flag for option in spec.read_options],
+                "panel": spec.panel,
+            }
+            for spec in benchmarks()
+        ],
+        "problems": [{"name": name, "why": why} for name, why in sorted(unavailable().items())],
+    }

@@ -44,7 +44,6 @@ BENCHMARK = Benchmark(
     figure="grid_lines",
     matrix=MatrixStyle(delta_title="Δ accuracy (other − this)"),
     no_scores_reason="LoCoMo's run files keep the retrieved ids in rank order but no scores",
-    grading=("judge", "f1"),
     check_table=check_table,
 )
 """LoCoMo's spec (entry point ``locomo`` of ``memscope.benchmarks``)."""
