@@ -184,7 +184,7 @@ def _question_values(
         return table.correct.astype(float), False
     own = dict(table.spec.table.metrics)
     if metric.key in own and metric.key not in SHARED_METRICS:
-        return data.column(own[metric.key]).astype(float), False  # LoCoMo's f1
+        return data.column(own[metric.key]).astype(float), False  # a benchmark's own (f1)
     if metric.key in RATE_METRICS:
         return question_metrics(data, k)[metric.key], False
     if metric.key in ("evidence_recall", "evidence_precision"):
