@@ -8,7 +8,8 @@ the run's spec (``adapters.registry.benchmark``) what to do.
 
 A spec is declarative where it can be (axes, table layout, options, panels, figures,
 words) and names small hooks where it cannot (reading run directories; checking a
-summary file upstream wrote). Hooks receive plain data; none needs the store, the app or
+summary file upstream wrote; reading a dataset file for the memory engine and writing the
+engine's retrievals as a run of the benchmark's own format). Hooks receive plain data; none needs the store, the app or
 the analysis layer, so a spec stays at the bottom of the house with the readers it names.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from memscope.adapters.axes import BenchmarkAxes
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from memscope.adapters.base import ReadOptions
-    from memscope.records import Notice, RunRecord
+    from memscope.records import DatasetRecord, EngineRetrieval, EngineRunPlan, Notice, RunRecord
 
 Panel = Literal["rerank", "evidence", "probe"]
 """What the question screen's right-hand panel shows: ``rerank`` the recency re-rank of a
@@ -55,6 +57,90 @@ class RunReader(Protocol):
 
     def read_all(self, path: Path, options: ReadOptions) -> list[RunRecord]:
         """Every run of the directory ``path``; a MemscopeError for anything unreadable."""
+        ...
+
+
+class DatasetReader(Protocol):
+    """Reads one benchmark's dataset files for the memory engine (``memscope index``,
+    ``retrieve``, ``search`` given a file)."""
+
+    @property
+    def accepts(self) -> str:
+        """The files it reads, in words, for the message about a file no benchmark reads
+        (``a MemEye dialog JSON (data/dialog/<Task>.json)``)."""
+        ...
+
+    @property
+    def memory_bank(self) -> str | None:
+        """The attribute (a key of every round's and question's ``extra``) that splits the
+        dataset into separate memories: a question retrieves only among the rounds that
+        share its value (each LoCoMo conversation is its own memory: ``sample_id``). None:
+        the whole dataset is one memory."""
+        ...
+
+    def sniff(self, path: Path) -> bool:
+        """Whether the file ``path`` is a dataset of this benchmark (cheap: no full read)."""
+        ...
+
+    def read(self, path: Path, media_root: Path | None) -> DatasetRecord:
+        """The dataset of the file ``path``; ``media_root`` is where its images are (the
+        user's ``--image-root``; None: the benchmark's default). A MemscopeError for
+        anything unreadable."""
+        ...
+
+
+class RunSink(Protocol):
+    """One native run being written: a context manager taking questions one at a time.
+
+    Leaving it normally completes the run; leaving it with an error (a failing answer
+    model, an interrupt) leaves either a valid shorter run or nothing, never half a file.
+    """
+
+    @property
+    def path(self) -> Path:
+        """What was written: the run directory, or the run file within it."""
+        ...
+
+    def add(self, question: EngineRetrieval) -> None:
+        """Record one question's retrieval (and answer)."""
+        ...
+
+    def __enter__(self) -> RunSink: ...
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None: ...
+
+
+class RunWriter(Protocol):
+    """Writes the memory engine's ranked candidate pools as a run in the benchmark's own
+    layout (``memscope retrieve``), which its :class:`RunReader` reads back."""
+
+    @property
+    def answers(self) -> bool:
+        """Whether the layout records the engine's answers (else ``retrieve`` refuses an
+        answer model for the benchmark's datasets: its runs are retrieval-only)."""
+        ...
+
+    def check(self, out_dir: Path, *, overwrite: bool) -> None:
+        """Refuse ``out_dir`` before any retrieval when the run could not be written there
+        (a file, FIFO or symlink in the run's place, a folder holding other files).
+
+        Raises:
+            EngineError: saying what is there and what to do.
+        """
+        ...
+
+    def open(self, plan: EngineRunPlan, out_dir: Path, *, overwrite: bool) -> RunSink:
+        """Start the run in the folder ``out_dir``.
+
+        Raises:
+            EngineError: ``out_dir`` already holds this run (and not ``overwrite``), or it
+                cannot be written.
+        """
         ...
 
 
@@ -221,6 +307,12 @@ class Benchmark:
     check_table: TableCheck | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)
     """Anything else a plugin wants to carry (memscope reads nothing from it)."""
+    dataset_reader: DatasetReader | None = None
+    """How the memory engine opens the benchmark's dataset files; None: the engine reads
+    none (its datasets still reach the engine through the store, by dataset or run id)."""
+    run_writer: RunWriter | None = None
+    """How ``memscope retrieve`` writes a native run over the benchmark's datasets; None:
+    the engine writes no run for them."""
 
     def read_option(self, key: str) -> ReadOption | None:
         """The declared option ``key`` (None when this benchmark has none by that key)."""
@@ -249,3 +341,52 @@ class ModuleReader:
     def read_all(self, path: Path, options: ReadOptions) -> list[RunRecord]:
         records: list[RunRecord] = self._function(self.read_name)(path, options)
         return records
+
+
+@dataclass(frozen=True)
+class ModuleDatasetReader:
+    """A :class:`DatasetReader` whose functions live in a module imported on first use
+    (``sniff(path) -> bool`` and ``read(path, media_root) -> DatasetRecord``)."""
+
+    module: str
+    accepts: str
+    memory_bank: str | None = None
+    sniff_name: str = "sniff_dataset"
+    read_name: str = "read_dataset"
+
+    def _function(self, name: str) -> Callable[..., Any]:
+        from importlib import import_module
+
+        function: Callable[..., Any] = getattr(import_module(self.module), name)
+        return function
+
+    def sniff(self, path: Path) -> bool:
+        return bool(self._function(self.sniff_name)(path))
+
+    def read(self, path: Path, media_root: Path | None) -> DatasetRecord:
+        record: DatasetRecord = self._function(self.read_name)(path, media_root)
+        return record
+
+
+@dataclass(frozen=True)
+class ModuleRunWriter:
+    """A :class:`RunWriter` whose ``open(plan, out_dir, *, overwrite) -> RunSink`` lives in a
+    module imported on first use."""
+
+    module: str
+    answers: bool = True
+    open_name: str = "open_run"
+    check_name: str = "check_out"
+
+    def check(self, out_dir: Path, *, overwrite: bool) -> None:
+        from importlib import import_module
+
+        getattr(import_module(self.module), self.check_name)(out_dir, overwrite=overwrite)
+
+    def open(self, plan: EngineRunPlan, out_dir: Path, *, overwrite: bool) -> RunSink:
+        from importlib import import_module
+
+        sink: RunSink = getattr(import_module(self.module), self.open_name)(
+            plan, out_dir, overwrite=overwrite
+        )
+        return sink

@@ -198,6 +198,12 @@ def _axes_view(axes: dict[str, Any]) -> RenderableType:
     return fit(table)
 
 
+def _graded(axes: dict[str, Any]) -> bool:
+    """Whether any question of the default view has a graded answer."""
+    views = axes.get("views") or []
+    return not views or any(row["n"] for row in views[0]["correct"]["by_row"])
+
+
 def _answer_summary(answer: dict[str, Any]) -> Text:
     overall, macro = answer["overall"], answer["macro"]
     text = (
@@ -212,23 +218,34 @@ def _answer_summary(answer: dict[str, Any]) -> Text:
 
 
 def _retrieval_table(
-    retrieval: dict[str, Any], k: int, levels: tuple[tuple[str, ...], tuple[str, ...]]
+    retrieval: dict[str, Any],
+    k: int,
+    levels: tuple[tuple[str, ...], tuple[str, ...]],
+    by_axis: str | None = None,
 ) -> RenderableType:
+    """Retrieval access per Y level, or (``by_axis``, a benchmark without coordinates) per
+    level of that axis of the benchmark's own."""
     _, y_levels = levels
-
+    groups = [(y, retrieval["by_y"].get(y)) for y in y_levels]
+    title = f"Retrieval access @K={k}"
+    if by_axis is not None:
+        axis = next(a for a in retrieval.get("by_axes", []) if a["key"] == by_axis)
+        groups = [
+            (printable(level["label"], keep_newlines=False), level) for level in axis["levels"]
+        ]
+        title += f" per {axis['title']}"
     table = FittingTable(
         [
             Column("", justify="left", style="bold", keep=True),
             *(Column(name) for name in ("n", "Any-Clue", "Coverage", "Full-Clue", "MRR")),
         ],
-        title=f"Retrieval access @K={k}",
+        title=title,
         title_justify="left",
     )
-    for y in y_levels:
-        row = retrieval["by_y"].get(y)
+    for label, row in groups:
         if row:
             table.add_row(
-                y,
+                label,
                 str(row["n"]),
                 fmt(row["any_clue"]),
                 fmt(row["coverage"]),
@@ -306,10 +323,20 @@ def _render_main(result: dict[str, Any]) -> Group:
                 )
             )
         parts += [_answer_summary(answer), Text("")]
-    else:  # the benchmark's own axes: accuracy per cell of its default view
+    elif _graded(result["axes"]):  # the benchmark's own axes: accuracy per cell
         parts += [_axes_view(result["axes"]), Text("")]
+    else:
+        parts += [
+            Text(
+                "No answer is graded (a retrieval-only run): answer metrics do not apply.",
+                style="dim",
+            ),
+            Text(""),
+        ]
     if result["retrieval"]:
-        parts += [_retrieval_table(result["retrieval"], result["k"], levels)]
+        # Without coordinates, retrieval is broken down by the default view's rows.
+        own_rows = None if any(levels) else result["axes"]["views"][0]["rows"]
+        parts += [_retrieval_table(result["retrieval"], result["k"], levels, own_rows)]
         if result["retrieval"]["n_undiagnosable"]:
             parts.append(
                 Text(
@@ -320,7 +347,7 @@ def _render_main(result: dict[str, Any]) -> Group:
         parts.append(Text(""))
     if result["temporal"]:
         parts += [_temporal_table(result["temporal"], result["k"]), Text("")]
-    elif result["retrieval"] and any(levels):  # the x × y coordinates say which are Y3
+    elif result["retrieval"] and levels[1]:  # temporal authority is defined on Y3
         parts += [
             Text("No Y3 question with a gold clue: temporal metrics do not apply.", style="dim")
         ]

@@ -158,6 +158,7 @@ def build_report_parts(
             "by_y": aggregate.by_group(access, y, y_levels, n_of="any_clue"),
             "by_x": aggregate.by_group(access, x, x_levels, n_of="any_clue"),
             "by_cell": aggregate.by_group(access, cells, all_cells, n_of="any_clue"),
+            "by_axes": _access_by_axes(data, access),
         }
         timing = {
             name: values[name]
@@ -195,6 +196,32 @@ def build_report_parts(
     report["upstream_check"] = upstream
     report = _clean(report)
     return report, (_question_rows(data, values, x, y) if include_questions else None)
+
+
+def _access_by_axes(data: RunData, access: dict[str, np.ndarray]) -> list[dict[str, Any]]:
+    """Retrieval access per level of each of the benchmark's axes (LoCoMo's category …):
+    ``[{"key", "title", "levels": [{"level", "label", "n", "any_clue", …}]}]``, levels in the
+    axis's order, those without a question with a gold clue left out."""
+    from memscope.usecases.axes import axis_columns, run_axes
+
+    axes = run_axes(data)
+    labels, _numbers, levels = axis_columns(data, axes)
+    found = []
+    for axis in axes.axes:
+        groups = aggregate.by_group(
+            access, labels[axis.key], tuple(levels[axis.key]), n_of="any_clue"
+        )
+        found.append(
+            {
+                "key": axis.key,
+                "title": axis.title,
+                "levels": [
+                    {"level": level, "label": axis.label(level), **summary}
+                    for level, summary in groups.items()
+                ],
+            }
+        )
+    return found
 
 
 def report_section(kind: ReportSection) -> tuple[str, Callable[[RunData], dict[str, Any]]]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from memscope.adapters.cuemem.axes import AXES
 from memscope.adapters.cuemem.table import LAYOUT
+from memscope.adapters.memeye import RUN_WRITER as MEMEYE_RUN_WRITER
 from memscope.adapters.spec import Benchmark, DetailTable, ModuleReader
 
 RETRIEVED_ITEMS = DetailTable(
@@ -48,5 +49,8 @@ BENCHMARK = Benchmark(
     figure="setting_bars",
     report_sections=("settings",),
     task_attribute="task_group",
+    # `memscope retrieve` over this benchmark's stored datasets (by dataset or run id)
+    # writes the MemEye layout, as it always has.
+    run_writer=MEMEYE_RUN_WRITER,
 )
 """CUE-Mem's spec (entry point ``cuemem`` of ``memscope.benchmarks``)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from memscope.adapters.dmv.axes import AXES
 from memscope.adapters.dmv.summary import check_table
+from memscope.adapters.memeye import RUN_WRITER as MEMEYE_RUN_WRITER
 from memscope.adapters.spec import (
     Benchmark,
     DetailTable,
@@ -69,5 +70,8 @@ BENCHMARK = Benchmark(
     matrix=MatrixStyle(delta_title="Δ TSR (other − this)"),
     check_table=check_table,
     no_scores_reason="DMV-Bench logs the retrieved bank entries in rank order but never their scores",
+    # `memscope retrieve` over this benchmark's stored datasets (by dataset or run id)
+    # writes the MemEye layout, as it always has.
+    run_writer=MEMEYE_RUN_WRITER,
 )
 """DMV-Bench's spec (entry point ``dmv`` of ``memscope.benchmarks``)."""

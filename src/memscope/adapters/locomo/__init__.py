@@ -5,6 +5,8 @@ images, and the QA runs its ``task_eval/evaluate_qa.py`` writes.
 - ``run``: the run files (``<key>_prediction`` … per QA item), one run per file and key.
 - ``summary``: upstream's ``*_stats.json`` recomputed from the run's rows.
 - ``axes``: category x evidence age, evidence modality.
+- ``native_run``: the memory engine's retrievals (``memscope retrieve locomo10.json``) as a
+  retrieval-only run file in upstream's format; each conversation is its own memory.
 
 Everything memscope knows about LoCoMo is in this package and its :data:`BENCHMARK` spec,
 registered as the entry point ``locomo`` of ``memscope.benchmarks`` like any plugin.
@@ -14,7 +16,15 @@ from __future__ import annotations
 
 from memscope.adapters.locomo.axes import AXES
 from memscope.adapters.locomo.summary import check_table
-from memscope.adapters.spec import Benchmark, MatrixStyle, ModuleReader, ReadOption, TableLayout
+from memscope.adapters.spec import (
+    Benchmark,
+    MatrixStyle,
+    ModuleDatasetReader,
+    ModuleReader,
+    ModuleRunWriter,
+    ReadOption,
+    TableLayout,
+)
 
 IMAGES_OPTION = ReadOption(
     key="images",
@@ -45,5 +55,11 @@ BENCHMARK = Benchmark(
     matrix=MatrixStyle(delta_title="Δ accuracy (other − this)"),
     no_scores_reason="LoCoMo's run files keep the retrieved ids in rank order but no scores",
     check_table=check_table,
+    dataset_reader=ModuleDatasetReader(
+        "memscope.adapters.locomo.dataset",
+        accepts="data/locomo10.json, a list of conversations with their QAs",
+        memory_bank="sample_id",  # each conversation is its own memory
+    ),
+    run_writer=ModuleRunWriter("memscope.adapters.locomo.native_run", answers=False),
 )
 """LoCoMo's spec (entry point ``locomo`` of ``memscope.benchmarks``)."""

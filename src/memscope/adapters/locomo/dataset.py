@@ -26,6 +26,10 @@ Identity (one dataset for the whole file, so runs over any of its samples share 
   repeat of one text within a sample (conv-48 asks eleven questions twice) adding ``#k``.
 
 Evidence is cleaned by :func:`clean_evidence` and resolved against the sample's turns.
+
+For the memory engine (``sniff_dataset``, ``read_dataset``), every conversation is its own
+memory: rounds and questions carry ``sample_id`` in their ``extra``, the spec's
+``memory_bank``, so a question retrieves only among its own conversation's turns.
 """
 
 from __future__ import annotations
@@ -169,6 +173,17 @@ def looks_like_dataset(path: Path) -> bool:
         and b'"session_1"' in head
         and re.search(rb'_prediction"\s*:', head) is None
     )
+
+
+def sniff_dataset(path: Path) -> bool:
+    """The spec's dataset sniffer: :func:`looks_like_dataset`."""
+    return looks_like_dataset(path)
+
+
+def read_dataset(path: Path, media_root: Path | None) -> DatasetRecord:
+    """The spec's dataset reader (the memory engine's ``index``, ``retrieve``, ``search``):
+    the dataset record of ``path``, shared images matched in ``media_root`` (``--image-root``)."""
+    return read_locomo_dataset(path, images=media_root).record
 
 
 def read_locomo_dataset(

@@ -11,7 +11,14 @@ category 5 scored by refusal), optionally ``<key>_llm`` (an LLM judge's 0/1) and
 
 **Recognising a run directory.** A folder holding a ``*.json`` (not ``*_stats.json``) whose
 first 256 KiB is a JSON list of objects with a ``"qa"`` list and some ``"…_prediction"``
-field (:func:`looks_like_run_file`); the dataset itself has no prediction, so it is never a run.
+field, or ``"…_prediction_context"`` / ``"…_context"`` list of a retrieval-only run
+(:func:`looks_like_run_file`); the dataset itself has neither, so it is never a run.
+
+**Retrieval-only runs.** A key with a context but no ``<key>_prediction`` in any item (what
+``memscope retrieve`` writes, ``native_run``) is a run of retrieval alone: its items with a
+context are rows without an answer whose ``f1`` and ``judge`` are null (ungraded, not 0),
+``retrieval_kind`` is ``ranked`` and the run's config says ``"retrieval_only": true``; items
+without a context were not retrieved and are not part of the run.
 
 **Run ids** (:func:`run_id_for`): ``<folder>:<key>`` (``rsr_0612:honcho``); when several run
 files of the folder hold the same key, ``<folder>:<file stem>:<key>``. The run's ``path`` is
@@ -33,6 +40,9 @@ with no answer, F1 0 and (when the key has judge verdicts) judge 0, marked
 ``{"unjudged": true}``. Their qids are in ``config["unanswered_qids"]`` and a notice says
 how many. Samples of the dataset the file does not hold are not part of the run (upstream
 ignores them too); a notice says so.
+
+The dataset (and ``--images``) may also be named by the folder's ``memscope_sources.json``
+(``memscope retrieve`` writes one); a flag given on the command line wins.
 """
 
 from __future__ import annotations
@@ -56,6 +66,7 @@ from memscope.adapters.locomo.dataset import (
     read_locomo_dataset,
 )
 from memscope.adapters.locomo.summary import stats_files, upstream_stats_check
+from memscope.adapters.run_sources import recorded_sources
 from memscope.adapters.upstream_summary import CHECK_KEY
 from memscope.errors import DatasetError, RunDirError
 from memscope.records import Notice, RetrievalKind, RunRecord
@@ -64,6 +75,8 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 PREDICTION_SUFFIX = "_prediction"
+CONTEXT_SUFFIXES = ("_prediction_context", "_context")
+"""Where a key's retrieved ids are: upstream's answerers write ``<key>_prediction_context``."""
 STATS_SUFFIX = "_stats.json"
 RAG_MODES = ("dialog", "observation", "summary")
 RAG_KEY = re.compile(r"^(?P<model>.+)_(?P<mode>dialog|observation|summary)_top_(?P<k>\d+)$")
@@ -79,7 +92,7 @@ IMAGES_OPTION = "images"
 MISMATCH_REFUSE_SHARE = 0.5
 MAX_LISTED = 10
 MAX_EXAMPLES = 3
-LOOKS_LIKE_RUN = re.compile(rb'"[^"\\]{1,300}_prediction"\s*:')
+LOOKS_LIKE_RUN = re.compile(rb'"[^"\\]{1,300}_prediction"\s*:|"[^"\\]{1,300}_context"\s*:\s*\[')
 
 
 @dataclass(frozen=True)
@@ -110,7 +123,8 @@ def looks_like_run_file(path: Path) -> bool:
     """Whether ``path`` looks like a LoCoMo run file, from its first 256 KiB only.
 
     A ``*.json`` that is not a ``*_stats.json`` summary, starting as a JSON list of objects,
-    naming a ``"qa"`` list and some ``"<key>_prediction"`` field.
+    naming a ``"qa"`` list and some ``"<key>_prediction"`` field or, in a retrieval-only run,
+    some ``"<key>_prediction_context"`` (``"<key>_context"``) list.
     """
     if not path.name.endswith(".json") or path.name.endswith(STATS_SUFFIX):
         return False
@@ -171,8 +185,9 @@ def read_locomo_runs(run_dir: Path, options: ReadOptions) -> list[RunRecord]:
             where=str(run_dir),
             fix="Point at the folder evaluate_qa.py's --out-file was written to.",
         )
-    dataset_path = locate_dataset(run_dir, options.dataset)
-    images = options.extra.get(IMAGES_OPTION)
+    sources = recorded_sources(run_dir)
+    dataset_path = locate_dataset(run_dir, options.dataset or sources.get("dataset"))
+    images = options.extra.get(IMAGES_OPTION) or sources.get(IMAGES_OPTION)
     dataset = read_locomo_dataset(
         dataset_path, images=Path(images) if images else None, strict=options.strict
     )
@@ -257,20 +272,39 @@ def _read_samples(path: Path) -> list[Any]:
 
 
 def _keys(samples: list[Any]) -> list[str]:
-    """The run keys of a file: every ``<key>`` of a ``<key>_prediction`` field, sorted."""
-    keys: set[str] = set()
+    """The run keys of a file, sorted: every ``<key>`` of a ``<key>_prediction`` field, and
+    every ``<key>`` of a context field (``<key>_prediction_context``, ``<key>_context``)
+    that has no prediction anywhere (a retrieval-only run, :func:`retrieval_only_keys`)."""
+    predicted, retrieved = _field_keys(samples)
+    return sorted(predicted | retrieved)
+
+
+def retrieval_only_keys(samples: list[Any]) -> set[str]:
+    """The keys of a file that have a context but no ``<key>_prediction`` in any item."""
+    predicted, retrieved = _field_keys(samples)
+    return retrieved - predicted
+
+
+def _field_keys(samples: list[Any]) -> tuple[set[str], set[str]]:
+    """``(keys with a prediction, keys with a context)`` over every item of a file."""
+    predicted: set[str] = set()
+    retrieved: set[str] = set()
     for sample in samples:
         qas = sample.get("qa") if isinstance(sample, dict) else None
         for item in qas if isinstance(qas, list) else []:
-            if isinstance(item, dict):
-                keys |= {
-                    name[: -len(PREDICTION_SUFFIX)]
-                    for name in item
-                    if isinstance(name, str)
-                    and name.endswith(PREDICTION_SUFFIX)
-                    and len(name) > len(PREDICTION_SUFFIX)
-                }
-    return sorted(keys)
+            if not isinstance(item, dict):
+                continue
+            for name in item:
+                if not isinstance(name, str):
+                    continue
+                if name.endswith(PREDICTION_SUFFIX) and len(name) > len(PREDICTION_SUFFIX):
+                    predicted.add(name[: -len(PREDICTION_SUFFIX)])
+                    continue
+                # "_prediction_context" first: it ends in "_context" too.
+                suffix = next((s for s in CONTEXT_SUFFIXES if name.endswith(s)), None)
+                if suffix is not None and len(name) > len(suffix):
+                    retrieved.add(name[: -len(suffix)])
+    return predicted, retrieved
 
 
 def _owner(name: str, keys: list[str]) -> tuple[str, str] | None:
@@ -419,15 +453,42 @@ def _read_run(
             where=str(dataset_path),
             fix="Pass the dataset this run was made from with --dataset PATH.",
         )
+    retrieval_only = run_key.key in retrieval_only_keys(samples)
     predictions, retrievals, unanswered = _tables(
-        path, items, run_key, file_keys, dataset, notices, strict=strict
+        path,
+        items,
+        run_key,
+        file_keys,
+        dataset,
+        notices,
+        strict=strict,
+        retrieval_only=retrieval_only,
     )
     if not predictions.num_rows:
         raise RunDirError(
-            f"the run file has no usable answer for key {run_key.key!r}",
+            f"the run file has no usable {'retrieval' if retrieval_only else 'answer'} for key "
+            f"{run_key.key!r}",
             where=str(path),
             fix="See the warnings above; the file may be from another benchmark.",
         )
+    if retrieval_only:
+        not_retrieved, unanswered = unanswered, []
+        notices.append(
+            Notice(
+                f"{run_key.key} is a retrieval-only run (a context, no prediction): no answer "
+                "is graded; the retrieval metrics read its context",
+                str(path),
+            )
+        )
+        if not_retrieved:
+            notices.append(
+                Notice(
+                    f"{len(not_retrieved)} question(s) of the file's conversations have no "
+                    f"{run_key.key} context: not retrieved, so not part of this run",
+                    str(path),
+                    tuple(not_retrieved[:MAX_EXAMPLES]),
+                )
+            )
     if unanswered:
         notices.append(
             Notice(
@@ -477,7 +538,9 @@ def _read_run(
     folder = path.parent.name
     # Without RAG the file says nothing about what the memory used: upstream's own models
     # read the whole conversation, a memory system (Honcho) its own store.
-    retrieval_kind: RetrievalKind = "ranked" if run_key.rag_mode else "none"
+    # A retrieval-only key is a retrieval whatever its name says.
+    ranked = bool(run_key.rag_mode) or retrieval_only
+    retrieval_kind: RetrievalKind = "ranked" if ranked else "none"
     return RunRecord(
         run_id=run_id_for(folder, path.stem, run_key.key, shared_key=shared_key),
         path=f"{path.parent}#{path.name}:{run_key.key}",
@@ -501,11 +564,12 @@ def _read_run(
             "dataset_file": str(dataset_path),
             "samples": covered,
             "unanswered_qids": unanswered,
-        },
+        }
+        | ({"retrieval_only": True} if retrieval_only else {}),
         metrics=metrics,
         dataset=dataset.record,
         predictions=predictions,
-        retrievals=retrievals if run_key.rag_mode else None,
+        retrievals=retrievals if ranked else None,
         notices=notices,
     )
 
@@ -519,8 +583,10 @@ def _tables(
     notices: list[Notice],
     *,
     strict: bool,
+    retrieval_only: bool = False,
 ) -> tuple[pa.Table, pa.Table, list[str]]:
-    """The predictions and retrievals (Arrow) of one key, and the qids without an answer."""
+    """The predictions and retrievals (Arrow) of one key, and the qids without an answer (of a
+    retrieval-only key: without a context, which are not rows)."""
     from memscope.adapters.arrow_rows import typed_table  # pyarrow: loaded only to build tables
 
     key = run_key.key
@@ -540,7 +606,10 @@ def _tables(
     judged = any(f"{key}_llm" in joined.item for joined in items)
     for joined in items:
         item = joined.item
-        if key + PREDICTION_SUFFIX not in item:
+        if retrieval_only and not any(key + suffix in item for suffix in CONTEXT_SUFFIXES):
+            unanswered.append(joined.qid)  # not retrieved: not part of the run
+            continue
+        if not retrieval_only and key + PREDICTION_SUFFIX not in item:
             unanswered.append(joined.qid)
             question = dataset.questions[joined.qid]
             prediction["qid"].append(joined.qid)
@@ -594,7 +663,7 @@ def _tables(
         prediction["f1"].append(f1 if isinstance(f1, float) else None)
         prediction["judge"].append(judge if isinstance(judge, float) else None)
         prediction["extra"].append(json.dumps(extra, ensure_ascii=False) if extra else None)
-        if run_key.rag_mode and isinstance(context, list):
+        if (run_key.rag_mode or retrieval_only) and isinstance(context, list):
             _add_retrievals(joined, context, run_key, dataset, retrieval, unresolved)
     if bad and strict:
         raise RunDirError(

@@ -3,7 +3,8 @@
 A run directory holds ``config.json``, ``metrics.json`` and ``predictions.jsonl``
 (docs/formats.md §1; ``run``), over a dialog JSON (``dataset``; the store loads it in SQL).
 Its questions sit on X × Y (``axes``); its table pools a sweep's tasks (``table``); its
-own summaries are cross-checked (``summary``).
+own summaries are cross-checked (``summary``); the memory engine opens dialog files with
+``dataset`` and writes its native runs in this layout with ``native_run``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,19 @@ from __future__ import annotations
 from memscope.adapters.memeye.axes import AXES
 from memscope.adapters.memeye.summary import check_stored, check_table
 from memscope.adapters.memeye.table import LAYOUT
-from memscope.adapters.spec import Benchmark, MatrixStyle, ModuleReader
+from memscope.adapters.spec import (
+    Benchmark,
+    MatrixStyle,
+    ModuleDatasetReader,
+    ModuleReader,
+    ModuleRunWriter,
+)
+
+DATASET_READER = ModuleDatasetReader(
+    "memscope.adapters.memeye.dataset", accepts="a dialog JSON (data/dialog/<Task>.json)"
+)
+RUN_WRITER = ModuleRunWriter("memscope.adapters.memeye.native_run", answers=True)
+"""MemEye's layout plus ``retrieval.jsonl`` (config.json, metrics.json, predictions.jsonl)."""
 
 BENCHMARK = Benchmark(
     name="memeye",
@@ -33,5 +46,7 @@ BENCHMARK = Benchmark(
     ),
     check_stored=check_stored,
     check_table=check_table,
+    dataset_reader=DATASET_READER,
+    run_writer=RUN_WRITER,
 )
 """MemEye's spec (entry point ``memeye`` of ``memscope.benchmarks``)."""
