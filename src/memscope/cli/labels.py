@@ -34,6 +34,10 @@ if TYPE_CHECKING:
     from memscope.usecases.store_access import Store
 
 
+MAX_REJECTED_SHOWN = 10
+"""Bad journal lines named one by one; the rest are counted."""
+
+
 class ExportFormat(str, Enum):
     """File formats of ``export-labels``."""
 
@@ -52,10 +56,23 @@ def _store_with_labels_replayed(db: Path | None) -> Store:
 
     store = open_store(db)
     result = replay_pending(store)
+    for rejected in result.rejected[:MAX_REJECTED_SHOWN]:
+        warn(
+            f"{result.journal}:{rejected.line}: {rejected.reason}; "
+            f"set aside in {result.rejected_file}"
+        )
+    if len(result.rejected) > MAX_REJECTED_SHOWN:
+        warn(
+            f"{len(result.rejected) - MAX_REJECTED_SHOWN} more bad line(s) of {result.journal} "
+            f"set aside in {result.rejected_file}"
+        )
     if result.saved:
         stderr.print(f"saved {result.saved} pending label change(s) from the app", markup=False)
     for op, error in result.refused:
-        warn(f"a pending label change on {op.qid} of {op.run_id} was refused: {error.message}")
+        warn(
+            f"a pending label change on {op.qid} of {op.run_id} was refused: {error.message} "
+            f"(kept in {result.rejected_file})"
+        )
     if result.left:
         warn(f"{result.left} pending label change(s) still wait for the store")
     return store
@@ -130,6 +147,8 @@ def label(
     Every change is a new event (history is never lost) and is committed before the
     command returns. --accept takes the suggestion of `memscope suggest` (computed if
     needed); --clear removes the current label; --undo reverts your latest change.
+    --note goes with the label; the same codes again with a note keep an accepted
+    suggestion's provenance (accepted_from).
     """
     from memscope.usecases.labels import accept_suggestion, clear_label, record_label, undo_label
     from memscope.usecases.runs import resolve_run
@@ -161,7 +180,7 @@ def label(
             store, run_id, question, codes=code, primary=primary, note=note, annotator=annotator
         )
     elif accept:
-        event = accept_suggestion(store, run_id, question, annotator=annotator)
+        event = accept_suggestion(store, run_id, question, annotator=annotator, note=note)
     elif clear:
         event = clear_label(store, run_id, question, annotator=annotator, note=note)
     else:

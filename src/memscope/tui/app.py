@@ -294,7 +294,7 @@ class MemscopeApp(App[None]):
     def _label_written(self, message: LabelWritten) -> None:
         event, labels = message.event, self.session.labels
         if isinstance(event, LabelSaved):
-            labels.saved(event)
+            self.tell(labels.saved(event))
             self.navigator.labels_changed(event.qid)
             if self._quit_when_saved and not labels.queue.in_flight:
                 self.exit()
