@@ -14,6 +14,7 @@ from memscope.adapters import ReadOptions
 from memscope.errors import InputError
 from memscope.store import Store
 from memscope.usecases.export import export_labels
+from memscope.usecases.import_labels import import_labels
 from memscope.usecases.label_journal import LabelOp, apply_op
 from memscope.usecases.labels import (
     LabelEvent,
@@ -133,6 +134,21 @@ def test_replay_follows_time_not_arrival() -> None:
     assert replay([later, earlier])[("q1", "alice")] == [earlier, later]
     undo = _event(3, start - timedelta(minutes=30), action="undo", codes=())
     assert replay([later, earlier, undo])[("q1", "alice")] == [later]  # it undid the earlier
+
+
+def test_an_imported_accepted_label_keeps_accepted_from(
+    tmp_path: Path, store: Store, run_id: str
+) -> None:
+    accept_suggestion(store, run_id, "q37", annotator="alice", params=VIEW)
+    for fmt in ("jsonl", "csv", "parquet"):
+        out = export_labels(store, run_id, fmt=fmt, history=True, out=tmp_path / f"a.{fmt}").path
+        assert out is not None
+        other = Store(tmp_path / f"other-{fmt}.duckdb")
+        ingest_dir(other, SRAG_V, ReadOptions())
+        import_labels(other, [out])
+        row = _row(other, run_id, "q37")
+        assert row["accepted_from"] == "rank-inversion", fmt
+        assert row["accepted_suggestion"]["code"] == "SEL-STALE" and row["params"] == VIEW
 
 
 def test_the_cli_note_keeps_the_accepted_suggestion(store: Store, run_id: str) -> None:
