@@ -59,7 +59,7 @@ def test_an_extra_code_on_a_bound_key_is_refused(isolated_env: Path) -> None:
 
 ACCEPTED = [
     "",  # the built-in keys shadow the app's in places on purpose
-    '"runs.mark" = "j"',  # j is the queue's and the question's, not the runs screen's
+    '"runs.mark" = "c"',  # c is the question screen's (caption), not the runs screen's
     '"matrix.view" = "x"',  # x clears a label on the question screen only
     '"question.next" = "f6,J"\n"app.runs" = "R"\n"question.code.RET-MISS" = "r"',  # moved first
     '"question.next" = "j"',  # its own key again
