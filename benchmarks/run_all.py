@@ -37,6 +37,7 @@ SUITES: dict[str, list[list[str]]] = {
         ["bench_report.py", "--repeat", "5"],
         ["bench_rerun.py", "--repeat", "5"],
         ["bench_labels.py", "--labels", "200", "--repeat", "3"],
+        ["bench_import_labels.py", "--rows", "1000000", "--repeat", "3"],
         ["bench_app.py", "--repeat", "3", "--presses", "100"],
         ["bench_engine.py", "--repeats", "3"],
         ["bench_ppi_coverage.py", "--draws", "1000"],
@@ -47,6 +48,7 @@ SUITES: dict[str, list[list[str]]] = {
         ["bench_report.py", "--questions", "1000", "--repeat", "2"],
         ["bench_rerun.py", "--questions", "1000", "--repeat", "2", "--loop-repeat", "1"],
         ["bench_labels.py", "--questions", "1000", "--labels", "20", "--repeat", "1"],
+        ["bench_import_labels.py", "--rows", "100000", "--repeat", "1"],
         ["bench_app.py", "--questions", "1000", "--repeat", "1", "--presses", "10"],
         ["bench_engine.py", "--quick"],
         ["bench_ppi_coverage.py", "--draws", "50"],
@@ -58,6 +60,7 @@ SUITES: dict[str, list[list[str]]] = {
         ["bench_report.py", "--questions", "100", "--repeat", "1"],
         ["bench_rerun.py", "--questions", "100", "--repeat", "1", "--loop-repeat", "1"],
         ["bench_labels.py", "--questions", "100", "--labels", "3", "--gap", "0", "--repeat", "1"],
+        ["bench_import_labels.py", "--questions", "100", "--rows", "1000", "--repeat", "1"],
         ["bench_app.py", "--questions", "100", "--repeat", "1", "--presses", "2"],
         [
             "bench_engine.py",

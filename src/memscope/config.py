@@ -10,7 +10,7 @@ what the path is, and so is a larger file. Example::
     annotator = "alice"          # default: the OS user
 
     [keys]                       # binding id = comma-separated keys (see the app's help)
-    "question.next" = "j,down"
+    "question.next" = "j,ctrl+n"
 
     [[taxonomy.codes]]           # extra failure codes, added to the shipped taxonomy
     code = "ENC-OCR"
@@ -72,7 +72,7 @@ class Config:
     path: Path
     user: UserSettings = field(default_factory=UserSettings)
     keys: dict[str, str] = field(default_factory=dict)
-    """Key bindings by binding id, e.g. ``{"question.next": "j,down"}``."""
+    """Key bindings by binding id, e.g. ``{"question.next": "j,ctrl+n"}``."""
     extra_codes: list[dict[str, str]] = field(default_factory=list)
     """Failure codes added to the shipped taxonomy."""
     engine: EngineSettings = field(default_factory=EngineSettings)

@@ -53,6 +53,7 @@ def test_the_smoke_suite_writes_every_scripts_figures(
         "bench_report.py",
         "bench_rerun.py",
         "bench_labels.py",
+        "bench_import_labels.py",
         "bench_app.py",
         "bench_ppi_coverage.py",
     ]
@@ -63,6 +64,7 @@ def test_the_smoke_suite_writes_every_scripts_figures(
         "report",
         "rerun",
         "labels",
+        "import_labels",
         "app",
         "coverage",
     }

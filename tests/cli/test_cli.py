@@ -85,16 +85,18 @@ def test_bad_inputs_exit_1_with_one_message(tmp_path: Path) -> None:
         (["ingest", str(tmp_path)], "not a run directory"),
         (["ingest", str(tmp_path / "nope")], "no such file or directory"),
         (["report", "no-such-run"], "no run 'no-such-run' in the store"),
-        (
-            ["report", str(upstream_run("question_only", "mcq")), "--k", "0"],
-            "--k must be at least 1",
-        ),
     ]
     for args, expected in cases:
         result = invoke(*args)
         assert result.exit_code == 1, (args, result.output)
         assert expected in result.stderr, (args, result.stderr)
         assert "Traceback" not in result.output
+
+
+def test_an_integer_option_out_of_its_range_is_a_usage_error_naming_it() -> None:
+    result = invoke("report", str(upstream_run("question_only", "mcq")), "--k", "0")
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "Invalid value for '--k': 0 is not in the range 1<=x<=10000" in result.output
 
 
 def test_missing_dataset_names_paths_and_flag(tmp_path: Path) -> None:

@@ -256,10 +256,6 @@ def test_cli_label_is_durable_across_processes(tmp_path: Path) -> None:
             "--lambda must be a finite number ≥ 0",
         ),
         (
-            ["rerun", "--run", str(SRAG_OPEN), "--alpha", "0.5", "--k", "0"],
-            "--k must be at least 1",
-        ),
-        (
             ["rerun", "--run", str(SRAG_OPEN), "--alpha", "0.5", "--k", "4", "--pool", "3"],
             "--pool (3) must be at least --k (4)",
         ),

@@ -30,7 +30,7 @@ def write_config(home: Path, text: str) -> Path:
 async def test_keys_remap_by_binding_id(demo: Path, isolated_env: Path) -> None:
     write_config(
         isolated_env,
-        '[keys]\n"question.next" = "down,J"\n"question.code.RET-MISS" = "r"\n"app.runs" = "R"\n',
+        '[keys]\n"question.next" = "f6,J"\n"question.code.RET-MISS" = "r"\n"app.runs" = "R"\n',
     )
     app = make_app([str(demo / "runs" / "srag_v")], annotator="alice", question="q3")
     async with app.run_test(size=(120, 40)) as pilot:
@@ -46,7 +46,7 @@ async def test_keys_remap_by_binding_id(demo: Path, isolated_env: Path) -> None:
         assert isinstance(app.screen, QuestionScreen)
         assert app.session.run.labels[app.session.qid].codes == ("RET-MISS",)
         assert "r RET-MISS" in shown_text(app.screen.query_one("#label-bar"))
-        assert app.keys.keys_for("question.next") == "↓ / J"
+        assert app.keys.keys_for("question.next") == "f6 / J"
 
 
 @pytest.mark.parametrize(

@@ -96,4 +96,4 @@ def test_sample_options_need_the_sample_queue() -> None:
     result = CliRunner().invoke(cli, ["open", str(RUN), "--seed", "3"])
     assert result.exit_code == 1 and "--seed go(es) with --queue sample" in result.output
     shown = CliRunner().invoke(cli, ["sample", str(RUN), "--sample-size", "0"])
-    assert shown.exit_code == 1 and "--sample-size must be at least 1" in shown.output
+    assert shown.exit_code == 2 and "'--sample-size': 0 is not in the range" in shown.output

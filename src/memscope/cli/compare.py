@@ -23,6 +23,7 @@ from memscope.cli.common import (
     warn,
 )
 from memscope.cli.fitting import Column, FittingTable, fit
+from memscope.cli.number_options import RESAMPLES, SEED
 from memscope.textsafe import printable, printable_id
 
 SHOWN_IDS = 12
@@ -44,9 +45,9 @@ def compare(
     run_b: Annotated[
         str, typer.Argument(help="Run B, e.g. its native-visual twin.", show_default=False)
     ],
-    seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 20260430,
+    seed: Annotated[int, typer.Option("--seed", **SEED, help="Bootstrap seed.")] = 20260430,
     resamples: Annotated[
-        int, typer.Option("--resamples", help="Bootstrap resamples over questions.")
+        int, typer.Option("--resamples", **RESAMPLES, help="Bootstrap resamples over questions.")
     ] = 10_000,
     dataset: DatasetOption = None,
     db: DbOption = None,

@@ -43,6 +43,7 @@ from memscope.cli.common import (
     stdout,
     warn,
 )
+from memscope.cli.number_options import BATCH, COUNT, RANK, THREADS, TOKENS
 from memscope.engine_available import require_engine
 from memscope.errors import InputError
 from memscope.textsafe import printable, printable_id
@@ -87,13 +88,13 @@ DeviceOption = Annotated[
 ]
 BatchOption = Annotated[
     int | None,
-    typer.Option("--batch-size", min=1, help="Items per encoder batch.", show_default=False),
+    typer.Option("--batch-size", **BATCH, help="Items per encoder batch.", show_default=False),
 ]
 ThreadsOption = Annotated[
     int | None,
     typer.Option(
         "--threads",
-        min=1,
+        **THREADS,
         help="CPU threads for the models, search and image decoding (default: every CPU).",
         show_default=False,
     ),
@@ -265,11 +266,14 @@ def retrieve(
         Path,
         typer.Option("--out", help="Run directory to write (e.g. runs/NAME).", show_default=False),
     ],
-    k: Annotated[int, typer.Option("--k", help="Rounds retrieved per question (top_k).")] = 10,
+    k: Annotated[
+        int, typer.Option("--k", **RANK, help="Rounds retrieved per question (top_k).")
+    ] = 10,
     pool: Annotated[
         int,
         typer.Option(
             "--pool",
+            **RANK,
             help="Ranked candidates kept per question (MemEye's retrieval.jsonl; a run format "
             "without scores keeps the top k).",
         ),
@@ -309,11 +313,11 @@ def retrieve(
         float, typer.Option("--answer-timeout", min=0.1, help="Seconds to wait for each answer.")
     ] = 90.0,
     answer_max_tokens: Annotated[
-        int, typer.Option("--answer-max-tokens", min=1, help="Tokens per answer.")
+        int, typer.Option("--answer-max-tokens", **TOKENS, help="Tokens per answer.")
     ] = 128,
     limit: Annotated[
         int | None,
-        typer.Option("--limit", min=1, help="Only the first N questions.", show_default=False),
+        typer.Option("--limit", **COUNT, help="Only the first N questions.", show_default=False),
     ] = None,
     overwrite: Annotated[
         bool, typer.Option("--overwrite", help="Replace a run already in --out.")
@@ -404,7 +408,7 @@ def recompute(
         int | None,
         typer.Option(
             "--pool",
-            min=1,
+            **RANK,
             help="Candidates per question (default and minimum: 3 x top_k).",
             show_default=False,
         ),
@@ -485,7 +489,7 @@ def search(
         str | None,
         typer.Argument(help='Words to look for, e.g. "brass compass".', show_default=False),
     ] = None,
-    k: Annotated[int, typer.Option("--k", min=1, help="Rounds to show.")] = 10,
+    k: Annotated[int, typer.Option("--k", **RANK, help="Rounds to show.")] = 10,
     channel: Annotated[
         Channel,
         typer.Option(

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from memscope.cli.app import LABELS, app, example
 from memscope.cli.common import (
@@ -18,7 +21,20 @@ from memscope.cli.common import (
     stderr,
     stdout,
 )
-from memscope.textsafe import printable_id
+from memscope.textsafe import printable, printable_id
+
+
+@contextmanager
+def _progress_line() -> Iterator[Callable[[str], None]]:
+    """What the import is doing, as one live line on stderr when it is a terminal (a large
+    file takes seconds); nothing at all when stderr is piped or redirected."""
+    if not stderr.is_terminal:
+        yield lambda _what: None
+        return
+    with stderr.status("import-labels: starting …") as status:
+        yield lambda what: status.update(
+            f"import-labels: {escape(printable(what, keep_newlines=False))} …"
+        )
 
 
 @app.command(
@@ -49,11 +65,20 @@ def import_labels_command(
     made on another version of a run (its run hash differs), naming the questions that
     changed, unless --allow-changed-run. Then `memscope agreement` and
     `memscope estimate --annotator A` work across the merged labels.
+
+    Files are loaded in bulk, in one transaction: a bad row (a code that is not a name,
+    an unknown action, a time that is not ISO 8601) refuses the import, naming each such
+    row; an interrupted import leaves the store as it was. Times with an offset are stored
+    as UTC; a time without one is taken as UTC. On a terminal, a line on stderr says what
+    the import is doing.
     """
     from memscope.usecases.import_labels import import_labels
 
     store = open_store(db)
-    result = import_labels(store, list(files), allow_changed_run=allow_changed_run)
+    with _progress_line() as progress:
+        result = import_labels(
+            store, list(files), allow_changed_run=allow_changed_run, progress=progress
+        )
     if output is OutputFormat.json:
         print_json(result.as_dict())
         return

@@ -87,6 +87,9 @@ def ingest(
 @handles_errors
 def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None:
     """List the ingested runs."""
+    from datetime import datetime
+
+    from memscope.usecases.instants import utc_text
     from memscope.usecases.store_access import list_runs
 
     store = open_store(db)
@@ -95,7 +98,9 @@ def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None
         print_json(
             [
                 {
-                    key: (value.isoformat() if hasattr(value, "isoformat") else value)
+                    key: utc_text(value)  # stored times are UTC: say so
+                    if isinstance(value, datetime)
+                    else (value.isoformat() if hasattr(value, "isoformat") else value)
                     for key, value in row.items()
                 }
                 for row in rows

@@ -36,6 +36,10 @@ if TYPE_CHECKING:
     from memscope.usecases.store_access import Store
 
 
+MAX_REJECTED_SHOWN = 10
+"""Bad journal lines named one by one; the rest are counted."""
+
+
 class ExportFormat(str, Enum):
     """File formats of ``export-labels``."""
 
@@ -54,11 +58,22 @@ def _store_with_labels_replayed(db: Path | None) -> Store:
 
     store = open_store(db)
     result = replay_pending(store)
+    for rejected in result.rejected[:MAX_REJECTED_SHOWN]:
+        warn(
+            f"{result.journal}:{rejected.line}: {rejected.reason}; "
+            f"set aside in {result.rejected_file}"
+        )
+    if len(result.rejected) > MAX_REJECTED_SHOWN:
+        warn(
+            f"{len(result.rejected) - MAX_REJECTED_SHOWN} more bad line(s) of {result.journal} "
+            f"set aside in {result.rejected_file}"
+        )
     if result.saved:
         stderr.print(f"saved {result.saved} pending label change(s) from the app", markup=False)
     for op, error in result.refused:
         warn(
-            f"a pending label change on {op.qid} of {printable_id(op.run_id)} was refused: {error.message}"
+            f"a pending label change on {op.qid} of {printable_id(op.run_id)} was refused: {error.message} "
+            f"(kept in {result.rejected_file})"
         )
     if result.left:
         warn(f"{result.left} pending label change(s) still wait for the store")
@@ -197,7 +212,14 @@ def label(
     else:
         event = note_label(store, run_id, question, note=note, annotator=annotator)
     if event is None:
-        stderr.print(f"nothing to undo on {question} of {printable_id(run_id)}", markup=False)
+        nothing = (
+            "nothing to undo"
+            if undo
+            else "nothing changed: the label is already that"
+            if code or accept or clear
+            else "nothing changed: the label already has that note"
+        )
+        stderr.print(f"{nothing} on {question} of {printable_id(run_id)}", markup=False)
         if output is OutputFormat.json:
             print_json(None)
         return

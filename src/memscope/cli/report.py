@@ -24,6 +24,7 @@ from memscope.cli.common import (
     stdout,
 )
 from memscope.cli.fitting import Column, FittingTable, fit
+from memscope.cli.number_options import RANK
 from memscope.cli.run_arg import say_default
 from memscope.errors import InputError
 from memscope.textsafe import printable, printable_id
@@ -53,7 +54,7 @@ def report(
             show_default=False,
         ),
     ] = None,
-    k: Annotated[int | None, typer.Option("--k", help=K_HELP, show_default=False)] = None,
+    k: Annotated[int | None, typer.Option("--k", **RANK, help=K_HELP, show_default=False)] = None,
     dataset: DatasetOption = None,
     db: DbOption = None,
     output: FormatOption = OutputFormat.table,

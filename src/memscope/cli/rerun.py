@@ -24,6 +24,7 @@ from memscope.cli.common import (
     stdout,
 )
 from memscope.cli.fitting import Column, FittingTable, fit
+from memscope.cli.number_options import RANK, RESAMPLES, SEED
 from memscope.cli.run_arg import RunAliasOption, RunArgument, named_run, pick_run
 from memscope.textsafe import printable, printable_id
 from memscope.usecases.metric_names import METRIC_NAMES
@@ -67,20 +68,21 @@ def rerun(
     k: Annotated[
         int | None,
         typer.Option(
-            "--k", help="Cut-off K (default: the run's top_k, else 10).", show_default=False
+            "--k", **RANK, help="Cut-off K (default: the run's top_k, else 10).", show_default=False
         ),
     ] = None,
     pool: Annotated[
         int | None,
         typer.Option(
             "--pool",
+            **RANK,
             help="Keep the first P candidates of the original ranking (default: all stored; P ≥ K).",
             show_default=False,
         ),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 20260430,
+    seed: Annotated[int, typer.Option("--seed", **SEED, help="Bootstrap seed.")] = 20260430,
     resamples: Annotated[
-        int, typer.Option("--resamples", help="Bootstrap resamples over questions.")
+        int, typer.Option("--resamples", **RESAMPLES, help="Bootstrap resamples over questions.")
     ] = 10_000,
     requery: Annotated[
         bool,

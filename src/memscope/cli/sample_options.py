@@ -10,10 +10,12 @@ from typing import Annotated
 
 import typer
 
+from memscope.cli.number_options import COUNT, SEED
+
 SeedOption = Annotated[
     int | None,
     typer.Option(
-        "--seed", help="Seed of the random sample (default: the stored plan's, else fixed)."
+        "--seed", **SEED, help="Seed of the random sample (default: the stored plan's, else fixed)."
     ),
 ]
 StrataOption = Annotated[
@@ -26,7 +28,7 @@ StrataOption = Annotated[
 ]
 SizeOption = Annotated[
     int | None,
-    typer.Option("--sample-size", help="Labels to plan (default 60, or every failure)."),
+    typer.Option("--sample-size", **COUNT, help="Labels to plan (default 60, or every failure)."),
 ]
 AllocationOption = Annotated[
     str | None,

@@ -20,6 +20,7 @@ from memscope.cli.common import (
     stdout,
     warn,
 )
+from memscope.cli.number_options import RANK, RESAMPLES, SEED
 from memscope.errors import InputError
 
 
@@ -145,15 +146,17 @@ def table(
         int | None,
         typer.Option(
             "--k",
+            **RANK,
             help="Cut-off K for @K metrics (default: each run's top_k, else 10).",
             show_default=False,
         ),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 20260430,
+    seed: Annotated[int, typer.Option("--seed", **SEED, help="Bootstrap seed.")] = 20260430,
     resamples: Annotated[
         int | None,
         typer.Option(
             "--resamples",
+            **RESAMPLES,
             help="Bootstrap resamples for --ci (default 10,000; DMV-Bench 1,000 over trunks, as report).",
             show_default=False,
         ),

@@ -105,6 +105,10 @@ def connect_offline(
     con = duckdb.connect(path, read_only=read_only, config=dict(OFFLINE_CONFIG))
     # No progress bar: it would write to stdout, which carries JSON output.
     con.execute("SET enable_progress_bar = false")
+    # Instants are stored as UTC (naive TIMESTAMP columns): now()::TIMESTAMP, a TIMESTAMPTZ
+    # written to a file and a time text without an offset all mean UTC, whatever the
+    # machine's zone (DuckDB's default is the local one).
+    con.execute("SET TimeZone = 'UTC'")
     return con
 
 

@@ -1,6 +1,8 @@
 """Label events in the store: append, read back, and export with DuckDB's COPY.
 
-Label events are append-only: nothing here updates or deletes one. Times are UTC.
+Label events are append-only: nothing here updates or deletes one. Times are UTC, stored
+as naive ``TIMESTAMP``; they are read back in the order they happened (time, then event
+id) and exported with an explicit ``Z`` (jsonl, csv) or as UTC instants (parquet).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ EVENT_COLUMNS = (
     "created_at",
     "supersedes",
 )
+UTC_TEXT = "%Y-%m-%dT%H:%M:%S.%fZ"
+"""How exports write an instant: ISO 8601 in UTC, microseconds, an explicit Z."""
 EXPORT_FORMATS = {
     "jsonl": "FORMAT json",
     "csv": "FORMAT csv, HEADER true",
@@ -84,7 +88,7 @@ def events(
     where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
     found = rows(
         con,
-        f"SELECT {', '.join(EVENT_COLUMNS)} FROM label_events {where} ORDER BY event_id",
+        f"SELECT {', '.join(EVENT_COLUMNS)} FROM label_events {where} ORDER BY created_at, event_id",
         params,
     )
     result = []
@@ -156,14 +160,24 @@ def copy_to_file(
     """Write an Arrow table to ``path`` with DuckDB's COPY (jsonl, csv or parquet).
 
     ``json_columns`` hold JSON text; they are written as JSON (nested in jsonl, text in
-    csv, a JSON column in parquet).
+    csv, a JSON column in parquet). Timestamp columns are UTC instants: ISO 8601 text
+    ending in ``Z`` in jsonl and csv (``2026-05-01T09:30:00.000000Z``), a UTC timestamp in
+    parquet.
     """
+    import pyarrow as pa
+
+    def column(field: pa.Field) -> str:
+        name = field.name
+        if name in json_columns:
+            return f'"{name}"::JSON AS "{name}"'
+        if pa.types.is_timestamp(field.type) and fmt != "parquet":
+            # epoch_us: the instant itself, whatever the session's time zone.
+            return f'strftime(make_timestamp(epoch_us("{name}")), \'{UTC_TEXT}\') AS "{name}"'
+        return f'"{name}"'
+
     con.register("memscope_export", table)
     try:
-        columns = ", ".join(
-            f'"{name}"::JSON AS "{name}"' if name in json_columns else f'"{name}"'
-            for name in table.column_names
-        )
+        columns = ", ".join(column(field) for field in table.schema)
         con.execute(
             f"COPY (SELECT {columns} FROM memscope_export) TO ? ({EXPORT_FORMATS[fmt]})", [path]
         )

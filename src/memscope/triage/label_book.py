@@ -7,6 +7,11 @@ while ops are in flight; a label appears as saved only when the writer reports
 committed it. Fast key presses build on what was last requested, so toggling 3 then 6
 quickly yields both codes.
 
+A code key becomes "add this code" or "remove it" and a note "set the note", applied to
+the label the store holds when the op is written, not to the app's copy: a label another
+process wrote meanwhile (``memscope label``) is built on, and the app then shows the
+label as stored, saying so when it is not what the app asked for.
+
 Every action returns :class:`Queued` (start the writer) or a ``Notice`` saying why
 nothing was queued; results return the qid whose label changed. Plain Python: the app
 starts the writer worker and shows the notices.
@@ -124,15 +129,11 @@ class LabelBook:
         base = self._base(qid)
         if base is UNKNOWN:
             return Notice("Still saving the last change; try again in a moment.")
-        codes = tuple(c for c in base if c != code) if code in base else (*base, code)
-        label = self.committed(qid)
-        if not codes:
-            return self._push(self._op("clear"), ())
-        primary = getattr(label, "primary", None)
-        primary = primary if primary in codes else codes[0]
-        return self._push(
-            self._op("set", codes=codes, primary=primary, note=getattr(label, "note", None)), codes
-        )
+        if code in base:
+            return self._push(
+                self._op("remove", codes=(code,)), tuple(c for c in base if c != code)
+            )
+        return self._push(self._op("add", codes=(code,)), (*base, code))
 
     def accept(self) -> Queued | Notice:
         """Label the question with its suggested code."""
@@ -191,30 +192,43 @@ class LabelBook:
             return Notice(
                 "Pick a failure code first (its key, or l for the list); the note goes with the label."
             )
-        label = self.committed(qid)
-        primary = getattr(label, "primary", None)
-        return self._push(
-            self._op(
-                "set",
-                codes=base,
-                primary=primary if primary in base else base[0],
-                note=note or None,
-            ),
-            base,
-        )
+        return self._push(self._op("note", note=note or None), base)
 
     def restore_pending(self) -> Notice | None:
         """Queue the changes a previous app left in the journal (the store was busy then);
         a Notice saying so when there were any (then the writer must run)."""
         journal = self.queue.journal
-        ops = journal.pending() if journal is not None else []
+        if journal is None:
+            return None
+        try:
+            rejected = journal.quarantine()
+            ops = journal.pending()
+        except OSError as error:
+            return Notice(
+                f"The pending-label journal {journal.path} cannot be read: {error.strerror or error}",
+                title="Pending labels",
+                severity="warning",
+            )
         for op in ops:
             self.queue.push(op, journalled=True)
-        if not ops:
+        lines = []
+        if ops:
+            lines.append(
+                f"{len(ops)} label change(s) from an earlier session were not saved yet; saving them now."
+            )
+        if rejected:
+            where = ", ".join(str(item.line) for item in rejected[:5])
+            more = f" and {len(rejected) - 5} more" if len(rejected) > 5 else ""
+            lines.append(
+                f"{len(rejected)} bad line(s) of {journal.path} (line {where}{more}: "
+                f"{rejected[0].reason}) were set aside in {journal.rejected_path}."
+            )
+        if not lines:
             return None
         return Notice(
-            f"{len(ops)} label change(s) from an earlier session were not saved yet; saving them now.",
+            "\n".join(lines),
             title="Pending labels",
+            severity="warning" if rejected else "information",
         )
 
     # -- the writer (worker thread) ----------------------------------------------------------
@@ -234,20 +248,32 @@ class LabelBook:
             severity="warning",
         )
 
-    def saved(self, event: LabelSaved) -> None:
-        """The store committed an op: adopt its current label."""
+    def saved(self, event: LabelSaved) -> Notice | None:
+        """The store committed an op: adopt its current label; a Notice when the label is
+        not what this app asked for (another process changed it meanwhile)."""
         self.queue.done(event.qid)
         self.changed.setdefault(event.run_id, set()).add(event.qid)
         run = self.session.run
         if run is None or run.run_id != event.run_id:
-            return
+            return None
         if event.label is None:
             run.labels.pop(event.qid, None)
         else:
             run.labels[event.qid] = event.label
-        run.table.set_label(event.qid, label_codes(event.label))
-        if not self.queue.busy(event.qid):
-            self.requested.pop(event.qid, None)
+        codes = tuple(label_codes(event.label))
+        run.table.set_label(event.qid, codes)
+        if self.queue.busy(event.qid):
+            return None
+        requested = self.requested.pop(event.qid, UNKNOWN)
+        if requested is UNKNOWN or set(requested) == set(codes):
+            return None
+        now = ", ".join(codes) if codes else "no label"
+        return Notice(
+            f"{event.qid} was changed elsewhere meanwhile (another memscope process); "
+            f"your change was applied to that label, which is now: {now}.",
+            title="Label changed elsewhere",
+            severity="warning",
+        )
 
     def failed_op(self, event: LabelFailed) -> Notice:
         """An op could not be written: nothing of it was saved."""

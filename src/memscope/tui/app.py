@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.app import App
@@ -34,6 +34,7 @@ from memscope.tui.keymap import (
     KeyNames,
     catalogue,
     code_bindings,
+    refuse_key_conflicts,
     validate_keymap,
 )
 from memscope.tui.messages import (
@@ -64,6 +65,9 @@ from memscope.tui.screens.base import show_notice
 from memscope.tui.workers import Workers
 from memscope.usecases.store_access import ReadOptions, Store, open_store, read_options
 from memscope.usecases.triage_queue import QUEUE_KINDS, parse_cell
+
+if TYPE_CHECKING:
+    from memscope.taxonomy import Taxonomy
 
 SAVE_POSITION_AFTER_S = 0.8
 """Idle time after a move before the queue position is written (one write per pause, not per key)."""
@@ -294,7 +298,7 @@ class MemscopeApp(App[None]):
     def _label_written(self, message: LabelWritten) -> None:
         event, labels = message.event, self.session.labels
         if isinstance(event, LabelSaved):
-            labels.saved(event)
+            self.tell(labels.saved(event))
             self.navigator.labels_changed(event.qid)
             if self._quit_when_saved and not labels.queue.in_flight:
                 self.exit()
@@ -427,6 +431,27 @@ class MemscopeApp(App[None]):
 
 def binding_catalogue(taxonomy: Any, keymap: dict[str, str]) -> dict[str, BindingInfo]:
     """Every binding of every screen (help, palette and config checking use it)."""
+    screens = screen_bindings(taxonomy)
+    dialogs = [binding for name, bindings in screens if name in DIALOGS for binding in bindings]
+    return catalogue(
+        [
+            ("app", MemscopeApp.BINDINGS),
+            *[(name, bindings) for name, bindings in screens if name not in DIALOGS],
+            ("dialogs", dialogs),
+        ],
+        keymap,
+    )
+
+
+DIALOGS = ("help", "note", "codes", "error", "search", "export")
+"""The dialogs' screens (the catalogue lists their bindings as one scope)."""
+
+
+def screen_bindings(
+    taxonomy: Taxonomy | None, *, extra_codes: bool = True
+) -> list[tuple[str, list[Any]]]:
+    """Per screen, its own bindings and its widgets' (the taxonomy's code keys on the question
+    screen; ``extra_codes`` False: the shipped codes only)."""
     from memscope.tui.screens.dialogs import CodePicker, ErrorDialog, ExportDialog, NoteDialog
     from memscope.tui.screens.help import HelpScreen
     from memscope.tui.screens.matrix import MatrixScreen
@@ -437,28 +462,30 @@ def binding_catalogue(taxonomy: Any, keymap: dict[str, str]) -> dict[str, Bindin
     from memscope.tui.widgets.queue_table import QueueTable
     from memscope.tui.widgets.timeline import Timeline
 
-    codes = code_bindings(taxonomy.codes if taxonomy is not None else [])
-    return catalogue(
-        [
-            ("app", MemscopeApp.BINDINGS),
-            ("queue", [*QueueTable.BINDINGS, *QueueScreen.BINDINGS]),
-            ("question", [*QuestionScreen.BINDINGS, *Timeline.BINDINGS, *codes]),
-            ("matrix", MatrixScreen.BINDINGS),
-            ("runs", RunsScreen.BINDINGS),
-            (
-                "dialogs",
-                [
-                    *HelpScreen.BINDINGS,
-                    *NoteDialog.BINDINGS,
-                    *CodePicker.BINDINGS,
-                    *ErrorDialog.BINDINGS,
-                    *SearchDialog.BINDINGS,
-                    *ExportDialog.BINDINGS,
-                ],
-            ),
-        ],
-        keymap,
-    )
+    found = taxonomy.codes if taxonomy is not None else []
+    codes = code_bindings([code for code in found if extra_codes or not code.extra])
+    return [
+        ("queue", [*QueueTable.BINDINGS, *QueueScreen.BINDINGS]),
+        ("question", [*QuestionScreen.BINDINGS, *Timeline.BINDINGS, *codes]),
+        ("matrix", list(MatrixScreen.BINDINGS)),
+        ("runs", list(RunsScreen.BINDINGS)),
+        ("help", list(HelpScreen.BINDINGS)),
+        ("note", list(NoteDialog.BINDINGS)),
+        ("codes", list(CodePicker.BINDINGS)),
+        ("error", list(ErrorDialog.BINDINGS)),
+        ("search", list(SearchDialog.BINDINGS)),
+        ("export", list(ExportDialog.BINDINGS)),
+    ]
+
+
+def active_bindings(
+    taxonomy: Taxonomy | None, *, extra_codes: bool = True
+) -> list[tuple[str, list[Any]]]:
+    """Per screen, every binding active on it: the app's and the screen's own."""
+    return [
+        (name, [*MemscopeApp.BINDINGS, *bindings])
+        for name, bindings in screen_bindings(taxonomy, extra_codes=extra_codes)
+    ]
 
 
 def make_app(
@@ -489,6 +516,12 @@ def make_app(
 
     taxonomy = load_taxonomy(config)
     keymap = validate_keymap(config.keys, binding_catalogue(taxonomy, {}), config.path)
+    refuse_key_conflicts(
+        active_bindings(taxonomy),
+        active_bindings(taxonomy, extra_codes=False),
+        keymap,
+        config.path,
+    )
     if queue is not None and queue not in QUEUE_KINDS:
         raise InputError(f"unknown queue {queue!r}", fix=f"Use --queue {' | '.join(QUEUE_KINDS)}.")
     session = TriageSession(

@@ -2,9 +2,17 @@
 config file's ``[keys]`` table against it.
 
 Every binding has an id ``screen.verb`` (``question.next``); the config file remaps keys
-by id (``"question.next" = "j,down"``) and the app applies that with
+by id (``"question.next" = "j,ctrl+n"``) and the app applies that with
 ``App.set_keymap``. An unknown id or an unknown key name is a ConfigError naming the
 config file and the setting, raised before the app starts.
+
+So is a key bound twice where both bindings are active: on one screen, its own bindings,
+its widgets' and the app's (the app's work on every screen) - one of the two actions could
+never be pressed there. Two screens may use one key for different things. A screen's
+binding over an app binding is how the built-in keys work in places (``m`` on the
+matrix cycles the metric, ``q`` closes help), so the pairs the built-in bindings make are
+allowed; any other pair - made by ``[keys]`` or by an extra failure code's key - is
+refused, naming both binding ids, the key and the screen.
 """
 
 from __future__ import annotations
@@ -110,8 +118,72 @@ def validate_keymap(
                 where=str(config_path),
                 fix="Write keys like j, ctrl+j, f5, question_mark, left_square_bracket; separate several with commas.",
             )
-        result[binding_id] = ",".join(parts)
+        # One spelling per key ("?" is question_mark), as Textual names the keys it delivers.
+        result[binding_id] = ",".join(normal_key(part) for part in parts)
     return result
+
+
+def normal_key(key: str) -> str:
+    """A key as Textual names it (``?`` → ``question_mark``, ``j`` stays ``j``)."""
+    key = key.strip()
+    return _character_to_key(key) if len(key) == 1 else key
+
+
+@dataclass(frozen=True)
+class KeyConflict:
+    """Two binding ids with one key on one screen."""
+
+    screen: str
+    key: str
+    first: str
+    second: str
+
+    @property
+    def pair(self) -> tuple[str, str, frozenset[str]]:
+        """The conflict without its order: (screen, key, both ids)."""
+        return (self.screen, self.key, frozenset((self.first, self.second)))
+
+
+Screens = Iterable[tuple[str, Iterable[Binding]]]
+"""Per screen, every binding active on it (the app's, the screen's, its widgets')."""
+
+
+def key_conflicts(screens: Screens, keymap: Mapping[str, str]) -> list[KeyConflict]:
+    """Every key that two binding ids share on one screen, with ``keymap`` applied."""
+    found = []
+    for screen, bindings in screens:
+        owner: dict[str, str] = {}
+        for binding in Binding.make_bindings(bindings):
+            if not binding.id:
+                continue  # not remappable, and where it lives the key is the widget's own
+            remapped = keymap.get(binding.id)
+            keys = [normal_key(key) for key in remapped.split(",")] if remapped else [binding.key]
+            for key in keys:
+                holder = owner.setdefault(key, binding.id)
+                if holder != binding.id:
+                    found.append(KeyConflict(screen, key, holder, binding.id))
+    return found
+
+
+def refuse_key_conflicts(
+    screens: Screens, built_in: Screens, keymap: Mapping[str, str], config_path: Path
+) -> None:
+    """ConfigError for the first key two bindings share on a screen where ``built_in`` (the
+    shipped bindings, no remapping) does not already share it."""
+    allowed = {conflict.pair for conflict in key_conflicts(built_in, {})}
+    for conflict in key_conflicts(screens, keymap):
+        if conflict.pair in allowed:
+            continue
+        shown = format_key(conflict.key)
+        key = repr(conflict.key) + (f" ({shown})" if shown != conflict.key else "")
+        raise ConfigError(
+            f"key {key} is bound to both {conflict.first} and {conflict.second} "
+            f"on the {conflict.screen} screen; one of them could never be pressed there",
+            where=str(config_path),
+            fix=f'Bind one of them to another key under [keys] (e.g. "{conflict.second}" = '
+            '"…"), or give an extra failure code another key; press ? in the app for every '
+            "binding id and its keys.",
+        )
 
 
 def describe_keys(keys: str) -> str:

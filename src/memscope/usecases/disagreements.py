@@ -14,6 +14,7 @@ def disagreements(store: Store, run_id: str, first: str, second: str) -> list[di
     In benchmark order; each entry has both annotators' codes, primaries, notes and times.
     """
     from memscope.store.labels import question_index
+    from memscope.usecases.instants import utc_text
     from memscope.usecases.labels import current_labels
 
     labels = {name: current_labels(store, run_id, annotator=name) for name in (first, second)}
@@ -34,8 +35,8 @@ def disagreements(store: Store, run_id: str, first: str, second: str) -> list[di
                 "codes": {first: list(a.codes), second: list(b.codes)},
                 "note": {first: a.note, second: b.note},
                 "labelled_at": {
-                    first: a.labelled_at.isoformat(),
-                    second: b.labelled_at.isoformat(),
+                    first: utc_text(a.labelled_at),
+                    second: utc_text(b.labelled_at),
                 },
             }
         )

@@ -9,7 +9,9 @@ rule; ``params`` are the view's (alpha, lambda, K) when it was labelled and
 ``accepted_suggestion`` the suggestion's own code, rule, numbers and twin run. ``axes`` is the
 question's place on its benchmark's axes as JSON text (``{"x": "X4", "y": "Y3"}``,
 ``{"evidence": "implicit", "modality": "image", "task": "long_pattern"}``,
-``{"bank": "9", "position": "1", "reach": "2"}``).
+``{"bank": "9", "position": "1", "reach": "2"}``). Times (``created_at``, ``labelled_at``,
+``first_labelled_at``) are UTC: ISO 8601 text with a ``Z`` in jsonl and csv
+(``2026-05-01T09:30:00.000000Z``), UTC timestamps in parquet.
 
 Writing: the file is staged in the system temp folder (on the destination's file system
 when it can be, else next to the destination under a hidden name) and renamed into place,
@@ -89,6 +91,7 @@ def _schema(*, history: bool, include_suggestions: bool) -> pa.Schema:
     import pyarrow as pa
 
     text = pa.string()
+    utc = pa.timestamp("us", tz="UTC")  # stored times are naive UTC; pyarrow reads them so
     fields = [
         ("run_id", text),
         ("run_hash", text),
@@ -114,14 +117,14 @@ def _schema(*, history: bool, include_suggestions: bool) -> pa.Schema:
             ("event_uid", text),
             ("action", text),
             ("supersedes", pa.int64()),
-            ("created_at", pa.timestamp("us")),
+            ("created_at", utc),
         ]
     else:
         fields += [
             ("event_id", pa.int64()),
             ("event_uid", text),
-            ("labelled_at", pa.timestamp("us")),
-            ("first_labelled_at", pa.timestamp("us")),
+            ("labelled_at", utc),
+            ("first_labelled_at", utc),
         ]
     if include_suggestions:
         fields += [

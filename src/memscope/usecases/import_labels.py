@@ -9,32 +9,43 @@ an event already present is skipped. A file whose run hash differs from the inge
 run's is refused, naming the questions whose text changed, unless ``allow_changed_run``;
 then the events of questions the run still has are imported (their old run hash kept).
 Everything is checked before anything is written, and all events go in one transaction.
+
+The files are loaded in bulk (``store.label_import``): DuckDB reads them, every row is
+checked and normalised in SQL, and the new events are inserted with one ``INSERT …
+SELECT``, so a million rows import in seconds. A bad row (a code that is not a name, an
+unknown action or source, a time that is not ISO 8601) refuses the import, naming each
+bad row (up to ten) and what is wrong with it, as a bad file does: labels are merged
+whole or not at all. Times are instants: a time with an offset (``10:00+05:00``) is stored
+as UTC (``05:00``); a time without one is taken as UTC, as memscope's own exports wrote
+them before they said so with a ``Z``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memscope.errors import InputError, NotFoundError
-from memscope.usecases.export import restore_cell
 
 if TYPE_CHECKING:
     from memscope.store import Store
 
 REQUIRED = ("run_id", "qid", "codes", "annotator")
-TIME_COLUMNS = ("created_at", "labelled_at")
-LIST_SEPARATOR = ";"
+MAX_LISTED_ROWS = 10
 
 
 def _time_text(value: datetime | str | None) -> str:
+    """The instant as the stable id hashes it: naive UTC text (an offset is applied first)."""
     if value is None:
         return ""
     when = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC)
     return when.replace(tzinfo=None).isoformat(sep=" ", timespec="microseconds")
 
 
@@ -75,51 +86,37 @@ class ImportResult:
         }
 
 
-def _codes(value: Any) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        if value.startswith("["):  # JSON text (a jsonl file read as written)
-            try:
-                return [str(code) for code in json.loads(value)]
-            except ValueError:
-                pass
-        return [code for code in value.split(LIST_SEPARATOR) if code]
-    return [str(code) for code in value]
+Progress = Callable[[str], None]
+"""Told what the import is doing now ("reading labels.jsonl", "writing 1,000,000 events")."""
 
 
-def _params(value: Any) -> dict[str, Any] | None:
-    if value is None or value == "":
-        return None
-    if isinstance(value, dict):
-        return value
-    try:
-        parsed = json.loads(value)
-    except (TypeError, ValueError):
-        return {"imported_params": str(value)}
-    return parsed if isinstance(parsed, dict) else {"imported_params": parsed}
+def _uids_of(identities: list[tuple[Any, ...]]) -> list[str]:
+    """Stable ids of events given as (run_hash, qid, annotator, action, created_at, codes)."""
+    return [
+        event_uid(run_hash, qid, annotator, action, created_at, codes or [])
+        for run_hash, qid, annotator, action, created_at, codes in identities
+    ]
 
 
-def _int(value: Any) -> int | None:
-    if value is None or value == "":
-        return None
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
+def _local_run(con: Any, run_id: str, run_hash: str | None) -> str:
+    from memscope.store import queries
+    from memscope.store.sql import one
+
+    if queries.get_run(con, run_id):
+        return run_id
+    if run_hash:
+        found = one(con, "SELECT run_id FROM runs WHERE content_hash = ? LIMIT 1", [run_hash])
+        if found:
+            return str(found[0])
+    raise NotFoundError(
+        f"the labels are for run {run_id!r}, which this store has not ingested",
+        fix="Ingest that run first (`memscope ingest RUN_DIR`), then import again.",
+    )
 
 
-def _events_of_file(path: Path) -> list[dict[str, Any]]:
-    """The file's rows as label events (not yet checked against the store)."""
-    from memscope.store.label_files import read_label_file
-
-    rows = read_label_file(path)
-    if path.suffix.lower() == ".csv":  # export-labels defused formula-like text cells
-        rows = [
-            {name: restore_cell(v) if isinstance(v, str) else v for name, v in row.items()}
-            for row in rows
-        ]
-    columns = set(rows[0]) if rows else set()
+def _check_columns(columns: set[str], rows: bool, path: Path) -> bool:
+    """Whether the file holds one row per event (else per current label); InputError when it
+    is not a label export."""
     if rows and "qid" not in columns and "n_primary" in columns:
         raise InputError(
             "this is a summary export (counts per cell), not labels",
@@ -141,199 +138,148 @@ def _events_of_file(path: Path) -> list[dict[str, Any]]:
             where=str(path),
             fix="Pass a file written by `memscope export-labels`.",
         )
-    events = []
-    for line, row in enumerate(rows, start=2):
-        if not row.get("annotator"):
-            continue  # a suggestion-only row of --include-suggestions
-        action = str(row.get("action") or "set") if history else "set"
-        try:
-            created_at = datetime.fromisoformat(_time_text(row.get(time_column)))
-        except ValueError:
-            raise InputError(
-                f"row {line - 1} has an unreadable time {row.get(time_column)!r}",
-                where=str(path),
-            ) from None
-        codes = _codes(row.get("codes"))
-        event: dict[str, Any] = {
-            "run_id": str(row["run_id"]),
-            "run_hash": row.get("run_hash") or None,
-            "qid": str(row["qid"]),
-            "question_key": row.get("question_key") or None,
-            "action": action,
-            "codes": codes if action == "set" else [],
-            "primary_code": (row.get("primary_code") or (codes[0] if codes else None))
-            if action == "set"
-            else None,
-            "note": row.get("note") or None,
-            "annotator": str(row["annotator"]),
-            "source": str(row.get("source") or "import"),
-            "taxonomy_version": str(row.get("taxonomy_version") or "unknown"),
-            "params": _params(row.get("params")),
-            "created_at": created_at,
-            "original_event_id": _int(row.get("event_id")),
-        }
-        event["event_uid"] = str(row.get("event_uid") or "") or event_uid(
-            event["run_hash"],
-            event["qid"],
-            event["annotator"],
-            action,
-            created_at,
-            event["codes"],
-        )
-        events.append(event)
-    return events
+    return history
 
 
-def _local_run(con: Any, run_id: str, run_hash: str | None) -> str:
-    from memscope.store import queries
-    from memscope.store.sql import one
+def _refuse_bad_rows(con: Any, paths: list[Path]) -> None:
+    from memscope.store import label_import
 
-    if queries.get_run(con, run_id):
-        return run_id
-    if run_hash:
-        found = one(con, "SELECT run_id FROM runs WHERE content_hash = ? LIMIT 1", [run_hash])
-        if found:
-            return str(found[0])
-    raise NotFoundError(
-        f"the labels are for run {run_id!r}, which this store has not ingested",
-        fix="Ingest that run first (`memscope ingest RUN_DIR`), then import again.",
+    count, first = label_import.bad_rows(con, MAX_LISTED_ROWS)
+    if not count:
+        return
+    listed = "\n    ".join(
+        f"{paths[file_no]}: row {row}: {problem}" for file_no, row, problem in first
+    )
+    more = f"\n    … and {count - len(first)} more" if count > len(first) else ""
+    raise InputError(
+        f"{count} bad row(s) in the label file(s); nothing was imported:\n    {listed}{more}",
+        where=str(paths[first[0][0]]),
+        fix="Correct those rows (codes are names of the taxonomy: a list, or text joined "
+        "with ';'; times are ISO 8601) and import again.",
     )
 
 
-def _present_uids(con: Any, run_id: str) -> set[str]:
-    from memscope.store import labels as stored
-    from memscope.store.sql import rows
-
-    present = {
-        event_uid(
-            event["run_hash"],
-            event["qid"],
-            event["annotator"],
-            event["action"],
-            event["created_at"],
-            event["codes"],
-        )
-        for event in stored.events(con, run_id)
-    }
-    present |= {
-        row[0]
-        for row in rows(
-            con,
-            "SELECT i.event_uid FROM label_imports i JOIN label_events e USING (event_id) "
-            "WHERE e.run_id = ?",
-            [run_id],
-        )
-    }
-    return present
-
-
 def import_labels(
-    store: Store, paths: list[Path], *, allow_changed_run: bool = False
+    store: Store,
+    paths: list[Path],
+    *,
+    allow_changed_run: bool = False,
+    progress: Progress | None = None,
 ) -> ImportResult:
     """Import label exports into the store (see the module docstring).
 
+    The files are read, checked and inserted by DuckDB in one transaction: a bad row, a
+    changed run or an interrupt leaves the store as it was.
+
     Raises:
-        InputError: an unreadable file, or a changed run without ``allow_changed_run``.
+        InputError: an unreadable file or bad rows (each named, up to ten), or a changed run
+            without ``allow_changed_run``.
         NotFoundError: a file's run is not ingested here.
     """
+    from memscope.store import label_import
     from memscope.store import labels as stored
-    from memscope.store.label_files import record_imports
+    from memscope.store.connection import rollback_quietly
     from memscope.taxonomy import load_taxonomy
 
+    tell = progress or (lambda _what: None)
     taxonomy = load_taxonomy()
     result = ImportResult()
-    planned: list[tuple[Path, dict[str, Any]]] = []
-    seen: set[str] = set()
-    with store.read() as con:
-        for path in paths:
-            events = _events_of_file(path)
-            by_run: dict[str, list[dict[str, Any]]] = {}
-            for event in events:
-                by_run.setdefault(event["run_id"], []).append(event)
-            file_entry: dict[str, Any] = {"file": str(path), "rows": len(events), "runs": {}}
-            for run_id, run_events in by_run.items():
-                hashes = {e["run_hash"] for e in run_events if e["run_hash"]}
-                local = _local_run(con, run_id, next(iter(hashes), None))
+    from memscope.store.label_files import label_file_source
+
+    for path in paths:  # what a path that is no label file is, before anything is read
+        label_file_source(path)
+    with store.write() as con:
+        con.begin()
+        try:
+            label_import.start(con)
+            for file_no, path in enumerate(paths):
+                tell(
+                    f"reading {path.name}"
+                    + (f" ({file_no + 1} of {len(paths)})" if len(paths) > 1 else "")
+                )
+                staged = label_import.stage(con, path)
+                history = _check_columns(set(staged.columns), not staged.empty, path)
+                label_import.normalise(con, staged, file_no, history=history)
+            tell(f"checking {label_import.row_count(con):,} row(s)")
+            _refuse_bad_rows(con, paths)
+            unnamed = label_import.rows_without_uid(con)
+            if unnamed:
+                label_import.set_uids(
+                    con,
+                    [row[0] for row in unnamed],
+                    [row[1] for row in unnamed],
+                    _uids_of([row[2:] for row in unnamed]),
+                )
+            groups = label_import.run_groups(con)
+            local_of: dict[tuple[int, str], tuple[str, bool]] = {}
+            for file_no, run_id, hashes in groups:
+                local = _local_run(con, run_id, hashes[0] if hashes else None)
+                label_import.assign_run(con, file_no, run_id, local)
                 identity = stored.run_identity(con, local)
                 local_hash = identity[0] if identity else None
-                questions = stored.question_index(con, local)
-                changed_run = bool(hashes - {local_hash})
-                if changed_run:
+                local_of[(file_no, run_id)] = (local, bool(set(hashes) - {local_hash}))
+            label_import.load_local_questions(con)
+            for (file_no, run_id), (local, changed_run) in local_of.items():
+                if changed_run and not allow_changed_run:
+                    path = paths[file_no]
                     changed = sorted(
-                        {
-                            e["qid"]
-                            for e in run_events
-                            if e["qid"] not in questions
-                            or (
-                                e["question_key"]
-                                and questions[e["qid"]]["question_key"] != e["question_key"]
-                            )
-                        },
-                        key=_qid_order,
+                        label_import.changed_questions(con, file_no, run_id), key=_qid_order
                     )
                     what = (
                         f"questions changed or gone: {', '.join(changed)}"
                         if changed
                         else "no labelled question's text changed (answers or retrievals may have)"
                     )
-                    if not allow_changed_run:
-                        raise InputError(
-                            f"the labels in {path.name} were made on another version of run "
-                            f"{local}: {what}",
-                            where=str(path),
-                            fix="Re-ingest the run they were made on, or pass "
-                            "--allow-changed-run to import the labels of questions the run still has.",
-                        )
-                present = _present_uids(con, local)
-                counts = {"imported": 0, "present": 0, "missing": 0, "changed_run": changed_run}
-                ordered = sorted(
-                    run_events,
-                    key=lambda e: (e["created_at"], e["original_event_id"] or 0),
+                    raise InputError(
+                        f"the labels in {path.name} were made on another version of run "
+                        f"{local}: {what}",
+                        where=str(path),
+                        fix="Re-ingest the run they were made on, or pass "
+                        "--allow-changed-run to import the labels of questions the run still has.",
+                    )
+            made_here = label_import.local_events_to_hash(con)
+            label_import.classify(con, _uids_of(made_here))
+            counts: dict[tuple[int, str], dict[str, Any]] = {}
+            for file_no, run_id, local, outcome, n in label_import.outcome_counts(con):
+                entry = counts.setdefault(
+                    (file_no, run_id),
+                    {
+                        "local": local,
+                        "counts": {
+                            "imported": 0,
+                            "present": 0,
+                            "missing": 0,
+                            "changed_run": local_of[(file_no, run_id)][1],
+                        },
+                    },
                 )
-                for event in ordered:
-                    if event["qid"] not in questions:
-                        counts["missing"] += 1
-                        result.skipped_missing.append(f"{local}:{event['qid']}")
-                        continue
-                    if event["event_uid"] in present or event["event_uid"] in seen:
-                        counts["present"] += 1
-                        continue
-                    seen.add(event["event_uid"])
-                    event = {**event, "run_id": local}
-                    if not event["question_key"]:
-                        event["question_key"] = questions[event["qid"]]["question_key"]
-                    for code in event["codes"]:
-                        if taxonomy.get(code) is None and code not in result.unknown_codes:
-                            result.unknown_codes.append(code)
-                    planned.append((path, event))
-                    counts["imported"] += 1
-                file_entry["runs"][local] = counts
-                result.imported += counts["imported"]
-                result.skipped_present += counts["present"]
-            result.files.append(file_entry)
-    if planned:
-        planned.sort(key=lambda item: (item[1]["created_at"], item[1]["original_event_id"] or 0))
-        with store.write() as con:
-            con.begin()
-            try:
-                done = []
-                for path, event in planned:
-                    new_id = stored.insert_event(
-                        con, {**event, "supersedes": None}, event["created_at"]
-                    )
-                    done.append(
-                        {
-                            "event_id": new_id,
-                            "event_uid": event["event_uid"],
-                            "file": str(path),
-                            "original_event_id": event["original_event_id"],
-                        }
-                    )
-                record_imports(con, done)
-                con.commit()
-            except BaseException:
-                con.rollback()
-                raise
+                key = {"new": "imported", "present": "present", "missing": "missing"}[outcome]
+                entry["counts"][key] += n
+            for file_no, path in enumerate(paths):
+                runs = {
+                    entry["local"]: entry["counts"]
+                    for (number, _run), entry in counts.items()
+                    if number == file_no
+                }
+                rows_in_file = sum(
+                    sum(c[k] for k in ("imported", "present", "missing")) for c in runs.values()
+                )
+                result.files.append({"file": str(path), "rows": rows_in_file, "runs": runs})
+                for run_counts in runs.values():
+                    result.imported += run_counts["imported"]
+                    result.skipped_present += run_counts["present"]
+            result.skipped_missing = label_import.missing_questions(con)
+            result.unknown_codes = [
+                code for code in label_import.new_codes(con) if taxonomy.get(code) is None
+            ]
+            if result.imported:
+                tell(f"writing {result.imported:,} event(s)")
+            label_import.insert_new(con, [str(path) for path in paths])
+            label_import.finish(con)
+            con.commit()
+        except BaseException:
+            rollback_quietly(con)
+            raise
     return result
 
 

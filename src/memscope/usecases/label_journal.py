@@ -7,25 +7,47 @@ the next time the app starts, and before any label or export command reads label
 
 The file is append-only JSON lines: ``{"id": ..., "op": {...}}`` for a change and
 ``{"done": id}`` once it is committed (or refused for good); it is removed when nothing is
-pending. A torn last line (a crash mid-write) is ignored.
+pending. A torn last line (a crash mid-append) is ignored.
+
+A line that is not one of those - not JSON, a truncated line followed by others, an
+unknown action, a field of the wrong type - is quarantined before a replay: copied, with
+its line number and what is wrong, to ``<store>.labels-pending.rejected.jsonl`` (nothing is
+lost) and marked in the journal so it is never read again; the rest is replayed. A
+change the store refuses for good (an unknown run or code) goes there too. Appends and
+the quarantine take an exclusive ``flock`` on the journal, so a quarantine by a command
+never races an app's append.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import stat
 import threading
 import uuid
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memscope.errors import MemscopeError, StoreBusyError, StoreError
+from memscope.errors import InputError, MemscopeError, StoreBusyError, StoreError
 from memscope.file_kinds import NONBLOCK, NotRegularFileError, describe_mode, read_regular
 
+try:
+    import fcntl
+except ImportError:  # Windows: no flock (one app per store is the rule there too)
+    fcntl = None  # type: ignore[assignment]
+
 SUFFIX = ".labels-pending.jsonl"
+REJECTED_SUFFIX = ".labels-pending.rejected.jsonl"
+ACTIONS = ("set", "accept", "add", "remove", "note", "clear", "undo")
+"""What an op may do; ``add``/``remove`` change codes and ``note`` the note of the stored label."""
+CODE_ACTIONS = ("set", "add", "remove")
+"""Actions that need at least one code."""
+MAX_REASON_TEXT = 60
 
 
 @dataclass(frozen=True)
@@ -33,7 +55,9 @@ class LabelOp:
     """One change to one question's label."""
 
     action: str
-    """``set`` (codes/note), ``accept`` (the suggestion), ``clear`` or ``undo``."""
+    """One of :data:`ACTIONS`: ``set`` (these codes), ``add``/``remove`` (codes on the
+    stored label), ``note`` (the stored label's note), ``accept`` (the suggestion),
+    ``clear`` or ``undo``."""
     run_id: str
     qid: str
     annotator: str
@@ -46,6 +70,14 @@ class LabelOp:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> LabelOp:
+        """An op from its journal form.
+
+        Raises:
+            InputError: a field is missing, of the wrong type, or the action is unknown.
+        """
+        problem = op_problem(data)
+        if problem is not None:
+            raise InputError(f"a bad label change: {problem}")
         known = {item.name for item in fields(cls)}
         values = {key: value for key, value in data.items() if key in known}
         values["codes"] = tuple(values.get("codes") or ())
@@ -53,11 +85,86 @@ class LabelOp:
         return cls(**values)
 
 
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=True)
+    return text if len(text) <= MAX_REASON_TEXT else text[:MAX_REASON_TEXT] + "…"
+
+
+def _kind(value: Any) -> str:
+    names = {str: "text", bool: "true/false", int: "a number", float: "a number"}
+    names |= {list: "a list", dict: "an object", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def op_problem(data: Any) -> str | None:
+    """What is wrong with an op's journal form (None: nothing)."""
+    if not isinstance(data, dict):
+        return f"the change must be an object, got {_kind(data)}"
+    action = data.get("action")
+    if action not in ACTIONS:
+        return f"unknown action {_shown(action)} (known: {', '.join(ACTIONS)})"
+    for name in ("run_id", "qid", "annotator"):
+        value = data.get(name)
+        if not isinstance(value, str) or not value.strip():
+            return f"{name} must be non-empty text, got {_kind(value)} {_shown(value)}"
+    codes = data.get("codes", [])
+    if codes is None:
+        codes = []
+    if not isinstance(codes, list) or not all(isinstance(c, str) and c for c in codes):
+        return f"codes must be a list of code names, got {_shown(codes)}"
+    if action in CODE_ACTIONS and not codes:
+        return f"the action {action!r} needs at least one code"
+    for name in ("primary", "note"):
+        value = data.get(name)
+        if value is not None and not isinstance(value, str):
+            return f"{name} must be text or null, got {_kind(value)} {_shown(value)}"
+    params = data.get("params")
+    if params is not None and not isinstance(params, dict):
+        return f"params must be an object, got {_kind(params)} {_shown(params)}"
+    return None
+
+
+def entry_problem(entry: Any) -> str | None:
+    """What is wrong with one parsed journal line (None: a valid change or marker)."""
+    if not isinstance(entry, dict):
+        return f"not a journal entry (got {_kind(entry)})"
+    if "done" in entry:
+        done = entry["done"]
+        return (
+            None
+            if isinstance(done, str) and done
+            else f"done must name a change id, got {_shown(done)}"
+        )
+    if "skip" in entry:
+        skip = entry["skip"]
+        return (
+            None
+            if isinstance(skip, str) and skip
+            else f"skip must be a line digest, got {_shown(skip)}"
+        )
+    entry_id = entry.get("id")
+    if not isinstance(entry_id, str) or not entry_id:
+        return f"id must be non-empty text, got {_kind(entry_id)} {_shown(entry_id)}"
+    if "op" not in entry:
+        return "no op: neither a change nor a done marker"
+    return op_problem(entry["op"])
+
+
+def line_digest(raw: bytes) -> str:
+    """How a ``skip`` marker names a quarantined line: its content's hash."""
+    return hashlib.sha256(raw.strip()).hexdigest()[:32]
+
+
 def apply_op(store: Any, op: LabelOp) -> Any:
     """Write ``op`` and return the question's current label as committed.
 
-    After a set (or an accepted suggestion) the current label *is* that event, and after a
-    clear there is none, so only an undo needs to read the history back.
+    ``add``, ``remove`` and ``note`` are decided from the label the store holds at the
+    moment of writing (another process may have changed it since the app last read it).
+    After a set (or an accepted suggestion) the current label *is* that event, and after
+    a clear there is none; otherwise the label is read back.
+
+    Raises:
+        InputError: an action this version does not know.
     """
     from memscope.usecases import labels
 
@@ -79,13 +186,38 @@ def apply_op(store: Any, op: LabelOp) -> Any:
             store, op.run_id, op.qid, annotator=op.annotator, params=op.params
         )
         return _as_current(store, op, event)
+    if op.action in ("add", "remove"):
+        changed = labels.edit_codes(
+            store,
+            op.run_id,
+            op.qid,
+            add=op.codes if op.action == "add" else (),
+            remove=op.codes if op.action == "remove" else (),
+            annotator=op.annotator,
+            params=op.params,
+        )
+        return _read_back(store, op, changed)
+    if op.action == "note":
+        noted = labels.note_label(store, op.run_id, op.qid, note=op.note, annotator=op.annotator)
+        return _read_back(store, op, noted)
     if op.action == "clear":
         labels.clear_label(store, op.run_id, op.qid, annotator=op.annotator)
         return None
     if op.action == "undo":
         labels.undo_label(store, op.run_id, op.qid, annotator=op.annotator)
         return labels.current_labels(store, op.run_id, annotator=op.annotator).get(op.qid)
-    raise ValueError(f"unknown label action {op.action!r}")
+    raise InputError(f"unknown label action {op.action!r}", fix=f"Known: {', '.join(ACTIONS)}.")
+
+
+def _read_back(store: Any, op: LabelOp, event: Any) -> Any:
+    """The label after an event that may have been a clear, or no event at all."""
+    from memscope.usecases import labels
+
+    if event is not None and event.action == "set":
+        return _as_current(store, op, event)
+    if event is not None and event.action == "clear":
+        return None
+    return labels.current_labels(store, op.run_id, annotator=op.annotator).get(op.qid)
 
 
 def _as_current(store: Any, op: LabelOp, event: Any) -> Any:
@@ -110,11 +242,34 @@ def journal_path(store_path: Path) -> Path:
     return store_path.with_name(store_path.name + SUFFIX)
 
 
+def rejected_path(store_path: Path) -> Path:
+    """Where the quarantined lines of the store's journal are kept."""
+    store_path = Path(store_path)
+    return store_path.with_name(store_path.name + REJECTED_SUFFIX)
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A journal line set aside: where it was and what is wrong with it."""
+
+    line: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class _Line:
+    number: int
+    raw: bytes
+    entry: Any
+    problem: str | None
+
+
 class LabelJournal:
     """The pending-label file of one store (thread-safe within a process)."""
 
     def __init__(self, store_path: Path) -> None:
         self.path = journal_path(store_path)
+        self.rejected_path = rejected_path(store_path)
         self._lock = threading.Lock()
 
     def add(self, op: LabelOp) -> LabelOp:
@@ -122,20 +277,64 @@ class LabelJournal:
         journalled = LabelOp(**{**asdict(op), "entry_id": op.entry_id or uuid.uuid4().hex})
         data = asdict(journalled)
         data["codes"] = list(journalled.codes)
-        self._append({"id": journalled.entry_id, "op": data})
+        self._append([{"id": journalled.entry_id, "op": data}])
         return journalled
 
     def done(self, op: LabelOp) -> None:
         """Mark ``op`` committed (or refused for good); removes the file when nothing is left."""
         if not op.entry_id:
             return
-        self._append({"done": op.entry_id})
-        if not self.pending():
-            with self._lock, contextlib.suppress(FileNotFoundError):
-                self.path.unlink()
+        self._append([{"done": op.entry_id}])
+        self._remove_if_empty()
 
     def pending(self) -> list[LabelOp]:
-        """The changes recorded and not yet done, in the order they were made."""
+        """The changes recorded and not yet done, in the order they were made (bad lines are
+        left out: :meth:`quarantine` sets them aside)."""
+        return list(self._read_pending(self._lines()).values())
+
+    def quarantine(self) -> list[Rejected]:
+        """Set every bad line aside (see the module docstring); returns what was set aside."""
+        with self._locked() as handle:
+            if handle is None:
+                return []
+            lines = self._parse(handle.read())
+            skipped = self._skipped(lines)
+            bad = [
+                line
+                for line in lines
+                if line.problem is not None and line_digest(line.raw) not in skipped
+            ]
+            if not bad:
+                return []
+            self._write_rejected(
+                [
+                    {"line": line.number, "reason": str(line.problem)}
+                    | {"text": line.raw.decode("utf-8", "replace")}
+                    for line in bad
+                ]
+            )
+            self._write_locked(handle, [{"skip": line_digest(line.raw)} for line in bad])
+        self._remove_if_empty()
+        return [Rejected(line.number, str(line.problem)) for line in bad]
+
+    def reject(self, op: LabelOp, reason: str) -> None:
+        """Keep a change the store refused for good in the rejected file, then mark it done."""
+        data = asdict(op)
+        data["codes"] = list(op.codes)
+        self._write_rejected(
+            [
+                {
+                    "line": None,
+                    "reason": reason,
+                    "text": json.dumps({"id": op.entry_id, "op": data}, ensure_ascii=False),
+                }
+            ]
+        )
+        self.done(op)
+
+    # -- the file -------------------------------------------------------------------------------
+
+    def _lines(self) -> list[_Line]:
         with self._lock:
             try:
                 raw = read_regular(self.path)
@@ -143,24 +342,7 @@ class LabelJournal:
                 return []
             except NotRegularFileError as exc:
                 raise self._not_a_file(exc.kind) from None
-        ops: dict[str, LabelOp] = {}
-        for line in raw.splitlines():
-            try:
-                entry = json.loads(line)
-            except ValueError:
-                continue  # a torn line from a crash mid-append
-            if not isinstance(entry, dict):
-                continue
-            if "done" in entry:
-                ops.pop(str(entry["done"]), None)
-            elif isinstance(entry.get("op"), dict) and entry.get("id"):
-                try:
-                    ops[str(entry["id"])] = LabelOp.from_json(
-                        {**entry["op"], "entry_id": str(entry["id"])}
-                    )
-                except TypeError:
-                    continue
-        return list(ops.values())
+        return self._parse(raw)
 
     def _not_a_file(self, kind: str) -> StoreError:
         return StoreError(
@@ -169,22 +351,131 @@ class LabelJournal:
             fix="Remove what is there; memscope keeps label changes not yet saved in this file.",
         )
 
-    def _append(self, entry: dict[str, Any]) -> None:
-        line = (json.dumps(entry, ensure_ascii=False) + "\n").encode()
-        with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | NONBLOCK, 0o644)
+    @staticmethod
+    def _parse(raw: bytes) -> list[_Line]:
+        parts = raw.split(b"\n")
+        torn_tail = not raw.endswith(b"\n")
+        lines = []
+        for number, text in enumerate(parts, start=1):
+            if not text.strip():
+                continue
             try:
-                status = os.fstat(fd)
-                if not stat.S_ISREG(status.st_mode):
-                    raise self._not_a_file(describe_mode(status.st_mode))
-                size = status.st_size
-                if size and os.pread(fd, 1, size - 1) != b"\n":
-                    line = b"\n" + line  # after a torn line (a crash mid-append): start afresh
-                os.write(fd, line)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+                entry = json.loads(text)
+            except ValueError:
+                if torn_tail and number == len(parts):
+                    continue  # a torn last line from a crash mid-append (or one being written)
+                lines.append(_Line(number, text, None, "not a JSON line (truncated?)"))
+                continue
+            lines.append(_Line(number, text, entry, entry_problem(entry)))
+        return lines
+
+    @staticmethod
+    def _skipped(lines: list[_Line]) -> set[str]:
+        return {
+            line.entry["skip"]
+            for line in lines
+            if line.problem is None and isinstance(line.entry, dict) and "skip" in line.entry
+        }
+
+    def _read_pending(self, lines: list[_Line]) -> dict[str, LabelOp]:
+        ops: dict[str, LabelOp] = {}
+        for line in lines:
+            if line.problem is not None:
+                continue
+            entry = line.entry
+            if "done" in entry:
+                ops.pop(entry["done"], None)
+            elif "op" in entry:
+                ops[entry["id"]] = LabelOp.from_json({**entry["op"], "entry_id": entry["id"]})
+        return ops
+
+    def _remove_if_empty(self) -> None:
+        if self.pending():
+            return
+        with self._locked() as handle:
+            if handle is not None and not self._read_pending(self._parse(handle.read())):
+                with contextlib.suppress(FileNotFoundError):
+                    self.path.unlink()
+
+    @contextlib.contextmanager
+    def _locked(self, *, create: bool = False) -> Iterator[Any]:
+        """The journal opened for reading and appending under its exclusive flock (None
+        when it does not exist and ``create`` is false).
+
+        The file is removed once nothing is pending (under this lock): a writer that opened
+        it just before, and got the lock after, holds a file no longer in place, so it opens
+        the path again rather than write where nobody would read.
+        """
+        with self._lock:
+            if create:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            while True:
+                try:
+                    # Non-blocking: a FIFO in the journal's place must not hang the open.
+                    flags = os.O_RDWR | os.O_APPEND | NONBLOCK | (os.O_CREAT if create else 0)
+                    fd = os.open(self.path, flags, 0o644)
+                except FileNotFoundError:
+                    yield None
+                    return
+                try:
+                    status = os.fstat(fd)
+                    if not stat.S_ISREG(status.st_mode):
+                        raise self._not_a_file(describe_mode(status.st_mode))
+                    if fcntl is not None:
+                        fcntl.flock(fd, fcntl.LOCK_EX)
+                    if not self._still_in_place(fd):
+                        continue
+                    with os.fdopen(fd, "r+b", buffering=0, closefd=False) as handle:
+                        yield handle
+                    return
+                finally:
+                    os.close(fd)  # closing drops the flock
+
+    def _still_in_place(self, fd: int) -> bool:
+        try:
+            here = os.stat(self.path)
+        except FileNotFoundError:
+            return False
+        opened = os.fstat(fd)
+        return (here.st_dev, here.st_ino) == (opened.st_dev, opened.st_ino)
+
+    def _append(self, entries: list[dict[str, Any]]) -> None:
+        with self._locked(create=True) as handle:
+            self._write_locked(handle, entries)
+
+    @staticmethod
+    def _write_locked(handle: Any, entries: list[dict[str, Any]]) -> None:
+        data = b"".join((json.dumps(e, ensure_ascii=False) + "\n").encode() for e in entries)
+        fd = handle.fileno()
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data  # after a torn line (a crash mid-append): start afresh
+        os.write(fd, data)
+        os.fsync(fd)
+
+    def _write_rejected(self, entries: list[dict[str, Any]]) -> None:
+        now = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+        data = b"".join(
+            (
+                json.dumps({"journal": str(self.path), "rejected_at": now, **e}, ensure_ascii=False)
+                + "\n"
+            ).encode()
+            for e in entries
+        )
+        fd = os.open(self.rejected_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | NONBLOCK, 0o644)
+        try:
+            status = os.fstat(fd)
+            if not stat.S_ISREG(status.st_mode):
+                raise StoreError(
+                    f"the file of rejected label changes is {describe_mode(status.st_mode)}, "
+                    "not a regular file",
+                    where=str(self.rejected_path),
+                    fix="Remove what is there; memscope keeps refused label changes in this file.",
+                )
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 @dataclass
@@ -195,17 +486,26 @@ class ReplayResult:
     refused: list[tuple[LabelOp, MemscopeError]] = field(default_factory=list)
     left: int = 0
     """Changes still pending (the store was busy)."""
+    rejected: list[Rejected] = field(default_factory=list)
+    """Bad journal lines set aside (in :attr:`LabelJournal.rejected_path`)."""
+    journal: Path | None = None
+    rejected_file: Path | None = None
 
 
 def replay_pending(store: Any) -> ReplayResult:
-    """Commit every pending label change of ``store``, in order.
+    """Quarantine the journal's bad lines, then commit every pending label change, in order.
 
-    A change the store refuses for good (an unknown run or code) is dropped and reported;
-    when the store is busy, the rest stays pending for the next try.
+    A change the store refuses for good (an unknown run or code) is set aside in the
+    rejected file and reported; when the store is busy, the rest stays pending for the
+    next try.
     """
     journal = LabelJournal(store.path)
-    result = ReplayResult()
-    ops = journal.pending()
+    result = ReplayResult(journal=journal.path, rejected_file=journal.rejected_path)
+    try:
+        result.rejected = journal.quarantine()
+        ops = journal.pending()
+    except OSError:
+        return result  # an unreadable journal holds nothing this command could replay
     for position, op in enumerate(ops):
         try:
             apply_op(store, op)
@@ -214,7 +514,8 @@ def replay_pending(store: Any) -> ReplayResult:
             return result
         except MemscopeError as error:
             result.refused.append((op, error))
-        else:
-            result.saved += 1
+            journal.reject(op, error.message)
+            continue
+        result.saved += 1
         journal.done(op)
     return result

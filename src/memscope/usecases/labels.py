@@ -2,20 +2,30 @@
 
 Every change is a new event - set, clear or undo - committed before the function returns,
 so a label survives the process being killed right after. The current label of a
-question for one annotator is found by replaying that annotator's events in order: set
-and clear push onto a stack, undo pops the latest one; the top of the stack, when it is a
-set, is the current label. An event's ``supersedes`` names the event it replaced (for an
-undo, the event it undid), so the whole history stays readable.
+question for one annotator is found by replaying that annotator's events in time order
+(``created_at``, UTC; the event id breaks ties): set and clear push onto a stack, undo pops
+the latest one; the top of the stack, when it is a set, is the current label. So an event
+imported from another store takes its place by when it was made, not by when it arrived,
+and a new local event is stamped after every event of its question it builds on. An
+event's ``supersedes`` names the event it replaced (for an undo, the event it undid), so
+the whole history stays readable.
+
+A change is decided inside the write transaction, from the label the store holds then,
+never from a copy a caller read earlier: :func:`edit_codes` adds or removes codes and
+:func:`note_label` changes only the note, so a label another process wrote meanwhile
+(``memscope label`` beside the app) is built on, not overwritten. A change that keeps the
+codes keeps the label's provenance (``accepted_from`` and the accepted suggestion).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from memscope.errors import InputError, NotFoundError
+from memscope.usecases.instants import utc_now, utc_text
 
 if TYPE_CHECKING:
     from memscope.store import Store
@@ -71,10 +81,10 @@ class LabelEvent:
         )
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
+        """JSON-ready form (the time in UTC, written with its ``Z``)."""
         data = dict(self.__dict__)
         data["codes"] = list(self.codes)
-        data["created_at"] = self.created_at.isoformat()
+        data["created_at"] = utc_text(self.created_at)
         return data
 
 
@@ -99,7 +109,12 @@ class CurrentLabel:
 
 
 def _now() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
+    return utc_now()
+
+
+def in_time_order(events: Iterable[LabelEvent]) -> list[LabelEvent]:
+    """Events in the order they happened: by time, then by event id."""
+    return sorted(events, key=lambda event: (event.created_at, event.event_id))
 
 
 def _annotator(annotator: str | None) -> str:
@@ -116,9 +131,10 @@ def _annotator(annotator: str | None) -> str:
 
 
 def replay(events: Iterable[LabelEvent]) -> dict[tuple[str, str], list[LabelEvent]]:
-    """Per (qid, annotator), the stack of effective set/clear events after replaying undos."""
+    """Per (qid, annotator), the stack of effective set/clear events after replaying undos
+    (in time order, whatever order ``events`` come in)."""
     stacks: dict[tuple[str, str], list[LabelEvent]] = {}
-    for event in events:
+    for event in in_time_order(events):
         stack = stacks.setdefault((event.qid, event.annotator), [])
         if event.action == "undo":
             if stack:
@@ -130,7 +146,7 @@ def replay(events: Iterable[LabelEvent]) -> dict[tuple[str, str], list[LabelEven
 
 def _current_from(events: list[LabelEvent]) -> dict[tuple[str, str], CurrentLabel]:
     first_set: dict[tuple[str, str], datetime] = {}
-    for event in events:
+    for event in in_time_order(events):
         if event.action == "set":
             first_set.setdefault((event.qid, event.annotator), event.created_at)
     current: dict[tuple[str, str], CurrentLabel] = {}
@@ -203,52 +219,55 @@ def _require_question(
     raise unknown_question(qid, run_id, run_qids(con, run_id))
 
 
+@dataclass(frozen=True)
+class _Change:
+    """The event a change appends, decided from the label the store holds."""
+
+    action: str
+    codes: tuple[str, ...] = ()
+    primary: str | None = None
+    note: str | None = None
+    source: str = "human"
+    params: dict[str, Any] | None = None
+
+
+Decide = Callable[[list[LabelEvent]], _Change | None]
+"""Given the question's effective stack (oldest first), the change to append (None: none)."""
+
+
+def _top_set(stack: list[LabelEvent]) -> LabelEvent | None:
+    """The current label's event: the top of the stack when it is a set."""
+    return stack[-1] if stack and stack[-1].action == "set" else None
+
+
+def _provenance(params: dict[str, Any] | None) -> dict[str, Any]:
+    """The accepted rule and suggestion of a label's params (empty: typed by hand)."""
+    _view, accepted, suggestion = split_params(params)
+    kept: dict[str, Any] = {}
+    if accepted is not None:
+        kept[ACCEPTED_FROM] = accepted
+    if suggestion is not None:
+        kept[SUGGESTION_PARAMS] = suggestion
+    return kept
+
+
 def _append(
     store: Store,
     run_id: str,
     qid: str,
     *,
-    action: str,
     annotator: str | None,
-    codes: list[str] | None = None,
-    primary: str | None = None,
-    note: str | None = None,
-    source: str = "human",
-    params: dict[str, Any] | None = None,
-    taxonomy: Taxonomy | None = None,
+    decide: Decide,
+    taxonomy: Taxonomy,
 ) -> LabelEvent | None:
-    """Validate and append one event in one write transaction; None when an undo finds nothing.
+    """Append the event ``decide`` picks from the stored label, in one write transaction.
 
-    ``action="note"`` is stored as a ``set`` that keeps the current label's codes, primary
-    code and params (read in the same transaction) and carries ``note``.
+    None when ``decide`` finds nothing to do (an undo with nothing to undo, a code added
+    that the label already has).
     """
     from memscope.store import labels as stored
 
-    if source not in SOURCES:
-        raise InputError(
-            f"unknown label source {source!r}", fix=f"Valid sources: {', '.join(SOURCES)}."
-        )
-    if taxonomy is None:
-        from memscope.taxonomy import load_taxonomy
-
-        taxonomy = load_taxonomy()
     who = _annotator(annotator)
-    chosen: list[str] = []
-    if action == "set":
-        for code in codes or []:
-            name = taxonomy.require(code).code
-            if name not in chosen:
-                chosen.append(name)
-        if not chosen:
-            raise InputError(
-                "a label needs at least one failure code",
-                fix=f"Valid codes: {', '.join(taxonomy.names)}.",
-            )
-        primary = taxonomy.require(primary).code if primary else chosen[0]
-        if primary not in chosen:
-            raise InputError(
-                f"the primary code {primary} is not among the codes {', '.join(chosen)}"
-            )
     with store.write() as con:
         run = _require_run(con, run_id)
         cache_key = (str(store.path), run_id, run["run_hash"], run["dataset_id"])
@@ -257,39 +276,36 @@ def _append(
             LabelEvent.from_row(row) for row in stored.events(con, run_id, qid=qid, annotator=who)
         ]
         stack = replay(history).get((qid, who), [])
-        if action == "note":
-            if not stack or stack[-1].action != "set":
-                raise InputError(
-                    f"{qid} of {run_id} has no label by {who} yet: a note goes with a label",
-                    fix=f"Label it and add the note at once: memscope label {run_id} "
-                    f"--question {qid} --code CODE --note TEXT (or --accept --note TEXT).",
-                )
-            current = stack[-1]
-            action, chosen, primary = "set", list(current.codes), current.primary
-            params = current.params if params is None else params
-        supersedes: int | None
-        if action == "undo":
-            if not stack:
-                return None
-            supersedes = stack[-1].event_id
-        else:
-            supersedes = stack[-1].event_id if stack else None
+        change = decide(stack)
+        if change is None:
+            return None
+        if change.source not in SOURCES:
+            raise InputError(
+                f"unknown label source {change.source!r}",
+                fix=f"Valid sources: {', '.join(SOURCES)}.",
+            )
+        supersedes = stack[-1].event_id if stack else None
+        # Stamped after every event of the question (an imported one may carry a time
+        # ahead of this clock), so the new event is the one replay puts on top.
+        latest = max((event.created_at for event in history), default=None)
+        created_at = _now()
+        if latest is not None and created_at <= latest:
+            created_at = latest + timedelta(microseconds=1)
         event = {
             "run_id": run_id,
             "run_hash": run["run_hash"],
             "qid": qid,
             "question_key": question["question_key"],
-            "action": action,
-            "codes": chosen,
-            "primary_code": primary if action == "set" else None,
-            "note": note,
+            "action": change.action,
+            "codes": list(change.codes),
+            "primary_code": change.primary if change.action == "set" else None,
+            "note": change.note,
             "annotator": who,
-            "source": source,
+            "source": change.source,
             "taxonomy_version": taxonomy.version,
-            "params": params,
+            "params": change.params,
             "supersedes": supersedes,
         }
-        created_at = _now()
         event_id = stored.insert_event(con, event, created_at)
     return LabelEvent(
         event_id=event_id,
@@ -297,17 +313,35 @@ def _append(
         run_hash=run["run_hash"],
         qid=qid,
         question_key=question["question_key"],
-        action=action,
-        codes=tuple(chosen),
+        action=change.action,
+        codes=tuple(change.codes),
         primary=event["primary_code"],
-        note=note,
+        note=change.note,
         annotator=who,
-        source=source,
+        source=change.source,
         taxonomy_version=taxonomy.version,
-        params=params,
+        params=change.params,
         created_at=created_at,
         supersedes=supersedes,
     )
+
+
+def _taxonomy(taxonomy: Taxonomy | None) -> Taxonomy:
+    if taxonomy is not None:
+        return taxonomy
+    from memscope.taxonomy import load_taxonomy
+
+    return load_taxonomy()
+
+
+def _known_codes(taxonomy: Taxonomy, codes: Iterable[str]) -> list[str]:
+    """The codes by their taxonomy names, each once, in order (NotFoundError for an unknown one)."""
+    chosen: list[str] = []
+    for code in codes:
+        name = taxonomy.require(code).code
+        if name not in chosen:
+            chosen.append(name)
+    return chosen
 
 
 def record_label(
@@ -324,26 +358,110 @@ def record_label(
 ) -> LabelEvent:
     """Label a question with failure codes (the first is primary unless ``primary`` says).
 
-    Committed to the store before it returns.
+    When the codes and primary are the ones the question carries already (a note added
+    with the same codes), the label keeps its params and provenance (``accepted_from``),
+    overridden by any ``params`` given. Committed to the store before it returns.
 
     Raises:
         NotFoundError: unknown run, qid (naming the nearest qids) or code (listing the valid ones).
         InputError: no code, a primary not among the codes, an unknown source.
     """
-    event = _append(
-        store,
-        run_id,
-        qid,
-        action="set",
-        annotator=annotator,
-        codes=codes,
-        primary=primary,
-        note=note,
-        source=source,
-        params=params,
-    )
-    assert event is not None  # only undo can find nothing to do
+    taxonomy = _taxonomy(None)
+    chosen = _known_codes(taxonomy, codes)
+    if not chosen:
+        raise InputError(
+            "a label needs at least one failure code",
+            fix=f"Valid codes: {', '.join(taxonomy.names)}.",
+        )
+    first = taxonomy.require(primary).code if primary else chosen[0]
+    if first not in chosen:
+        raise InputError(f"the primary code {first} is not among the codes {', '.join(chosen)}")
+
+    def decide(stack: list[LabelEvent]) -> _Change:
+        current = _top_set(stack)
+        merged = params
+        if current is not None and list(current.codes) == chosen and current.primary == first:
+            merged = {**(current.params or {}), **(params or {})} or None
+        return _Change("set", tuple(chosen), first, note, source, merged)
+
+    event = _append(store, run_id, qid, annotator=annotator, decide=decide, taxonomy=taxonomy)
+    assert event is not None  # a set always appends
     return event
+
+
+def edit_codes(
+    store: Store,
+    run_id: str,
+    qid: str,
+    *,
+    add: Iterable[str] = (),
+    remove: Iterable[str] = (),
+    annotator: str | None = None,
+    params: dict[str, Any] | None = None,
+) -> LabelEvent | None:
+    """Add and remove codes on the label the store holds now (the app's code keys).
+
+    The note is kept; the primary code too while it stays. Removing the last code clears
+    the label. A change that leaves the codes as they are appends nothing (None), so a
+    change applied twice lands once. Changed codes are the annotator's own: the label
+    drops ``accepted_from`` and records ``params`` (the view's).
+
+    Raises:
+        NotFoundError: unknown run, qid or code.
+    """
+    taxonomy = _taxonomy(None)
+    adding = _known_codes(taxonomy, add)
+    removing = set(_known_codes(taxonomy, remove))
+
+    def decide(stack: list[LabelEvent]) -> _Change | None:
+        current = _top_set(stack)
+        before = list(current.codes) if current is not None else []
+        after = [code for code in before if code not in removing]
+        after += [code for code in adding if code not in after and code not in removing]
+        if after == before:
+            return None
+        if not after:
+            return _Change("clear", params=params)
+        primary = current.primary if current is not None and current.primary in after else None
+        note = current.note if current is not None else None
+        return _Change("set", tuple(after), primary or after[0], note, "human", params)
+
+    return _append(store, run_id, qid, annotator=annotator, decide=decide, taxonomy=taxonomy)
+
+
+def note_label(
+    store: Store,
+    run_id: str,
+    qid: str,
+    *,
+    note: str | None,
+    annotator: str | None = None,
+) -> LabelEvent | None:
+    """Set (or, with None or "", remove) the note of the question's current label.
+
+    Codes, primary, source, params and provenance (``accepted_from``) stay as they are.
+    None when the note is already that.
+
+    Raises:
+        InputError: the question has no label now (a note goes with a label).
+    """
+    taxonomy = _taxonomy(None)
+    text = note if note and note.strip() else None
+    who = _annotator(annotator)
+
+    def decide(stack: list[LabelEvent]) -> _Change | None:
+        current = _top_set(stack)
+        if current is None:
+            raise InputError(
+                f"{qid} of {run_id} has no label by {who} yet: a note goes with a label",
+                fix=f"Label it and add the note at once: memscope label {run_id} "
+                f"--question {qid} --code CODE --note TEXT (or --accept --note TEXT).",
+            )
+        if current.note == text:
+            return None
+        return _Change("set", current.codes, current.primary, text, current.source, current.params)
+
+    return _append(store, run_id, qid, annotator=annotator, decide=decide, taxonomy=taxonomy)
 
 
 def clear_label(
@@ -357,35 +475,12 @@ def clear_label(
 ) -> LabelEvent:
     """Remove a question's current label (a new ``clear`` event; history is kept)."""
     event = _append(
-        store, run_id, qid, action="clear", annotator=annotator, note=note, params=params
-    )
-    assert event is not None
-    return event
-
-
-def note_label(
-    store: Store,
-    run_id: str,
-    qid: str,
-    *,
-    note: str | None,
-    annotator: str | None = None,
-) -> LabelEvent:
-    """Give the annotator's current label on the question this note (None or blank: no note),
-    keeping its codes, primary code and params, so an accepted suggestion stays accepted;
-    what the app's ``n`` does. Committed before it returns.
-
-    Raises:
-        InputError: the question has no label of this annotator yet (a note goes with one).
-        NotFoundError: unknown run or qid.
-    """
-    event = _append(
         store,
         run_id,
         qid,
-        action="note",
         annotator=annotator,
-        note=note if note and note.strip() else None,
+        decide=lambda _stack: _Change("clear", note=note, params=params),
+        taxonomy=_taxonomy(None),
     )
     assert event is not None
     return event
@@ -409,7 +504,14 @@ def undo_label(
     store: Store, run_id: str, qid: str, *, annotator: str | None = None
 ) -> LabelEvent | None:
     """Undo the annotator's latest effective set or clear on the question; None when there is none."""
-    return _append(store, run_id, qid, action="undo", annotator=annotator)
+    return _append(
+        store,
+        run_id,
+        qid,
+        annotator=annotator,
+        decide=lambda stack: _Change("undo") if stack else None,
+        taxonomy=_taxonomy(None),
+    )
 
 
 def accept_suggestion(
@@ -463,10 +565,10 @@ def accept_suggestion(
         run_id,
         qid,
         codes=[suggestion.code],
+        note=note,
         annotator=annotator,
         source="human",
         params=merged,
-        note=note,
     )
 
 

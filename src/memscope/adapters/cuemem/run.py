@@ -69,6 +69,8 @@ CONTEXT_MEMORIES = ("FUMemory", "MMFUMemory")
 """RQ1/RQ2 memories that keep the (truncated) history instead of retrieving from it."""
 CONTEXT_METHODS = ("oracle_evidence",)
 """Runs of a root that gives the model a fixed context (the gold sessions)."""
+MAX_RANK = 2**31 - 1
+"""A retrieved item's rank above this is no rank (the store keeps ranks in 32 bits)."""
 MISMATCH_REFUSE_SHARE = 0.5
 MAX_LISTED = 10
 LETTER = re.compile(r"\b([A-D])\b")
@@ -693,8 +695,11 @@ def _collect_items(
                 if isinstance(score, (int, float)) and not isinstance(score, bool)
                 else None
             )
+            # A rank is a position in a list: one beyond 32 bits is no rank (and no column holds it).
             out["item_rank"].append(
-                int(rank) if isinstance(rank, int) and not isinstance(rank, bool) else None
+                int(rank)
+                if isinstance(rank, int) and not isinstance(rank, bool) and 0 <= rank <= MAX_RANK
+                else None
             )
             out["query_source"].append(str(query["source"]) if query.get("source") else None)
             out["query_letter"].append(str(query["letter"]) if query.get("letter") else None)

@@ -43,6 +43,8 @@ TASK = "dmv_f2"
 BENCHMARK = "dmv"
 UNKNOWN_CATEGORY = "unknown"
 TASK_ID = re.compile(r"^f2_chain_d(?P<depth>\d+)_s(?P<seed>\d+)$")
+MAX_TASK_NUMBER = 2**31 - 1
+"""A task id's depth or seed above this is no chain's (and would not fit the store)."""
 PROBE_ID = re.compile(r"^s(?P<at>\d+)_r(?P<reach>\d+)_p(?P<index>\d+)(?P<mc>_mc)?$")
 PRODUCT_URL = re.compile(r"^/product/(?P<hash>[^/?#\s]+)")
 
@@ -68,8 +70,10 @@ def parse_task_id(task_id: str) -> tuple[str, int | None, int | None]:
     match = TASK_ID.match(task_id)
     if match is None:
         return task_id, None, None
-    seed = int(match["seed"])
-    return f"s{seed:04d}", int(match["depth"]), seed
+    seed, depth = int(match["seed"]), int(match["depth"])
+    if seed > MAX_TASK_NUMBER or depth > MAX_TASK_NUMBER:  # not upstream's: its own trunk
+        return task_id, None, None
+    return f"s{seed:04d}", depth, seed
 
 
 def product_hash(url: str | None) -> str | None:

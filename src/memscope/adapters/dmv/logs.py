@@ -43,6 +43,9 @@ STARTS = (
     ("probe_final=", FINAL, "a probe result (probe_final=<url> gt=<url> correct=True|False)"),
 )
 VLM_PREFIX = "| "
+MAX_NUMBER = 2**31 - 1
+"""Sessions, sizes, depths, reaches and step numbers above this make the line a bad one
+(the store keeps them in 32-bit columns; upstream's are small)."""
 
 
 @dataclass
@@ -120,7 +123,11 @@ def parse_task_log(path: Path) -> TaskLog:
                     )
                 )
                 continue
-            log.bank_size[int(match["session"])] = int(match["size"])
+            session, size = int(match["session"]), int(match["size"])
+            if session > MAX_NUMBER or size > MAX_NUMBER:
+                log.bad_lines.append((line_no, f"a replay line with a number above {MAX_NUMBER}"))
+                continue
+            log.bank_size[session] = size
             continue
         if line[0] == "R" and " obs=" in line and "retrieved=" in line:
             parsed = _parse_step(line)
@@ -150,6 +157,12 @@ def parse_task_log(path: Path) -> TaskLog:
                     (line_no, f"a line that starts like {shape} but does not parse")
                 )
                 break
+            numbers = [
+                int(match[name]) for name in ("depth", "reach") if name in pattern.groupindex
+            ]
+            if any(number > MAX_NUMBER for number in numbers):
+                log.bad_lines.append((line_no, f"a {shape} line with a number above {MAX_NUMBER}"))
+                break
             if pattern is HEADER:
                 log.task_id, log.system_name, log.depth = (
                     match["task"],
@@ -175,6 +188,8 @@ def _parse_step(line: str) -> RecallStep | str:
     match = STEP.match(line)
     if match is None:
         return "a recall step line that does not parse (R<k>/<n> obs=<url> retrieved=[…])"
+    if int(match["step"]) > MAX_NUMBER:
+        return f"a recall step numbered above {MAX_NUMBER}"
     listed = match["retrieved"]
     if SIMPLE_LIST.match(listed):
         # The usual repr of a list of plain slugs: read it without building a syntax tree.

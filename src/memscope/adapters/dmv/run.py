@@ -58,6 +58,10 @@ REQUIRED_COLUMNS = (
 OPTIONAL_COLUMNS = ("vlm_calls",)
 MAX_LISTED = 10
 TOP_K = 5
+MAX_SESSION = 10_000
+"""Sessions and reaches of a chain (upstream's chains are a handful of sessions deep)."""
+MAX_COUNT = 2**31 - 1
+"""Counts kept in a 32-bit column (vlm_calls)."""
 """The recall step retrieves the top 5 distinct bank entries (``_retrieve_step(k=5)``)."""
 
 ARCHITECTURES: dict[str, dict[str, Any]] = {
@@ -313,6 +317,9 @@ def _probe_row(
             numbers[name] = int(value[name])
         except ValueError:
             return f"{name} must be an integer, got {value[name][:40]!r}"
+        # A chain's sessions are counted one by one later: a huge number would never end.
+        if not 0 <= numbers[name] <= MAX_SESSION:
+            return f"{name} must lie in 0..{MAX_SESSION}, got {value[name][:40]}"
     correct = {"1": True, "0": False, "true": True, "false": False}.get(value["correct"].lower())
     if correct is None:
         return f"correct must be 0 or 1, got {value['correct'][:40]!r}"
@@ -322,6 +329,8 @@ def _probe_row(
             vlm_calls = int(value["vlm_calls"])
         except ValueError:
             return f"vlm_calls must be an integer, got {value['vlm_calls'][:40]!r}"
+        if not 0 <= vlm_calls <= MAX_COUNT:
+            return f"vlm_calls must lie in 0..{MAX_COUNT}, got {value['vlm_calls'][:40]}"
     if not value["target_url"].startswith("/product/"):
         return f"target_url must look like /product/<hash>, got {value['target_url'][:60]!r}"
     final = value["final_url"] or None

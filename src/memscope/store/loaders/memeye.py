@@ -71,9 +71,13 @@ def _row_problem_sql() -> str:
     all_null = " AND ".join(f"{name} IS NULL" for name in (*CHECKED_FIELDS, *TYPED_FIELDS))
     cases = [f"WHEN {all_null} THEN 'unreadable'"]
     cases.append("WHEN idx IS NULL THEN 'missing required field \"idx\"'")
+    # TRY_CAST is NULL for an integer beyond BIGINT (18446744073709551615 is a UBIGINT to
+    # json_type): that is a bad row too, never a cast error for the whole file later.
     cases.append(
-        f"WHEN json_type(idx) NOT IN {INTEGER_TYPES} OR TRY_CAST(idx AS BIGINT) < 1 "
-        "THEN 'field \"idx\" must be a positive integer, got ' || left(idx::VARCHAR, 40)"
+        f"WHEN json_type(idx) NOT IN {INTEGER_TYPES} OR TRY_CAST(idx AS BIGINT) IS NULL "
+        "OR TRY_CAST(idx AS BIGINT) < 1 "
+        "THEN 'field \"idx\" must be a positive integer (at most 9223372036854775807), got ' "
+        "|| left(idx::VARCHAR, 40)"
     )
     for name in NUMBER_FIELDS:
         cases.append(
