@@ -74,7 +74,7 @@ class DatasetReader(Protocol):
     def memory_bank(self) -> str | None:
         """The attribute (a key of every round's and question's ``extra``) that splits the
         dataset into separate memories: a question retrieves only among the rounds that
-        share its value (each LoCoMo conversation is its own memory: ``sample_id``). None:
+        share its value (each conversation of a dataset of conversations is its own memory: ``sample_id``). None:
         the whole dataset is one memory."""
         ...
 

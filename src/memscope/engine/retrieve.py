@@ -7,7 +7,7 @@ formula (``fusion``), ranks them (score descending, ties by round id) and keeps 
 Exact scoring over the whole bank is required anyway (DualMem normalises over it), so
 this is a dense matrix product, not an approximate index.
 
-A dataset may hold several separate memories (each LoCoMo conversation is one):
+A dataset may hold several separate memories (each conversation of a dataset of conversations):
 :func:`retrieve_in_banks` ranks each question among its own memory's rounds only, each
 memory scored as a bank of its own (DualMem normalises over it).
 """

@@ -199,7 +199,7 @@ def build_report_parts(
 
 
 def _access_by_axes(data: RunData, access: dict[str, np.ndarray]) -> list[dict[str, Any]]:
-    """Retrieval access per level of each of the benchmark's axes (LoCoMo's category …):
+    """Retrieval access per level of each of the benchmark's axes (a category, a task …):
     ``[{"key", "title", "levels": [{"level", "label", "n", "any_clue", …}]}]``, levels in the
     axis's order, those without a question with a gold clue left out."""
     from memscope.usecases.axes import axis_columns, run_axes

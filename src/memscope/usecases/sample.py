@@ -61,8 +61,11 @@ class Failures:
         return ("cell", "code", *self.axes)
 
     def axis_key(self, by: str) -> str | None:
-        """The axis ``by`` names (its key or an alias), or None."""
+        """The axis ``by`` names (its key or an alias), or None; without axes (failures
+        built by hand) the x and y coordinates still answer to ``x`` and ``y``."""
         wanted = by.strip().lower()
+        if not self.axes and wanted in ("x", "y"):
+            return wanted
         return wanted if wanted in self.axes else self.aliases.get(wanted)
 
     def stratum(self, by: str) -> list[str]:
@@ -74,7 +77,7 @@ class Failures:
             key = self.axis_key(by)
             if key is None:
                 raise KeyError(by)
-            column = self.axes[key]
+            column = self.axes[key] if key in self.axes else (self.x if key == "x" else self.y)
         return [value or NO_STRATUM for value in column]
 
 
