@@ -77,7 +77,7 @@ class Failures:
             key = self.axis_key(by)
             if key is None:
                 raise KeyError(by)
-            column = self.axes[key] if key in self.axes else (self.x if key == "x" else self.y)
+            column = self.axes.get(key, self.x if key == "x" else self.y)
         return [value or NO_STRATUM for value in column]
 
 
