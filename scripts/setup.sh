@@ -53,5 +53,7 @@ esac
 if .venv/bin/python -m pip show -q memscope >/dev/null 2>&1; then
   .venv/bin/python -m pip uninstall -q -y memscope
 fi
+# Its build metadata left in src/ would still announce the old name's entry points.
+rm -rf src/memscope.egg-info
 "${pip[@]}" -e "$target"
 echo "$what installed in .venv. Next: source .venv/bin/activate && memscope open runs/srag_v/"

@@ -7,8 +7,8 @@ cd "$(dirname "$0")/.."
 ./scripts/setup.sh --engine --test
 # Each check names what failed and how to see it; the test summary stays the last line.
 check() { "$@" >&2 || { echo "test.sh: '$*' failed; run it to see why (fixes: ruff format / ruff check --fix)." >&2; exit 1; }; }
-check .venv/bin/ruff format --check --quiet src tests benchmarks scripts
-check .venv/bin/ruff check --quiet src tests benchmarks scripts
+check .venv/bin/ruff format --check --quiet src tests benchmarks scripts examples
+check .venv/bin/ruff check --quiet src tests benchmarks scripts examples
 PYTHONPATH="$PWD/src" check .venv/bin/lint-imports --no-cache
 check .venv/bin/mypy
 exec .venv/bin/python -m pytest "$@"

@@ -246,13 +246,27 @@ def prepare_dataset(dataset_root: Path, output_root: Path) -> Path:
     return target
 
 
+def rq12_split(entry: dict[str, Any]) -> str:
+    """The bucket ``run_bench.py`` files a QA under: ``qa_type`` explicit / implicit; entity
+    Relationship / Pets explicit, Items by ``entity_explicitness`` (else unknown); else unknown."""
+    qa_type = str(entry.get("qa_type") or "")
+    if entry["point"] in ("entity_img", "entity_text"):
+        if qa_type in ("Relationship", "Pets"):
+            return "explicit"
+        if qa_type == "Items":
+            return str(entry.get("entity_explicitness") or "unknown")
+        return "unknown"
+    return qa_type if qa_type in ("explicit", "implicit") else "unknown"
+
+
 def accuracy_json(entries: list[dict[str, Any]], rows: list[dict[str, Any]]) -> dict[str, Any]:
     """``<data>_accuracy.json`` as ``run_bench.py`` writes it: per category (the QA point)
-    the ``overall`` and explicit / implicit buckets of {correct, total, accuracy (%)}, and
-    ``__overall__``; correct = the first A–D letter of ``system_answer`` is the gold."""
-    from memscope.adapters.cuemem import extract_choice
+    the ``overall`` bucket and each non-empty explicit / implicit / mixed / unknown bucket
+    of {correct, total, accuracy (%)}, and ``__overall__``; correct = the first A–D letter of
+    ``system_answer`` is the gold."""
+    from memscope.adapters.cuemem.run import extract_choice
 
-    kind = {e["qa_id"]: str(e.get("qa_type") or "").lower() for e in entries}
+    entry_of = {(e["point"], e["qa_id"]): e for e in entries}
     result: dict[str, dict[str, dict[str, float]]] = {}
 
     def add(category: str, bucket: str, correct: bool) -> None:
@@ -264,12 +278,95 @@ def accuracy_json(entries: list[dict[str, Any]], rows: list[dict[str, Any]]) -> 
         correct = extract_choice(row["system_answer"]) == row["original_answer"]
         for category in (row["category"], "__overall__"):
             add(category, "overall", correct)
-        if kind[row["qa_id"]] in ("explicit", "implicit"):
-            add(row["category"], kind[row["qa_id"]], correct)
+        add(row["category"], rq12_split(entry_of[(row["category"], row["qa_id"])]), correct)
     for buckets in result.values():
         for cell in buckets.values():
             cell["accuracy"] = round(100.0 * cell["correct"] / cell["total"], 2)
     return result
+
+
+def aggregated_group(
+    model: str,
+    memory: str,
+    *,
+    explicit: tuple[int, int],
+    implicit: tuple[int, int],
+    overall: tuple[int, int],
+    category: str | None = None,
+    n_characters: int = 1,
+) -> dict[str, Any]:
+    """One group of ``aggregate_results.py --mode overall``'s ``aggregated_accuracy.json``
+    (the counts as the test works them out from upstream's rules)."""
+    splits = {"explicit": explicit, "implicit": implicit, "mixed": (0, 0), "unknown": (0, 0)}
+    splits["overall"] = overall
+    return {
+        "model": model,
+        "memory": memory,
+        "category_filter": category,
+        **{name: {"correct": c, "total": t} for name, (c, t) in splits.items()},
+        "n_characters": n_characters,
+        "per_category": {},
+        "combined": {},
+    }
+
+
+def human_submission(
+    entries: list[dict[str, Any]],
+    answers: dict[tuple[str, str], str],
+    *,
+    participant: str,
+    variant: str = "full_multimodal",
+    profile: str = "p0",
+    data_file: str = "benchmark/data/dialog/base/history_with_qa_p0.json",
+) -> dict[str, Any]:
+    """What the human-baseline app (``scripts/human_baseline_demo/server.py``) writes for one
+    submission: a detail per QA of the history (``answers`` by ``(point, qa_id)``; the rest
+    unanswered), correct = the answered letter is the gold, accuracy over every QA and over
+    the answered ones (percent, 2 decimals)."""
+    details = []
+    for entry in entries:
+        answer = answers.get((entry["point"], entry["qa_id"]), "")
+        answered = answer in ("A", "B", "C", "D")
+        details.append(
+            {
+                "key": f"{entry['qa_id']}::{entry['point']}::{entry.get('qa_type', '')}",
+                "qa_id": entry["qa_id"],
+                "point": entry["point"],
+                "qa_type": entry.get("qa_type", ""),
+                "category": entry.get("category", ""),
+                "gold": entry["answer"],
+                "answer": answer,
+                "answered": answered,
+                "correct": answered and answer == entry["answer"],
+            }
+        )
+    total = len(details)
+    answered_n = sum(d["answered"] for d in details)
+    correct = sum(d["correct"] for d in details)
+    return {
+        "participant": participant,
+        "variant": variant,
+        "profile": profile,
+        "submitted_at": "2026-12-02 10:00:00",
+        "data_file": data_file,
+        "total": total,
+        "answered": answered_n,
+        "correct": correct,
+        "accuracy": round(correct / total * 100, 2) if total else 0.0,
+        "answered_accuracy": round(correct / answered_n * 100, 2) if answered_n else 0.0,
+        "details": details,
+    }
+
+
+def write_submission(output_dir: Path, submission: dict[str, Any], unix_ts: int) -> Path:
+    """``<output-dir>/<profile>/<variant>/<unix_ts>_<participant>.json``, as the app saves it."""
+    path = (
+        output_dir
+        / submission["profile"]
+        / submission["variant"]
+        / f"{unix_ts}_{submission['participant']}.json"
+    )
+    return write_json(submission, path)
 
 
 OFFICIAL_LLMS = ("qwen3.6-35b-a3b", "gpt-5.4-mini")

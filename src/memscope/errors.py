@@ -112,3 +112,9 @@ class NoTerminalError(MemscopeError):
 
     title = "No terminal"
     exit_code = 2
+
+
+class PluginError(MemscopeError):
+    """A benchmark a run needs is not installed, or its package cannot be loaded."""
+
+    title = "Benchmark not available"

@@ -184,3 +184,108 @@ class RunRecord:
     detail_tables: dict[str, pa.Table] = field(default_factory=dict)
     """Benchmark-specific per-run tables (e.g. DMV-Bench recall steps), keyed by store
     table name and written in the run's transaction; see ``store/run_details.py``."""
+
+
+# --- The memory engine's native runs (``memscope retrieve``) ----------------------------------
+# What the engine hands a benchmark's run writer (``Benchmark.run_writer``): plain data, so a
+# writer lives beside its benchmark's readers and needs neither the engine nor the store.
+
+
+@dataclass(frozen=True)
+class EngineCandidate:
+    """One round of a question's ranked pool, as the memory engine scored it."""
+
+    rank: int
+    """1 = best."""
+    round_id: str
+    score: float | None
+    """The retriever's fused score (what the ranking sorts by)."""
+    text_score: float | None
+    image_score: float | None
+    """None for a retriever without an image channel."""
+    best_image: str | None = None
+    """The image file of the round that scored best on the image channel (None without one)."""
+
+
+@dataclass(frozen=True)
+class EngineRetriever:
+    """The retriever and models a native run was made with."""
+
+    method: str
+    """The engine's method: ``srag_t``, ``srag_v`` or ``dualmem``."""
+    backend: str
+    """How it scores (``dense_text``, ``dense_multimodal``, ``dualmem_hybrid_norm``)."""
+    modality: str
+    """How an answer model sees the retrieved rounds: ``text_only`` or ``multimodal``."""
+    corpus: str
+    """Which round text the text channel embeds (``round_text``: with captions;
+    ``round_dialogue``: without)."""
+    uses_images: bool
+    weights: dict[str, float]
+    """The method's weights by their MemEye names (``text_dense_weight`` …); ``{}`` for SRAG(T)."""
+    top_k: int
+    pool_size: int
+    corpus_size: int
+    """Rounds in the memory bank (all banks together)."""
+    text_model: str
+    """What finds the text model again (``all-MiniLM-L6-v2``)."""
+    text_model_id: str
+    """The engine's cache id of the text model (a fingerprint of its weights)."""
+    text_model_label: str
+    """What to call the text model in names and messages."""
+    image_model: tuple[str, str | None] | None = None
+    """``(open_clip name, pretrained)`` of the image model; None without an image channel."""
+    image_model_id: str | None = None
+
+
+@dataclass(frozen=True)
+class EngineAnswerer:
+    """The answer model a native run asked (None in a retrieval-only run)."""
+
+    model: str
+    endpoint: str
+    max_tokens: int
+    timeout_s: float
+
+
+@dataclass
+class EngineRetrieval:
+    """One question of a native run: what the engine retrieved for it (and answered)."""
+
+    qid: str
+    idx: int
+    question: str
+    gold: str | None
+    mode: str
+    x_labels: list[str]
+    y_labels: list[str]
+    clue_ids: list[str]
+    source_sessions: list[str]
+    pool: list[EngineCandidate]
+    """The whole ranked pool, rank 1 first (the top ``top_k`` are what was retrieved)."""
+    history_round_ids: list[str]
+    """The top ``top_k`` in dialogue order: what an answer model was shown."""
+    history_turns: int
+    """Messages of that history after the answer protocol built it."""
+    answer: dict[str, Any] | None = None
+    """The answer's fields as ``engine/answer.py`` returns them (``pred``, ``em`` …), or None."""
+
+
+@dataclass(frozen=True)
+class EngineRunPlan:
+    """What a native run is over and how it was made: everything but its questions."""
+
+    dataset_id: str
+    benchmark: str
+    task: str
+    source_path: str | None
+    """The dataset file the questions come from (None when the store no longer knows it)."""
+    content_hash: str | None
+    """That file's SHA-256 as the dataset was read (a writer that copies from the file checks it)."""
+    media_root: str | None
+    n_dataset_questions: int
+    mode: str
+    """The run's answer mode (``mcq`` when every question is one, else ``open``)."""
+    retriever: EngineRetriever
+    answerer: EngineAnswerer | None = None
+    memscope_version: str = ""

@@ -58,7 +58,7 @@ def test_rerun_lambda_default_is_the_analysis_constant() -> None:
     from memscope.analysis.rerank import DEFAULT_LAMBDA
 
     result = ok("rerun", "--help")
-    assert f"default: {DEFAULT_LAMBDA:g}" in " ".join(result.stdout.split())
+    assert f"default: {DEFAULT_LAMBDA:g}" in " ".join(result.stdout.replace("│", " ").split())
 
 
 def test_rerun_whole_run_defaults_to_the_last_run() -> None:

@@ -15,10 +15,19 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from builders_cuemem import OFFICIAL_LLMS, OFFICIAL_RQ3_MODELS, official_download, official_layout
+from builders_cuemem import (
+    OFFICIAL_LLMS,
+    OFFICIAL_RQ3_MODELS,
+    aggregated_group,
+    human_submission,
+    official_download,
+    official_layout,
+    write_json,
+    write_submission,
+)
 from builders_dmv import HASHES, Probe, write_f2_run
 from memscope.adapters import ReadOptions
-from memscope.adapters.cuemem_dataset import MediaResolver, media_kind, read_cuemem_dataset
+from memscope.adapters.cuemem.dataset import MediaResolver, media_kind, read_cuemem_dataset
 from memscope.cli import app
 from memscope.store import Store
 from memscope.store.sql import rows
@@ -173,6 +182,77 @@ def test_an_accuracy_file_of_another_shape_names_the_field(official: dict) -> No
     path.write_text(json.dumps(accuracy))
     (record,) = read_runs(official["rq12"][OFFICIAL_LLMS[0]])
     assert any("category 'pref_text' has no 'overall' bucket" in str(n) for n in record.notices)
+
+
+def test_aggregate_results_beside_the_official_grid_is_checked_never_read_as_a_run(
+    official: dict, store: Store
+) -> None:
+    scanned = official["workdir"] / "benchmark" / "result_debug" / "base"
+    # aggregate_results.py --mode overall --result-dir result_debug/base over the grid, where
+    # every answer is A (5 of the 16 QAs right). Its refusal and adversarial categories have
+    # an 'unknown' bucket and no 'explicit' one, so both entity categories are recounted from
+    # the whole file (16 rows, 5 right; explicit 1/3: the Relationship and Pets rows;
+    # implicit 1/1: the Items row with entity_explicitness): overall 1/3 + 1/2 + 0/2 + 1/2
+    # (pref_text, pref_img, rec_text, rec_img) + 5/16 + 5/16 + 0/1 + 0/1 = 13/43; explicit
+    # 0/1 + 1/1 + 0/1 + 0/1 + 1/3 + 1/3 + 0/1 (the refusal QA's expression_type) = 3/11;
+    # implicit 1/2 + 0/1 + 0/1 + 1/1 + 1/1 + 1/1 = 4/7.
+    counts = {"explicit": (3, 11), "implicit": (4, 7), "overall": (13, 43)}
+    groups = [aggregated_group(llm, "MMMemory", **counts) for llm in OFFICIAL_LLMS]
+    groups.append(aggregated_group("gpt-5.4-mini", "LTMemory", **counts))
+    write_json({"groups": groups}, scanned / "aggregated_accuracy.json")
+    outcomes, failures = ingest_paths(store, [official["workdir"]], ReadOptions())
+    assert not failures and len(outcomes) == 4  # the same four runs, no summary among them
+    for llm in OFFICIAL_LLMS:
+        (outcome,) = [o for o in outcomes if o.run_id == f"{llm}/MMMemory:history_with_qa_p0"]
+        assert outcome.upstream_check["agrees"] is True
+        assert outcome.upstream_check["groups"] == [f"{llm}/MMMemory"]
+        assert any("counts 43 answers for 16 QAs" in n.what for n in outcome.notices)
+    unmatched = [n.what for o in outcomes for n in o.notices if "name no results folder" in n.what]
+    assert unmatched == [
+        "1 group(s) name no results folder here, so they were "
+        "not cross-checked: gpt-5.4-mini/LTMemory"
+    ]  # said once for the grid, not once per run
+    report = json.loads(
+        invoke("report", f"{OFFICIAL_LLMS[0]}/MMMemory:history_with_qa_p0", "-f", "json").stdout
+    )["upstream_check"]
+    assert report["sentence"].startswith(
+        "agrees with upstream's summaries history_with_qa_p0_accuracy.json and "
+        "aggregated_accuracy.json"
+    )
+
+
+def test_the_human_baseline_is_a_row_of_the_official_table(official: dict, tmp_path: Path) -> None:
+    entries = official["entries"]
+    output = tmp_path / "cue" / "human_baseline_demo" / "results"
+    right = {(e["point"], e["qa_id"]): e["answer"] for e in entries}
+    half = dict(list(right.items())[:8])  # the first eight answered, all right
+    data_file = "workdir/benchmark/data/dialog/base/history_with_qa_p0.json"
+    for ts, (name, answers) in enumerate((("alice", right), ("bob", half)), start=1):
+        submission = human_submission(entries, answers, participant=name, data_file=data_file)
+        write_submission(output, submission, 1767000000 + ts)
+    result = invoke("table", str(official["workdir"]), str(output), "--format", "json")
+    assert result.exit_code == 0, result.output
+    table = json.loads(result.stdout)
+    labels = [row["label"] for row in table["rows"]]
+    assert sorted(labels) == sorted(
+        [
+            *(f"{llm} · MMMemory" for llm in OFFICIAL_LLMS),
+            *(f"{model} · MM" for model in OFFICIAL_RQ3_MODELS),
+            "Human (Full Multimodal)",
+        ]
+    )
+    human = table["rows"][labels.index("Human (Full Multimodal)")]
+    assert human["n_questions"] == 32  # two participants × 16 QAs, pooled
+    assert human["cells"]["all"]["value"] == pytest.approx((16 + 8) / 32)
+    ids = human["runs"]
+    assert ids == ["full_multimodal:1767000001_alice", "full_multimodal:1767000002_bob"]
+    compared = invoke(
+        "compare", f"{OFFICIAL_LLMS[0]}/MMMemory:history_with_qa_p0", ids[0], "-f", "json"
+    )
+    assert compared.exit_code == 0, compared.output
+    assert json.loads(compared.stdout)["matched"] == 16
+    bob = json.loads(invoke("report", ids[1], "-f", "json").stdout)
+    assert bob["upstream_check"]["agrees"] is True
 
 
 # --- MemEye: metrics.json summary ---------------------------------------------------------

@@ -260,8 +260,29 @@ def test_cuemem_per_run_equals_report() -> None:
         row["label"] for row in table_json(str(DEMO / "cue_mm"), str(DEMO / "cue_text"))["rows"]
     ] == [
         "cue_mm",
-        "gpt-5.4-mini · LTMemory",
+        "gpt-5.4-mini · NaiveRAG",
     ]
+
+
+def test_cuemem_rows_show_the_papers_names_and_answer_to_either() -> None:
+    runs = (str(DEMO / "cue_mm"), str(DEMO / "cue_text"))
+    table = table_json(*runs)
+    row = table["rows"][1]
+    assert row["label"] == "gpt-5.4-mini · NaiveRAG"  # LTMemory, as the paper calls it
+    assert row["group"] == {"model": "gpt-5.4-mini", "method": "LTMemory"}  # the raw value
+    assert row["display_group"] == {"model": "gpt-5.4-mini", "method": "NaiveRAG"}
+    # --baseline and --label take the label as shown or as the raw fields give it.
+    for name in ("gpt-5.4-mini · NaiveRAG", "gpt-5.4-mini · LTMemory"):
+        based = table_json(*runs, "--baseline", name)
+        assert based["baseline"] == "gpt-5.4-mini · NaiveRAG"
+        assert based["rows"][0]["cells"]["all"]["delta"] == pytest.approx(0.875 - 0.5)
+        renamed = table_json(*runs, "--label", f"{name}=RAG (text)")
+        assert renamed["rows"][1]["label"] == "RAG (text)"
+    result = invoke("table", *runs, "--baseline", "LTMemory")
+    assert result.exit_code == 1
+    assert "Rows: cue_mm, gpt-5.4-mini · NaiveRAG." in " ".join(result.stderr.split())
+    per_run = table_json(*runs, "--per-run")  # a run's own id, no display name
+    assert [r["label"] for r in per_run["rows"]] == ["cue_mm:p0", "cue_text:history_with_qa_p0"]
 
 
 def test_runs_of_different_benchmarks_are_refused() -> None:

@@ -400,7 +400,7 @@ def test_plot_out_refuses_a_foreign_figure_and_the_store(tmp_path: Path, store_p
 
 def test_a_native_run_never_writes_over_what_is_not_a_run(tmp_path: Path) -> None:
     """retrieve --out: a folder, refused when its run files are links, FIFOs or a project's."""
-    from memscope.engine.runs import NativeRunWriter
+    from memscope.adapters.memeye.native_run import NativeRunWriter
     from memscope.errors import EngineError
 
     store = tmp_path / "memscope.duckdb"

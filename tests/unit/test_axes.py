@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from memscope.adapters import ReadOptions
-from memscope.adapters.axes import axes_for
-from memscope.errors import InputError
+from memscope.adapters.registry import benchmark
+from memscope.errors import InputError, PluginError
 from memscope.store import Store
 from memscope.usecases.loading import load_run
 from memscope.usecases.report import build_report
@@ -41,11 +41,14 @@ def selected(table: TriageTable, text: str) -> np.ndarray:
 
 
 def test_each_benchmark_has_its_own_axes() -> None:
-    assert [a.key for a in axes_for("memeye").axes] == ["x", "y"]
-    assert [a.key for a in axes_for("cuemem").axes] == ["task", "evidence", "modality"]
-    assert [a.key for a in axes_for("dmv").axes] == ["reach", "bank", "position"]
-    assert axes_for(None) is axes_for("memeye")  # runs from before benchmarks were recorded
-    cue = axes_for("cuemem")
+    assert [a.key for a in benchmark("memeye").axes.axes] == ["x", "y"]
+    assert [a.key for a in benchmark("cuemem").axes.axes] == ["task", "evidence", "modality"]
+    assert [a.key for a in benchmark("dmv").axes.axes] == ["reach", "bank", "position"]
+    # No benchmark, or an unknown one, is an error: never a silent fallback to MemEye's axes.
+    for missing in (None, "no-such-bench"):
+        with pytest.raises(PluginError):
+            benchmark(missing)
+    cue = benchmark("cuemem").axes
     assert cue.require("task").match("rec").value == "personalized_recommendation"
     assert cue.require("task").match("Answer Refusal").value == "answer_refusal"
     assert cue.axis("explicitness") is cue.require("evidence")

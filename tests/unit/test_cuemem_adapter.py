@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 
 from builders_cuemem import (
+    accuracy_json,
+    aggregated_group,
     history,
+    human_submission,
     image_turn,
     qa,
     rq3_layout,
@@ -19,10 +22,12 @@ from builders_cuemem import (
     text_turn,
     voice_turn,
     write_json,
+    write_submission,
 )
-from memscope.adapters import ReadOptions, detect, read_runs
-from memscope.adapters.cuemem import extract_choice, history_names
-from memscope.adapters.cuemem_dataset import ClueResolver, explicitness, split_options
+from memscope.adapters import ReadOptions, detect, find_run_dirs, read_runs
+from memscope.adapters.cuemem.dataset import ClueResolver, explicitness, split_options
+from memscope.adapters.cuemem.run import extract_choice, history_names
+from memscope.adapters.upstream_summary import check_sentence
 from memscope.errors import DatasetError, RunDirError
 from memscope.records import RoundRecord
 from memscope.store import Store
@@ -387,3 +392,372 @@ def test_voice_and_item_views_for_the_app(store: Store) -> None:
     audio_items = [item for item in items if item.modality == "audio"]
     assert audio_items and all(Path(item.file).is_file() for item in audio_items)
     assert items[0].turn_rank == 1 and items[0].query_source == "question"
+
+
+# --- what upstream's own tools write beside the runs (upstream-formats §3.6) --------------
+
+
+def refusal_history(expression_type: str | None = "explicit") -> dict:
+    """Four QAs: pref explicit / implicit, an entity Relationship and a refusal QA."""
+    refusal = qa("0-C-3", "refusal_text", "unanswerable", "D", [])
+    if expression_type:
+        refusal["expression_type"] = expression_type
+    qas = [
+        qa("0-A-0", "pref_text", "explicit", "B", ["D00:00"]),
+        qa("0-A-1", "pref_text", "implicit", "A", ["D00:00"]),
+        qa("0-B-2", "entity_text", "Relationship", "C", ["D00:00"]),
+        refusal,
+    ]
+    return history({"D00": [text_turn("D00:00")]}, qas)
+
+
+ANSWERS = {"0-A-0": "B", "0-A-1": "B", "0-B-2": "C", "0-C-3": "A"}  # right, wrong, right, wrong
+
+
+def rq12_grid(
+    bench: Path, data: dict, *, root: str = "result_debug_trimmed", llm: str = "gpt-5.4-mini"
+) -> Path:
+    """``bench/<root>/base/<llm>/LTMemory/`` with the profile's results and accuracy file,
+    the history in ``bench/data/dialog/base/``; returns the run folder."""
+    write_json(data, bench / "data" / "dialog" / "base" / "history_with_qa_p0.json")
+    entries = data["human-annotated QAs"]
+    rows_ = [rq12_row(e, ANSWERS[e["qa_id"]]) for e in entries]
+    run_dir = bench / root / "base" / llm / "LTMemory"
+    write_json(rows_, run_dir / "history_with_qa_p0_results.json")
+    write_json(accuracy_json(entries, rows_), run_dir / "history_with_qa_p0_accuracy.json")
+    return run_dir
+
+
+# aggregate_results.py over that folder: pref_text counts its two rows (explicit 1/1,
+# implicit 0/1); the refusal category has an 'unknown' bucket and no 'explicit' one, so the
+# entity category is recounted from the whole file (4 rows, 2 right; the Relationship row is
+# explicit 1/1); the refusal row counts 0/1 overall and explicit (its expression_type).
+UPSTREAM_GROUP = {"explicit": (2, 3), "implicit": (0, 1), "overall": (3, 7)}
+
+
+def test_aggregated_summaries_are_never_runs(tmp_path: Path) -> None:
+    bench = tmp_path / "bench"
+    run_dir = rq12_grid(bench, refusal_history())
+    scanned = run_dir.parent.parent
+    names = (
+        "aggregated_accuracy.json",
+        "aggregated_accuracy_entity_text.json",
+        "aggregated_question_only.json",
+        "aggregated_by_caption.json",
+        "aggregated_by_audio_caption.json",
+        "aggregated_results.json",
+    )
+    for folder in (scanned, run_dir):
+        for name in names:
+            write_json({"groups": []} if "accuracy" in name else {"x": 1}, folder / name)
+    (record,) = read_runs(run_dir)
+    assert record.run_id == "LTMemory:history_with_qa_p0"
+    assert record.predictions.num_rows == 4
+    assert find_run_dirs(bench) == [run_dir]
+    with pytest.raises(RunDirError, match="not a run directory"):
+        detect(scanned)  # a folder of summaries alone holds no run
+
+
+def test_an_aggregated_group_is_checked_against_the_rows_it_names(tmp_path: Path) -> None:
+    run_dir = rq12_grid(tmp_path / "bench", refusal_history())
+    scanned = run_dir.parent.parent
+    summary = write_json(
+        {
+            "groups": [
+                aggregated_group("gpt-5.4-mini", "LTMemory", **UPSTREAM_GROUP),
+                aggregated_group("qwen3.6-35b-a3b", "LTMemory", **UPSTREAM_GROUP),
+            ]
+        },
+        scanned / "aggregated_accuracy.json",
+    )
+    (record,) = read_runs(run_dir)
+    check = record.metrics["upstream_check"]
+    assert check["files"] == [str(run_dir / "history_with_qa_p0_accuracy.json"), str(summary)]
+    assert check["agrees"] is True and check["differences"] == []
+    assert check["groups"] == ["gpt-5.4-mini/LTMemory"]
+    (defect,) = [n for n in record.notices if "counts 7 answers for 4 QAs" in n.what]
+    assert defect.where == str(summary) and "1 results file(s) again" in defect.what
+    unmatched = [n for n in record.notices if "name no results folder here" in n.what]
+    assert [(n.where, n.what) for n in unmatched] == [
+        (
+            str(summary),
+            "1 group(s) name no results folder here, so they were "
+            "not cross-checked: qwen3.6-35b-a3b/LTMemory",
+        )
+    ]
+    assert check_sentence(check).startswith(
+        "agrees with upstream's summaries history_with_qa_p0_accuracy.json and "
+        "aggregated_accuracy.json"
+    )
+    # One count off: the difference names the file, the group and the count.
+    wrong = {**UPSTREAM_GROUP, "overall": (3, 8)}
+    write_json({"groups": [aggregated_group("gpt-5.4-mini", "LTMemory", **wrong)]}, summary)
+    (record,) = read_runs(run_dir)
+    assert record.metrics["upstream_check"]["agrees"] is False
+    assert record.metrics["upstream_check"]["differences"] == [
+        {
+            "field": "aggregated_accuracy.json: gpt-5.4-mini/LTMemory overall.total",
+            "upstream": 8,
+            "recomputed": 7,
+        }
+    ]
+    assert any("overall.total: upstream 8, recomputed 7" in n.what for n in record.notices)
+    # A changed summary is a changed run (it counts in the content hash).
+    first = read_runs(run_dir)[0].content_hash
+    write_json(
+        {"groups": [aggregated_group("gpt-5.4-mini", "LTMemory", **UPSTREAM_GROUP)]}, summary
+    )
+    assert read_runs(run_dir)[0].content_hash != first
+
+
+def test_a_second_aggregate_run_that_read_its_own_output_is_named(tmp_path: Path) -> None:
+    run_dir = rq12_grid(tmp_path / "bench", refusal_history())
+    scanned = run_dir.parent.parent
+    # The second run found aggregated_accuracy.json directly in base/ and so took base/
+    # for one result set: one empty group named after the folder.
+    zero = {"explicit": (0, 0), "implicit": (0, 0), "overall": (0, 0)}
+    write_json(
+        {"groups": [aggregated_group("base", "__single__", **zero)]},
+        scanned / "aggregated_accuracy.json",
+    )
+    (record,) = read_runs(run_dir)
+    assert "files" not in record.metrics["upstream_check"]  # only its own accuracy file
+    summary = str(scanned / "aggregated_accuracy.json")
+    (notice,) = [n for n in record.notices if n.where == summary]
+    assert "group base/__single__ names this file's own folder" in notice.what
+    assert "second aggregate_results.py run" in notice.what
+
+
+def test_a_folder_scanned_by_itself_and_a_category_summary(tmp_path: Path) -> None:
+    data = refusal_history()
+    run_dir = rq12_grid(tmp_path / "bench", data)
+    entity = [e for e in data["human-annotated QAs"] if e["point"] == "entity_text"]
+    rows_ = [rq12_row(e, ANSWERS[e["qa_id"]]) for e in entity]
+    write_json(rows_, run_dir / "history_with_qa_p0_entity_text_results.json")
+    write_json(
+        accuracy_json(entity, rows_), run_dir / "history_with_qa_p0_entity_text_accuracy.json"
+    )
+    # aggregate_results --result-dir .../LTMemory: the folder holds accuracy files itself, so
+    # it is one "__single__" result set named after it; one group per file-name category.
+    write_json(
+        {
+            "groups": [
+                aggregated_group("LTMemory", "__single__", **UPSTREAM_GROUP),
+                aggregated_group(
+                    "LTMemory",
+                    "__single__",
+                    category="entity_text",
+                    explicit=(1, 1),
+                    implicit=(0, 0),
+                    overall=(1, 1),
+                ),
+            ]
+        },
+        run_dir / "aggregated_accuracy.json",
+    )
+    records = {r.run_id: r for r in read_runs(run_dir)}
+    assert sorted(records) == [
+        "LTMemory:history_with_qa_p0",
+        "LTMemory:history_with_qa_p0_entity_text",
+    ]
+    whole = records["LTMemory:history_with_qa_p0"].metrics["upstream_check"]
+    part = records["LTMemory:history_with_qa_p0_entity_text"].metrics["upstream_check"]
+    assert whole["agrees"] is part["agrees"] is True
+    assert whole["groups"] == ["LTMemory/__single__"]
+    assert part["groups"] == ["LTMemory/__single__ [entity_text]"]
+    assert part["checked"] == 2 * 3 + 6  # entity_text and __overall__ of its own file; 6 counts
+
+
+def test_refusals_without_an_expression_type_leave_explicit_implicit_out(tmp_path: Path) -> None:
+    run_dir = rq12_grid(tmp_path / "bench", refusal_history(expression_type=None))
+    # Upstream labels the refusal row from its own adversarial QA file: whatever it says,
+    # the overall counts are the same.
+    write_json(
+        {"groups": [aggregated_group("gpt-5.4-mini", "LTMemory", **UPSTREAM_GROUP)]},
+        run_dir.parent.parent / "aggregated_accuracy.json",
+    )
+    (record,) = read_runs(run_dir)
+    check = record.metrics["upstream_check"]
+    assert check["agrees"] is True
+    assert any("carry no expression_type" in s for s in check["surprises"])
+    own = 2 * 3 + 3 * 3  # three categories and __overall__ in its accuracy file
+    assert check["checked"] == own - 3 + 2  # … and overall.correct / overall.total
+
+
+# --- the result roots of RQ1/RQ2 ---------------------------------------------------------
+
+
+def test_every_result_root_reads_and_two_roots_are_two_runs(tmp_path: Path, store: Store) -> None:
+    bench = tmp_path / "bench"
+    data = refusal_history()
+    debug = rq12_grid(bench, data, root="result_debug")
+    trimmed = rq12_grid(bench, data, root="result_debug_trimmed")
+    judged = rq12_grid(bench, data, root="result_debug_llm_as_judge")
+    rows_ = [rq12_row(e, "A") for e in data["human-annotated QAs"]]
+    question_only = bench / "result_question_only" / "base" / "gpt-5.4-mini" / "run1"
+    write_json(rows_, question_only / "history_with_qa_p0_results.json")
+    oracle = bench / "result_oracle_evidence" / "base" / "qwen3.6-35b-a3b"
+    write_json(rows_, oracle / "history_with_qa_p0_results.json")
+    outcomes, failures = ingest_paths(store, [bench], ReadOptions())
+    assert not failures
+    ids = {o.run_id: o for o in outcomes}
+    assert sorted(ids) == sorted(
+        [
+            "result_debug/base/gpt-5.4-mini/LTMemory:history_with_qa_p0",
+            "result_debug_trimmed/base/gpt-5.4-mini/LTMemory:history_with_qa_p0",
+            "result_debug_llm_as_judge/base/gpt-5.4-mini/LTMemory:history_with_qa_p0",
+            "run1:history_with_qa_p0",
+            "qwen3.6-35b-a3b:history_with_qa_p0",
+        ]
+    )
+    with store.read() as con:
+        described = {
+            run_id: (model, method, kind, json.loads(config)["result_root"])
+            for run_id, model, method, kind, config in rows(
+                con, "SELECT run_id, model, method, retrieval_kind, config FROM runs"
+            )
+        }
+    assert described["run1:history_with_qa_p0"] == (
+        "gpt-5.4-mini",
+        "question_only",
+        "none",
+        "result_question_only",
+    )
+    assert described["qwen3.6-35b-a3b:history_with_qa_p0"] == (
+        "qwen3.6-35b-a3b",
+        "oracle_evidence",
+        "context",
+        "result_oracle_evidence",
+    )
+    for folder in (debug, trimmed, judged):
+        run_id = f"{folder.relative_to(bench).as_posix()}:history_with_qa_p0"
+        assert described[run_id][:2] == ("gpt-5.4-mini", "LTMemory")
+        (pooled,) = [n.what for n in ids[run_id].notices if "would pool them" in n.what]
+        assert pooled.startswith("gpt-5.4-mini/LTMemory also has results under ")
+    assert not [n for n in ids["run1:history_with_qa_p0"].notices if "pool" in n.what]
+
+
+# --- the human baseline ------------------------------------------------------------------
+
+APP_DATA = "RQ1_RQ2/benchmark/data/dialog/base/history_with_qa_p0.json"
+"""The app's default --data, relative to its project root (what it writes as data_file)."""
+
+
+def human_project(tmp_path: Path) -> tuple[Path, list[dict], Path]:
+    """A checkout with the history at the app's default and its results folder; returns the
+    project root, the QAs and the app's output folder."""
+    project = tmp_path / "project"
+    data = refusal_history()
+    write_json(data, project / APP_DATA)
+    return project, data["human-annotated QAs"], project / "human_baseline_demo" / "results"
+
+
+def test_human_submissions_are_runs_joined_to_their_history(tmp_path: Path) -> None:
+    _project, entries, output = human_project(tmp_path)
+    right = {(e["point"], e["qa_id"]): e["answer"] for e in entries}
+    alice = dict(right)
+    del alice[("refusal_text", "0-C-3")]  # left unanswered
+    bob = {**right, ("pref_text", "0-A-0"): "D"}
+    first = write_submission(
+        output,
+        human_submission(entries, alice, participant="alice", data_file=APP_DATA),
+        1767000000,
+    )
+    write_submission(
+        output, human_submission(entries, bob, participant="bob", data_file=APP_DATA), 1767000100
+    )
+    variant = first.parent
+    assert detect(variant).name == "cuemem"
+    records = read_runs(variant)
+    assert [r.run_id for r in records] == [
+        "full_multimodal:1767000000_alice",
+        "full_multimodal:1767000100_bob",
+    ]
+    alice_run = records[0]
+    assert (
+        alice_run.model,
+        alice_run.method,
+        alice_run.base_method,
+        alice_run.modality,
+        alice_run.retrieval_kind,
+    ) == (None, "human_full_multimodal", "human", "multimodal", "context")
+    assert alice_run.config["history_file"] == str((_project / APP_DATA).resolve())
+    assert alice_run.config["participant"] == "alice"
+    predictions = {p["qid"]: p for p in alice_run.predictions.to_pylist()}
+    assert [predictions[q]["em"] for q in ("q1", "q2", "q3", "q4")] == [1.0, 1.0, 1.0, 0.0]
+    assert predictions["q4"]["pred"] == "" and predictions["q4"]["choice"] is None
+    assert any("1 of 4 QAs were left unanswered" in n.what for n in alice_run.notices)
+    check = alice_run.metrics["upstream_check"]
+    assert check["agrees"] is True and check["checked"] == 5  # total … answered_accuracy
+    assert [p["em"] for p in records[1].predictions.to_pylist()] == [0.0, 1.0, 1.0, 1.0]
+
+
+def test_a_human_submission_answers_the_same_qas_as_a_model_run(
+    tmp_path: Path, store: Store
+) -> None:
+    project, entries, output = human_project(tmp_path)
+    right = {(e["point"], e["qa_id"]): e["answer"] for e in entries}
+    for name, variant, ts in (
+        ("alice", "full_multimodal", 1),
+        ("bob", "full_multimodal", 2),
+        ("carol", "oracle_text", 3),
+    ):
+        submission = human_submission(
+            entries, right, participant=name, variant=variant, data_file=APP_DATA
+        )
+        write_submission(output, submission, 1767000000 + ts)
+    rq12_grid(project / "RQ1_RQ2" / "benchmark", refusal_history(), root="result_debug")
+    outcomes, failures = ingest_paths(store, [project], ReadOptions())
+    assert not failures
+    ids = sorted(o.run_id for o in outcomes)
+    assert ids == [
+        "LTMemory:history_with_qa_p0",
+        "full_multimodal:1767000001_alice",
+        "full_multimodal:1767000002_bob",
+        "oracle_text:1767000003_carol",
+    ]
+    from memscope.usecases.compare import compare_runs
+    from memscope.usecases.loading import load_run
+    from memscope.usecases.table import build_table
+
+    compared = compare_runs(
+        store, "LTMemory:history_with_qa_p0", "full_multimodal:1767000001_alice", resamples=50
+    )
+    assert compared["matched"] == 4
+    assert compared["transitions"]["fixed"]["n"] == 2  # the two QAs the model got wrong
+    table = build_table([load_run(store, run_id) for run_id in ids])
+    rows_ = {row["label"]: row for row in table["rows"]}
+    assert list(rows_) == [
+        "gpt-5.4-mini · NaiveRAG",
+        "Human (Full Multimodal)",
+        "Human (Oracle Text)",
+    ]
+    humans = rows_["Human (Full Multimodal)"]
+    assert humans["runs"] == ["full_multimodal:1767000001_alice", "full_multimodal:1767000002_bob"]
+    assert humans["n_questions"] == 8 and humans["cells"]["all"]["value"] == 1.0
+    assert humans["group"] == {"model": None, "method": "human_full_multimodal"}
+    assert humans["display_group"]["method"] == "Human (Full Multimodal)"
+    assert rows_["gpt-5.4-mini · NaiveRAG"]["group"]["method"] == "LTMemory"
+
+
+def test_bad_human_submissions_end_in_one_clear_message(tmp_path: Path) -> None:
+    project, entries, output = human_project(tmp_path)
+    right = {(e["point"], e["qa_id"]): e["answer"] for e in entries}
+    good = write_submission(
+        output, human_submission(entries, right, participant="alice", data_file=APP_DATA), 1
+    )
+    broken = good.parent / "2_bob.json"
+    broken.write_text('{"participant": "bob", "details": [')
+    with pytest.raises(RunDirError, match=r"not valid JSON: .*2_bob.json"):
+        read_runs(good.parent)
+    broken.unlink()
+    (project / APP_DATA).unlink()
+    with pytest.raises(DatasetError, match=r"cannot find the history file of this run"):
+        read_runs(good.parent)
+    other = history({"D00": [text_turn("D00:00")]}, [qa("9-Z-9", "pref_text", "explicit", "A", [])])
+    wrong = write_json(other, tmp_path / "other" / "history_with_qa_p0.json")
+    with pytest.raises(DatasetError, match="does not match this submission: only 0 of 4"):
+        read_runs(good.parent, ReadOptions(dataset=wrong))
+    write_json({"participant": "x", "variant": "full_text", "details": []}, good)
+    with pytest.raises(RunDirError, match=r"'details' is empty"):
+        read_runs(good.parent)

@@ -12,8 +12,8 @@ import pytest
 
 from builders_dmv import DATA, HASHES, Probe, probes, write_f2_run
 from memscope.adapters import ReadOptions, detect, find_run_dirs, read_run, read_runs
-from memscope.adapters.dmv_dataset import parse_task_id
-from memscope.adapters.dmv_logs import parse_task_log
+from memscope.adapters.dmv.dataset import parse_task_id
+from memscope.adapters.dmv.logs import parse_task_log
 from memscope.errors import DatasetError, RunDirError
 from memscope.store import Store
 from memscope.store.sql import rows, scalar

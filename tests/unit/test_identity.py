@@ -1,6 +1,6 @@
 """The two readers of a MemEye dataset agree: Python records and the store's SQL loader.
 
-The Python reader (``adapters/memeye_dataset.py``, with ``identity.question_key``) is the
+The Python reader (``adapters/memeye/dataset.py``, with ``identity.question_key``) is the
 definition of the rules; the SQL loader (``store/loaders/memeye_dataset.py``) is the fast
 re-statement and is held equal to it here: on hand-picked tricky questions, on random mixes
 of every rule's inputs, and, for the whitespace rule, on every Unicode code point.
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from builders import dialog, open_row, qa, write_run
 from memscope.adapters import ReadOptions, read_run
-from memscope.adapters.memeye_dataset import read_memeye_dataset
+from memscope.adapters.memeye.dataset import read_memeye_dataset
 from memscope.identity import qid_for, question_key
 from memscope.store import Store
 from memscope.store.sql import rows
@@ -212,7 +212,7 @@ def qa_entries(draw: st.DrawFn) -> dict:
 )
 @given(entries=st.lists(qa_entries(), min_size=1, max_size=6))
 def test_random_questions_agree(store: Store, tmp_path_factory, entries: list[dict]) -> None:
-    """Python (the definition: ``adapters/memeye_dataset.py``) and the store's SQL loader
+    """Python (the definition: ``adapters/memeye/dataset.py``) and the store's SQL loader
     give the same question columns for any mix of the rules' inputs."""
     # The run answers only a fixed first question: the rules under test are the dataset's.
     first = qa("Fixed?", "x", [["X1"], ["Y1"]], ["D1:1"])

@@ -9,7 +9,7 @@ import pytest
 
 from builders import dialog, open_row, qa, write_run
 from memscope.adapters import ReadOptions, detect, find_run_dirs, read_run
-from memscope.adapters.memeye_dataset import coordinate, read_memeye_dataset
+from memscope.adapters.memeye.dataset import coordinate, read_memeye_dataset
 from memscope.errors import DatasetError, RunDirError
 from memscope.identity import question_key
 from memscope.store import Store

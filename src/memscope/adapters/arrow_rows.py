@@ -21,6 +21,8 @@ COLUMN_TYPES: dict[str, pa.DataType] = {
     "choice": pa.string(),
     "em": pa.float64(),
     "exact_match": pa.bool_(),
+    "f1": pa.float64(),
+    "judge": pa.float64(),
     "extra": pa.string(),
     # retrievals
     "rank": pa.int32(),

@@ -4,10 +4,11 @@ A benchmark's axes say how its questions are grouped: MemEye by visual granulari
 reasoning depth (Y), CUE-Mem by task x evidence (explicit / implicit) with modality as a
 third view, DMV-Bench by reach x bank size (or x encoding position). The app's matrix, the
 queue's columns and filter words, ``report``, ``compare`` and ``export-labels`` all read
-them from :func:`axes_for`, so a benchmark speaks the same words everywhere.
+them from the run's benchmark spec, so a benchmark speaks the same words everywhere.
 
-Each benchmark's definition lives beside its adapter (``memeye_axes``, ``cuemem_axes``,
-``dmv_axes``); this module holds the types and the registry. Pure data: no numpy here.
+Each benchmark's definition lives in its package (``memeye/axes.py``, ``cuemem/axes.py``,
+``dmv/axes.py`` …) and reaches the rest of memscope through its spec
+(``adapters.registry``); this module holds the types. Pure data: no numpy here.
 """
 
 from __future__ import annotations
@@ -144,25 +145,3 @@ class BenchmarkAxes:
     def word(self, name: str, default: str) -> str:
         """The benchmark's word for ``name``."""
         return self.words.get(name, default)
-
-
-def axes_for(benchmark: str | None) -> BenchmarkAxes:
-    """The axes of ``benchmark`` (``memeye``, ``cuemem``, ``dmv``); MemEye's for anything else,
-    as runs ingested before benchmarks were recorded are MemEye runs."""
-    from memscope.adapters import cuemem_axes, dmv_axes, memeye_axes
-
-    registry = {
-        "cuemem": cuemem_axes.AXES,
-        "dmv": dmv_axes.AXES,
-        "memeye": memeye_axes.AXES,
-    }
-    return registry.get(benchmark or "memeye", memeye_axes.AXES)
-
-
-def all_axis_keys() -> set[str]:
-    """Every filter word some benchmark's axes answer to."""
-    keys: set[str] = set()
-    for benchmark in ("memeye", "cuemem", "dmv"):
-        for axis in axes_for(benchmark).axes:
-            keys |= {axis.key, *axis.aliases}
-    return keys

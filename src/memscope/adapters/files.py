@@ -124,3 +124,56 @@ def refuse_special(path: Path, flag: str, error: type[MemscopeError] = DatasetEr
             where=str(path),
             fix=f"Pass a file (or a folder holding it) with {flag}.",
         )
+
+
+MAGIC_BYTES = 16
+IMAGE_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "png"),
+    (b"\xff\xd8\xff", "jpeg"),
+    (b"GIF87a", "gif"),
+    (b"GIF89a", "gif"),
+    (b"BM", "bmp"),
+)
+AUDIO_MAGIC = ((b"fLaC", "flac"), (b"OggS", "ogg"), (b"ID3", "mp3"))
+
+
+def media_kind(path: Path) -> str | None:
+    """``"image"`` or ``"audio"`` when ``path`` is a regular file of such a format, else None.
+
+    The type is read from the file's first bytes (PNG, JPEG, GIF, BMP, WebP; WAV, FLAC,
+    Ogg, MP3, MP4/M4A audio), never from its name. The file is opened only when ``stat``
+    says it is a regular file, non-blocking, and checked again on the open handle, so a
+    FIFO or device put in its place is never read.
+    """
+    import os
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        descriptor = os.open(
+            path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+        )
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return None
+        head = os.read(descriptor, MAGIC_BYTES)
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
+    if any(head.startswith(magic) for magic, _name in IMAGE_MAGIC):
+        return "image"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image"
+    if head[:4] == b"RIFF" and head[8:12] == b"WAVE":
+        return "audio"
+    if any(head.startswith(magic) for magic, _name in AUDIO_MAGIC):
+        return "audio"
+    if len(head) >= 2 and head[0] == 0xFF and head[1] & 0xE0 == 0xE0:
+        return "audio"  # an MPEG audio frame without an ID3 tag
+    if head[4:8] == b"ftyp" and head[8:11] in (b"M4A", b"M4B", b"mp4", b"iso", b"MSN"):
+        return "audio"
+    return None

@@ -8,8 +8,10 @@ does not want to repeat a flag, e.g.::
     {"dataset": "../../fixtures/cuemem/data/history_dialogue",
      "dmv_registry": "../../fixtures/dmv"}
 
-``dataset`` plays the part of ``--dataset`` and ``dmv_registry`` of ``--dmv-registry``;
-relative paths are relative to the run directory. A flag given on the command line wins.
+``dataset`` plays the part of ``--dataset`` and every other key the part of the benchmark
+option of that key (``Benchmark.read_options``: ``dmv_registry`` is DMV-Bench's
+``--dmv-registry``); relative paths are relative to the run directory. A flag given on
+the command line wins.
 """
 
 from __future__ import annotations
@@ -20,10 +22,16 @@ from memscope.adapters.files import read_json_file
 from memscope.errors import RunDirError
 
 SOURCES_FILE = "memscope_sources.json"
-KNOWN_KEYS = ("dataset", "dmv_registry")
 REMEMBERED_HISTORIES = "cue_histories"
 """``ReadOptions.extra`` key: ``{results file name: history file}`` the store joined a
 CUE-Mem directory's results to before, so a later read finds them without ``--dataset``."""
+
+
+def known_keys() -> tuple[str, ...]:
+    """``dataset`` and every installed benchmark's own option keys."""
+    from memscope.adapters.registry import benchmarks
+
+    return ("dataset", *(option.key for spec in benchmarks() for option in spec.read_options))
 
 
 def recorded_sources(run_dir: Path) -> dict[str, Path]:
@@ -39,12 +47,13 @@ def recorded_sources(run_dir: Path) -> dict[str, Path]:
     if not isinstance(data, dict):
         raise RunDirError(f"{SOURCES_FILE} is not a JSON object", where=str(path))
     sources: dict[str, Path] = {}
+    known = known_keys()
     for key, value in data.items():
-        if key not in KNOWN_KEYS:
+        if key not in known:
             raise RunDirError(
                 f"unknown key {key!r} in {SOURCES_FILE}",
                 where=str(path),
-                fix=f"Valid keys: {', '.join(KNOWN_KEYS)}.",
+                fix=f"Valid keys: {', '.join(known)}.",
             )
         if not isinstance(value, str) or not value.strip():
             raise RunDirError(

@@ -13,6 +13,7 @@ first check a reviewer asks for: when they agree, memscope read the run as upstr
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 from memscope.records import Notice
@@ -63,6 +64,40 @@ def summary_check(
     }
 
 
+def merge_checks(checks: list[dict[str, Any]]) -> dict[str, Any]:
+    """One check record over several summary files of one run (CUE-Mem's
+    ``<data>_accuracy.json`` and a group of ``aggregated_accuracy.json``).
+
+    ``file`` is the first file, ``files`` every one; with more than one file each
+    difference's field names its file; ``agrees`` is None only when no file had anything
+    to compare.
+    """
+    if len(checks) == 1:
+        return checks[0]
+    compared = [check for check in checks if check.get("agrees") is not None]
+
+    def named(check: dict[str, Any], difference: dict[str, Any]) -> dict[str, Any]:
+        name = str(check.get("file", "")).replace("\\", "/").rsplit("/", 1)[-1]
+        return {**difference, "field": f"{name}: {difference['field']}"}
+
+    merged: dict[str, Any] = {
+        "file": checks[0].get("file"),
+        "files": [check.get("file") for check in checks],
+        "agrees": all(check["agrees"] for check in compared) if compared else None,
+        "checked": sum(int(check.get("checked") or 0) for check in checks),
+        "differences": [
+            named(check, difference)
+            for check in checks
+            for difference in check.get("differences") or []
+        ],
+        "surprises": [surprise for check in checks for surprise in check.get("surprises") or []],
+    }
+    groups = [group for check in checks for group in check.get("groups") or []]
+    if groups:
+        merged["groups"] = groups
+    return merged
+
+
 def _value(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4f}"
@@ -71,12 +106,14 @@ def _value(value: Any) -> str:
 
 def check_sentence(check: dict[str, Any]) -> str:
     """One line: "agrees with upstream's summary …" or the differences, naming the file."""
-    file = check.get("file", "the summary file")
+    files = [str(f) for f in check.get("files") or [check.get("file", "the summary file")]]
+    file = " and ".join(files)
+    summary = "summaries" if len(files) > 1 else "summary"
     if check.get("agrees") is None:
-        return f"upstream's summary {file} holds nothing memscope can recompute"
+        return f"upstream's {summary} {file} holds nothing memscope can recompute"
     if check["agrees"]:
-        name = file.replace("\\", "/").rsplit("/", 1)[-1]
-        return f"agrees with upstream's summary {name} ({check['checked']} values recomputed)"
+        name = " and ".join(f.replace("\\", "/").rsplit("/", 1)[-1] for f in files)
+        return f"agrees with upstream's {summary} {name} ({check['checked']} values recomputed)"
     differences = check.get("differences") or []
     listed = "; ".join(
         f"{d['field']}: upstream {_value(d['upstream'])}, recomputed {_value(d['recomputed'])}"
@@ -84,7 +121,7 @@ def check_sentence(check: dict[str, Any]) -> str:
     )
     more = f"; … {len(differences) - MAX_LISTED} more" if len(differences) > MAX_LISTED else ""
     return (
-        f"differs from upstream's summary {file} in {len(differences)} of {check['checked']} "
+        f"differs from upstream's {summary} {file} in {len(differences)} of {check['checked']} "
         f"values: {listed}{more}"
     )
 
@@ -95,3 +132,53 @@ def check_notices(check: dict[str, Any]) -> list[Notice]:
     if check.get("agrees") is False:
         notices.append(Notice(check_sentence(check), check["file"]))
     return notices
+
+
+def csv_tolerance(text: str) -> float:
+    """Half a unit of the last digit written: upstream rounds its CSV numbers."""
+    digits = len(text.partition(".")[2]) if "." in text else 0
+    return 0.5 * 10.0**-digits + 1e-9
+
+
+def read_csv_rows(path: Path) -> list[dict[str, str]]:
+    """The rows of an upstream CSV summary (none when it cannot be read)."""
+    import csv
+
+    from memscope.file_kinds import open_regular
+
+    try:
+        # open_regular: a FIFO or device named like the summary is skipped, not waited on.
+        with open(open_regular(path), newline="", encoding="utf-8") as handle:
+            return list(csv.DictReader(handle))
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return []
+
+
+def csv_comparison(
+    source: Path, run_id: str, name: str, upstream: str | None, mine: float | None
+) -> dict[str, Any] | None:
+    """One ``table --check-upstream`` comparison of a CSV value with memscope's (None when
+    upstream wrote no number there)."""
+    if upstream in (None, ""):
+        return None
+    try:
+        number = float(upstream)
+    except ValueError:
+        return None
+    agrees = mine is not None and abs(number - mine) <= csv_tolerance(str(upstream))
+    return {
+        "source": str(source),
+        "run": run_id,
+        "field": name,
+        "upstream": number,
+        "memscope": mine,
+        "agrees": bool(agrees),
+    }
+
+
+def mean_defined(values: Any) -> float | None:
+    """The mean of the defined (non-NaN) values of a float array, None when there are none."""
+    import numpy as np
+
+    defined = values[~np.isnan(values)]
+    return float(defined.mean()) if defined.size else None

@@ -1,7 +1,7 @@
-"""Grouping per-question values into run-level tables: overall, per X, per Y, per cell.
+"""Grouping per-question values into run-level tables: overall, per level, per cell.
 
 Means skip NaN (undefined) values; every group reports its ``n``, the number of questions
-the mean is over.
+the mean is over. The levels come from the caller (a benchmark's axes).
 """
 
 from __future__ import annotations
@@ -10,12 +10,6 @@ import math
 from collections.abc import Mapping
 
 import numpy as np
-
-# The levels are defined once, beside the MemEye adapter (ARCHITECTURE.md, Benchmark axes).
-from memscope.adapters.memeye_axes import X_LEVELS as X_LEVELS
-from memscope.adapters.memeye_axes import Y_LEVELS as Y_LEVELS
-
-CELLS = tuple(f"{x}_{y}" for x in X_LEVELS for y in Y_LEVELS)
 
 
 def mean_or_none(values: np.ndarray) -> float | None:

@@ -57,11 +57,15 @@ def delta_table(
     score_b: np.ndarray,
     x: np.ndarray,
     y: np.ndarray,
+    levels: tuple[tuple[str, ...], tuple[str, ...]],
     *,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
 ) -> dict[str, Any]:
-    """Δ overall, per X level, per Y level and per (X, Y) cell, each with its paired interval.
+    """Δ overall, per x level, per y level and per (x, y) cell, each with its paired interval.
+
+    ``levels`` are the x and the y levels in order (the benchmark's coordinate axes; empty
+    for a benchmark that places no question on them).
 
     Each group resamples its own questions; groups without a question scored on both
     sides are left out.
@@ -80,11 +84,12 @@ def delta_table(
         return groups
 
     overall = percentile_interval(delta, resamples=resamples, seed=seed)
+    x_levels, y_levels = levels
     return {
         "overall": _summary(score_a, score_b, overall, everything),
-        "by_x": grouped(x, aggregate.X_LEVELS),
-        "by_y": grouped(y, aggregate.Y_LEVELS),
-        "by_cell": grouped(cells, aggregate.CELLS),
+        "by_x": grouped(x, x_levels),
+        "by_y": grouped(y, y_levels),
+        "by_cell": grouped(cells, tuple(f"{a}_{b}" for a in x_levels for b in y_levels)),
     }
 
 

@@ -27,6 +27,11 @@ from rich.console import Console, ConsoleOptions, RenderHook, RenderResult
 from rich.markup import escape
 from rich.segment import Segment
 
+# typer (<0.29) vendors click; the commands it builds take its own click types.
+from typer._click.core import Context, Parameter
+from typer._click.globals import get_current_context
+from typer.core import TyperCommand
+
 from memscope.cli.streams import (
     OutputConsole,
     ascii_json,
@@ -130,21 +135,69 @@ DatasetOption = Annotated[
     ),
 ]
 
-DmvRegistryOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--dmv-registry",
-        help="DMV-Bench's cue_registry.json (or the folder holding it, e.g. data/vismem_diag_v2/), when it is not in or next to the run directory.",
-        show_default=False,
-    ),
-]
+READ_OPTIONS_META = "memscope.read_options"
+"""Where a :class:`ReadsRuns` command keeps the benchmarks' own options it was given."""
 
 
-def read_options(dataset: Path | None = None, dmv_registry: Path | None = None) -> ReadOptions:
-    """The ReadOptions for ``--dataset`` and ``--dmv-registry``."""
+def _benchmark_option_params() -> list[Parameter]:
+    """A click option per read option an installed benchmark declares (a path it needs,
+    such as a cue registry), named by the option's key."""
+    from typer.core import TyperOption
+
+    from memscope.usecases.store_access import declared_read_options
+
+    return [
+        TyperOption(
+            param_decls=[option.flag, option.key],
+            default=None,
+            help=f"{option.help} ({title})",
+            show_default=False,
+        )
+        for title, option in declared_read_options()
+    ]
+
+
+class ReadsRuns(TyperCommand):
+    """A command that reads run directories: besides its own parameters it takes every
+    installed benchmark's read options (``Benchmark.read_options``), without naming any
+    benchmark; the command reads them back with :func:`read_options`.
+
+    The options are added when the command parses or shows its help, so building the CLI
+    loads no benchmark.
+    """
+
+    _extra: list[Parameter] | None = None
+
+    def _benchmark_params(self) -> list[Parameter]:
+        if self._extra is None:
+            own = {param.name for param in self.params}
+            self._extra = [p for p in _benchmark_option_params() if p.name not in own]
+        return self._extra
+
+    def get_params(self, ctx: Context) -> list[Parameter]:
+        params = super().get_params(ctx)
+        help_option = self.get_help_option(ctx)
+        if help_option is not None and params and params[-1] is help_option:
+            return [*params[:-1], *self._benchmark_params(), help_option]
+        return [*params, *self._benchmark_params()]
+
+    def invoke(self, ctx: Context) -> Any:
+        ctx.meta[READ_OPTIONS_META] = {
+            param.name: ctx.params.pop(param.name)
+            for param in self._benchmark_params()
+            if param.name in ctx.params
+        }
+        return super().invoke(ctx)
+
+
+def read_options(dataset: Path | None = None) -> ReadOptions:
+    """The ReadOptions for ``--dataset`` and the benchmarks' own options the running
+    :class:`ReadsRuns` command was given."""
     from memscope.usecases.store_access import read_options as build
 
-    return build(dataset, dmv_registry)
+    context = get_current_context(silent=True)
+    given = context.meta.get(READ_OPTIONS_META, {}) if context is not None else {}
+    return build(dataset, {key: Path(value) for key, value in given.items() if value})
 
 
 def open_store(db: Path | None) -> Store:

@@ -14,9 +14,11 @@ from memscope.cli.common import (
     DbOption,
     FormatOption,
     OutputFormat,
+    ReadsRuns,
     handles_errors,
     open_store,
     print_json,
+    read_options,
     stdout,
     warn,
 )
@@ -27,7 +29,11 @@ from memscope.textsafe import printable, printable_id
 SHOWN_IDS = 12
 
 
-@app.command(rich_help_panel=RUNS, epilog=example("memscope compare runs/srag_t/ runs/srag_v/"))
+@app.command(
+    cls=ReadsRuns,
+    rich_help_panel=RUNS,
+    epilog=example("memscope compare runs/srag_t/ runs/srag_v/"),
+)
 @handles_errors
 def compare(
     run_a: Annotated[
@@ -59,10 +65,9 @@ def compare(
     """
     from memscope.usecases.compare import compare_runs
     from memscope.usecases.runs import resolve_run
-    from memscope.usecases.store_access import ReadOptions
 
     store = open_store(db)
-    options = ReadOptions(dataset=dataset)
+    options = read_options(dataset)
     first = resolve_run(store, run_a, options=options)
     second = resolve_run(store, run_b, options=options)
     result = compare_runs(store, first, second, seed=seed, resamples=resamples)
@@ -86,9 +91,11 @@ def _cell(group: dict[str, Any] | None) -> str:
     return f"{group['delta']:+.2f} ({group['n']})"
 
 
-def _levels_table(delta: dict[str, Any]) -> RenderableType:
+def _levels_table(
+    delta: dict[str, Any], levels: tuple[tuple[str, ...], tuple[str, ...]]
+) -> RenderableType:
     """Δ with its 95% interval per X level, per Y level and overall."""
-    from memscope.usecases.levels import X_LEVELS, Y_LEVELS  # lazily: it loads the adapters
+    x_levels, y_levels = levels
 
     table = FittingTable(
         [
@@ -102,8 +109,8 @@ def _levels_table(delta: dict[str, Any]) -> RenderableType:
         title="Δ per level with 95% bootstrap interval",
         title_justify="left",
     )
-    rows = [(x, delta["by_x"].get(x)) for x in X_LEVELS] + [
-        (y, delta["by_y"].get(y)) for y in Y_LEVELS
+    rows = [(x, delta["by_x"].get(x)) for x in x_levels] + [
+        (y, delta["by_y"].get(y)) for y in y_levels
     ]
     rows.append(("all", delta["overall"]))
     for level, group in rows:
@@ -130,8 +137,10 @@ def _ids(qids: list[str]) -> Text:
 
 def render_compare(result: dict[str, Any]) -> Group:
     """The comparison as Rich renderables."""
-    from memscope.usecases.levels import X_LEVELS, Y_LEVELS  # lazily: it loads the adapters
+    from memscope.usecases.benchmarks import levels_of  # lazily: it loads the registry
 
+    levels = levels_of(result["run_a"].get("benchmark"))
+    x_levels, y_levels = levels
     a, b = result["run_a"], result["run_b"]
     header = Text.assemble(
         "A ",
@@ -150,21 +159,21 @@ def render_compare(result: dict[str, Any]) -> Group:
     matrix = FittingTable(
         [
             Column("", justify="left", style="bold", keep=True),
-            *(Column(y) for y in Y_LEVELS),
+            *(Column(y) for y in y_levels),
             Column("all", style="dim", rank=-1),
         ],
         title=f"Δ {metric_name} = B − A per cell (n)",
         title_justify="left",
     )
-    for x in X_LEVELS:
+    for x in x_levels:
         matrix.add_row(
             x,
-            *(_cell(delta["by_cell"].get(f"{x}_{y}")) for y in Y_LEVELS),
+            *(_cell(delta["by_cell"].get(f"{x}_{y}")) for y in y_levels),
             _cell(delta["by_x"].get(x)),
         )
     matrix.add_row(
         "all",
-        *(_cell(delta["by_y"].get(y)) for y in Y_LEVELS),
+        *(_cell(delta["by_y"].get(y)) for y in y_levels),
         _cell(delta["overall"]),
         style="dim",
     )
@@ -198,7 +207,7 @@ def render_compare(result: dict[str, Any]) -> Group:
     )
     parts: list[Any] = [header, compared, Text("")]
     if placed:  # DMV-Bench and CUE-Mem questions have no X/Y coordinate
-        parts += [fit(matrix), _levels_table(delta)]
+        parts += [fit(matrix), _levels_table(delta, levels)]
     parts += [means, Text(""), fit(transitions)]
     significance = result.get("significance")
     if significance and significance.get("p_value") is not None:

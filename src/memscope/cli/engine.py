@@ -51,6 +51,9 @@ from memscope.textsafe import printable, printable_id
 if TYPE_CHECKING:
     from memscope.engine_jobs.engine import EngineOptions
 
+DATASET_HELP = (
+    "A benchmark's dataset file (a MemEye dialog JSON, …; see README), a dataset id or a run id."
+)
 TextModelOption = Annotated[
     str | None,
     typer.Option(
@@ -168,9 +171,7 @@ def _options(
 )
 @handles_errors
 def index(
-    dataset: Annotated[
-        str, typer.Argument(help="MemEye dialog JSON, dataset id or run id.", show_default=False)
-    ],
+    dataset: Annotated[str, typer.Argument(help=DATASET_HELP, show_default=False)],
     text_model: TextModelOption = None,
     image_model: ImageModelOption = None,
     image_pretrained: ImagePretrainedOption = None,
@@ -182,7 +183,8 @@ def index(
         Path | None,
         typer.Option(
             "--image-root",
-            help="Folder the dialog's images are under (default: <data>/image).",
+            help="Folder the dataset's images are under (default: where its benchmark keeps "
+            "them, e.g. MemEye's <data>/image).",
             show_default=False,
         ),
     ] = None,
@@ -252,9 +254,7 @@ def index(
 )
 @handles_errors
 def retrieve(
-    dataset: Annotated[
-        str, typer.Argument(help="MemEye dialog JSON, dataset id or run id.", show_default=False)
-    ],
+    dataset: Annotated[str, typer.Argument(help=DATASET_HELP, show_default=False)],
     method: Annotated[
         Method,
         typer.Option(
@@ -272,7 +272,10 @@ def retrieve(
     pool: Annotated[
         int,
         typer.Option(
-            "--pool", **RANK, help="Ranked candidates kept per question in retrieval.jsonl."
+            "--pool",
+            **RANK,
+            help="Ranked candidates kept per question (MemEye's retrieval.jsonl; a run format "
+            "without scores keeps the top k).",
         ),
     ] = 50,
     text_weight: Annotated[
@@ -331,17 +334,20 @@ def retrieve(
     image_root: Annotated[
         Path | None,
         typer.Option(
-            "--image-root", help="Folder the dialog's images are under.", show_default=False
+            "--image-root", help="Folder the dataset's images are under.", show_default=False
         ),
     ] = None,
     db: DbOption = None,
 ) -> None:
-    """Run a retriever over a dataset and write a native run (MemEye layout + retrieval.jsonl).
+    """Run a retriever over a dataset and write a native run in its benchmark's own layout.
 
-    Each question's whole ranked pool is kept with its text, image and fused scores.
-    Without --answer-endpoint / --answer-model the run is retrieval-only (answers null);
-    with them every question is asked with MemEye's prompts. If the endpoint fails, the
-    questions answered so far stay a valid run.
+    MemEye's layout gets retrieval.jsonl beside it, each question's whole ranked pool with
+    its text, image and fused scores; other benchmarks get the run file their own
+    evaluation writes (see README). A dataset of separate memories (one per conversation)
+    is searched per memory. Without --answer-endpoint / --answer-model the run is
+    retrieval-only (answers null); with them every question is asked with MemEye's prompts
+    (where the benchmark's layout records answers). If the endpoint fails, the questions
+    answered so far stay a valid run.
     """
     require_engine("memscope retrieve")
     from memscope.engine_jobs.native_run import AnswerSettings, MethodSettings, write_native_run
@@ -380,7 +386,7 @@ def retrieve(
     stderr.print(
         Text.assemble(
             "wrote ",
-            (str(summary.out_dir), "bold"),
+            (printable(str(summary.written or summary.out_dir), keep_newlines=False), "bold"),
             f" · {summary.method} · {summary.n_questions} questions ({kind}) · {summary.corpus_size} rounds",
         )
     )
@@ -478,9 +484,7 @@ def recompute(
 @app.command(rich_help_panel=ENGINE, epilog=example('memscope search srag_v "compost bin"'))
 @handles_errors
 def search(
-    dataset: Annotated[
-        str, typer.Argument(help="MemEye dialog JSON, dataset id or run id.", show_default=False)
-    ],
+    dataset: Annotated[str, typer.Argument(help=DATASET_HELP, show_default=False)],
     query: Annotated[
         str | None,
         typer.Argument(help='Words to look for, e.g. "brass compass".', show_default=False),

@@ -50,7 +50,15 @@ def estimate(
             show_default=False,
         ),
     ] = None,
-    by: Annotated[str, typer.Option("--by", help="Strata: y, cell or x.", show_default=True)] = "y",
+    by: Annotated[
+        str | None,
+        typer.Option(
+            "--by",
+            help="Strata: cell, or any axis of the run's benchmark (MemEye y or x, DMV-Bench "
+            "reach, CUE-Mem task, …; default: y where the run has it, else its first axis).",
+            show_default=False,
+        ),
+    ] = None,
     annotator: Annotated[
         str | None,
         typer.Option(
@@ -103,6 +111,7 @@ def estimate(
     for note in result["notes"]:
         stderr.print(printable(f"note: {note}", keep_newlines=False), markup=False)
     groups = ["overall", *result["strata"]]
+    by = result["by"]  # the strata the run was estimated by (its default when --by was not given)
     # Past the terminal's width whole columns go (PPI++ last): an interval is never cut.
     table = FittingTable(
         [

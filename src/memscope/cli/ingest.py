@@ -12,9 +12,9 @@ from memscope.cli.app import RUNS, app, example
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
-    DmvRegistryOption,
     FormatOption,
     OutputFormat,
+    ReadsRuns,
     fail,
     fmt,
     handles_errors,
@@ -29,7 +29,7 @@ from memscope.cli.fitting import Column, FittingTable, fit
 from memscope.textsafe import printable, printable_id
 
 
-@app.command(rich_help_panel=RUNS, epilog=example("memscope ingest runs/"))
+@app.command(cls=ReadsRuns, rich_help_panel=RUNS, epilog=example("memscope ingest runs/"))
 @handles_errors
 def ingest(
     paths: Annotated[
@@ -37,7 +37,6 @@ def ingest(
         typer.Argument(help="Run directories, or folders to search for runs.", show_default=False),
     ],
     dataset: DatasetOption = None,
-    dmv_registry: DmvRegistryOption = None,
     strict: Annotated[
         bool,
         typer.Option("--strict", help="Refuse a run with any bad line instead of skipping it."),
@@ -77,7 +76,7 @@ def ingest(
             stderr.print(Text(f"  {upstream_sentence(check)}", style="green"))
 
     _, failures = ingest_paths(
-        store, paths, read_options(dataset, dmv_registry), strict=strict, on_outcome=report
+        store, paths, read_options(dataset), strict=strict, on_outcome=report
     )
     if failures:
         stderr.print(f"{len(failures)} run(s) could not be ingested.")

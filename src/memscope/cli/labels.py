@@ -16,10 +16,12 @@ from memscope.cli.common import (
     DbOption,
     FormatOption,
     OutputFormat,
+    ReadsRuns,
     fmt,
     handles_errors,
     open_store,
     print_json,
+    read_options,
     stderr,
     stdout,
     warn,
@@ -96,7 +98,9 @@ def _describe(event: Any) -> Text:
 
 
 @app.command(
-    rich_help_panel=LABELS, epilog=example("memscope label srag_v --question q37 --code SEL-STALE")
+    cls=ReadsRuns,
+    rich_help_panel=LABELS,
+    epilog=example("memscope label srag_v --question q37 --code SEL-STALE"),
 )
 @handles_errors
 def label(
@@ -168,7 +172,6 @@ def label(
         undo_label,
     )
     from memscope.usecases.runs import resolve_run
-    from memscope.usecases.store_access import ReadOptions
 
     actions = [
         name
@@ -194,7 +197,7 @@ def label(
             fix="Undo first, then add the note: memscope label RUN --question qN --note TEXT.",
         )
     store = _store_with_labels_replayed(db)
-    run_id = resolve_run(store, run, options=ReadOptions(dataset=dataset))
+    run_id = resolve_run(store, run, options=read_options(dataset))
     event: LabelEvent | None
     if code:
         event = record_label(

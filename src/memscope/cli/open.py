@@ -12,12 +12,22 @@ from typing import Annotated
 import typer
 
 from memscope.cli.app import TRIAGE, app, example
-from memscope.cli.common import DatasetOption, DbOption, DmvRegistryOption, handles_errors, stderr
+from memscope.cli.common import (
+    DatasetOption,
+    DbOption,
+    ReadsRuns,
+    handles_errors,
+    read_options,
+    stderr,
+)
 from memscope.cli.sample_options import AllocationOption, SeedOption, SizeOption, StrataOption
 
 
 @app.command(
-    "open", rich_help_panel=TRIAGE, epilog=example("memscope open runs/srag_v/ --question q37")
+    "open",
+    cls=ReadsRuns,
+    rich_help_panel=TRIAGE,
+    epilog=example("memscope open runs/srag_v/ --question q37"),
 )
 @handles_errors
 def open_command(
@@ -64,7 +74,6 @@ def open_command(
     sample_size: SizeOption = None,
     allocation: AllocationOption = None,
     dataset: DatasetOption = None,
-    dmv_registry: DmvRegistryOption = None,
     db: DbOption = None,
 ) -> None:
     """Triage a run in the terminal: step through evidence chains, re-rank, label.
@@ -108,8 +117,7 @@ def open_command(
         queue=queue,
         cell=cell,
         annotator=annotator,
-        dataset=dataset,
-        dmv_registry=dmv_registry,
+        options=read_options(dataset),
         db=db,
         sample=SampleRequest(seed, strata, sample_size, allocation) if queue == "sample" else None,
     )

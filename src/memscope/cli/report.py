@@ -13,9 +13,9 @@ from memscope.cli.app import RUNS, app, example
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
-    DmvRegistryOption,
     FormatOption,
     OutputFormat,
+    ReadsRuns,
     fmt,
     handles_errors,
     open_store,
@@ -42,7 +42,9 @@ def check_k(k: int | None) -> int | None:
     return k
 
 
-@app.command(rich_help_panel=RUNS, epilog=example("memscope report runs/srag_v/ --k 5"))
+@app.command(
+    cls=ReadsRuns, rich_help_panel=RUNS, epilog=example("memscope report runs/srag_v/ --k 5")
+)
 @handles_errors
 def report(
     run: Annotated[
@@ -54,7 +56,6 @@ def report(
     ] = None,
     k: Annotated[int | None, typer.Option("--k", **RANK, help=K_HELP, show_default=False)] = None,
     dataset: DatasetOption = None,
-    dmv_registry: DmvRegistryOption = None,
     db: DbOption = None,
     output: FormatOption = OutputFormat.table,
 ) -> None:
@@ -82,13 +83,11 @@ def report(
     check_k(k)
     store = open_store(db)
     if run is not None and Path(run).expanduser().exists():
-        run_id = resolve_run(
-            store, run, options=read_options(dataset, dmv_registry)
-        )  # may ingest it
+        run_id = resolve_run(store, run, options=read_options(dataset))  # may ingest it
         data = load_run(store, run_id, detail=False)
     else:
         with store.reading():  # a run id: one read-only connection serves both steps
-            run_id = resolve_run(store, run, options=read_options(dataset, dmv_registry))
+            run_id = resolve_run(store, run, options=read_options(dataset))
             data = load_run(store, run_id, detail=False)
     if run is None:
         say_default(run_id, "report")
@@ -118,15 +117,19 @@ def _header(result: dict[str, Any]) -> Text:
 
 
 def _answer_matrix(
-    answer: dict[str, Any], metric: str, title: str, n_key: str = "n"
+    answer: dict[str, Any],
+    levels: tuple[tuple[str, ...], tuple[str, ...]],
+    metric: str,
+    title: str,
+    n_key: str = "n",
 ) -> RenderableType:
     """One X×Y matrix of ``metric`` means, each cell with its n (``n_key``)."""
-    from memscope.usecases.levels import X_LEVELS, Y_LEVELS  # lazily: it loads the adapters
+    x_levels, y_levels = levels
 
     table = FittingTable(
         [
             Column("", justify="left", style="bold", keep=True),
-            *(Column(y) for y in Y_LEVELS),
+            *(Column(y) for y in y_levels),
             Column("all", style="dim", rank=-1),
         ],
         title=title,
@@ -138,19 +141,68 @@ def _answer_matrix(
             return "–"
         return f"{fmt(summary[metric], 2)} ({summary[n_key]})"
 
-    for x in X_LEVELS:
+    for x in x_levels:
         table.add_row(
             x,
-            *(cell(answer["by_cell"].get(f"{x}_{y}")) for y in Y_LEVELS),
+            *(cell(answer["by_cell"].get(f"{x}_{y}")) for y in y_levels),
             cell(answer["by_x"].get(x)),
         )
     table.add_row(
         "all",
-        *(cell(answer["by_y"].get(y)) for y in Y_LEVELS),
+        *(cell(answer["by_y"].get(y)) for y in y_levels),
         cell(answer["overall"]),
         style="dim",
     )
     return fit(table)
+
+
+def _axes_view(axes: dict[str, Any]) -> RenderableType:
+    """The default view of the benchmark's axes: the share correct per cell, row and
+    column, each with its n (``report``'s ``axes`` section)."""
+    titles = {axis["key"]: axis["title"] for axis in axes["axes"]}
+    labels = {
+        axis["key"]: {level["value"]: level["label"] for level in axis["levels"]}
+        for axis in axes["axes"]
+    }
+    view = axes["views"][0]
+    rows, columns = view["rows"], view["columns"]
+    cross = view["correct"]
+    column_levels = list(labels[columns])
+    table = FittingTable(
+        [
+            Column("", justify="left", style="bold", keep=True),
+            *(
+                Column(printable(labels[columns][level], keep_newlines=False))
+                for level in column_levels
+            ),
+            Column("all", style="dim", rank=-1),
+        ],
+        title=f"Share correct per {titles[rows]} × {titles[columns]} (n)",
+        title_justify="left",
+    )
+    cells = {(c["row"], c["column"]): c for c in cross["cells"]}
+    by_row = {r["level"]: r for r in cross["by_row"]}
+    by_column = {c["level"]: c for c in cross["by_column"]}
+
+    def cell(summary: dict[str, Any] | None) -> str:
+        if not summary or summary.get("value") is None:
+            return "–"
+        return f"{fmt(summary['value'], 2)} ({summary['n']})"
+
+    for level, label in labels[rows].items():
+        table.add_row(
+            printable(label, keep_newlines=False),
+            *(cell(cells.get((level, c))) for c in column_levels),
+            cell(by_row.get(level)),
+        )
+    table.add_row("all", *(cell(by_column.get(c)) for c in column_levels), "", style="dim")
+    return fit(table)
+
+
+def _graded(axes: dict[str, Any]) -> bool:
+    """Whether any question of the default view has a graded answer."""
+    views = axes.get("views") or []
+    return not views or any(row["n"] for row in views[0]["correct"]["by_row"])
 
 
 def _answer_summary(answer: dict[str, Any]) -> Text:
@@ -166,22 +218,35 @@ def _answer_summary(answer: dict[str, Any]) -> Text:
     return Text(text)
 
 
-def _retrieval_table(retrieval: dict[str, Any], k: int) -> RenderableType:
-    from memscope.usecases.levels import Y_LEVELS  # lazily: it loads the adapters
-
+def _retrieval_table(
+    retrieval: dict[str, Any],
+    k: int,
+    levels: tuple[tuple[str, ...], tuple[str, ...]],
+    by_axis: str | None = None,
+) -> RenderableType:
+    """Retrieval access per Y level, or (``by_axis``, a benchmark without coordinates) per
+    level of that axis of the benchmark's own."""
+    _, y_levels = levels
+    groups = [(y, retrieval["by_y"].get(y)) for y in y_levels]
+    title = f"Retrieval access @K={k}"
+    if by_axis is not None:
+        axis = next(a for a in retrieval.get("by_axes", []) if a["key"] == by_axis)
+        groups = [
+            (printable(level["label"], keep_newlines=False), level) for level in axis["levels"]
+        ]
+        title += f" per {axis['title']}"
     table = FittingTable(
         [
             Column("", justify="left", style="bold", keep=True),
             *(Column(name) for name in ("n", "Any-Clue", "Coverage", "Full-Clue", "MRR")),
         ],
-        title=f"Retrieval access @K={k}",
+        title=title,
         title_justify="left",
     )
-    for y in Y_LEVELS:
-        row = retrieval["by_y"].get(y)
+    for label, row in groups:
         if row:
             table.add_row(
-                y,
+                label,
                 str(row["n"]),
                 fmt(row["any_clue"]),
                 fmt(row["coverage"]),
@@ -245,17 +310,34 @@ def _render_main(result: dict[str, Any]) -> Group:
         from memscope.cli.report_cue import render_cue_report
 
         return render_cue_report(result, _header(result))
+    from memscope.usecases.benchmarks import levels_of  # lazily: it loads the registry
+
+    levels = levels_of(result["axes"]["benchmark"])
     answer = result["answer"]
-    parts: list[Any] = [
-        _header(result),
-        Text(""),
-        _answer_matrix(answer, "em", "Answer EM per cell (n)"),
-    ]
-    if answer["overall"].get("judge") is not None:
-        parts.append(_answer_matrix(answer, "judge", "Judge score per cell (n judged)", "n_judge"))
-    parts += [_answer_summary(answer), Text("")]
+    parts: list[Any] = [_header(result), Text("")]
+    if any(levels):
+        parts.append(_answer_matrix(answer, levels, "em", "Answer EM per cell (n)"))
+        if answer["overall"].get("judge") is not None:
+            parts.append(
+                _answer_matrix(
+                    answer, levels, "judge", "Judge score per cell (n judged)", "n_judge"
+                )
+            )
+        parts += [_answer_summary(answer), Text("")]
+    elif _graded(result["axes"]):  # the benchmark's own axes: accuracy per cell
+        parts += [_axes_view(result["axes"]), Text("")]
+    else:
+        parts += [
+            Text(
+                "No answer is graded (a retrieval-only run): answer metrics do not apply.",
+                style="dim",
+            ),
+            Text(""),
+        ]
     if result["retrieval"]:
-        parts += [_retrieval_table(result["retrieval"], result["k"])]
+        # Without coordinates, retrieval is broken down by the default view's rows.
+        own_rows = None if any(levels) else result["axes"]["views"][0]["rows"]
+        parts += [_retrieval_table(result["retrieval"], result["k"], levels, own_rows)]
         if result["retrieval"]["n_undiagnosable"]:
             parts.append(
                 Text(
@@ -266,7 +348,7 @@ def _render_main(result: dict[str, Any]) -> Group:
         parts.append(Text(""))
     if result["temporal"]:
         parts += [_temporal_table(result["temporal"], result["k"]), Text("")]
-    elif result["retrieval"]:
+    elif result["retrieval"] and levels[1]:  # temporal authority is defined on Y3
         parts += [
             Text("No Y3 question with a gold clue: temporal metrics do not apply.", style="dim")
         ]

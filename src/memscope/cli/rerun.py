@@ -14,10 +14,12 @@ from memscope.cli.common import (
     DbOption,
     FormatOption,
     OutputFormat,
+    ReadsRuns,
     fmt,
     handles_errors,
     open_store,
     print_json,
+    read_options,
     stderr,
     stdout,
 )
@@ -29,7 +31,9 @@ from memscope.usecases.metric_names import METRIC_NAMES
 
 
 @app.command(
-    rich_help_panel=DIAGNOSE, epilog=example("memscope rerun srag_v --question q37 --alpha 0.7")
+    cls=ReadsRuns,
+    rich_help_panel=DIAGNOSE,
+    epilog=example("memscope rerun srag_v --question q37 --alpha 0.7"),
 )
 @handles_errors
 def rerun(
@@ -115,7 +119,6 @@ def rerun(
         rerun_run,
         store_rerun,
     )
-    from memscope.usecases.store_access import ReadOptions
 
     # The default lives in analysis.rerank; the help only quotes it (a test holds them equal).
     lam = DEFAULT_LAMBDA if lam is None else lam
@@ -126,9 +129,7 @@ def rerun(
 
         require_engine("memscope rerun --requery")
     store = open_store(db)
-    run_id = pick_run(
-        store, named_run(run, run_alias), "rerun", options=ReadOptions(dataset=dataset)
-    )
+    run_id = pick_run(store, named_run(run, run_alias), "rerun", options=read_options(dataset))
     retrievals = None
     if requery:
         from memscope.engine_jobs.engine import requery_pool

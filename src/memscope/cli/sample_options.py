@@ -20,7 +20,11 @@ SeedOption = Annotated[
 ]
 StrataOption = Annotated[
     str | None,
-    typer.Option("--strata", help="cell (X×Y, default), y or code (the suggested code)."),
+    typer.Option(
+        "--strata",
+        help="cell (the matrix's default cell, e.g. X×Y; default), code (the suggested code) "
+        "or any axis of the run's benchmark (y, reach, category …).",
+    ),
 ]
 SizeOption = Annotated[
     int | None,

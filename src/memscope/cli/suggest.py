@@ -11,9 +11,11 @@ from memscope.cli.common import (
     DbOption,
     FormatOption,
     OutputFormat,
+    ReadsRuns,
     handles_errors,
     open_store,
     print_json,
+    read_options,
     stderr,
     stdout,
 )
@@ -22,7 +24,9 @@ from memscope.cli.twin_option import TwinOption, say_refresh, twin_ids
 from memscope.textsafe import printable, printable_id
 
 
-@app.command(rich_help_panel=DIAGNOSE, epilog=example("memscope suggest runs/srag_v/"))
+@app.command(
+    cls=ReadsRuns, rich_help_panel=DIAGNOSE, epilog=example("memscope suggest runs/srag_v/")
+)
 @handles_errors
 def suggest(
     run: RunArgument = None,
@@ -44,13 +48,12 @@ def suggest(
     suggestion; `--twin` chooses them. Several rules may fire; the first in pipeline
     order is primary. Suggestions are stored apart from labels and never change them.
     """
-    from memscope.usecases.store_access import ReadOptions
     from memscope.usecases.suggest import suggestion_state
     from memscope.usecases.suggestion_changes import refresh_suggestions
     from memscope.usecases.twins import TWIN_MEANING
 
     store = open_store(db)
-    run_id = pick_run(store, run, "suggest", options=ReadOptions(dataset=dataset))
+    run_id = pick_run(store, run, "suggest", options=read_options(dataset))
     refreshed = refresh_suggestions(store, run_id, force=True, twins=twin_ids(store, twin))
     suggestions = list(refreshed.suggestions.values())
     state = suggestion_state(store, run_id) or {}

@@ -12,7 +12,7 @@ from memscope.cli.app import RUNS, app, example
 from memscope.cli.common import (
     DatasetOption,
     DbOption,
-    DmvRegistryOption,
+    ReadsRuns,
     handles_errors,
     open_store,
     print_json,
@@ -73,7 +73,9 @@ def _run_ids(store: Any, refs: list[str], options: Any) -> list[str]:
 
 
 @app.command(
-    rich_help_panel=RUNS, epilog=example("memscope table runs/srag_t runs/srag_v --ci -f markdown")
+    cls=ReadsRuns,
+    rich_help_panel=RUNS,
+    epilog=example("memscope table runs/srag_t runs/srag_v --ci -f markdown"),
 )
 @handles_errors
 def table(
@@ -169,7 +171,6 @@ def table(
         ),
     ] = None,
     dataset: DatasetOption = None,
-    dmv_registry: DmvRegistryOption = None,
     db: DbOption = None,
 ) -> None:
     """Print the paper's main results table: one row per system, one column per axis level.
@@ -209,7 +210,7 @@ def table(
     store = open_store(db)
     # --out is checked before any work: never over the store or a file that is not a table.
     target = plan_output(out, TABLE, store_files(store)) if out is not None else None
-    run_ids = _run_ids(store, runs, read_options(dataset, dmv_registry))
+    run_ids = _run_ids(store, runs, read_options(dataset))
     with store.reading():
         data = [load_run(store, run_id, detail=False) for run_id in run_ids]
     result = build_table(data, options)

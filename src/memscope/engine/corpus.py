@@ -45,6 +45,8 @@ class CorpusRound:
     image_files: list[str | None] = field(default_factory=list)
     image_ids: list[str] = field(default_factory=list)
     session_id: str = ""
+    bank: str = ""
+    """The separate memory the round belongs to (``""``: the dataset is one memory)."""
 
 
 @dataclass(frozen=True)

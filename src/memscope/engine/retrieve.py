@@ -6,6 +6,10 @@ formula (``fusion``), ranks them (score descending, ties by round id) and keeps 
 ``pool_size`` with every channel's score, so nothing the diagnosis needs is thrown away.
 Exact scoring over the whole bank is required anyway (DualMem normalises over it), so
 this is a dense matrix product, not an approximate index.
+
+A dataset may hold several separate memories (each conversation of a dataset of conversations):
+:func:`retrieve_in_banks` ranks each question among its own memory's rounds only, each
+memory scored as a bank of its own (DualMem normalises over it).
 """
 
 from __future__ import annotations
@@ -20,11 +24,6 @@ from memscope.engine.corpus import ROUND_DIALOGUE, ROUND_TEXT, ItemKind, Modalit
 from memscope.errors import InputError
 
 METHODS = ("srag_t", "srag_v", "dualmem")
-MEMEYE_METHOD_NAMES = {
-    "srag_t": "semantic_rag_text_only",
-    "srag_v": "semantic_rag_multimodal",
-    "dualmem": "dualmem",
-}
 QUESTION_CHUNK = 256
 """Questions scored together: bounds the ``(questions, rounds)`` matrices held in memory."""
 POOL_FIELDS = ("round_ids", "scores", "text_scores", "image_scores", "best_images", "sizes")
@@ -72,9 +71,13 @@ class MethodSettings:
         return "text_only" if self.method == "srag_t" else "multimodal"
 
     @property
-    def memeye_name(self) -> str:
-        """The method's name in MemEye's vocabulary."""
-        return MEMEYE_METHOD_NAMES[self.method]
+    def weights(self) -> dict[str, float]:
+        """The method's weights by their MemEye names (``{}`` for SRAG(T))."""
+        if self.method == "srag_v":
+            return {"text_dense_weight": self.text_weight, "image_dense_weight": self.image_weight}
+        if self.method == "dualmem":
+            return {"visual_weight": self.visual_weight}
+        return {}
 
 
 @dataclass
@@ -93,6 +96,18 @@ class Bank:
 
     def __len__(self) -> int:
         return len(self.round_ids)
+
+    def subset(self, keep: np.ndarray) -> Bank:
+        """The rounds at the (increasing) indices ``keep``, with their images."""
+        part = Bank(self.round_ids[keep], self.text_vectors[keep])
+        if self.image_vectors is not None:
+            new_index = np.full(len(self.round_ids), -1, dtype=np.int64)
+            new_index[keep] = np.arange(len(keep))
+            images = np.flatnonzero(new_index[self.image_rounds] >= 0)
+            part.image_vectors = self.image_vectors[images]
+            part.image_rounds = new_index[self.image_rounds[images]]
+            part.image_paths = [self.image_paths[i] for i in images]
+        return part
 
 
 @dataclass
@@ -244,3 +259,60 @@ def retrieve(
     return Pools(
         *(np.concatenate([getattr(chunk, name) for chunk in chunks]) for name in POOL_FIELDS)
     )
+
+
+def retrieve_in_banks(
+    bank: Bank,
+    round_banks: np.ndarray,
+    question_banks: np.ndarray,
+    settings: MethodSettings,
+    text_queries: np.ndarray,
+    image_queries: np.ndarray | None,
+    pool_size: int,
+    has_query: np.ndarray | None = None,
+) -> Pools:
+    """:func:`retrieve` where each question remembers only part of the bank.
+
+    Args:
+        round_banks: ``(n,)`` the memory each round of ``bank`` belongs to.
+        question_banks: ``(q,)`` the memory each question retrieves from; ``""`` means the
+            whole bank. A question whose memory has no round gets an empty pool.
+
+    Each memory is ranked as a bank of its own, so every score is the one a retriever over
+    that memory alone computes; the pools are padded to a common width.
+    """
+    n_questions = len(text_queries)
+    has_query = (
+        np.ones(n_questions, dtype=bool) if has_query is None else np.asarray(has_query, dtype=bool)
+    )
+    round_banks = np.asarray(round_banks, dtype=object)
+    question_banks = np.asarray(question_banks, dtype=object)
+    parts: list[tuple[np.ndarray, Pools]] = []
+    for name in dict.fromkeys(question_banks.tolist()):
+        rows = np.flatnonzero(question_banks == name)
+        keep = np.arange(len(bank)) if name == "" else np.flatnonzero(round_banks == name)
+        if not len(keep):
+            continue
+        image_part = None if image_queries is None else image_queries[rows]
+        pools = retrieve(
+            bank.subset(keep), settings, text_queries[rows], image_part, pool_size, has_query[rows]
+        )
+        parts.append((rows, pools))
+    width = max((pools.round_ids.shape[1] for _rows, pools in parts), default=0)
+    merged = Pools(
+        np.full((n_questions, width), "", dtype=object),
+        np.full((n_questions, width), np.nan),
+        np.full((n_questions, width), np.nan),
+        np.full((n_questions, width), np.nan),
+        np.full((n_questions, width), None, dtype=object),
+        np.zeros(n_questions, dtype=np.int64),
+    )
+    for rows, pools in parts:
+        columns = pools.round_ids.shape[1]
+        for name in POOL_FIELDS:
+            target, source = getattr(merged, name), getattr(pools, name)
+            if name == "sizes":
+                target[rows] = source
+            else:
+                target[rows, :columns] = source
+    return merged

@@ -37,7 +37,7 @@ from memscope.engine.models import (
     resolve_image_model,
     resolve_text_model,
 )
-from memscope.engine.retrieve import Bank, MethodSettings, Pools, retrieve
+from memscope.engine.retrieve import Bank, MethodSettings, Pools, retrieve, retrieve_in_banks
 from memscope.engine.threads import set_thread_budget as set_thread_budget  # for the CLI
 from memscope.engine_jobs.engine_data import EngineDataset, EngineQuestion, open_dataset
 from memscope.errors import EngineError, NotFoundError
@@ -452,13 +452,27 @@ def retrieve_pools(
     pool_size: int,
     qids: list[str] | None = None,
 ) -> RetrievalResult:
-    """Embed what is missing, then rank every round for each question (all, or ``qids``)."""
+    """Embed what is missing, then rank every round for each question (all, or ``qids``);
+    in a dataset of separate memories, every round of the question's own memory."""
     wanted = set(qids) if qids is not None else None
     questions = [q for q in dataset.questions if wanted is None or q.qid in wanted]
     bank, text_queries, image_queries, has_query = bank_and_queries(
         store, dataset, settings, session, questions
     )
-    pools = retrieve(bank, settings, text_queries, image_queries, pool_size, has_query)
+    if dataset.banked:
+        banks = {round_.round_id: round_.bank for round_ in dataset.rounds}
+        pools = retrieve_in_banks(
+            bank,
+            np.array([banks.get(str(r), "") for r in bank.round_ids], dtype=object),
+            np.array([q.bank for q in questions], dtype=object),
+            settings,
+            text_queries,
+            image_queries,
+            pool_size,
+            has_query,
+        )
+    else:
+        pools = retrieve(bank, settings, text_queries, image_queries, pool_size, has_query)
     return RetrievalResult(
         dataset,
         questions,

@@ -1,8 +1,11 @@
-"""The datasets the engine works on: read from a MemEye dialog file or from the store.
+"""The datasets the engine works on: read from a benchmark's dataset file or from the store.
 
-``open_dataset`` accepts what a user calls a dataset (a dialog JSON path, a dataset id, or
-a run id) and returns its rounds and questions as the engine needs them. A dialog file is
-stored too, under the dataset id its runs use when the store already has the same file.
+``open_dataset`` accepts what a user calls a dataset (a dataset file, a dataset id, or a run
+id) and returns its rounds and questions as the engine needs them. A file is read by the
+benchmark whose spec's ``dataset_reader`` recognises it, and stored too, under the dataset
+id its runs use when the store already has the same file. Where the spec names a
+``memory_bank`` attribute, every round and question carries its bank, so a retrieval
+ranks each question among its own memory's rounds only.
 """
 
 from __future__ import annotations
@@ -14,12 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memscope.adapters.registry import benchmarks, registry
 from memscope.engine.corpus import CorpusRound
-from memscope.errors import EngineError, NotFoundError
+from memscope.errors import DatasetError, EngineError, NotFoundError
 from memscope.store import Store, queries
 from memscope.store import embeddings as cache
 
 if TYPE_CHECKING:
+    from memscope.adapters.spec import Benchmark
     from memscope.records import DatasetRecord
 
 
@@ -38,11 +43,13 @@ class EngineQuestion:
     clue_ids: list[str] = field(default_factory=list)
     source_sessions: list[str] = field(default_factory=list)
     question_images: list[str] = field(default_factory=list)
+    bank: str = ""
+    """The separate memory the question retrieves from (``""``: the whole dataset)."""
 
 
 @dataclass
 class EngineDataset:
-    """A dataset's rounds and questions, from a dialog file or the store."""
+    """A dataset's rounds and questions, from a dataset file or the store."""
 
     dataset_id: str
     task: str
@@ -51,13 +58,45 @@ class EngineDataset:
     rounds: list[CorpusRound]
     questions: list[EngineQuestion]
     notices: list[str] = field(default_factory=list)
+    benchmark: str | None = None
+    """The benchmark the dataset belongs to (its spec writes the native runs)."""
+    content_hash: str | None = None
+    """The SHA-256 of the file it was read from."""
+
+    @property
+    def banked(self) -> bool:
+        """Whether its questions retrieve from separate memories."""
+        return any(question.bank for question in self.questions)
 
     def rounds_by_id(self) -> dict[str, CorpusRound]:
         """Rounds keyed by round id."""
         return {round_.round_id: round_ for round_ in self.rounds}
 
 
+def _installed(name: str | None) -> Benchmark | None:
+    """The spec of benchmark ``name`` when it is installed (else None: no bank to read)."""
+    return registry().benchmarks.get(name) if name else None
+
+
+def _bank_attribute(spec: Benchmark | None) -> str | None:
+    return spec.dataset_reader.memory_bank if spec and spec.dataset_reader else None
+
+
+def _bank(extra: Any, attribute: str | None) -> str:
+    """The bank named by ``extra[attribute]`` (``extra`` a dict or its JSON text)."""
+    if attribute is None or extra is None:
+        return ""
+    if isinstance(extra, str):
+        try:
+            extra = json.loads(extra)
+        except ValueError:
+            return ""
+    value = extra.get(attribute) if isinstance(extra, dict) else None
+    return "" if value is None else str(value)
+
+
 def _from_record(record: DatasetRecord) -> EngineDataset:
+    attribute = _bank_attribute(_installed(record.benchmark))
     rounds = [
         CorpusRound(
             r.round_id,
@@ -68,6 +107,7 @@ def _from_record(record: DatasetRecord) -> EngineDataset:
             list(r.image_files),
             list(r.image_ids),
             r.session_id,
+            _bank(r.extra, attribute),
         )
         for r in record.rounds
     ]
@@ -84,6 +124,7 @@ def _from_record(record: DatasetRecord) -> EngineDataset:
             list(q.clue_ids),
             list(q.source_sessions),
             list(q.question_images),
+            _bank(q.extra, attribute),
         )
         for q in record.questions
     ]
@@ -95,6 +136,8 @@ def _from_record(record: DatasetRecord) -> EngineDataset:
         rounds,
         questions,
         [str(notice) for notice in record.notices],
+        record.benchmark,
+        record.content_hash,
     )
 
 
@@ -105,6 +148,7 @@ def dataset_from_store(store: Store, dataset_id: str) -> EngineDataset:
         question_rows = cache.dataset_questions(con, dataset_id).to_pylist()
     if info is None:
         raise NotFoundError(f"no dataset {dataset_id!r} in the store", where=str(store.path))
+    attribute = _bank_attribute(_installed(info["benchmark"]))
     rounds = [
         CorpusRound(
             r["round_id"],
@@ -115,6 +159,7 @@ def dataset_from_store(store: Store, dataset_id: str) -> EngineDataset:
             list(r["image_files"] or []),
             list(r["image_ids"] or []),
             r["session_id"],
+            _bank(r["extra"], attribute),
         )
         for r in round_rows
     ]
@@ -131,6 +176,7 @@ def dataset_from_store(store: Store, dataset_id: str) -> EngineDataset:
             list(q["clue_ids"] or []),
             list(q["source_sessions"] or []),
             list(q["question_images"] or []),
+            _bank(q["extra"], attribute),
         )
         for q in question_rows
     ]
@@ -141,6 +187,8 @@ def dataset_from_store(store: Store, dataset_id: str) -> EngineDataset:
         info["media_root"],
         rounds,
         questions,
+        benchmark=info["benchmark"],
+        content_hash=info["content_hash"],
     )
 
 
@@ -148,27 +196,52 @@ def _file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def open_dataset(store: Store, ref: str | Path, *, image_root: Path | None = None) -> EngineDataset:
-    """Open what the user calls a dataset: a MemEye dialog JSON, a dataset id, or a run id.
+def dataset_formats() -> str:
+    """The dataset files the installed benchmarks read, in words (``MemEye: a dialog JSON …``)."""
+    return "; ".join(
+        f"{spec.title}: {spec.dataset_reader.accepts}"
+        for spec in benchmarks()
+        if spec.dataset_reader is not None
+    )
 
-    A dialog file is read (images resolved under ``image_root``, else MemEye's default
-    ``<data>/image``) and stored, so a later search or ingest shares it.
+
+def dataset_spec(path: Path) -> Benchmark:
+    """The benchmark whose dataset reader recognises the file ``path``.
+
+    Raises:
+        DatasetError: no installed benchmark reads it (the message lists what is accepted).
+    """
+    for spec in benchmarks():
+        if spec.dataset_reader is not None and spec.dataset_reader.sniff(path):
+            return spec
+    accepted = dataset_formats()
+    raise DatasetError(
+        "not a dataset file memscope's engine reads",
+        where=str(path),
+        fix=f"Pass one of these: {accepted}." if accepted else "Install a benchmark that reads it",
+    )
+
+
+def open_dataset(store: Store, ref: str | Path, *, image_root: Path | None = None) -> EngineDataset:
+    """Open what the user calls a dataset: a benchmark's dataset file, a dataset id, or a run id.
+
+    A file is read by the benchmark whose dataset reader recognises it (images resolved
+    under ``image_root``, else where the benchmark looks by default) and stored, so a later
+    search or ingest shares it.
 
     Raises:
         NotFoundError: when ``ref`` is none of these, naming close matches.
-        DatasetError: when the dialog file cannot be read.
+        DatasetError: when no benchmark reads the file, or it cannot be read.
     """
-    from memscope.adapters.memeye_dataset import read_memeye_dataset
-
     path = Path(ref).expanduser()
     if path.is_file():
-        default_root = path.resolve().parent.parent / "image"
-        root = image_root or (default_root if default_root.is_dir() else None)
         with store.read() as con:
             known = cache.datasets_with_content(con, _file_sha256(path))
         if known:  # the runs that brought it named the task; keep their dataset id
             return dataset_from_store(store, known[0])
-        record = read_memeye_dataset(path.resolve(), root)
+        reader = dataset_spec(path).dataset_reader
+        assert reader is not None  # dataset_spec only returns a benchmark with one
+        record = reader.read(path, image_root)
         with store.write() as con:
             cache.store_dataset(con, record)
         return _from_record(record)
@@ -176,7 +249,7 @@ def open_dataset(store: Store, ref: str | Path, *, image_root: Path | None = Non
         raise EngineError(
             "a folder is not a dataset",
             where=str(path),
-            fix="Pass the MemEye dialog JSON (data/dialog/<Task>.json), a dataset id or a run id.",
+            fix=f"Pass a dataset file ({dataset_formats()}), a dataset id or a run id.",
         )
     name = str(ref)
     with store.read() as con:
@@ -189,6 +262,6 @@ def open_dataset(store: Store, ref: str | Path, *, image_root: Path | None = Non
             f"no dialog file, dataset or run called {name!r}",
             where=str(store.path),
             fix=(f"Did you mean {', '.join(close)}? " if close else "")
-            + "Pass a MemEye dialog JSON path, a dataset id or a run id (see `memscope runs`).",
+            + "Pass a dataset file path, a dataset id or a run id (see `memscope runs`).",
         )
     return dataset_from_store(store, dataset_id)

@@ -1,25 +1,26 @@
 """``memscope retrieve``: run a retriever over a dataset and write a native run.
 
-The run has the MemEye layout, so everything that reads MemEye runs reads it, plus the
-``retrieval.jsonl`` sidecar with each question's whole ranked pool and every channel's
-score. ``method_runtime`` follows MemEye's semantic-RAG fields; unlike MemEye,
-``top_candidates`` scores every one of the top-k seeds, not only the first five.
+The run is written by the dataset's benchmark (its spec's ``run_writer``) in that
+benchmark's own layout, so everything that reads the benchmark's runs reads it: MemEye's
+layout plus a ``retrieval.jsonl`` sidecar with each question's whole ranked pool and every
+channel's score (``adapters/memeye/native_run.py``), or the run file another benchmark's
+own evaluation writes. The engine hands the writer plain records
+(``records.EngineRunPlan``, one ``records.EngineRetrieval`` per question).
 
-Without an answer model the run is retrieval-only: ``pred``, ``em``, ``judge`` and the
-other answer fields are null. With one, each question is asked the way MemEye's runner
-asks it (``engine/answer.py``); a failure stops the run with one message and leaves the
-questions answered so far as a valid, shorter run.
+Without an answer model the run is retrieval-only. With one, each question is asked the
+way MemEye's runner asks it (``engine/answer.py``); a failure stops the run with one
+message and leaves the questions answered so far as a valid, shorter run. A benchmark
+whose layout records no answers refuses an answer model.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from memscope import __version__
-from memscope.adapters.memeye_dataset import ImageResolver
+from memscope.adapters.memeye.dataset import ImageResolver
+from memscope.adapters.registry import benchmark
 from memscope.engine.answer import AnswerClient, answer_question, round_history
 
 # Re-exported: `memscope run` builds these settings and may not import the engine.
@@ -27,7 +28,6 @@ from memscope.engine.answer import AnswerSettings as AnswerSettings
 from memscope.engine.prompts import system_prompt
 from memscope.engine.retrieve import BACKENDS
 from memscope.engine.retrieve import MethodSettings as MethodSettings
-from memscope.engine.runs import NativeRunWriter, check_out_dir
 from memscope.engine_jobs.engine import (
     EngineOptions,
     EngineSession,
@@ -36,7 +36,14 @@ from memscope.engine_jobs.engine import (
     retrieve_pools,
 )
 from memscope.engine_jobs.engine_data import EngineDataset, EngineQuestion, open_dataset
-from memscope.errors import InputError
+from memscope.errors import EngineError, InputError
+from memscope.records import (
+    EngineAnswerer,
+    EngineCandidate,
+    EngineRetrieval,
+    EngineRetriever,
+    EngineRunPlan,
+)
 from memscope.store import Store
 
 DEFAULT_K = 10
@@ -54,125 +61,50 @@ class NativeRunSummary:
     corpus_size: int
     text_model: str
     image_model: str | None
-
-
-def _effective_name(settings: MethodSettings) -> str:
-    # MemEye names its built-in methods plainly and others "<name>__<modality>".
-    return settings.memeye_name if settings.method != "dualmem" else "dualmem__multimodal"
+    written: Path | None = None
+    """What the benchmark's writer wrote: the run directory, or the run file within it."""
+    benchmark: str | None = None
 
 
 def _run_mode(questions: list[EngineQuestion]) -> str:
     return "mcq" if questions and all(q.mode == "mcq" for q in questions) else "open"
 
 
-def _runtime(
-    settings: MethodSettings,
-    k: int,
-    pool_size: int,
-    seeds: list[str],
-    selected: list[str],
-    candidates: list[dict[str, Any]],
-    clue_ids: list[str],
-    result: RetrievalResult,
-    history_turns: int,
-) -> dict[str, Any]:
-    runtime: dict[str, Any] = {
-        "retrieval_backend": BACKENDS[settings.method],
-        "retrieval_corpus": "round_text",
-        "method_modality": settings.modality,
-        "top_k": k,
-        "neighbor_window": 0,
-        "seed_round_ids": seeds,
-        "selected_round_ids": selected,
-        "top_candidates": candidates,
-        "clue_hit_count": sum(1 for round_id in selected if round_id in clue_ids),
-        "corpus_entry_count": result.corpus_size,
-        "text_embedding_model": result.text_source.spec,
-        "memscope_text_model_id": result.text_model,
-        "caption_text_included": settings.text_kind == "round_text",
-        "image_embeddings_built": settings.uses_images,
-        "history_source": "retrieval",
-        "captions_loaded": settings.modality == "text_only",
-        "images_loaded": settings.modality == "multimodal",
-        "history_turns_after_truncation": history_turns,
-        "memscope_method": settings.method,
-        "pool_size": pool_size,
-    }
-    runtime |= _image_fields(result)
-    if settings.method == "srag_v":
-        runtime |= {
-            "text_dense_weight": settings.text_weight,
-            "image_dense_weight": settings.image_weight,
-        }
-    elif settings.method == "dualmem":
-        runtime |= {"visual_weight": settings.visual_weight}
-    return runtime
+def _retriever(
+    settings: MethodSettings, k: int, pool: int, result: RetrievalResult
+) -> EngineRetriever:
+    image = result.image_source
+    return EngineRetriever(
+        method=settings.method,
+        backend=BACKENDS[settings.method],
+        modality=settings.modality,
+        corpus=settings.text_kind,
+        uses_images=settings.uses_images,
+        weights=settings.weights,
+        top_k=k,
+        pool_size=pool,
+        corpus_size=result.corpus_size,
+        text_model=result.text_source.spec,
+        text_model_id=result.text_model,
+        text_model_label=result.text_source.label,
+        image_model=image.spec if image is not None else None,
+        image_model_id=result.image_model,
+    )
 
 
-def _image_fields(result: RetrievalResult) -> dict[str, Any]:
-    """How to find the run's image model again (``memscope recompute`` / ``rerun --requery`` read it)."""
-    if result.image_source is None:
-        return {}
-    name, pretrained = result.image_source.spec
-    return {
-        "multimodal_embedding_model": name,
-        "multimodal_embedding_pretrained": pretrained,
-        "memscope_image_model_id": result.image_model,
-    }
-
-
-def _candidates(pool: list[dict[str, Any]], k: int, best_images: list[Any]) -> list[dict[str, Any]]:
-    candidates = []
-    for entry, best in zip(pool[:k], best_images, strict=False):
-        candidate = {
-            "round_id": entry["round_id"],
-            "score": entry["score"],
-            "text_dense_score": entry["text_score"],
-        }
-        if entry["image_score"] is not None:
-            candidate |= {"image_dense_score": entry["image_score"], "best_image_path": best or ""}
-        candidates.append(candidate)
-    return candidates
-
-
-def _row(
-    question: EngineQuestion,
-    settings: MethodSettings,
-    runtime: dict[str, Any],
-    answer: dict[str, Any] | None,
-) -> dict[str, Any]:
-    row: dict[str, Any] = {
-        "idx": question.idx,
-        "point": [question.x_labels, question.y_labels],
-        "mode": question.mode,
-        "question": question.question,
-        "gt": question.gold,
-        "pred": None,
-        "exact_match": None,
-        "em": None,
-        "contains_gt": None,
-        "f1": None,
-        "bleu": None,
-        "bleu_1": None,
-        "bleu_2": None,
-        "bert": None,
-        "judge": None,
-        "judge_reasoning": None,
-        "latency_ms": None,
-        "method_name": settings.memeye_name,
-        "effective_method_name": _effective_name(settings),
-        "method_modality": settings.modality,
-        "history_turns": runtime["history_turns_after_truncation"],
-        "source_sessions": question.source_sessions,
-        "clue_rounds": question.clue_ids,
-        "usage": {},
-    }
-    if question.mode == "mcq":
-        row |= {"choice": None, "valid_choice": None}
-    if answer:
-        row |= answer
-    row["method_runtime"] = runtime
-    return row
+def _candidates(result: RetrievalResult, row: int) -> list[EngineCandidate]:
+    best_images = result.pools.best_images[row].tolist()
+    return [
+        EngineCandidate(
+            entry["rank"],
+            entry["round_id"],
+            entry["score"],
+            entry["text_score"],
+            entry["image_score"],
+            best_images[index],
+        )
+        for index, entry in enumerate(result.pools.pool(row))
+    ]
 
 
 def _question_images(dataset: EngineDataset, question: EngineQuestion) -> list[str]:
@@ -199,11 +131,15 @@ def write_native_run(
     limit: int | None = None,
     image_root: Path | None = None,
 ) -> NativeRunSummary:
-    """Retrieve for every question of a dataset and write a native run to ``out_dir``.
+    """Retrieve for every question of a dataset and write a native run to ``out_dir``, in
+    the layout of the dataset's benchmark.
 
     Raises:
-        InputError: bad k / pool. EngineError: models missing, the output folder holds a
-            run, or the answer endpoint failed (the rows written so far are kept).
+        InputError: bad k / pool, or an answer model for a benchmark whose runs record no
+            answers. EngineError: models missing, the benchmark writes no native runs, the
+            output folder holds the run, or the answer endpoint failed (the rows written so
+            far are kept).
+        PluginError: the dataset's benchmark is not installed.
     """
     if k < 1:
         raise InputError(f"--k must be at least 1, got {k}")
@@ -212,37 +148,57 @@ def write_native_run(
             f"--pool ({pool}) must be at least --k ({k})",
             fix="The pool holds the top-k and the candidates below them.",
         )
-    check_out_dir(out_dir, overwrite=overwrite)  # before hours of retrieval, not after
     session = EngineSession(options, reporter)
     dataset = open_dataset(store, dataset_ref, image_root=image_root)
+    spec = benchmark(dataset.benchmark)
+    writer = spec.run_writer
+    if writer is None:
+        raise EngineError(
+            f"memscope retrieve writes no {spec.title} runs: its package declares no run writer",
+            where=str(dataset_ref),
+            fix="Use `memscope search` to look into the dataset, or a benchmark that has one.",
+        )
+    if answer is not None and not writer.answers:
+        raise InputError(
+            f"{spec.title} runs written by memscope are retrieval-only: its run format has "
+            "no place for memscope's answers",
+            where="--answer-endpoint",
+            fix="Drop --answer-endpoint and --answer-model.",
+        )
+    writer.check(out_dir, overwrite=overwrite)  # before hours of retrieval, not after
     questions = dataset.questions[:limit] if limit else dataset.questions
     result = retrieve_pools(store, dataset, settings, session, pool, [q.qid for q in questions])
     rounds = dataset.rounds_by_id()
     mode = _run_mode(result.questions)
     client = AnswerClient(answer) if answer else None
-    config, metrics = _run_files(dataset, settings, k, pool, mode, result, answer, out_dir)
+    plan = EngineRunPlan(
+        dataset_id=dataset.dataset_id,
+        benchmark=spec.name,
+        task=dataset.task,
+        source_path=dataset.source_path,
+        content_hash=dataset.content_hash,
+        media_root=dataset.media_root,
+        n_dataset_questions=len(dataset.questions),
+        mode=mode,
+        retriever=_retriever(settings, k, pool, result),
+        answerer=(
+            EngineAnswerer(answer.model, answer.endpoint, answer.max_tokens, answer.timeout_s)
+            if answer
+            else None
+        ),
+        memscope_version=__version__,
+    )
     answered = 0
     reporter = session.reporter
-    with NativeRunWriter(out_dir, config, metrics, overwrite=overwrite) as writer:
+    with writer.open(plan, out_dir, overwrite=overwrite) as sink:
         label = f"answering with {answer.model}" if answer else "writing the run"
         with reporter.progress(label, len(result.questions)) as advance:
             for row_index, question in enumerate(result.questions):
-                pool_entries = result.pools.pool(row_index)
-                seeds = [entry["round_id"] for entry in pool_entries[:k]]
+                candidates = _candidates(result, row_index)
+                seeds = [candidate.round_id for candidate in candidates[:k]]
                 selected = sorted(seeds, key=lambda round_id: rounds[round_id].position)
                 history = round_history(
                     [rounds[round_id] for round_id in selected], settings.modality
-                )
-                runtime = _runtime(
-                    settings,
-                    k,
-                    pool,
-                    seeds,
-                    selected,
-                    _candidates(pool_entries, k, result.pools.best_images[row_index].tolist()),
-                    question.clue_ids,
-                    result,
-                    len(history),
                 )
                 reply = None
                 if client is not None:
@@ -261,7 +217,23 @@ def write_native_run(
                         images,
                     )
                     answered += 1
-                writer.add(_row(question, settings, runtime, reply), pool_entries)
+                sink.add(
+                    EngineRetrieval(
+                        qid=question.qid,
+                        idx=question.idx,
+                        question=question.question,
+                        gold=question.gold,
+                        mode=question.mode,
+                        x_labels=question.x_labels,
+                        y_labels=question.y_labels,
+                        clue_ids=question.clue_ids,
+                        source_sessions=question.source_sessions,
+                        pool=candidates,
+                        history_round_ids=selected,
+                        history_turns=len(history),
+                        answer=reply,
+                    )
+                )
                 advance(1)
     return NativeRunSummary(
         out_dir,
@@ -271,79 +243,6 @@ def write_native_run(
         result.corpus_size,
         result.text_source.label,
         result.image_source.label if result.image_source else None,
+        sink.path,
+        spec.name,
     )
-
-
-def _run_files(
-    dataset: EngineDataset,
-    settings: MethodSettings,
-    k: int,
-    pool: int,
-    mode: str,
-    result: RetrievalResult,
-    answer: AnswerSettings | None,
-    out_dir: Path,
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    method = {
-        "name": settings.memeye_name,
-        "modality": settings.modality,
-        "retrieval_backend": BACKENDS[settings.method],
-        "top_k": k,
-        "neighbor_window": 0,
-        "text_embedding_model": result.text_source.spec,
-        "memscope_method": settings.method,
-        "pool_size": pool,
-    } | _image_fields(result)
-    if settings.method == "srag_v":
-        method |= {
-            "text_dense_weight": settings.text_weight,
-            "image_dense_weight": settings.image_weight,
-        }
-    elif settings.method == "dualmem":
-        method |= {"visual_weight": settings.visual_weight}
-    model = (
-        {
-            "name": answer.model,
-            "provider": "openai_api",
-            "model": answer.model,
-            "base_url": answer.endpoint,
-            "max_new_tokens": answer.max_tokens,
-            "timeout": answer.timeout_s,
-        }
-        if answer
-        else {"name": "retrieval_only", "provider": None, "model": None}
-    )
-    dataset_paths = {"dialog_json": dataset.source_path, "image_root": dataset.media_root}
-    config = {
-        "task": {
-            "name": dataset.task,
-            "dataset": dataset_paths,
-            "eval": {"mode": mode, "max_questions": 0},
-        },
-        "dataset": dataset_paths,
-        "eval": {"mode": mode, "max_questions": 0},
-        "model": model,
-        "method": method,
-        "run": {"output_root": str(out_dir.parent)},
-    }
-    metrics = {
-        "task_name": dataset.task,
-        "model_name": model["name"],
-        "model_path": answer.model if answer else None,
-        "method_name": _effective_name(settings),
-        "base_method_name": "dualmem" if settings.method == "dualmem" else settings.memeye_name,
-        "method_modality": settings.modality,
-        "mode": mode,
-        "num_qas": len(dataset.questions),
-        "dialog_json": dataset.source_path,
-        "image_root": dataset.media_root or "",
-        "run_dir": str(out_dir.resolve()),
-        "git_commit": f"memscope-{__version__}",
-        "memscope": {
-            "version": __version__,
-            "dataset_id": dataset.dataset_id,
-            "retrieval_only": answer is None,
-            "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        },
-    }
-    return config, metrics

@@ -112,7 +112,7 @@ def run_dataset_id(con: duckdb.DuckDBPyConnection, run_id: str) -> str | None:
 def dataset_questions(con: duckdb.DuckDBPyConnection, dataset_id: str) -> pa.Table:
     """Every question of a dataset by idx, with what the engine needs to ask and score it."""
     return con.sql(
-        "SELECT qid, idx, question, gold, mode, x_labels, y_labels, options, clue_ids, source_sessions, question_images "
+        "SELECT qid, idx, question, gold, mode, x_labels, y_labels, options, clue_ids, source_sessions, question_images, extra "
         "FROM questions WHERE dataset_id = ? ORDER BY idx",
         params=[dataset_id],
     ).to_arrow_table()

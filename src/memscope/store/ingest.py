@@ -9,17 +9,13 @@ replaced.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from memscope.adapters.upstream_summary import (
-    CHECK_KEY,
-    RATE_TOLERANCE,
-    Comparison,
-    check_notices,
-    summary_check,
-)
+from memscope.adapters.registry import benchmark
+from memscope.adapters.upstream_summary import CHECK_KEY
 from memscope.errors import StoreError
 from memscope.identity import RUN_LABEL_SEPARATOR, folder_label
 from memscope.records import (
@@ -124,7 +120,7 @@ def ingest_run(
             for table in ("retrievals", "predictions", "runs"):
                 con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
         n_questions = _load_predictions(con, run_id, record, strict=strict, notices=notices)
-        metrics = _with_memeye_check(con, run_id, record, notices)
+        metrics = _with_stored_check(con, run_id, record, notices)
         replace_run_details(con, run_id, record.detail_tables)
         con.execute(
             "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now()::TIMESTAMP, NULL)",
@@ -164,52 +160,34 @@ def ingest_run(
     )
 
 
-MEMEYE_MEANS = ("em", "f1", "bleu_1", "judge")
-"""``metrics.json`` ``summary.overall`` means the store keeps a per-question value of."""
-
-
-def _with_memeye_check(
+def _with_stored_check(
     con: duckdb.DuckDBPyConnection, run_id: str, record: RunRecord, notices: list[Notice]
 ) -> dict[str, Any]:
-    """The run's metrics plus, for a MemEye run, the cross-check of ``metrics.json``'s
-    ``summary`` (``open_count`` = every row, ``overall`` means) against the stored rows.
+    """The run's metrics plus the cross-check its benchmark makes of upstream's summary
+    against the rows just stored (``Benchmark.check_stored``: MemEye's ``metrics.json``).
 
-    Other benchmarks' adapters check their own summary files while reading them.
+    Benchmarks whose summary can be checked from the files alone check it while reading.
     """
     metrics = dict(record.metrics)
-    summary = metrics.get("summary")
-    if record.benchmark != "memeye" or summary is None or summary == {}:
+    check_stored = benchmark(record.benchmark).check_stored
+    if check_stored is None:
         return metrics
-    where = str(Path(record.path) / "metrics.json")
-    surprises: list[str] = []
-    comparisons: list[Comparison] = []
-    overall = summary.get("overall") if isinstance(summary, dict) else None
-    if not isinstance(summary, dict) or not isinstance(overall, dict):
-        surprises.append(
-            "metrics.json 'summary' has no 'overall' object (upstream-formats.md 1.4); not cross-checked"
-        )
-    else:
+
+    def stored(columns: Sequence[str]) -> dict[str, Any]:
+        known = {"em", "f1", "bleu_1", "judge", "latency_ms", "total_tokens"}
+        wanted = [column for column in columns if column in known]
+        means = ", ".join(f"avg({column})" for column in wanted)
         found = one(
             con,
-            "SELECT count(*), avg(em), avg(f1), avg(bleu_1), avg(judge) FROM predictions WHERE run_id = ?",
+            f"SELECT count(*){', ' if means else ''}{means} FROM predictions WHERE run_id = ?",
             [run_id],
         )
-        stored = dict(zip(("open_count", *MEMEYE_MEANS), found or (), strict=False))
-        if isinstance(summary.get("open_count"), int):
-            comparisons.append(("open_count", summary["open_count"], stored["open_count"], 0.0))
-        for name in MEMEYE_MEANS:
-            value = overall.get(name)
-            if value is None:
-                continue
-            if not isinstance(value, (int, float)) or isinstance(value, bool):
-                surprises.append(
-                    f"metrics.json summary.overall.{name} is not a number: {value!r}"[:160]
-                )
-                continue
-            comparisons.append((f"overall.{name}", float(value), stored[name], RATE_TOLERANCE))
-    check = summary_check(where, comparisons, surprises=surprises)
-    metrics[CHECK_KEY] = check
-    notices += check_notices(check)
+        return dict(zip(("n", *wanted), found or (), strict=False))
+
+    check, found_notices = check_stored(record, stored)
+    if check is not None:
+        metrics[CHECK_KEY] = check
+    notices += found_notices
     return metrics
 
 

@@ -106,32 +106,30 @@ N_ROTATIONS = "coalesce(json_array_length(p.rotations), 0)::INTEGER AS n_rotatio
 """How many MCQ rotations a prediction has (0 for open and single-options questions)."""
 QUESTION_COLUMNS = (
     "p.qid, q.idx, q.question_key, q.task, q.x, q.y, q.x_labels, q.y_labels, p.mode, "
-    "q.question, coalesce(q.gold, p.gold) AS gold, p.pred, p.choice, p.em, p.judge, p.judge_reasoning, "
+    "q.question, coalesce(q.gold, p.gold) AS gold, p.pred, p.choice, p.em, p.judge, p.f1, p.judge_reasoning, "
     "p.rotations, p.position_bias, q.options, q.clue_ids, q.clue_rounds, q.source_sessions, q.extra, "
     f"{N_ROTATIONS}"
 )
 SCORE_COLUMNS = (
-    "p.qid, q.idx, q.question_key, q.task, q.x, q.y, p.mode, p.em, p.judge, q.extra, q.question, "
+    "p.qid, q.idx, q.question_key, q.task, q.x, q.y, p.mode, p.em, p.judge, p.f1, q.extra, q.question, "
     f"{N_ROTATIONS}"
 )
 """What run-level summaries and the triage queue need; skips the answers, options and
 rotations (most of the bytes)."""
 
 
-OWN_EXTRA_BENCHMARKS = ("dmv",)
-"""Benchmarks whose question tables also carry the run's own per-question attributes as
-``prediction_extra`` (DMV-Bench: the system's bank size and recall-step facts)."""
-
-
 def question_table(con: duckdb.DuckDBPyConnection, run_id: str, *, detail: bool = True) -> pa.Table:
     """Per question of a run, by idx: identity, axes, gold, the prediction and its scores.
 
-    ``detail=False`` reads only :data:`SCORE_COLUMNS`. A run of
-    :data:`OWN_EXTRA_BENCHMARKS` adds ``prediction_extra``.
+    ``detail=False`` reads only :data:`SCORE_COLUMNS`. A run whose benchmark logs
+    attributes of its own per question (``Benchmark.own_attributes``: DMV-Bench's bank size
+    and recall-step facts) adds them as ``prediction_extra``.
     """
+    from memscope.adapters.registry import benchmark as spec_of
+
     columns = QUESTION_COLUMNS if detail else SCORE_COLUMNS
-    benchmark = one(con, "SELECT benchmark FROM runs WHERE run_id = ?", [run_id])
-    if benchmark and benchmark[0] in OWN_EXTRA_BENCHMARKS:
+    found = one(con, "SELECT benchmark FROM runs WHERE run_id = ?", [run_id])
+    if found and spec_of(found[0]).own_attributes:
         columns += ", p.extra AS prediction_extra"
     return con.sql(
         f"SELECT {columns} "

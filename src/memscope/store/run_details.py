@@ -1,14 +1,18 @@
-"""Writes the benchmark-specific per-run tables an adapter hands over (migration 005).
+"""Writes the benchmark-specific per-run tables a reader hands over.
 
-An adapter puts Arrow tables in ``RunRecord.detail_tables`` keyed by table name; ingest
-calls :func:`replace_run_details` inside the run's transaction, so a re-ingested run never
-keeps stale detail rows and a failed ingest leaves none behind.
+A benchmark declares its tables in its spec (``Benchmark.detail_tables``; DMV-Bench's and
+CUE-Mem's were created by migration 005, others on first use). A reader puts Arrow tables
+in ``RunRecord.detail_tables`` keyed by table name; ingest calls
+:func:`replace_run_details` inside the run's transaction, so a re-ingested run never keeps
+stale detail rows and a failed ingest leaves none behind.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from memscope.adapters.registry import benchmarks
+from memscope.adapters.spec import DetailTable
 from memscope.errors import StoreError
 from memscope.store.sql import rows
 
@@ -16,8 +20,16 @@ if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
 
-DETAIL_TABLES = ("dmv_recall_steps", "cue_retrieved_items")
-"""Every per-run detail table; only these names are accepted from an adapter."""
+
+def detail_tables() -> dict[str, DetailTable]:
+    """Every installed benchmark's detail tables by name (``Benchmark.detail_tables``)."""
+    return {table.name: table for spec in benchmarks() for table in spec.detail_tables}
+
+
+def ensure_detail_table(con: duckdb.DuckDBPyConnection, table: DetailTable) -> None:
+    """Create ``table`` in the store unless it is there (``run_id`` first, then its columns)."""
+    columns = ", ".join(f"{name} {kind}" for name, kind in table.columns)
+    con.execute(f"CREATE TABLE IF NOT EXISTS {table.name} (run_id VARCHAR NOT NULL, {columns})")
 
 
 def replace_run_details(
@@ -29,19 +41,26 @@ def replace_run_details(
     is stored as NULL.
 
     Raises:
-        StoreError: for a table name that is not a detail table (a programming error).
+        StoreError: for a table name that no installed benchmark declares (a bug of the
+            benchmark's reader).
     """
-    unknown = sorted(set(tables) - set(DETAIL_TABLES))
+    known = detail_tables()
+    unknown = sorted(set(tables) - set(known))
     if unknown:
         raise StoreError(
             f"unknown detail table(s) {', '.join(unknown)}",
-            fix="This is a memscope bug; please report it.",
+            fix="The benchmark's reader hands over a table its spec does not declare "
+            "(Benchmark.detail_tables); please report it.",
         )
-    for name in DETAIL_TABLES:
-        con.execute(f"DELETE FROM {name} WHERE run_id = ?", [run_id])
+    existing = {row[0] for row in rows(con, "SELECT table_name FROM information_schema.tables")}
+    for name in known:
+        if name in existing:
+            con.execute(f"DELETE FROM {name} WHERE run_id = ?", [run_id])
     for name, data in tables.items():
         if data is None or not data.num_rows:
             continue
+        if name not in existing:
+            ensure_detail_table(con, known[name])
         columns = [row[0] for row in rows(con, f"DESCRIBE {name}")]
         con.register("memscope_detail_incoming", data)
         try:

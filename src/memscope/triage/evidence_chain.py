@@ -52,6 +52,8 @@ class QuestionDetail:
     choice: str
     em: float | None
     judge: float | None
+    f1: float | None
+    """Token F1 (where the benchmark grades by it), None where the run has none."""
     judge_reasoning: str
     correct: float
     options: tuple[tuple[str, str], ...]
@@ -72,11 +74,13 @@ def question_detail(data: RunData, row: int) -> QuestionDetail:
     values = data.questions.slice(row, 1).to_pylist()[0]
     mode = values.get("mode") or ""
     em, judge = float_or_none(values.get("em")), float_or_none(values.get("judge"))
+    f1 = float_or_none(values.get("f1"))
     correct = float(
         correctness(
             np.array([mode], dtype=object),
             np.array([np.nan if em is None else em]),
             np.array([np.nan if judge is None else judge]),
+            np.array([np.nan if f1 is None else f1]),
         )[0]
     )
     option_sets = _option_sets(json_or_none(values.get("options")))
@@ -102,6 +106,7 @@ def question_detail(data: RunData, row: int) -> QuestionDetail:
         choice=values.get("choice") or "",
         em=em,
         judge=judge,
+        f1=f1,
         judge_reasoning=values.get("judge_reasoning") or "",
         correct=correct,
         options=option_sets[0] if option_sets else (),

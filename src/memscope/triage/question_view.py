@@ -23,6 +23,7 @@ from memscope.triage.evidence_chain import (
     question_detail,
 )
 from memscope.triage.loaded_run import LoadedRun
+from memscope.usecases.benchmarks import Panel
 from memscope.usecases.report import RETRIEVAL_NOTES
 
 
@@ -35,6 +36,7 @@ class OtherAnswer:
     choice: str
     em: float | None
     judge: float | None
+    f1: float | None
     correct: float
 
 
@@ -44,15 +46,18 @@ class QuestionView:
 
     detail: QuestionDetail
     benchmark: str
-    """``memeye``, ``cuemem`` or ``dmv`` (a DMV-Bench probe shows its recall steps)."""
+    """The run's benchmark name (``runs.benchmark``)."""
+    panel: Panel
+    """What the right-hand panel shows (``Benchmark.panel``; a probe shows its recall
+    steps in place of a dialogue round)."""
     other: OtherAnswer | None
     other_run_id: str | None
     """The compared run (set even when this question is not in it)."""
 
     @property
     def is_probe(self) -> bool:
-        """A DMV-Bench probe: no dialogue round, its recall steps instead."""
-        return self.benchmark == "dmv"
+        """A probe (DMV-Bench): no dialogue round, its recall steps instead."""
+        return self.panel == "probe"
 
 
 @dataclass(frozen=True)
@@ -91,9 +96,11 @@ def question_view(session: LoadedRun, row: int) -> QuestionView:
             theirs.choice,
             theirs.em,
             theirs.judge,
+            theirs.f1,
             theirs.correct,
         )
-    return QuestionView(detail, session.data.benchmark, other, session.other_run_id)
+    data = session.data
+    return QuestionView(detail, data.benchmark, data.spec.panel, other, session.other_run_id)
 
 
 def ranking_view(

@@ -615,9 +615,9 @@ class TriageSession:
         if self.run is None or key is None:
             return RerankPlan("none")
         run = self.run.data.run
-        # The run-level numbers are MemEye's Y3 temporal metrics: CUE-Mem and DMV-Bench
-        # panels do not show them, so nothing is computed for those runs.
-        if run.get("retrieval_kind") != "ranked" or run.get("benchmark") in ("cuemem", "dmv"):
+        # The run-level numbers are the Y3 temporal metrics under the re-rank panel; the
+        # evidence and probe panels do not show them, so nothing is computed for those runs.
+        if run.get("retrieval_kind") != "ranked" or self.run.data.spec.panel != "rerank":
             return RerankPlan("none")
         if not self.run.evidence_ready:
             return RerankPlan("waiting", key)

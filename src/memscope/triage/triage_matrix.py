@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from memscope.adapters.axes import MatrixView
-from memscope.analysis import aggregate
 from memscope.store import Store
 from memscope.usecases.axes import cross_table
 from memscope.usecases.loading import RunData
@@ -28,7 +27,7 @@ from memscope.usecases.metric_names import METRIC_NAMES
 from memscope.usecases.report import question_metrics
 from memscope.usecases.triage_queue import TriageTable
 
-RATE_METRICS = {key: METRIC_NAMES[key] for key in ("em", "judge", "any_clue", "latest_at_k")}
+RATE_METRICS = {key: METRIC_NAMES[key] for key in ("em", "judge", "f1", "any_clue", "latest_at_k")}
 DELTA_RESAMPLES = 1000
 
 
@@ -52,6 +51,9 @@ class CellValue:
 
 RETRIEVAL_KEYS = {"any_clue", "latest_at_k", "evidence_recall", "evidence_precision", "r1_top_k"}
 """Metrics that need the retrieval evidence (loaded in the background)."""
+SHARED_METRICS = frozenset({"accuracy", "tsr", "seen_any", *RATE_METRICS, *RETRIEVAL_KEYS})
+"""The matrix metrics a benchmark's ``axes.metrics`` may name besides its own table metrics
+(``TableLayout.metrics``, read from their prediction column); docs/benchmarks.md."""
 ALL_COLUMN = "*"
 EI_GAP_COLUMN = "ei_gap"
 
@@ -63,19 +65,9 @@ def available_metrics(table: TriageTable, compare: bool, has_retrieval: bool) ->
         for key, title in table.axes.metrics
         if has_retrieval or key not in RETRIEVAL_KEYS
     ]
-    if table.axes.benchmark == "memeye":
-        metrics = [m for m in metrics if m.key in RATE_METRICS]
     metrics.append(MatrixMetric("labelled", "share of failures labelled", "rate"))
     if compare:
-        metrics.append(
-            MatrixMetric(
-                "delta",
-                "caption-proof Δ (other − this)"
-                if table.axes.benchmark == "memeye"
-                else f"Δ {'TSR' if table.axes.benchmark == 'dmv' else 'accuracy'} (other − this)",
-                "delta",
-            )
-        )
+        metrics.append(MatrixMetric("delta", table.spec.matrix.delta_title, "delta"))
     labelled_codes = sorted({code for codes in table.label.tolist() for code in codes.split()})
     suggested_codes = sorted({code for code in table.suggested.tolist() if code})
     metrics += [
@@ -87,62 +79,24 @@ def available_metrics(table: TriageTable, compare: bool, has_retrieval: bool) ->
     return metrics
 
 
-def cell_values(
-    metric: MatrixMetric,
-    table: TriageTable,
-    data: RunData,
-    k: int,
-    other: RunData | None = None,
-    store: Store | None = None,
-) -> dict[str, CellValue]:
-    """``{"X1_Y1": CellValue, ...}`` for ``metric`` (cells without questions are absent).
-
-    The Δ metric needs the store (``memscope compare`` reads both runs from it).
-    """
-    cells = table.cell
-    result: dict[str, CellValue] = {}
-    if metric.key in RATE_METRICS:
-        values = question_metrics(data, k)[metric.key]
-        for cell in aggregate.CELLS:
-            mask = cells == cell
-            defined = values[mask & ~np.isnan(values)]
-            if mask.any():
-                result[cell] = CellValue(
-                    float(defined.mean()) if defined.size else None, int(defined.size)
-                )
-    elif metric.key == "labelled":
-        failing = table.correct == 0.0
-        for cell in aggregate.CELLS:
-            mask = (cells == cell) & failing
-            if (cells == cell).any():
-                n = int(mask.sum())
-                result[cell] = CellValue(float(table.labelled[mask].mean()) if n else None, n)
-    elif metric.key.startswith(("label:", "suggested:")):
-        source, code = metric.key.split(":", 1)
-        has = (
-            np.array([code in codes.split() for codes in table.label.tolist()], dtype=bool)
-            if source == "label"
-            else table.suggested == code
-        )
-        for cell in aggregate.CELLS:
-            mask = cells == cell
-            if mask.any():
-                result[cell] = CellValue(float(has[mask].sum()), int(mask.sum()))
-    elif metric.key == "delta" and other is not None and store is not None:
-        result = _delta_cells(store, str(data.run["run_id"]), str(other.run["run_id"]))
-    return result
-
-
-def _delta_cells(store: Store, run_a: str, run_b: str) -> dict[str, CellValue]:
+def _coordinate_delta(store: Store, run_a: str, run_b: str) -> dict[tuple[str, str], CellValue]:
+    """The caption-proof Δ per (x, y) cell, as ``memscope compare`` computes it (answer
+    scores of the matched questions)."""
     from memscope.usecases.compare import compare_runs
 
     found: dict[str, Any] = compare_runs(store, run_a, run_b, resamples=DELTA_RESAMPLES)["delta"][
         "by_cell"
     ]
     return {
-        cell: CellValue(summary.get("delta"), int(summary.get("n") or 0))
+        tuple(cell.split("_", 1)): CellValue(summary.get("delta"), int(summary.get("n") or 0))  # type: ignore[misc]
         for cell, summary in found.items()
     }
+
+
+def _on_coordinates(table: TriageTable, view: MatrixView) -> bool:
+    """Whether ``view`` is the question table's x × y grid (MemEye's X × Y)."""
+    row_axis, column_axis = table.axes.require(view.rows), table.axes.require(view.columns)
+    return ("column", "x") in row_axis.sources() and ("column", "y") in column_axis.sources()
 
 
 @dataclass(frozen=True)
@@ -177,11 +131,15 @@ def grid_values(
     row_axis, column_axis = axes.require(view.rows), axes.require(view.columns)
     rows = [(v, row_axis.label(v)) for v in table.axis_levels[view.rows]]
     columns = [(v, column_axis.label(v)) for v in table.axis_levels[view.columns]]
-    if axes.benchmark == "memeye":
-        found = cell_values(metric, table, data, k, other, store)
-        by_cell = {
-            (x, y): found[f"{x}_{y}"] for x, _ in rows for y, _ in columns if f"{x}_{y}" in found
-        }
+    style = table.spec.matrix
+    if metric.key == "delta" and _on_coordinates(table, view):
+        # On the x × y grid Δ is compare's caption-proof gain of the answer scores.
+        found = (
+            _coordinate_delta(store, str(data.run["run_id"]), str(other.run["run_id"]))
+            if other is not None and store is not None
+            else {}
+        )
+        by_cell = {(r, c): found[(r, c)] for r, _ in rows for c, _ in columns if (r, c) in found}
         return Grid(row_axis.title, column_axis.title, rows, columns, [], by_cell)
     row_labels = table.axis_labels[view.rows]
     column_labels = table.axis_labels[view.columns]
@@ -202,7 +160,9 @@ def grid_values(
                 cells[(row, column)] = CellValue(summary["value"], summary["n"])
         for row, summary in crossed["by_row"].items():
             cells[(row, ALL_COLUMN)] = CellValue(summary["value"], summary["n"])
-    extra = [(ALL_COLUMN, "all")]
+    extra = [(ALL_COLUMN, "all")] if style.all_column else []
+    if not style.all_column:
+        cells = {key: value for key, value in cells.items() if key[1] != ALL_COLUMN}
     if metric.key == "accuracy" and view.columns == "evidence":
         extra.append((EI_GAP_COLUMN, "EI-gap"))
         for row in row_values:
@@ -222,6 +182,11 @@ def _question_values(
     n = len(table)
     if metric.key in ("accuracy", "tsr"):
         return table.correct.astype(float), False
+    own = dict(table.spec.table.metrics)
+    if metric.key in own and metric.key not in SHARED_METRICS:
+        return data.column(own[metric.key]).astype(float), False  # a benchmark's own (f1)
+    if metric.key in RATE_METRICS:
+        return question_metrics(data, k)[metric.key], False
     if metric.key in ("evidence_recall", "evidence_precision"):
         from memscope.analysis.cuemem import EVIDENCE_EXCLUDED_POINTS, evidence_at_k
         from memscope.usecases.question_extras import extra_columns

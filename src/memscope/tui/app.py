@@ -496,11 +496,14 @@ def make_app(
     cell: str | None = None,
     annotator: str | None = None,
     dataset: Path | None = None,
-    dmv_registry: Path | None = None,
+    options: ReadOptions | None = None,
     db: Path | None = None,
     config: Config | None = None,
 ) -> MemscopeApp:
     """Build the app without running it (the CLI and the tests both use this).
+
+    ``options`` (the CLI's ``--dataset`` and the benchmarks' own options) wins over
+    ``dataset``.
 
     Raises:
         ConfigError: the config file, a key binding in it, or an extra failure code is invalid.
@@ -523,7 +526,7 @@ def make_app(
         raise InputError(f"unknown queue {queue!r}", fix=f"Use --queue {' | '.join(QUEUE_KINDS)}.")
     session = TriageSession(
         store=open_store(db),
-        options=read_options(dataset, dmv_registry),
+        options=options or read_options(dataset),
         annotator=(annotator or config.annotator).strip() or config.annotator,
         taxonomy=taxonomy,
         start=StartRequest(question, queue, parse_cell(cell) if cell else None),

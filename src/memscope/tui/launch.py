@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memscope.usecases.store_access import ReadOptions
 
 
 @dataclass(frozen=True)
@@ -27,8 +31,7 @@ def run_triage_app(
     queue: str | None = None,
     cell: str | None = None,
     annotator: str | None = None,
-    dataset: Path | None = None,
-    dmv_registry: Path | None = None,
+    options: ReadOptions | None = None,
     db: Path | None = None,
     sample: SampleRequest | None = None,
 ) -> str | None:
@@ -48,8 +51,7 @@ def run_triage_app(
         queue=queue,
         cell=cell,
         annotator=annotator,
-        dataset=dataset,
-        dmv_registry=dmv_registry,
+        options=options,
         db=db,
     )
     check_refs(triage_app.store, run_refs)

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from memscope.adapters.axes import Axis, BenchmarkAxes, axes_for
+from memscope.adapters.axes import Axis, BenchmarkAxes
+from memscope.adapters.spec import Benchmark
 from memscope.errors import InputError
 from memscope.usecases.loading import RunData
 from memscope.usecases.question_extras import extra_columns
@@ -40,7 +41,7 @@ _RANGE = re.compile(r"^(-?\d+(?:\.\d+)?)\s*-\s*(-?\d+(?:\.\d+)?)$")
 
 def run_axes(data: RunData) -> BenchmarkAxes:
     """The axes of the run's benchmark."""
-    return axes_for(data.benchmark)
+    return data.spec.axes
 
 
 def raw_values(questions: pa.Table, axes: BenchmarkAxes) -> dict[str, np.ndarray]:
@@ -111,7 +112,8 @@ def axis_columns(
         questions = data.questions
     else:
         questions = data
-        axes = axes or axes_for(None)
+        if axes is None:
+            raise TypeError("a question table is read with its benchmark's axes")
     labels: dict[str, np.ndarray] = {}
     numbers: dict[str, np.ndarray] = {}
     levels: dict[str, list[str]] = {}
@@ -262,7 +264,7 @@ def axes_report(data: RunData, correct: np.ndarray) -> dict[str, Any]:
 
 def axes_delta(
     questions_a: pa.Table,
-    benchmark: str | None,
+    spec: Benchmark,
     rows_a: np.ndarray,
     correct_a: np.ndarray,
     correct_b: np.ndarray,
@@ -270,7 +272,7 @@ def axes_delta(
     """``compare``'s Δ on the benchmark's axes: per matrix view, the mean of
     ``correct_b − correct_a`` per cell, row and column over the matched questions (rows of
     run A: ``rows_a``; a question unscored in either run is left out)."""
-    axes = axes_for(benchmark)
+    axes = spec.axes
     labels, _numbers, levels = axis_columns(questions_a, axes)
     delta = np.asarray(correct_b, dtype=float) - np.asarray(correct_a, dtype=float)
     views = []

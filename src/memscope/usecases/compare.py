@@ -1,19 +1,18 @@
 """``memscope compare RUN_A RUN_B``: the caption-proof gain and the fixed/broken transitions.
 
 Questions are matched by question key (task, answer mode and question text), never by
-position; a key that occurs twice in a run is matched occurrence by occurrence. DMV-Bench
-probes are matched on (trunk, visit session, recall session, target, cue), so two run
-directories over the same seeds pair on their shared probes (``"pairing"`` says how many). The
-answer score is ``analysis.answers.answer_score`` and correctness
-``analysis.answers.correctness``. Benchmarks whose questions are not independent get
-their own significance test through :data:`SIGNIFICANCE_TESTS` (DMV-Bench: a trunk-level
-permutation test, added with its adapter); MemEye questions need none beyond the
-bootstrap intervals.
+position; a key that occurs twice in a run is matched occurrence by occurrence. A
+benchmark whose spec names a ``pairing`` matches on those attributes instead (DMV-Bench:
+trunk, visit session, recall session, target, cue), so two run directories over the same
+seeds pair on their shared probes (``"pairing"`` says how many). The answer score is
+``analysis.answers.answer_score`` and correctness ``analysis.answers.correctness``. A
+benchmark whose questions cluster (``Benchmark.cluster``: DMV-Bench's chain trunks) adds a
+cluster-level sign-flip test as ``"significance"``; independent questions need none
+beyond the bootstrap intervals.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -23,22 +22,14 @@ from memscope.analysis.arrays import float_column
 from memscope.analysis.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from memscope.analysis.compare import delta_table, transition_groups, transitions
 from memscope.errors import InputError, NotFoundError
-from memscope.usecases.compare_dmv import trunk_sign_flip
+from memscope.usecases.benchmarks import coordinate_levels, spec_of
+from memscope.usecases.compare_dmv import cluster_sign_flip
 from memscope.usecases.question_extras import extra_columns
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
     from memscope.store import Store
-
-SignificanceTest = Callable[
-    [dict[str, Any], dict[str, Any], "pa.Table", "pa.Table", np.ndarray, np.ndarray, int],
-    dict[str, Any],
-]
-SIGNIFICANCE_TESTS: dict[str, SignificanceTest] = {"dmv": trunk_sign_flip}
-"""Per benchmark (``runs.benchmark``): a paired test over the matched questions, called as
-``test(run_a, run_b, questions_a, questions_b, rows_a, rows_b, seed)``; its result goes
-under ``"significance"``. Empty for MemEye, whose questions are resampled independently."""
 
 
 def match_questions(keys_a: list[str], keys_b: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -107,25 +98,31 @@ def compare_runs(
         raise InputError(f"--resamples must be at least 1, got {resamples}")
     info_a, table_a = _load(store, run_a)
     info_b, table_b = _load(store, run_b)
-    both_dmv = info_a.get("benchmark") == info_b.get("benchmark") == "dmv"
-    if both_dmv:  # probes of two run directories over the same seeds are the same probes
-        keys_a, keys_b = probe_keys(table_a), probe_keys(table_b)
+    spec = spec_of(info_a.get("benchmark"))
+    same_benchmark = info_a.get("benchmark") == info_b.get("benchmark")
+    # Questions of two run directories that the benchmark identifies by their attributes
+    # (DMV-Bench probes over the same seeds) are paired on those.
+    paired_on = spec.pairing if same_benchmark else None
+    if paired_on is not None:
+        keys_a = attribute_keys(table_a, paired_on.attributes)
+        keys_b = attribute_keys(table_b, paired_on.attributes)
     else:
         keys_a = table_a.column("question_key").to_pylist()
         keys_b = table_b.column("question_key").to_pylist()
     rows_a, rows_b = match_questions(keys_a, keys_b)
     warnings = []
     pairing = None
-    if both_dmv:
+    if paired_on is not None:
+        word = spec.axes.word("question", "question")
         pairing = {
-            "key": list(PROBE_KEY),
+            "key": list(paired_on.attributes),
             "n": len(rows_a),
-            "sentence": f"paired on {len(rows_a)} shared probe(s), matched on {PROBE_KEY_WORDS}",
+            "sentence": f"paired on {len(rows_a)} shared {word}(s), matched on {paired_on.words}",
         }
         if not len(rows_a):
             raise InputError(
-                f"runs {run_a} and {run_b} share no probe (matched on {PROBE_KEY_WORDS})",
-                fix="Compare systems run over the same chain seeds.",
+                f"runs {run_a} and {run_b} share no {word} (matched on {paired_on.words})",
+                fix="Compare runs made over the same questions.",
             )
     if info_a.get("task") != info_b.get("task"):
         warnings.append(
@@ -151,7 +148,8 @@ def compare_runs(
     def scores(table: pa.Table, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         mode = table.column("mode").to_numpy(zero_copy_only=False)[rows]
         em, judge = float_column(table["em"])[rows], float_column(table["judge"])[rows]
-        return answer_score(mode, em, judge), correctness(mode, em, judge)
+        f1 = float_column(table["f1"])[rows]
+        return answer_score(mode, em, judge, f1), correctness(mode, em, judge, f1)
 
     from memscope.usecases.compare_metric import compared_metric
 
@@ -175,17 +173,19 @@ def compare_runs(
         warnings.append(
             f"{unscored} matched question(s) lack an answer score in one run and have no transition"
         )
-    test = SIGNIFICANCE_TESTS.get(str(info_a.get("benchmark")))
+    # Questions that share a cluster are not independent: a cluster-level paired test.
     significance = (
-        test(info_a, info_b, table_a, table_b, rows_a, rows_b, seed)
-        if test is not None and info_a.get("benchmark") == info_b.get("benchmark")
+        cluster_sign_flip(table_a, table_b, rows_a, rows_b, seed, spec.cluster)
+        if spec.cluster is not None and same_benchmark
         else None
     )
     from memscope.usecases.axes import axes_delta
 
-    delta = delta_table(score_a, score_b, x, y, resamples=resamples, seed=seed)
-    # The benchmark's own axes (adapters.axes), as the app's comparison matrix shows them.
-    delta["by_axes"] = axes_delta(table_a, info_a.get("benchmark"), rows_a, correct_a, correct_b)
+    delta = delta_table(
+        score_a, score_b, x, y, coordinate_levels(spec), resamples=resamples, seed=seed
+    )
+    # The benchmark's own axes, as the app's comparison matrix shows them.
+    delta["by_axes"] = axes_delta(table_a, spec, rows_a, correct_a, correct_b)
     return {
         "run_a": _run_summary(info_a),
         "run_b": _run_summary(info_b),
@@ -202,16 +202,12 @@ def compare_runs(
     }
 
 
-PROBE_KEY = ("trunk", "visit_session", "recall_session", "target_hash", "cue_id")
-PROBE_KEY_WORDS = "seed/trunk, visit session, recall session, target product and cue"
-
-
-def probe_keys(questions: pa.Table) -> list[str]:
-    """A DMV-Bench probe's identity across run directories: (trunk, visit session, recall
-    session, target, cue). Upstream builds a seed's sessions independently of the chain
-    length, so these five say which probe it is wherever it was run."""
-    columns = extra_columns(questions, PROBE_KEY)
+def attribute_keys(questions: pa.Table, attributes: tuple[str, ...]) -> list[str]:
+    """Each question's identity from its ``attributes`` (e.g. a DMV-Bench probe's trunk,
+    visit session, recall session, target and cue: upstream builds a seed's sessions
+    independently of the chain length, so these say which probe it is wherever it ran)."""
+    columns = extra_columns(questions, attributes)
     return [
-        "\x1f".join(str(columns[name][row]) for name in PROBE_KEY)
+        "\x1f".join(str(columns[name][row]) for name in attributes)
         for row in range(questions.num_rows)
     ]

@@ -1,10 +1,9 @@
-"""DMV-Bench's significance test for ``memscope compare``: the trunk-level sign-flip test.
+"""The cluster-level sign-flip test of ``memscope compare`` (docs/metrics.md §7).
 
-Probes of one chain trunk share their encoding sessions, so a comparison of two
-architectures on the same probes cannot treat probes as independent; the paired test flips
-the sign of whole trunks (docs/metrics.md §7). Registered in
-``usecases.compare.SIGNIFICANCE_TESTS["dmv"]``; its result is the comparison's
-``"significance"``.
+Questions of one cluster are not independent (DMV-Bench probes of one chain trunk share
+their encoding sessions), so a comparison of two systems on the same questions flips the
+sign of whole clusters. A benchmark asks for it by naming its cluster attribute
+(``Benchmark.cluster``); the result is the comparison's ``"significance"``.
 """
 
 from __future__ import annotations
@@ -22,42 +21,44 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 
-def trunk_sign_flip(
-    run_a: dict[str, Any],
-    run_b: dict[str, Any],
+def cluster_sign_flip(
     questions_a: pa.Table,
     questions_b: pa.Table,
     rows_a: np.ndarray,
     rows_b: np.ndarray,
     seed: int,
+    cluster: str,
     *,
     permutations: int = DEFAULT_PERMUTATIONS,
 ) -> dict[str, Any]:
-    """Two-sided trunk-level sign-flip permutation test of TSR_B - TSR_A on the matched probes.
+    """Two-sided cluster-level sign-flip permutation test of success_B − success_A on the
+    matched questions (DMV-Bench: TSR over probes clustered by chain trunk).
 
     Args:
-        run_a: Run A's stored description (unused beyond identity; kept for the registry's
-            call shape).
-        run_b: Run B's.
         questions_a: Run A's question table (``store.queries.question_table``).
         questions_b: Run B's.
         rows_a: Row indices of A's matched probes.
         rows_b: The same probes' rows in B.
         seed: Seed of the permutation draws (unused when every sign pattern is enumerated).
+        cluster: The question attribute naming each question's cluster (``trunk``).
         permutations: Sign patterns to draw (1,000 by default).
 
     Returns:
-        ``{"test": "trunk sign-flip permutation (two-sided)", "n", "n_trunks", "tsr_a",
-        "tsr_b", "difference" (B - A), "p_value", "permutations", "exact"}``.
+        ``{"test": "<cluster> sign-flip permutation (two-sided)", "n", "n_trunks" (clusters),
+        "tsr_a", "tsr_b" (success rates), "difference" (B - A), "p_value", "permutations",
+        "exact"}``.
     """
 
     def success(table: pa.Table, rows: np.ndarray) -> np.ndarray:
         mode = table.column("mode").to_numpy(zero_copy_only=False)[rows]
         return correctness(
-            mode, float_column(table["em"])[rows], float_column(table["judge"])[rows]
+            mode,
+            float_column(table["em"])[rows],
+            float_column(table["judge"])[rows],
+            float_column(table["f1"])[rows],
         )
 
-    trunks = extra_columns(questions_a, ("trunk",))["trunk"][rows_a]
+    trunks = extra_columns(questions_a, (cluster,))[cluster][rows_a]
     qids = questions_a.column("qid").to_numpy(zero_copy_only=False)[rows_a]
     labels = np.array(
         [str(t) if t else f"#{q}" for t, q in zip(trunks, qids, strict=True)], dtype=object
@@ -71,4 +72,4 @@ def trunk_sign_flip(
     )
     values = result.as_dict()
     values["tsr_a"], values["tsr_b"] = values.pop("tsr_b"), values.pop("tsr_a")
-    return {"test": "trunk sign-flip permutation (two-sided)", **values}
+    return {"test": f"{cluster} sign-flip permutation (two-sided)", **values}

@@ -45,6 +45,8 @@ if TYPE_CHECKING:
     from memscope.usecases.sample import Failures, SamplePlan
 
 BY = ("y", "cell", "x")
+"""MemEye's strata words (its Y, X and X×Y cell); every run also takes ``cell`` and the axes
+of its own benchmark (``Failures.strata_words``)."""
 MIN_LABELS = 2
 """Labels a stratum needs for an interval (one label has no spread)."""
 
@@ -206,11 +208,29 @@ def _estimate_group(
     return labels, ppi
 
 
+def _checked_by(found: Failures, by: str | None) -> str:
+    """The strata word ``by`` names for this run (``None``: its first axis: MemEye's Y,
+    DMV-Bench's reach …).
+
+    Raises:
+        InputError: ``by`` is not ``cell`` nor an axis of the run's benchmark.
+    """
+    if by is None:
+        return next(iter(found.axes), "cell") if "y" not in found.axes else "y"
+    if by == "cell":
+        return by
+    key = found.axis_key(by)
+    if key is None:
+        words = [word for word in found.strata_words() if word != "code"]
+        raise InputError(f"cannot estimate by {by!r}", fix=f"Use --by {' | '.join(words)}.")
+    return key
+
+
 def compute_estimates(
     found: Failures,
     labelled: dict[str, str],
     *,
-    by: str = "y",
+    by: str | None = "y",
     plan: SamplePlan | None = None,
     codes: list[str] | None = None,
     level: float = DEFAULT_LEVEL,
@@ -222,8 +242,7 @@ def compute_estimates(
     ``pseudo``: pseudo-items per (label, rule) cell in the variances; None takes
     ``agresti_pseudo(level)``, 0 the plug-in variance of ``ppi-python``.
     """
-    if by not in BY:
-        raise InputError(f"cannot estimate by {by!r}", fix=f"Use --by {' | '.join(BY)}.")
+    by = _checked_by(found, by)
     if pseudo is None:
         pseudo = agresti_pseudo(level)
     strata = np.asarray(found.stratum(by), dtype=object)
@@ -321,7 +340,7 @@ def estimate_run(
     store: Store,
     run_id: str,
     *,
-    by: str = "y",
+    by: str | None = None,
     annotator: str | None = None,
     level: float = DEFAULT_LEVEL,
     twins: list[str] | None = None,
@@ -338,11 +357,10 @@ def estimate_run(
     from memscope.usecases.labels import current_labels
     from memscope.usecases.sample import failures, load_sample
 
-    if by not in BY:
-        raise InputError(f"cannot estimate by {by!r}", fix=f"Use --by {' | '.join(BY)}.")
     if not 0.0 < level < 1.0:
         raise InputError(f"--level must lie between 0 and 1, got {level}")
     found = failures(store, run_id, twins=twins)
+    by = _checked_by(found, by)
     if not len(found):
         raise InputError(f"run {run_id} has no failing question", fix="Nothing to estimate.")
     labels = current_labels(store, run_id, annotator=annotator)

@@ -132,18 +132,19 @@ def heatmap_grid(data: RunData, metric: str = "em") -> HeatmapGrid:
     Raises:
         InputError: the run has no per-cell ``metric`` (e.g. judge on a run without one).
     """
-    from memscope.analysis.aggregate import X_LEVELS, Y_LEVELS
+    from memscope.usecases.benchmarks import coordinate_levels
     from memscope.usecases.report import build_report
 
+    x_levels, y_levels = coordinate_levels(data.spec)
     cells = build_report(data, include_questions=False)["answer"]["by_cell"]
     if not any(metric in cell for cell in cells.values()):
         raise InputError(
             f"run {_run_id(data)} has no per-cell {metric!r}",
             fix="Try --metric em or --metric judge.",
         )
-    values = [[cells.get(f"{x}_{y}", {}).get(metric) for x in X_LEVELS] for y in Y_LEVELS]
-    n = [[int(cells.get(f"{x}_{y}", {}).get("n", 0)) for x in X_LEVELS] for y in Y_LEVELS]
-    return HeatmapGrid(_run_id(data), metric, tuple(X_LEVELS), tuple(Y_LEVELS), values, n)
+    values = [[cells.get(f"{x}_{y}", {}).get(metric) for x in x_levels] for y in y_levels]
+    n = [[int(cells.get(f"{x}_{y}", {}).get("n", 0)) for x in x_levels] for y in y_levels]
+    return HeatmapGrid(_run_id(data), metric, tuple(x_levels), tuple(y_levels), values, n)
 
 
 def memeye_lines(grid: HeatmapGrid) -> list[Curve]:
@@ -203,6 +204,11 @@ def retention_curve(data: RunData) -> Curve:
     """
     from memscope.usecases.report_dmv import tsr_section
 
+    if "retention" not in data.spec.report_sections:
+        raise InputError(
+            f"run {_run_id(data)} has no TSR by reach: {data.spec.title} runs have no "
+            "retention curve (is it a DMV-Bench run?)"
+        )
     section = tsr_section(data)
     reach = sorted(section["by_reach"], key=int)
     if not reach:

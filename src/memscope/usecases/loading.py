@@ -11,6 +11,8 @@ from memscope.analysis.arrays import float_column, pad_lists
 from memscope.analysis.evidence import EvidenceSet
 from memscope.errors import NotFoundError
 from memscope.store import Store, queries
+from memscope.usecases.benchmarks import Benchmark, spec_of
+from memscope.usecases.question_extras import extra_columns
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -43,7 +45,7 @@ class RunData:
             column = self.questions.column(name)
             values = (
                 float_column(column)
-                if name in ("em", "judge")
+                if name in ("em", "judge", "f1")
                 else column.to_numpy(zero_copy_only=False)
             )
             values.flags.writeable = False
@@ -52,8 +54,21 @@ class RunData:
 
     @property
     def benchmark(self) -> str:
-        """The benchmark the run is from: ``memeye``, ``cuemem`` or ``dmv`` (runs.benchmark)."""
-        return str(self.run.get("benchmark") or "memeye")
+        """The name of the benchmark the run is from (``runs.benchmark``)."""
+        return str(self.run["benchmark"])
+
+    @property
+    def spec(self) -> Benchmark:
+        """The spec of the run's benchmark (``adapters.spec``).
+
+        Raises:
+            PluginError: the benchmark is not installed.
+        """
+        return spec_of(self.benchmark)
+
+    def attribute(self, name: str) -> np.ndarray:
+        """A question attribute from its ``extra`` JSON (object array, None where missing)."""
+        return extra_columns(self.questions, (name,))[name]
 
     @property
     def has_retrievals(self) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 METRIC_NAMES: dict[str, str] = {
     "em": "EM",
     "judge": "Judge",
+    "f1": "F1",
     "latest_at_k": "Latest@K",
     "latest_miss": "Latest-Miss",
     "rank_inversion": "Rank-Inversion",

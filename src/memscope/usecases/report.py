@@ -7,6 +7,7 @@ the CLI renders the same data as tables and the app draws its matrix from it.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -14,6 +15,7 @@ import numpy as np
 from memscope.analysis import aggregate
 from memscope.analysis.answers import correctness
 from memscope.analysis.evidence import retrieval_access, temporal_authority
+from memscope.usecases.benchmarks import coordinate_cells, coordinate_levels
 from memscope.usecases.loading import RunData
 from memscope.usecases.metric_names import RETRIEVAL_METRICS
 from memscope.usecases.runs import effective_k
@@ -21,6 +23,7 @@ from memscope.usecases.runs import effective_k
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from memscope.adapters.spec import ReportSection
     from memscope.store import Store
 
 RETRIEVAL_NOTES = {
@@ -52,10 +55,12 @@ def question_metrics(data: RunData, k: int) -> dict[str, np.ndarray]:
     mode = data.column("mode")
     em = data.column("em").astype(float)
     judge = data.column("judge").astype(float)
+    f1 = data.column("f1")
     values: dict[str, np.ndarray] = {
         "em": em,
         "judge": judge,
-        "correct": correctness(mode, em, judge),
+        "f1": f1,
+        "correct": correctness(mode, em, judge, f1),
     }
     if data.has_retrievals:
         values |= retrieval_access(data.evidence, k)
@@ -126,15 +131,18 @@ def build_report_parts(
     values = question_metrics(data, cutoff)
     x = data.column("x")
     y = data.column("y")
+    spec = data.spec
+    x_levels, y_levels = coordinate_levels(spec)
+    all_cells = coordinate_cells(spec)
     cells = aggregate.cell_labels(x, y)
     answer_metrics = {"em": values["em"], "judge": values["judge"]}
     judged = ("judge",)
-    by_cell = aggregate.by_group(answer_metrics, cells, aggregate.CELLS, count=judged)
+    by_cell = aggregate.by_group(answer_metrics, cells, all_cells, count=judged)
     answer = {
         "overall": aggregate.summarize(answer_metrics, count=judged),
         "macro": {name: aggregate.macro_average(by_cell, name) for name in ("em", "judge")},
-        "by_x": aggregate.by_group(answer_metrics, x, aggregate.X_LEVELS, count=judged),
-        "by_y": aggregate.by_group(answer_metrics, y, aggregate.Y_LEVELS, count=judged),
+        "by_x": aggregate.by_group(answer_metrics, x, x_levels, count=judged),
+        "by_y": aggregate.by_group(answer_metrics, y, y_levels, count=judged),
         "by_cell": by_cell,
         "n_unplaced": int((cells == "").sum()),
     }
@@ -147,9 +155,10 @@ def build_report_parts(
             "n_undiagnosable": len(values["em"]) - n_gold_defined,
             "kind": run.get("retrieval_kind"),
             "overall": {name: aggregate.mean_or_none(v) for name, v in access.items()},
-            "by_y": aggregate.by_group(access, y, aggregate.Y_LEVELS, n_of="any_clue"),
-            "by_x": aggregate.by_group(access, x, aggregate.X_LEVELS, n_of="any_clue"),
-            "by_cell": aggregate.by_group(access, cells, aggregate.CELLS, n_of="any_clue"),
+            "by_y": aggregate.by_group(access, y, y_levels, n_of="any_clue"),
+            "by_x": aggregate.by_group(access, x, x_levels, n_of="any_clue"),
+            "by_cell": aggregate.by_group(access, cells, all_cells, n_of="any_clue"),
+            "by_axes": _access_by_axes(data, access),
         }
         timing = {
             name: values[name]
@@ -181,17 +190,52 @@ def build_report_parts(
 
     # The benchmark's own axes (adapters.axes), as the app's matrix shows them.
     report["axes"] = axes_report(data, values["correct"])
-    if run.get("benchmark") == "dmv":
-        from memscope.usecases.report_dmv import tsr_section
-
-        report["tsr"] = tsr_section(data)
-    elif run.get("benchmark") == "cuemem":
-        from memscope.usecases.report_cue import cue_section
-
-        report["cue"] = cue_section(data)
+    for section in spec.report_sections:
+        key, compute = report_section(section)
+        report[key] = compute(data)
     report["upstream_check"] = upstream
     report = _clean(report)
     return report, (_question_rows(data, values, x, y) if include_questions else None)
+
+
+def _access_by_axes(data: RunData, access: dict[str, np.ndarray]) -> list[dict[str, Any]]:
+    """Retrieval access per level of each of the benchmark's axes (a category, a task …):
+    ``[{"key", "title", "levels": [{"level", "label", "n", "any_clue", …}]}]``, levels in the
+    axis's order, those without a question with a gold clue left out."""
+    from memscope.usecases.axes import axis_columns, run_axes
+
+    axes = run_axes(data)
+    labels, _numbers, levels = axis_columns(data, axes)
+    found = []
+    for axis in axes.axes:
+        groups = aggregate.by_group(
+            access, labels[axis.key], tuple(levels[axis.key]), n_of="any_clue"
+        )
+        found.append(
+            {
+                "key": axis.key,
+                "title": axis.title,
+                "levels": [
+                    {"level": level, "label": axis.label(level), **summary}
+                    for level, summary in groups.items()
+                ],
+            }
+        )
+    return found
+
+
+def report_section(kind: ReportSection) -> tuple[str, Callable[[RunData], dict[str, Any]]]:
+    """The JSON key and the function of one of a benchmark's report sections
+    (``Benchmark.report_sections``)."""
+    if kind == "retention":
+        from memscope.usecases.report_dmv import tsr_section
+
+        return "tsr", tsr_section
+    if kind == "settings":
+        from memscope.usecases.report_cue import cue_section
+
+        return "cue", cue_section
+    raise ValueError(f"unknown report section {kind!r}")
 
 
 QUESTION_METRICS = (

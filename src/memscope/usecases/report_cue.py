@@ -44,7 +44,10 @@ def cue_section(data: RunData) -> dict[str, Any]:
     tasks = np.array([t or "" for t in attributes["task_group"]], dtype=object)
     settings = np.array([s or "unknown" for s in attributes["explicitness"]], dtype=object)
     correct = correctness(
-        data.column("mode"), data.column("em").astype(float), data.column("judge").astype(float)
+        data.column("mode"),
+        data.column("em").astype(float),
+        data.column("judge").astype(float),
+        data.column("f1"),
     )
     by_task = accuracy_by_task(correct, tasks, settings)
     average = memory_average(by_task)

@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from memscope.adapters.dmv_axes import AXES as DMV_AXES
 from memscope.analysis.arrays import PAD
 from memscope.analysis.bootstrap import DEFAULT_LEVEL, DEFAULT_SEED
 from memscope.analysis.dmv import DEFAULT_RESAMPLES, GroupTSR, bin_labels, cluster_bootstrap_groups
@@ -66,8 +65,8 @@ def tsr_section(
     attributes = extra_columns(data.questions, ATTRIBUTES)
     own = extra_columns(data.questions, RUN_ATTRIBUTES, column="prediction_extra")
     # The system's own bank size (its log; 0 for a memoryless system), else the trajectory
-    # cache's; never another system's. The rule is the bank axis's (adapters.dmv_axes).
-    bank_size = raw_values(data.questions, DMV_AXES)["bank"]
+    # cache's; never another system's. The rule is the bank axis's (adapters/dmv/axes.py).
+    bank_size = raw_values(data.questions, data.spec.axes)["bank"]
     trunks = np.array(["" if t is None else str(t) for t in attributes["trunk"]], dtype=object)
     # A probe without a trunk id is its own cluster.
     trunks = np.where(

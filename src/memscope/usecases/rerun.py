@@ -218,12 +218,7 @@ def require_scores(data: RunData, gap_fill_hint: str | None = None) -> None:
     scores = data.scores
     if scores.size and not np.isnan(scores).all():
         return
-    benchmark = data.run.get("benchmark")
-    why = (
-        "DMV-Bench logs the retrieved bank entries in rank order but never their scores"
-        if benchmark == "dmv"
-        else "its retrieval log has ids in rank order but no scores"
-    )
+    why = data.spec.no_scores_reason
     raise InputError(
         f"run {data.run['run_id']} has no retrieval scores to re-rank: {why}",
         fix=(

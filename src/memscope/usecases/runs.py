@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from memscope.adapters import ReadOptions, RunAdapter, detect, find_run_dirs
+from memscope.adapters import Benchmark, ReadOptions, detect, find_run_dirs
 from memscope.adapters.files import current_stats
 from memscope.adapters.run_sources import REMEMBERED_HISTORIES, recorded_sources
 from memscope.errors import InputError, MemscopeError, NotFoundError, RunDirError
@@ -57,78 +57,75 @@ def ingest_dir_runs(
     strict: bool = False,
     label: str | None = None,
 ) -> list[IngestOutcome]:
-    """Ingest every run of one directory (one, except for DMV-Bench and CUE-Mem directories).
+    """Ingest every run of one directory (a directory may hold several runs).
 
     ``label`` replaces the folder name at the start of the new runs' ids (see
     :func:`memscope.identity.run_labels`); a run already in the store keeps its id. Where
     the store already holds runs of this directory, the data files it joined them to last
     time are used again unless a flag names others, so a run ingested with ``--dataset``
-    or ``--dmv-registry`` needs neither flag afterwards.
+    or a benchmark's own option needs neither afterwards.
     """
     run_dir = run_dir.resolve()
-    adapter = detect(run_dir)
-    read_all = getattr(adapter, "read_all", None)
-    if read_all is not None:
-        options = _with_remembered_sources(store, run_dir, options)
-        records = read_all(run_dir, replace(options, strict=strict or options.strict))
-        for record in records:
-            record.run_id = relabelled(record.run_id, run_dir.name, label or run_dir.name)
-        with store.write() as con:
-            return [ingest_run(con, record, strict=strict) for record in records]
-    return [_ingest_single(store, adapter, run_dir, options, strict=strict, label=label)]
+    spec = detect(run_dir)
+    unchanged = _unchanged_run(store, run_dir)
+    if unchanged is not None:
+        return [unchanged]
+    options = _with_remembered_sources(store, run_dir, options, spec)
+    records = spec.reader.read_all(run_dir, replace(options, strict=strict or options.strict))
+    for record in records:
+        record.run_id = relabelled(record.run_id, run_dir.name, label or run_dir.name)
+    with store.write() as con:
+        return [ingest_run(con, record, strict=strict) for record in records]
 
 
-def _with_remembered_sources(store: Store, run_dir: Path, options: ReadOptions) -> ReadOptions:
-    """``options`` plus the history files / cue registry the store used for this directory."""
+def _unchanged_run(store: Store, run_dir: Path) -> IngestOutcome | None:
+    """The stored run of exactly this directory, when none of its files changed since (a
+    read-only look, so an unchanged run never takes the write lock); else None."""
+    if not store.exists:
+        return None
+    with store.read() as con:
+        state = stored_run_state(con, str(run_dir))
+    if state is None or not state.file_stats:
+        return None
+    try:
+        unchanged = current_stats([run_dir / name for name in state.file_stats]) == state.file_stats
+    except OSError:
+        return None
+    if not unchanged:
+        return None
+    return IngestOutcome(state.run_id, str(run_dir), "unchanged", state.n_questions)
+
+
+def _with_remembered_sources(
+    store: Store, run_dir: Path, options: ReadOptions, spec: Benchmark
+) -> ReadOptions:
+    """``options`` plus the data files the store used for this directory before: the
+    history files of its results (by file name) and every option of the benchmark that is
+    remembered (``ReadOption.remembered_as``), unless given now or in the directory's
+    ``memscope_sources.json``."""
     if not store.exists:
         return options
     with store.read() as con:
         stored = stored_runs_under(con, str(run_dir))
     extra = dict(options.extra)
     histories = {}
+    recorded = None
     for path, config in stored:
         history = config.get("history_file")
         if isinstance(history, str) and Path(history).is_file():
             histories[Path(path).name] = history
-        registry = config.get("registry")
-        if (
-            not extra.get("dmv_registry")
-            and isinstance(registry, str)
-            and Path(registry).is_file()
-            and "dmv_registry" not in recorded_sources(run_dir)
-        ):
-            extra["dmv_registry"] = Path(registry)
+        for option in spec.read_options:
+            if option.remembered_as is None or extra.get(option.key):
+                continue
+            value = config.get(option.remembered_as)
+            if not isinstance(value, str) or not Path(value).is_file():
+                continue
+            recorded = recorded_sources(run_dir) if recorded is None else recorded
+            if option.key not in recorded:
+                extra[option.key] = Path(value)
     if histories:
         extra[REMEMBERED_HISTORIES] = histories
     return replace(options, extra=extra)
-
-
-def _ingest_single(
-    store: Store,
-    adapter: RunAdapter,
-    run_dir: Path,
-    options: ReadOptions,
-    *,
-    strict: bool,
-    label: str | None = None,
-) -> IngestOutcome:
-    state = None
-    if store.exists:  # a read-only look first: an unchanged run never takes the write lock
-        with store.read() as con:
-            state = stored_run_state(con, str(run_dir))
-    if state is not None and state.file_stats:
-        try:
-            unchanged = (
-                current_stats([run_dir / name for name in state.file_stats]) == state.file_stats
-            )
-        except OSError:
-            unchanged = False
-        if unchanged:
-            return IngestOutcome(state.run_id, str(run_dir), "unchanged", state.n_questions)
-    record = adapter.read(run_dir, options)
-    record.run_id = relabelled(record.run_id, run_dir.name, label or run_dir.name)
-    with store.write() as con:
-        return ingest_run(con, record, strict=strict)
 
 
 def ingest_paths(

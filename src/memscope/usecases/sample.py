@@ -22,8 +22,10 @@ if TYPE_CHECKING:
     from collections.abc import Collection
 
     from memscope.store import Store
+    from memscope.usecases.triage_queue import TriageTable
 
-STRATA = ("cell", "y", "code")
+STRATA = ("cell", "code")
+"""Strata every run has; besides them, each axis of the run's benchmark (``Failures.strata_words``)."""
 NO_STRATUM = "none"
 """The stratum of a failure without the coordinate (or suggestion) the strata are made of."""
 DEFAULT_SEED = 20261201
@@ -40,6 +42,11 @@ class Failures:
     y: list[str]
     cell: list[str]
     suggested: list[str]
+    axes: dict[str, list[str]] = field(default_factory=dict)
+    """Each failure's level on every axis of the run's benchmark (``""`` where it has
+    none), by axis key; numeric axes grouped as the matrix groups them."""
+    aliases: dict[str, str] = field(default_factory=dict)
+    """Other words for an axis (``bank_size``) -> its key."""
     twin_runs: list[str] = field(default_factory=list)
     """The twin runs the suggestions use (``usecases.twins``)."""
     notes: list[str] = field(default_factory=list)
@@ -48,10 +55,43 @@ class Failures:
     def __len__(self) -> int:
         return len(self.qids)
 
+    def strata_words(self) -> tuple[str, ...]:
+        """What a failure can be stratified by: ``cell`` (the matrix's default cell),
+        ``code`` (the suggested code) and every axis of the run's benchmark."""
+        return ("cell", "code", *self.axes)
+
+    def axis_key(self, by: str) -> str | None:
+        """The axis ``by`` names (its key or an alias), or None; without axes (failures
+        built by hand) the x and y coordinates still answer to ``x`` and ``y``."""
+        wanted = by.strip().lower()
+        if not self.axes and wanted in ("x", "y"):
+            return wanted
+        return wanted if wanted in self.axes else self.aliases.get(wanted)
+
     def stratum(self, by: str) -> list[str]:
-        """Each failure's stratum under ``by`` (``cell``, ``x``, ``y`` or ``code``)."""
-        column = {"cell": self.cell, "x": self.x, "y": self.y, "code": self.suggested}[by]
+        """Each failure's stratum under ``by`` (``cell``, ``code`` or an axis of the run's
+        benchmark, e.g. ``y``, ``reach``, ``category``)."""
+        if by in ("cell", "code"):
+            column = self.cell if by == "cell" else self.suggested
+        else:
+            key = self.axis_key(by)
+            if key is None:
+                raise KeyError(by)
+            column = self.axes.get(key, self.x if key == "x" else self.y)
         return [value or NO_STRATUM for value in column]
+
+
+def _cells(table: TriageTable, rows: np.ndarray) -> list[str]:
+    """Each failure's cell of the benchmark's default matrix view: on the x × y
+    coordinates ``X4Y3``, else ``<row>/<column>`` (``entity_recall/implicit``)."""
+    if table.cell.size and (table.cell != "").any():
+        return [str(v).replace("_", "") for v in table.cell[rows].tolist()]
+    row_axis, column_axis = table.axes.queue_axes
+    row_labels, column_labels = table.axis_labels[row_axis.key], table.axis_labels[column_axis.key]
+    return [
+        f"{r}/{c}" if r and c else ""
+        for r, c in zip(row_labels[rows].tolist(), column_labels[rows].tolist(), strict=True)
+    ]
 
 
 def failures(store: Store, run_id: str, *, twins: list[str] | None = None) -> Failures:
@@ -77,7 +117,12 @@ def failures(store: Store, run_id: str, *, twins: list[str] | None = None) -> Fa
         qids=[str(v) for v in table.qids[rows].tolist()],
         x=[str(v) for v in table.x[rows].tolist()],
         y=[str(v) for v in table.y[rows].tolist()],
-        cell=[str(v).replace("_", "") for v in table.cell[rows].tolist()],
+        cell=_cells(table, rows),
+        axes={
+            key: [str(v) for v in values[rows].tolist()]
+            for key, values in table.axis_labels.items()
+        },
+        aliases={alias: axis.key for axis in table.axes.axes for alias in axis.aliases},
         suggested=[str(v) for v in table.suggested[rows].tolist()],
         twin_runs=list(state.get("twin_run_ids") or []),
         notes=notes,
@@ -133,13 +178,15 @@ def plan_sample(
     """
     from memscope.store.samples import save_plan
 
-    if strata not in STRATA:
-        raise InputError(f"unknown strata {strata!r}", fix=f"Use one of {', '.join(STRATA)}.")
     if allocation not in ALLOCATIONS:
         raise InputError(
             f"unknown allocation {allocation!r}", fix=f"Use one of {', '.join(ALLOCATIONS)}."
         )
     found = failures(store, run_id)
+    if strata not in ("cell", "code") and found.axis_key(strata) is None:
+        raise InputError(
+            f"unknown strata {strata!r}", fix=f"Use one of {', '.join(found.strata_words())}."
+        )
     if not len(found):
         raise InputError(
             f"run {run_id} has no failing question to sample",

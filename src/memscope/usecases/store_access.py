@@ -11,6 +11,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from memscope.adapters.base import ReadOptions, read_options
+from memscope.adapters.spec import ReadOption
 from memscope.paths import resolve_store_path
 from memscope.store import Store
 from memscope.store.ingest import IngestOutcome
@@ -24,6 +25,7 @@ __all__ = [
     "ReadOptions",
     "Store",
     "WriterLease",
+    "declared_read_options",
     "json_objects",
     "list_runs",
     "open_store",
@@ -34,6 +36,14 @@ __all__ = [
 def open_store(db: str | os.PathLike[str] | None) -> Store:
     """The store the user chose (``--db``, else $MEMSCOPE_DB, else the nearest .memscope/)."""
     return Store(resolve_store_path(db))
+
+
+def declared_read_options() -> list[tuple[str, ReadOption]]:
+    """Every read option an installed benchmark declares, with the benchmark's title, in
+    registry order (the front ends offer them without naming any benchmark)."""
+    from memscope.adapters.registry import benchmarks
+
+    return [(spec.title, option) for spec in benchmarks() for option in spec.read_options]
 
 
 def list_runs(store: Store) -> list[dict[str, Any]]:

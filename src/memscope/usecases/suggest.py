@@ -91,18 +91,22 @@ def _twin_correctness(store: Store, twin_id: str | None, keys: np.ndarray) -> np
         table.column("mode").to_numpy(zero_copy_only=False),
         float_column(table["em"]),
         float_column(table["judge"]),
+        float_column(table["f1"]),
     )
     by_key = dict(zip(twin_keys, correct.tolist(), strict=True))
     return np.array([by_key.get(key, np.nan) for key in keys.tolist()], dtype=float)
 
 
 def _benchmark_words(data: RunData) -> dict[str, Any]:
-    """The explanation's words for a non-MemEye run: each question's place on the
-    benchmark's axes (``reach 2 · bank 9``) and what its evidence is called."""
-    from memscope.usecases.axes import axis_columns, run_axes
+    """The explanation's words for a run whose questions are not on the x × y coordinates
+    (whose rules speak of X and Y themselves, as MemEye's do): each question's place on
+    the benchmark's axes (``reach 2 · bank 9``) and what its evidence is called."""
+    from memscope.usecases.axes import axis_columns
+    from memscope.usecases.benchmarks import coordinate_levels
 
-    axes = run_axes(data)
-    if axes.benchmark == "memeye":
+    spec = data.spec
+    axes = spec.axes
+    if any(coordinate_levels(spec)):
         return {}
     labels, _numbers, _levels = axis_columns(data, axes)
     parts = []
@@ -118,7 +122,7 @@ def _benchmark_words(data: RunData) -> dict[str, Any]:
     )
     return {
         "place": place,
-        "clue_word": "target" if axes.benchmark == "dmv" else "gold turn",
+        "clue_word": axes.word("clue", "gold turn"),
     }
 
 
@@ -165,11 +169,12 @@ def build_facts(store: Store, data: RunData, twins: Twins | None = None) -> RunF
         twins = choose_twins(store, run, pinned=state["twin_run_ids"] if state else None)
     visual_twin, oracle = twins.visual, twins.oracle
     family = method_family(run)
-    # CUE-Mem keeps its task (Answer Refusal, Long Pattern …) in the QA's task group; the
-    # task column names the history file.
+    # A benchmark may keep the question's task in an attribute (CUE-Mem: Answer Refusal,
+    # Long Pattern … in the QA's task group) when the task column names the history file.
+    task_attribute = data.spec.task_attribute
     tasks = (
-        extra_columns(data.questions, ("task_group",))["task_group"]
-        if data.benchmark == "cuemem"
+        extra_columns(data.questions, (task_attribute,))[task_attribute]
+        if task_attribute
         else data.column("task")
     )
     table = data.evidence_table

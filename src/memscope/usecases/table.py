@@ -17,6 +17,7 @@ over matched questions with the paired interval, exactly as ``compare`` computes
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,11 +32,11 @@ from memscope.analysis.bootstrap import (
     resample_means,
 )
 from memscope.errors import InputError
+from memscope.usecases.benchmarks import spec_of
 from memscope.usecases.compare import match_questions
 from memscope.usecases.loading import RunData
 from memscope.usecases.runs import effective_k
 from memscope.usecases.table_axes import (
-    METRICS,
     QuestionAxes,
     axis_levels,
     benchmark_name,
@@ -45,6 +46,7 @@ from memscope.usecases.table_axes import (
     question_values,
     resolve_by,
     table_layout,
+    table_metrics,
 )
 
 GROUP_FIELDS = ("model", "method", "base_method", "modality", "mode", "task")
@@ -86,6 +88,8 @@ class _Row:
     key: tuple[Any, ...]
     parts: list[_Part]
     label: str = ""
+    raw_label: str = ""
+    """The label from the raw field values (``--label`` and ``--baseline`` accept it too)."""
 
     def pooled(self, name: str) -> np.ndarray:
         return np.concatenate([part.axes.labels[name] for part in self.parts])
@@ -136,10 +140,11 @@ def _validate(
     layout = table_layout(benchmark)
     by = resolve_by(benchmark, options.by or layout.default_by)
     metric = options.metric or layout.default_metric
-    if metric not in METRICS:
+    metrics = table_metrics()
+    if metric not in metrics:
         raise InputError(
             f"--metric {metric}: not a metric memscope tables know",
-            fix=f"Pick one of {', '.join(METRICS)}.",
+            fix=f"Pick one of {', '.join(metrics)}.",
         )
     group = options.group or layout.default_group
     for name in group:
@@ -157,35 +162,63 @@ def _validate(
     return tuple(by), metric, tuple(group)
 
 
+NAMED_FIELDS = frozenset({"method", "base_method"})
+"""Group fields whose values the benchmark may show by another name (``display_names``)."""
+
+
+def _shown(field: str, value: Any, names: Mapping[str, str]) -> Any:
+    """A group field's value as the row label shows it (the benchmark's display name)."""
+    if field in NAMED_FIELDS and isinstance(value, str):
+        return names.get(value, value)
+    return value
+
+
+def _joined(values: list[Any]) -> str:
+    return " · ".join(str(v) for v in values if v not in (None, ""))
+
+
 def _labels(
-    rows: list[_Row], group: tuple[str, ...], per_run: bool, renames: dict[str, str]
+    rows: list[_Row],
+    group: tuple[str, ...],
+    per_run: bool,
+    renames: dict[str, str],
+    names: Mapping[str, str],
 ) -> None:
-    """Readable row labels: the group fields that differ between rows, joined by " · "."""
+    """Readable row labels: the group fields that differ between rows, joined by " · ",
+    methods under the benchmark's display names (``TableLayout.display_names``)."""
     if per_run:
         for row in rows:
-            row.label = str(row.key[0])
+            row.label = row.raw_label = str(row.key[0])
     else:
         varying = [i for i in range(len(group)) if len({row.key[i] for row in rows}) > 1] or [
             len(group) - 1
         ]
         for row in rows:
-            shown = [str(row.key[i]) for i in varying if row.key[i] not in (None, "")]
-            row.label = " · ".join(shown) or "–"
-    unknown = set(renames) - {row.label for row in rows}
+            row.raw_label = _joined([row.key[i] for i in varying]) or "–"
+            row.label = _joined([_shown(group[i], row.key[i], names) for i in varying]) or "–"
+    known = {row.label for row in rows} | {row.raw_label for row in rows}
+    unknown = set(renames) - known
     if unknown:
         raise InputError(
             f"--label {sorted(unknown)[0]}=…: no row is labelled so",
             fix=f"Rows: {', '.join(row.label for row in rows)}.",
         )
     for row in rows:
-        row.label = renames.get(row.label, row.label)
+        row.label = renames.get(row.label, renames.get(row.raw_label, row.label))
     seen: dict[str, int] = {}
     for row in rows:
         seen[row.label] = seen.get(row.label, 0) + 1
     if any(count > 1 for count in seen.values()):
+        fields = ("run",) if per_run else group
         for row in rows:  # two groups that differ only in a hidden field: show every field
             if seen[row.label] > 1:
-                row.label = " · ".join(str(v) for v in row.key if v not in (None, ""))
+                row.raw_label = _joined(list(row.key))
+                row.label = _joined(
+                    [
+                        _shown(name, value, names)
+                        for name, value in zip(fields, row.key, strict=True)
+                    ]
+                )
 
 
 def _columns(
@@ -448,7 +481,8 @@ def build_table(data: list[RunData], options: TableOptions | None = None) -> dic
 
     Returns ``{"benchmark", "metric", "by", "group", "average", "per_run", "baseline",
     "params": {"seed", "resamples", "level", "k"}, "columns": [{"key", "label", "axis",
-    "level"}], "rows": [{"label", "group": {field: value}, "runs", "tasks", "n_questions",
+    "level"}], "rows": [{"label", "group": {field: value}, "display_group": {field: value as
+    the label shows it}, "runs", "tasks", "n_questions",
     "cells": {column key: {"value", "n", "best", ["ci_low", "ci_high"], ["delta",
     "delta_low", "delta_high", "delta_n", "significant"]}}}]}``.
 
@@ -463,9 +497,9 @@ def build_table(data: list[RunData], options: TableOptions | None = None) -> dic
         )
     benchmark = check_benchmarks([d.run for d in data])
     by, metric, group = _validate(options, benchmark)
-    layout = table_layout(benchmark)
+    clustered = spec_of(benchmark).cluster is not None
     resamples = options.resamples or (
-        dmv_analysis.DEFAULT_RESAMPLES if layout.clustered else DEFAULT_RESAMPLES
+        dmv_analysis.DEFAULT_RESAMPLES if clustered else DEFAULT_RESAMPLES
     )
     ks = {effective_k(d.run, options.k) for d in data}
     rows: dict[tuple[Any, ...], _Row] = {}
@@ -483,7 +517,8 @@ def build_table(data: list[RunData], options: TableOptions | None = None) -> dic
         key = (run["run_id"],) if options.per_run else tuple(run.get(f) for f in group)
         rows.setdefault(key, _Row(key, [])).parts.append(part)
     ordered = list(rows.values())
-    _labels(ordered, ("run",) if options.per_run else group, options.per_run, options.labels)
+    names = table_layout(benchmark).display_names
+    _labels(ordered, ("run",) if options.per_run else group, options.per_run, options.labels, names)
     columns, labelled_lists = _columns(benchmark, by, ordered)
     tasks_average = options.average == "tasks" and not options.per_run
     results: list[dict[str, Any]] = []
@@ -501,6 +536,12 @@ def build_table(data: list[RunData], options: TableOptions | None = None) -> dic
                 "group": {"run": row.key[0]}
                 if options.per_run
                 else dict(zip(group, row.key, strict=True)),
+                "display_group": {"run": row.key[0]}
+                if options.per_run
+                else {
+                    name: _shown(name, value, names)
+                    for name, value in zip(group, row.key, strict=True)
+                },
                 "runs": [p.run["run_id"] for p in row.parts],
                 "tasks": sorted({p.run.get("task") or "" for p in row.parts}),
                 "n_questions": len(row.values),
@@ -510,13 +551,16 @@ def build_table(data: list[RunData], options: TableOptions | None = None) -> dic
     baseline = None
     if options.baseline is not None:
         labels = [row.label for row in ordered]
-        if options.baseline not in labels:
+        at = next(
+            (i for i, row in enumerate(ordered) if options.baseline in (row.label, row.raw_label)),
+            -1,
+        )
+        if at < 0:
             raise InputError(
                 f"--baseline {options.baseline}: no row is labelled so",
                 fix=f"Rows: {', '.join(labels)}.",
             )
-        at = labels.index(options.baseline)
-        baseline = options.baseline
+        baseline = ordered[at].label
         base_labelled = {axis: lists[at] for axis, lists in labelled_lists.items()}
         for index, row in enumerate(ordered):
             if index != at:
@@ -545,7 +589,7 @@ def build_table(data: list[RunData], options: TableOptions | None = None) -> dic
             "delta_resamples": DEFAULT_RESAMPLES if baseline is not None else None,
             "level": DEFAULT_LEVEL,
             "k": sorted(ks)[0] if len(ks) == 1 else sorted(ks),
-            "clustered": layout.clustered,
+            "clustered": clustered,
         },
         "columns": columns,
         "rows": results,

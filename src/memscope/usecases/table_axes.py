@@ -18,116 +18,47 @@ matrix, the filters, ``report`` and ``compare`` use. What is the table's own:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from memscope.adapters.axes import Axis, axes_for
-from memscope.analysis import aggregate
+from memscope.adapters.axes import Axis
+from memscope.adapters.spec import TableLayout
 from memscope.analysis.answers import answer_score, correctness
-from memscope.analysis.cuemem import MEMORY_TASKS
-from memscope.errors import InputError
+from memscope.errors import InputError, PluginError
 from memscope.usecases.axes import axis_columns, numeric_levels
+from memscope.usecases.benchmarks import benchmarks, spec_of
 from memscope.usecases.loading import RunData
 from memscope.usecases.metric_names import RETRIEVAL_METRICS
 from memscope.usecases.question_extras import extra_columns
 from memscope.usecases.report import question_metrics
-
-Derived = Callable[[dict[str, Any]], Any]
-"""A summary column computed from the row's ``cell`` means (floats, or arrays of resampled
-means: the functions use only + - and / so they work on both)."""
 
 CELL = "cell"
 RUN_TASK = "task"
 """MemEye's per-task columns: the run's task (CUE-Mem's ``task`` is an axis of its own)."""
 
 
-@dataclass(frozen=True)
-class TableLayout:
-    """How one benchmark's table is laid out beyond its axes."""
-
-    default_by: tuple[str, ...]
-    default_metric: str
-    default_group: tuple[str, ...]
-    derived: tuple[tuple[str, str, Derived], ...] = ()
-    clustered: bool = False
-    """Whether questions are clustered (DMV-Bench trunks): intervals resample clusters."""
-    cell_separator: str = "/"
-    """Between the two levels of a ``cell`` (MemEye's ``X1_Y1``, as ``analysis.aggregate``)."""
-    heads_by_value: bool = False
-    """Head columns by the level's value (MemEye's X1 … Y3), not its label."""
-    run_task_axis: bool = False
-    """Offer ``task``: the run's task (MemEye sweeps write one run per task)."""
-
-
-def _mean_of_present(values: list[Any]) -> Any:
-    present = [v for v in values if v is not None]
-    return sum(present) / len(present) if present else None
-
-
-def _memeye_macro(cells: dict[str, Any]) -> Any:
-    return _mean_of_present([cells.get(cell) for cell in aggregate.CELLS])
-
-
-def _memory_avg(setting: str) -> Derived:
-    def average(cells: dict[str, Any]) -> Any:
-        return _mean_of_present([cells.get(f"{task}/{setting}") for task in MEMORY_TASKS])
-
-    return average
-
-
-def _ei_gap(cells: dict[str, Any]) -> Any:
-    explicit, implicit = _memory_avg("explicit")(cells), _memory_avg("implicit")(cells)
-    return None if explicit is None or implicit is None else explicit - implicit
-
-
-LAYOUTS: dict[str, TableLayout] = {
-    "memeye": TableLayout(
-        default_by=("x", "y"),
-        default_metric="em",
-        default_group=("model", "method", "mode"),
-        derived=(("macro", "macro", _memeye_macro),),
-        cell_separator="_",
-        heads_by_value=True,
-        run_task_axis=True,
-    ),
-    "cuemem": TableLayout(
-        default_by=(CELL,),
-        default_metric="accuracy",
-        default_group=("model", "method"),
-        derived=(
-            ("memory_avg_explicit", "Mem. Avg. explicit", _memory_avg("explicit")),
-            ("memory_avg_implicit", "Mem. Avg. implicit", _memory_avg("implicit")),
-            ("ei_gap", "EI-Gap", _ei_gap),
-        ),
-    ),
-    "dmv": TableLayout(
-        default_by=("reach",),
-        default_metric="tsr",
-        default_group=("method",),
-        clustered=True,
-    ),
-}
-
-
 def table_layout(benchmark: str) -> TableLayout:
-    """The layout of ``benchmark``'s table (MemEye's for an unknown benchmark, as
-    ``adapters.axes.axes_for`` reads it)."""
-    return LAYOUTS.get(axes_for(benchmark).benchmark, LAYOUTS["memeye"])
+    """The layout of ``benchmark``'s table (its spec's ``table``).
+
+    Raises:
+        PluginError: the benchmark is not installed.
+    """
+    return spec_of(benchmark).table
 
 
 def benchmark_name(benchmark: str | None) -> str:
-    """How the benchmark is called in text (its registry name; the raw name if unknown)."""
-    found = axes_for(benchmark)
-    return found.name if found.benchmark == benchmark else str(benchmark)
+    """How the benchmark is called in text (its spec's title; the raw name if unknown)."""
+    try:
+        return spec_of(benchmark).title
+    except PluginError:
+        return str(benchmark)
 
 
 def table_axis_keys(benchmark: str) -> tuple[str, ...]:
     """The ``--by`` words of ``benchmark``: its registry axes, ``cell``, and MemEye's
     ``task``."""
-    keys = [axis.key for axis in axes_for(benchmark).axes] + [CELL]
+    keys = [axis.key for axis in spec_of(benchmark).axes.axes] + [CELL]
     if table_layout(benchmark).run_task_axis:
         keys.append(RUN_TASK)
     return tuple(keys)
@@ -139,7 +70,7 @@ def resolve_by(benchmark: str, words: tuple[str, ...]) -> tuple[str, ...]:
     Raises:
         InputError: naming the benchmark's axes when a word names none of them.
     """
-    axes = axes_for(benchmark)
+    axes = spec_of(benchmark).axes
     keys = table_axis_keys(benchmark)
     resolved = []
     for word in words:
@@ -155,29 +86,48 @@ def resolve_by(benchmark: str, words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(resolved))
 
 
-ANSWER_METRICS = ("em", "judge", "score", "accuracy", "tsr")
-METRICS = ANSWER_METRICS + RETRIEVAL_METRICS
+SHARED_ANSWER_METRICS = ("em", "judge", "score", "accuracy")
+
+
+def own_metrics() -> dict[str, str]:
+    """The benchmarks' own table metrics and the column each reads (``tsr`` → ``em``:
+    DMV-Bench's 0/1 success; ``f1`` → ``f1``), in registry order."""
+    found: dict[str, str] = {}
+    for spec in benchmarks():
+        for name, column in spec.table.metrics:
+            found.setdefault(name, column)
+    return found
+
+
+def table_metrics() -> tuple[str, ...]:
+    """Every ``--metric`` of ``memscope table``: the shared answer metrics, the benchmarks'
+    own, then the retrieval and temporal ones."""
+    return SHARED_ANSWER_METRICS + tuple(own_metrics()) + RETRIEVAL_METRICS
 
 
 def question_values(data: RunData, metric: str, k: int) -> np.ndarray:
     """Per-question values of ``metric`` (NaN where undefined).
 
     ``em`` and ``judge`` as stored; ``score`` is ``compare``'s answer score (MCQ EM, else
-    judge, else EM); ``accuracy`` is correctness (docs/metrics.md §2); ``tsr`` is
-    DMV-Bench's 0/1 success (its EM, as ``report`` reads it); the others are the
-    retrieval and temporal metrics at cut-off ``k``.
+    judge, else EM); ``accuracy`` is correctness (docs/metrics.md §2); a benchmark's own
+    metric reads the column its spec names (``tsr``: DMV-Bench's 0/1 success, its EM as
+    ``report`` reads it); the others are the retrieval and temporal metrics at cut-off
+    ``k``.
     """
     mode = data.column("mode")
     em = data.column("em").astype(float)
     judge = data.column("judge").astype(float)
-    if metric in ("em", "tsr"):
+    own = own_metrics()
+    if metric == "em":
         return em
+    if metric in own:
+        return data.column(own[metric]).astype(float)
     if metric == "judge":
         return judge
     if metric == "score":
-        return answer_score(mode, em, judge)
+        return answer_score(mode, em, judge, data.column("f1"))
     if metric == "accuracy":
-        return correctness(mode, em, judge)
+        return correctness(mode, em, judge, data.column("f1"))
     return question_metrics(data, k)[metric]
 
 
@@ -202,7 +152,7 @@ def _known(axis: Axis, labels: np.ndarray) -> np.ndarray:
 
 def question_axes(data: RunData, benchmark: str) -> QuestionAxes:
     """Per question of one run, its level on each ``--by`` axis of ``benchmark``."""
-    axes = axes_for(benchmark)
+    axes = spec_of(benchmark).axes
     layout = table_layout(benchmark)
     found, numbers, _levels = axis_columns(data, axes)
     labels = {key: _known(axes.require(key), values) for key, values in found.items()}
@@ -256,7 +206,7 @@ def axis_levels(
 ) -> tuple[list[np.ndarray], list[str]]:
     """The column levels of axis ``key`` over all runs of the table, in the benchmark's
     order and only those some question has, and per run the labels to group by."""
-    axes = axes_for(benchmark)
+    axes = spec_of(benchmark).axes
     axis = axes.axis(key) if key != CELL else None
     if axis is not None and axis.numeric:
         return _numeric_levels(key, parts)
@@ -286,7 +236,7 @@ def axis_levels(
 
 
 def _heading(benchmark: str, key: str, level: str) -> str:
-    axis = axes_for(benchmark).axis(key)
+    axis = spec_of(benchmark).axes.axis(key)
     if axis is None:
         return level
     if axis.numeric:
@@ -301,23 +251,25 @@ def level_label(benchmark: str, key: str, level: str) -> str:
         return _heading(benchmark, key, level)
     if table_layout(benchmark).heads_by_value:
         return level
-    view = axes_for(benchmark).views[0]
+    view = spec_of(benchmark).axes.views[0]
     row, _, column = level.partition(table_layout(benchmark).cell_separator)
     row_head, column_head = (
         _heading(benchmark, view.rows, row),
         _heading(benchmark, view.columns, column),
     )
-    if axes_for(benchmark).require(view.columns).numeric:
+    if spec_of(benchmark).axes.require(view.columns).numeric:
         return f"{row_head} · {column_head}"
     return f"{row_head} ({column_head[:3]}.)"
 
 
 def clusters(data: RunData, benchmark: str) -> np.ndarray | None:
-    """Cluster label per question where questions are not independent (DMV-Bench trunks,
-    as ``report`` forms them, prefixed by the run so that runs never share a cluster)."""
-    if not table_layout(benchmark).clustered:
+    """Cluster label per question where questions are not independent (the spec's
+    ``cluster``: DMV-Bench trunks, as ``report`` forms them), prefixed by the run so that
+    runs never share a cluster."""
+    cluster = spec_of(benchmark).cluster
+    if cluster is None:
         return None
-    trunks = extra_columns(data.questions, ("trunk",))["trunk"]
+    trunks = extra_columns(data.questions, (cluster,))[cluster]
     run_id = data.run["run_id"]
     return np.array(
         [

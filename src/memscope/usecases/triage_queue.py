@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from memscope.adapters.axes import all_axis_keys
-from memscope.analysis.aggregate import CELLS, X_LEVELS, Y_LEVELS, cell_labels
+from memscope.analysis.aggregate import cell_labels
 from memscope.analysis.answers import answer_score, correctness
 from memscope.errors import InputError
+from memscope.usecases.benchmarks import all_axis_keys, benchmarks, coordinate_levels
 from memscope.usecases.loading import RunData
 
 QUEUE_KINDS = ("failing", "all", "unlabelled", "sample")
@@ -32,24 +32,50 @@ FILTER_FIELDS = ("cell", "task", "x", "y", "code", "label", "correct", "labelled
 benchmark (``adapters.axes``: ``evidence:implicit``, ``reach:2``, ``bank:>=30`` …); other
 words match the text."""
 
-_CELL = re.compile(r"^\s*(X[1-4])\s*[_\-,/ ]?\s*(Y[1-3])\s*$", re.IGNORECASE)
+_CELL_SEPARATORS = re.compile(r"[\s_\-,/]+")
 _YES = {"yes", "y", "true", "1", "✓"}
 _NO = {"no", "n", "false", "0", "✗"}
+
+
+def coordinate_grid() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The x and the y levels of every installed benchmark that places questions on the
+    question table's coordinates (MemEye's X1–X4 × Y1–Y3), in order."""
+    xs: dict[str, None] = {}
+    ys: dict[str, None] = {}
+    for spec in benchmarks():
+        found_x, found_y = coordinate_levels(spec)
+        xs.update(dict.fromkeys(found_x))
+        ys.update(dict.fromkeys(found_y))
+    return tuple(xs), tuple(ys)
 
 
 def parse_cell(text: str) -> str:
     """Normalise a cell as typed (``X4Y3``, ``x4_y3``, ``X4-Y3``) to ``"X4_Y3"``.
 
     Raises:
-        InputError: when ``text`` is not an X1-X4 × Y1-Y3 cell.
+        InputError: when ``text`` is not a cell of the coordinate grid (X1–X4 × Y1–Y3).
     """
-    match = _CELL.match(text or "")
-    if not match:
-        raise InputError(
-            f"not a cell: {text!r}",
-            fix=f"Write a cell as X1Y1 … X4Y3 ({', '.join(c.replace('_', '') for c in CELLS[:3])}, …).",
-        )
-    return f"{match.group(1).upper()}_{match.group(2).upper()}"
+    xs, ys = coordinate_grid()
+    typed = _CELL_SEPARATORS.sub("", text or "").upper()
+    for x in xs:
+        if typed.startswith(x.upper()):
+            y = next((y for y in ys if typed[len(x) :] == y.upper()), None)
+            if y is not None:
+                return f"{x}_{y}"
+    cells = [f"{x}{y}" for x in xs for y in ys]
+    raise InputError(
+        f"not a cell: {text!r}",
+        fix=f"Write a cell as {cells[0]} … {cells[-1]} ({', '.join(cells[:3])}, …)."
+        if cells
+        else "No installed benchmark places questions on an x × y grid; filter by its axes.",
+    )
+
+
+def _axis_fields() -> str:
+    """Each installed benchmark's filter words, for the unknown-field message."""
+    return "; ".join(
+        f"{spec.title} {', '.join(axis.key for axis in spec.axes.axes)}" for spec in benchmarks()
+    )
 
 
 @dataclass(frozen=True)
@@ -83,8 +109,7 @@ def parse_filter(text: str) -> FilterTerms:
             raise InputError(
                 f"unknown filter field {name!r}",
                 fix=f"Fields: {', '.join(FILTER_FIELDS)} and the benchmark's axes "
-                "(MemEye x, y; CUE-Mem task, evidence, modality; DMV-Bench reach, bank, "
-                "position); other words match the question text.",
+                f"({_axis_fields()}); other words match the question text.",
             )
         if not value:
             raise InputError(
@@ -94,10 +119,10 @@ def parse_filter(text: str) -> FilterTerms:
             value = parse_cell(value)
         elif name in ("x", "y"):
             value = value.upper()
-            if value not in (X_LEVELS if name == "x" else Y_LEVELS):
+            levels = coordinate_grid()[0 if name == "x" else 1]
+            if value not in levels:
                 raise InputError(
-                    f"{name}:{value} is not a level",
-                    fix=f"Use one of {', '.join(X_LEVELS if name == 'x' else Y_LEVELS)}.",
+                    f"{name}:{value} is not a level", fix=f"Use one of {', '.join(levels)}."
                 )
         elif name in ("correct", "labelled", "other"):
             lowered = value.lower()
@@ -141,7 +166,9 @@ class QueueSpec:
         """A short human description, e.g. ``failing · X4Y3 · y:Y3 · by score ↓``."""
         parts = [self.kind]
         if self.cell:
-            parts.append(self.cell.replace("_", "") if _CELL.match(self.cell) else self.cell)
+            x, _, y = self.cell.partition("_")
+            xs, ys = coordinate_grid()
+            parts.append(f"{x}{y}" if x in xs and y in ys else self.cell)
         if self.text.strip():
             parts.append(self.text.strip())
         if self.sort != "idx" or self.descending:
@@ -204,8 +231,9 @@ class TriageTable:
         self.mode = _as_text(data.column("mode"))
         em = data.column("em").astype(float)
         judge = data.column("judge").astype(float)
-        self.correct = correctness(self.mode, em, judge)
-        self.score = answer_score(self.mode, em, judge)
+        f1 = data.column("f1")
+        self.correct = correctness(self.mode, em, judge, f1)
+        self.score = answer_score(self.mode, em, judge, f1)
         # MCQ rotations answered right of those asked ("3/4"); EM is their mean.
         rotations = (
             data.column("n_rotations").astype(np.int64)
@@ -223,6 +251,8 @@ class TriageTable:
         self.cell = cell_labels(self.x, self.y).astype(object)
         from memscope.usecases.axes import axis_columns, run_axes
 
+        self.spec = data.spec
+        """The run's benchmark: how its queue, matrix and panels are shown."""
         self.axes = run_axes(data)
         """The run's benchmark axes: the queue's columns and filter words."""
         self.axis_labels, self.axis_numbers, self.axis_levels = axis_columns(data, self.axes)
@@ -403,6 +433,7 @@ def _matched_correctness(data: RunData, other: RunData) -> np.ndarray:
         _as_text(other.column("mode")),
         other.column("em").astype(float),
         other.column("judge").astype(float),
+        other.column("f1"),
     )
     rows, other_rows = match_questions(
         data.questions.column("question_key").to_pylist(),

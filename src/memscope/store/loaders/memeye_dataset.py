@@ -3,7 +3,7 @@
 The file is staged once with DuckDB's JSON reader. The session list is small and needs the
 file system (images are resolved by the adapter's ``build_rounds``); the QA list can hold
 tens of thousands of entries, so each question's columns are derived in SQL with the same
-rules as ``adapters.memeye_dataset.read_memeye_dataset``: qid from the list position, mode
+rules as ``adapters.memeye.dataset.read_memeye_dataset``: qid from the list position, mode
 "mcq" when ``options`` is a non-empty object or list, the highest X / Y label as the
 coordinate, clue ids kept as written and resolved against the dataset's rounds, source
 sessions from ``session_id`` (else the clue rounds' sessions, in clue order).
@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from memscope.adapters.memeye_dataset import MAX_LEVEL_DIGITS, oversized_label_notice
+from memscope.adapters.memeye.dataset import MAX_LEVEL_DIGITS, oversized_label_notice
 from memscope.errors import DatasetError
 from memscope.identity import KEY_LENGTH, KEY_SEPARATOR, WHITESPACE_PATTERN
 from memscope.records import DatasetSource, Notice, RoundRecord, SessionRecord

@@ -204,11 +204,7 @@ class MatrixScreen(SessionScreen):
         columns = [value for value, _ in grid.columns] + [value for value, _ in grid.extra_columns]
         if columns != self._columns:
             table.clear(columns=True)
-            corner = (
-                "X ╲ Y"  # MemEye's axes are known by their letters
-                if self._axes().benchmark == "memeye"
-                else f"{grid.row_title} ╲ {grid.column_title}"
-            )
+            corner = self._style().corner or f"{grid.row_title} ╲ {grid.column_title}"
             table.add_column(corner, key="__rows__")
             for value, label in [*grid.columns, *grid.extra_columns]:
                 table.add_column(label, key=value)
@@ -266,11 +262,7 @@ class MatrixScreen(SessionScreen):
             if grid.extra_columns
             else ""
         )
-        what = (
-            "X = visual granularity, Y = reasoning depth"
-            if axes.benchmark == "memeye"
-            else f"rows = {grid.row_title}, columns = {grid.column_title}"
-        )
+        what = self._style().legend or f"rows = {grid.row_title}, columns = {grid.column_title}"
         spec = self.session.spec
         if not compact and (spec.text.strip() or spec.cell or spec.kind != "all"):
             # The grid is of the whole run; say so rather than seem to follow the queue.
@@ -329,13 +321,13 @@ class MatrixScreen(SessionScreen):
             self._show_legend(self.grid)
 
     def _figure_key(self) -> tuple[str, ...]:
-        """What the figure depends on: the run(s), and for MemEye the metric (EM and Judge
-        from the report, any other from the grid on screen)."""
+        """What the figure depends on: the run(s), and for a grid-lines figure (MemEye) the
+        metric (EM and Judge from the report, any other from the grid on screen)."""
         session = self.session.run
         assert session is not None  # the matrix is shown only once a run is loaded
         benchmark = session.table.axes.benchmark
         runs = (session.run_id, session.other_run_id or "")
-        if benchmark != "memeye":
+        if session.table.spec.figure != "grid_lines":
             return (benchmark, *runs, "runs")
         if self.metric.key in ("em", "judge"):
             return (benchmark, *runs, self.metric.key, "report")
@@ -376,9 +368,7 @@ class MatrixScreen(SessionScreen):
         grid: Grid | None,
     ) -> None:
         try:
-            spec = matrix_figure(
-                benchmark, data, other, metric.key, metric.title, metric.kind, grid
-            )
+            spec = matrix_figure(data, other, metric.key, metric.title, metric.kind, grid)
         except MemscopeError as error:
             self.post_message(MatrixFigureComputed(key, None, error.message))
             return
@@ -409,7 +399,7 @@ class MatrixScreen(SessionScreen):
         row_value = grid.rows[row][0]
         columns = [value for value, _ in grid.columns] + [v for v, _ in grid.extra_columns]
         column_value = columns[column - 1]
-        if axes.benchmark == "memeye":
+        if self._style().cell_queue == "cell":
             self._open_queue(cell=f"{row_value}_{column_value}")
             return
         terms = [f"{view.rows}:{_filter_word(axes.require(view.rows), row_value)}"]
@@ -430,6 +420,12 @@ class MatrixScreen(SessionScreen):
         run = self.session.run
         assert run is not None  # the matrix is shown only once a run is loaded
         return run.table.axes
+
+    def _style(self) -> Any:
+        """How the run's benchmark shows its matrix (``Benchmark.matrix``)."""
+        run = self.session.run
+        assert run is not None  # the matrix is shown only once a run is loaded
+        return run.table.spec.matrix
 
     def action_back(self) -> None:
         self.post_message(ShowScreen("queue"))

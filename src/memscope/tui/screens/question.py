@@ -135,11 +135,11 @@ class QuestionScreen(SessionScreen):
         self._timeline.focus(scroll_visible=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide the re-ranking keys on DMV-Bench probes: a probe has no scored pool to
+        """Hide the re-ranking keys on probes (DMV-Bench): a probe has no scored pool to
         re-rank (its panel shows the recall steps and the retention context instead)."""
         if action in ("alpha", "lam", "cutoff", "rerank_reset"):
             run = self.session.run
-            if run is not None and run.data.benchmark == "dmv":
+            if run is not None and run.data.spec.panel == "probe":
                 return False
         return True
 
@@ -224,11 +224,11 @@ class QuestionScreen(SessionScreen):
             scope=view.scope,
             note=ranking.note,
         )
-        benchmark = session.data.benchmark
-        if benchmark == "dmv":
+        kind = session.data.spec.panel
+        if kind == "probe":
             panel.set_mode("context")
             panel.show_context(retention_text(retention_context(session.table, detail.row)))
-        elif benchmark == "cuemem":
+        elif kind == "evidence":
             scored = any(c.score is not None for c in self.candidates)
             panel.set_mode("rerank-hits" if scored else "hits")
             panel.show_context(

@@ -16,6 +16,15 @@ from memscope.tui.widgets.text_view import TextView
 __all__ = ["AnswerPanel", "OtherAnswer", "answer_text"]
 
 
+def _scores(em: float | None, f1: float | None, judge: float | None) -> str:
+    """The grader's scores of an answer: EM, or token F1 where the run has F1 and no EM
+    (a benchmark graded by token F1), and the judge's where the run has one."""
+    parts = [f"EM {num(em)}" if em is not None or f1 is None else f"F1 {num(f1)}"]
+    if judge is not None:
+        parts.append(f"judge {num(judge)}")
+    return " · ".join(parts)
+
+
 def answer_text(
     detail: QuestionDetail, other: OtherAnswer | None = None, other_run: str | None = None
 ) -> Text:
@@ -36,10 +45,7 @@ def answer_text(
             else detail.pred
         )
     )
-    scores = f"EM {num(detail.em)}" + (
-        f" · judge {num(detail.judge)}" if detail.judge is not None else ""
-    )
-    text.append(f"   {scores}", "dim")
+    text.append(f"   {_scores(detail.em, detail.f1, detail.judge)}", "dim")
     if detail.judge_reasoning:
         text.append("\njudge  ", "bold")
         text.append_text(plain(detail.judge_reasoning, "italic"))
@@ -52,11 +58,7 @@ def answer_text(
         text.append_text(mark(other.correct))
         text.append(" ")
         text.append_text(plain(other.pred))
-        text.append(
-            f"   EM {num(other.em)}"
-            + (f" · judge {num(other.judge)}" if other.judge is not None else ""),
-            "dim",
-        )
+        text.append(f"   {_scores(other.em, other.f1, other.judge)}", "dim")
     elif other_run:
         text.append("\n")
         text.append_text(

@@ -136,10 +136,10 @@ class CandidatesPanel(Vertical):
             return
         figure = self.query_one("#rerank-sweep", FigureView)
         run = data.run
-        if run.get("retrieval_kind") != "ranked" or run.get("benchmark") in ("cuemem", "dmv"):
+        if run.get("retrieval_kind") != "ranked" or data.spec.panel != "rerank":
             self._sweep_wanted = self._sweep_drawn = None
             figure.show_message(
-                "The recency sweep re-ranks MemEye Y3 questions by their retrieval scores: "
+                "The recency sweep re-ranks Y3 questions by their retrieval scores: "
                 "this run has no ranked, scored retrieval list to sweep."
             )
             return

@@ -93,19 +93,25 @@ def _colour(index: int) -> str:
     return OKABE_ITO[index % len(OKABE_ITO)]
 
 
-def memeye_spec(
-    curves: list[Curve], x_levels: tuple[str, ...], metric_title: str, kind: str = "rate"
+def grid_lines_spec(
+    curves: list[Curve],
+    x_levels: tuple[str, ...],
+    metric_title: str,
+    kind: str = "rate",
+    names: tuple[str, str, str] = ("X", "Y", "X (visual granularity)"),
 ) -> FigureSpec:
-    """MemEye: the matrix's metric per X level, one line per Y level."""
+    """The matrix's metric per level of its rows, one line per column level (MemEye: per
+    X level, one line per Y). ``names`` = (rows, columns, x-axis label)."""
+    rows, columns, x_label = names
     largest = max((v for c in curves for v in c.values if v is not None), default=1.0)
     y_range = (0.0, 1.0) if kind == "rate" else (-1.0, 1.0) if kind == "delta" else (0.0, largest)
     return FigureSpec(
-        title=f"{metric_title} by X level, one line per Y",
+        title=f"{metric_title} by {rows} level, one line per {columns}",
         series=[
             PlotSeries(curve.label, curve.xs, curve.values, _colour(index))
             for index, curve in enumerate(curves)
         ],
-        x_label="X (visual granularity)",
+        x_label=x_label,
         x_ticks=list(curves[0].xs) if curves else [],
         x_tick_labels=list(x_levels),
         y_range=y_range if y_range[1] > y_range[0] else (0.0, 1.0),
@@ -351,7 +357,6 @@ class FigureView(Vertical):
 
 
 def matrix_figure(
-    benchmark: str,
     data: Any,
     other: Any,
     metric_key: str,
@@ -359,29 +364,38 @@ def matrix_figure(
     metric_kind: str,
     grid: Any,
 ) -> FigureSpec:
-    """The matrix screen's figure for its benchmark (run it in a worker: it computes).
+    """The matrix screen's figure for the run's benchmark (``Benchmark.figure``; run it in a
+    worker: it computes).
 
-    DMV-Bench: the retention curve of the run and of the compared one; CUE-Mem: explicit
-    vs implicit bars; MemEye: the metric per X level, one line per Y, from the same
-    numbers as ``memscope plot heatmap`` for EM and Judge, else from the matrix's
-    ``grid``.
+    ``retention`` (DMV-Bench): the retention curve of the run and of the compared one;
+    ``setting_bars`` (CUE-Mem): explicit vs implicit bars; ``grid_lines``: the metric per
+    row level, one line per column level (MemEye: per X, one line per Y, from the same
+    numbers as ``memscope plot heatmap`` for EM and Judge), else from the matrix's ``grid``.
 
     Raises:
         MemscopeError: the run lacks the data (e.g. no per-cell Judge).
     """
     from memscope.usecases import figure_data
 
-    if benchmark == "dmv":
+    kind = data.spec.figure  # the run's benchmark says which figure is its own
+    if kind == "retention":
         runs = [data] if other is None else [data, other]
         return retention_spec([figure_data.retention_curve(run) for run in runs])
-    if benchmark == "cuemem":
+    if kind == "setting_bars":
         return cue_spec(figure_data.cue_bars(data))
-    if metric_key in ("em", "judge"):
+    from memscope.usecases.benchmarks import coordinate_levels
+
+    if metric_key in ("em", "judge") and any(coordinate_levels(data.spec)):
+        # On the x × y coordinates: the same numbers as `memscope plot heatmap`.
         heatmap = figure_data.heatmap_grid(data, metric_key)
-        return memeye_spec(
+        return grid_lines_spec(
             figure_data.memeye_lines(heatmap), heatmap.x_levels, metric_title, metric_kind
         )
     from memscope.usecases.figure_data import Curve
+
+    axes = data.spec.axes
+    row_axis = next(a for a in axes.axes if a.title == grid.row_title)
+    column_axis = next(a for a in axes.axes if a.title == grid.column_title)
 
     xs = [float(index + 1) for index in range(len(grid.rows))]
     curves = []
@@ -395,4 +409,21 @@ def matrix_figure(
                 n=[0 if cell is None else cell.n for cell in cells],
             )
         )
-    return memeye_spec(curves, tuple(x for x, _ in grid.rows), metric_title, metric_kind)
+    return grid_lines_spec(
+        curves,
+        tuple(row_axis.short(x) for x, _ in grid.rows),
+        metric_title,
+        metric_kind,
+        (_axis_name(row_axis), _axis_name(column_axis), _axis_label(row_axis)),
+    )
+
+
+def _axis_name(axis: Any) -> str:
+    """How a figure names an axis: its letter when it has one (MemEye's X, Y), else its title."""
+    return str(axis.key.upper() if len(axis.key) == 1 else axis.title)
+
+
+def _axis_label(axis: Any) -> str:
+    """An x-axis label: ``X (visual granularity)``, or the title alone."""
+    name = _axis_name(axis)
+    return f"{name} ({axis.title})" if name != axis.title else axis.title

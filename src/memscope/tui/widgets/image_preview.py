@@ -118,6 +118,15 @@ class ImagePreview(Vertical):
                 "disabled", f"images are turned off (${RENDERER_ENV}=none): {item.file or item.ref}"
             )
             return
+        if not item.file and item.ref.startswith(("http://", "https://")):
+            # The dataset names the image by its web address only: it is never fetched.
+            self._set_state(
+                "missing",
+                f"this image is only a URL ({item.ref}); memscope downloads nothing: point it "
+                "at a folder holding a copy (the benchmark's options in `memscope open "
+                "--help`), or press c for its caption",
+            )
+            return
         kind = path_kind(item.file) if item.file else None
         if kind is None or kind == "a broken symbolic link":
             looked = f" (looked for {item.file})" if item.file else ""

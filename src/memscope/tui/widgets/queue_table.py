@@ -30,20 +30,22 @@ from memscope.usecases.triage_queue import TriageTable
 FLEX = 0
 
 
-MEMEYE_AXIS_COLUMNS = (("x", "X", 3), ("y", "Y", 3))
+COORDINATE_COLUMNS = (("qid", "qid", 6), ("x", "X", 3), ("y", "Y", 3))
+"""The qid and the question table's x and y coordinates as columns (MemEye's X and Y)."""
+QID_WIDTH = (6, 16)
+"""The qid column's narrowest and widest (``q37``; a conversation's ``conv-26:q37``)."""
 
 
 def column_layout(
     width: int,
     compare: bool,
     show_task: bool = False,
-    axis_columns: tuple[tuple[str, str, int], ...] = MEMEYE_AXIS_COLUMNS,
+    axis_columns: tuple[tuple[str, str, int], ...] = COORDINATE_COLUMNS,
 ) -> list[tuple[str, str, int]]:
     """(column key, header, width) for a table ``width`` cells wide; the question text
     takes what the fixed columns leave (task only when the run mixes tasks).
-    ``axis_columns`` are the benchmark's two axes (MemEye's X and Y by default)."""
+    ``axis_columns`` are the qid and the benchmark's two axes (MemEye's X and Y by default)."""
     columns = [
-        ("qid", "qid", 6),
         *axis_columns,
         # An MCQ and its open twin ask the same question text; MCQ shows its rotations right.
         ("mode", "mode", 8),
@@ -97,7 +99,7 @@ class QueueTable(ScrollView, can_focus=True):
         self.rows = np.zeros(0, dtype=np.int64)
         self.compare = False
         self.show_task = False
-        self.axis_columns = MEMEYE_AXIS_COLUMNS
+        self.axis_columns = COORDINATE_COLUMNS
         self.suggestions_ready = True
 
     def show(
@@ -229,12 +231,21 @@ class QueueTable(ScrollView, can_focus=True):
 
 
 def axis_columns_of(table: TriageTable) -> tuple[tuple[str, str, int], ...]:
-    """The queue's columns for the table's benchmark axes (MemEye: X, Y)."""
-    if table.axes.benchmark == "memeye":
-        return MEMEYE_AXIS_COLUMNS
-    return tuple(
-        (f"axis:{axis.key}", axis.key, axis.column_width) for axis in table.axes.queue_axes
-    )
+    """The queue's qid column (as wide as the run's qids need) and its columns for the
+    table's benchmark axes: an axis read from the x or y coordinate column is that column
+    (MemEye's X and Y, sortable as ``x`` / ``y``), any other its labels."""
+    longest = max((len(str(qid)) for qid in table.qids.tolist()), default=0)
+    columns = [("qid", "qid", max(QID_WIDTH[0], min(QID_WIDTH[1], longest)))]
+    for axis in table.axes.queue_axes:
+        coordinate = next(
+            (name for kind, name in axis.sources() if kind == "column" and name in ("x", "y")),
+            None,
+        )
+        if coordinate is not None:
+            columns.append((coordinate, coordinate.upper(), axis.column_width))
+        else:
+            columns.append((f"axis:{axis.key}", axis.key, axis.column_width))
+    return tuple(columns)
 
 
 class QueueHeader(Static):
@@ -244,7 +255,7 @@ class QueueHeader(Static):
         super().__init__("", id=id)
         self.compare = False
         self.show_task = False
-        self.axis_columns = MEMEYE_AXIS_COLUMNS
+        self.axis_columns = COORDINATE_COLUMNS
 
     def render(self) -> Text:
         width = self.content_region.width or self.size.width

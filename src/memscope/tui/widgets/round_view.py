@@ -106,12 +106,17 @@ class RoundView(VerticalScroll):
                 widget.show(None)
                 widget.display = False
             return
-        self._body_text = Text.assemble(
-            ("user: ", "bold cyan"),
-            plain(detail.user_text),
-            "\n",
-            ("assistant: ", "bold magenta"),
-            plain(detail.assistant_text),
+        self._body_text = (
+            Text.assemble(
+                ("user: ", "bold cyan"),
+                plain(detail.user_text),
+                "\n",
+                ("assistant: ", "bold magenta"),
+                plain(detail.assistant_text),
+            )
+            if detail.assistant_text
+            # A turn of a conversation between two people: the speaker is in the text.
+            else plain(detail.user_text)
         )
         self._text.update(
             Text.assemble(self._header(detail, entry, caption_mode), "\n\n", self._body_text)

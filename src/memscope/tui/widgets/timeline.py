@@ -47,13 +47,26 @@ def entry_line(entry: TimelineEntry) -> Text:
     media = ("▣" if entry.has_image else " ") + ("♪" if entry.has_audio else " ")
     line = Text(f" {symbol} ", style=style)
     line.append_text(
-        plain(clip(entry.round_id, 8).ljust(8), "bold" if entry.is_gold else "", one_line=True)
+        plain(
+            clip(_within_session(entry.round_id, entry.session_id), 8).ljust(8),
+            "bold" if entry.is_gold else "",
+            one_line=True,
+        )
     )
     line.append(f" {rank}", rank_style)
     line.append(" stale" if entry.is_stale and not entry.is_gold else "      ", "yellow")
     line.append(f" {media} ", "magenta")
     line.append_text(plain(clip(entry.preview, 120), "dim", one_line=True))
     return line
+
+
+def _within_session(round_id: str, session_id: str) -> str:
+    """The round id without the part it shares with its session's (``conv-26:D2:8`` under
+    ``conv-26:S2`` is ``D2:8``): the session header above it shows that part."""
+    prefix, found, _ = session_id.rpartition(":")
+    if found and round_id.startswith(prefix + ":"):
+        return round_id[len(prefix) + 1 :]
+    return round_id
 
 
 class Timeline(ScrollView, can_focus=True):

@@ -4,7 +4,7 @@ Layout and fields: docs/formats.md §2. A directory is a DMV-Bench run when it
 holds ``f2_per_probe.csv``. One CSV holds every architecture ("system") the run compared,
 so **each system becomes its own run**: run id ``<directory name>:<system>``, path
 ``<directory>#<system>``. All systems of a directory share one dataset: the probes are the
-questions, the probed and retrieved products are the rounds (see :mod:`memscope.adapters.dmv_dataset`).
+questions, the probed and retrieved products are the rounds (see :mod:`memscope.adapters.dmv.dataset`).
 
 Per system, the predictions are the CSV rows (``em`` = ``correct``, ``pred`` = the final
 URL, ``extra``: the system's own bank size, whether any step's list held the target); the
@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from memscope.adapters.base import ReadOptions
-from memscope.adapters.dmv_catalogue import locate_registry, read_product_data
-from memscope.adapters.dmv_dataset import ProbeKey, build_dmv_dataset
-from memscope.adapters.dmv_logs import TaskLog, parse_task_log
+from memscope.adapters.dmv.catalogue import locate_registry, read_product_data
+from memscope.adapters.dmv.dataset import ProbeKey, build_dmv_dataset
+from memscope.adapters.dmv.logs import TaskLog, parse_task_log
 from memscope.adapters.files import file_digest
 from memscope.adapters.run_sources import recorded_sources
 from memscope.adapters.upstream_summary import (

@@ -32,12 +32,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memscope.adapters.dmv_catalogue import Product, ProductData
-from memscope.adapters.memeye_dataset import question_key
+from memscope.adapters.dmv.catalogue import Product, ProductData
+from memscope.adapters.memeye.dataset import question_key
 from memscope.records import DatasetRecord, Notice, QuestionRecord, RoundRecord, SessionRecord
 
 if TYPE_CHECKING:
-    from memscope.adapters.dmv import ProbeRow, SystemLogs
+    from memscope.adapters.dmv.run import ProbeRow, SystemLogs
 
 TASK = "dmv_f2"
 BENCHMARK = "dmv"

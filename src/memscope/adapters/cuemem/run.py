@@ -1,88 +1,98 @@
-"""Reads CUE-Mem result directories: RQ1/RQ2 ``*_results.json`` and RQ3 ``p<N>_results.json``.
+"""Reads CUE-Mem result directories: RQ1/RQ2 ``*_results.json``, RQ3 ``p<N>_results.json``
+and the human-baseline app's submissions.
 
 Formats: docs/formats.md §3.3 (RQ1/RQ2 ``run_bench.py``: ``system_answer``,
-``original_answer``, optional ranked ``retrieved_ids``) and §3.4 (RQ3
+``original_answer``, optional ranked ``retrieved_ids``), §3.4 (RQ3
 ``step2_run_experiment.py``: ``model_answer``, ``correct``, ranked ``retrieved_turn_ids``
 with ``retrieved_scores`` and per-item ``retrieved_items``; the oracle runner's
-``{"meta", "results"}`` object too).
+``{"meta", "results"}`` object too) and §3.6 (the human baseline, ``human``; the summaries
+``aggregate_results.py`` writes, ``aggregated``).
 
-**Upstream's summary.** A sibling ``<stem>_accuracy.json`` (RQ1/RQ2) is recomputed from
-the stored answers (:func:`accuracy_check`); the result is the run's
-``metrics["upstream_check"]``, and a disagreement a warning naming the file.
+**Upstream's summaries.** A sibling ``<stem>_accuracy.json`` (RQ1/RQ2) is recomputed from
+the stored answers (:func:`accuracy_check`); so are the groups of an
+``aggregated_accuracy*.json`` in the folder or the two above it that name this folder
+(``aggregated``). Together they are the run's ``metrics["upstream_check"]``, and a
+disagreement a warning naming the file.
 
 **Recognising a run.** A directory is a CUE-Mem run directory when it holds a file named
-``*_results.json``. Each such file is one run (a directory of RQ3 results holds one per
-profile, ``p0``…``p2``): run id ``<directory name>:<file stem without _results>`` (e.g.
-``MM:p0``), path = the file.
+``*_results.json`` (``aggregated_*.json`` never are runs) or the human-baseline app's
+``<unix_ts>_<participant>.json`` submissions. Each such file is one run (a directory of RQ3
+results holds one per profile, ``p0``…``p2``): run id ``<directory name>:<file stem without
+_results>`` (e.g. ``MM:p0``), path = the file. Below an RQ1/RQ2 result root
+(``result_debug``, ``result_debug_trimmed``, ``result_debug_llm_as_judge``,
+``result_question_only``, ``result_oracle_evidence``: ``roots``) the folders name the model
+and method; the same ``<llm>/<memory>`` under two roots is two runs (their ids differ by the
+root, ``identity.run_labels``), and a warning says a table would pool them.
 
-**Finding the history file.** The results name no dataset, so the history file is
-searched: ``--dataset`` (a file, or a folder searched recursively), else ``dataset`` in the
-run's ``memscope_sources.json``, else the history file the store joined this results file
-to before, else the run directory and its parent, ``$RQ3_HISTORY_DIR``, and the upstream
-layouts in the folders above (``data/history_dialogue/``, ``RQ3/data/history_dialogue/``,
-``[benchmark/]data/dialog/[<caption variant>/]``: the official release prepares its
-histories into ``workdir/benchmark/data/dialog/base/`` for both RQ1/RQ2 and RQ3). The file name comes from the results file:
-``p<N>_results.json`` needs ``history_with_qa_p<N>.json``; ``<data>[_sample<N>][_<category>]_results.json``
-needs ``<data>.json`` (the longest prefix that exists). Rows join QAs by ``(point, qa_id)``;
-a history file that matches fewer than half of the rows is refused as the wrong one.
+**Finding the history file** (``history``): ``--dataset``, ``memscope_sources.json``, the
+file the store joined before, then the upstream layouts. Rows join QAs by ``(point,
+qa_id)``; a history file that matches fewer than half of the rows is refused as the wrong
+one.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from memscope.adapters.base import ReadOptions
-from memscope.adapters.cuemem_dataset import CueDataset, read_cuemem_dataset
-from memscope.adapters.files import file_digest, files_named, read_json_file, refuse_special
+from memscope.adapters.cuemem import aggregated, human, roots
+from memscope.adapters.cuemem.dataset import CueDataset, read_cuemem_dataset
+from memscope.adapters.cuemem.history import history_names, locate_history
+from memscope.adapters.files import file_digest, read_json_file
 from memscope.adapters.run_sources import REMEMBERED_HISTORIES, recorded_sources
 from memscope.adapters.upstream_summary import (
     CHECK_KEY,
     PERCENT_TOLERANCE,
     Comparison,
     check_notices,
+    merge_checks,
     summary_check,
 )
 from memscope.errors import DatasetError, RunDirError
 from memscope.file_kinds import read_regular
 from memscope.records import Notice, RetrievalKind, RunRecord
 
-RESULTS_SUFFIX = "_results.json"
-PROFILE_STEM = re.compile(r"^p(\d+)$")
+__all__ = ["extract_choice", "history_names", "is_cuemem_run", "read_cuemem_runs"]
+
+RESULTS_SUFFIX = roots.RESULTS_SUFFIX
 RQ3_VARIANTS = {
     "TT": "text_only",
     "TM": "text_index_multimodal_use",
     "MT": "multimodal_index_text_use",
     "MM": "multimodal",
 }
-CAPTION_VARIANTS = ("base", "brief", "medium", "detailed")
 CONTEXT_MEMORIES = ("FUMemory", "MMFUMemory")
 """RQ1/RQ2 memories that keep the (truncated) history instead of retrieving from it."""
-ANCESTOR_LEVELS = 8
+CONTEXT_METHODS = ("oracle_evidence",)
+"""Runs of a root that gives the model a fixed context (the gold sessions)."""
 MAX_RANK = 2**31 - 1
 """A retrieved item's rank above this is no rank (the store keeps ranks in 32 bits)."""
-HISTORY_ENV = ("RQ3_HISTORY_DIR",)
-
-"""Environment variables of the official release that name the histories' folder."""
 MISMATCH_REFUSE_SHARE = 0.5
 MAX_LISTED = 10
 LETTER = re.compile(r"\b([A-D])\b")
 
 
 def results_files(path: Path) -> list[Path]:
-    """The ``*_results.json`` files of a directory, sorted."""
+    """The ``*_results.json`` files of a directory, sorted (``aggregated_*`` left out)."""
     try:
-        return sorted(p for p in path.iterdir() if p.name.endswith(RESULTS_SUFFIX) and p.is_file())
+        return sorted(
+            p
+            for p in path.iterdir()
+            if p.name.endswith(RESULTS_SUFFIX)
+            and not aggregated.is_aggregate(p.name)
+            and p.is_file()
+        )
     except OSError:
         return []
 
 
 def is_cuemem_run(path: Path) -> bool:
-    """Whether ``path`` holds CUE-Mem result files."""
-    return bool(results_files(path))
+    """Whether ``path`` holds CUE-Mem result files or human-baseline submissions."""
+    return bool(results_files(path)) or bool(human.submission_files(path))
 
 
 def extract_choice(answer: Any) -> str:
@@ -100,8 +110,18 @@ def extract_choice(answer: Any) -> str:
     return match.group(1) if match else text.upper()
 
 
+@dataclass
+class _Read:
+    """One results file read: its run, and what the aggregate check needs of it."""
+
+    record: RunRecord
+    dataset: CueDataset
+    stem: str
+    accuracy: Any
+
+
 def read_cuemem_runs(run_dir: Path, options: ReadOptions) -> list[RunRecord]:
-    """Read every results file of a CUE-Mem run directory, one RunRecord each.
+    """Read every results file and submission of a CUE-Mem run directory, one RunRecord each.
 
     Raises:
         RunDirError: a results file that is not a CUE-Mem result list, or (``strict``) has
@@ -110,17 +130,112 @@ def read_cuemem_runs(run_dir: Path, options: ReadOptions) -> list[RunRecord]:
     """
     run_dir = run_dir.resolve()
     files = results_files(run_dir)
-    if not files:
+    submissions = human.submission_files(run_dir)
+    if not files and not submissions:
         raise RunDirError(
-            "not a CUE-Mem run directory: it has no *_results.json",
+            "not a CUE-Mem run directory: it has no *_results.json and no human-baseline submission",
             where=str(run_dir),
-            fix="Point at the folder run_bench.py or step2_run_experiment.py wrote results to.",
+            fix="Point at the folder run_bench.py or step2_run_experiment.py wrote results to, "
+            "or at a variant folder of the human-baseline app's output.",
         )
     sources = recorded_sources(run_dir)
-    return [_read_results_file(path, options, sources.get("dataset")) for path in files]
+    place = roots.result_place(run_dir)
+    found = aggregated.aggregates_for(run_dir) if files else aggregated.FolderAggregates()
+    reads = [
+        _read_results_file(path, options, sources.get("dataset"), place, found.files)
+        for path in files
+    ]
+    _attach_aggregate_checks(found, reads)
+    records = [read.record for read in reads]
+    records += [
+        human.read_submission(path, options, sources.get("dataset")) for path in submissions
+    ]
+    folder_notices = list(found.notices)
+    if place is not None and reads:
+        folder_notices += _pooled_roots_notice(place, run_dir)
+    records[0].notices[:0] = folder_notices
+    _note_repeated_participants(records)
+    return records
 
 
-def _read_results_file(path: Path, options: ReadOptions, recorded: Path | None) -> RunRecord:
+def _pooled_roots_notice(place: roots.ResultPlace, run_dir: Path) -> list[Notice]:
+    """A warning when the same ``<llm>/<memory>`` has results under another result root."""
+    elsewhere = roots.same_runs_elsewhere(place, run_dir)
+    if not elsewhere:
+        return []
+    others = ", ".join(path.relative_to(place.base).parts[0] for path in elsewhere)
+    return [
+        Notice(
+            f"{'/'.join(place.below)} also has results under {others}: those are other runs "
+            f"(their ids name the root), but a table groups runs by model and method and would "
+            "pool them with these; table one root at a time, or pass --per-run",
+            str(run_dir),
+        )
+    ]
+
+
+def _attach_aggregate_checks(found: aggregated.FolderAggregates, reads: list[_Read]) -> None:
+    """Each ``aggregated_accuracy*.json`` group naming this folder, checked against its runs'
+    rows and merged into their ``upstream_check``; its warnings go with the group's first run."""
+    if not found.groups:
+        return
+    runs = []
+    for read in reads:
+        questions = {q.qid: q.extra for q in read.dataset.record.questions}
+        rows = []
+        predictions = read.record.predictions
+        for qid, em in zip(
+            predictions.column("qid").to_pylist(),
+            predictions.column("em").to_pylist(),
+            strict=True,
+        ):
+            extra = questions.get(qid, {})
+            rows.append(
+                (
+                    str(extra.get("point") or "").strip().lower(),
+                    str(extra.get("qa_type") or ""),
+                    extra.get("entity_explicitness"),
+                    extra.get("expression_type"),
+                    bool(em),
+                )
+            )
+        runs.append(aggregated.FileRun(read.stem, rows, read.accuracy))
+    checks, notices = aggregated.checks_by_stem(found, runs)
+    for read in reads:
+        mine = checks.get(read.stem)
+        if not mine:
+            continue
+        own = read.record.metrics.get(CHECK_KEY)
+        read.record.metrics[CHECK_KEY] = merge_checks([*([own] if own else []), *mine])
+        read.record.notices += notices.get(read.stem, [])
+
+
+def _note_repeated_participants(records: list[RunRecord]) -> None:
+    """A participant who submitted several times for one variant: each submission is a run,
+    and a table's human row pools them all."""
+    by_person: dict[str, list[RunRecord]] = {}
+    for record in records:
+        if record.config.get("layout") == "human_baseline":
+            by_person.setdefault(str(record.config.get("participant")), []).append(record)
+    for participant, submitted in by_person.items():
+        if len(submitted) > 1:
+            submitted[-1].notices.append(
+                Notice(
+                    f"participant {participant!r} submitted {len(submitted)} times for this "
+                    "variant; each submission is a run, and a table's human row pools them "
+                    "(pass --per-run, or move the earlier files away)",
+                    submitted[-1].path,
+                )
+            )
+
+
+def _read_results_file(
+    path: Path,
+    options: ReadOptions,
+    recorded: Path | None,
+    place: roots.ResultPlace | None,
+    aggregates: list[Path],
+) -> _Read:
     raw = read_json_file(path, what="CUE-Mem results file")
     meta: dict[str, Any] = {}
     if isinstance(raw, dict) and isinstance(raw.get("results"), list):
@@ -176,9 +291,9 @@ def _read_results_file(path: Path, options: ReadOptions, recorded: Path | None) 
             )
         )
     run_dir = path.parent
-    method, model, modality = _describe(run_dir, stem, layout, meta)
+    method, model, modality = _describe(run_dir, stem, layout, meta, place)
     retrieval_kind: RetrievalKind = "ranked" if retrievals.num_rows else "none"
-    if layout == "rq3_oracle" or (method or "") in CONTEXT_MEMORIES:
+    if layout == "rq3_oracle" or (method or "") in (*CONTEXT_MEMORIES, *CONTEXT_METHODS):
         retrieval_kind = "context"
     depth = max(
         (
@@ -198,8 +313,8 @@ def _read_results_file(path: Path, options: ReadOptions, recorded: Path | None) 
         metrics[CHECK_KEY] = check
         notices += check_notices(check)
     side = [p for p in (accuracy_path, run_dir / f"{stem}_efficiency.json") if p.is_file()]
-    content_hash, stats = file_digest([path, *side, history])
-    return RunRecord(
+    content_hash, stats = file_digest([path, *side, *aggregates, history])
+    record = RunRecord(
         run_id=f"{run_dir.name}:{stem}",
         path=str(path),
         content_hash=content_hash,
@@ -218,6 +333,7 @@ def _read_results_file(path: Path, options: ReadOptions, recorded: Path | None) 
             "results_file": path.name,
             "history_file": str(history),
             "meta": meta,
+            **(place.config() if place is not None and layout == "rq1_rq2" else {}),
         },
         metrics=metrics,
         dataset=dataset.record,
@@ -226,6 +342,7 @@ def _read_results_file(path: Path, options: ReadOptions, recorded: Path | None) 
         notices=notices,
         detail_tables={"cue_retrieved_items": items} if layout == "rq3" else {},
     )
+    return _Read(record, dataset, stem, accuracy)
 
 
 OVERALL_KEY = "__overall__"
@@ -291,100 +408,21 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def history_names(stem: str) -> list[str]:
-    """The history file names a results stem can come from, most specific first."""
-    profile = PROFILE_STEM.match(stem)
-    if profile:
-        return [f"history_with_qa_p{profile.group(1)}.json", f"{stem}.json"]
-    parts = stem.split("_")
-    return [f"{'_'.join(parts[:end])}.json" for end in range(len(parts), 0, -1)]
-
-
-def locate_history(
-    results: Path,
-    stem: str,
-    given: Path | None,
-    recorded: Path | None,
-    remembered: Path | None = None,
-) -> Path:
-    """Find the history file of one results file (see the module docstring for the order).
-
-    ``remembered`` is the history file the store joined this results file to last time
-    (so a run ingested with ``--dataset`` is found again without it); it is used when it
-    still exists and neither the flag nor ``memscope_sources.json`` names one.
-
-    Raises:
-        DatasetError: naming every path tried and the ``--dataset`` flag.
-    """
-    names = history_names(stem)
-    run_dir = results.parent
-    tried: list[Path] = []
-
-    def look_in(folder: Path, *, deep: bool = False) -> Path | None:
-        for name in names:
-            candidates = [folder / name]
-            if deep and folder.is_dir():
-                candidates += files_named(folder, name)
-            for candidate in candidates:
-                if candidate not in tried:
-                    tried.append(candidate)
-                if candidate.is_file():
-                    return candidate.resolve()
-        return None
-
-    for explicit in (given, recorded):
-        if explicit is None:
-            continue
-        explicit = explicit.expanduser()
-        refuse_special(explicit, "--dataset")
-        if explicit.is_file():
-            return explicit.resolve()
-        found = look_in(explicit, deep=True) if explicit.is_dir() else None
-        if found:
-            return found
-        if explicit is given:
-            raise DatasetError(
-                f"--dataset holds no history file for this run (looked for {', '.join(names[:2])})",
-                where=str(explicit),
-                fix="Pass the history file itself, or the folder holding it.",
-            )
-    if remembered is not None and remembered.is_file():
-        return remembered.resolve()
-    variants = [part for part in results.parts if part in CAPTION_VARIANTS]
-    folders = [run_dir, run_dir.parent]
-    folders += [Path(os.environ[name]) for name in HISTORY_ENV if os.environ.get(name)]
-    for ancestor in [run_dir, *run_dir.parents][:ANCESTOR_LEVELS]:
-        folders += [
-            ancestor / "data" / "history_dialogue",
-            ancestor / "RQ3" / "data" / "history_dialogue",
-        ]
-        # The official release: results under workdir/{benchmark/result_debug,RQ3/results},
-        # histories prepared into workdir/benchmark/data/dialog/<variant>/.
-        for root in (ancestor, ancestor / "benchmark"):
-            folders += [root / "data" / "dialog" / variant for variant in variants]
-            folders += [root / "data" / "dialog", root / "data" / "dialog" / "base"]
-    for folder in folders:
-        found = look_in(folder)
-        if found:
-            return found
-    listed = "\n    ".join(str(path) for path in tried[:12])
-    more = f"\n    … and {len(tried) - 12} more" if len(tried) > 12 else ""
-    raise DatasetError(
-        f"cannot find the history file of this run ({names[0]}); tried:\n    {listed}{more}",
-        where=str(results),
-        fix="Pass the history file (or a folder holding it) with --dataset PATH.",
-    )
-
-
 def _describe(
-    run_dir: Path, stem: str, layout: str, meta: dict[str, Any]
+    run_dir: Path,
+    stem: str,
+    layout: str,
+    meta: dict[str, Any],
+    place: roots.ResultPlace | None = None,
 ) -> tuple[str | None, str | None, str | None]:
     """``(method, model, modality)`` of a results file.
 
     RQ3: the variant folder (TT/TM/MT/MM) is the method and its parent the model
     (``<provider>_<model>``); the oracle's ``meta`` names both. RQ1/RQ2: the sibling
     ``<stem>_efficiency.json`` names ``memory_name``, ``llm_name`` and ``is_multimodal``;
-    without it the folders ``<llm_name>/<memory_name>/`` do.
+    without it the folders ``<llm_name>/<memory_name>/`` do, or below
+    ``result_question_only`` / ``result_oracle_evidence`` the root and ``<llm_name>/``
+    (``roots.describe``).
     """
     if layout == "rq3_oracle":
         mode = meta.get("oracle_input_mode") or run_dir.parent.parent.name
@@ -410,8 +448,9 @@ def _describe(
     modality = (
         ("multimodal" if multimodal else "text_only") if isinstance(multimodal, bool) else None
     )
-    method = str(efficiency.get("memory_name") or run_dir.name)
-    model = str(efficiency.get("llm_name") or run_dir.parent.name)
+    folder_method, folder_model = roots.describe(place, run_dir)
+    method = str(efficiency.get("memory_name") or folder_method)
+    model = str(efficiency.get("llm_name") or folder_model)
     return method, model, modality
 
 

@@ -12,8 +12,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+from memscope.adapters.base import ReadOptions
 from memscope.adapters.files import file_digest, files_named, read_json_file, refuse_special
-from memscope.adapters.memeye_dataset import memeye_dataset_source
+from memscope.adapters.memeye.dataset import memeye_dataset_source
 from memscope.errors import DatasetError, RunDirError
 from memscope.paths import in_working_dir
 from memscope.records import BulkSource, Notice, RetrievalKind, RunRecord
@@ -253,3 +254,8 @@ def _dig(mapping: Any, *keys: str) -> Any:
 
 def _str_or_none(value: Any) -> str | None:
     return str(value) if value not in (None, "") else None
+
+
+def read_all(run_dir: Path, options: ReadOptions) -> list[RunRecord]:
+    """The one run of a MemEye run directory (the ``RunReader`` the spec names)."""
+    return [read_memeye_run(run_dir, options.dataset)]

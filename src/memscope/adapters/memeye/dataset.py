@@ -9,7 +9,9 @@ Two entry points: ``memeye_dataset_source`` describes the file for the store, wh
 bulk-loads it (question lists of real benchmark runs reach tens of thousands; the store
 derives them in SQL, store/loaders/memeye_dataset.py); ``read_memeye_dataset`` reads it
 entirely in Python, for tools that want records without a store. Both follow the same
-rules, and tests/unit/test_identity.py checks they agree.
+rules, and tests/unit/test_identity.py checks they agree. ``sniff_dataset`` and
+``read_dataset`` are the spec's dataset reader (the memory engine opens dialog files
+through them).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from memscope.records import (
 QA_LIST_KEYS = ("human-annotated QAs", "human_annotated_qas", "qas")
 IMAGE_PREFIXES = ("../image/", "./image/", "image/", "data/image/")
 MAX_EXAMPLES = 3
+SNIFF_BYTES = 1 << 20
 MAX_LEVEL_DIGITS = 9
 """A label's level (the digits after X / Y) has at most this many digits; longer ones are
 ignored with a notice (they would overflow the store's 32-bit level)."""
@@ -232,6 +235,32 @@ def read_memeye_dataset(
         questions=questions,
         notices=notices,
     )
+
+
+def sniff_dataset(path: Path) -> bool:
+    """Whether ``path`` looks like a MemEye dialog JSON, from its first MiB: a JSON object
+    naming ``multi_session_dialogues`` (or an object larger than that, whose key may come
+    later: the reader then says what is wrong)."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(SNIFF_BYTES)
+            longer = bool(handle.read(1))
+    except OSError:
+        return False
+    head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    return head[:1] == b"{" and (b'"multi_session_dialogues"' in head or longer)
+
+
+def read_dataset(path: Path, media_root: Path | None) -> DatasetRecord:
+    """A dialog JSON for the memory engine: images under ``media_root``, else under MemEye's
+    default ``<data>/image`` beside the file's ``dialog/`` folder when that exists.
+
+    Raises:
+        DatasetError: see :func:`read_memeye_dataset`.
+    """
+    default_root = path.resolve().parent.parent / "image"
+    root = media_root or (default_root if default_root.is_dir() else None)
+    return read_memeye_dataset(path.resolve(), root)
 
 
 def memeye_dataset_source(

@@ -39,5 +39,6 @@ AXES = BenchmarkAxes(
         "question": "probe",
         "unplaced": "no reach / bank size",
         "cue": "cue",
+        "clue": "target",
     },
 )

@@ -1,0 +1,77 @@
+"""DMV-Bench (yyyujintang/DMV-Bench): incidental visual cues recalled across sessions.
+
+A run directory holds ``f2_per_probe.csv`` (one run per system), the systems' logs and a
+cue registry (docs/formats.md §2; ``run``, ``logs``, ``catalogue``, ``dataset``). Probes sit
+on reach × bank size or × encoding position (``axes``); probes of one chain trunk are not
+independent, so intervals resample trunks and ``compare`` adds a trunk sign-flip test.
+"""
+
+from __future__ import annotations
+
+from memscope.adapters.dmv.axes import AXES
+from memscope.adapters.dmv.summary import check_table
+from memscope.adapters.memeye import RUN_WRITER as MEMEYE_RUN_WRITER
+from memscope.adapters.spec import (
+    Benchmark,
+    DetailTable,
+    MatrixStyle,
+    ModuleReader,
+    Pairing,
+    ReadOption,
+    TableLayout,
+)
+
+REGISTRY_OPTION = ReadOption(
+    key="dmv_registry",
+    flag="--dmv-registry",
+    help="DMV-Bench's cue_registry.json (or the folder holding it, e.g. data/vismem_diag_v2/), "
+    "when it is not in or next to the run directory.",
+    remembered_as="registry",
+)
+RECALL_STEPS = DetailTable(
+    "dmv_recall_steps",
+    (
+        ("qid", "VARCHAR NOT NULL"),
+        ("step", "INTEGER NOT NULL"),
+        ("observed_url", "VARCHAR"),
+        ("retrieved", "VARCHAR[]"),
+        ("action", "VARCHAR"),
+        ("action_url", "VARCHAR"),
+        ("vlm_text", "VARCHAR"),
+    ),
+)
+"""One row per recall step of a probe, from the system's log (docs/formats.md §2.3)."""
+
+BENCHMARK = Benchmark(
+    name="dmv",
+    title="DMV-Bench",
+    run_files="DMV-Bench f2_per_probe.csv",
+    reader=ModuleReader("memscope.adapters.dmv.run", "is_dmv_run", "read_dmv_runs"),
+    axes=AXES,
+    table=TableLayout(
+        default_by=("reach",),
+        default_metric="tsr",
+        default_group=("method",),
+        metrics=(("tsr", "em"),),
+    ),
+    marker_files=("f2_per_probe.csv",),
+    sniff_order=20,
+    read_options=(REGISTRY_OPTION,),
+    detail_tables=(RECALL_STEPS,),
+    own_attributes=True,
+    pairing=Pairing(
+        ("trunk", "visit_session", "recall_session", "target_hash", "cue_id"),
+        "seed/trunk, visit session, recall session, target product and cue",
+    ),
+    cluster="trunk",
+    panel="probe",
+    figure="retention",
+    report_sections=("retention",),
+    matrix=MatrixStyle(delta_title="Δ TSR (other − this)"),
+    check_table=check_table,
+    no_scores_reason="DMV-Bench logs the retrieved bank entries in rank order but never their scores",
+    # `memscope retrieve` over this benchmark's stored datasets (by dataset or run id)
+    # writes the MemEye layout, as it always has.
+    run_writer=MEMEYE_RUN_WRITER,
+)
+"""DMV-Bench's spec (entry point ``dmv`` of ``memscope.benchmarks``)."""

@@ -1,0 +1,65 @@
+"""LoCoMo (snap-research/LoCoMo, ACL 2024): very long two-speaker conversations with shared
+images, and the QA runs its ``task_eval/evaluate_qa.py`` writes.
+
+- ``dataset``: ``locomo10.json`` (a list of samples) into one dataset record.
+- ``run``: the run files (``<key>_prediction`` … per QA item), one run per file and key.
+- ``summary``: upstream's ``*_stats.json`` recomputed from the run's rows.
+- ``axes``: category x evidence age, evidence modality.
+- ``native_run``: the memory engine's retrievals (``memscope retrieve locomo10.json``) as a
+  retrieval-only run file in upstream's format; each conversation is its own memory.
+
+Everything memscope knows about LoCoMo is in this package and its :data:`BENCHMARK` spec,
+registered as the entry point ``locomo`` of ``memscope.benchmarks`` like any plugin.
+"""
+
+from __future__ import annotations
+
+from memscope.adapters.locomo.axes import AXES
+from memscope.adapters.locomo.summary import check_table
+from memscope.adapters.spec import (
+    Benchmark,
+    MatrixStyle,
+    ModuleDatasetReader,
+    ModuleReader,
+    ModuleRunWriter,
+    ReadOption,
+    TableLayout,
+)
+
+IMAGES_OPTION = ReadOption(
+    key="images",
+    flag="--images",
+    help="A folder with local copies of LoCoMo's shared images, matched by the file name of "
+    "each img_url; without it the native view says the image is only a URL (nothing is "
+    "ever downloaded).",
+)
+
+BENCHMARK = Benchmark(
+    name="locomo",
+    title="LoCoMo",
+    run_files="LoCoMo evaluate_qa.py output (*.json with <key>_prediction)",
+    reader=ModuleReader("memscope.adapters.locomo.run", "is_locomo_run", "read_locomo_runs"),
+    axes=AXES,
+    table=TableLayout(
+        default_by=("category",),
+        default_metric="f1",
+        default_group=("model", "method"),
+        metrics=(("f1", "f1"),),
+    ),
+    sniff_order=40,
+    # results/<system>/ may hold a run file and, below it, further run folders.
+    runs_nest=True,
+    read_options=(IMAGES_OPTION,),
+    panel="evidence",
+    figure="grid_lines",
+    matrix=MatrixStyle(delta_title="Δ accuracy (other − this)"),
+    no_scores_reason="LoCoMo's run files keep the retrieved ids in rank order but no scores",
+    check_table=check_table,
+    dataset_reader=ModuleDatasetReader(
+        "memscope.adapters.locomo.dataset",
+        accepts="data/locomo10.json, a list of conversations with their QAs",
+        memory_bank="sample_id",  # each conversation is its own memory
+    ),
+    run_writer=ModuleRunWriter("memscope.adapters.locomo.native_run", answers=False),
+)
+"""LoCoMo's spec (entry point ``locomo`` of ``memscope.benchmarks``)."""

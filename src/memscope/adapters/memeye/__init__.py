@@ -1,0 +1,52 @@
+"""MemEye (MinghoKwok/MemEye): visual granularity X1–X4 × reasoning depth Y1–Y3.
+
+A run directory holds ``config.json``, ``metrics.json`` and ``predictions.jsonl``
+(docs/formats.md §1; ``run``), over a dialog JSON (``dataset``; the store loads it in SQL).
+Its questions sit on X × Y (``axes``); its table pools a sweep's tasks (``table``); its
+own summaries are cross-checked (``summary``); the memory engine opens dialog files with
+``dataset`` and writes its native runs in this layout with ``native_run``.
+"""
+
+from __future__ import annotations
+
+from memscope.adapters.memeye.axes import AXES
+from memscope.adapters.memeye.summary import check_stored, check_table
+from memscope.adapters.memeye.table import LAYOUT
+from memscope.adapters.spec import (
+    Benchmark,
+    MatrixStyle,
+    ModuleDatasetReader,
+    ModuleReader,
+    ModuleRunWriter,
+)
+
+DATASET_READER = ModuleDatasetReader(
+    "memscope.adapters.memeye.dataset", accepts="a dialog JSON (data/dialog/<Task>.json)"
+)
+RUN_WRITER = ModuleRunWriter("memscope.adapters.memeye.native_run", answers=True)
+"""MemEye's layout plus ``retrieval.jsonl`` (config.json, metrics.json, predictions.jsonl)."""
+
+BENCHMARK = Benchmark(
+    name="memeye",
+    title="MemEye",
+    run_files="MemEye predictions.jsonl + metrics.json",
+    reader=ModuleReader("memscope.adapters.memeye.run", "is_memeye_run", "read_all"),
+    axes=AXES,
+    table=LAYOUT,
+    marker_files=("predictions.jsonl", "metrics.json"),
+    sniff_order=10,
+    panel="rerank",
+    figure="grid_lines",
+    matrix=MatrixStyle(
+        corner="X ╲ Y",  # MemEye's axes are known by their letters
+        legend="X = visual granularity, Y = reasoning depth",
+        all_column=False,
+        cell_queue="cell",
+        delta_title="caption-proof Δ (other − this)",
+    ),
+    check_stored=check_stored,
+    check_table=check_table,
+    dataset_reader=DATASET_READER,
+    run_writer=RUN_WRITER,
+)
+"""MemEye's spec (entry point ``memeye`` of ``memscope.benchmarks``)."""

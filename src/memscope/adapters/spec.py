@@ -1,0 +1,392 @@
+"""The ``Benchmark`` spec: everything memscope needs to know about one benchmark, in one place.
+
+A benchmark is a package (the built-in ones are ``adapters/memeye/``, ``adapters/dmv/``,
+``adapters/cuemem/`` and the others beside them) whose ``BENCHMARK`` object is registered under
+the ``memscope.benchmarks`` entry-point group, exactly as a third-party plugin registers
+its own (docs/benchmarks.md). The rest of memscope never tests a benchmark's name: it asks
+the run's spec (``adapters.registry.benchmark``) what to do.
+
+A spec is declarative where it can be (axes, table layout, options, panels, figures,
+words) and names small hooks where it cannot (reading run directories; checking a
+summary file upstream wrote; reading a dataset file for the memory engine and writing the
+engine's retrievals as a run of the benchmark's own format). Hooks receive plain data; none needs the store, the app or
+the analysis layer, so a spec stays at the bottom of the house with the readers it names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from memscope.adapters.axes import BenchmarkAxes
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from memscope.adapters.base import ReadOptions
+    from memscope.records import DatasetRecord, EngineRetrieval, EngineRunPlan, Notice, RunRecord
+
+Panel = Literal["rerank", "evidence", "probe"]
+"""What the question screen's right-hand panel shows: ``rerank`` the recency re-rank of a
+scored candidate pool (and the run-level temporal numbers under it); ``evidence`` the
+retrieved evidence against the gold ids (re-rankable where the run logged scores);
+``probe`` a probe's recall steps and the run's success by axis (no dialogue round)."""
+
+Figure = Literal["grid_lines", "retention", "setting_bars"]
+"""The benchmark's figure (``f`` on the matrix, ``memscope plot``): ``grid_lines`` the metric
+per level of the default view's rows, one line per column level; ``retention`` success by
+a numeric axis with interval whiskers, one line per run; ``setting_bars`` accuracy per
+task, bars per evidence setting."""
+
+ReportSection = Literal["retention", "settings"]
+"""Extra parts of ``memscope report``: ``retention`` success overall and by each axis with
+cluster-bootstrap intervals, plus the first recall step's ranking (JSON key ``tsr``);
+``settings`` accuracy per task x explicit/implicit, Memory Avg., EI-gap and evidence
+Recall/Precision@k (JSON key ``cue``)."""
+
+
+class RunReader(Protocol):
+    """Reads one benchmark's run directories (files in, records out)."""
+
+    def sniff(self, path: Path) -> bool:
+        """Whether the directory ``path`` holds runs of this benchmark (cheap: no full read)."""
+        ...
+
+    def read_all(self, path: Path, options: ReadOptions) -> list[RunRecord]:
+        """Every run of the directory ``path``; a MemscopeError for anything unreadable."""
+        ...
+
+
+class DatasetReader(Protocol):
+    """Reads one benchmark's dataset files for the memory engine (``memscope index``,
+    ``retrieve``, ``search`` given a file)."""
+
+    @property
+    def accepts(self) -> str:
+        """The files it reads, in words, for the message about a file no benchmark reads
+        (``a MemEye dialog JSON (data/dialog/<Task>.json)``)."""
+        ...
+
+    @property
+    def memory_bank(self) -> str | None:
+        """The attribute (a key of every round's and question's ``extra``) that splits the
+        dataset into separate memories: a question retrieves only among the rounds that
+        share its value (each conversation of a dataset of conversations is its own memory: ``sample_id``). None:
+        the whole dataset is one memory."""
+        ...
+
+    def sniff(self, path: Path) -> bool:
+        """Whether the file ``path`` is a dataset of this benchmark (cheap: no full read)."""
+        ...
+
+    def read(self, path: Path, media_root: Path | None) -> DatasetRecord:
+        """The dataset of the file ``path``; ``media_root`` is where its images are (the
+        user's ``--image-root``; None: the benchmark's default). A MemscopeError for
+        anything unreadable."""
+        ...
+
+
+class RunSink(Protocol):
+    """One native run being written: a context manager taking questions one at a time.
+
+    Leaving it normally completes the run; leaving it with an error (a failing answer
+    model, an interrupt) leaves either a valid shorter run or nothing, never half a file.
+    """
+
+    @property
+    def path(self) -> Path:
+        """What was written: the run directory, or the run file within it."""
+        ...
+
+    def add(self, question: EngineRetrieval) -> None:
+        """Record one question's retrieval (and answer)."""
+        ...
+
+    def __enter__(self) -> RunSink: ...
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None: ...
+
+
+class RunWriter(Protocol):
+    """Writes the memory engine's ranked candidate pools as a run in the benchmark's own
+    layout (``memscope retrieve``), which its :class:`RunReader` reads back."""
+
+    @property
+    def answers(self) -> bool:
+        """Whether the layout records the engine's answers (else ``retrieve`` refuses an
+        answer model for the benchmark's datasets: its runs are retrieval-only)."""
+        ...
+
+    def check(self, out_dir: Path, *, overwrite: bool) -> None:
+        """Refuse ``out_dir`` before any retrieval when the run could not be written there
+        (a file, FIFO or symlink in the run's place, a folder holding other files).
+
+        Raises:
+            EngineError: saying what is there and what to do.
+        """
+        ...
+
+    def open(self, plan: EngineRunPlan, out_dir: Path, *, overwrite: bool) -> RunSink:
+        """Start the run in the folder ``out_dir``.
+
+        Raises:
+            EngineError: ``out_dir`` already holds this run (and not ``overwrite``), or it
+                cannot be written.
+        """
+        ...
+
+
+@dataclass(frozen=True)
+class ReadOption:
+    """A read option the benchmark accepts (a path the user can point at), declared by it.
+
+    The CLI offers it as ``flag`` on every command that reads run directories, and the
+    app's ``memscope open`` passes it on, without either naming the benchmark; the value
+    reaches the reader as ``ReadOptions.extra[key]``. A run directory's
+    ``memscope_sources.json`` may set it under ``key`` (relative to the run directory).
+    When ``remembered_as`` is set, the reader records the path it used in the run's
+    config under that name, and a later read of the same directory uses it again.
+    """
+
+    key: str
+    flag: str
+    help: str
+    remembered_as: str | None = None
+
+
+@dataclass(frozen=True)
+class DetailTable:
+    """A per-run table of the benchmark's own (e.g. DMV-Bench's recall steps).
+
+    The store creates it on first use (``run_id`` first, then ``columns``) and writes it
+    in the run's transaction, so a re-ingested run never keeps stale rows.
+    """
+
+    name: str
+    columns: tuple[tuple[str, str], ...]
+    """``(column, SQL type)`` pairs, e.g. ``("step", "INTEGER")``."""
+
+
+Derived = Callable[[Mapping[str, Any]], Any]
+"""A summary column of ``memscope table`` computed from one row's ``cell`` means (floats, or
+arrays of resampled means: only ``+ - /`` are used so that both work)."""
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    """How ``memscope table`` lays out the benchmark beyond its axes."""
+
+    default_by: tuple[str, ...]
+    default_metric: str
+    default_group: tuple[str, ...]
+    derived: tuple[tuple[str, str, Derived], ...] = ()
+    """``(key, heading, function)`` summary columns (MemEye's macro, CUE-Mem's EI-Gap)."""
+    cell_separator: str = "/"
+    """Between the two levels of a ``cell`` (MemEye's ``X1_Y1``)."""
+    heads_by_value: bool = False
+    """Head columns by the level's value (MemEye's X1 … Y3), not its label."""
+    run_task_axis: bool = False
+    """Offer ``--by task``: the run's task (MemEye sweeps write one run per task)."""
+    metrics: tuple[tuple[str, str], ...] = ()
+    """``(metric, prediction column)``: the benchmark's own ``--metric`` words besides the
+    shared ones (DMV-Bench's ``tsr`` reads ``em``; a benchmark graded by token F1 offers
+    ``f1``)."""
+    display_names: Mapping[str, str] = field(default_factory=dict)
+    """How a method is called in the table's row labels, keyed by the run's ``method`` (and
+    ``base_method``) value: the paper's names (CUE-Mem's ``LTMemory`` is "NaiveRAG"). The
+    JSON keeps the raw value in ``group`` and adds the shown one in ``display_group``."""
+
+
+@dataclass(frozen=True)
+class MatrixStyle:
+    """How the app's matrix shows the benchmark's default view."""
+
+    corner: str | None = None
+    """The corner heading (MemEye's ``X ╲ Y``); default ``rows ╲ columns`` titles."""
+    legend: str | None = None
+    """What the rows and columns are, in one line (default from the axis titles)."""
+    all_column: bool = True
+    """Add an ``all`` column (every column together) to each row."""
+    cell_queue: Literal["cell", "filter"] = "filter"
+    """``enter`` on a cell opens the queue as a ``cell`` (MemEye's ``X4Y3``) or as filter
+    words (``reach:2 bank:9``)."""
+    delta_title: str = "Δ accuracy (other − this)"
+    """The comparison metric's title when two runs are compared."""
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """Question attributes that say which question it is across run directories."""
+
+    attributes: tuple[str, ...]
+    words: str
+    """The attributes in words, for ``compare``'s sentence (``trunk, visit session …``)."""
+
+
+class RunColumns(Protocol):
+    """One stored run as a hook sees it: its row, and per-question columns in idx order."""
+
+    @property
+    def run(self) -> Mapping[str, Any]:
+        """The run's row (``run_id``, ``path``, ``method``, ``top_k`` …)."""
+        ...
+
+    def column(self, name: str) -> np.ndarray:
+        """A question-table column (``em``, ``judge``, ``f1`` as floats with NaN)."""
+        ...
+
+    def attribute(self, name: str) -> np.ndarray:
+        """A question attribute from its ``extra`` (object array, None where missing)."""
+        ...
+
+
+TableCheck = Callable[[RunColumns], list[dict[str, Any]]]
+"""``memscope table --check-upstream``: ``[{"source", "run", "field", "upstream", "memscope",
+"agrees"}]`` for the rows of upstream's own table that name this run."""
+
+StoredMeans = Callable[[Sequence[str]], Mapping[str, Any]]
+"""Given prediction columns, ``{"n": rows, column: mean}`` over a run's stored rows."""
+
+StoredCheck = Callable[["RunRecord", StoredMeans], tuple[dict[str, Any] | None, list["Notice"]]]
+"""A summary file checked after the run's rows are stored (MemEye's ``metrics.json``
+``summary``): the check record (``adapters.upstream_summary.summary_check``) and its
+warnings, or ``(None, [])`` when the run has no summary."""
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One benchmark: how to read it and how every part of memscope shows it."""
+
+    name: str
+    """The registry key, stored with every run (``runs.benchmark``); the entry point's name."""
+    title: str
+    """How it is called in text (``DMV-Bench``)."""
+    run_files: str
+    """What marks one of its run directories, for "not a run directory" messages."""
+    reader: RunReader
+    axes: BenchmarkAxes
+    table: TableLayout
+    marker_files: tuple[str, ...] = ()
+    """File names whose presence makes a folder one of its run directories: where one is a
+    FIFO, device or folder, memscope names it instead of saying "not a run directory"."""
+    sniff_order: int = 100
+    """Readers are asked lowest first (a more specific format before a looser one)."""
+    runs_nest: bool = False
+    """A run directory may hold further run directories (a results folder and, below it,
+    one per date)."""
+    read_options: tuple[ReadOption, ...] = ()
+    detail_tables: tuple[DetailTable, ...] = ()
+    own_attributes: bool = False
+    """The run logs attributes of its own per question (prediction ``extra``), which axes may
+    read as ``own:NAME`` (DMV-Bench: the system's bank size)."""
+    pairing: Pairing | None = None
+    """How ``compare`` matches questions of two runs; None: by question key (task, answer
+    mode and question text)."""
+    cluster: str | None = None
+    """A question attribute: questions that share it are not independent, so intervals
+    resample whole clusters and ``compare`` adds a cluster sign-flip test (DMV-Bench's
+    chain ``trunk``)."""
+    panel: Panel = "rerank"
+    figure: Figure = "grid_lines"
+    report_sections: tuple[ReportSection, ...] = ()
+    matrix: MatrixStyle = MatrixStyle()
+    task_attribute: str | None = None
+    """Where a question's task is kept when it is not the run's task (CUE-Mem's
+    ``task_group``): suggestions and explanations use it."""
+    no_scores_reason: str = "its retrieval log has ids in rank order but no scores"
+    """Why ``rerun`` finds nothing to re-rank in a run without retrieval scores."""
+    check_stored: StoredCheck | None = None
+    check_table: TableCheck | None = None
+    extras: Mapping[str, Any] = field(default_factory=dict)
+    """Anything else a plugin wants to carry (memscope reads nothing from it)."""
+    dataset_reader: DatasetReader | None = None
+    """How the memory engine opens the benchmark's dataset files; None: the engine reads
+    none (its datasets still reach the engine through the store, by dataset or run id)."""
+    run_writer: RunWriter | None = None
+    """How ``memscope retrieve`` writes a native run over the benchmark's datasets; None:
+    the engine writes no run for them."""
+
+    def read_option(self, key: str) -> ReadOption | None:
+        """The declared option ``key`` (None when this benchmark has none by that key)."""
+        return next((option for option in self.read_options if option.key == key), None)
+
+
+@dataclass(frozen=True)
+class ModuleReader:
+    """A :class:`RunReader` whose functions live in a module imported on first use, so that
+    loading the registry imports no reader (``sniff(path) -> bool`` and
+    ``read_all(path, options) -> list[RunRecord]``, named by ``sniff`` and ``read``)."""
+
+    module: str
+    sniff_name: str = "sniff"
+    read_name: str = "read_all"
+
+    def _function(self, name: str) -> Callable[..., Any]:
+        from importlib import import_module
+
+        function: Callable[..., Any] = getattr(import_module(self.module), name)
+        return function
+
+    def sniff(self, path: Path) -> bool:
+        return bool(self._function(self.sniff_name)(path))
+
+    def read_all(self, path: Path, options: ReadOptions) -> list[RunRecord]:
+        records: list[RunRecord] = self._function(self.read_name)(path, options)
+        return records
+
+
+@dataclass(frozen=True)
+class ModuleDatasetReader:
+    """A :class:`DatasetReader` whose functions live in a module imported on first use
+    (``sniff(path) -> bool`` and ``read(path, media_root) -> DatasetRecord``)."""
+
+    module: str
+    accepts: str
+    memory_bank: str | None = None
+    sniff_name: str = "sniff_dataset"
+    read_name: str = "read_dataset"
+
+    def _function(self, name: str) -> Callable[..., Any]:
+        from importlib import import_module
+
+        function: Callable[..., Any] = getattr(import_module(self.module), name)
+        return function
+
+    def sniff(self, path: Path) -> bool:
+        return bool(self._function(self.sniff_name)(path))
+
+    def read(self, path: Path, media_root: Path | None) -> DatasetRecord:
+        record: DatasetRecord = self._function(self.read_name)(path, media_root)
+        return record
+
+
+@dataclass(frozen=True)
+class ModuleRunWriter:
+    """A :class:`RunWriter` whose ``open(plan, out_dir, *, overwrite) -> RunSink`` lives in a
+    module imported on first use."""
+
+    module: str
+    answers: bool = True
+    open_name: str = "open_run"
+    check_name: str = "check_out"
+
+    def check(self, out_dir: Path, *, overwrite: bool) -> None:
+        from importlib import import_module
+
+        getattr(import_module(self.module), self.check_name)(out_dir, overwrite=overwrite)
+
+    def open(self, plan: EngineRunPlan, out_dir: Path, *, overwrite: bool) -> RunSink:
+        from importlib import import_module
+
+        sink: RunSink = getattr(import_module(self.module), self.open_name)(
+            plan, out_dir, overwrite=overwrite
+        )
+        return sink

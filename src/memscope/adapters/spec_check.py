@@ -1,0 +1,217 @@
+"""The contract a :class:`~memscope.adapters.spec.Benchmark` spec must keep (docs/benchmarks.md).
+
+:func:`validate` checks what can be checked without reading a run: that every name a spec
+uses points at something it declares (views and table columns at its axes, ``own:``
+sources at ``own_attributes``), that the words the CLI and the filters take are well formed
+and unambiguous, and that the fixed vocabularies (panel, figure, report sections, matrix
+style) are used as written. The registry runs it when it loads a spec; a spec that breaks it
+is not loaded, and the first problem is the message that names the plugin, so nothing fails
+later, deep in a command, with a KeyError. :func:`clashes` checks what two specs must not
+share (option flags and keys, own table metrics, detail table names).
+
+It imports nothing heavy and calls no hook: loading the registry stays cheap.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import fields
+from typing import get_args
+
+from memscope.adapters.axes import BenchmarkAxes
+from memscope.adapters.spec import Benchmark, Figure, Panel, ReportSection
+from memscope.records import RunRecord
+
+NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+"""A benchmark's name (stored with every run) and a detail table's or column's name."""
+FLAG = re.compile(r"^--[a-z0-9][a-z0-9-]*$")
+SOURCE_KINDS = ("column", "extra", "own")
+TABLE_WORDS = ("cell",)
+"""``--by`` words every benchmark's table takes besides its axes (``task`` with
+``TableLayout.run_task_axis``)."""
+RESERVED_OPTION_KEYS = ("dataset",)
+"""Option keys memscope itself uses (``--dataset``; the key of ``memscope_sources.json``)."""
+CELL_QUEUES = ("cell", "filter")
+QUEUE_WORDS = ("code", "label", "correct", "labelled", "mode", "other")
+"""The queue's own filter words (``usecases.triage_queue.FILTER_FIELDS`` but the axis-like
+``cell``, ``task``, ``x`` and ``y``): an axis called so could never be filtered on."""
+
+
+def validate(spec: Benchmark) -> list[str]:
+    """Every way ``spec`` breaks the contract, in words (empty when it keeps it)."""
+    problems: list[str] = []
+    if not NAME.match(spec.name):
+        problems.append(f"name {spec.name!r} must be lower-case letters, digits and _")
+    for label, text in (("title", spec.title), ("run_files", spec.run_files)):
+        if not isinstance(text, str) or not text.strip():
+            problems.append(f"{label} must be a non-empty text")
+    for method in ("sniff", "read_all"):
+        if not callable(getattr(spec.reader, method, None)):
+            problems.append(f"its reader has no {method}(path, …) method")
+    if not isinstance(spec.axes, BenchmarkAxes):
+        return [*problems, "axes must be a memscope.adapters.axes.BenchmarkAxes"]
+    problems += _axes(spec)
+    problems += _table(spec)
+    problems += _options(spec)
+    problems += _details(spec)
+    problems += _choices(spec)
+    return problems
+
+
+def _axes(spec: Benchmark) -> list[str]:
+    axes = spec.axes
+    problems: list[str] = []
+    if axes.benchmark != spec.name:
+        problems.append(f"axes.benchmark is {axes.benchmark!r}, not the spec's name {spec.name!r}")
+    if not axes.axes:
+        problems.append("it declares no axis")
+    words: dict[str, str] = {}
+    for axis in axes.axes:
+        for word in (axis.key, *axis.aliases):
+            if word != word.strip().lower() or not word or ":" in word or " " in word:
+                problems.append(f"axis word {word!r} must be lower-case, without ':' or spaces")
+            if word in QUEUE_WORDS:
+                problems.append(f"axis word {word!r} is one of the queue's own filter words")
+            if word in words:
+                problems.append(
+                    f"the filter word {word!r} names two axes ({words[word]}, {axis.key})"
+                )
+            words.setdefault(word, axis.key)
+        for kind, name in axis.sources():
+            if kind not in SOURCE_KINDS or not name:
+                problems.append(
+                    f"axis {axis.key!r}: source {kind}:{name} is not column:NAME, extra:NAME or own:NAME"
+                )
+            elif kind == "own" and not spec.own_attributes:
+                problems.append(f"axis {axis.key!r} reads own:{name} but own_attributes is False")
+        values = [level.value for level in axis.levels]
+        if len(set(values)) != len(values):
+            problems.append(f"axis {axis.key!r} lists a level twice")
+        if not axis.numeric and not axis.levels:
+            problems.append(f"axis {axis.key!r} is neither numeric nor has fixed levels")
+    if not axes.views:
+        problems.append("it declares no matrix view (axes.views)")
+    for view in axes.views:
+        for side in (view.rows, view.columns):
+            if axes.axis(side) is None:
+                problems.append(f"matrix view {view.rows} x {view.columns} names no axis {side!r}")
+        if axes.axis(view.rows) is not None and axes.axis(view.rows) is axes.axis(view.columns):
+            problems.append(f"matrix view {view.rows} x {view.columns} crosses an axis with itself")
+    if not axes.metrics:
+        problems.append("it declares no matrix metric (axes.metrics)")
+    return problems
+
+
+def _table(spec: Benchmark) -> list[str]:
+    table = spec.table
+    problems: list[str] = []
+    words = {word for axis in spec.axes.axes for word in (axis.key, *axis.aliases)}
+    words |= set(TABLE_WORDS) | ({"task"} if table.run_task_axis else set())
+    if not table.default_by:
+        problems.append("table.default_by names no column")
+    for word in table.default_by:
+        if word not in words:
+            problems.append(f"table.default_by names {word!r}, which is no axis of it")
+    run_fields = {field.name for field in fields(RunRecord)}
+    if not table.default_group:
+        problems.append("table.default_group names no run field")
+    for name in table.default_group:
+        if name not in run_fields:
+            problems.append(f"table.default_group names {name!r}, which is no field of a run")
+    if not table.default_metric:
+        problems.append("table.default_metric is empty")
+    keys = [key for key, _, _ in table.derived]
+    if len(set(keys)) != len(keys):
+        problems.append("table.derived lists a column key twice")
+    problems += [
+        f"table.derived {key!r}: its function is not callable"
+        for key, _, compute in table.derived
+        if not callable(compute)
+    ]
+    if not table.cell_separator:
+        problems.append("table.cell_separator is empty")
+    for name, column in table.metrics:
+        if not NAME.match(name) or not NAME.match(column):
+            problems.append(f"table metric {name!r} -> {column!r}: both must be plain names")
+    return problems
+
+
+def _options(spec: Benchmark) -> list[str]:
+    problems: list[str] = []
+    keys = [option.key for option in spec.read_options]
+    flags = [option.flag for option in spec.read_options]
+    for option in spec.read_options:
+        if not option.key.isidentifier() or option.key in RESERVED_OPTION_KEYS:
+            problems.append(
+                f"read option key {option.key!r} must be a Python name other than "
+                f"{', '.join(RESERVED_OPTION_KEYS)}"
+            )
+        if not FLAG.match(option.flag):
+            problems.append(f"read option flag {option.flag!r} must look like --lower-case-words")
+        if not option.help.strip():
+            problems.append(f"read option {option.flag} has no help text")
+    if len(set(keys)) != len(keys) or len(set(flags)) != len(flags):
+        problems.append("it declares a read option key or flag twice")
+    return problems
+
+
+def _details(spec: Benchmark) -> list[str]:
+    problems: list[str] = []
+    for table in spec.detail_tables:
+        names = [name for name, _ in table.columns]
+        if not NAME.match(table.name):
+            problems.append(f"detail table name {table.name!r} must be a plain lower-case name")
+        if not names or "run_id" in names or not all(NAME.match(name) for name in names):
+            problems.append(
+                f"detail table {table.name!r}: columns must be plain names, without run_id "
+                "(memscope adds it first)"
+            )
+    if spec.pairing is not None and not spec.pairing.attributes:
+        problems.append("pairing names no attribute")
+    return problems
+
+
+def _choices(spec: Benchmark) -> list[str]:
+    problems: list[str] = []
+    if spec.panel not in get_args(Panel):
+        problems.append(f"panel {spec.panel!r} is not one of {', '.join(get_args(Panel))}")
+    if spec.figure not in get_args(Figure):
+        problems.append(f"figure {spec.figure!r} is not one of {', '.join(get_args(Figure))}")
+    for section in spec.report_sections:
+        if section not in get_args(ReportSection):
+            problems.append(
+                f"report section {section!r} is not one of {', '.join(get_args(ReportSection))}"
+            )
+    if spec.matrix.cell_queue not in CELL_QUEUES:
+        problems.append(f"matrix.cell_queue {spec.matrix.cell_queue!r} is not cell or filter")
+    for label, hook in (("check_stored", spec.check_stored), ("check_table", spec.check_table)):
+        if hook is not None and not callable(hook):
+            problems.append(f"{label} is not callable")
+    return problems
+
+
+def clashes(spec: Benchmark, loaded: Iterable[Benchmark]) -> list[str]:
+    """What ``spec`` declares that an already loaded benchmark declares too."""
+    problems: list[str] = []
+    for other in loaded:
+        flags = {option.flag for option in other.read_options}
+        keys = {option.key for option in other.read_options}
+        if any(option.flag in flags for option in spec.read_options):
+            problems.append(f"it declares an option flag benchmark {other.name!r} already declares")
+        elif any(option.key in keys for option in spec.read_options):
+            problems.append(f"it declares an option key benchmark {other.name!r} already declares")
+        theirs = dict(other.table.metrics)
+        problems += [
+            f"its table metric {name!r} reads {column!r}, but benchmark {other.name!r} "
+            f"declares {name!r} reading {theirs[name]!r}"
+            for name, column in spec.table.metrics
+            if name in theirs and theirs[name] != column
+        ]
+        tables = {table.name for table in other.detail_tables}
+        problems += [
+            f"its detail table {table.name!r} is benchmark {other.name!r}'s"
+            for table in spec.detail_tables
+            if table.name in tables
+        ]
+    return problems

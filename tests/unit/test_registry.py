@@ -1,0 +1,206 @@
+"""The benchmark registry (issue 26): specs from entry points, clear errors, and no source
+file outside a benchmark's own package that dispatches on its name."""
+
+from __future__ import annotations
+
+import ast
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from memscope.adapters import registry
+from memscope.adapters.registry import GROUP, benchmark, benchmarks
+from memscope.adapters.spec import Benchmark
+from memscope.cli import app
+from memscope.errors import PluginError
+
+SRC = Path(__file__).resolve().parents[2] / "src" / "memscope"
+BUILT_IN = ("memeye", "dmv", "cuemem")
+
+
+@pytest.fixture
+def fresh_registry():
+    """Whatever a test loads into the registry is forgotten afterwards."""
+    yield
+    registry.reset()
+
+
+def test_the_built_in_benchmarks_register_through_entry_points() -> None:
+    points = {point.name: point.value for point in metadata.entry_points(group=GROUP)}
+    for name in BUILT_IN:
+        assert points[name] == f"memscope.adapters.{name}:BENCHMARK"
+        spec = benchmark(name)
+        assert isinstance(spec, Benchmark) and spec.name == name
+    assert [spec.name for spec in benchmarks()][:3] == ["memeye", "dmv", "cuemem"]
+
+
+def _point(name: str, value: str) -> metadata.EntryPoint:
+    return metadata.EntryPoint(name=name, value=value, group=GROUP)
+
+
+def test_a_broken_or_foreign_plugin_is_named_and_the_others_still_load(fresh_registry) -> None:
+    registry.reset(
+        [
+            _point("memeye", "memscope.adapters.memeye:BENCHMARK"),
+            _point("broken", "memscope_no_such_module:BENCHMARK"),
+            _point("notaspec", "memscope.adapters.spec:Benchmark"),
+            _point("misnamed", "memscope.adapters.dmv:BENCHMARK"),
+        ]
+    )
+    assert [spec.name for spec in benchmarks()] == ["memeye"]
+    with pytest.raises(PluginError, match=r"'broken' cannot be used: its package failed to load"):
+        benchmark("broken")
+    with pytest.raises(PluginError, match="not a memscope Benchmark"):
+        benchmark("notaspec")
+    with pytest.raises(PluginError, match="named 'misnamed' but its spec says 'dmv'"):
+        benchmark("misnamed")
+    with pytest.raises(
+        PluginError, match=r"no benchmark 'locomo2' is installed \(installed: memeye\)"
+    ):
+        benchmark("locomo2")
+
+
+def test_two_benchmarks_cannot_declare_the_same_option_flag(fresh_registry) -> None:
+    from dataclasses import replace
+
+    import memscope.adapters.dmv as dmv
+
+    # A clone valid in every other way (its own axes name, no detail table of dmv's).
+    clone = replace(
+        dmv.BENCHMARK,
+        name="dmv_clone",
+        axes=replace(dmv.BENCHMARK.axes, benchmark="dmv_clone"),
+        detail_tables=(),
+    )
+    dmv.__dict__["_TEST_CLONE"] = clone
+    try:
+        registry.reset(
+            [
+                _point("dmv", "memscope.adapters.dmv:BENCHMARK"),
+                _point("dmv_clone", "memscope.adapters.dmv:_TEST_CLONE"),
+            ]
+        )
+        assert [spec.name for spec in benchmarks()] == ["dmv"]
+        with pytest.raises(PluginError, match="option flag benchmark 'dmv' already declares"):
+            benchmark("dmv_clone")
+    finally:
+        del dmv.__dict__["_TEST_CLONE"]
+
+
+def test_no_benchmark_installed_says_to_install_memscope(fresh_registry) -> None:
+    registry.reset([])
+    with pytest.raises(PluginError, match="pip install -e"):
+        benchmark("memeye")
+
+
+def test_the_cli_offers_each_benchmarks_options_without_naming_them() -> None:
+    """``--dmv-registry`` is declared by DMV-Bench's package; the commands that read runs
+    show it, and no CLI module spells it."""
+    runner = CliRunner()
+    for command in ("ingest", "open", "report", "table", "compare", "suggest", "rerun"):
+        result = runner.invoke(app, [command, "--help"], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, result.output
+        assert "--dmv-registry" in result.output, command
+    for path in (SRC / "cli").rglob("*.py"):
+        assert "dmv-registry" not in path.read_text(encoding="utf-8"), path
+        assert "dmv_registry" not in path.read_text(encoding="utf-8"), path
+
+
+def _names_compared(tree: ast.AST, names: set[str]) -> list[int]:
+    """Lines where a benchmark name is compared with, looked up in or keyed by."""
+
+    def named(node: ast.AST) -> bool:
+        if isinstance(node, ast.Constant) and node.value in names:
+            return True
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return any(named(element) for element in node.elts)
+        return False
+
+    lines = []
+    for node in ast.walk(tree):
+        if (
+            (
+                isinstance(node, ast.Compare)
+                and any(named(part) for part in [node.left, *node.comparators])
+            )
+            or (
+                isinstance(node, ast.Dict)
+                and any(key is not None and named(key) for key in node.keys)
+            )
+            or (isinstance(node, ast.Subscript) and named(node.slice))
+            or (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("get", "pop", "setdefault")
+                and node.args
+                and named(node.args[0])
+            )
+        ):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_no_source_file_outside_a_benchmarks_package_dispatches_on_its_name() -> None:
+    names = {spec.name for spec in benchmarks()}
+    assert set(BUILT_IN) <= names
+    problems = []
+    for path in sorted(SRC.rglob("*.py")):
+        relative = path.relative_to(SRC)
+        if relative.parts[0] == "adapters" and relative.parts[1] in names:
+            continue  # a benchmark's own package may name itself
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        problems += [f"{relative}:{line}" for line in _names_compared(tree, names)]
+    assert not problems, f"benchmark names dispatched on outside their packages: {problems}"
+
+
+def test_the_check_itself_finds_a_dispatch() -> None:
+    code = 'if run["benchmark"] == "dmv": pass\nx = {"cuemem": 1}\ny = b in ("memeye", "q")\n'
+    assert _names_compared(ast.parse(code), set(BUILT_IN)) == [1, 2, 3]
+
+
+def test_the_same_entry_point_seen_twice_is_one_registration(fresh_registry) -> None:
+    """An installed copy and stale build metadata on the path announce the same entry point."""
+    same = _point("memeye", "memscope.adapters.memeye:BENCHMARK")
+    registry.reset([same, _point("memeye", "memscope.adapters.memeye:BENCHMARK")])
+    assert [spec.name for spec in benchmarks()] == ["memeye"]
+    registry.reset([same, _point("memeye", "memscope.adapters.dmv:BENCHMARK")])
+    with pytest.raises(PluginError, match="registered twice"):
+        benchmark("memeye")
+
+
+def test_a_fourth_benchmark_is_one_package_plus_its_registration() -> None:
+    """Outside ``adapters/locomo/`` no source file names LoCoMo: the benchmark is its
+    package and its entry point (pyproject.toml), nothing more."""
+    named = [
+        str(path.relative_to(SRC))
+        for path in sorted(SRC.rglob("*"))
+        if path.is_file()
+        and path.suffix in (".py", ".toml", ".tcss")
+        and path.relative_to(SRC).parts[:2] != ("adapters", "locomo")
+        and "locomo" in path.read_text(encoding="utf-8").lower()
+    ]
+    assert not named, f"LoCoMo named outside its package: {named}"
+    assert benchmark("locomo").title == "LoCoMo"
+
+
+def test_memscope_benchmarks_lists_them_and_names_a_broken_plugin(fresh_registry) -> None:
+    import json
+
+    runner = CliRunner()
+    listed = json.loads(runner.invoke(app, ["benchmarks", "--format", "json"]).stdout)
+    names = [entry["name"] for entry in listed["benchmarks"]]
+    assert names[:4] == ["memeye", "dmv", "cuemem", "locomo"] and listed["problems"] == []
+    assert next(e for e in listed["benchmarks"] if e["name"] == "dmv")["options"] == [
+        "--dmv-registry"
+    ]
+    registry.reset(
+        [
+            _point("memeye", "memscope.adapters.memeye:BENCHMARK"),
+            _point("broken", "memscope_no_such_module:BENCHMARK"),
+        ]
+    )
+    shown = runner.invoke(app, ["benchmarks"])
+    assert shown.exit_code == 0 and "MemEye" in shown.stdout
+    assert "benchmark 'broken' is not available: its package failed to load" in shown.stderr
