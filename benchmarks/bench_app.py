@@ -47,8 +47,8 @@ def prepare_store(store_path: Path, run_dir: Path) -> str:
     """Ingest the run and compute its suggestions; return the run id."""
     from memscope.adapters import ReadOptions
     from memscope.store import Store
-    from memscope.usecases.runs import ingest_dir
-    from memscope.usecases.suggest import suggest_run, suggestion_state
+    from memscope.usecases.runs.ingest import ingest_dir
+    from memscope.usecases.suggest.rules import suggest_run, suggestion_state
 
     store = Store(store_path)
     run_id = ingest_dir(store, run_dir, ReadOptions()).run_id

@@ -94,7 +94,7 @@ def main() -> None:
     args = parser.parse_args()
     from memscope.adapters import ReadOptions
     from memscope.store import Store
-    from memscope.usecases.runs import ingest_dir
+    from memscope.usecases.runs.ingest import ingest_dir
 
     scratch = Path(tempfile.mkdtemp(prefix="memscope-bench-import-"))
     env = dict(os.environ, MEMSCOPE_CONFIG=str(scratch / "config.toml"))

@@ -1,7 +1,7 @@
 """Times label commits the way the triage app makes them: key press to durable.
 
 The app turns a label key into an op on its LabelQueue; a writer thread commits it
-(``memscope.usecases.labels``) and only then posts LabelSaved. This measures, per label,
+(``memscope.usecases.labels.events``) and only then posts LabelSaved. This measures, per label,
 the time from ``push`` to that post, on a store holding the generated 50,000-question run,
 with labels ``--gap`` seconds apart (a person labelling quickly): p50 and p95, plus the
 first label (the writer opens the store) on its own. Target: p95 < 20 ms.
@@ -76,7 +76,7 @@ def main() -> None:
     args = parser.parse_args()
     from memscope.adapters import ReadOptions
     from memscope.store import Store
-    from memscope.usecases.runs import ingest_dir
+    from memscope.usecases.runs.ingest import ingest_dir
 
     scratch = Path(tempfile.mkdtemp(prefix="memscope-bench-labels-"))
     os.environ["MEMSCOPE_CONFIG"] = str(scratch / "config.toml")

@@ -52,8 +52,8 @@ def draw(
 ):
     """One synthetic run's estimates (overall, per code): labels-only and PPI++ intervals."""
     from memscope.analysis.sampling import sample_order
-    from memscope.usecases.estimate import compute_estimates
-    from memscope.usecases.sample import Failures, SamplePlan
+    from memscope.usecases.labels.estimate import compute_estimates
+    from memscope.usecases.labels.sample import Failures, SamplePlan
 
     sizes = {h: round(share * n_failures) for h, share in STRATA.items()}
     strata = [h for h, size in sizes.items() for _ in range(size)]

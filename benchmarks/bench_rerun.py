@@ -52,8 +52,8 @@ def load(n_questions: int, scratch: Path):
     """Ingest the generated run into a store under ``scratch`` and load it."""
     from memscope.adapters import ReadOptions
     from memscope.store import Store
-    from memscope.usecases.loading import load_run
-    from memscope.usecases.runs import ingest_dir
+    from memscope.usecases.runs.ingest import ingest_dir
+    from memscope.usecases.runs.loading import load_run
 
     store = Store(scratch / "store.duckdb")
     run_dir = generated_run(n_questions)
@@ -147,7 +147,7 @@ def main() -> None:
     add_figures_option(parser)
     args = parser.parse_args()
 
-    from memscope.usecases.rerun import rerun_run
+    from memscope.usecases.rerun.probe import rerun_run
 
     scratch = Path(tempfile.mkdtemp(prefix="memscope-bench-rerun-"))
     try:

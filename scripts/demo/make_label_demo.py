@@ -21,10 +21,10 @@ sys.path.insert(0, str(REPO / "src"))
 
 from memscope.adapters import ReadOptions  # noqa: E402
 from memscope.store import Store  # noqa: E402
-from memscope.usecases.export import export_labels  # noqa: E402
-from memscope.usecases.labels import record_label  # noqa: E402
-from memscope.usecases.runs import ingest_dir  # noqa: E402
-from memscope.usecases.sample import failures, open_sample  # noqa: E402
+from memscope.usecases.labels.events import record_label  # noqa: E402
+from memscope.usecases.labels.export import export_labels  # noqa: E402
+from memscope.usecases.labels.sample import failures, open_sample  # noqa: E402
+from memscope.usecases.runs.ingest import ingest_dir  # noqa: E402
 
 OUT = REPO / "fixtures" / "labels"
 # Where the people overrule the rules (qid -> code), per annotator.

@@ -9,7 +9,7 @@ import numpy as np
 from typer.testing import CliRunner
 
 from memscope.cli import app
-from memscope.usecases.compare_metric import compared_metric
+from memscope.usecases.compare.metric import compared_metric
 
 RUNS = Path(__file__).parents[2] / "runs"
 runner = CliRunner()

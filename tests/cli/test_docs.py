@@ -70,7 +70,7 @@ METRIC_MODULES = (
     "memscope.analysis.bootstrap",
     "memscope.analysis.dmv",
     "memscope.analysis.rerank",
-    "memscope.usecases.runs",
+    "memscope.usecases.runs.ingest",
 )
 
 
@@ -86,7 +86,7 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     """The JSON of report, compare and rerun for the demo runs, from a fresh store."""
     from memscope.adapters import ReadOptions
     from memscope.store import Store
-    from memscope.usecases.runs import ingest_dir_runs
+    from memscope.usecases.runs.ingest import ingest_dir_runs
 
     folder = tmp_path_factory.mktemp("docs_store")
     db = folder / "memscope.duckdb"

@@ -12,9 +12,7 @@ from memscope.adapters import ReadOptions
 from memscope.cli import app as cli
 from memscope.errors import InputError
 from memscope.store import Store
-from memscope.usecases.export import export_labels
-from memscope.usecases.import_labels import event_uid, import_labels
-from memscope.usecases.labels import (
+from memscope.usecases.labels.events import (
     agreement,
     clear_label,
     current_labels,
@@ -22,7 +20,9 @@ from memscope.usecases.labels import (
     record_label,
     undo_label,
 )
-from memscope.usecases.runs import ingest_dir
+from memscope.usecases.labels.export import export_labels
+from memscope.usecases.labels.import_file import event_uid, import_labels
+from memscope.usecases.runs.ingest import ingest_dir
 
 RUN = Path(__file__).resolve().parents[2] / "runs" / "srag_v"
 ALICE = {

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from memscope.cli import app
 from memscope.store import Store
-from memscope.usecases.labels import current_labels, label_history
+from memscope.usecases.labels.events import current_labels, label_history
 
 RUNS = Path(__file__).resolve().parents[2] / "runs"
 runner = CliRunner()

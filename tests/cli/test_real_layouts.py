@@ -31,10 +31,10 @@ from memscope.adapters.cuemem.dataset import MediaResolver, media_kind, read_cue
 from memscope.cli import app
 from memscope.store import Store
 from memscope.store.sql import rows
-from memscope.usecases.compare import compare_runs
-from memscope.usecases.loading import load_run
-from memscope.usecases.report import build_report, upstream_check
-from memscope.usecases.runs import ingest_paths
+from memscope.usecases.compare.pairs import compare_runs
+from memscope.usecases.report.build import build_report, upstream_check
+from memscope.usecases.runs.ingest import ingest_paths
+from memscope.usecases.runs.loading import load_run
 from support import upstream_run
 
 runner = CliRunner()

@@ -11,12 +11,12 @@ from typer.testing import CliRunner
 
 from memscope.cli import app
 from memscope.store import Store
-from memscope.usecases.labels import record_label
-from memscope.usecases.loading import load_run
-from memscope.usecases.qid_order import qid_sort_key
-from memscope.usecases.suggest import load_suggestions as stored_suggestions
-from memscope.usecases.suggestion_changes import load_suggestions
-from memscope.usecases.twins import TWIN_MEANING
+from memscope.usecases.labels.events import record_label
+from memscope.usecases.runs.loading import load_run
+from memscope.usecases.runs.qid_order import qid_sort_key
+from memscope.usecases.suggest.changes import load_suggestions
+from memscope.usecases.suggest.rules import load_suggestions as stored_suggestions
+from memscope.usecases.suggest.twins import TWIN_MEANING
 
 RUNS = Path(__file__).parents[2] / "runs"
 CHANGED = ["q4", "q21", "q31", "q44"]

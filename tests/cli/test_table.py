@@ -487,8 +487,8 @@ def test_bad_by_names_the_benchmarks_axes_and_aliases_resolve() -> None:
 
 
 def test_numeric_groups_are_each_runs_unless_the_runs_disagree() -> None:
-    from memscope.usecases.axes import numeric_levels
-    from memscope.usecases.table_axes import QuestionAxes, axis_levels
+    from memscope.usecases.runs.axes import numeric_levels
+    from memscope.usecases.table.axes import QuestionAxes, axis_levels
 
     def part(numbers: list[float]) -> QuestionAxes:
         values = np.array(numbers, dtype=float)

@@ -22,7 +22,7 @@ from memscope.engine_jobs.gap_fill import fill_gaps, undo_gap_fill
 from memscope.errors import EngineError
 from memscope.store import queries
 from memscope.store.recomputed import recompute_state, run_retrievals
-from memscope.usecases.runs import ingest_paths
+from memscope.usecases.runs.ingest import ingest_paths
 
 TOLERANCE = 1e-5
 """Recomputed vs logged: float32 embeddings on other hardware differ by about 3e-7 here."""
@@ -281,7 +281,7 @@ def test_rerun_requery_reranks_a_fully_scored_engine_pool(seeded_store, minilm) 
 def test_rerun_requery_says_consistently_what_it_stored(seeded_store, minilm) -> None:
     """The candidates are not stored (the run's retrievals stay), the rerun is: the output
     says both without contradicting itself, and the stored rerun is marked re-retrieved."""
-    from memscope.usecases.rerun import get_rerun
+    from memscope.usecases.rerun.probe import get_rerun
 
     store = seeded_store
     run_id = ingest(store, upstream_rag_runs()[0])

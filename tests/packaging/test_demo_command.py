@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from memscope.cli import app as cli
-from memscope.usecases.demo import demo_source
+from memscope.usecases.runs.demo import demo_source
 
 REPO = Path(__file__).resolve().parents[2]
 runner = CliRunner()

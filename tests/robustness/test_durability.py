@@ -21,8 +21,8 @@ import pytest
 from builders import dialog, open_row, qa, write_run
 from memscope.adapters import ReadOptions
 from memscope.store import Store
-from memscope.usecases.labels import current_labels
-from memscope.usecases.runs import ingest_dir
+from memscope.usecases.labels.events import current_labels
+from memscope.usecases.runs.ingest import ingest_dir
 
 N_QUESTIONS = 40
 
@@ -30,7 +30,7 @@ LABELLER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from memscope.usecases.labels import record_label
+    from memscope.usecases.labels.events import record_label
     from memscope.store import Store
 
     store = Store(Path(sys.argv[1]), wait_s=30)

@@ -629,8 +629,8 @@ def test_labels_wait_for_a_busy_store_and_are_never_dropped(
         LabelSaved,
         LabelsWaiting,
     )
-    from memscope.usecases.label_journal import LabelJournal
-    from memscope.usecases.labels import current_labels
+    from memscope.usecases.labels.events import current_labels
+    from memscope.usecases.labels.journal import LabelJournal
 
     assert invoke("ingest", str(good_run(tmp_path))).exit_code == 0
     store = Store(store_path, wait_s=0.2)
@@ -661,7 +661,7 @@ def test_labels_wait_for_a_busy_store_and_are_never_dropped(
 def test_labels_left_pending_are_replayed_before_label_commands(
     tmp_path: Path, store_path: Path
 ) -> None:
-    from memscope.usecases.label_journal import LabelJournal, LabelOp
+    from memscope.usecases.labels.journal import LabelJournal, LabelOp
 
     assert invoke("ingest", str(good_run(tmp_path))).exit_code == 0
     journal = LabelJournal(store_path)
@@ -831,8 +831,8 @@ async def test_the_app_keeps_a_label_while_the_store_is_held(
     tmp_path: Path, store_path: Path
 ) -> None:
     from memscope.tui.app import make_app
-    from memscope.usecases.label_journal import LabelJournal
-    from memscope.usecases.labels import current_labels
+    from memscope.usecases.labels.events import current_labels
+    from memscope.usecases.labels.journal import LabelJournal
 
     run_dir = good_run(tmp_path)
     assert invoke("ingest", str(run_dir)).exit_code == 0

@@ -28,8 +28,8 @@ from memscope.cli import app
 from memscope.store import Store
 from memscope.store.connection import connect_offline
 from memscope.store.sql import scalar
-from memscope.usecases.label_journal import LabelJournal, LabelOp
-from memscope.usecases.labels import current_labels, label_history
+from memscope.usecases.labels.events import current_labels, label_history
+from memscope.usecases.labels.journal import LabelJournal, LabelOp
 
 runner = CliRunner()
 VENV_BIN = Path(sys.executable).parent

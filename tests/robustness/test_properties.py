@@ -19,7 +19,7 @@ from memscope.analysis.evidence import EvidenceSet, retrieval_access, stale_mask
 from memscope.analysis.rerank import recency_order
 from memscope.errors import MemscopeError
 from memscope.store import Store
-from memscope.usecases.runs import ingest_dir
+from memscope.usecases.runs.ingest import ingest_dir
 
 N_ROUNDS = 30
 SESSION_OF = {p: (p - 1) // 5 + 1 for p in range(1, N_ROUNDS + 1)}  # six sessions of five rounds

@@ -21,7 +21,7 @@ from memscope.cli import app as cli
 from memscope.store import Store
 from memscope.tui.app import make_app
 from memscope.tui.widgets.label_bar import LabelBar
-from memscope.usecases.labels import current_labels
+from memscope.usecases.labels.events import current_labels
 
 APP_PROCESS = Path(__file__).parent / "app_process.py"
 
@@ -106,7 +106,7 @@ async def test_app_and_cli_label_side_by_side(demo: Path, store: Store) -> None:
 
 def test_labels_shown_as_saved_survive_sigkill(demo: Path, store: Store) -> None:
     from memscope.adapters import ReadOptions
-    from memscope.usecases.runs import ingest_dir
+    from memscope.usecases.runs.ingest import ingest_dir
 
     run_dir = demo / "runs" / "srag_v"
     ingest_dir(store, run_dir, ReadOptions())  # ingest first so the app starts quickly

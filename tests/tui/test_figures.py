@@ -20,7 +20,8 @@ from memscope.tui.screens.matrix import MatrixScreen
 from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.widgets.candidates import CandidatesPanel
 from memscope.tui.widgets.figure import FigureView
-from memscope.usecases import figure_data, plots
+from memscope.usecases.figures import data as figure_data
+from memscope.usecases.figures import plots
 
 pytest.importorskip("matplotlib")  # the test extra has it: `memscope plot` is the reference
 

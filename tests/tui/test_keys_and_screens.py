@@ -167,7 +167,7 @@ async def test_runs_screen_opens_comparison_mode(demo: Path) -> None:
     async with app.run_test(size=(140, 40)) as pilot:
         await ready(pilot)
         from memscope.adapters import ReadOptions
-        from memscope.usecases.runs import ingest_dir
+        from memscope.usecases.runs.ingest import ingest_dir
 
         ingest_dir(app.store, demo / "runs" / "srag_v", ReadOptions())
         await pilot.press("r")

@@ -17,9 +17,9 @@ from memscope.cli import app as cli
 from memscope.store import Store
 from memscope.tui.app import make_app
 from memscope.tui.screens.dialogs import NoteDialog
-from memscope.usecases.export import export_labels
-from memscope.usecases.label_journal import LabelJournal
-from memscope.usecases.labels import current_labels
+from memscope.usecases.labels.events import current_labels
+from memscope.usecases.labels.export import export_labels
+from memscope.usecases.labels.journal import LabelJournal
 
 VENV_MEMSCOPE = Path(sys.executable).parent / "memscope"
 
@@ -100,7 +100,7 @@ async def test_a_cli_label_between_two_keypresses_is_built_on(demo: Path, store:
 async def test_the_app_sets_bad_journal_lines_aside_at_start(demo: Path, store: Store) -> None:
     run_dir = demo / "runs" / "srag_v"
     from memscope.adapters import ReadOptions
-    from memscope.usecases.runs import ingest_dir
+    from memscope.usecases.runs.ingest import ingest_dir
 
     ingest_dir(store, run_dir, ReadOptions())
     journal = LabelJournal(store.path)

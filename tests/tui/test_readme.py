@@ -21,7 +21,7 @@ from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.screens.queue import QueueScreen
 from memscope.tui.widgets.label_bar import LabelBar
 from memscope.tui.widgets.round_view import RoundView
-from memscope.usecases.labels import current_labels
+from memscope.usecases.labels.events import current_labels
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")

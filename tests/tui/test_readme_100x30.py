@@ -18,7 +18,7 @@ from memscope.tui.screens.queue import QueueScreen
 from memscope.tui.widgets.footer import FittingFooter
 from memscope.tui.widgets.label_bar import LabelBar
 from memscope.tui.widgets.round_view import RoundView
-from memscope.usecases.labels import current_labels
+from memscope.usecases.labels.events import current_labels
 
 REPO = Path(__file__).resolve().parents[2]
 SIZE = (100, 30)

@@ -29,7 +29,7 @@ from typer.testing import CliRunner
 from memscope.cli import app as cli
 from memscope.store import Store
 from memscope.tui.app import make_app
-from memscope.usecases.labels import current_labels
+from memscope.usecases.labels.events import current_labels
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")

@@ -21,8 +21,8 @@ from memscope.cli import app as cli
 from memscope.store import Store
 from memscope.tui.app import make_app
 from memscope.tui.widgets.status_bar import status_view_text
-from memscope.usecases.runs import resolve_run
-from memscope.usecases.sample import open_sample
+from memscope.usecases.labels.sample import open_sample
+from memscope.usecases.runs.ingest import resolve_run
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")

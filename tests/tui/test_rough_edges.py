@@ -20,9 +20,9 @@ from memscope.tui.export_action import quit_summary
 from memscope.tui.screens.matrix import MatrixScreen
 from memscope.tui.screens.queue import QueueScreen
 from memscope.tui.screens.runs import RunsScreen
-from memscope.usecases.labels import record_label
-from memscope.usecases.runs import ingest_dir
-from memscope.usecases.store_access import ReadOptions
+from memscope.usecases.labels.events import record_label
+from memscope.usecases.runs.ingest import ingest_dir
+from memscope.usecases.runs.store_access import ReadOptions
 
 
 async def test_j_and_k_move_the_cursor_on_the_runs_screen(demo: Path) -> None:

@@ -10,8 +10,8 @@ from memscope.adapters import ReadOptions
 from memscope.store import Store
 from memscope.tui.app import make_app
 from memscope.tui.widgets.status_bar import status_view_text
-from memscope.usecases.runs import ingest_dir
-from memscope.usecases.sample import load_sample, open_sample
+from memscope.usecases.labels.sample import load_sample, open_sample
+from memscope.usecases.runs.ingest import ingest_dir
 
 REPO = Path(__file__).resolve().parents[2]
 RUN = REPO / "runs" / "srag_v"

@@ -26,7 +26,7 @@ from memscope.tui.app import make_app
 from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.screens.search import SearchDialog
 from memscope.tui.widgets.status_bar import StatusBar
-from memscope.usecases.labels import current_labels
+from memscope.usecases.labels.events import current_labels
 
 LABEL_BUDGET_S = 1.0
 """Key press to committed label while a search runs. benchmarks/bench_labels.py's target is

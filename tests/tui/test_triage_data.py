@@ -19,8 +19,8 @@ from memscope.triage.evidence_chain import build_timeline, question_detail
 from memscope.triage.loaded_run import load_rounds, open_session, save_position
 from memscope.triage.question_view import question_view, ranking_view
 from memscope.triage.round_index import RoundIndex
-from memscope.usecases.runs import ingest_dir
-from memscope.usecases.triage_queue import QueueSpec, TriageTable, parse_cell, parse_filter
+from memscope.usecases.labels.queue import QueueSpec, TriageTable, parse_cell, parse_filter
+from memscope.usecases.runs.ingest import ingest_dir
 
 
 def test_parse_cell_and_filter() -> None:

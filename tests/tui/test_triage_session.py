@@ -23,9 +23,9 @@ from memscope.tui.widgets.candidates import CandidatesPanel
 from memscope.tui.widgets.image_preview import ImagePreview
 from memscope.tui.widgets.label_bar import LabelBar
 from memscope.tui.widgets.round_view import RoundView
-from memscope.usecases.labels import current_labels
-from memscope.usecases.loading import load_run
-from memscope.usecases.rerun import rerun_question
+from memscope.usecases.labels.events import current_labels
+from memscope.usecases.rerun.probe import rerun_question
+from memscope.usecases.runs.loading import load_run
 
 
 async def type_text(pilot, text: str) -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from memscope.adapters import ReadOptions
 from memscope.store import Store
-from memscope.usecases.export import export_labels
-from memscope.usecases.labels import accept_suggestion, record_label
-from memscope.usecases.runs import ingest_dir
+from memscope.usecases.labels.events import accept_suggestion, record_label
+from memscope.usecases.labels.export import export_labels
+from memscope.usecases.runs.ingest import ingest_dir
 
 SRAG_V = Path(__file__).parents[2] / "runs" / "srag_v"
 

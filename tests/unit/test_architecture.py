@@ -45,8 +45,8 @@ def test_cli_import_loads_no_heavy_library() -> None:
     [
         "memscope.adapters",
         "memscope.store",
-        "memscope.usecases.report",
-        "memscope.usecases.runs",
+        "memscope.usecases.report.build",
+        "memscope.usecases.runs.ingest",
         "memscope.analysis.evidence",
         "memscope.triage.loaded_run",
         "memscope.engine_jobs.engine",

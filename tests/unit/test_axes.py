@@ -1,4 +1,4 @@
-"""Benchmark axes (adapters/*_axes.py, usecases/axes.py): the filter words of each
+"""Benchmark axes (adapters/*_axes.py, usecases/runs/axes.py): the filter words of each
 benchmark, numeric comparisons, clear errors for another benchmark's words, and the
 report's ``axes`` section against the benchmark's own tables."""
 
@@ -13,10 +13,10 @@ from memscope.adapters import ReadOptions
 from memscope.adapters.registry import benchmark
 from memscope.errors import InputError, PluginError
 from memscope.store import Store
-from memscope.usecases.loading import load_run
-from memscope.usecases.report import build_report
-from memscope.usecases.runs import ingest_dir_runs
-from memscope.usecases.triage_queue import QueueSpec, TriageTable, parse_filter
+from memscope.usecases.labels.queue import QueueSpec, TriageTable, parse_filter
+from memscope.usecases.report.build import build_report
+from memscope.usecases.runs.ingest import ingest_dir_runs
+from memscope.usecases.runs.loading import load_run
 
 RUNS = Path(__file__).resolve().parents[2] / "runs"
 

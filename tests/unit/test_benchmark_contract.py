@@ -28,10 +28,10 @@ from memscope.adapters.spec import Benchmark, ModuleReader, ReadOption, TableLay
 from memscope.adapters.spec_check import QUEUE_WORDS, validate
 from memscope.errors import PluginError, RunDirError
 from memscope.triage.triage_matrix import SHARED_METRICS
-from memscope.usecases.runs import ingest_paths
-from memscope.usecases.table import GROUP_FIELDS
-from memscope.usecases.table_axes import table_metrics
-from memscope.usecases.triage_queue import FILTER_FIELDS
+from memscope.usecases.labels.queue import FILTER_FIELDS
+from memscope.usecases.runs.ingest import ingest_paths
+from memscope.usecases.table.axes import table_metrics
+from memscope.usecases.table.build import GROUP_FIELDS
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE_RUN = REPO / "examples" / "benchmark-plugin" / "runs" / "toy_bm25"

@@ -13,8 +13,8 @@ from builders import dialog, open_row, qa, write_run
 from memscope.adapters import ReadOptions
 from memscope.analysis.compare import transitions
 from memscope.errors import InputError
-from memscope.usecases.compare import compare_runs, match_questions
-from memscope.usecases.runs import ingest_dir
+from memscope.usecases.compare.pairs import compare_runs, match_questions
+from memscope.usecases.runs.ingest import ingest_dir
 
 QUESTIONS = [
     qa("What colour is the mug?", "red", [["X4"], ["Y1"]], ["D1:1"], ["D1"]),

@@ -32,7 +32,7 @@ from memscope.errors import DatasetError, RunDirError
 from memscope.records import RoundRecord
 from memscope.store import Store
 from memscope.store.sql import rows, scalar
-from memscope.usecases.runs import ingest_paths
+from memscope.usecases.runs.ingest import ingest_paths
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_MM = REPO / "runs" / "cue_mm"
@@ -374,7 +374,7 @@ def test_the_wrong_history_file_is_refused(tmp_path: Path) -> None:
 
 def test_voice_and_item_views_for_the_app(store: Store) -> None:
     from memscope.triage.benchmark_views import load_retrieved_items, load_voice_turn
-    from memscope.usecases.runs import ingest_dir
+    from memscope.usecases.runs.ingest import ingest_dir
 
     outcome = ingest_dir(store, DEMO_MM, ReadOptions())
     with store.read() as con:
@@ -716,9 +716,9 @@ def test_a_human_submission_answers_the_same_qas_as_a_model_run(
         "full_multimodal:1767000002_bob",
         "oracle_text:1767000003_carol",
     ]
-    from memscope.usecases.compare import compare_runs
-    from memscope.usecases.loading import load_run
-    from memscope.usecases.table import build_table
+    from memscope.usecases.compare.pairs import compare_runs
+    from memscope.usecases.runs.loading import load_run
+    from memscope.usecases.table.build import build_table
 
     compared = compare_runs(
         store, "LTMemory:history_with_qa_p0", "full_multimodal:1767000001_alice", resamples=50

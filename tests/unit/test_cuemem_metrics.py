@@ -16,9 +16,9 @@ from memscope.analysis.arrays import PAD
 from memscope.analysis.cuemem import accuracy_by_task, ei_gap, evidence_at_k, memory_average
 from memscope.cli import app
 from memscope.store import Store
-from memscope.usecases.loading import load_run
-from memscope.usecases.report import build_report
-from memscope.usecases.runs import ingest_dir
+from memscope.usecases.report.build import build_report
+from memscope.usecases.runs.ingest import ingest_dir
+from memscope.usecases.runs.loading import load_run
 
 REPO = Path(__file__).resolve().parents[2]
 

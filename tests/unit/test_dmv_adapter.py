@@ -17,7 +17,7 @@ from memscope.adapters.dmv.logs import parse_task_log
 from memscope.errors import DatasetError, RunDirError
 from memscope.store import Store
 from memscope.store.sql import rows, scalar
-from memscope.usecases.runs import ingest_dir_runs, ingest_paths
+from memscope.usecases.runs.ingest import ingest_dir_runs, ingest_paths
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_RUN = REPO / "runs" / "dmv_f2_demo"

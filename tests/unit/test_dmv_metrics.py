@@ -16,10 +16,10 @@ from memscope.adapters import ReadOptions
 from memscope.analysis.dmv import bin_labels, cluster_bootstrap_groups, sign_flip_test, tsr
 from memscope.cli import app
 from memscope.store import Store
-from memscope.usecases.compare import compare_runs
-from memscope.usecases.loading import load_run
-from memscope.usecases.report import build_report
-from memscope.usecases.runs import ingest_dir_runs
+from memscope.usecases.compare.pairs import compare_runs
+from memscope.usecases.report.build import build_report
+from memscope.usecases.runs.ingest import ingest_dir_runs
+from memscope.usecases.runs.loading import load_run
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_RUN = REPO / "runs" / "dmv_f2_demo"

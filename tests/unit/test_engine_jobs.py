@@ -22,8 +22,8 @@ from memscope.engine_jobs.memory_search import EngineStep, StepReporter, run_mem
 from memscope.errors import EngineError
 from memscope.store import Store
 from memscope.store.locked import LockedStore
-from memscope.usecases.labels import current_labels, record_label
-from memscope.usecases.runs import ingest_dir
+from memscope.usecases.labels.events import current_labels, record_label
+from memscope.usecases.runs.ingest import ingest_dir
 
 SRAG_V = Path(__file__).parents[2] / "runs" / "srag_v"
 

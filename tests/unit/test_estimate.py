@@ -13,10 +13,10 @@ from memscope.adapters import ReadOptions
 from memscope.analysis.ppi import agresti_pseudo, labels_only_mean, ppi_mean
 from memscope.cli import app as cli
 from memscope.store import Store
-from memscope.usecases.estimate import compute_estimates, estimate_run
-from memscope.usecases.labels import record_label
-from memscope.usecases.runs import ingest_dir
-from memscope.usecases.sample import Failures, failures, plan_sample
+from memscope.usecases.labels.estimate import compute_estimates, estimate_run
+from memscope.usecases.labels.events import record_label
+from memscope.usecases.labels.sample import Failures, failures, plan_sample
+from memscope.usecases.runs.ingest import ingest_dir
 
 RUN = Path(__file__).resolve().parents[2] / "runs" / "srag_v"
 runner = CliRunner()

@@ -25,7 +25,7 @@ from memscope.adapters.memeye.dataset import read_memeye_dataset
 from memscope.identity import qid_for, question_key
 from memscope.store import Store
 from memscope.store.sql import rows
-from memscope.usecases.runs import ingest_dir
+from memscope.usecases.runs.ingest import ingest_dir
 from support import UPSTREAM_RUNS
 
 FIXTURE_RUN = Path(__file__).parents[2] / "runs" / "srag_v"

@@ -17,7 +17,7 @@ from memscope.errors import DatasetError, RunDirError, StoreBusyError
 from memscope.store import Store
 from memscope.store.migrations import all_migrations
 from memscope.store.sql import rows, scalar
-from memscope.usecases.runs import ingest_dir, ingest_paths, resolve_run
+from memscope.usecases.runs.ingest import ingest_dir, ingest_paths, resolve_run
 from support import UPSTREAM_RUNS, upstream_run
 
 OPTIONS = ReadOptions()

@@ -13,10 +13,7 @@ import pytest
 from memscope.adapters import ReadOptions
 from memscope.errors import InputError
 from memscope.store import Store
-from memscope.usecases.export import export_labels
-from memscope.usecases.import_labels import import_labels
-from memscope.usecases.label_journal import LabelOp, apply_op
-from memscope.usecases.labels import (
+from memscope.usecases.labels.events import (
     LabelEvent,
     accept_suggestion,
     current_labels,
@@ -27,7 +24,10 @@ from memscope.usecases.labels import (
     replay,
     undo_label,
 )
-from memscope.usecases.runs import ingest_dir
+from memscope.usecases.labels.export import export_labels
+from memscope.usecases.labels.import_file import import_labels
+from memscope.usecases.labels.journal import LabelOp, apply_op
+from memscope.usecases.runs.ingest import ingest_dir
 
 SRAG_V = Path(__file__).parents[2] / "runs" / "srag_v"
 VIEW = {"alpha": 0.7, "lambda": 0.02, "k": 10}

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memscope.errors import InputError
-from memscope.usecases.label_journal import LabelJournal, LabelOp, entry_problem, op_problem
+from memscope.usecases.labels.journal import LabelJournal, LabelOp, entry_problem, op_problem
 
 OP = {"action": "set", "run_id": "run", "qid": "q1", "annotator": "alice", "codes": ["RET-MISS"]}
 

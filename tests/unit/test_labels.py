@@ -23,9 +23,8 @@ from memscope.config import load_config
 from memscope.errors import ConfigError, InputError, NotFoundError
 from memscope.store import Store
 from memscope.taxonomy import load_taxonomy
-from memscope.usecases import export as export_module
-from memscope.usecases.export import export_labels, label_table
-from memscope.usecases.labels import (
+from memscope.usecases.labels import export as export_module
+from memscope.usecases.labels.events import (
     accept_suggestion,
     agreement,
     clear_label,
@@ -34,7 +33,8 @@ from memscope.usecases.labels import (
     record_label,
     undo_label,
 )
-from memscope.usecases.runs import ingest_dir
+from memscope.usecases.labels.export import export_labels, label_table
+from memscope.usecases.runs.ingest import ingest_dir
 
 SESSIONS = {"D1": ["D1:1", "D1:2"], "D2": ["D2:1", "D2:2"]}
 
@@ -204,7 +204,7 @@ def test_labels_are_committed_before_returning(tmp_path: Path, store: Store, run
     script = (
         "import os, signal\n"
         "from memscope.store import Store\n"
-        "from memscope.usecases.labels import record_label\n"
+        "from memscope.usecases.labels.events import record_label\n"
         f"record_label(Store({str(store.path)!r}), {run_id!r}, 'q5', codes=['RET-PART'], annotator='kim')\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"
     )
@@ -323,7 +323,7 @@ def test_export_history_summary_and_suggestions(store: Store, run_id: str, tmp_p
         ("alice", "X1_Y1", "SEL-NOISE", 1, 0),
         ("bob", "X2_Y1", "RET-MISS", 1, 1),
     }
-    from memscope.usecases.suggest import suggest_run
+    from memscope.usecases.suggest.rules import suggest_run
 
     suggest_run(store, run_id)
     rows = json_lines(export_labels(store, run_id, fmt="jsonl", include_suggestions=True).content)

@@ -591,7 +591,7 @@ def test_axes_read_the_dataset_extras_and_filter_age(tmp_path: Path) -> None:
     import numpy as np
     import pyarrow as pa
 
-    from memscope.usecases.axes import axis_columns, level_mask, numeric_mask
+    from memscope.usecases.runs.axes import axis_columns, level_mask, numeric_mask
 
     dataset = read_locomo_dataset(dataset_file(tmp_path)).record
     table = pa.table({"extra": [json.dumps(q.extra) for q in dataset.questions]})

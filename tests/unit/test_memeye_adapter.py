@@ -13,7 +13,7 @@ from memscope.adapters.memeye.dataset import coordinate, read_memeye_dataset
 from memscope.errors import DatasetError, RunDirError
 from memscope.identity import question_key
 from memscope.store import Store
-from memscope.usecases.runs import ingest_dir
+from memscope.usecases.runs.ingest import ingest_dir
 from support import UPSTREAM_RUNS, upstream_run
 
 

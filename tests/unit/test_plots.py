@@ -12,9 +12,9 @@ from memscope.adapters import ReadOptions
 from memscope.cli import app as cli
 from memscope.errors import InputError, MemscopeError
 from memscope.store import Store
-from memscope.usecases.labels import record_label
-from memscope.usecases.plots import render
-from memscope.usecases.runs import ingest_dir, ingest_dir_runs
+from memscope.usecases.figures.plots import render
+from memscope.usecases.labels.events import record_label
+from memscope.usecases.runs.ingest import ingest_dir, ingest_dir_runs
 
 RUNS = Path(__file__).resolve().parents[2] / "runs"
 runner = CliRunner()
@@ -100,8 +100,8 @@ def test_only_the_plot_module_imports_matplotlib() -> None:
             )
             if any(name.split(".")[0] == "matplotlib" for name in names):
                 importers.append(str(path.relative_to(src)))
-    assert sorted(set(importers)) == ["usecases/plots.py"]
-    code = "import sys, memscope.cli, memscope.usecases.plots; print('matplotlib' in sys.modules)"
+    assert sorted(set(importers)) == ["usecases/figures/plots.py"]
+    code = "import sys, memscope.cli, memscope.usecases.figures.plots; print('matplotlib' in sys.modules)"
     loaded = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
@@ -113,7 +113,7 @@ def test_every_code_of_the_codes_figure_looks_different(demo: Store) -> None:
     code now has its own colour or colour and pattern, in the bars and the legend."""
     from matplotlib.colors import to_hex
 
-    from memscope.usecases.plots import BUILDERS, _matplotlib
+    from memscope.usecases.figures.plots import BUILDERS, _matplotlib
 
     extra = ("ENC-PERC", "ENC-TEXT", "INJ-LOSS", "EVAL-JUDGE", "EVAL-GOLD", "USE-CALIB")
     for qid, code in zip(("q14", "q21", "q24", "q31", "q33", "q35"), extra, strict=True):
@@ -143,7 +143,7 @@ def test_every_code_of_the_codes_figure_looks_different(demo: Store) -> None:
 
 def test_series_styles_tell_every_code_of_the_taxonomy_apart() -> None:
     from memscope.taxonomy import load_taxonomy
-    from memscope.usecases.figure_data import OKABE_ITO, series_styles
+    from memscope.usecases.figures.data import OKABE_ITO, series_styles
 
     names = [*load_taxonomy().names, *(f"MY-{n}" for n in range(40))]
     styles = series_styles(names)

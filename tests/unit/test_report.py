@@ -9,9 +9,9 @@ import pytest
 from builders import dialog, open_row, qa, write_run
 from memscope.adapters import ReadOptions
 from memscope.store import Store
-from memscope.usecases.loading import load_run
-from memscope.usecases.report import build_report
-from memscope.usecases.runs import ingest_dir
+from memscope.usecases.report.build import build_report
+from memscope.usecases.runs.ingest import ingest_dir
+from memscope.usecases.runs.loading import load_run
 from support import upstream_run
 
 

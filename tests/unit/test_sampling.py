@@ -11,14 +11,14 @@ from memscope.adapters import ReadOptions
 from memscope.analysis.sampling import allocate, sample_order, stratum_spread
 from memscope.errors import InputError
 from memscope.store import Store
-from memscope.usecases.runs import ingest_dir
-from memscope.usecases.sample import (
+from memscope.usecases.labels.sample import (
     failures,
     load_sample,
     open_sample,
     plan_sample,
     sample_progress,
 )
+from memscope.usecases.runs.ingest import ingest_dir
 
 RUN = Path(__file__).resolve().parents[2] / "runs" / "srag_v"
 

@@ -112,7 +112,7 @@ def test_a_label_is_shown_saving_then_saved_and_is_in_the_store(
     view = session.label_bar_view("q1")
     assert view.state == "saved" and view.current == {"SEL-STALE", "RET-PART"}
     assert view.pending is None
-    from memscope.usecases.labels import current_labels
+    from memscope.usecases.labels.events import current_labels
 
     stored = current_labels(Store(store_path), session.run.run_id, annotator="alice")  # type: ignore[union-attr]
     assert set(stored["q1"].codes) == {"SEL-STALE", "RET-PART"}

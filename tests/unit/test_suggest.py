@@ -13,9 +13,14 @@ from memscope.adapters import ReadOptions
 from memscope.analysis.evidence import EvidenceSet, retrieval_access, temporal_authority
 from memscope.analysis.suggest import RunFacts, apply_rules, looks_like_refusal
 from memscope.store.sql import scalar
-from memscope.usecases.labels import current_labels, label_history, record_label
-from memscope.usecases.runs import ingest_dir
-from memscope.usecases.suggest import load_suggestions, method_family, suggest_run, suggestion_state
+from memscope.usecases.labels.events import current_labels, label_history, record_label
+from memscope.usecases.runs.ingest import ingest_dir
+from memscope.usecases.suggest.rules import (
+    load_suggestions,
+    method_family,
+    suggest_run,
+    suggestion_state,
+)
 
 SESSIONS = {s: [f"{s}:{i}" for i in range(1, 5)] for s in ("S1", "S2", "S3")}  # N = 12
 

@@ -45,7 +45,7 @@ from memscope.records import Notice
 from memscope.textsafe import is_printable, printable
 
 if TYPE_CHECKING:
-    from memscope.usecases.store_access import ReadOptions, Store
+    from memscope.usecases.runs.store_access import ReadOptions, Store
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -144,7 +144,7 @@ def _benchmark_option_params() -> list[Parameter]:
     such as a cue registry), named by the option's key."""
     from typer.core import TyperOption
 
-    from memscope.usecases.store_access import declared_read_options
+    from memscope.usecases.runs.store_access import declared_read_options
 
     return [
         TyperOption(
@@ -193,7 +193,7 @@ class ReadsRuns(TyperCommand):
 def read_options(dataset: Path | None = None) -> ReadOptions:
     """The ReadOptions for ``--dataset`` and the benchmarks' own options the running
     :class:`ReadsRuns` command was given."""
-    from memscope.usecases.store_access import read_options as build
+    from memscope.usecases.runs.store_access import read_options as build
 
     context = get_current_context(silent=True)
     given = context.meta.get(READ_OPTIONS_META, {}) if context is not None else {}
@@ -202,7 +202,7 @@ def read_options(dataset: Path | None = None) -> ReadOptions:
 
 def open_store(db: Path | None) -> Store:
     """The store the user chose (see ``memscope --help`` for the precedence)."""
-    from memscope.usecases.store_access import open_store as open_chosen
+    from memscope.usecases.runs.store_access import open_store as open_chosen
 
     return open_chosen(db)
 

@@ -63,8 +63,8 @@ def compare(
     broken (A right, B wrong), both right, both wrong, with their question ids.
     Definitions: docs/metrics.md of the memscope repository, §2 and §6.
     """
-    from memscope.usecases.compare import compare_runs
-    from memscope.usecases.runs import resolve_run
+    from memscope.usecases.compare.pairs import compare_runs
+    from memscope.usecases.runs.ingest import resolve_run
 
     store = open_store(db)
     options = read_options(dataset)

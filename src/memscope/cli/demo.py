@@ -30,7 +30,7 @@ def demo(
     The files come with memscope: no repository clone, no download. Inside DIR the
     README's commands work as written (`memscope report runs/srag_v/`, ...).
     """
-    from memscope.usecases.demo import FIRST_RUN, write_demo
+    from memscope.usecases.runs.demo import FIRST_RUN, write_demo
 
     copy = write_demo(directory, force=force)
     stderr.print(

@@ -391,8 +391,8 @@ def retrieve(
         )
     )
     if ingest:
-        from memscope.usecases.runs import ingest_dir
-        from memscope.usecases.store_access import ReadOptions
+        from memscope.usecases.runs.ingest import ingest_dir
+        from memscope.usecases.runs.store_access import ReadOptions
 
         outcome = ingest_dir(store, out, ReadOptions())
         stderr.print(Text.assemble("ingested ", (printable_id(outcome.run_id), "bold")))
@@ -439,7 +439,7 @@ def recompute(
     store marks those values origin=recomputed. Logged ranks and scores are kept.
     """
     from memscope.engine_jobs.gap_fill import fill_gaps, undo_gap_fill
-    from memscope.usecases.runs import resolve_run
+    from memscope.usecases.runs.ingest import resolve_run
 
     store = open_store(db)
     run_id = resolve_run(store, run)

@@ -84,8 +84,8 @@ def estimate(
     runs they were made with (named in a note; `--twin` changes them, see `memscope
     suggest --help`).
     """
-    from memscope.usecases.estimate import estimate_run
-    from memscope.usecases.runs import resolve_run
+    from memscope.usecases.labels.estimate import estimate_run
+    from memscope.usecases.runs.ingest import resolve_run
 
     store = open_store(db)
     run_id = resolve_run(store, run, ingest=False)

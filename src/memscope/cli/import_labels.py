@@ -72,7 +72,7 @@ def import_labels_command(
     as UTC; a time without one is taken as UTC. On a terminal, a line on stderr says what
     the import is doing.
     """
-    from memscope.usecases.import_labels import import_labels
+    from memscope.usecases.labels.import_file import import_labels
 
     store = open_store(db)
     with _progress_line() as progress:

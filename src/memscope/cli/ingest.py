@@ -48,8 +48,8 @@ def ingest(
     An unchanged run is skipped; a changed one replaces its old rows. Bad lines are
     reported as file:line and skipped (refused with --strict).
     """
-    from memscope.usecases.runs import IngestFailure, ingest_paths
-    from memscope.usecases.store_access import IngestOutcome
+    from memscope.usecases.runs.ingest import IngestFailure, ingest_paths
+    from memscope.usecases.runs.store_access import IngestOutcome
 
     store = open_store(db)
 
@@ -71,7 +71,7 @@ def ingest(
         )
         check = result.upstream_check
         if check and check.get("agrees"):  # a disagreement is one of the warnings above
-            from memscope.usecases.report import upstream_sentence
+            from memscope.usecases.report.build import upstream_sentence
 
             stderr.print(Text(f"  {upstream_sentence(check)}", style="green"))
 
@@ -89,8 +89,8 @@ def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None
     """List the ingested runs."""
     from datetime import datetime
 
-    from memscope.usecases.instants import utc_text
-    from memscope.usecases.store_access import list_runs
+    from memscope.usecases.labels.instants import utc_text
+    from memscope.usecases.runs.store_access import list_runs
 
     store = open_store(db)
     rows = list_runs(store)

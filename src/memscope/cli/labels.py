@@ -32,8 +32,8 @@ from memscope.errors import InputError
 from memscope.textsafe import printable, printable_id
 
 if TYPE_CHECKING:
-    from memscope.usecases.labels import LabelEvent
-    from memscope.usecases.store_access import Store
+    from memscope.usecases.labels.events import LabelEvent
+    from memscope.usecases.runs.store_access import Store
 
 
 MAX_REJECTED_SHOWN = 10
@@ -54,7 +54,7 @@ def _store_with_labels_replayed(db: Path | None) -> Store:
 
     Every label command reads labels, so none may miss a change the app journalled.
     """
-    from memscope.usecases.label_journal import replay_pending
+    from memscope.usecases.labels.journal import replay_pending
 
     store = open_store(db)
     result = replay_pending(store)
@@ -164,14 +164,14 @@ def label(
     --note with any of them goes with that change; --note alone sets the note of the
     question's current label and keeps its codes (as the app's n does).
     """
-    from memscope.usecases.labels import (
+    from memscope.usecases.labels.events import (
         accept_suggestion,
         clear_label,
         note_label,
         record_label,
         undo_label,
     )
-    from memscope.usecases.runs import resolve_run
+    from memscope.usecases.runs.ingest import resolve_run
 
     actions = [
         name
@@ -296,8 +296,8 @@ def export_labels_command(
     jsonl and parquet keep the exact text. The file is written whole or not at all; a
     symlink --out writes to its target.
     """
-    from memscope.usecases.export import export_labels, runs_with_labels
-    from memscope.usecases.runs import resolve_run
+    from memscope.usecases.labels.export import export_labels, runs_with_labels
+    from memscope.usecases.runs.ingest import resolve_run
 
     run = named_run(run, run_alias)
     if all_runs and run:
@@ -366,7 +366,7 @@ def agreement(
     Kappa is undefined (–) when both annotators gave one and the same answer throughout.
     Definition: docs/metrics.md of the memscope repository, §9.
     """
-    from memscope.usecases.labels import agreement as compute_agreement
+    from memscope.usecases.labels.events import agreement as compute_agreement
 
     if not annotators:
         raise InputError("name the two annotators to compare", fix="e.g. --annotators alice bob")
@@ -375,7 +375,7 @@ def agreement(
     run_id = pick_run(store, run, "agreement", ingest=False)
     result = compute_agreement(store, run_id, names[0], names[1])
     if list_disagreements:
-        from memscope.usecases.disagreements import disagreements
+        from memscope.usecases.labels.disagreements import disagreements
 
         result["disagreements"] = disagreements(store, run_id, names[0], names[1])
     if output is OutputFormat.json:

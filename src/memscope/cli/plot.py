@@ -54,8 +54,8 @@ def plot(
     per stratum from `memscope estimate` (PPI++, stacked, with intervals). The bytes of
     a figure depend on the data only (no dates), so figures can be compared.
     """
-    from memscope.usecases.plots import render
-    from memscope.usecases.runs import resolve_run
+    from memscope.usecases.figures.plots import render
+    from memscope.usecases.runs.ingest import resolve_run
 
     store = open_store(db)
     run_ids = [resolve_run(store, ref) for ref in runs]

@@ -28,7 +28,7 @@ from memscope.cli.number_options import RANK
 from memscope.cli.run_arg import say_default
 from memscope.errors import InputError
 from memscope.textsafe import printable, printable_id
-from memscope.usecases.metric_names import METRIC_NAMES
+from memscope.usecases.report.metric_names import METRIC_NAMES
 
 K_HELP = "Cut-off K for @K metrics (default: the run's top_k, else 10)."
 
@@ -76,9 +76,9 @@ def report(
     repository: §2 answer quality, §3 retrieval access, §4 temporal authority, §6 the
     bootstrap intervals, §7 DMV-Bench, §8 CUE-Mem; §11 explains the JSON key by key.
     """
-    from memscope.usecases.loading import load_run
-    from memscope.usecases.report import build_report, build_report_parts, upstream_check
-    from memscope.usecases.runs import resolve_run
+    from memscope.usecases.report.build import build_report, build_report_parts, upstream_check
+    from memscope.usecases.runs.ingest import resolve_run
+    from memscope.usecases.runs.loading import load_run
 
     check_k(k)
     store = open_store(db)
@@ -93,7 +93,7 @@ def report(
         say_default(run_id, "report")
     upstream = upstream_check(store, run_id)
     if output is OutputFormat.json:
-        from memscope.usecases.store_access import json_objects
+        from memscope.usecases.runs.store_access import json_objects
 
         summary, questions = build_report_parts(data, k, upstream=upstream)
         print_json(summary, rows=("questions", json_objects(questions)))

@@ -27,7 +27,7 @@ from memscope.cli.fitting import Column, FittingTable, fit
 from memscope.cli.number_options import RANK, RESAMPLES, SEED
 from memscope.cli.run_arg import RunAliasOption, RunArgument, named_run, pick_run
 from memscope.textsafe import printable, printable_id
-from memscope.usecases.metric_names import METRIC_NAMES
+from memscope.usecases.report.metric_names import METRIC_NAMES
 
 
 @app.command(
@@ -109,8 +109,7 @@ def rerun(
     With --requery the pool is re-retrieved by the memory engine, fully scored.
     Definitions: docs/metrics.md of the memscope repository, §4 and §5.
     """
-    from memscope.usecases.loading import load_run
-    from memscope.usecases.rerun import (
+    from memscope.usecases.rerun.probe import (
         DEFAULT_LAMBDA,
         check_params,
         require_ranked,
@@ -119,6 +118,7 @@ def rerun(
         rerun_run,
         store_rerun,
     )
+    from memscope.usecases.runs.loading import load_run
 
     # The default lives in analysis.rerank; the help only quotes it (a test holds them equal).
     lam = DEFAULT_LAMBDA if lam is None else lam

@@ -36,7 +36,7 @@ def named_run(positional: str | None, alias: str | None) -> str | None:
 
 def pick_run(store: Any, ref: str | None, command: str, **resolve: Any) -> str:
     """Resolve ``ref`` to a run id; when it is None, say on stderr which run was picked."""
-    from memscope.usecases.runs import resolve_run
+    from memscope.usecases.runs.ingest import resolve_run
 
     run_id = resolve_run(store, ref, **resolve)
     if ref is None:

@@ -57,9 +57,9 @@ def sample(
     rule suggestions, made with the run's pinned twin runs unless `--twin` changes them
     (see `memscope suggest --help`); a stored plan stays as it was drawn.
     """
-    from memscope.usecases.runs import resolve_run
-    from memscope.usecases.sample import open_sample
-    from memscope.usecases.suggestion_changes import refresh_suggestions
+    from memscope.usecases.labels.sample import open_sample
+    from memscope.usecases.runs.ingest import resolve_run
+    from memscope.usecases.suggest.changes import refresh_suggestions
 
     store = open_store(db)
     run_id = resolve_run(store, run)

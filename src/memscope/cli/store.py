@@ -22,7 +22,7 @@ from memscope.cli.common import (
 from memscope.textsafe import printable
 
 if TYPE_CHECKING:
-    from memscope.usecases.store_check import StoreHealth
+    from memscope.usecases.runs.store_check import StoreHealth
 
 store_app = typer.Typer(
     help="Check the store (the DuckDB file).",
@@ -53,7 +53,7 @@ def store_check(
 
     Example: `memscope store check --db .memscope/memscope.duckdb --save-labels labels.jsonl`
     """
-    from memscope.usecases.store_check import (
+    from memscope.usecases.runs.store_check import (
         check_store,
         health_record,
         next_steps,

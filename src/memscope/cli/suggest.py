@@ -48,9 +48,9 @@ def suggest(
     suggestion; `--twin` chooses them. Several rules may fire; the first in pipeline
     order is primary. Suggestions are stored apart from labels and never change them.
     """
-    from memscope.usecases.suggest import suggestion_state
-    from memscope.usecases.suggestion_changes import refresh_suggestions
-    from memscope.usecases.twins import TWIN_MEANING
+    from memscope.usecases.suggest.changes import refresh_suggestions
+    from memscope.usecases.suggest.rules import suggestion_state
+    from memscope.usecases.suggest.twins import TWIN_MEANING
 
     store = open_store(db)
     run_id = pick_run(store, run, "suggest", options=read_options(dataset))

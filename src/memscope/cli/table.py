@@ -57,7 +57,7 @@ def _renames(labels: list[str]) -> dict[str, str]:
 def _run_ids(store: Any, refs: list[str], options: Any) -> list[str]:
     """Run ids for what was named: run directories, folders of them (searched
     recursively, ingested when new or changed), ``DIR:PART`` or run ids; in order, once."""
-    from memscope.usecases.runs import ingest_paths, resolve_run
+    from memscope.usecases.runs.ingest import ingest_paths, resolve_run
 
     found: list[str] = []
     for ref in refs:
@@ -189,9 +189,9 @@ def table(
         render_rich,
         render_upstream,
     )
-    from memscope.usecases.loading import load_run
     from memscope.usecases.output_files import TABLE, plan_output, store_files, write_output
-    from memscope.usecases.table import TableOptions, build_table
+    from memscope.usecases.runs.loading import load_run
+    from memscope.usecases.table.build import TableOptions, build_table
 
     check_k(k)
     options = TableOptions(
@@ -216,7 +216,7 @@ def table(
     result = build_table(data, options)
     upstream = None
     if check_upstream:
-        from memscope.usecases.table_upstream import check_upstream as check
+        from memscope.usecases.table.upstream import check_upstream as check
 
         upstream = check(data)
     if output is TableFormat.json:

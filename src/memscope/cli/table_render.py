@@ -17,7 +17,7 @@ from rich.text import Text
 
 from memscope.cli.fitting import Column, FittingTable
 from memscope.textsafe import printable
-from memscope.usecases.table_axes import benchmark_name
+from memscope.usecases.table.axes import benchmark_name
 
 MARK = "†"
 METRIC_NAMES = {

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 if TYPE_CHECKING:
-    from memscope.usecases.suggestion_changes import SuggestionRefresh
+    from memscope.usecases.suggest.changes import SuggestionRefresh
 
 TWIN_HELP = (
     "Twin run the suggestions compare with: a run id or directory (once per twin: the "
@@ -26,8 +26,8 @@ def twin_ids(store: Any, twins: list[str] | None) -> list[str] | None:
     """``--twin`` values as run ids (``none`` and ``auto`` as they are); None when not given."""
     if not twins:
         return None
-    from memscope.usecases.runs import resolve_run
-    from memscope.usecases.twins import AUTO_TWINS, NO_TWINS
+    from memscope.usecases.runs.ingest import resolve_run
+    from memscope.usecases.suggest.twins import AUTO_TWINS, NO_TWINS
 
     return [twin if twin in (NO_TWINS, AUTO_TWINS) else resolve_run(store, twin) for twin in twins]
 

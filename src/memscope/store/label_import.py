@@ -27,7 +27,7 @@ SOURCES = ("human", "rule", "import")
 SHOWN = 40
 """Characters of a bad value quoted in its row's problem."""
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-"""What export-labels defuses in csv with a leading ``'`` (``usecases.export``)."""
+"""What export-labels defuses in csv with a leading ``'`` (``usecases.labels.export``)."""
 
 IMPORT_ROWS = """
 CREATE OR REPLACE TEMP TABLE import_rows (

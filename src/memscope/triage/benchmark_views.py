@@ -274,7 +274,7 @@ def _shares(labels: Any, levels: list[str], correct: Any, here: str) -> list[Gro
 
 def retention_context(table: Any, row: int) -> RetentionContext:
     """The retention context of the probe at ``row`` of a DMV-Bench run's
-    :class:`~memscope.usecases.triage_queue.TriageTable` (the same groups as ``report``'s
+    :class:`~memscope.usecases.labels.queue.TriageTable` (the same groups as ``report``'s
     ``tsr.by_reach`` and ``tsr.by_bank_size``)."""
     import numpy as np
 

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from memscope.triage.round_index import RoundIndex, float_or_none
-from memscope.usecases.loading import RunData
+from memscope.usecases.runs.loading import RunData
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from memscope.usecases.rerun import CandidateRow
+    from memscope.usecases.rerun.probe import CandidateRow
 
 
 @dataclass(frozen=True)

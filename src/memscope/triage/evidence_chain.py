@@ -1,7 +1,7 @@
 """One question's evidence chain, assembled for display: answers, MCQ rotations and the
 rounds that matter on a timeline.
 
-Pure data from a loaded run (:class:`~memscope.usecases.loading.RunData`), its dataset
+Pure data from a loaded run (:class:`~memscope.usecases.runs.loading.RunData`), its dataset
 rounds (:class:`~memscope.triage.round_index.RoundIndex`) and its candidate rows
 (:mod:`memscope.triage.candidate_rows`); building it for one question is a handful of
 dict and slice look-ups, so stepping through a 50,000-question run stays instant.
@@ -17,7 +17,7 @@ import numpy as np
 from memscope.analysis.answers import correctness
 from memscope.triage.candidate_rows import Candidate
 from memscope.triage.round_index import RoundIndex, float_or_none, json_or_none
-from memscope.usecases.loading import RunData
+from memscope.usecases.runs.loading import RunData
 
 CONTEXT_ROUNDS = 1
 """Rounds shown on each side of a gold clue on the timeline (its conversational context)."""

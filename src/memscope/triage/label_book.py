@@ -3,7 +3,7 @@ the writer's results become what the label bar shows.
 
 The question screen shows the label the store holds (``run.labels``), plus "saving …"
 while ops are in flight; a label appears as saved only when the writer reports
-:class:`~memscope.triage.label_queue.LabelSaved`, after ``memscope.usecases.labels``
+:class:`~memscope.triage.label_queue.LabelSaved`, after ``memscope.usecases.labels.events``
 committed it. Fast key presses build on what was last requested, so toggling 3 then 6
 quickly yields both codes.
 
@@ -32,7 +32,7 @@ from memscope.triage.label_queue import (
 )
 from memscope.triage.loaded_run import label_codes
 from memscope.triage.notice import Notice
-from memscope.usecases.label_journal import LabelJournal
+from memscope.usecases.labels.journal import LabelJournal
 
 if TYPE_CHECKING:
     from memscope.triage.session_service import TriageSession
@@ -161,7 +161,7 @@ class LabelBook:
         return self._push(self._op("undo"), UNKNOWN)
 
     def _undoable(self, qid: str) -> bool:
-        from memscope.usecases.labels import can_undo
+        from memscope.usecases.labels.events import can_undo
 
         session = self.session
         if not session.store_lock.acquire(

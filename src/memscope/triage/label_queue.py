@@ -2,7 +2,7 @@
 
 Key presses become :class:`LabelOp` s in a queue; :func:`write_pending` (run in a thread
 worker) drains it in FIFO order so "toggle, toggle, undo" lands exactly in that order,
-however fast the keys come. Each op calls ``memscope.usecases.labels``, which commits
+however fast the keys come. Each op calls ``memscope.usecases.labels.events``, which commits
 before it returns; only then is ``LabelSaved`` posted and the screen shows the label as
 saved.
 
@@ -11,7 +11,7 @@ keeps one connection (``Store.writing``) while labels keep coming and gives the 
 :data:`LINGER_S` after the last one: other memscope processes wait that long at most.
 
 No change is ever dropped because the store is busy: each op is journalled durably
-(``memscope.usecases.label_journal``) before it is queued, and while another process holds
+(``memscope.usecases.labels.journal``) before it is queued, and while another process holds
 the store the writer keeps the ops queued and retries every :data:`RETRY_S` until they are
 committed (or the app quits; the journal replays them at the next start).
 """
@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from memscope.errors import MemscopeError, StoreBusyError, StoreError
-from memscope.usecases.label_journal import LabelJournal, LabelOp, apply_op
-from memscope.usecases.store_access import Store
+from memscope.usecases.labels.journal import LabelJournal, LabelOp, apply_op
+from memscope.usecases.runs.store_access import Store
 
 __all__ = [
     "LINGER_S",

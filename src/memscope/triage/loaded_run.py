@@ -19,10 +19,10 @@ from memscope.store import Store, queries
 from memscope.store.app_state import AppState, load_app_state, save_app_state
 from memscope.triage.candidate_rows import ChannelIndex
 from memscope.triage.round_index import RoundIndex
-from memscope.usecases.loading import RunData, evidence_from_table, read_questions
-from memscope.usecases.runs import effective_k, resolve_run
-from memscope.usecases.suggestion_changes import load_suggestions
-from memscope.usecases.triage_queue import QueueSpec, TriageTable
+from memscope.usecases.labels.queue import QueueSpec, TriageTable
+from memscope.usecases.runs.ingest import effective_k, resolve_run
+from memscope.usecases.runs.loading import RunData, evidence_from_table, read_questions
+from memscope.usecases.suggest.changes import load_suggestions
 
 Progress = Callable[[str], None]
 
@@ -71,7 +71,7 @@ class LoadedRun:
         if self.other is None:
             return None
         if self._other_rows is None:
-            from memscope.usecases.compare import match_questions
+            from memscope.usecases.compare.pairs import match_questions
 
             rows, other_rows = match_questions(
                 self.data.questions.column("question_key").to_pylist(),
@@ -118,7 +118,7 @@ def runs_in_dir(
     """
     from pathlib import Path
 
-    from memscope.usecases.runs import ingest_paths
+    from memscope.usecases.runs.ingest import ingest_paths
 
     path = Path(ref).expanduser()
     if not path.is_dir():
@@ -237,7 +237,7 @@ def open_session(
 def _sample_plan(con: Any, run_id: str, run_hash: str | None) -> Any:
     """The run's sample plan when one was drawn for this version of its files, else None."""
     from memscope.store.samples import load_plan
-    from memscope.usecases.sample import plan_from_rows
+    from memscope.usecases.labels.sample import plan_from_rows
 
     found = load_plan(con, run_id)
     if found is None or found[0]["run_hash"] != run_hash:
@@ -254,7 +254,7 @@ def label_codes(label: Any) -> list[str]:
 
 
 def _labels(store: Store, run_id: str, annotator: str, notes: list[str]) -> dict[str, Any]:
-    from memscope.usecases import labels
+    from memscope.usecases.labels import events as labels
 
     return dict(labels.current_labels(store, run_id, annotator=annotator))
 

@@ -24,7 +24,7 @@ from memscope.triage.evidence_chain import (
 )
 from memscope.triage.loaded_run import LoadedRun
 from memscope.usecases.benchmarks import Panel
-from memscope.usecases.report import RETRIEVAL_NOTES
+from memscope.usecases.report.build import RETRIEVAL_NOTES
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,7 @@ def ranking_view(
         return RankingView([], None, None, None, "loading the retrieval evidence …", True, entries)
     if kind == "ranked":
         try:
-            from memscope.usecases.rerun import rerun_question
+            from memscope.usecases.rerun.probe import rerun_question
 
             rerun = rerun_question(
                 session.data,

@@ -39,10 +39,10 @@ from memscope.triage.loaded_run import (
     save_position,
 )
 from memscope.triage.notice import Notice
-from memscope.usecases.rerun import DEFAULT_LAMBDA
-from memscope.usecases.store_access import ReadOptions, Store, WriterLease
-from memscope.usecases.suggestion_changes import load_suggestions
-from memscope.usecases.triage_queue import QueueSpec
+from memscope.usecases.labels.queue import QueueSpec
+from memscope.usecases.rerun.probe import DEFAULT_LAMBDA
+from memscope.usecases.runs.store_access import ReadOptions, Store, WriterLease
+from memscope.usecases.suggest.changes import load_suggestions
 
 ALPHA_STEP = 0.1
 LAMBDA_STEP = 0.01
@@ -532,7 +532,7 @@ class TriageSession:
         labelled, total = self.progress
         sample_line = None
         if self.spec.kind == "sample" and run.sample is not None:
-            from memscope.usecases.sample import sample_progress
+            from memscope.usecases.labels.sample import sample_progress
 
             table = run.table
             labelled_qids = set(table.qids[table.labelled].tolist())
@@ -642,7 +642,7 @@ class TriageSession:
 
 def compute_rerank(data: Any, params: dict[str, Any]) -> RunRerank:
     """The run-level Y3 numbers of ``data`` for ``params`` (worker thread; pure computation)."""
-    from memscope.usecases.rerun import rerun_run
+    from memscope.usecases.rerun.probe import rerun_run
 
     try:
         result = rerun_run(

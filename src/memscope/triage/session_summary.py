@@ -26,7 +26,7 @@ def session_summary(
     label this session changed, how many carry a label (and a note) of ``annotator`` now.
 
     Labels made before the session, or by another annotator, are not counted."""
-    from memscope.usecases.labels import current_labels
+    from memscope.usecases.labels.events import current_labels
 
     changed = set(qids)
     current = current_labels(store, run_id, annotator=annotator) if changed else {}

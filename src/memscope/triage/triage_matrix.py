@@ -8,8 +8,8 @@ size, or reach × encoding position): TSR, target in the top K of the first reca
 target seen in any step; every non-MemEye grid also has an "all" column (e.g. TSR by
 reach, the retention curve). Everywhere: the share of failures labelled, how many
 questions carry a labelled or suggested failure code, and in comparison mode
-Δ = other − this. Values come from the shared metric code (``usecases.report``,
-``usecases.compare``, ``analysis.cuemem``); this module only groups them by cell.
+Δ = other − this. Values come from the shared metric code (``usecases.report.build``,
+``usecases.compare.pairs``, ``analysis.cuemem``); this module only groups them by cell.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ import numpy as np
 
 from memscope.adapters.axes import MatrixView
 from memscope.store import Store
-from memscope.usecases.axes import cross_table
-from memscope.usecases.loading import RunData
-from memscope.usecases.metric_names import METRIC_NAMES
-from memscope.usecases.report import question_metrics
-from memscope.usecases.triage_queue import TriageTable
+from memscope.usecases.labels.queue import TriageTable
+from memscope.usecases.report.build import question_metrics
+from memscope.usecases.report.metric_names import METRIC_NAMES
+from memscope.usecases.runs.axes import cross_table
+from memscope.usecases.runs.loading import RunData
 
 RATE_METRICS = {key: METRIC_NAMES[key] for key in ("em", "judge", "f1", "any_clue", "latest_at_k")}
 DELTA_RESAMPLES = 1000
@@ -82,7 +82,7 @@ def available_metrics(table: TriageTable, compare: bool, has_retrieval: bool) ->
 def _coordinate_delta(store: Store, run_a: str, run_b: str) -> dict[tuple[str, str], CellValue]:
     """The caption-proof Δ per (x, y) cell, as ``memscope compare`` computes it (answer
     scores of the matched questions)."""
-    from memscope.usecases.compare import compare_runs
+    from memscope.usecases.compare.pairs import compare_runs
 
     found: dict[str, Any] = compare_runs(store, run_a, run_b, resamples=DELTA_RESAMPLES)["delta"][
         "by_cell"
@@ -189,7 +189,7 @@ def _question_values(
         return question_metrics(data, k)[metric.key], False
     if metric.key in ("evidence_recall", "evidence_precision"):
         from memscope.analysis.cuemem import EVIDENCE_EXCLUDED_POINTS, evidence_at_k
-        from memscope.usecases.question_extras import extra_columns
+        from memscope.usecases.runs.question_extras import extra_columns
 
         recall, precision = evidence_at_k(data.evidence.ranked_pos, data.evidence.gold_pos, (k,))
         values = (recall if metric.key == "evidence_recall" else precision)[:, 0].copy()

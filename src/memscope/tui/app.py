@@ -63,8 +63,8 @@ from memscope.tui.messages import (
 from memscope.tui.navigator import Navigator
 from memscope.tui.screens.base import show_notice
 from memscope.tui.workers import Workers
-from memscope.usecases.store_access import ReadOptions, Store, open_store, read_options
-from memscope.usecases.triage_queue import QUEUE_KINDS, parse_cell
+from memscope.usecases.labels.queue import QUEUE_KINDS, parse_cell
+from memscope.usecases.runs.store_access import ReadOptions, Store, open_store, read_options
 
 if TYPE_CHECKING:
     from memscope.taxonomy import Taxonomy

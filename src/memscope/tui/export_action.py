@@ -35,7 +35,7 @@ def ask_export(app: MemscopeApp) -> None:
 def export_to(app: MemscopeApp, chosen: str) -> None:
     """Write the run's labels to ``chosen`` and say how many (or why not)."""
     from memscope.triage.session_summary import export_format
-    from memscope.usecases.export import export_labels
+    from memscope.usecases.labels.export import export_labels
 
     session = app.session
     if session.run is None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memscope.usecases.store_access import ReadOptions
+    from memscope.usecases.runs.store_access import ReadOptions
 
 
 @dataclass(frozen=True)
@@ -57,8 +57,8 @@ def run_triage_app(
     check_refs(triage_app.store, run_refs)
     if sample is not None:
         # The plan is drawn (or the stored one kept) before the app loads the run.
-        from memscope.usecases.runs import resolve_run
-        from memscope.usecases.sample import open_sample
+        from memscope.usecases.labels.sample import open_sample
+        from memscope.usecases.runs.ingest import resolve_run
 
         run_id = resolve_run(
             triage_app.store, run_refs[0] if run_refs else None, options=triage_app.options

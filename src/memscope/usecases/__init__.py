@@ -1,9 +1,11 @@
-"""Run-level use cases shared by the CLI and the app: ingest and resolve runs, load
-them, report, compare, re-rank, table, plot, sample, estimate, suggest, label, export and
-import labels.
+"""Run-level use cases shared by the CLI and the app, one subpackage per job.
+
+``runs`` (ingest, resolve and load runs; the store as the front ends open it), ``report``,
+``compare``, ``table``, ``figures``, ``labels`` (labels, journal, the label file, sample,
+estimate, the triage queue), ``suggest``, ``rerun``; ``benchmarks`` (the installed
+benchmark specs) and ``output_files`` (where an ``--out`` may go) serve them all.
 
 Front ends parse input, call these functions and render what they return; neither grows
-its own copy of a query or a metric. ``store_access`` hands the front ends the store, read
-options and the app's lease. Below ``memscope.triage`` (the app's view models) and
+its own copy of a query or a metric. Below ``memscope.triage`` (the app's view models) and
 independent of ``memscope.engine_jobs``.
 """

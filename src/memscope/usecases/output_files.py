@@ -122,7 +122,7 @@ class OutputTarget:
 def store_files(store: Store) -> dict[Path, str]:
     """The files of ``store`` no output may replace, with what each one is."""
     from memscope.store.lease import lease_path
-    from memscope.usecases.label_journal import journal_path
+    from memscope.usecases.labels.journal import journal_path
 
     path = Path(store.path)
     return {

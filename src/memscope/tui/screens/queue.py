@@ -20,7 +20,7 @@ from memscope.tui.text import whole_hints
 from memscope.tui.widgets.footer import FittingFooter
 from memscope.tui.widgets.queue_table import QueueHeader, QueueTable
 from memscope.tui.widgets.status_bar import StatusBar
-from memscope.usecases.triage_queue import FILTER_FIELDS, QUEUE_KINDS, SORT_KEYS
+from memscope.usecases.labels.queue import FILTER_FIELDS, QUEUE_KINDS, SORT_KEYS
 
 FILTER_HELP = f"filter: {' '.join(f'{name}:…' for name in FILTER_FIELDS)}, or words of the question · enter apply · esc cancel"
 

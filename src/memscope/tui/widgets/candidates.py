@@ -26,8 +26,8 @@ from memscope.triage.candidate_rows import Candidate
 from memscope.tui.text import fit, num, plain
 from memscope.tui.widgets.candidate_table import CandidateTable
 from memscope.tui.widgets.figure import FigureView, sweep_spec
-from memscope.usecases import figure_data
-from memscope.usecases.metric_names import SHORT_NAMES
+from memscope.usecases.figures import data as figure_data
+from memscope.usecases.report.metric_names import SHORT_NAMES
 
 QUESTION_METRICS = tuple(
     (key, SHORT_NAMES[key]) for key in ("latest_at_k", "rank_inversion", "stale_dominance")

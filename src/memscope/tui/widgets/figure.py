@@ -1,9 +1,9 @@
 """Terminal figures: the matrix screen's figure pane and the re-rank panel's recency sweep,
-drawn with textual-plotext from :mod:`memscope.usecases.figure_data` (the numbers
+drawn with textual-plotext from :mod:`memscope.usecases.figures.data` (the numbers
 ``memscope plot`` draws with matplotlib).
 
 A :class:`FigureSpec` says what to draw (series with their intervals, axes, a marked x);
-the ``*_spec`` functions build one from ``usecases.figure_data``'s numbers; :class:`FigureView` shows a
+the ``*_spec`` functions build one from ``usecases.figures.data``'s numbers; :class:`FigureView` shows a
 title, a coloured legend, the plot and a note, or one plain line when there is nothing
 to draw yet or the space is too small. plotext is imported the first time a figure is
 drawn, so the app starts as fast without it.
@@ -22,10 +22,10 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from memscope.textsafe import printable
-from memscope.usecases.figure_data import OKABE_ITO
+from memscope.usecases.figures.data import OKABE_ITO
 
 if TYPE_CHECKING:
-    from memscope.usecases.figure_data import CueBars, Curve, RecencySweep
+    from memscope.usecases.figures.data import CueBars, Curve, RecencySweep
 
 MIN_WIDTH = 36
 """Columns the plot needs to show its axes and a few points."""
@@ -375,7 +375,7 @@ def matrix_figure(
     Raises:
         MemscopeError: the run lacks the data (e.g. no per-cell Judge).
     """
-    from memscope.usecases import figure_data
+    from memscope.usecases.figures import data as figure_data
 
     kind = data.spec.figure  # the run's benchmark says which figure is its own
     if kind == "retention":
@@ -391,7 +391,7 @@ def matrix_figure(
         return grid_lines_spec(
             figure_data.memeye_lines(heatmap), heatmap.x_levels, metric_title, metric_kind
         )
-    from memscope.usecases.figure_data import Curve
+    from memscope.usecases.figures.data import Curve
 
     axes = data.spec.axes
     row_axis = next(a for a in axes.axes if a.title == grid.row_title)

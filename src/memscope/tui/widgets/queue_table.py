@@ -1,7 +1,7 @@
 """The queue as a virtual table: only the visible lines are ever rendered.
 
 A 50,000-question queue is a numpy array of row numbers into the session's
-:class:`~memscope.usecases.triage_queue.TriageTable`; ``render_line`` formats the few rows on
+:class:`~memscope.usecases.labels.queue.TriageTable`; ``render_line`` formats the few rows on
 screen from its columns, so opening, filtering and scrolling cost the same at any size.
 """
 
@@ -25,7 +25,7 @@ from textual.widgets import Static
 
 from memscope.textsafe import printable
 from memscope.tui.text import fit
-from memscope.usecases.triage_queue import TriageTable
+from memscope.usecases.labels.queue import TriageTable
 
 FLEX = 0
 

@@ -23,8 +23,8 @@ from memscope.analysis.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from memscope.analysis.compare import delta_table, transition_groups, transitions
 from memscope.errors import InputError, NotFoundError
 from memscope.usecases.benchmarks import coordinate_levels, spec_of
-from memscope.usecases.compare_dmv import cluster_sign_flip
-from memscope.usecases.question_extras import extra_columns
+from memscope.usecases.compare.clusters import cluster_sign_flip
+from memscope.usecases.runs.question_extras import extra_columns
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -151,7 +151,7 @@ def compare_runs(
         f1 = float_column(table["f1"])[rows]
         return answer_score(mode, em, judge, f1), correctness(mode, em, judge, f1)
 
-    from memscope.usecases.compare_metric import compared_metric
+    from memscope.usecases.compare.metric import compared_metric
 
     metric = compared_metric(
         table_a.column("mode").to_numpy(zero_copy_only=False)[rows_a],
@@ -179,7 +179,7 @@ def compare_runs(
         if spec.cluster is not None and same_benchmark
         else None
     )
-    from memscope.usecases.axes import axes_delta
+    from memscope.usecases.runs.axes import axes_delta
 
     delta = delta_table(
         score_a, score_b, x, y, coordinate_levels(spec), resamples=resamples, seed=seed

@@ -18,9 +18,9 @@ import numpy as np
 from memscope.analysis.arrays import PAD
 from memscope.analysis.bootstrap import DEFAULT_LEVEL, DEFAULT_SEED
 from memscope.analysis.dmv import DEFAULT_RESAMPLES, GroupTSR, bin_labels, cluster_bootstrap_groups
-from memscope.usecases.axes import raw_values
-from memscope.usecases.loading import RunData
-from memscope.usecases.question_extras import as_float, extra_columns
+from memscope.usecases.runs.axes import raw_values
+from memscope.usecases.runs.loading import RunData
+from memscope.usecases.runs.question_extras import as_float, extra_columns
 
 ATTRIBUTES = (
     "trunk",

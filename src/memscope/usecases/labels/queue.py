@@ -20,11 +20,11 @@ from memscope.analysis.aggregate import cell_labels
 from memscope.analysis.answers import answer_score, correctness
 from memscope.errors import InputError
 from memscope.usecases.benchmarks import all_axis_keys, benchmarks, coordinate_levels
-from memscope.usecases.loading import RunData
+from memscope.usecases.runs.loading import RunData
 
 QUEUE_KINDS = ("failing", "all", "unlabelled", "sample")
 """The queues ``memscope open --queue`` offers (design.md: the default is the failures);
-``sample`` is the failures in the order of the run's stored sample plan (usecases/sample.py)."""
+``sample`` is the failures in the order of the run's stored sample plan (usecases/labels/sample.py)."""
 SORT_KEYS = ("idx", "qid", "task", "x", "y", "correct", "score", "suggested", "label", "mode")
 """Columns the queue can be sorted by (``idx`` is the benchmark's own order)."""
 FILTER_FIELDS = ("cell", "task", "x", "y", "code", "label", "correct", "labelled", "mode", "other")
@@ -249,7 +249,7 @@ class TriageTable:
             dtype=object,
         )
         self.cell = cell_labels(self.x, self.y).astype(object)
-        from memscope.usecases.axes import axis_columns, run_axes
+        from memscope.usecases.runs.axes import axis_columns, run_axes
 
         self.spec = data.spec
         """The run's benchmark: how its queue, matrix and panels are shown."""
@@ -344,7 +344,7 @@ class TriageTable:
         for name, value in terms.fields.items():
             axis = self.axes.axis(name)
             if axis is not None and name not in ("x", "y"):
-                from memscope.usecases.axes import level_mask
+                from memscope.usecases.runs.axes import level_mask
 
                 mask &= level_mask(
                     axis,
@@ -410,9 +410,9 @@ class TriageTable:
 
     @property
     def qid_ranks(self) -> np.ndarray:
-        """Each row's place in numeric-aware qid order (``usecases.qid_order``)."""
+        """Each row's place in numeric-aware qid order (``usecases.runs.qid_order``)."""
         if getattr(self, "_qid_ranks", None) is None:
-            from memscope.usecases.qid_order import qid_sort_key
+            from memscope.usecases.runs.qid_order import qid_sort_key
 
             order = sorted(range(len(self.qids)), key=lambda i: qid_sort_key(str(self.qids[i])))
             ranks = np.empty(len(self.qids), dtype=np.int64)
@@ -427,7 +427,7 @@ class TriageTable:
 
 def _matched_correctness(data: RunData, other: RunData) -> np.ndarray:
     """The other run's correctness for each question of ``data``, matched by question key."""
-    from memscope.usecases.compare import match_questions
+    from memscope.usecases.compare.pairs import match_questions
 
     other_correct = correctness(
         _as_text(other.column("mode")),

@@ -12,7 +12,7 @@ from memscope.analysis.evidence import EvidenceSet
 from memscope.errors import NotFoundError
 from memscope.store import Store, queries
 from memscope.usecases.benchmarks import Benchmark, spec_of
-from memscope.usecases.question_extras import extra_columns
+from memscope.usecases.runs.question_extras import extra_columns
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -45,8 +45,8 @@ from memscope.analysis.rerank import (
     recency_term,
 )
 from memscope.errors import InputError, NotFoundError
-from memscope.usecases.loading import RunData
-from memscope.usecases.runs import effective_k
+from memscope.usecases.runs.ingest import effective_k
+from memscope.usecases.runs.loading import RunData
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -305,7 +305,7 @@ def _row_index(data: RunData, qid: str) -> int:
     found = cached[1].get(qid)
     if found is not None:
         return found
-    from memscope.usecases.questions import unknown_question
+    from memscope.usecases.runs.questions import unknown_question
 
     raise unknown_question(qid, data.run["run_id"], list(cached[1]))
 

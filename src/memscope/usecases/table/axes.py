@@ -1,7 +1,7 @@
 """What ``memscope table`` lays out on a benchmark's axes, and how a question maps to them.
 
 The axes themselves (their keys, levels, labels, and each question's level) come from the
-benchmark's registry (``adapters/axes.py`` through ``usecases/axes.py``), the same the app's
+benchmark's registry (``adapters/axes.py`` through ``usecases/runs/axes.py``), the same the app's
 matrix, the filters, ``report`` and ``compare`` use. What is the table's own:
 
 - ``cell``: the cross of the benchmark's default matrix view (MemEye X×Y as ``X1_Y1``,
@@ -26,12 +26,12 @@ from memscope.adapters.axes import Axis
 from memscope.adapters.spec import TableLayout
 from memscope.analysis.answers import answer_score, correctness
 from memscope.errors import InputError, PluginError
-from memscope.usecases.axes import axis_columns, numeric_levels
 from memscope.usecases.benchmarks import benchmarks, spec_of
-from memscope.usecases.loading import RunData
-from memscope.usecases.metric_names import RETRIEVAL_METRICS
-from memscope.usecases.question_extras import extra_columns
-from memscope.usecases.report import question_metrics
+from memscope.usecases.report.build import question_metrics
+from memscope.usecases.report.metric_names import RETRIEVAL_METRICS
+from memscope.usecases.runs.axes import axis_columns, numeric_levels
+from memscope.usecases.runs.loading import RunData
+from memscope.usecases.runs.question_extras import extra_columns
 
 CELL = "cell"
 RUN_TASK = "task"

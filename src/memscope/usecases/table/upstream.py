@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memscope.usecases.loading import RunData
+from memscope.usecases.runs.loading import RunData
 
 
 def check_upstream(data: list[RunData]) -> dict[str, Any]:

@@ -14,8 +14,8 @@ def disagreements(store: Store, run_id: str, first: str, second: str) -> list[di
     In benchmark order; each entry has both annotators' codes, primaries, notes and times.
     """
     from memscope.store.labels import question_index
-    from memscope.usecases.instants import utc_text
-    from memscope.usecases.labels import current_labels
+    from memscope.usecases.labels.events import current_labels
+    from memscope.usecases.labels.instants import utc_text
 
     labels = {name: current_labels(store, run_id, annotator=name) for name in (first, second)}
     with store.read() as con:

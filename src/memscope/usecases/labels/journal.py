@@ -166,7 +166,7 @@ def apply_op(store: Any, op: LabelOp) -> Any:
     Raises:
         InputError: an action this version does not know.
     """
-    from memscope.usecases import labels
+    from memscope.usecases.labels import events as labels
 
     if op.action == "set":
         event = labels.record_label(
@@ -211,7 +211,7 @@ def apply_op(store: Any, op: LabelOp) -> Any:
 
 def _read_back(store: Any, op: LabelOp, event: Any) -> Any:
     """The label after an event that may have been a clear, or no event at all."""
-    from memscope.usecases import labels
+    from memscope.usecases.labels import events as labels
 
     if event is not None and event.action == "set":
         return _as_current(store, op, event)
@@ -222,7 +222,7 @@ def _read_back(store: Any, op: LabelOp, event: Any) -> Any:
 
 def _as_current(store: Any, op: LabelOp, event: Any) -> Any:
     """The current label a just-committed set event makes (read back if it cannot be built)."""
-    from memscope.usecases import labels
+    from memscope.usecases.labels import events as labels
 
     values = {}
     for item in fields(labels.CurrentLabel):

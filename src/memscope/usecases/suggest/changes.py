@@ -1,7 +1,7 @@
 """Keeping a run's suggestions current, with its pinned twin runs, and saying what changed.
 
 A run's suggestions depend on its twin runs (the native-visual twin of a text-only run,
-the clue-only oracle; :mod:`memscope.usecases.twins`). The twins are pinned when the
+the clue-only oracle; :mod:`memscope.usecases.suggest.twins`). The twins are pinned when the
 suggestions are first made, so ingesting another run later changes nothing; it is named
 as a twin that could be used ("oracle_v could be a twin run of srag_v but is not used").
 ``--twin`` changes the twins, and then each question whose suggestion changed is listed
@@ -20,8 +20,8 @@ from memscope.errors import MemscopeError
 
 if TYPE_CHECKING:
     from memscope.store import Store
-    from memscope.usecases.loading import RunData
-    from memscope.usecases.suggest import Suggestion
+    from memscope.usecases.runs.loading import RunData
+    from memscope.usecases.suggest.rules import Suggestion
 
 SHOWN_CHANGES = 3
 """How many changed questions one app notice names before "(+N more)"."""
@@ -111,7 +111,7 @@ def changes_between(
     before: dict[str, Suggestion], after: dict[str, Suggestion]
 ) -> list[SuggestionChange]:
     """Each question whose primary code differs between two sets of suggestions (qid order)."""
-    from memscope.usecases.qid_order import qid_sort_key
+    from memscope.usecases.runs.qid_order import qid_sort_key
 
     changes = []
     for qid in sorted(set(before) | set(after), key=qid_sort_key):
@@ -145,8 +145,8 @@ def refresh_suggestions(
     """
     from memscope.errors import NotFoundError
     from memscope.store import queries
-    from memscope.usecases import suggest
-    from memscope.usecases.twins import choose_twins, find_twins
+    from memscope.usecases.suggest import rules as suggest
+    from memscope.usecases.suggest.twins import choose_twins, find_twins
 
     with store.read() as con:
         run = queries.get_run(con, run_id)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from memscope.errors import InputError
 
 if TYPE_CHECKING:
-    from memscope.usecases.loading import RunData
+    from memscope.usecases.runs.loading import RunData
 
 OKABE_ITO = (
     "#0072B2",
@@ -133,7 +133,7 @@ def heatmap_grid(data: RunData, metric: str = "em") -> HeatmapGrid:
         InputError: the run has no per-cell ``metric`` (e.g. judge on a run without one).
     """
     from memscope.usecases.benchmarks import coordinate_levels
-    from memscope.usecases.report import build_report
+    from memscope.usecases.report.build import build_report
 
     x_levels, y_levels = coordinate_levels(data.spec)
     cells = build_report(data, include_questions=False)["answer"]["by_cell"]
@@ -170,7 +170,7 @@ def recency_sweep(
     Raises:
         InputError: a parameter out of range, or a run without a ranked retrieval list.
     """
-    from memscope.usecases.rerun import DEFAULT_LAMBDA, rerun_run
+    from memscope.usecases.rerun.probe import DEFAULT_LAMBDA, rerun_run
 
     params: dict[str, Any] = {"lam": DEFAULT_LAMBDA if lam is None else lam, "k": k}
     result = rerun_run(data, [a for a in alphas if a != 1.0], **params)
@@ -202,7 +202,7 @@ def retention_curve(data: RunData) -> Curve:
     Raises:
         InputError: the run has no TSR by reach (not a DMV-Bench run).
     """
-    from memscope.usecases.report_dmv import tsr_section
+    from memscope.usecases.report.dmv import tsr_section
 
     if "retention" not in data.spec.report_sections:
         raise InputError(
@@ -230,7 +230,7 @@ def cue_bars(data: RunData) -> CueBars:
     Raises:
         InputError: the run has no CUE-Mem tasks.
     """
-    from memscope.usecases.report_cue import cue_section
+    from memscope.usecases.report.cue import cue_section
 
     section = cue_section(data)
     by_task = section.get("by_task") or {}

@@ -42,7 +42,7 @@ from memscope.errors import InputError
 
 if TYPE_CHECKING:
     from memscope.store import Store
-    from memscope.usecases.sample import Failures, SamplePlan
+    from memscope.usecases.labels.sample import Failures, SamplePlan
 
 BY = ("y", "cell", "x")
 """MemEye's strata words (its Y, X and X×Y cell); every run also takes ``cell`` and the axes
@@ -108,7 +108,7 @@ class Estimates:
     strata: dict[str, dict[str, int]]
     codes: list[str]
     twin_runs: list[str] = field(default_factory=list)
-    """The twin runs the rule suggestions were made with (``usecases.twins``)."""
+    """The twin runs the rule suggestions were made with (``usecases.suggest.twins``)."""
     overall: dict[str, GroupEstimate] = field(default_factory=dict)
     per_stratum: dict[str, dict[str, GroupEstimate]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -354,8 +354,8 @@ def estimate_run(
         InputError: an unknown ``by``, a level outside (0, 1), no failure or no label.
     """
     from memscope.taxonomy import load_taxonomy
-    from memscope.usecases.labels import current_labels
-    from memscope.usecases.sample import failures, load_sample
+    from memscope.usecases.labels.events import current_labels
+    from memscope.usecases.labels.sample import failures, load_sample
 
     if not 0.0 < level < 1.0:
         raise InputError(f"--level must lie between 0 and 1, got {level}")

@@ -5,8 +5,8 @@ model, method, mode; CUE-Mem: model, method; DMV-Bench: the system), and a row p
 questions of all its runs (micro), or averages the per-task values (``average="tasks"``,
 macro), or is one run (``per_run``). Each cell is the mean of the metric over the row's
 questions on one level of an axis (the benchmark's axes from the registry,
-``adapters/axes.py`` through ``usecases/axes.py``, as the app's matrix and ``report`` place
-questions; ``usecases/table_axes.py`` adds the table's own layout), with its n and
+``adapters/axes.py`` through ``usecases/runs/axes.py``, as the app's matrix and ``report`` place
+questions; ``usecases/table/axes.py`` adds the table's own layout), with its n and
 optionally a percentile bootstrap interval: over questions as ``compare`` resamples them
 (``analysis/bootstrap.py``), over chain trunks for DMV-Bench as ``report`` does
 (``analysis/dmv.py``). With a baseline row every cell also carries Δ = row - baseline
@@ -33,10 +33,10 @@ from memscope.analysis.bootstrap import (
 )
 from memscope.errors import InputError
 from memscope.usecases.benchmarks import spec_of
-from memscope.usecases.compare import match_questions
-from memscope.usecases.loading import RunData
-from memscope.usecases.runs import effective_k
-from memscope.usecases.table_axes import (
+from memscope.usecases.compare.pairs import match_questions
+from memscope.usecases.runs.ingest import effective_k
+from memscope.usecases.runs.loading import RunData
+from memscope.usecases.table.axes import (
     QuestionAxes,
     axis_levels,
     benchmark_name,

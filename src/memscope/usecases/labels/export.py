@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memscope.errors import InputError
-from memscope.usecases.labels import current_labels_by_annotator, label_history, split_params
+from memscope.usecases.labels.events import current_labels_by_annotator, label_history, split_params
 from memscope.usecases.output_files import (
     LABEL_EXPORT,
     cannot_write,
@@ -156,8 +156,8 @@ def _questions(store: Store, run_ids: set[str]) -> dict[tuple[str, str], dict[st
 def _axis_values(store: Store, run_id: str) -> dict[str, dict[str, str]]:
     """Per qid, the question's place on its benchmark's axes (``{"reach": "2", "bank": "9"}``)."""
     from memscope.errors import NotFoundError
-    from memscope.usecases.axes import axis_columns
-    from memscope.usecases.loading import load_questions
+    from memscope.usecases.runs.axes import axis_columns
+    from memscope.usecases.runs.loading import load_questions
 
     try:
         data = load_questions(store, run_id)
@@ -172,7 +172,7 @@ def _axis_values(store: Store, run_id: str) -> dict[str, dict[str, str]]:
 
 def _suggestions(store: Store, run_id: str | None) -> dict[tuple[str, str], Any]:
     from memscope.store.suggestions import suggestion_rows
-    from memscope.usecases.suggest import suggestions_from_rows
+    from memscope.usecases.suggest.rules import suggestions_from_rows
 
     with store.read() as con:
         stored = suggestion_rows(con, run_id)
@@ -207,7 +207,7 @@ def label_table(
             for label in current_labels_by_annotator(store, run_id)
             if annotator is None or label.annotator == annotator
         ]
-    from memscope.usecases.import_labels import event_uid
+    from memscope.usecases.labels.import_file import event_uid
 
     questions = _questions(store, {item.run_id for item in items} | ({run_id} if run_id else set()))
     suggestions = _suggestions(store, run_id) if include_suggestions else {}

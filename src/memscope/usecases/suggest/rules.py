@@ -1,7 +1,7 @@
 """Rule-based failure suggestions for a run: take its twin runs, apply the rules, store them.
 
 The twin runs (the native-visual twin of a text-only run, the clue-only oracle) are
-chosen and pinned by :mod:`memscope.usecases.twins`: found in the store the first time,
+chosen and pinned by :mod:`memscope.usecases.suggest.twins`: found in the store the first time,
 kept afterwards. Questions are matched to a twin by question key, never by position.
 Suggestions are stored apart from labels and never change them.
 """
@@ -18,11 +18,11 @@ import numpy as np
 from memscope.analysis.answers import correctness
 from memscope.analysis.arrays import float_column
 from memscope.analysis.suggest import RunFacts, apply_rules, looks_like_refusal
-from memscope.usecases.loading import RunData, load_run
-from memscope.usecases.question_extras import extra_columns
-from memscope.usecases.report import question_metrics
-from memscope.usecases.runs import effective_k
-from memscope.usecases.twins import ORACLE_FAMILY, Twins, choose_twins, method_family
+from memscope.usecases.report.build import question_metrics
+from memscope.usecases.runs.ingest import effective_k
+from memscope.usecases.runs.loading import RunData, load_run
+from memscope.usecases.runs.question_extras import extra_columns
+from memscope.usecases.suggest.twins import ORACLE_FAMILY, Twins, choose_twins, method_family
 
 if TYPE_CHECKING:
     from memscope.store import Store
@@ -101,8 +101,8 @@ def _benchmark_words(data: RunData) -> dict[str, Any]:
     """The explanation's words for a run whose questions are not on the x × y coordinates
     (whose rules speak of X and Y themselves, as MemEye's do): each question's place on
     the benchmark's axes (``reach 2 · bank 9``) and what its evidence is called."""
-    from memscope.usecases.axes import axis_columns
     from memscope.usecases.benchmarks import coordinate_levels
+    from memscope.usecases.runs.axes import axis_columns
 
     spec = data.spec
     axes = spec.axes
@@ -255,7 +255,7 @@ def suggest_run(store: Store, run_id: str, twins: Twins | None = None) -> list[S
     return them.
 
     ``twins`` None keeps the twins the run's stored suggestions were made with, or, the
-    first time, takes the best twin runs in the store (``usecases.twins``).
+    first time, takes the best twin runs in the store (``usecases.suggest.twins``).
 
     Returns one suggestion per failed question that some rule explains, primary code
     first, the other fired codes in ``alternatives``.

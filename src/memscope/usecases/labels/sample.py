@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Collection
 
     from memscope.store import Store
-    from memscope.usecases.triage_queue import TriageTable
+    from memscope.usecases.labels.queue import TriageTable
 
 STRATA = ("cell", "code")
 """Strata every run has; besides them, each axis of the run's benchmark (``Failures.strata_words``)."""
@@ -48,7 +48,7 @@ class Failures:
     aliases: dict[str, str] = field(default_factory=dict)
     """Other words for an axis (``bank_size``) -> its key."""
     twin_runs: list[str] = field(default_factory=list)
-    """The twin runs the suggestions use (``usecases.twins``)."""
+    """The twin runs the suggestions use (``usecases.suggest.twins``)."""
     notes: list[str] = field(default_factory=list)
     """What loading the suggestions had to say (a twin run not used, a change)."""
 
@@ -100,10 +100,10 @@ def failures(store: Store, run_id: str, *, twins: list[str] | None = None) -> Fa
     Suggestions are computed (and stored) first when the run has none, they are stale,
     or ``twins`` (``--twin``) asks for other twin runs than they were made with.
     """
-    from memscope.usecases.loading import load_run
-    from memscope.usecases.suggest import suggestion_state
-    from memscope.usecases.suggestion_changes import load_suggestions
-    from memscope.usecases.triage_queue import TriageTable
+    from memscope.usecases.labels.queue import TriageTable
+    from memscope.usecases.runs.loading import load_run
+    from memscope.usecases.suggest.changes import load_suggestions
+    from memscope.usecases.suggest.rules import suggestion_state
 
     data = load_run(store, run_id, detail=False)
     notes: list[str] = []

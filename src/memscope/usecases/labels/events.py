@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from memscope.errors import InputError, NotFoundError
-from memscope.usecases.instants import utc_now, utc_text
+from memscope.usecases.labels.instants import utc_now, utc_text
 
 if TYPE_CHECKING:
     from memscope.store import Store
@@ -180,7 +180,7 @@ def _require_run(con: Any, run_id: str) -> dict[str, Any]:
 
     identity = run_identity(con, run_id)
     if identity is None:
-        from memscope.usecases.run_names import unknown_run
+        from memscope.usecases.runs.names import unknown_run
 
         raise unknown_run(run_id, queries.run_ids(con))
     return {"run_hash": identity[0], "dataset_id": identity[1]}
@@ -200,7 +200,7 @@ def _require_question(
     con: Any, run_id: str, qid: str, cache_key: _QuestionKey | None = None
 ) -> dict[str, Any]:
     from memscope.store.labels import question_index, question_info, run_qids
-    from memscope.usecases.questions import unknown_question
+    from memscope.usecases.runs.questions import unknown_question
 
     if cache_key is None:
         found = question_info(con, run_id, qid)
@@ -535,7 +535,7 @@ def accept_suggestion(
     Raises:
         NotFoundError: the question has no suggestion (it did not fail, or no rule explains it).
     """
-    from memscope.usecases.suggest import load_suggestions, suggest_run, suggestion_state
+    from memscope.usecases.suggest.rules import load_suggestions, suggest_run, suggestion_state
 
     if suggestion_state(store, run_id) is None:
         with store.read() as con:

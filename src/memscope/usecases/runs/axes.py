@@ -23,8 +23,8 @@ import numpy as np
 from memscope.adapters.axes import Axis, BenchmarkAxes
 from memscope.adapters.spec import Benchmark
 from memscope.errors import InputError
-from memscope.usecases.loading import RunData
-from memscope.usecases.question_extras import extra_columns
+from memscope.usecases.runs.loading import RunData
+from memscope.usecases.runs.question_extras import extra_columns
 
 if TYPE_CHECKING:
     import pyarrow as pa

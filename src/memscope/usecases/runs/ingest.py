@@ -15,7 +15,7 @@ from memscope.identity import relabelled, run_labels
 from memscope.store import Store, queries
 from memscope.store.ingest import IngestOutcome, ingest_run, stored_run_state, stored_runs_under
 from memscope.textsafe import parse_id, printable_id
-from memscope.usecases.run_names import printed_match, two_readings, unknown_run
+from memscope.usecases.runs.names import printed_match, two_readings, unknown_run
 
 DEFAULT_K = 10
 
@@ -205,7 +205,7 @@ def resolve_run(
 
     ``ref`` may be a run id, or a run directory (ingested first when ``ingest``), or
     ``DIR:PART`` for one run of a directory that holds several (``runs/f2:TextOnly``), or a
-    run id as memscope prints it (``srag_v\\u200b``, ``usecases.run_names``); None means the
+    run id as memscope prints it (``srag_v\\u200b``, ``usecases.runs.names``); None means the
     run opened or ingested last.
 
     Raises:

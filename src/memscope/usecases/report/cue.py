@@ -23,8 +23,8 @@ from memscope.analysis.cuemem import (
     evidence_summary,
     memory_average,
 )
-from memscope.usecases.loading import RunData
-from memscope.usecases.question_extras import extra_columns
+from memscope.usecases.runs.loading import RunData
+from memscope.usecases.runs.question_extras import extra_columns
 
 ATTRIBUTES = ("task_group", "explicitness", "point", "unresolved_clues")
 MAX_EXAMPLES = 5

@@ -16,9 +16,9 @@ from memscope.analysis import aggregate
 from memscope.analysis.answers import correctness
 from memscope.analysis.evidence import retrieval_access, temporal_authority
 from memscope.usecases.benchmarks import coordinate_cells, coordinate_levels
-from memscope.usecases.loading import RunData
-from memscope.usecases.metric_names import RETRIEVAL_METRICS
-from memscope.usecases.runs import effective_k
+from memscope.usecases.report.metric_names import RETRIEVAL_METRICS
+from memscope.usecases.runs.ingest import effective_k
+from memscope.usecases.runs.loading import RunData
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -186,7 +186,7 @@ def build_report_parts(
         if (kind := run.get("retrieval_kind")) in RETRIEVAL_NOTES
         else [],
     }
-    from memscope.usecases.axes import axes_report
+    from memscope.usecases.runs.axes import axes_report
 
     # The benchmark's own axes (adapters.axes), as the app's matrix shows them.
     report["axes"] = axes_report(data, values["correct"])
@@ -202,7 +202,7 @@ def _access_by_axes(data: RunData, access: dict[str, np.ndarray]) -> list[dict[s
     """Retrieval access per level of each of the benchmark's axes (a category, a task …):
     ``[{"key", "title", "levels": [{"level", "label", "n", "any_clue", …}]}]``, levels in the
     axis's order, those without a question with a gold clue left out."""
-    from memscope.usecases.axes import axis_columns, run_axes
+    from memscope.usecases.runs.axes import axis_columns, run_axes
 
     axes = run_axes(data)
     labels, _numbers, levels = axis_columns(data, axes)
@@ -228,11 +228,11 @@ def report_section(kind: ReportSection) -> tuple[str, Callable[[RunData], dict[s
     """The JSON key and the function of one of a benchmark's report sections
     (``Benchmark.report_sections``)."""
     if kind == "retention":
-        from memscope.usecases.report_dmv import tsr_section
+        from memscope.usecases.report.dmv import tsr_section
 
         return "tsr", tsr_section
     if kind == "settings":
-        from memscope.usecases.report_cue import cue_section
+        from memscope.usecases.report.cue import cue_section
 
         return "cue", cue_section
     raise ValueError(f"unknown report section {kind!r}")

@@ -6,7 +6,7 @@ interval of each change from alpha 1), the DMV-Bench retention curve (TSR by rea
 trunk-cluster intervals, one line per system), CUE-Mem explicit vs implicit accuracy per
 task, and the failure-code breakdown per stratum from ``memscope estimate`` (stacked
 bars of the PPI++ shares, each with its interval). The numbers come from
-:mod:`memscope.usecases.figure_data` (the app's terminal plots read the same functions)
+:mod:`memscope.usecases.figures.data` (the app's terminal plots read the same functions)
 and ``memscope estimate``; this is the only module importing matplotlib, and
 only inside :func:`render`. Output is deterministic: the Agg backend, DejaVu Sans, a
 fixed SVG hash salt and no creation date in any format, so a snapshot test can compare
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from memscope.distribution import install_command
 from memscope.errors import InputError, MemscopeError
-from memscope.usecases.figure_data import (
+from memscope.usecases.figures.data import (
     OKABE_ITO,
     SWEEP_METRICS,
     cue_bars,
@@ -103,7 +103,7 @@ def _save(plt: Any, fig: Any, suffix: str) -> bytes:
 
 
 def _heatmap(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
-    from memscope.usecases.loading import load_run
+    from memscope.usecases.runs.loading import load_run
 
     name = metric or "em"
     fig, axes = plt.subplots(1, len(runs), figsize=(3.4 * len(runs), 3.0), squeeze=False)
@@ -138,7 +138,7 @@ def _heatmap(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any
 
 
 def _recency(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
-    from memscope.usecases.loading import load_run
+    from memscope.usecases.runs.loading import load_run
 
     fig, axes = plt.subplots(1, len(SWEEP_METRICS), figsize=(9.0, 2.8), sharex=True)
     sweep = None
@@ -159,7 +159,7 @@ def _recency(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any
 
 
 def _retention(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
-    from memscope.usecases.loading import load_run
+    from memscope.usecases.runs.loading import load_run
 
     fig, ax = plt.subplots(figsize=(4.2, 3.0))
     for index, run_id in enumerate(runs):
@@ -178,7 +178,7 @@ def _retention(plt: Any, store: Store, runs: list[str], metric: str | None) -> A
 
 
 def _cue(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
-    from memscope.usecases.loading import load_run
+    from memscope.usecases.runs.loading import load_run
 
     fig, axes = plt.subplots(1, len(runs), figsize=(4.6 * len(runs), 3.0), squeeze=False)
     for ax, run_id in zip(axes[0], runs, strict=True):
@@ -207,7 +207,7 @@ def _cue(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
 def _codes(
     plt: Any, store: Store, runs: list[str], metric: str | None, annotator: str | None = None
 ) -> Any:
-    from memscope.usecases.estimate import estimate_run
+    from memscope.usecases.labels.estimate import estimate_run
 
     by = metric or "y"
     result = estimate_run(store, runs[0], by=by, annotator=annotator).as_dict()

@@ -1,0 +1,3 @@
+"""The figures: ``data`` computes every figure's numbers once for both front ends,
+``plots`` draws them with matplotlib (``memscope plot``).
+"""
