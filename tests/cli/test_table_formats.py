@@ -89,10 +89,15 @@ def test_format_snapshot(name: str) -> None:
     assert run_table(*CASES[name]) == first  # deterministic
 
 
-def test_rich_table_snapshot() -> None:
+def test_rich_table_snapshot(store) -> None:
     from memscope.cli.table_render import render_rich
+    from memscope.usecases.runs.loading import load_run
+    from memscope.usecases.table.build import TableOptions, build_table
 
-    table = json.loads(run_table(*DMV, "--ci", "--baseline", "NoMemory", "-f", "json"))
+    shown = json.loads(run_table(*DMV, "--ci", "--baseline", "NoMemory", "-f", "json"))
+    data = [load_run(store, run_id) for row in shown["rows"] for run_id in row["runs"]]
+    table = build_table(data, TableOptions(ci=True, baseline="NoMemory"))
+    assert table.to_json() == shown
     console = Console(width=150, record=True, color_system=None, file=io.StringIO())
     rendered, omitted = render_rich(table)
     assert omitted == []

@@ -725,7 +725,7 @@ def test_a_human_submission_answers_the_same_qas_as_a_model_run(
     )
     assert compared["matched"] == 4
     assert compared["transitions"]["fixed"]["n"] == 2  # the two QAs the model got wrong
-    table = build_table([load_run(store, run_id) for run_id in ids])
+    table = build_table([load_run(store, run_id) for run_id in ids]).to_json()
     rows_ = {row["label"]: row for row in table["rows"]}
     assert list(rows_) == [
         "gpt-5.4-mini · NaiveRAG",

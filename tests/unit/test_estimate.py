@@ -115,7 +115,7 @@ def test_estimate_on_the_demo_run(store: Store) -> None:
     for index, qid in enumerate(planned):
         code = suggested[qid] if index % 3 else "USE-EVID"  # people overrule a third
         record_label(store, run_id, qid, codes=[code], annotator="alice")
-    result = estimate_run(store, run_id, by="y").as_dict()
+    result = estimate_run(store, run_id, by="y").to_json()
     assert result["n_labelled"] == 9 and result["n_failures"] == 17
     assert result["design"].startswith("sample plan: y strata, seed 7")
     for entry in result["codes"].values():

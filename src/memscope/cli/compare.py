@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Group, RenderableType
@@ -25,6 +26,9 @@ from memscope.cli.common import (
 from memscope.cli.fitting import Column, FittingTable, fit
 from memscope.cli.number_options import RESAMPLES, SEED
 from memscope.textsafe import printable, printable_id
+
+if TYPE_CHECKING:
+    from memscope.usecases.compare.result import Comparison, DeltaGroup, DeltaTable
 
 SHOWN_IDS = 12
 
@@ -63,36 +67,36 @@ def compare(
     broken (A right, B wrong), both right, both wrong, with their question ids.
     Definitions: docs/metrics.md of the memscope repository, §2 and §6.
     """
-    from memscope.usecases.compare.pairs import compare_runs
+    from memscope.usecases.compare.pairs import make_comparison
     from memscope.usecases.runs.ingest import resolve_run
 
     store = open_store(db)
     options = read_options(dataset)
     first = resolve_run(store, run_a, options=options)
     second = resolve_run(store, run_b, options=options)
-    result = compare_runs(store, first, second, seed=seed, resamples=resamples)
-    for message in result["warnings"]:
+    result = make_comparison(store, first, second, seed=seed, resamples=resamples)
+    for message in result.warnings:
         warn(message)
     if output is OutputFormat.json:
-        print_json(result)
+        print_json(result.to_json())
         return
     stdout.print(render_compare(result))
 
 
-def _delta(group: dict[str, Any] | None) -> str:
+def _delta(group: DeltaGroup | None) -> str:
     if not group or group.get("delta") is None:
         return "–"
     return f"{group['delta']:+.3f} [{group['ci_low']:+.2f}, {group['ci_high']:+.2f}] n={group['n']}"
 
 
-def _cell(group: dict[str, Any] | None) -> str:
+def _cell(group: DeltaGroup | None) -> str:
     if not group or group.get("delta") is None:
         return "–"
     return f"{group['delta']:+.2f} ({group['n']})"
 
 
 def _levels_table(
-    delta: dict[str, Any], levels: tuple[tuple[str, ...], tuple[str, ...]]
+    delta: DeltaTable, levels: tuple[tuple[str, ...], tuple[str, ...]]
 ) -> RenderableType:
     """Δ with its 95% interval per X level, per Y level and overall."""
     x_levels, y_levels = levels
@@ -109,10 +113,8 @@ def _levels_table(
         title="Δ per level with 95% bootstrap interval",
         title_justify="left",
     )
-    rows = [(x, delta["by_x"].get(x)) for x in x_levels] + [
-        (y, delta["by_y"].get(y)) for y in y_levels
-    ]
-    rows.append(("all", delta["overall"]))
+    rows = [(x, delta.by_x.get(x)) for x in x_levels] + [(y, delta.by_y.get(y)) for y in y_levels]
+    rows.append(("all", delta.overall))
     for level, group in rows:
         if not group or group.get("delta") is None:
             continue
@@ -135,27 +137,27 @@ def _ids(qids: list[str]) -> Text:
     return Text(printable(shown, keep_newlines=False))
 
 
-def render_compare(result: dict[str, Any]) -> Group:
+def render_compare(result: Comparison) -> Group:
     """The comparison as Rich renderables."""
     from memscope.usecases.benchmarks import levels_of  # lazily: it loads the registry
 
-    levels = levels_of(result["run_a"].get("benchmark"))
+    levels = levels_of(result.run_a.benchmark)
     x_levels, y_levels = levels
-    a, b = result["run_a"], result["run_b"]
+    a, b = result.run_a, result.run_b
     header = Text.assemble(
         "A ",
-        (printable_id(a["run_id"]), "bold"),
-        f" ({printable(a.get('method'), keep_newlines=False)})",
+        (printable_id(a.run_id), "bold"),
+        f" ({printable(a.method, keep_newlines=False)})",
         "  vs  B ",
-        (printable_id(b["run_id"]), "bold"),
-        f" ({printable(b.get('method'), keep_newlines=False)})",
-        f" · {result['matched']} questions matched (A {result['n_a']}, B {result['n_b']})",
+        (printable_id(b.run_id), "bold"),
+        f" ({printable(b.method, keep_newlines=False)})",
+        f" · {result.matched} questions matched (A {result.n_a}, B {result.n_b})",
     )
-    if result.get("pairing"):
-        header.append(f" · {result['pairing']['sentence']}")
-    delta = result["delta"]
-    placed = any(group and group.get("delta") is not None for group in delta["by_cell"].values())
-    metric_name = result.get("metric", {}).get("label", "score")
+    if result.pairing is not None:
+        header.append(f" · {result.pairing.sentence}")
+    delta = result.delta
+    placed = any(group and group.get("delta") is not None for group in delta.by_cell.values())
+    metric_name = result.metric.label
     matrix = FittingTable(
         [
             Column("", justify="left", style="bold", keep=True),
@@ -168,16 +170,16 @@ def render_compare(result: dict[str, Any]) -> Group:
     for x in x_levels:
         matrix.add_row(
             x,
-            *(_cell(delta["by_cell"].get(f"{x}_{y}")) for y in y_levels),
-            _cell(delta["by_x"].get(x)),
+            *(_cell(delta.by_cell.get(f"{x}_{y}")) for y in y_levels),
+            _cell(delta.by_x.get(x)),
         )
     matrix.add_row(
         "all",
-        *(_cell(delta["by_y"].get(y)) for y in y_levels),
-        _cell(delta["overall"]),
+        *(_cell(delta.by_y.get(y)) for y in y_levels),
+        _cell(delta.overall),
         style="dim",
     )
-    overall = delta["overall"]
+    overall = delta.overall
     means = Text(
         f"overall {metric_name}: A {overall['score_a']:.3f} → B {overall['score_b']:.3f}, Δ {_delta(overall)}"
         if overall.get("score_a") is not None
@@ -199,17 +201,17 @@ def render_compare(result: dict[str, Any]) -> Group:
         "both_wrong": "both wrong",
     }
     for name, label in labels.items():
-        group = result["transitions"][name]
-        transitions.add_row(label, str(group["n"]), _ids(group["qids"]))
+        group = result.transitions[name]
+        transitions.add_row(label, str(group.n), _ids(list(group.qids)))
     compared = Text(
         f"compares {metric_name} per question, as `memscope report` and the app show it",
         style="dim",
     )
-    parts: list[Any] = [header, compared, Text("")]
+    parts: list[RenderableType] = [header, compared, Text("")]
     if placed:  # DMV-Bench and CUE-Mem questions have no X/Y coordinate
         parts += [fit(matrix), _levels_table(delta, levels)]
     parts += [means, Text(""), fit(transitions)]
-    significance = result.get("significance")
+    significance: Mapping[str, Any] | None = result.significance
     if significance and significance.get("p_value") is not None:
         how = (
             "exact, all sign patterns"

@@ -84,34 +84,34 @@ def estimate(
     runs they were made with (named in a note; `--twin` changes them, see `memscope
     suggest --help`).
     """
-    from memscope.usecases.labels.estimate import estimate_run
+    from memscope.usecases.labels.estimate import estimate_dict, estimate_run
     from memscope.usecases.runs.ingest import resolve_run
 
     store = open_store(db)
     run_id = resolve_run(store, run, ingest=False)
     result = estimate_run(
         store, run_id, by=by, annotator=annotator, level=level, twins=twin_ids(store, twin)
-    ).as_dict()
+    )
     if output is OutputFormat.json:
-        print_json(result)
+        print_json(result.to_json())
         return
-    agreement = result["rule_agreement"]
+    agreement = result.rule_agreement
     stdout.print(
         Text.assemble(
             "run ",
             (printable_id(run_id), "bold"),
-            f" · {result['n_labelled']} of {result['n_failures']} failures labelled",
+            f" · {result.n_labelled} of {result.n_failures} failures labelled",
             f" by {printable(annotator)}" if annotator else "",
             f" · rules agree with the labels on {100 * agreement:.0f}%"
             if agreement is not None
             else "",
-            f" · {100 * result['level']:.0f}% intervals",
+            f" · {100 * result.level:.0f}% intervals",
         )
     )
-    for note in result["notes"]:
+    for note in result.notes:
         stderr.print(printable(f"note: {note}", keep_newlines=False), markup=False)
-    groups = ["overall", *result["strata"]]
-    by = result["by"]  # the strata the run was estimated by (its default when --by was not given)
+    groups = ["overall", *result.strata]
+    by = result.by  # the strata the run was estimated by (its default when --by was not given)
     # Past the terminal's width whole columns go (PPI++ last): an interval is never cut.
     table = FittingTable(
         [
@@ -126,17 +126,19 @@ def estimate(
         title=f"Failure-code prevalence by {by}",
         title_justify="left",
     )
-    for code, entry in result["codes"].items():
+    for code in result.codes:
         for index, group in enumerate(groups):
-            values = entry["overall"] if group == "overall" else entry["per_stratum"][group]
+            values = result.overall[code] if group == "overall" else result.per_stratum[group][code]
+            # Shown as the JSON gives them: clipped to [0, 1].
+            labels_only, ppi = estimate_dict(values.labels), estimate_dict(values.ppi)
             table.add_row(
                 Text(code, style="bold") if index == 0 else "",
                 group,
-                f"{values['n_labelled']} / {values['n_failures']}",
-                _pct(values["labels_only"]),
-                _neff(values["labels_only"]),
-                _pct(values["ppi"]),
-                _neff(values["ppi"]),
+                f"{values.n_labelled} / {values.n_failures}",
+                _pct(labels_only),
+                _neff(labels_only),
+                _pct(ppi),
+                _neff(ppi),
                 end_section=index == len(groups) - 1,
             )
     stdout.print(fit(table))

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Group, RenderableType
@@ -29,6 +30,10 @@ from memscope.cli.run_arg import say_default
 from memscope.errors import InputError
 from memscope.textsafe import printable, printable_id
 from memscope.usecases.report.metric_names import METRIC_NAMES
+
+if TYPE_CHECKING:
+    from memscope.json_types import JSONObject
+    from memscope.usecases.report.result import AnswerQuality, Report, RetrievalAccess, Summary
 
 K_HELP = "Cut-off K for @K metrics (default: the run's top_k, else 10)."
 
@@ -76,7 +81,7 @@ def report(
     repository: §2 answer quality, §3 retrieval access, §4 temporal authority, §6 the
     bootstrap intervals, §7 DMV-Bench, §8 CUE-Mem; §11 explains the JSON key by key.
     """
-    from memscope.usecases.report.build import build_report, build_report_parts, upstream_check
+    from memscope.usecases.report.build import build_report_parts, make_report, upstream_check
     from memscope.usecases.runs.ingest import resolve_run
     from memscope.usecases.runs.loading import load_run
 
@@ -98,26 +103,25 @@ def report(
         summary, questions = build_report_parts(data, k, upstream=upstream)
         print_json(summary, rows=("questions", json_objects(questions)))
         return
-    result = build_report(data, k, include_questions=False, upstream=upstream)
-    stdout.print(render_report(result))
+    stdout.print(render_report(make_report(data, k, upstream=upstream)))
 
 
-def _header(result: dict[str, Any]) -> Text:
-    run = result["run"]
+def _header(report: Report) -> Text:
+    run = report.run
     parts = [
         ("run ", ""),
-        (printable_id(run["id"]), "bold"),
-        (f" · task {printable(run['task'], keep_newlines=False)}", ""),
-        (f" · model {printable(run['model'], keep_newlines=False)}", ""),
-        (f" · method {printable(run['method'], keep_newlines=False)}", ""),
-        (f" ({run['modality']})" if run.get("modality") else "", ""),
-        (f" · {run['n_questions']} questions · K={result['k']}", ""),
+        (printable_id(run.id), "bold"),
+        (f" · task {printable(run.task, keep_newlines=False)}", ""),
+        (f" · model {printable(run.model, keep_newlines=False)}", ""),
+        (f" · method {printable(run.method, keep_newlines=False)}", ""),
+        (f" ({run.modality})" if run.modality else "", ""),
+        (f" · {run.n_questions} questions · K={report.k}", ""),
     ]
     return Text.assemble(*parts)
 
 
 def _answer_matrix(
-    answer: dict[str, Any],
+    answer: AnswerQuality,
     levels: tuple[tuple[str, ...], tuple[str, ...]],
     metric: str,
     title: str,
@@ -136,7 +140,7 @@ def _answer_matrix(
         title_justify="left",
     )
 
-    def cell(summary: dict[str, Any] | None) -> str:
+    def cell(summary: Summary | None) -> str:
         if not summary or summary.get(metric) is None:
             return "–"
         return f"{fmt(summary[metric], 2)} ({summary[n_key]})"
@@ -144,19 +148,19 @@ def _answer_matrix(
     for x in x_levels:
         table.add_row(
             x,
-            *(cell(answer["by_cell"].get(f"{x}_{y}")) for y in y_levels),
-            cell(answer["by_x"].get(x)),
+            *(cell(answer.by_cell.get(f"{x}_{y}")) for y in y_levels),
+            cell(answer.by_x.get(x)),
         )
     table.add_row(
         "all",
-        *(cell(answer["by_y"].get(y)) for y in y_levels),
-        cell(answer["overall"]),
+        *(cell(answer.by_y.get(y)) for y in y_levels),
+        cell(answer.overall),
         style="dim",
     )
     return fit(table)
 
 
-def _axes_view(axes: dict[str, Any]) -> RenderableType:
+def _axes_view(axes: Mapping[str, Any]) -> RenderableType:
     """The default view of the benchmark's axes: the share correct per cell, row and
     column, each with its n (``report``'s ``axes`` section)."""
     titles = {axis["key"]: axis["title"] for axis in axes["axes"]}
@@ -199,27 +203,25 @@ def _axes_view(axes: dict[str, Any]) -> RenderableType:
     return fit(table)
 
 
-def _graded(axes: dict[str, Any]) -> bool:
+def _graded(axes: Mapping[str, Any]) -> bool:
     """Whether any question of the default view has a graded answer."""
     views = axes.get("views") or []
     return not views or any(row["n"] for row in views[0]["correct"]["by_row"])
 
 
-def _answer_summary(answer: dict[str, Any]) -> Text:
-    overall, macro = answer["overall"], answer["macro"]
+def _answer_summary(answer: AnswerQuality) -> Text:
+    overall, macro = answer.overall, answer.macro
     text = (
         f"overall: n={overall['n']}  EM={fmt(overall['em'])}  Judge={fmt(overall['judge'])}    "
         f"coordinate-balanced macro: EM={fmt(macro['em'])}  Judge={fmt(macro['judge'])}"
     )
-    if answer.get("n_unplaced"):
-        text += (
-            f"    ({answer['n_unplaced']} question(s) without X/Y labels are outside the matrix)"
-        )
+    if answer.n_unplaced:
+        text += f"    ({answer.n_unplaced} question(s) without X/Y labels are outside the matrix)"
     return Text(text)
 
 
 def _retrieval_table(
-    retrieval: dict[str, Any],
+    retrieval: RetrievalAccess,
     k: int,
     levels: tuple[tuple[str, ...], tuple[str, ...]],
     by_axis: str | None = None,
@@ -227,10 +229,12 @@ def _retrieval_table(
     """Retrieval access per Y level, or (``by_axis``, a benchmark without coordinates) per
     level of that axis of the benchmark's own."""
     _, y_levels = levels
-    groups = [(y, retrieval["by_y"].get(y)) for y in y_levels]
+    groups: list[tuple[str, Mapping[str, Any] | None]] = [
+        (y, retrieval.by_y.get(y)) for y in y_levels
+    ]
     title = f"Retrieval access @K={k}"
     if by_axis is not None:
-        axis = next(a for a in retrieval.get("by_axes", []) if a["key"] == by_axis)
+        axis: Mapping[str, Any] = next(a for a in retrieval.by_axes if a["key"] == by_axis)
         groups = [
             (printable(level["label"], keep_newlines=False), level) for level in axis["levels"]
         ]
@@ -253,10 +257,10 @@ def _retrieval_table(
                 fmt(row["full_clue"]),
                 fmt(row["mrr"]),
             )
-    overall = retrieval["overall"]
+    overall = retrieval.overall
     table.add_row(
         "all",
-        str(retrieval["n"]),
+        str(retrieval.n),
         fmt(overall["any_clue"]),
         fmt(overall["coverage"]),
         fmt(overall["full_clue"]),
@@ -266,7 +270,7 @@ def _retrieval_table(
     return fit(table)
 
 
-def _temporal_table(temporal: dict[str, Any], k: int) -> RenderableType:
+def _temporal_table(temporal: Summary, k: int) -> RenderableType:
     keys = ("latest_at_k", "latest_miss", "rank_inversion", "stale_dominance")
     table = FittingTable(
         [Column("n", keep=True), *(Column(METRIC_NAMES[key]) for key in keys)],
@@ -283,49 +287,52 @@ def _temporal_table(temporal: dict[str, Any], k: int) -> RenderableType:
     return fit(table)
 
 
-def _upstream_line(result: dict[str, Any]) -> Text | None:
-    check = result.get("upstream_check")
+def _upstream_line(check: JSONObject | None) -> Text | None:
     if not check:
         return None
     style = "green" if check.get("agrees") else "yellow" if check.get("agrees") is False else "dim"
     return Text(
-        f"Upstream's own numbers: {printable(check['sentence'], keep_newlines=False)}.",
+        f"Upstream's own numbers: {printable(str(check['sentence']), keep_newlines=False)}.",
         style=style,
     )
 
 
-def render_report(result: dict[str, Any]) -> Group:
+def render_report(report: Report) -> Group:
     """The report as Rich renderables (the benchmark's part, then the upstream cross-check)."""
-    main = _render_main(result)
-    line = _upstream_line(result)
+    main = _render_main(report)
+    line = _upstream_line(report.upstream_check)
     return Group(main, Text(""), line) if line is not None else main
 
 
-def _render_main(result: dict[str, Any]) -> Group:
-    if result.get("tsr") is not None:
-        from memscope.cli.report_dmv import render_dmv_report
+def _render_main(report: Report) -> Group:
+    """The benchmark's own report where its spec names a section that has one (DMV-Bench's
+    retention, CUE-Mem's settings), else the coordinate matrix or the axes' view."""
+    for section in report.sections:
+        if section.kind == "retention":
+            from memscope.cli.report_dmv import render_dmv_report
 
-        return render_dmv_report(result, _header(result))
-    if result.get("cue") is not None:
-        from memscope.cli.report_cue import render_cue_report
+            return render_dmv_report(report, section.content, _header(report))
+        if section.kind == "settings":
+            from memscope.cli.report_cue import render_cue_report
 
-        return render_cue_report(result, _header(result))
+            return render_cue_report(report, section.content, _header(report))
     from memscope.usecases.benchmarks import levels_of  # lazily: it loads the registry
 
-    levels = levels_of(result["axes"]["benchmark"])
-    answer = result["answer"]
-    parts: list[Any] = [_header(result), Text("")]
+    axes: Mapping[str, Any] = report.axes
+    levels = levels_of(axes["benchmark"])
+    answer = report.answer
+    parts: list[RenderableType] = [_header(report), Text("")]
     if any(levels):
         parts.append(_answer_matrix(answer, levels, "em", "Answer EM per cell (n)"))
-        if answer["overall"].get("judge") is not None:
+        if answer.overall.get("judge") is not None:
             parts.append(
                 _answer_matrix(
                     answer, levels, "judge", "Judge score per cell (n judged)", "n_judge"
                 )
             )
         parts += [_answer_summary(answer), Text("")]
-    elif _graded(result["axes"]):  # the benchmark's own axes: accuracy per cell
-        parts += [_axes_view(result["axes"]), Text("")]
+    elif _graded(axes):  # the benchmark's own axes: accuracy per cell
+        parts += [_axes_view(axes), Text("")]
     else:
         parts += [
             Text(
@@ -334,24 +341,25 @@ def _render_main(result: dict[str, Any]) -> Group:
             ),
             Text(""),
         ]
-    if result["retrieval"]:
+    retrieval = report.retrieval
+    if retrieval is not None:
         # Without coordinates, retrieval is broken down by the default view's rows.
-        own_rows = None if any(levels) else result["axes"]["views"][0]["rows"]
-        parts += [_retrieval_table(result["retrieval"], result["k"], levels, own_rows)]
-        if result["retrieval"]["n_undiagnosable"]:
+        own_rows = None if any(levels) else axes["views"][0]["rows"]
+        parts += [_retrieval_table(retrieval, report.k, levels, own_rows)]
+        if retrieval.n_undiagnosable:
             parts.append(
                 Text(
-                    f"{result['retrieval']['n_undiagnosable']} question(s) have no gold clue and are not counted.",
+                    f"{retrieval.n_undiagnosable} question(s) have no gold clue and are not counted.",
                     style="dim",
                 )
             )
         parts.append(Text(""))
-    if result["temporal"]:
-        parts += [_temporal_table(result["temporal"], result["k"]), Text("")]
-    elif result["retrieval"] and levels[1]:  # temporal authority is defined on Y3
+    if report.temporal:
+        parts += [_temporal_table(report.temporal, report.k), Text("")]
+    elif retrieval is not None and levels[1]:  # temporal authority is defined on Y3
         parts += [
             Text("No Y3 question with a gold clue: temporal metrics do not apply.", style="dim")
         ]
-    for note in result.get("notes", []):
+    for note in report.notes:
         parts.append(Text(f"Retrieval: {note}.", style="yellow"))
     return Group(*parts)

@@ -6,7 +6,8 @@ Not a command module: ``cli/report.py`` calls :func:`render_cue_report` for a CU
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -14,6 +15,9 @@ from rich.text import Text
 from memscope.cli.common import fmt
 from memscope.cli.fitting import Column, FittingTable, fit
 from memscope.textsafe import printable
+
+if TYPE_CHECKING:
+    from memscope.usecases.report.result import Report
 
 TASK_NAMES = {
     "entity_recall": "Entity Recall",
@@ -31,7 +35,7 @@ def _gap(explicit: float | None, implicit: float | None) -> str:
     return "–" if explicit is None or implicit is None else f"{explicit - implicit:+.3f}"
 
 
-def _task_table(cue: dict[str, Any]) -> RenderableType:
+def _task_table(cue: Mapping[str, Any]) -> RenderableType:
     table = FittingTable(
         [
             Column("task", justify="left", fold=True, min_width=14, keep=True),
@@ -69,7 +73,7 @@ def _task_table(cue: dict[str, Any]) -> RenderableType:
     return fit(table)
 
 
-def _evidence_table(evidence: dict[str, Any]) -> RenderableType:
+def _evidence_table(evidence: Mapping[str, Any]) -> RenderableType:
     settings = [("all", evidence), *evidence["by_explicitness"].items()]
     counts = ", ".join(f"{name} {entry['n']}" for name, entry in settings)
     short = {"all": "all", "explicit": "expl", "implicit": "impl"}
@@ -91,10 +95,10 @@ def _evidence_table(evidence: dict[str, Any]) -> RenderableType:
     return fit(table)
 
 
-def render_cue_report(result: dict[str, Any], header: Text) -> Group:
-    """The CUE-Mem report (header, accuracy table, evidence table, notes) as Rich renderables."""
-    cue = result["cue"]
-    overall = result["answer"]["overall"]
+def render_cue_report(report: Report, cue: Mapping[str, Any], header: Text) -> Group:
+    """The CUE-Mem report (header, accuracy table, evidence table, notes) as Rich renderables;
+    ``cue`` is the report's ``settings`` section."""
+    overall = report.answer.overall
     parts: list[Any] = [
         header,
         Text(""),
@@ -141,6 +145,6 @@ def render_cue_report(result: dict[str, Any], header: Text) -> Group:
                 style="yellow",
             )
         )
-    for note in result.get("notes", []):
+    for note in report.notes:
         parts.append(Text(f"Retrieval: {note}.", style="yellow"))
     return Group(*parts)

@@ -6,7 +6,8 @@ run. The retention curve is a table of TSR by reach with a bar per reach and a s
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -15,10 +16,13 @@ from memscope.cli.common import fmt
 from memscope.cli.fitting import Column, FittingTable, fit
 from memscope.textplot import bar, sparkline
 
+if TYPE_CHECKING:
+    from memscope.usecases.report.result import Report
+
 BAR_WIDTH = 24
 
 
-def _interval(entry: dict[str, Any]) -> str:
+def _interval(entry: Mapping[str, Any]) -> str:
     if entry.get("ci_low") is None:
         return "–"
     return f"[{entry['ci_low']:.2f}, {entry['ci_high']:.2f}]"
@@ -43,9 +47,9 @@ def _group_table(
     return fit(table)
 
 
-def render_dmv_report(result: dict[str, Any], header: Text) -> Group:
-    """The DMV-Bench report (header, TSR, retention curve, strata) as Rich renderables."""
-    tsr = result["tsr"]
+def render_dmv_report(report: Report, tsr: Mapping[str, Any], header: Text) -> Group:
+    """The DMV-Bench report (header, TSR, retention curve, strata) as Rich renderables;
+    ``tsr`` is the report's ``retention`` section."""
     parts: list[Any] = [header, Text("")]
     parts.append(
         Text(
@@ -102,6 +106,6 @@ def render_dmv_report(result: dict[str, Any], header: Text) -> Group:
                 f"current page): {fmt(recall['seen_any_step'])} (n={recall['n_seen_any_step']})"
             )
         )
-    for note in result.get("notes", []):
+    for note in report.notes:
         parts.append(Text(f"Retrieval: {note}.", style="yellow"))
     return Group(*parts)

@@ -220,14 +220,15 @@ def table(
 
         upstream = check(data)
     if output is TableFormat.json:
+        payload = result.to_json()
         if upstream is not None:
-            result["upstream"] = upstream
+            payload["upstream"] = upstream
         if out is None:
-            print_json(result)
+            print_json(payload)
             return
         import orjson
 
-        text = orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n"
+        text = orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode() + "\n"
     elif output is TableFormat.table:
         if out is not None:
             raise InputError(

@@ -1,6 +1,6 @@
 """Rendering ``memscope table`` results: Rich, Markdown, LaTeX (booktabs) and CSV.
 
-Every format shows the same cells from ``usecases.table.build_table``: the value, its n,
+Every format shows the same cells of a ``ResultsTable`` (``usecases.table.build_table``): the value, its n,
 with ``--ci`` the 95% interval and with ``--baseline`` Δ vs the baseline row, marked † where
 its paired interval excludes 0. The best value of a column is bold (Markdown, LaTeX, Rich).
 Output depends only on the data, so it can be snapshot-tested.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
@@ -18,6 +18,9 @@ from rich.text import Text
 from memscope.cli.fitting import Column, FittingTable
 from memscope.textsafe import printable
 from memscope.usecases.table.axes import benchmark_name
+
+if TYPE_CHECKING:
+    from memscope.usecases.table.result import ResultsTable, TableCell
 
 MARK = "†"
 METRIC_NAMES = {
@@ -37,25 +40,25 @@ METRIC_NAMES = {
 }
 
 
-def caption(table: dict[str, Any]) -> str:
+def caption(table: ResultsTable) -> str:
     """One line saying what the table shows."""
     how = (
         "one row per run"
-        if table["per_run"]
-        else f"rows = {' × '.join(table['group'])}, "
-        + ("mean over tasks (macro)" if table["average"] == "tasks" else "questions pooled (micro)")
+        if table.per_run
+        else f"rows = {' × '.join(table.group)}, "
+        + ("mean over tasks (macro)" if table.average == "tasks" else "questions pooled (micro)")
     )
     parts = [
-        f"{benchmark_name(table['benchmark'])} · {METRIC_NAMES.get(table['metric'], table['metric'])}",
+        f"{benchmark_name(table.benchmark)} · {METRIC_NAMES.get(table.metric, table.metric)}",
         how,
         "(n) per cell",
     ]
-    params = table["params"]
-    if params["resamples"]:
-        unit = "chain trunks" if params["clustered"] else "questions"
-        parts.append(f"[95% bootstrap interval over {unit}, {params['resamples']} resamples]")
-    if table["baseline"] is not None:
-        parts.append(f"Δ vs {table['baseline']} ({MARK}: paired 95% interval excludes 0)")
+    params = table.params
+    if params.resamples:
+        unit = "chain trunks" if params.clustered else "questions"
+        parts.append(f"[95% bootstrap interval over {unit}, {params.resamples} resamples]")
+    if table.baseline is not None:
+        parts.append(f"Δ vs {table.baseline} ({MARK}: paired 95% interval excludes 0)")
     return " · ".join(parts)
 
 
@@ -63,49 +66,61 @@ def _number(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def cell_parts(cell: dict[str, Any]) -> tuple[str, str]:
+def _interval_text(cell: TableCell) -> str | None:
+    """``[low, high]`` of the cell's interval; None without one."""
+    if cell.ci_low is None:
+        return None
+    return f"[{cell.ci_low:.2f}, {_number(cell.ci_high, 2)}]"
+
+
+def _delta_text(cell: TableCell) -> str | None:
+    """``Δ+0.123`` (marked where significant); None without Δ."""
+    if cell.delta is None or cell.delta.delta is None:
+        return None
+    return f"Δ{cell.delta.delta:+.3f}" + (MARK if cell.delta.significant else "")
+
+
+def cell_parts(cell: TableCell) -> tuple[str, str]:
     """(the value, the rest: n, interval, Δ) of one cell as plain text."""
-    if cell["value"] is None:
+    if cell.value is None:
         return "–", ""
-    rest = f"({cell['n']})"
-    if "ci_low" in cell and cell["ci_low"] is not None:
-        rest = f"[{cell['ci_low']:.2f}, {cell['ci_high']:.2f}] " + rest
-    if cell.get("delta") is not None:
-        rest += f" Δ{cell['delta']:+.3f}" + (MARK if cell.get("significant") else "")
-    return _number(cell["value"]), rest
+    rest = f"({cell.n})"
+    interval = _interval_text(cell)
+    if interval is not None:
+        rest = f"{interval} " + rest
+    delta = _delta_text(cell)
+    if delta is not None:
+        rest += f" {delta}"
+    return _number(cell.value), rest
 
 
-def render_rich(table: dict[str, Any], width: int | None = None) -> tuple[Table, list[str]]:
+def render_rich(table: ResultsTable, width: int | None = None) -> tuple[Table, list[str]]:
     """The table for the terminal, and the labels of the columns left out to fit ``width``
     (None: every column). Best values bold; the interval and Δ go on lines of their own in
     the cell. A value is never cut: past the width whole columns are left out, ``all``
     last, and the system names fold onto more lines."""
-    labels = [printable(row["label"], keep_newlines=False) for row in table["rows"]]
+    labels = [printable(row.label, keep_newlines=False) for row in table.rows]
     longest = max((len(label) for label in labels), default=6)
     columns = [
         Column(
             "system", justify="left", style="bold", fold=True, keep=True, min_width=min(longest, 18)
         )
     ] + [
-        Column(column["label"], rank=-1 if column["key"] == "all" else index)
-        for index, column in enumerate(table["columns"])
+        Column(column.label, rank=-1 if column.key == "all" else index)
+        for index, column in enumerate(table.columns)
     ]
     fitted = FittingTable(columns, title=caption(table), title_justify="left")
-    for label, row in zip(labels, table["rows"], strict=True):
+    for label, row in zip(labels, table.rows, strict=True):
         cells = []
-        for column in table["columns"]:
-            cell = row["cells"][column["key"]]
+        for column in table.columns:
+            cell = row.cells[column.key]
             value, _ = cell_parts(cell)
-            text = Text.assemble((value, "bold" if cell.get("best") else ""))
-            if cell["value"] is not None:
-                text.append(f" ({cell['n']})")
-                extra = []
-                if cell.get("ci_low") is not None:
-                    extra.append(f"[{cell['ci_low']:.2f}, {cell['ci_high']:.2f}]")
-                if cell.get("delta") is not None:
-                    extra.append(
-                        f"Δ{cell['delta']:+.3f}" + (MARK if cell.get("significant") else "")
-                    )
+            text = Text.assemble((value, "bold" if cell.best else ""))
+            if cell.value is not None:
+                text.append(f" ({cell.n})")
+                extra = [
+                    part for part in (_interval_text(cell), _delta_text(cell)) if part is not None
+                ]
                 if extra:
                     text.append("".join(f"\n{part}" for part in extra), style="dim")
             cells.append(text)
@@ -122,21 +137,21 @@ def _md_escape(text: str) -> str:
     )
 
 
-def render_markdown(table: dict[str, Any]) -> str:
+def render_markdown(table: ResultsTable) -> str:
     """A GitHub-flavoured Markdown table, with the caption as a line above it."""
-    header = ["system"] + [column["label"] for column in table["columns"]]
+    header = ["system"] + [column.label for column in table.columns]
     lines = [
         caption(table),
         "",
         "| " + " | ".join(_md_escape(h) for h in header) + " |",
-        "|" + "|".join([":---"] + ["---:"] * len(table["columns"])) + "|",
+        "|" + "|".join([":---"] + ["---:"] * len(table.columns)) + "|",
     ]
-    for row in table["rows"]:
-        cells = [_md_escape(row["label"])]
-        for column in table["columns"]:
-            cell = row["cells"][column["key"]]
+    for row in table.rows:
+        cells = [_md_escape(row.label)]
+        for column in table.columns:
+            cell = row.cells[column.key]
             value, rest = cell_parts(cell)
-            shown = f"**{value}**" if cell.get("best") else value
+            shown = f"**{value}**" if cell.best else value
             cells.append(f"{shown} {rest}".strip())
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
@@ -160,34 +175,33 @@ def _latex_escape(text: str) -> str:
     return "".join(LATEX_SPECIALS.get(ch, ch) for ch in printable(text, keep_newlines=False))
 
 
-def _latex_cell(cell: dict[str, Any]) -> str:
-    if cell["value"] is None:
+def _latex_cell(cell: TableCell) -> str:
+    if cell.value is None:
         return "--"
-    value = _number(cell["value"])
-    text = rf"\textbf{{{value}}}" if cell.get("best") else value
-    if "ci_low" in cell and cell["ci_low"] is not None:
-        text += rf" {{\scriptsize[{cell['ci_low']:.2f}, {cell['ci_high']:.2f}]}}"
-    text += rf" {{\scriptsize({cell['n']})}}"
-    if cell.get("delta") is not None:
-        mark = r"$^\dagger$" if cell.get("significant") else ""
-        text += rf" {{\scriptsize$\Delta${cell['delta']:+.3f}{mark}}}"
+    value = _number(cell.value)
+    text = rf"\textbf{{{value}}}" if cell.best else value
+    interval = _interval_text(cell)
+    if interval is not None:
+        text += rf" {{\scriptsize{interval}}}"
+    text += rf" {{\scriptsize({cell.n})}}"
+    if cell.delta is not None and cell.delta.delta is not None:
+        mark = r"$^\dagger$" if cell.delta.significant else ""
+        text += rf" {{\scriptsize$\Delta${cell.delta.delta:+.3f}{mark}}}"
     return text
 
 
-def render_latex(table: dict[str, Any]) -> str:
+def render_latex(table: ResultsTable) -> str:
     """A booktabs ``tabular`` (needs ``\\usepackage{booktabs}``), numbers right-aligned."""
-    columns = table["columns"]
+    columns = table.columns
     lines = [
         f"% {caption(table)}",
         r"\begin{tabular}{l" + "r" * len(columns) + "}",
         r"\toprule",
-        " & ".join(["System"] + [_latex_escape(c["label"]) for c in columns]) + r" \\",
+        " & ".join(["System"] + [_latex_escape(c.label) for c in columns]) + r" \\",
         r"\midrule",
     ]
-    for row in table["rows"]:
-        cells = [_latex_escape(row["label"])] + [
-            _latex_cell(row["cells"][c["key"]]) for c in columns
-        ]
+    for row in table.rows:
+        cells = [_latex_escape(row.label)] + [_latex_cell(row.cells[c.key]) for c in columns]
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines) + "\n"
@@ -203,26 +217,39 @@ def _csv_number(value: float | int | None) -> str:
     return f"{value:.6f}"
 
 
-def render_csv(table: dict[str, Any]) -> str:
+def _csv_fields(cell: TableCell) -> dict[str, float | int | None]:
+    """The cell's numbers by CSV field ("" the value; None where it has no such number)."""
+    delta = cell.delta
+    return {
+        "": cell.value,
+        "n": cell.n,
+        "ci_low": cell.ci_low,
+        "ci_high": cell.ci_high,
+        "delta": None if delta is None else delta.delta,
+        "delta_low": None if delta is None else delta.low,
+        "delta_high": None if delta is None else delta.high,
+        "significant": None if delta is None else delta.significant,
+    }
+
+
+def render_csv(table: ResultsTable) -> str:
     """One line per row; per column its value, n, interval and Δ fields (empty = undefined)."""
     fields = ["", "n"]
-    if table["params"]["resamples"]:
+    if table.params.resamples:
         fields += ["ci_low", "ci_high"]
-    if table["baseline"] is not None:
+    if table.baseline is not None:
         fields += ["delta", "delta_low", "delta_high", "significant"]
-    keys = {"": "value"}
     header = ["system", "runs", "n_questions"] + [
-        f"{c['label']} {name}".strip() for c in table["columns"] for name in fields
+        f"{c.label} {name}".strip() for c in table.columns for name in fields
     ]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
-    for row in table["rows"]:
-        line = [row["label"], ";".join(row["runs"]), str(row["n_questions"])]
-        for column in table["columns"]:
-            cell = row["cells"][column["key"]]
-            for name in fields:
-                line.append(_csv_number(cell.get(keys.get(name, name))))
+    for row in table.rows:
+        line = [row.label, ";".join(row.runs), str(row.n_questions)]
+        for column in table.columns:
+            numbers = _csv_fields(row.cells[column.key])
+            line += [_csv_number(numbers[name]) for name in fields]
         writer.writerow(line)
     return out.getvalue()
 

@@ -24,6 +24,14 @@ from memscope.analysis.compare import delta_table, transition_groups, transition
 from memscope.errors import InputError, NotFoundError
 from memscope.usecases.benchmarks import coordinate_levels, spec_of
 from memscope.usecases.compare.clusters import cluster_sign_flip
+from memscope.usecases.compare.result import (
+    ComparedMetric,
+    ComparedRun,
+    Comparison,
+    DeltaTable,
+    Pairing,
+    Transition,
+)
 from memscope.usecases.runs.question_extras import extra_columns
 
 if TYPE_CHECKING:
@@ -65,11 +73,16 @@ def _load(store: Store, run_id: str) -> tuple[dict[str, Any], pa.Table]:
         return run, queries.question_table(con, run_id)
 
 
-def _run_summary(run: dict[str, Any]) -> dict[str, Any]:
-    return {
-        key: run.get(key)
-        for key in ("run_id", "benchmark", "task", "model", "method", "modality", "n_questions")
-    }
+def _run_summary(run: dict[str, Any]) -> ComparedRun:
+    return ComparedRun(
+        run_id=run["run_id"],
+        benchmark=run.get("benchmark"),
+        task=run.get("task"),
+        model=run.get("model"),
+        method=run.get("method"),
+        modality=run.get("modality"),
+        n_questions=run.get("n_questions"),
+    )
 
 
 def compare_runs(
@@ -80,9 +93,22 @@ def compare_runs(
     seed: int = DEFAULT_SEED,
     resamples: int = DEFAULT_RESAMPLES,
 ) -> dict[str, Any]:
+    """:func:`make_comparison` in its JSON form (``Comparison.to_json``), typed loosely for
+    the callers that read it by key (the app's comparison matrix)."""
+    return make_comparison(store, run_a, run_b, seed=seed, resamples=resamples).to_json()
+
+
+def make_comparison(
+    store: Store,
+    run_a: str,
+    run_b: str,
+    *,
+    seed: int = DEFAULT_SEED,
+    resamples: int = DEFAULT_RESAMPLES,
+) -> Comparison:
     """Compare two runs question by question (Δ = score_B - score_A).
 
-    Returns ``{"run_a", "run_b", "matched", "n_a", "n_b", "metric", "warnings", "params", "delta":
+    Its JSON is ``{"run_a", "run_b", "matched", "n_a", "n_b", "metric", "warnings", "params", "delta":
     {"overall", "by_x", "by_y", "by_cell", "by_axes"}, "transitions": {class: {"n", "qids"}},
     "significance", "pairing"}``; each Δ group has ``n``, ``score_a``, ``score_b``, ``delta``,
     ``ci_low``, ``ci_high``. Where the two runs number a question differently, each
@@ -114,11 +140,11 @@ def compare_runs(
     pairing = None
     if paired_on is not None:
         word = spec.axes.word("question", "question")
-        pairing = {
-            "key": list(paired_on.attributes),
-            "n": len(rows_a),
-            "sentence": f"paired on {len(rows_a)} shared {word}(s), matched on {paired_on.words}",
-        }
+        pairing = Pairing(
+            key=tuple(paired_on.attributes),
+            n=len(rows_a),
+            sentence=f"paired on {len(rows_a)} shared {word}(s), matched on {paired_on.words}",
+        )
         if not len(rows_a):
             raise InputError(
                 f"runs {run_a} and {run_b} share no {word} (matched on {paired_on.words})",
@@ -165,9 +191,7 @@ def compare_runs(
     qids_b = table_b.column("qid").to_numpy(zero_copy_only=False)[rows_b]
     classes = transitions(correct_a, correct_b)
     groups = transition_groups(classes, qids_a)
-    if (qids_a != qids_b).any():
-        for name, group in transition_groups(classes, qids_b).items():
-            groups[name]["qids_b"] = group["qids"]
+    groups_b = transition_groups(classes, qids_b) if (qids_a != qids_b).any() else None
     unscored = int((classes == "").sum())
     if unscored:
         warnings.append(
@@ -184,22 +208,36 @@ def compare_runs(
     delta = delta_table(
         score_a, score_b, x, y, coordinate_levels(spec), resamples=resamples, seed=seed
     )
-    # The benchmark's own axes, as the app's comparison matrix shows them.
-    delta["by_axes"] = axes_delta(table_a, spec, rows_a, correct_a, correct_b)
-    return {
-        "run_a": _run_summary(info_a),
-        "run_b": _run_summary(info_b),
-        "matched": len(rows_a),
-        "n_a": len(keys_a),
-        "n_b": len(keys_b),
-        "metric": metric,
-        "warnings": warnings,
-        "params": {"seed": seed, "resamples": resamples, "level": 0.95},
-        "delta": delta,
-        "transitions": groups,
-        "significance": significance,
-        "pairing": pairing,
-    }
+    return Comparison(
+        run_a=_run_summary(info_a),
+        run_b=_run_summary(info_b),
+        matched=len(rows_a),
+        n_a=len(keys_a),
+        n_b=len(keys_b),
+        metric=ComparedMetric(metric["key"], metric["label"]),
+        warnings=tuple(warnings),
+        seed=seed,
+        resamples=resamples,
+        level=0.95,
+        delta=DeltaTable(
+            overall=delta["overall"],
+            by_x=delta["by_x"],
+            by_y=delta["by_y"],
+            by_cell=delta["by_cell"],
+            # The benchmark's own axes, as the app's comparison matrix shows them.
+            by_axes=axes_delta(table_a, spec, rows_a, correct_a, correct_b),
+        ),
+        transitions={
+            name: Transition(
+                n=group["n"],
+                qids=tuple(group["qids"]),
+                qids_b=None if groups_b is None else tuple(groups_b[name]["qids"]),
+            )
+            for name, group in groups.items()
+        },
+        significance=significance,
+        pairing=pairing,
+    )
 
 
 def attribute_keys(questions: pa.Table, attributes: tuple[str, ...]) -> list[str]:

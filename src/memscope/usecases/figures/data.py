@@ -133,17 +133,17 @@ def heatmap_grid(data: RunData, metric: str = "em") -> HeatmapGrid:
         InputError: the run has no per-cell ``metric`` (e.g. judge on a run without one).
     """
     from memscope.usecases.benchmarks import coordinate_levels
-    from memscope.usecases.report.build import build_report
+    from memscope.usecases.report.build import make_report
 
     x_levels, y_levels = coordinate_levels(data.spec)
-    cells = build_report(data, include_questions=False)["answer"]["by_cell"]
+    cells = make_report(data).answer.by_cell
     if not any(metric in cell for cell in cells.values()):
         raise InputError(
             f"run {_run_id(data)} has no per-cell {metric!r}",
             fix="Try --metric em or --metric judge.",
         )
     values = [[cells.get(f"{x}_{y}", {}).get(metric) for x in x_levels] for y in y_levels]
-    n = [[int(cells.get(f"{x}_{y}", {}).get("n", 0)) for x in x_levels] for y in y_levels]
+    n = [[int(cells.get(f"{x}_{y}", {}).get("n") or 0) for x in x_levels] for y in y_levels]
     return HeatmapGrid(_run_id(data), metric, tuple(x_levels), tuple(y_levels), values, n)
 
 

@@ -207,20 +207,23 @@ def _cue(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
 def _codes(
     plt: Any, store: Store, runs: list[str], metric: str | None, annotator: str | None = None
 ) -> Any:
-    from memscope.usecases.labels.estimate import estimate_run
+    from memscope.usecases.labels.estimate import estimate_dict, estimate_run
 
     by = metric or "y"
-    result = estimate_run(store, runs[0], by=by, annotator=annotator).as_dict()
-    groups = ["overall", *result["strata"]]
-    codes = list(result["codes"])
+    result = estimate_run(store, runs[0], by=by, annotator=annotator)
+    groups = ["overall", *result.strata]
+    codes = list(result.codes)
     fig, ax = plt.subplots(figsize=(1.2 + 1.0 * len(groups), 3.4))
     bottoms = [0.0] * len(groups)
     styles = series_styles(codes)
     for code in codes:
-        entry = result["codes"][code]
         values, lows, highs = [], [], []
         for group in groups:
-            found = (entry["overall"] if group == "overall" else entry["per_stratum"][group])["ppi"]
+            estimates = (
+                result.overall[code] if group == "overall" else result.per_stratum[group][code]
+            )
+            # As the JSON gives it: clipped to [0, 1].
+            found = estimate_dict(estimates.ppi)
             # Rounded: the figure's bytes must not follow the last bit of a sum.
             values.append(round(found["estimate"], 6) if found else 0.0)
             lows.append(round(found["ci_low"], 6) if found else 0.0)
@@ -254,8 +257,8 @@ def _codes(
             )
         bottoms = [b + v for b, v in zip(bottoms, values, strict=True)]
     labels = [
-        f"{g}\n{(result['n_labelled'] if g == 'overall' else result['strata'][g]['n_labelled'])}"
-        f"/{(result['n_failures'] if g == 'overall' else result['strata'][g]['n_failures'])}"
+        f"{g}\n{(result.n_labelled if g == 'overall' else result.strata[g]['n_labelled'])}"
+        f"/{(result.n_failures if g == 'overall' else result.strata[g]['n_failures'])}"
         for g in groups
     ]
     ax.set_xticks(range(len(groups)), labels, fontsize=7)

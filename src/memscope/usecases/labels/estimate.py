@@ -39,6 +39,7 @@ from memscope.analysis.ppi import (
     ppi_mean,
 )
 from memscope.errors import InputError
+from memscope.json_types import JSONObject
 
 if TYPE_CHECKING:
     from memscope.store import Store
@@ -81,8 +82,8 @@ class GroupEstimate:
     n_with_code: int
     """Labelled failures carrying the code (the raw count behind the estimate)."""
 
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-ready values."""
+    def to_json(self) -> JSONObject:
+        """The group as ``estimate --format json`` prints it."""
         return {
             "n_labelled": self.n_labelled,
             "n_failures": self.n_failures,
@@ -113,8 +114,8 @@ class Estimates:
     per_stratum: dict[str, dict[str, GroupEstimate]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-ready values."""
+    def to_json(self) -> JSONObject:
+        """The estimates as ``estimate --format json`` prints them."""
         return {
             "run": self.run_id,
             "by": self.by,
@@ -125,19 +126,19 @@ class Estimates:
             "design": self.design,
             "overall_method": self.overall_method,
             "rule_agreement": self.rule_agreement,
-            "twin_runs": self.twin_runs,
-            "strata": self.strata,
+            "twin_runs": list(self.twin_runs),
+            "strata": {stratum: dict(counts) for stratum, counts in self.strata.items()},
             "codes": {
                 code: {
-                    "overall": self.overall[code].as_dict(),
+                    "overall": self.overall[code].to_json(),
                     "per_stratum": {
-                        stratum: groups[code].as_dict()
+                        stratum: groups[code].to_json()
                         for stratum, groups in self.per_stratum.items()
                     },
                 }
                 for code in self.codes
             },
-            "notes": self.notes,
+            "notes": list(self.notes),
         }
 
 

@@ -1,22 +1,31 @@
 """The run report: answer matrix, retrieval access, temporal authority (docs/metrics.md §2–§4).
 
-``build_report`` returns plain data in the shape ``memscope report --format json`` prints;
-the CLI renders the same data as tables and the app draws its matrix from it.
+``make_report`` returns a typed :class:`~memscope.usecases.report.result.Report`, which the
+CLI renders; ``build_report`` is its JSON form (``Report.to_json`` plus the per-question rows),
+the shape ``memscope report --format json`` prints.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import numpy as np
 
 from memscope.analysis import aggregate
 from memscope.analysis.answers import correctness
 from memscope.analysis.evidence import retrieval_access, temporal_authority
+from memscope.json_types import JSONObject
 from memscope.usecases.benchmarks import coordinate_cells, coordinate_levels
 from memscope.usecases.report.metric_names import RETRIEVAL_METRICS
+from memscope.usecases.report.result import (
+    AnswerQuality,
+    BenchmarkSection,
+    Report,
+    ReportRun,
+    RetrievalAccess,
+)
 from memscope.usecases.runs.ingest import effective_k
 from memscope.usecases.runs.loading import RunData
 
@@ -35,12 +44,20 @@ RETRIEVAL_NOTES = {
 }
 
 
-def _clean(value: Any) -> Any:
-    """NaN to None, numpy scalars to Python, so the result is valid JSON."""
+_Data = TypeVar("_Data")
+
+
+def _clean(value: _Data) -> _Data:
+    """NaN to None, numpy scalars to Python, so the result is valid JSON (the same shape, the
+    same types as declared: a float may become None only where None is allowed)."""
+    return cast(_Data, _cleaned(value))
+
+
+def _cleaned(value: object) -> object:
     if isinstance(value, dict):
-        return {key: _clean(item) for key, item in value.items()}
+        return {key: _cleaned(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_clean(item) for item in value]
+        return [_cleaned(item) for item in value]
     if isinstance(value, (np.floating, float)):
         return None if math.isnan(value) else float(value)
     if isinstance(value, np.integer):
@@ -72,14 +89,14 @@ def question_metrics(data: RunData, k: int) -> dict[str, np.ndarray]:
     return values
 
 
-def upstream_sentence(check: dict[str, Any]) -> str:
+def upstream_sentence(check: JSONObject) -> str:
     """A cross-check (``upstream_check``, or an ingest outcome's) said in one sentence."""
     from memscope.adapters.upstream_summary import check_sentence
 
     return check_sentence(check)
 
 
-def upstream_check(store: Store, run_id: str) -> dict[str, Any] | None:
+def upstream_check(store: Store, run_id: str) -> JSONObject | None:
     """The run's cross-check against the benchmark's own summary file, with its sentence.
 
     Computed at ingest (``adapters.upstream_summary``) and kept in the run's metrics;
@@ -101,8 +118,8 @@ def build_report(
     k: int | None = None,
     *,
     include_questions: bool = True,
-    upstream: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+    upstream: JSONObject | None = None,
+) -> JSONObject:
     """Everything ``memscope report`` shows for one run, as JSON-ready data."""
     report, questions = build_report_parts(
         data, k, include_questions=include_questions, upstream=upstream
@@ -117,14 +134,37 @@ def build_report_parts(
     k: int | None = None,
     *,
     include_questions: bool = True,
-    upstream: dict[str, Any] | None = None,
-) -> tuple[dict[str, Any], pa.Table | None]:
-    """The report without its per-question rows, and those rows as an Arrow table.
-
-    ``upstream`` (:func:`upstream_check`) goes under ``"upstream_check"``.
+    upstream: JSONObject | None = None,
+) -> tuple[JSONObject, pa.Table | None]:
+    """The report's JSON without its per-question rows, and those rows as an Arrow table.
 
     Large runs serialise the rows straight from Arrow (``store.json_rows``) instead of as
     50,000 Python dicts; :func:`build_report` is the all-Python form.
+    """
+    report, questions = make_report_parts(
+        data, k, include_questions=include_questions, upstream=upstream
+    )
+    return report.to_json(), questions
+
+
+def make_report(
+    data: RunData, k: int | None = None, *, upstream: JSONObject | None = None
+) -> Report:
+    """The report of one run (without its per-question rows)."""
+    return make_report_parts(data, k, include_questions=False, upstream=upstream)[0]
+
+
+def make_report_parts(
+    data: RunData,
+    k: int | None = None,
+    *,
+    include_questions: bool = True,
+    upstream: JSONObject | None = None,
+) -> tuple[Report, pa.Table | None]:
+    """The report, and its per-question rows as an Arrow table (None unless
+    ``include_questions``).
+
+    ``upstream`` (:func:`upstream_check`) is the report's ``upstream_check``.
     """
     run = data.run
     cutoff = effective_k(run, k)
@@ -138,67 +178,67 @@ def build_report_parts(
     answer_metrics = {"em": values["em"], "judge": values["judge"]}
     judged = ("judge",)
     by_cell = aggregate.by_group(answer_metrics, cells, all_cells, count=judged)
-    answer = {
-        "overall": aggregate.summarize(answer_metrics, count=judged),
-        "macro": {name: aggregate.macro_average(by_cell, name) for name in ("em", "judge")},
-        "by_x": aggregate.by_group(answer_metrics, x, x_levels, count=judged),
-        "by_y": aggregate.by_group(answer_metrics, y, y_levels, count=judged),
-        "by_cell": by_cell,
-        "n_unplaced": int((cells == "").sum()),
-    }
+    answer = AnswerQuality(
+        overall=_clean(aggregate.summarize(answer_metrics, count=judged)),
+        macro=_clean({name: aggregate.macro_average(by_cell, name) for name in ("em", "judge")}),
+        by_x=_clean(aggregate.by_group(answer_metrics, x, x_levels, count=judged)),
+        by_y=_clean(aggregate.by_group(answer_metrics, y, y_levels, count=judged)),
+        by_cell=_clean(by_cell),
+        n_unplaced=int((cells == "").sum()),
+    )
     retrieval = temporal = None
     if data.has_retrievals:
         access = {name: values[name] for name in ("any_clue", "coverage", "full_clue", "mrr")}
         n_gold_defined = int((~np.isnan(values["any_clue"])).sum())
-        retrieval = {
-            "n": n_gold_defined,
-            "n_undiagnosable": len(values["em"]) - n_gold_defined,
-            "kind": run.get("retrieval_kind"),
-            "overall": {name: aggregate.mean_or_none(v) for name, v in access.items()},
-            "by_y": aggregate.by_group(access, y, y_levels, n_of="any_clue"),
-            "by_x": aggregate.by_group(access, x, x_levels, n_of="any_clue"),
-            "by_cell": aggregate.by_group(access, cells, all_cells, n_of="any_clue"),
-            "by_axes": _access_by_axes(data, access),
-        }
+        retrieval = RetrievalAccess(
+            n=n_gold_defined,
+            n_undiagnosable=len(values["em"]) - n_gold_defined,
+            kind=run.get("retrieval_kind"),
+            overall=_clean({name: aggregate.mean_or_none(v) for name, v in access.items()}),
+            by_y=_clean(aggregate.by_group(access, y, y_levels, n_of="any_clue")),
+            by_x=_clean(aggregate.by_group(access, x, x_levels, n_of="any_clue")),
+            by_cell=_clean(aggregate.by_group(access, cells, all_cells, n_of="any_clue")),
+            by_axes=_clean(_access_by_axes(data, access)),
+        )
         timing = {
             name: values[name]
             for name in ("latest_at_k", "latest_miss", "rank_inversion", "stale_dominance")
         }
-        temporal = aggregate.summarize(timing, n_of="latest_at_k")
+        temporal = _clean(aggregate.summarize(timing, n_of="latest_at_k"))
         if not temporal["n"]:
             temporal = None
-    report: dict[str, Any] = {
-        "run": {
-            "id": run["run_id"],
-            "task": run.get("task"),
-            "model": run.get("model"),
-            "method": run.get("method"),
-            "modality": run.get("modality"),
-            "n_questions": len(values["em"]),
-            "retrieval_kind": run.get("retrieval_kind"),
-            "path": run.get("path"),
-        },
-        "k": cutoff,
-        "answer": answer,
-        "retrieval": retrieval,
-        "temporal": temporal,
-        "notes": [RETRIEVAL_NOTES[kind]]
-        if (kind := run.get("retrieval_kind")) in RETRIEVAL_NOTES
-        else [],
-    }
     from memscope.usecases.runs.axes import axes_report
 
-    # The benchmark's own axes (adapters.axes), as the app's matrix shows them.
-    report["axes"] = axes_report(data, values["correct"])
-    for section in spec.report_sections:
-        key, compute = report_section(section)
-        report[key] = compute(data)
-    report["upstream_check"] = upstream
-    report = _clean(report)
+    kind = run.get("retrieval_kind")
+    report = Report(
+        run=ReportRun(
+            id=run["run_id"],
+            task=run.get("task"),
+            model=run.get("model"),
+            method=run.get("method"),
+            modality=run.get("modality"),
+            n_questions=len(values["em"]),
+            retrieval_kind=kind,
+            path=run.get("path"),
+        ),
+        k=cutoff,
+        answer=answer,
+        retrieval=retrieval,
+        temporal=temporal,
+        notes=(RETRIEVAL_NOTES[kind],) if kind in RETRIEVAL_NOTES else (),
+        # The benchmark's own axes (adapters.axes), as the app's matrix shows them.
+        axes=_clean(axes_report(data, values["correct"])),
+        sections=tuple(
+            BenchmarkSection(kind=section, key=key, content=_clean(compute(data)))
+            for section in spec.report_sections
+            for key, compute in (report_section(section),)
+        ),
+        upstream_check=_clean(upstream),
+    )
     return report, (_question_rows(data, values, x, y) if include_questions else None)
 
 
-def _access_by_axes(data: RunData, access: dict[str, np.ndarray]) -> list[dict[str, Any]]:
+def _access_by_axes(data: RunData, access: dict[str, np.ndarray]) -> list[JSONObject]:
     """Retrieval access per level of each of the benchmark's axes (a category, a task …):
     ``[{"key", "title", "levels": [{"level", "label", "n", "any_clue", …}]}]``, levels in the
     axis's order, those without a question with a gold clue left out."""
@@ -206,7 +246,7 @@ def _access_by_axes(data: RunData, access: dict[str, np.ndarray]) -> list[dict[s
 
     axes = run_axes(data)
     labels, _numbers, levels = axis_columns(data, axes)
-    found = []
+    found: list[JSONObject] = []
     for axis in axes.axes:
         groups = aggregate.by_group(
             access, labels[axis.key], tuple(levels[axis.key]), n_of="any_clue"
@@ -224,7 +264,7 @@ def _access_by_axes(data: RunData, access: dict[str, np.ndarray]) -> list[dict[s
     return found
 
 
-def report_section(kind: ReportSection) -> tuple[str, Callable[[RunData], dict[str, Any]]]:
+def report_section(kind: ReportSection) -> tuple[str, Callable[[RunData], JSONObject]]:
     """The JSON key and the function of one of a benchmark's report sections
     (``Benchmark.report_sections``)."""
     if kind == "retention":

@@ -48,6 +48,14 @@ from memscope.usecases.table.axes import (
     table_layout,
     table_metrics,
 )
+from memscope.usecases.table.result import (
+    CellDelta,
+    ResultsTable,
+    TableCell,
+    TableColumn,
+    TableParams,
+    TableRow,
+)
 
 GROUP_FIELDS = ("model", "method", "base_method", "modality", "mode", "task")
 LOWER_IS_BETTER = frozenset({"latest_miss", "rank_inversion", "stale_dominance"})
@@ -476,15 +484,15 @@ def _mark_best(rows: list[dict[str, Any]], columns: list[dict[str, Any]], metric
             )
 
 
-def build_table(data: list[RunData], options: TableOptions | None = None) -> dict[str, Any]:
+def build_table(data: list[RunData], options: TableOptions | None = None) -> ResultsTable:
     """The results table over the loaded runs (in the order given).
 
-    Returns ``{"benchmark", "metric", "by", "group", "average", "per_run", "baseline",
-    "params": {"seed", "resamples", "level", "k"}, "columns": [{"key", "label", "axis",
-    "level"}], "rows": [{"label", "group": {field: value}, "display_group": {field: value as
-    the label shows it}, "runs", "tasks", "n_questions",
-    "cells": {column key: {"value", "n", "best", ["ci_low", "ci_high"], ["delta",
-    "delta_low", "delta_high", "delta_n", "significant"]}}}]}``.
+    Its JSON (``ResultsTable.to_json``) is ``{"benchmark", "metric", "by", "group",
+    "average", "per_run", "baseline", "params": {"seed", "resamples", "level", "k"},
+    "columns": [{"key", "label", "axis", "level"}], "rows": [{"label", "group": {field:
+    value}, "display_group": {field: value as the label shows it}, "runs", "tasks",
+    "n_questions", "cells": {column key: {"value", "n", ["ci_low", "ci_high"], ["delta",
+    "delta_low", "delta_high", "delta_n", "significant"], "best"}}}]}``.
 
     Raises:
         InputError: no runs, runs of several benchmarks, an unknown axis, metric, group
@@ -575,22 +583,53 @@ def build_table(data: list[RunData], options: TableOptions | None = None) -> dic
                     seed=options.seed,
                 )
     _mark_best(results, columns, metric)
-    return {
-        "benchmark": benchmark,
-        "metric": metric,
-        "by": list(by),
-        "group": ["run"] if options.per_run else list(group),
-        "average": "tasks" if tasks_average else "questions",
-        "per_run": options.per_run,
-        "baseline": baseline,
-        "params": {
-            "seed": options.seed,
-            "resamples": resamples if options.ci else None,
-            "delta_resamples": DEFAULT_RESAMPLES if baseline is not None else None,
-            "level": DEFAULT_LEVEL,
-            "k": sorted(ks)[0] if len(ks) == 1 else sorted(ks),
-            "clustered": clustered,
-        },
-        "columns": columns,
-        "rows": results,
-    }
+    return ResultsTable(
+        benchmark=benchmark,
+        metric=metric,
+        by=tuple(by),
+        group=("run",) if options.per_run else tuple(group),
+        average="tasks" if tasks_average else "questions",
+        per_run=options.per_run,
+        baseline=baseline,
+        params=TableParams(
+            seed=options.seed,
+            resamples=resamples if options.ci else None,
+            delta_resamples=DEFAULT_RESAMPLES if baseline is not None else None,
+            level=DEFAULT_LEVEL,
+            k=sorted(ks)[0] if len(ks) == 1 else sorted(ks),
+            clustered=clustered,
+        ),
+        columns=tuple(TableColumn(c["key"], c["label"], c["axis"], c["level"]) for c in columns),
+        rows=tuple(_typed_row(row) for row in results),
+    )
+
+
+def _typed_row(row: dict[str, Any]) -> TableRow:
+    """A row as computed (cells filled in several passes) into its frozen record."""
+    return TableRow(
+        label=row["label"],
+        group=row["group"],
+        display_group=row["display_group"],
+        runs=tuple(row["runs"]),
+        tasks=tuple(row["tasks"]),
+        n_questions=row["n_questions"],
+        cells={key: _typed_cell(cell) for key, cell in row["cells"].items()},
+    )
+
+
+def _typed_cell(cell: dict[str, Any]) -> TableCell:
+    return TableCell(
+        value=cell["value"],
+        n=cell["n"],
+        best=cell["best"],
+        ci=(cell["ci_low"], cell["ci_high"]) if "ci_low" in cell else None,
+        delta=CellDelta(
+            cell["delta"],
+            cell["delta_low"],
+            cell["delta_high"],
+            cell["delta_n"],
+            cell["significant"],
+        )
+        if "delta" in cell
+        else None,
+    )

@@ -1,0 +1,159 @@
+"""The run report as typed records, each with the one JSON form ``report --format json`` prints.
+
+``build.make_report`` fills a :class:`Report`; the CLI renders it and ``Report.to_json`` is
+the JSON (key order included) that docs/metrics.md §11 describes. Summaries of a group of
+questions stay small dicts (``{"n", "em", "judge", …}``): their metrics vary with the
+benchmark and the run, and they are already JSON-ready.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from memscope.adapters.spec import ReportSection
+from memscope.json_types import JSONObject, JSONValue
+
+Summary: TypeAlias = dict[str, float | int | None]
+"""A group of questions: its n (``n``, ``n_judge``, …) and each metric's mean, None where
+undefined."""
+
+Groups: TypeAlias = dict[str, Summary]
+"""Summaries per level (an X level, a Y level, a cell ``"X1_Y2"``), in the levels' order."""
+
+
+@dataclass(frozen=True)
+class ReportRun:
+    """The run the report is about, as its header shows it."""
+
+    id: str
+    task: str | None
+    model: str | None
+    method: str | None
+    modality: str | None
+    n_questions: int
+    retrieval_kind: str | None
+    path: str | None
+
+    def to_json(self) -> JSONObject:
+        return {
+            "id": self.id,
+            "task": self.task,
+            "model": self.model,
+            "method": self.method,
+            "modality": self.modality,
+            "n_questions": self.n_questions,
+            "retrieval_kind": self.retrieval_kind,
+            "path": self.path,
+        }
+
+
+@dataclass(frozen=True)
+class AnswerQuality:
+    """EM and Judge overall, coordinate-balanced, and per X, Y and (X, Y) cell (§2)."""
+
+    overall: Summary
+    macro: dict[str, float | None]
+    by_x: Groups
+    by_y: Groups
+    by_cell: Groups
+    n_unplaced: int
+    """Questions without X/Y labels, outside the matrix."""
+
+    def to_json(self) -> JSONObject:
+        return {
+            "overall": _summary(self.overall),
+            "macro": dict(self.macro),
+            "by_x": _groups(self.by_x),
+            "by_y": _groups(self.by_y),
+            "by_cell": _groups(self.by_cell),
+            "n_unplaced": self.n_unplaced,
+        }
+
+
+@dataclass(frozen=True)
+class RetrievalAccess:
+    """Any-Clue, Coverage, Full-Clue and MRR @K over questions with a gold clue (§3)."""
+
+    n: int
+    n_undiagnosable: int
+    """Questions without a gold clue, not counted."""
+    kind: str | None
+    overall: dict[str, float | None]
+    by_y: Groups
+    by_x: Groups
+    by_cell: Groups
+    by_axes: list[JSONObject]
+    """Per level of each of the benchmark's own axes: ``[{"key", "title", "levels"}]``."""
+
+    def to_json(self) -> JSONObject:
+        return {
+            "n": self.n,
+            "n_undiagnosable": self.n_undiagnosable,
+            "kind": self.kind,
+            "overall": dict(self.overall),
+            "by_y": _groups(self.by_y),
+            "by_x": _groups(self.by_x),
+            "by_cell": _groups(self.by_cell),
+            "by_axes": list(self.by_axes),
+        }
+
+
+@dataclass(frozen=True)
+class BenchmarkSection:
+    """One of the benchmark's own report sections (``Benchmark.report_sections``): DMV-Bench's
+    TSR (``retention``, key ``tsr``), CUE-Mem's settings (``settings``, key ``cue``)."""
+
+    kind: ReportSection
+    key: str
+    content: JSONObject
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything ``memscope report`` shows for one run (docs/metrics.md §2–§4, §7, §8)."""
+
+    run: ReportRun
+    k: int
+    answer: AnswerQuality
+    retrieval: RetrievalAccess | None
+    """None when the run logged no retrieval."""
+    temporal: Summary | None
+    """Latest@K, Latest-Miss, Rank-Inversion, Stale-Dominance on Y3; None without such a
+    question with a gold clue."""
+    notes: tuple[str, ...]
+    axes: JSONObject
+    """The benchmark's own axes and the share correct per cell of each view."""
+    sections: tuple[BenchmarkSection, ...]
+    upstream_check: JSONObject | None
+    """The cross-check against the benchmark's own summary file, with its ``sentence``."""
+
+    def section(self, kind: ReportSection) -> JSONObject | None:
+        """The content of the benchmark's section of that kind, None when it has none."""
+        return next((s.content for s in self.sections if s.kind == kind), None)
+
+    def to_json(self) -> JSONObject:
+        """The report as ``memscope report --format json`` prints it (without the
+        per-question rows, which the caller appends)."""
+        found: JSONObject = {
+            "run": self.run.to_json(),
+            "k": self.k,
+            "answer": self.answer.to_json(),
+            "retrieval": None if self.retrieval is None else self.retrieval.to_json(),
+            "temporal": None if self.temporal is None else _summary(self.temporal),
+            "notes": list(self.notes),
+            "axes": self.axes,
+        }
+        for section in self.sections:
+            found[section.key] = section.content
+        found["upstream_check"] = self.upstream_check
+        return found
+
+
+def _summary(summary: Summary) -> JSONObject:
+    return {name: value for name, value in summary.items()}
+
+
+def _groups(groups: Groups) -> JSONObject:
+    found: dict[str, JSONValue] = {level: _summary(summary) for level, summary in groups.items()}
+    return found

@@ -1,0 +1,164 @@
+"""The results table as typed records, each with the one JSON form ``table --format json``
+prints.
+
+``build.build_table`` fills a :class:`ResultsTable`; ``cli/table_render`` draws it as Rich,
+Markdown, LaTeX or CSV, and ``ResultsTable.to_json`` is the JSON (key order included).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memscope.json_types import JSONObject, JSONValue
+
+
+@dataclass(frozen=True)
+class CellDelta:
+    """Δ = row − baseline in one cell, with ``compare``'s paired interval where it has one."""
+
+    delta: float | None
+    low: float | None
+    high: float | None
+    n: int | None
+    """Matched questions; None where Δ is the difference of two values only."""
+    significant: bool
+    """The paired interval excludes 0."""
+
+    def to_json(self) -> JSONObject:
+        return {
+            "delta": self.delta,
+            "delta_low": self.low,
+            "delta_high": self.high,
+            "delta_n": self.n,
+            "significant": self.significant,
+        }
+
+
+@dataclass(frozen=True)
+class TableCell:
+    """One row's value in one column: the metric's mean and its n."""
+
+    value: float | None
+    n: int
+    best: bool
+    """The best value of its column (bold)."""
+    ci: tuple[float | None, float | None] | None = None
+    """The bootstrap interval (``--ci``); None without ``--ci``, (None, None) where undefined."""
+    delta: CellDelta | None = None
+    """Δ vs the baseline row (``--baseline``); None on the baseline row and without one."""
+
+    @property
+    def ci_low(self) -> float | None:
+        return None if self.ci is None else self.ci[0]
+
+    @property
+    def ci_high(self) -> float | None:
+        return None if self.ci is None else self.ci[1]
+
+    def to_json(self) -> JSONObject:
+        found: JSONObject = {"value": self.value, "n": self.n}
+        if self.ci is not None:
+            found["ci_low"], found["ci_high"] = self.ci
+        if self.delta is not None:
+            found |= self.delta.to_json()
+        found["best"] = self.best
+        return found
+
+
+@dataclass(frozen=True)
+class TableColumn:
+    """A column: a level of one axis (``"x:X1"``), ``all``, or a derived summary column."""
+
+    key: str
+    label: str
+    axis: str | None
+    """The axis; None for ``all``; ``"derived"`` for the benchmark's summary columns."""
+    level: str | None
+
+    def to_json(self) -> JSONObject:
+        return {"key": self.key, "label": self.label, "axis": self.axis, "level": self.level}
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """A system: its runs pooled (or one run with ``--per-run``)."""
+
+    label: str
+    group: dict[str, JSONValue]
+    """The run fields that make the row, as stored."""
+    display_group: dict[str, JSONValue]
+    """The same, as the label shows them (display names)."""
+    runs: tuple[str, ...]
+    tasks: tuple[str, ...]
+    n_questions: int
+    cells: dict[str, TableCell]
+    """By column key."""
+
+    def to_json(self) -> JSONObject:
+        return {
+            "label": self.label,
+            "group": dict(self.group),
+            "display_group": dict(self.display_group),
+            "runs": list(self.runs),
+            "tasks": list(self.tasks),
+            "n_questions": self.n_questions,
+            "cells": {key: cell.to_json() for key, cell in self.cells.items()},
+        }
+
+
+@dataclass(frozen=True)
+class TableParams:
+    """How the numbers were made: bootstrap seed and resamples, level, K."""
+
+    seed: int
+    resamples: int | None
+    """Resamples of the intervals; None without ``--ci``."""
+    delta_resamples: int | None
+    """Resamples of Δ's paired interval; None without ``--baseline``."""
+    level: float
+    k: int | list[int]
+    """The runs' K, or the list of them where they differ."""
+    clustered: bool
+    """Intervals resample clusters (DMV-Bench's chain trunks), not questions."""
+
+    def to_json(self) -> JSONObject:
+        return {
+            "seed": self.seed,
+            "resamples": self.resamples,
+            "delta_resamples": self.delta_resamples,
+            "level": self.level,
+            "k": self.k if isinstance(self.k, int) else list(self.k),
+            "clustered": self.clustered,
+        }
+
+
+@dataclass(frozen=True)
+class ResultsTable:
+    """The paper's main results table: one row per system, one column per axis level."""
+
+    benchmark: str
+    metric: str
+    by: tuple[str, ...]
+    group: tuple[str, ...]
+    average: str
+    """``questions`` (pooled, micro) or ``tasks`` (mean over tasks, macro)."""
+    per_run: bool
+    baseline: str | None
+    """The baseline row's label."""
+    params: TableParams
+    columns: tuple[TableColumn, ...]
+    rows: tuple[TableRow, ...]
+
+    def to_json(self) -> JSONObject:
+        return {
+            "benchmark": self.benchmark,
+            "metric": self.metric,
+            "by": list(self.by),
+            "group": list(self.group),
+            "average": self.average,
+            "per_run": self.per_run,
+            "baseline": self.baseline,
+            "params": self.params.to_json(),
+            "columns": [column.to_json() for column in self.columns],
+            "rows": [row.to_json() for row in self.rows],
+        }
