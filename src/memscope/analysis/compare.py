@@ -9,7 +9,7 @@ question is how its correctness changed from A to B: fixed (A wrong, B right), b
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeAlias, TypedDict
 
 import numpy as np
 
@@ -22,6 +22,27 @@ from memscope.analysis.bootstrap import (
 )
 
 TRANSITIONS = ("fixed", "broken", "both_right", "both_wrong")
+
+
+DeltaGroup: TypeAlias = dict[str, float | int | None]
+"""Δ over a group: ``n``, ``score_a``, ``score_b``, ``delta``, ``ci_low``, ``ci_high``."""
+
+
+class DeltaGroups(TypedDict):
+    """Δ overall and per x level, y level and (x, y) cell (levels without a question scored
+    on both sides left out)."""
+
+    overall: DeltaGroup
+    by_x: dict[str, DeltaGroup]
+    by_y: dict[str, DeltaGroup]
+    by_cell: dict[str, DeltaGroup]
+
+
+class TransitionIds(TypedDict):
+    """The questions of one transition class: how many, and their ids in input order."""
+
+    n: int
+    qids: list[str]
 
 
 def transitions(correct_a: np.ndarray, correct_b: np.ndarray) -> np.ndarray:
@@ -40,7 +61,7 @@ def transitions(correct_a: np.ndarray, correct_b: np.ndarray) -> np.ndarray:
 
 def _summary(
     score_a: np.ndarray, score_b: np.ndarray, interval: Interval, mask: np.ndarray
-) -> dict[str, Any]:
+) -> DeltaGroup:
     both = mask & ~np.isnan(score_a) & ~np.isnan(score_b)
     return {
         "n": interval.n,
@@ -61,7 +82,7 @@ def delta_table(
     *,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
-) -> dict[str, Any]:
+) -> DeltaGroups:
     """Δ overall, per x level, per y level and per (x, y) cell, each with its paired interval.
 
     ``levels`` are the x and the y levels in order (the benchmark's coordinate axes; empty
@@ -74,8 +95,8 @@ def delta_table(
     cells = aggregate.cell_labels(x, y)
     everything = np.ones(len(delta), dtype=bool)
 
-    def grouped(labels: np.ndarray, levels: tuple[str, ...]) -> dict[str, Any]:
-        groups: dict[str, Any] = {}
+    def grouped(labels: np.ndarray, levels: tuple[str, ...]) -> dict[str, DeltaGroup]:
+        groups: dict[str, DeltaGroup] = {}
         for level in levels:
             mask = labels == level
             interval = percentile_interval(delta[mask], resamples=resamples, seed=seed)
@@ -93,7 +114,7 @@ def delta_table(
     }
 
 
-def transition_groups(classes: np.ndarray, ids: np.ndarray) -> dict[str, dict[str, Any]]:
+def transition_groups(classes: np.ndarray, ids: np.ndarray) -> dict[str, TransitionIds]:
     """``{class: {"n", "qids"}}`` for the four transition classes, ids in input order."""
     return {
         name: {"n": int((classes == name).sum()), "qids": ids[classes == name].tolist()}

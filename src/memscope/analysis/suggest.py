@@ -18,12 +18,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeAlias
 
 import numpy as np
 
 from memscope.analysis.arrays import PAD, row_member
 from memscope.analysis.evidence import EvidenceSet, latest_clue, stale_mask, within_k
+from memscope.json_types import JSONValue
+
+Numbers: TypeAlias = dict[str, JSONValue]
+"""The numbers behind a suggestion, by name, as ``memscope suggest --format json`` shows them."""
 
 NOISE_MIN_RANK = 6
 """SEL-NOISE: the first gold clue in R@K sits at this rank or lower, under >= 5 non-gold rounds."""
@@ -131,7 +135,7 @@ class RuleHit:
     code: str
     rule: str
     explanation: str
-    numbers: dict[str, Any]
+    numbers: Numbers
     twin_run_id: str | None = None
 
 
@@ -142,7 +146,7 @@ class Rule:
     name: str
     code: str
     fires: Callable[[RunFacts], np.ndarray]
-    explain: Callable[[RunFacts, int], tuple[dict[str, Any], str]]
+    explain: Callable[[RunFacts, int], tuple[Numbers, str]]
     twin: str | None = None
 
 
@@ -217,8 +221,8 @@ def _judge_fires(f: RunFacts) -> np.ndarray:
     return (f.mode == "open") & _eq(f.em, 1.0) & ~np.isnan(f.judge) & (f.judge < 0.5)
 
 
-def _judge_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
-    numbers = {"em": float(f.em[i]), "judge": float(f.judge[i])}
+def _judge_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
+    numbers: Numbers = {"em": float(f.em[i]), "judge": float(f.judge[i])}
     return numbers, f"open answer, exact match = 1 but judge = {_fmt(f.judge[i])} → EVAL-JUDGE"
 
 
@@ -229,8 +233,8 @@ def _visual_twin_fires(f: RunFacts) -> np.ndarray:
     return np.full(f.n, f.modality == "text_only") & _eq(f.twin("visual_twin_correct"), 1.0)
 
 
-def _visual_twin_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
-    numbers = {"twin_run": f.visual_twin, "twin_correct": True}
+def _visual_twin_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
+    numbers: Numbers = {"twin_run": f.visual_twin, "twin_correct": True}
     return (
         numbers,
         f"text-only run wrong, its native-visual twin {f.visual_twin} right on the same question → ENC-TEXT",
@@ -243,8 +247,8 @@ def _oracle_fires(f: RunFacts) -> np.ndarray:
     return np.full(f.n, has_memory) & _eq(f.twin("oracle_correct"), 0.0)
 
 
-def _oracle_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
-    numbers = {"oracle_run": f.oracle, "oracle_correct": False}
+def _oracle_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
+    numbers: Numbers = {"oracle_run": f.oracle, "oracle_correct": False}
     return numbers, f"the clue-only oracle {f.oracle} also fails this question → ENC-PERC"
 
 
@@ -252,11 +256,13 @@ def _oracle_self_fires(f: RunFacts) -> np.ndarray:
     return np.full(f.n, f.is_oracle)
 
 
-def _oracle_self_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
+def _oracle_self_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     clues = ", ".join(f.gold_ids[i]) or "none"
-    return {
-        "clue_rounds": f.gold_ids[i]
-    }, f"clue-only oracle: the gold clues ({clues}) were in context, answer wrong → ENC-PERC"
+    numbers: Numbers = {"clue_rounds": [*f.gold_ids[i]]}
+    return (
+        numbers,
+        f"clue-only oracle: the gold clues ({clues}) were in context, answer wrong → ENC-PERC",
+    )
 
 
 # retrieve -------------------------------------------------------------------------------
@@ -266,9 +272,9 @@ def _miss_fires(f: RunFacts) -> np.ndarray:
     return _eq(f.access["any_clue"], 0.0)
 
 
-def _miss_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
+def _miss_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     golds = f.gold_ids[i]
-    numbers = {"k": f.k, "gold": golds, "any_clue": 0.0}
+    numbers: Numbers = {"k": f.k, "gold": [*golds], "any_clue": 0.0}
     return (
         numbers,
         (
@@ -283,10 +289,10 @@ def _latest_fires(f: RunFacts) -> np.ndarray:
     return (_y(f) == "Y3") & _eq(f.temporal["latest_at_k"], 0.0)
 
 
-def _latest_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
+def _latest_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     latest = _latest_id(f, i)
     rank = int(f.derived["latest_rank"][i])
-    numbers = {"k": f.k, "latest": latest, "latest_rank": rank or None}
+    numbers: Numbers = {"k": f.k, "latest": latest, "latest_rank": rank or None}
     place = f"at rank {rank}, below K={f.k}" if rank else "not in the candidate pool"
     return numbers, f"Y3, latest clue {latest} {place} → RET-LATEST"
 
@@ -296,12 +302,12 @@ def _partial_fires(f: RunFacts) -> np.ndarray:
     return ~np.isnan(coverage) & (coverage > 0) & (coverage < 1)
 
 
-def _partial_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
+def _partial_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     golds = f.gold_ids[i]
     found = int(f.derived["gold_in_k"][i])
     top = set(f.ranked_ids[i][: f.k]) if f.retrieval_kind == "ranked" else set(f.ranked_ids[i])
     missing = [g for g in golds if g not in top]
-    numbers = {"k": f.k, "coverage": float(f.access["coverage"][i]), "missing": missing}
+    numbers: Numbers = {"k": f.k, "coverage": float(f.access["coverage"][i]), "missing": [*missing]}
     return (
         numbers,
         f"{_lead(f, i)}{found} of {len(golds)} {f.clue_word}s in {_where(f)} (missing {', '.join(missing)}) → RET-PART",
@@ -315,12 +321,12 @@ def _stale_fires(f: RunFacts) -> np.ndarray:
     return (_y(f) == "Y3") & _eq(f.temporal["rank_inversion"], 1.0)
 
 
-def _stale_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
+def _stale_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     latest = _latest_id(f, i)
     latest_rank = int(f.derived["latest_rank"][i])
     stale_rank = int(f.derived["stale_rank"][i])
     stale = f.ranked_ids[i][stale_rank - 1] if stale_rank else "?"
-    numbers = {
+    numbers: Numbers = {
         "latest": latest,
         "latest_rank": latest_rank,
         "stale": stale,
@@ -338,10 +344,10 @@ def _noise_fires(f: RunFacts) -> np.ndarray:
     )
 
 
-def _noise_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
+def _noise_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     rank = int(f.derived["first_gold_rank"][i])
     clue = f.ranked_ids[i][rank - 1]
-    numbers = {"first_clue": clue, "first_clue_rank": rank, "non_gold_above": rank - 1}
+    numbers: Numbers = {"first_clue": clue, "first_clue_rank": rank, "non_gold_above": rank - 1}
     return (
         numbers,
         f"first gold clue {clue} at rank {rank}, under {rank - 1} non-gold rounds → SEL-NOISE",
@@ -352,9 +358,9 @@ def _context_fires(f: RunFacts) -> np.ndarray:
     return np.full(f.n, f.family == "full_context") & ~_eq(f.twin("oracle_correct"), 0.0)
 
 
-def _context_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
+def _context_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     oracle = f.twin("oracle_correct")[i]
-    numbers: dict[str, Any] = {
+    numbers: Numbers = {
         "n_rounds": f.n_rounds,
         "oracle_run": f.oracle if not np.isnan(oracle) else None,
     }
@@ -376,10 +382,10 @@ def _inject_fires(f: RunFacts) -> np.ndarray:
     return np.full(f.n, f.injects_text_only) & _eq(f.access["any_clue"], 1.0)
 
 
-def _inject_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
+def _inject_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     rank = int(f.derived["first_gold_rank"][i])
     clue = f.ranked_ids[i][rank - 1] if rank else "a gold clue"
-    numbers = {"first_clue": clue, "first_clue_rank": rank or None}
+    numbers: Numbers = {"first_clue": clue, "first_clue_rank": rank or None}
     place = f" at rank {rank}" if rank else ""
     return (
         numbers,
@@ -400,7 +406,7 @@ def _refusal_task_fires(f: RunFacts) -> np.ndarray:
     return f.flag("refusal_task")
 
 
-def _refusal_task_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
+def _refusal_task_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     return {"task": "answer refusal"}, "Answer Refusal question answered wrongly → USE-CALIB"
 
 
@@ -408,7 +414,7 @@ def _refusal_fires(f: RunFacts) -> np.ndarray:
     return f.flag("refusal") & _evidence_present(f) & ~f.flag("refusal_task")
 
 
-def _refusal_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
+def _refusal_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     if f.retrieval_kind in ("ranked", "unranked"):
         found = int(f.derived["gold_in_k"][i])
         return (
@@ -429,10 +435,10 @@ def _state_fires(f: RunFacts) -> np.ndarray:
     )
 
 
-def _state_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
+def _state_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     latest = _latest_id(f, i)
     rank = int(f.derived["latest_rank"][i])
-    numbers = {"latest": latest, "latest_rank": rank, "rank_inversion": 0.0}
+    numbers: Numbers = {"latest": latest, "latest_rank": rank, "rank_inversion": 0.0}
     place = f"at rank {rank}" if f.retrieval_kind == "ranked" else "in the retrieved set"
     return (
         numbers,
@@ -445,7 +451,7 @@ def _assoc_fires(f: RunFacts) -> np.ndarray:
     return pattern & (f.derived["gold_in_k"] >= ASSOC_MIN_CLUES)
 
 
-def _assoc_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
+def _assoc_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     found = int(f.derived["gold_in_k"][i])
     kind = "Y2" if f.y[i] == "Y2" else f"{_place(f, i)}: implicit-cue"
     return {
@@ -458,9 +464,9 @@ def _use_fires(f: RunFacts) -> np.ndarray:
     return (_y(f) != "Y3") & _eq(f.access["full_clue"], 1.0)
 
 
-def _use_explain(f: RunFacts, i: int) -> tuple[dict[str, Any], str]:
+def _use_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     golds = f.gold_ids[i]
-    numbers = {"k": f.k, "gold": golds, "full_clue": 1.0}
+    numbers: Numbers = {"k": f.k, "gold": [*golds], "full_clue": 1.0}
     level = _place(f, i)
     return (
         numbers,

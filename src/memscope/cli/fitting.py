@@ -43,7 +43,7 @@ class Column:
     """Never left out (the row label)."""
     rank: int | None = None
     """Order of preference among the optional columns (lower first; default: position)."""
-    cells: list[Any] = field(default_factory=list)
+    cells: list[str | Text] = field(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -92,7 +92,7 @@ def _after_hyphens(word: str) -> list[str]:
     return pieces or [word]
 
 
-def _plain(cell: Any) -> str:
+def _plain(cell: str | Text) -> str:
     return cell.plain if isinstance(cell, Text) else str(cell)
 
 
@@ -110,7 +110,9 @@ class FittingTable:
         self.rows: list[tuple[bool, str | None]] = []
         """Per row: whether a section ends after it, and its style."""
 
-    def add_row(self, *cells: Any, end_section: bool = False, style: str | None = None) -> None:
+    def add_row(
+        self, *cells: str | Text, end_section: bool = False, style: str | None = None
+    ) -> None:
         """One row, a cell per column (str or Text), as Rich's ``Table.add_row``."""
         for column, cell in zip(self.columns, cells, strict=True):
             column.cells.append(cell)

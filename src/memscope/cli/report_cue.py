@@ -99,7 +99,7 @@ def render_cue_report(report: Report, cue: Mapping[str, Any], header: Text) -> G
     """The CUE-Mem report (header, accuracy table, evidence table, notes) as Rich renderables;
     ``cue`` is the report's ``settings`` section."""
     overall = report.answer.overall
-    parts: list[Any] = [
+    parts: list[RenderableType] = [
         header,
         Text(""),
         Text(f"overall accuracy: {fmt(overall['em'])} (n={overall['n']})"),

@@ -50,7 +50,7 @@ def _group_table(
 def render_dmv_report(report: Report, tsr: Mapping[str, Any], header: Text) -> Group:
     """The DMV-Bench report (header, TSR, retention curve, strata) as Rich renderables;
     ``tsr`` is the report's ``retention`` section."""
-    parts: list[Any] = [header, Text("")]
+    parts: list[RenderableType] = [header, Text("")]
     parts.append(
         Text(
             f"TSR {fmt(tsr['overall'])}  95% CI {_interval(tsr)}  ·  {tsr['n']} probes in {tsr['n_trunks']} chain trunk(s)"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -22,6 +22,9 @@ from memscope.cli.common import (
 )
 from memscope.cli.number_options import RANK, RESAMPLES, SEED
 from memscope.errors import InputError
+
+if TYPE_CHECKING:
+    from memscope.usecases.runs.store_access import ReadOptions, Store
 
 
 class TableFormat(str, Enum):
@@ -54,7 +57,7 @@ def _renames(labels: list[str]) -> dict[str, str]:
     return renames
 
 
-def _run_ids(store: Any, refs: list[str], options: Any) -> list[str]:
+def _run_ids(store: Store, refs: list[str], options: ReadOptions) -> list[str]:
     """Run ids for what was named: run directories, folders of them (searched
     recursively, ingested when new or changed), ``DIR:PART`` or run ids; in order, once."""
     from memscope.usecases.runs.ingest import ingest_paths, resolve_run

@@ -8,13 +8,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypeAlias
 
+from memscope.analysis.compare import DeltaGroup
 from memscope.json_types import JSONObject, JSONValue
 
-DeltaGroup: TypeAlias = dict[str, float | int | None]
-"""Δ over a group of matched questions: ``n``, ``score_a``, ``score_b``, ``delta``, and its
-paired interval ``ci_low``, ``ci_high`` (None where undefined)."""
+__all__ = [
+    "ComparedMetric",
+    "ComparedRun",
+    "Comparison",
+    "DeltaGroup",
+    "DeltaTable",
+    "Pairing",
+    "Transition",
+]
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import IO, TYPE_CHECKING, Protocol
 
 from memscope.distribution import install_command
 from memscope.errors import InputError, MemscopeError
@@ -38,6 +39,15 @@ if TYPE_CHECKING:
     from memscope.store import Store
 
 KINDS = ("heatmap", "recency", "retention", "cue", "codes")
+
+
+class DrawnFigure(Protocol):
+    """What a builder draws: a matplotlib figure (matplotlib is an optional extra, so its
+    types are not imported; pyplot is passed as the module it is)."""
+
+    def savefig(self, fname: IO[bytes], **kwargs: object) -> None: ...
+
+
 FORMATS = (".svg", ".png", ".pdf")
 HASH_SALT = "memscope"
 
@@ -51,7 +61,7 @@ class Figure:
     runs: list[str]
 
 
-def _matplotlib() -> Any:
+def _matplotlib() -> ModuleType:
     """pyplot on the Agg backend, with the settings that make output reproducible."""
     try:
         import matplotlib  # type: ignore[import-not-found, unused-ignore]
@@ -81,7 +91,7 @@ def _matplotlib() -> Any:
     return plt
 
 
-def _save(plt: Any, fig: Any, suffix: str) -> bytes:
+def _save(plt: ModuleType, fig: DrawnFigure, suffix: str) -> bytes:
     """The figure's bytes without a creation date (so they depend on the data only).
 
     Every format carries memscope as its creator: that is how a later ``plot --out`` knows
@@ -89,7 +99,7 @@ def _save(plt: Any, fig: Any, suffix: str) -> bytes:
     """
     import io
 
-    metadata: dict[str, Any] = {"Software": "memscope"}
+    metadata: dict[str, str | None] = {"Software": "memscope"}
     if suffix == ".svg":
         metadata = {"Date": None, "Creator": "memscope"}
     elif suffix == ".pdf":
@@ -102,7 +112,7 @@ def _save(plt: Any, fig: Any, suffix: str) -> bytes:
     return buffer.getvalue()
 
 
-def _heatmap(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
+def _heatmap(plt: ModuleType, store: Store, runs: list[str], metric: str | None) -> DrawnFigure:
     from memscope.usecases.runs.loading import load_run
 
     name = metric or "em"
@@ -137,7 +147,7 @@ def _heatmap(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any
     return fig
 
 
-def _recency(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
+def _recency(plt: ModuleType, store: Store, runs: list[str], metric: str | None) -> DrawnFigure:
     from memscope.usecases.runs.loading import load_run
 
     fig, axes = plt.subplots(1, len(SWEEP_METRICS), figsize=(9.0, 2.8), sharex=True)
@@ -158,7 +168,7 @@ def _recency(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any
     return fig
 
 
-def _retention(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
+def _retention(plt: ModuleType, store: Store, runs: list[str], metric: str | None) -> DrawnFigure:
     from memscope.usecases.runs.loading import load_run
 
     fig, ax = plt.subplots(figsize=(4.2, 3.0))
@@ -177,7 +187,7 @@ def _retention(plt: Any, store: Store, runs: list[str], metric: str | None) -> A
     return fig
 
 
-def _cue(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
+def _cue(plt: ModuleType, store: Store, runs: list[str], metric: str | None) -> DrawnFigure:
     from memscope.usecases.runs.loading import load_run
 
     fig, axes = plt.subplots(1, len(runs), figsize=(4.6 * len(runs), 3.0), squeeze=False)
@@ -205,8 +215,12 @@ def _cue(plt: Any, store: Store, runs: list[str], metric: str | None) -> Any:
 
 
 def _codes(
-    plt: Any, store: Store, runs: list[str], metric: str | None, annotator: str | None = None
-) -> Any:
+    plt: ModuleType,
+    store: Store,
+    runs: list[str],
+    metric: str | None,
+    annotator: str | None = None,
+) -> DrawnFigure:
     from memscope.usecases.labels.estimate import estimate_dict, estimate_run
 
     by = metric or "y"
@@ -270,7 +284,7 @@ def _codes(
     return fig
 
 
-BUILDERS: dict[str, Callable[[Any, Store, list[str], str | None], Any]] = {
+BUILDERS: dict[str, Callable[[ModuleType, Store, list[str], str | None], DrawnFigure]] = {
     "heatmap": _heatmap,
     "recency": _recency,
     "retention": _retention,

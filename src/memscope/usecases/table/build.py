@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -32,6 +32,7 @@ from memscope.analysis.bootstrap import (
     resample_means,
 )
 from memscope.errors import InputError
+from memscope.json_types import JSONValue
 from memscope.usecases.benchmarks import spec_of
 from memscope.usecases.compare.pairs import match_questions
 from memscope.usecases.runs.ingest import effective_k
@@ -80,6 +81,22 @@ class TableOptions:
     seed: int = DEFAULT_SEED
 
 
+class _Cell(TypedDict, total=False):
+    """A cell while it is computed: value and n first, then the interval, Δ and ``best``
+    (``TableCell`` is the finished record)."""
+
+    value: float | None
+    n: int
+    ci_low: float | None
+    ci_high: float | None
+    delta: float | None
+    delta_low: float | None
+    delta_high: float | None
+    delta_n: int | None
+    significant: bool
+    best: bool
+
+
 @dataclass
 class _Part:
     """One run's per-question arrays."""
@@ -93,7 +110,7 @@ class _Part:
 
 @dataclass
 class _Row:
-    key: tuple[Any, ...]
+    key: tuple[JSONValue, ...]
     parts: list[_Part]
     label: str = ""
     raw_label: str = ""
@@ -174,14 +191,14 @@ NAMED_FIELDS = frozenset({"method", "base_method"})
 """Group fields whose values the benchmark may show by another name (``display_names``)."""
 
 
-def _shown(field: str, value: Any, names: Mapping[str, str]) -> Any:
+def _shown(field: str, value: JSONValue, names: Mapping[str, str]) -> JSONValue:
     """A group field's value as the row label shows it (the benchmark's display name)."""
     if field in NAMED_FIELDS and isinstance(value, str):
         return names.get(value, value)
     return value
 
 
-def _joined(values: list[Any]) -> str:
+def _joined(values: list[JSONValue]) -> str:
     return " · ".join(str(v) for v in values if v not in (None, ""))
 
 
@@ -231,9 +248,9 @@ def _labels(
 
 def _columns(
     benchmark: str, by: tuple[str, ...], rows: list[_Row]
-) -> tuple[list[dict[str, Any]], dict[str, list[np.ndarray]]]:
+) -> tuple[list[TableColumn], dict[str, list[np.ndarray]]]:
     """The columns, and per axis the (binned) labels of each row's pooled questions."""
-    columns: list[dict[str, Any]] = []
+    columns: list[TableColumn] = []
     labelled: dict[str, list[np.ndarray]] = {}
     parts = [part.axes for row in rows for part in row.parts]
     for axis in by:
@@ -244,21 +261,16 @@ def _columns(
             labelled[axis].append(np.concatenate(per_part[at : at + len(row.parts)]).astype(object))
             at += len(row.parts)
         columns += [
-            {
-                "key": f"{axis}:{level}",
-                "label": level_label(benchmark, axis, level),
-                "axis": axis,
-                "level": level,
-            }
+            TableColumn(f"{axis}:{level}", level_label(benchmark, axis, level), axis, level)
             for level in levels
         ]
-    columns.append({"key": "all", "label": "all", "axis": None, "level": None})
+    columns.append(TableColumn("all", "all", None, None))
     for key, label, _ in table_layout(benchmark).derived:
-        columns.append({"key": key, "label": label, "axis": "derived", "level": None})
+        columns.append(TableColumn(key, label, "derived", None))
     return columns, labelled
 
 
-def _cell(values: np.ndarray, mask: np.ndarray) -> dict[str, Any]:
+def _cell(values: np.ndarray, mask: np.ndarray) -> _Cell:
     chosen = values[mask]
     defined = chosen[~np.isnan(chosen)]
     return {"value": float(defined.mean()) if defined.size else None, "n": int(defined.size)}
@@ -290,15 +302,15 @@ def _derived_cells(
     ci: bool,
     resamples: int,
     seed: int,
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, _Cell]:
     """The benchmark's summary columns from the row's cell means; intervals resample each
     cell independently (stratified), cell i with seed + i."""
     derived = table_layout(benchmark).derived
     if not derived:
         return {}
     names = sorted({str(c) for c in cells if c})
-    means: dict[str, Any] = {}
-    draws: dict[str, Any] = {}
+    means: dict[str, float] = {}
+    draws: dict[str, np.ndarray] = {}
     counts: dict[str, int] = {}
     for i, name in enumerate(names):
         chosen = values[cells == name]
@@ -308,13 +320,13 @@ def _derived_cells(
             counts[name] = int(defined.size)
             if ci:
                 draws[name] = resample_means(defined, resamples=resamples, seed=seed + i)
-    result: dict[str, dict[str, Any]] = {}
+    result: dict[str, _Cell] = {}
     tail = (1.0 - DEFAULT_LEVEL) / 2.0
     for key, _, compute in derived:
         value = compute(means)
         # n: the questions of the cells the column depends on (perturbing one moves it).
         used = [name for name in means if compute({**means, name: means[name] + 1.0}) != value]
-        entry: dict[str, Any] = {
+        entry: _Cell = {
             "value": None if value is None else float(value),
             "n": sum(counts[name] for name in used),
         }
@@ -332,28 +344,28 @@ def _derived_cells(
 def _row_cells(
     benchmark: str,
     row: _Row,
-    columns: list[dict[str, Any]],
+    columns: list[TableColumn],
     labelled: dict[str, np.ndarray],
     *,
     ci: bool,
     resamples: int,
     seed: int,
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, _Cell]:
     """Micro cells of one row (or of one task's questions of it, through ``labelled``)."""
     values = row.values
     cluster = row.clusters
     everything = np.ones(len(values), dtype=bool)
-    cells: dict[str, dict[str, Any]] = {}
+    cells: dict[str, _Cell] = {}
     for column in columns:
-        if column["axis"] == "derived":
+        if column.axis == "derived":
             continue
-        mask = everything if column["axis"] is None else labelled[column["axis"]] == column["level"]
+        mask = everything if column.axis is None else labelled[column.axis] == column.level
         cell = _cell(values, mask)
         if ci:
             cell["ci_low"], cell["ci_high"] = (
                 _interval(values, mask, cluster, resamples, seed) if cell["n"] else (None, None)
             )
-        cells[column["key"]] = cell
+        cells[column.key] = cell
     cells |= _derived_cells(
         benchmark,
         values,
@@ -373,13 +385,13 @@ def _subrow(row: _Row, task: str) -> tuple[_Row, np.ndarray]:
 def _task_average(
     benchmark: str,
     row: _Row,
-    columns: list[dict[str, Any]],
+    columns: list[TableColumn],
     labelled: dict[str, np.ndarray],
     *,
     ci: bool,
     resamples: int,
     seed: int,
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, _Cell]:
     """Macro over tasks: each column is the mean of its per-task values (each task weighs
     1); n sums the tasks' n; an interval resamples each task's questions apart
     (task i with seed + i) and averages the resampled task means."""
@@ -393,26 +405,26 @@ def _task_average(
                 benchmark, sub, columns, sub_labelled, ci=False, resamples=resamples, seed=seed + i
             )
         )
-    cells: dict[str, dict[str, Any]] = {}
+    cells: dict[str, _Cell] = {}
     tail = (1.0 - DEFAULT_LEVEL) / 2.0
     for column in columns:
-        key = column["key"]
+        key = column.key
         present = [(i, t[key]) for i, t in enumerate(per_task) if t[key]["value"] is not None]
-        cell: dict[str, Any] = {
+        cell: _Cell = {
             "value": float(np.mean([c["value"] for _, c in present])) if present else None,
             "n": sum(c["n"] for _, c in present),
         }
         if ci:
             cell["ci_low"] = cell["ci_high"] = None
-            if present and column["axis"] != "derived":
+            if present and column.axis != "derived":
                 draws = []
                 for i, _ in present:
                     sub, mask = _subrow(row, tasks[i])
                     values = sub.values
                     chosen = (
                         values
-                        if column["axis"] is None
-                        else values[labelled[column["axis"]][mask] == column["level"]]
+                        if column.axis is None
+                        else values[labelled[column.axis][mask] == column.level]
                     )
                     draws.append(
                         resample_means(
@@ -428,10 +440,10 @@ def _task_average(
 def _deltas(
     base: _Row,
     row: _Row,
-    columns: list[dict[str, Any]],
+    columns: list[TableColumn],
     base_labelled: dict[str, np.ndarray],
-    cells: dict[str, dict[str, Any]],
-    base_cells: dict[str, dict[str, Any]],
+    cells: dict[str, _Cell],
+    base_cells: dict[str, _Cell],
     *,
     paired: bool,
     seed: int,
@@ -443,9 +455,9 @@ def _deltas(
     rows_base, rows_row = match_questions(base.keys, row.keys)
     delta = row.values[rows_row] - base.values[rows_base]
     for column in columns:
-        cell = cells[column["key"]]
-        if not paired or column["axis"] == "derived":
-            mine, theirs = cell["value"], base_cells[column["key"]]["value"]
+        cell = cells[column.key]
+        if not paired or column.axis == "derived":
+            mine, theirs = cell["value"], base_cells[column.key]["value"]
             cell["delta"] = None if mine is None or theirs is None else mine - theirs
             cell["delta_low"] = cell["delta_high"] = None
             cell["delta_n"] = None
@@ -453,8 +465,8 @@ def _deltas(
             continue
         mask = (
             np.ones(len(delta), dtype=bool)
-            if column["axis"] is None
-            else base_labelled[column["axis"]][rows_base] == column["level"]
+            if column.axis is None
+            else base_labelled[column.axis][rows_base] == column.level
         )
         interval = percentile_interval(delta[mask], resamples=DEFAULT_RESAMPLES, seed=seed)
         cell["delta"], cell["delta_low"], cell["delta_high"] = (
@@ -470,16 +482,17 @@ def _deltas(
         )
 
 
-def _mark_best(rows: list[dict[str, Any]], columns: list[dict[str, Any]], metric: str) -> None:
+def _mark_best(rows: list[dict[str, _Cell]], columns: list[TableColumn], metric: str) -> None:
+    """Mark each column's best value (``best``) in the rows' cells."""
     for column in columns:
-        key = column["key"]
-        values = [r["cells"][key]["value"] for r in rows if r["cells"][key]["value"] is not None]
+        key = column.key
+        values = [value for r in rows if (value := r[key]["value"]) is not None]
         best = None
         if values and key not in UNRANKED_COLUMNS and len(rows) > 1:
             best = min(values) if metric in LOWER_IS_BETTER else max(values)
         for r in rows:
-            value = r["cells"][key]["value"]
-            r["cells"][key]["best"] = bool(
+            value = r[key]["value"]
+            r[key]["best"] = bool(
                 best is not None and value is not None and abs(value - best) < 1e-12
             )
 
@@ -510,7 +523,7 @@ def build_table(data: list[RunData], options: TableOptions | None = None) -> Res
         dmv_analysis.DEFAULT_RESAMPLES if clustered else DEFAULT_RESAMPLES
     )
     ks = {effective_k(d.run, options.k) for d in data}
-    rows: dict[tuple[Any, ...], _Row] = {}
+    rows: dict[tuple[JSONValue, ...], _Row] = {}
     for run_data in data:
         run = run_data.run
         part = _Part(
@@ -529,32 +542,20 @@ def build_table(data: list[RunData], options: TableOptions | None = None) -> Res
     _labels(ordered, ("run",) if options.per_run else group, options.per_run, options.labels, names)
     columns, labelled_lists = _columns(benchmark, by, ordered)
     tasks_average = options.average == "tasks" and not options.per_run
-    results: list[dict[str, Any]] = []
-    cells_of: list[dict[str, dict[str, Any]]] = []
+    cells_of: list[dict[str, _Cell]] = []
     for index, row in enumerate(ordered):
         labelled = {axis: lists[index] for axis, lists in labelled_lists.items()}
         compute = _task_average if tasks_average else _row_cells
-        cells = compute(
-            benchmark, row, columns, labelled, ci=options.ci, resamples=resamples, seed=options.seed
-        )
-        cells_of.append(cells)
-        results.append(
-            {
-                "label": row.label,
-                "group": {"run": row.key[0]}
-                if options.per_run
-                else dict(zip(group, row.key, strict=True)),
-                "display_group": {"run": row.key[0]}
-                if options.per_run
-                else {
-                    name: _shown(name, value, names)
-                    for name, value in zip(group, row.key, strict=True)
-                },
-                "runs": [p.run["run_id"] for p in row.parts],
-                "tasks": sorted({p.run.get("task") or "" for p in row.parts}),
-                "n_questions": len(row.values),
-                "cells": cells,
-            }
+        cells_of.append(
+            compute(
+                benchmark,
+                row,
+                columns,
+                labelled,
+                ci=options.ci,
+                resamples=resamples,
+                seed=options.seed,
+            )
         )
     baseline = None
     if options.baseline is not None:
@@ -582,7 +583,25 @@ def build_table(data: list[RunData], options: TableOptions | None = None) -> Res
                     paired=not tasks_average,
                     seed=options.seed,
                 )
-    _mark_best(results, columns, metric)
+    _mark_best(cells_of, columns, metric)
+    rows_out = tuple(
+        TableRow(
+            label=row.label,
+            group={"run": row.key[0]}
+            if options.per_run
+            else dict(zip(group, row.key, strict=True)),
+            display_group={"run": row.key[0]}
+            if options.per_run
+            else {
+                name: _shown(name, value, names) for name, value in zip(group, row.key, strict=True)
+            },
+            runs=tuple(p.run["run_id"] for p in row.parts),
+            tasks=tuple(sorted({p.run.get("task") or "" for p in row.parts})),
+            n_questions=len(row.values),
+            cells={key: _typed_cell(cell) for key, cell in cells.items()},
+        )
+        for row, cells in zip(ordered, cells_of, strict=True)
+    )
     return ResultsTable(
         benchmark=benchmark,
         metric=metric,
@@ -599,25 +618,13 @@ def build_table(data: list[RunData], options: TableOptions | None = None) -> Res
             k=sorted(ks)[0] if len(ks) == 1 else sorted(ks),
             clustered=clustered,
         ),
-        columns=tuple(TableColumn(c["key"], c["label"], c["axis"], c["level"]) for c in columns),
-        rows=tuple(_typed_row(row) for row in results),
+        columns=tuple(columns),
+        rows=rows_out,
     )
 
 
-def _typed_row(row: dict[str, Any]) -> TableRow:
-    """A row as computed (cells filled in several passes) into its frozen record."""
-    return TableRow(
-        label=row["label"],
-        group=row["group"],
-        display_group=row["display_group"],
-        runs=tuple(row["runs"]),
-        tasks=tuple(row["tasks"]),
-        n_questions=row["n_questions"],
-        cells={key: _typed_cell(cell) for key, cell in row["cells"].items()},
-    )
-
-
-def _typed_cell(cell: dict[str, Any]) -> TableCell:
+def _typed_cell(cell: _Cell) -> TableCell:
+    """A cell as computed (filled in several passes) into its frozen record."""
     return TableCell(
         value=cell["value"],
         n=cell["n"],
