@@ -54,12 +54,12 @@ class LoadedRun:
     @property
     def run_id(self) -> str:
         """The run being triaged."""
-        return str(self.data.run["run_id"])
+        return str(self.data.run.run_id)
 
     @property
     def other_run_id(self) -> str | None:
         """The compared run, if any."""
-        return str(self.other.run["run_id"]) if self.other is not None else None
+        return str(self.other.run.run_id) if self.other is not None else None
 
     @property
     def k(self) -> int:
@@ -168,7 +168,7 @@ def load_evidence(store: Store, data: RunData) -> ChannelIndex:
     whether ``memscope recompute`` can fill the scores it did not log."""
     from memscope.engine_jobs.gap_fill import recompute_hint
 
-    run_id = str(data.run["run_id"])
+    run_id = str(data.run.run_id)
     with store.read() as con:
         table = queries.evidence_table(con, run_id)
         channels = ChannelIndex(queries.retrieval_channels(con, run_id))
@@ -213,9 +213,9 @@ def open_session(
         # either: they come with load_evidence.
         data = read_questions(con, store, run_id, detail=with_evidence)
         other = read_questions(con, store, run_ids[1]) if len(run_ids) > 1 else None
-        rounds = RoundIndex(queries.rounds_table(con, data.run["dataset_id"]))
+        rounds = RoundIndex(queries.rounds_table(con, data.run.dataset_id))
         saved = load_app_state(con, run_id, annotator)
-        sample = _sample_plan(con, run_id, data.run.get("content_hash"))
+        sample = _sample_plan(con, run_id, data.run.content_hash)
     channels = load_evidence(store, data) if with_evidence else ChannelIndex(None)
     notes: list[str] = []
     suggestions = load_suggestions(store, data, notes, say) if with_suggestions else {}

@@ -617,7 +617,7 @@ class TriageSession:
         run = self.run.data.run
         # The run-level numbers are the Y3 temporal metrics under the re-rank panel; the
         # evidence and probe panels do not show them, so nothing is computed for those runs.
-        if run.get("retrieval_kind") != "ranked" or self.run.data.spec.panel != "rerank":
+        if run.retrieval_kind != "ranked" or self.run.data.spec.panel != "rerank":
             return RerankPlan("none")
         if not self.run.evidence_ready:
             return RerankPlan("waiting", key)

@@ -135,7 +135,7 @@ def grid_values(
     if metric.key == "delta" and _on_coordinates(table, view):
         # On the x × y grid Δ is compare's caption-proof gain of the answer scores.
         found = (
-            _coordinate_delta(store, str(data.run["run_id"]), str(other.run["run_id"]))
+            _coordinate_delta(store, str(data.run.run_id), str(other.run.run_id))
             if other is not None and store is not None
             else {}
         )
@@ -204,7 +204,7 @@ def _question_values(
             from memscope.store.queries_benchmarks import target_seen_by_probe
 
             with store.read() as con:
-                seen = target_seen_by_probe(con, str(data.run["run_id"]))
+                seen = target_seen_by_probe(con, str(data.run.run_id))
         return np.array(
             [float(seen[q]) if q in seen else np.nan for q in table.qids.tolist()], dtype=float
         ), False

@@ -153,7 +153,7 @@ def build_report_parts(
         retrieval = {
             "n": n_gold_defined,
             "n_undiagnosable": len(values["em"]) - n_gold_defined,
-            "kind": run.get("retrieval_kind"),
+            "kind": run.retrieval_kind,
             "overall": {name: aggregate.mean_or_none(v) for name, v in access.items()},
             "by_y": aggregate.by_group(access, y, y_levels, n_of="any_clue"),
             "by_x": aggregate.by_group(access, x, x_levels, n_of="any_clue"),
@@ -169,22 +169,20 @@ def build_report_parts(
             temporal = None
     report: dict[str, Any] = {
         "run": {
-            "id": run["run_id"],
-            "task": run.get("task"),
-            "model": run.get("model"),
-            "method": run.get("method"),
-            "modality": run.get("modality"),
+            "id": run.run_id,
+            "task": run.task,
+            "model": run.model,
+            "method": run.method,
+            "modality": run.modality,
             "n_questions": len(values["em"]),
-            "retrieval_kind": run.get("retrieval_kind"),
-            "path": run.get("path"),
+            "retrieval_kind": run.retrieval_kind,
+            "path": run.path,
         },
         "k": cutoff,
         "answer": answer,
         "retrieval": retrieval,
         "temporal": temporal,
-        "notes": [RETRIEVAL_NOTES[kind]]
-        if (kind := run.get("retrieval_kind")) in RETRIEVAL_NOTES
-        else [],
+        "notes": [RETRIEVAL_NOTES[kind]] if (kind := run.retrieval_kind) in RETRIEVAL_NOTES else [],
     }
     from memscope.usecases.runs.axes import axes_report
 
