@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -22,6 +22,9 @@ from memscope.cli.common import (
 )
 from memscope.cli.number_options import RANK, RESAMPLES, SEED
 from memscope.errors import InputError
+
+if TYPE_CHECKING:
+    from memscope.usecases.runs.store_access import ReadOptions, Store
 
 
 class TableFormat(str, Enum):
@@ -54,22 +57,15 @@ def _renames(labels: list[str]) -> dict[str, str]:
     return renames
 
 
-def _run_ids(store: Any, refs: list[str], options: Any) -> list[str]:
+def _run_ids(store: Store, refs: list[str], options: ReadOptions) -> list[str]:
     """Run ids for what was named: run directories, folders of them (searched
     recursively, ingested when new or changed), ``DIR:PART`` or run ids; in order, once."""
-    from memscope.usecases.runs.ingest import ingest_paths, resolve_run
+    from memscope.usecases.runs.selection import SelectOptions, select_runs
 
-    found: list[str] = []
-    for ref in refs:
-        path = Path(ref).expanduser()
-        if path.is_dir():
-            outcomes, failures = ingest_paths(store, [path], options)
-            for failure in failures:
-                warn(f"{failure.path}: {failure.error.message} (left out)")
-            found += [outcome.run_id for outcome in outcomes]
-        else:
-            found.append(resolve_run(store, ref, options=options))
-    return list(dict.fromkeys(found))
+    selection = select_runs(store, refs, SelectOptions(read=options, folders=True))
+    for failure in selection.left_out:
+        warn(f"{failure.path}: {failure.error.message} (left out)")
+    return selection.distinct_ids
 
 
 @app.command(

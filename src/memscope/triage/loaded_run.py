@@ -14,14 +14,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from memscope.adapters import ReadOptions
 from memscope.store import Store, queries
 from memscope.store.app_state import AppState, load_app_state, save_app_state
 from memscope.triage.candidate_rows import ChannelIndex
 from memscope.triage.round_index import RoundIndex
 from memscope.usecases.labels.queue import QueueSpec, TriageTable
-from memscope.usecases.runs.ingest import effective_k, resolve_run
+from memscope.usecases.runs.ingest import effective_k
 from memscope.usecases.runs.loading import RunData, evidence_from_table, read_questions
+from memscope.usecases.runs.selection import check_refs as check_refs  # launch's import
 from memscope.usecases.suggest.changes import load_suggestions
 
 Progress = Callable[[str], None]
@@ -81,18 +81,6 @@ class LoadedRun:
         return self._other_rows.get(row)
 
 
-def resolve_refs(
-    store: Store, refs: list[str], options: ReadOptions, progress: Progress | None = None
-) -> list[str]:
-    """Run ids for what the user named (run dirs are ingested when new or changed)."""
-    run_ids = []
-    for ref in refs:
-        if progress:
-            progress(f"Reading {ref} …")
-        run_ids.append(resolve_run(store, ref, options=options))
-    return run_ids
-
-
 @dataclass(frozen=True)
 class DirRuns:
     """The runs at or below a directory the user opened."""
@@ -101,64 +89,6 @@ class DirRuns:
     run_ids: list[str]
     notes: list[str]
     """Runs below it that could not be read, one line each."""
-
-
-def runs_in_dir(
-    store: Store, ref: str, options: ReadOptions, progress: Progress | None = None
-) -> DirRuns | None:
-    """Every run at or below directory ``ref`` (ingested when new or changed), or None when
-    ``ref`` is not a directory (a run id, or ``DIR:PART``).
-
-    A run directory holding one run gives one id; a DMV-Bench directory gives one per
-    system, a CUE-Mem directory one per results file, a folder of runs all of them. Only
-    runs under ``ref`` are ever returned.
-
-    Raises:
-        RunDirError: ``ref`` is a directory that holds no run.
-    """
-    from pathlib import Path
-
-    from memscope.usecases.runs.ingest import ingest_paths
-
-    path = Path(ref).expanduser()
-    if not path.is_dir():
-        return None
-    if progress:
-        progress(f"Reading {ref} …")
-    outcomes, failures = ingest_paths(store, [path], options)
-    notes = [f"{failure.path}: {failure.error.message}" for failure in failures]
-    if not outcomes and failures:
-        raise failures[0].error
-    return DirRuns(str(path), list(dict.fromkeys(o.run_id for o in outcomes)), notes)
-
-
-def check_refs(store: Store, refs: list[str]) -> None:
-    """Refuse, before the app starts, a run that is neither a directory nor an ingested run.
-
-    Raises:
-        RunDirError: a path that does not exist.
-        NotFoundError: an unknown run id, naming the nearest ones (``memscope open``
-            prints it and exits).
-    """
-    from pathlib import Path
-
-    from memscope.errors import RunDirError
-
-    if not refs:  # the run opened last: there must be one (and a store to hold it)
-        resolve_run(store, None, ingest=False)
-    for ref in refs:
-        if Path(ref).expanduser().exists():
-            continue
-        directory, _, part = ref.rpartition(":")
-        if directory and part and Path(directory).expanduser().is_dir():
-            continue  # DIR:PART, one run of a directory that holds several
-        if "/" in ref or ref.startswith("."):
-            raise RunDirError(
-                "no such run directory",
-                where=ref,
-                fix="Check the path, or name an ingested run (memscope runs).",
-            )
-        resolve_run(store, ref, ingest=False)
 
 
 def load_evidence(store: Store, data: RunData) -> ChannelIndex:
