@@ -12,9 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from memscope.errors import NotFoundError
-from memscope.store import Store
-from memscope.store import queries_benchmarks as queries
+from memscope.usecases.runs.session_io import read_probe
+from memscope.usecases.runs.store_access import Store
 
 
 @dataclass(frozen=True)
@@ -93,25 +92,10 @@ def load_probe(store: Store, run_id: str, qid: str) -> ProbeView:
     Raises:
         NotFoundError: when the run has no such question.
     """
-    with store.read() as con:
-        question = queries.run_question(con, run_id, qid)
-        if question is None:
-            raise NotFoundError(f"run {run_id!r} has no question {qid!r}", where=str(store.path))
-        steps = queries.recall_steps(con, run_id, qid)
-        extra = question["extra"]
-        target = str(extra.get("target_hash") or "")
-        final_url = question["pred"]
-        final_hash = (
-            final_url.rsplit("/", 1)[-1]
-            if final_url and final_url.startswith("/product/")
-            else None
-        )
-        hashes = [
-            target,
-            *([final_hash] if final_hash else []),
-            *(slug for s in steps for slug in s["retrieved"] or []),
-        ]
-        found = queries.rounds_by_id(con, question["dataset_id"], hashes)
+    rows = read_probe(store, run_id, qid)
+    question, steps, found = rows.question, rows.steps, rows.products
+    extra, target, final_hash = question["extra"], rows.target, rows.final_hash
+    final_url = question["pred"]
     step_views = []
     for step in steps:
         retrieved = list(step["retrieved"] or [])

@@ -14,14 +14,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from memscope.store import Store, queries
-from memscope.store.app_state import AppState, load_app_state, save_app_state
 from memscope.triage.candidate_rows import ChannelIndex
 from memscope.triage.round_index import RoundIndex
 from memscope.usecases.labels.queue import QueueSpec, TriageTable
+from memscope.usecases.labels.sample import SamplePlan
+from memscope.usecases.runs import session_io
 from memscope.usecases.runs.ingest import effective_k
-from memscope.usecases.runs.loading import RunData, evidence_from_table, read_questions
+from memscope.usecases.runs.loading import RunData
 from memscope.usecases.runs.selection import check_refs as check_refs  # launch's import
+from memscope.usecases.runs.session_io import AppState
+from memscope.usecases.runs.store_access import Store
+from memscope.usecases.runs.store_access import list_runs as list_runs  # the runs screen's import
 from memscope.usecases.suggest.changes import load_suggestions
 
 Progress = Callable[[str], None]
@@ -47,8 +50,8 @@ class LoadedRun:
     """False while the suggestions are still being loaded in the background."""
     evidence_ready: bool = True
     """False while the retrieval evidence is still being loaded in the background."""
-    sample: Any = None
-    """The run's stored sample plan (``usecases.sample.SamplePlan``), None without one."""
+    sample: SamplePlan | None = None
+    """The run's stored sample plan, None without one."""
     _other_rows: dict[int, int] | None = field(default=None, repr=False)
 
     @property
@@ -96,25 +99,13 @@ def load_evidence(store: Store, data: RunData) -> ChannelIndex:
     evidence) with its retrieval evidence and its questions' answers, options and
     rotations, in place; return the per-channel scores of its retrieved rounds, with
     whether ``memscope recompute`` can fill the scores it did not log."""
-    from memscope.engine_jobs.gap_fill import recompute_hint
-
-    run_id = str(data.run.run_id)
-    with store.read() as con:
-        table = queries.evidence_table(con, run_id)
-        channels = ChannelIndex(queries.retrieval_channels(con, run_id))
-        if "pred" not in data.questions.column_names:
-            data.questions = queries.question_table(con, run_id)
-            data._columns.clear()
-    data.evidence, data.scores = evidence_from_table(table)
-    data.evidence_table = table
-    channels.recompute_hint = recompute_hint(store, run_id)
-    return channels
+    read = session_io.read_evidence(store, data)
+    return ChannelIndex(read.channels, read.recompute_hint)
 
 
 def load_rounds(store: Store, dataset_id: str) -> RoundIndex:
     """The dataset's rounds, indexed by round id."""
-    with store.read() as con:
-        return RoundIndex(queries.rounds_table(con, dataset_id))
+    return RoundIndex(session_io.read_rounds(store, dataset_id))
 
 
 def open_session(
@@ -138,14 +129,11 @@ def open_session(
     say = progress or (lambda _text: None)
     run_id = run_ids[0]
     say(f"Loading run {run_id} …")
-    with store.read() as con:  # one connection for everything the queue needs
-        # Without the evidence, the queue needs no answer texts, options or rotations
-        # either: they come with load_evidence.
-        data = read_questions(con, store, run_id, detail=with_evidence)
-        other = read_questions(con, store, run_ids[1]) if len(run_ids) > 1 else None
-        rounds = RoundIndex(queries.rounds_table(con, data.run.dataset_id))
-        saved = load_app_state(con, run_id, annotator)
-        sample = _sample_plan(con, run_id, data.run.content_hash)
+    # Without the evidence, the queue needs no answer texts, options or rotations either:
+    # they come with load_evidence.
+    start = session_io.read_session_start(store, run_ids, annotator, detail=with_evidence)
+    data, other, saved, sample = start.data, start.other, start.saved, start.sample
+    rounds = RoundIndex(start.rounds)
     channels = load_evidence(store, data) if with_evidence else ChannelIndex(None)
     notes: list[str] = []
     suggestions = load_suggestions(store, data, notes, say) if with_suggestions else {}
@@ -162,17 +150,6 @@ def open_session(
     session.suggestions_ready = with_suggestions
     session.evidence_ready = with_evidence
     return session
-
-
-def _sample_plan(con: Any, run_id: str, run_hash: str | None) -> Any:
-    """The run's sample plan when one was drawn for this version of its files, else None."""
-    from memscope.store.samples import load_plan
-    from memscope.usecases.labels.sample import plan_from_rows
-
-    found = load_plan(con, run_id)
-    if found is None or found[0]["run_hash"] != run_hash:
-        return None
-    return plan_from_rows(*found)
 
 
 def label_codes(label: Any) -> list[str]:
@@ -193,17 +170,10 @@ def save_position(
     store: Store, session: LoadedRun, qid: str | None, spec: QueueSpec, view: dict[str, Any]
 ) -> None:
     """Remember where the annotator is in this run's queue."""
-    with store.write() as con:
-        save_app_state(con, AppState(session.run_id, session.annotator, qid, spec.to_json(), view))
+    state = AppState(session.run_id, session.annotator, qid, spec.to_json(), view)
+    session_io.save_position(store, state)
 
 
 def mark_opened(store: Store, run_id: str) -> None:
     """Make ``run_id`` the store's default run (``memscope report`` without a run)."""
-    with store.write() as con:
-        queries.mark_opened(con, run_id)
-
-
-def list_runs(store: Store) -> list[dict[str, Any]]:
-    """Every ingested run with its headline scores (for the runs screen)."""
-    with store.read() as con:
-        return queries.list_runs(con)
+    session_io.mark_opened(store, run_id)

@@ -25,7 +25,6 @@ from typing import Any, Literal
 
 import numpy as np
 
-from memscope.engine_jobs.memory_search import EngineStep
 from memscope.errors import MemscopeError
 from memscope.triage.label_book import LabelBook
 from memscope.triage.loaded_run import (
@@ -40,6 +39,7 @@ from memscope.triage.notice import Notice
 from memscope.usecases.labels.queue import QueueSpec
 from memscope.usecases.rerun.probe import DEFAULT_LAMBDA
 from memscope.usecases.runs.selection import SelectOptions, select_runs
+from memscope.usecases.runs.session_io import EngineStep
 from memscope.usecases.runs.store_access import ReadOptions, Store, WriterLease
 from memscope.usecases.suggest.changes import load_suggestions
 
