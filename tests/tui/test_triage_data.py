@@ -67,7 +67,7 @@ def test_triage_table_select_sort_and_labels(tmp_path: Path, store: Store) -> No
 def test_evidence_chain_timeline(tmp_path: Path, store: Store) -> None:
     run_id = ingest_dir(store, small_run(tmp_path), ReadOptions()).run_id
     session = open_session(store, [run_id], "alice")
-    rounds = load_rounds(store, session.data.run["dataset_id"])
+    rounds = load_rounds(store, session.data.run.dataset_id)
     assert isinstance(rounds, RoundIndex) and rounds.n == 6
     detail = question_detail(session.data, 0)
     assert detail.qid == "q1" and detail.is_y3 and detail.gold == "by the shed"

@@ -372,28 +372,6 @@ def test_the_wrong_history_file_is_refused(tmp_path: Path) -> None:
         read_runs(run_dir, ReadOptions(dataset=wrong))
 
 
-def test_voice_and_item_views_for_the_app(store: Store) -> None:
-    from memscope.triage.benchmark_views import load_retrieved_items, load_voice_turn
-    from memscope.usecases.runs.ingest import ingest_dir
-
-    outcome = ingest_dir(store, DEMO_MM, ReadOptions())
-    with store.read() as con:
-        dataset_id = rows(con, "SELECT dataset_id FROM runs WHERE run_id = ?", [outcome.run_id])[0][
-            0
-        ]
-    voice = load_voice_turn(store, dataset_id, "D03:01")
-    assert voice.transcript == "Let me think about what to order, I'll call you later."
-    assert (
-        voice.background_audio == "an espresso machine hissing and café chatter"
-    )  # what captions leave out
-    assert voice.voice_ids == ["D03-002"] and Path(voice.audio_files[0]).is_file()
-    assert load_voice_turn(store, dataset_id, "D00:00") is None  # a text turn
-    items = load_retrieved_items(store, outcome.run_id, "q2")
-    audio_items = [item for item in items if item.modality == "audio"]
-    assert audio_items and all(Path(item.file).is_file() for item in audio_items)
-    assert items[0].turn_rank == 1 and items[0].query_source == "question"
-
-
 # --- what upstream's own tools write beside the runs (upstream-formats §3.6) --------------
 
 

@@ -283,7 +283,7 @@ def test_run_level_rerun(rerank_data) -> None:
 
 
 def test_reruns_are_stored(store, rerank_data) -> None:
-    run_id = rerank_data.run["run_id"]
+    run_id = rerank_data.run.run_id
     first = store_rerun(store, run_id, rerun_run(rerank_data, [0.7], resamples=100))
     second = store_rerun(store, run_id, rerun_question(rerank_data, "q1", alpha=0.7).as_dict())
     listed = list_reruns(store, run_id)

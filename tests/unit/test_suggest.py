@@ -15,6 +15,7 @@ from memscope.analysis.suggest import RunFacts, apply_rules, looks_like_refusal
 from memscope.store.sql import scalar
 from memscope.usecases.labels.events import current_labels, label_history, record_label
 from memscope.usecases.runs.ingest import ingest_dir
+from memscope.usecases.runs.run_info import RunInfo
 from memscope.usecases.suggest.rules import (
     load_suggestions,
     method_family,
@@ -253,15 +254,16 @@ def test_suggestions_never_touch_labels(store, runs: dict[str, str]) -> None:
 
 
 def test_method_family_strips_the_modality() -> None:
-    assert method_family({"base_method": "full_context_text_only"}) == "full_context"
+    def run(**fields: str) -> RunInfo:
+        return RunInfo(run_id="r", benchmark="memeye", dataset_id="d", path="p", **fields)
+
+    assert method_family(run(base_method="full_context_text_only")) == "full_context"
     assert (
-        method_family(
-            {"base_method": "clue_only_context", "method": "clue_only_context__multimodal"}
-        )
+        method_family(run(base_method="clue_only_context", method="clue_only_context__multimodal"))
         == "clue_only_context"
     )
-    assert method_family({"method": "semantic_rag_multimodal"}) == "semantic_rag"
-    assert method_family({"method": "simplemem__no_visual"}) == "simplemem"
+    assert method_family(run(method="semantic_rag_multimodal")) == "semantic_rag"
+    assert method_family(run(method="simplemem__no_visual")) == "simplemem"
 
 
 # --- rules on hand-made arrays ----------------------------------------------------------

@@ -68,12 +68,12 @@ def compare(
     Definitions: docs/metrics.md of the memscope repository, §2 and §6.
     """
     from memscope.usecases.compare.pairs import make_comparison
-    from memscope.usecases.runs.ingest import resolve_run
+    from memscope.usecases.runs.selection import SelectOptions, select_runs
 
     store = open_store(db)
-    options = read_options(dataset)
-    first = resolve_run(store, run_a, options=options)
-    second = resolve_run(store, run_b, options=options)
+    first, second = select_runs(
+        store, [run_a, run_b], SelectOptions(read=read_options(dataset))
+    ).run_ids
     result = make_comparison(store, first, second, seed=seed, resamples=resamples)
     for message in result.warnings:
         warn(message)

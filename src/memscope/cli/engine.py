@@ -438,11 +438,11 @@ def recompute(
     fills the missing ones and extends the pool to at least 3 x top_k candidates; the
     store marks those values origin=recomputed. Logged ranks and scores are kept.
     """
+    from memscope.cli.run_arg import pick_run
     from memscope.engine_jobs.gap_fill import fill_gaps, undo_gap_fill
-    from memscope.usecases.runs.ingest import resolve_run
 
     store = open_store(db)
-    run_id = resolve_run(store, run)
+    run_id = pick_run(store, run, "recompute", say=False)
     if undo:
         done = undo_gap_fill(store, run_id)
         stderr.print(

@@ -84,11 +84,11 @@ def estimate(
     runs they were made with (named in a note; `--twin` changes them, see `memscope
     suggest --help`).
     """
+    from memscope.cli.run_arg import pick_run
     from memscope.usecases.labels.estimate import estimate_dict, estimate_run
-    from memscope.usecases.runs.ingest import resolve_run
 
     store = open_store(db)
-    run_id = resolve_run(store, run, ingest=False)
+    run_id = pick_run(store, run, "estimate", ingest=False, say=False)
     result = estimate_run(
         store, run_id, by=by, annotator=annotator, level=level, twins=twin_ids(store, twin)
     )

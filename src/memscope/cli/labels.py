@@ -171,7 +171,6 @@ def label(
         record_label,
         undo_label,
     )
-    from memscope.usecases.runs.ingest import resolve_run
 
     actions = [
         name
@@ -197,7 +196,7 @@ def label(
             fix="Undo first, then add the note: memscope label RUN --question qN --note TEXT.",
         )
     store = _store_with_labels_replayed(db)
-    run_id = resolve_run(store, run, options=read_options(dataset))
+    run_id = pick_run(store, run, "label", options=read_options(dataset), say=False)
     event: LabelEvent | None
     if code:
         event = record_label(
@@ -297,7 +296,6 @@ def export_labels_command(
     symlink --out writes to its target.
     """
     from memscope.usecases.labels.export import export_labels, runs_with_labels
-    from memscope.usecases.runs.ingest import resolve_run
 
     run = named_run(run, run_alias)
     if all_runs and run:
@@ -307,7 +305,9 @@ def export_labels_command(
             "--summary counts the current labels; it cannot be combined with --history"
         )
     store = _store_with_labels_replayed(db)
-    run_id = None if all_runs or run is None else resolve_run(store, run, ingest=False)
+    run_id = (
+        None if all_runs or run is None else pick_run(store, run, "export-labels", ingest=False)
+    )
     if run_id is None:
         # No run named: every run that has labels, never "the run ingested last", which a
         # `compare` may have changed behind the user's back and which may have none.

@@ -55,10 +55,10 @@ def plot(
     a figure depend on the data only (no dates), so figures can be compared.
     """
     from memscope.usecases.figures.plots import render
-    from memscope.usecases.runs.ingest import resolve_run
+    from memscope.usecases.runs.selection import select_runs
 
     store = open_store(db)
-    run_ids = [resolve_run(store, ref) for ref in runs]
+    run_ids = select_runs(store, runs).run_ids
     figure = render(store, kind, run_ids, out, metric=metric, annotator=annotator)
     stderr.print(
         f"wrote the {kind} figure of {', '.join(printable_id(run_id) for run_id in run_ids)}"

@@ -26,7 +26,7 @@ from memscope.cli.common import (
 )
 from memscope.cli.fitting import Column, FittingTable, fit
 from memscope.cli.number_options import RANK
-from memscope.cli.run_arg import say_default
+from memscope.cli.run_arg import pick_run, say_default
 from memscope.errors import InputError
 from memscope.textsafe import printable, printable_id
 from memscope.usecases.report.metric_names import METRIC_NAMES
@@ -82,17 +82,16 @@ def report(
     bootstrap intervals, §7 DMV-Bench, §8 CUE-Mem; §11 explains the JSON key by key.
     """
     from memscope.usecases.report.build import build_report_parts, make_report, upstream_check
-    from memscope.usecases.runs.ingest import resolve_run
     from memscope.usecases.runs.loading import load_run
 
     check_k(k)
     store = open_store(db)
     if run is not None and Path(run).expanduser().exists():
-        run_id = resolve_run(store, run, options=read_options(dataset))  # may ingest it
+        run_id = pick_run(store, run, "report", options=read_options(dataset))  # may ingest it
         data = load_run(store, run_id, detail=False)
     else:
         with store.reading():  # a run id: one read-only connection serves both steps
-            run_id = resolve_run(store, run, options=read_options(dataset))
+            run_id = pick_run(store, run, "report", options=read_options(dataset), say=False)
             data = load_run(store, run_id, detail=False)
     if run is None:
         say_default(run_id, "report")

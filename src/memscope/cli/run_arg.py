@@ -7,11 +7,14 @@ stderr, so a default never picks a run silently.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from memscope.errors import InputError
+
+if TYPE_CHECKING:
+    from memscope.usecases.runs.store_access import ReadOptions, Store
 
 RUN_HELP = "Run id or directory (default: the run opened or ingested last)."
 
@@ -34,14 +37,23 @@ def named_run(positional: str | None, alias: str | None) -> str | None:
     return positional if positional is not None else alias
 
 
-def pick_run(store: Any, ref: str | None, command: str, **resolve: Any) -> str:
-    """Resolve ``ref`` to a run id; when it is None, say on stderr which run was picked."""
-    from memscope.usecases.runs.ingest import resolve_run
+def pick_run(
+    store: Store,
+    ref: str | None,
+    command: str,
+    *,
+    options: ReadOptions | None = None,
+    ingest: bool = True,
+    say: bool = True,
+) -> str:
+    """The one run ``ref`` names (:func:`usecases.runs.selection.select_runs`); when it is
+    None, the run opened last, and (unless ``say`` is False) one stderr line saying so."""
+    from memscope.usecases.runs.selection import SelectOptions, select_runs
 
-    run_id = resolve_run(store, ref, **resolve)
-    if ref is None:
-        say_default(run_id, command)
-    return run_id
+    selection = select_runs(store, [ref], SelectOptions(read=options, ingest=ingest))
+    if selection.defaulted and say:
+        say_default(selection.first, command)
+    return selection.first
 
 
 def say_default(run_id: str, command: str) -> None:

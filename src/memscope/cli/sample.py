@@ -57,12 +57,12 @@ def sample(
     rule suggestions, made with the run's pinned twin runs unless `--twin` changes them
     (see `memscope suggest --help`); a stored plan stays as it was drawn.
     """
+    from memscope.cli.run_arg import pick_run
     from memscope.usecases.labels.sample import open_sample
-    from memscope.usecases.runs.ingest import resolve_run
     from memscope.usecases.suggest.changes import refresh_suggestions
 
     store = open_store(db)
-    run_id = resolve_run(store, run)
+    run_id = pick_run(store, run, "sample", say=False)
     if twin:
         say_refresh(refresh_suggestions(store, run_id, twins=twin_ids(store, twin)))
     plan, new = open_sample(

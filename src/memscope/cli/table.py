@@ -60,19 +60,12 @@ def _renames(labels: list[str]) -> dict[str, str]:
 def _run_ids(store: Store, refs: list[str], options: ReadOptions) -> list[str]:
     """Run ids for what was named: run directories, folders of them (searched
     recursively, ingested when new or changed), ``DIR:PART`` or run ids; in order, once."""
-    from memscope.usecases.runs.ingest import ingest_paths, resolve_run
+    from memscope.usecases.runs.selection import SelectOptions, select_runs
 
-    found: list[str] = []
-    for ref in refs:
-        path = Path(ref).expanduser()
-        if path.is_dir():
-            outcomes, failures = ingest_paths(store, [path], options)
-            for failure in failures:
-                warn(f"{failure.path}: {failure.error.message} (left out)")
-            found += [outcome.run_id for outcome in outcomes]
-        else:
-            found.append(resolve_run(store, ref, options=options))
-    return list(dict.fromkeys(found))
+    selection = select_runs(store, refs, SelectOptions(read=options, folders=True))
+    for failure in selection.left_out:
+        warn(f"{failure.path}: {failure.error.message} (left out)")
+    return selection.distinct_ids
 
 
 @app.command(

@@ -26,10 +26,13 @@ def twin_ids(store: Any, twins: list[str] | None) -> list[str] | None:
     """``--twin`` values as run ids (``none`` and ``auto`` as they are); None when not given."""
     if not twins:
         return None
-    from memscope.usecases.runs.ingest import resolve_run
+    from memscope.usecases.runs.selection import select_runs
     from memscope.usecases.suggest.twins import AUTO_TWINS, NO_TWINS
 
-    return [twin if twin in (NO_TWINS, AUTO_TWINS) else resolve_run(store, twin) for twin in twins]
+    return [
+        twin if twin in (NO_TWINS, AUTO_TWINS) else select_runs(store, [twin]).first
+        for twin in twins
+    ]
 
 
 def say_refresh(refreshed: SuggestionRefresh) -> None:

@@ -85,31 +85,6 @@ def rounds_by_id(
     return result
 
 
-def retrieved_items(con: duckdb.DuckDBPyConnection, run_id: str, qid: str) -> list[dict[str, Any]]:
-    """A CUE-Mem RQ3 question's retrieved items, by turn rank then item score."""
-    found = rows(
-        con,
-        "SELECT turn_id, turn_rank, item_id, modality, path, fallback, score, item_rank, query_source, query_letter, "
-        "composition_method FROM cue_retrieved_items WHERE run_id = ? AND qid = ? "
-        "ORDER BY turn_rank NULLS LAST, score DESC NULLS LAST, item_id",
-        [run_id, qid],
-    )
-    names = (
-        "turn_id",
-        "turn_rank",
-        "item_id",
-        "modality",
-        "path",
-        "fallback",
-        "score",
-        "item_rank",
-        "query_source",
-        "query_letter",
-        "composition_method",
-    )
-    return [dict(zip(names, row, strict=True)) for row in found]
-
-
 def target_seen_by_probe(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, bool]:
     """Per probe of a DMV-Bench run with logged recall steps: whether any step retrieved
     its target (metrics.md: "target seen in any step")."""

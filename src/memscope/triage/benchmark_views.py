@@ -1,16 +1,10 @@
-"""What the app shows for a DMV-Bench probe and for a CUE-Mem voice or retrieval detail.
+"""What the app shows for a DMV-Bench probe.
 
 - :func:`retention_context`: where a DMV-Bench probe sits in its run's TSR by reach and
   by bank size (the question screen's right-hand panel for probes).
 - :func:`load_probe`: a DMV-Bench probe: the target product (its image when the catalogue
   images are on this machine, else its cue description), what memory retrieved at each
   recall step (with the target's rank there), the final page against the target URL.
-- :func:`load_voice_turn`: a CUE-Mem voice-message turn: what the textual memory heard
-  (the transcript / voice caption and the background-audio description) beside the audio
-  files themselves, for the caption-vs-native view (play them with
-  :class:`memscope.media.audio.Player`).
-- :func:`load_retrieved_items`: a CUE-Mem RQ3 question's retrieved items (text / image /
-  audio), with media files resolved through the dataset.
 """
 
 from __future__ import annotations
@@ -18,9 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from memscope.errors import NotFoundError
-from memscope.store import Store
-from memscope.store import queries_benchmarks as queries
+from memscope.usecases.runs.session_io import read_probe
+from memscope.usecases.runs.store_access import Store
 
 
 @dataclass(frozen=True)
@@ -99,25 +92,10 @@ def load_probe(store: Store, run_id: str, qid: str) -> ProbeView:
     Raises:
         NotFoundError: when the run has no such question.
     """
-    with store.read() as con:
-        question = queries.run_question(con, run_id, qid)
-        if question is None:
-            raise NotFoundError(f"run {run_id!r} has no question {qid!r}", where=str(store.path))
-        steps = queries.recall_steps(con, run_id, qid)
-        extra = question["extra"]
-        target = str(extra.get("target_hash") or "")
-        final_url = question["pred"]
-        final_hash = (
-            final_url.rsplit("/", 1)[-1]
-            if final_url and final_url.startswith("/product/")
-            else None
-        )
-        hashes = [
-            target,
-            *([final_hash] if final_hash else []),
-            *(slug for s in steps for slug in s["retrieved"] or []),
-        ]
-        found = queries.rounds_by_id(con, question["dataset_id"], hashes)
+    rows = read_probe(store, run_id, qid)
+    question, steps, found = rows.question, rows.steps, rows.products
+    extra, target, final_hash = question["extra"], rows.target, rows.final_hash
+    final_url = question["pred"]
     step_views = []
     for step in steps:
         retrieved = list(step["retrieved"] or [])
@@ -151,85 +129,6 @@ def load_probe(store: Store, run_id: str, qid: str) -> ProbeView:
         vlm_calls=question["prediction_extra"].get("vlm_calls"),
         steps=step_views,
     )
-
-
-@dataclass(frozen=True)
-class VoiceTurnView:
-    """A CUE-Mem voice-message turn: what the text memory heard, and the audio itself."""
-
-    round_id: str
-    transcript: str | None
-    """``user_voice_message_caption``: the text a textual memory stores instead of the audio."""
-    voice_captions: list[str]
-    """``voice_caption`` per clip (ASR transcript or audio caption, depending on the variant)."""
-    background_audio: str | None
-    audio_files: list[str | None]
-    """The clips on this machine (None where the file is missing); play with ``media.audio.Player``."""
-    audio_refs: list[str]
-    voice_ids: list[str]
-
-
-def load_voice_turn(store: Store, dataset_id: str, round_id: str) -> VoiceTurnView | None:
-    """The voice-message view of one turn (None when the turn has no voice message)."""
-    with store.read() as con:
-        found = queries.rounds_by_id(con, dataset_id, [round_id]).get(round_id)
-    if found is None or not (
-        found["audio_refs"] or found["extra"].get("user_voice_message_caption")
-    ):
-        return None
-    return VoiceTurnView(
-        round_id=round_id,
-        transcript=found["extra"].get("user_voice_message_caption"),
-        voice_captions=list(found["audio_captions"] or []),
-        background_audio=found["background_audio"],
-        audio_files=list(found["audio_files"] or []),
-        audio_refs=list(found["audio_refs"] or []),
-        voice_ids=list(found["audio_ids"] or []),
-    )
-
-
-@dataclass(frozen=True)
-class RetrievedItemView:
-    """One retrieved item of a CUE-Mem RQ3 run (a turn's text, image or audio)."""
-
-    turn_id: str
-    turn_rank: int | None
-    item_id: str | None
-    modality: str | None
-    path: str | None
-    file: str | None
-    """The media file on this machine, when ``path`` is one of the turn's media."""
-    fallback: bool | None
-    """Whether the item stood in for missing media (RQ3's ``fallback``)."""
-    score: float | None
-    item_rank: int | None
-    query_source: str | None
-    query_letter: str | None
-    composition_method: str | None
-
-
-def load_retrieved_items(store: Store, run_id: str, qid: str) -> list[RetrievedItemView]:
-    """A CUE-Mem RQ3 question's retrieved items ([] for runs that logged none)."""
-    with store.read() as con:
-        items = queries.retrieved_items(con, run_id, qid)
-        question = queries.run_question(con, run_id, qid)
-        turns = (
-            queries.rounds_by_id(con, question["dataset_id"], [i["turn_id"] for i in items])
-            if question
-            else {}
-        )
-    views = []
-    for item in items:
-        turn = turns.get(item["turn_id"], {})
-        refs = list(turn.get("image_refs") or []) + list(turn.get("audio_refs") or [])
-        files = list(turn.get("image_files") or []) + list(turn.get("audio_files") or [])
-        normalised = (item["path"] or "").replace("\\", "/")
-        match = next(
-            (f for r, f in zip(refs, files, strict=True) if r.replace("\\", "/") == normalised),
-            None,
-        )
-        views.append(RetrievedItemView(file=match, **item))
-    return views
 
 
 @dataclass(frozen=True)

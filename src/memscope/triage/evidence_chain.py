@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from memscope.analysis.answers import correctness
 from memscope.triage.candidate_rows import Candidate
 from memscope.triage.round_index import RoundIndex, float_or_none, json_or_none
 from memscope.usecases.runs.loading import RunData
+from memscope.usecases.runs.question_scores import correctness
 
 CONTEXT_ROUNDS = 1
 """Rounds shown on each side of a gold clue on the timeline (its conversational context)."""

@@ -14,14 +14,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from memscope.adapters import ReadOptions
-from memscope.store import Store, queries
-from memscope.store.app_state import AppState, load_app_state, save_app_state
 from memscope.triage.candidate_rows import ChannelIndex
 from memscope.triage.round_index import RoundIndex
 from memscope.usecases.labels.queue import QueueSpec, TriageTable
-from memscope.usecases.runs.ingest import effective_k, resolve_run
-from memscope.usecases.runs.loading import RunData, evidence_from_table, read_questions
+from memscope.usecases.labels.sample import SamplePlan
+from memscope.usecases.runs import session_io
+from memscope.usecases.runs.ingest import effective_k
+from memscope.usecases.runs.loading import RunData
+from memscope.usecases.runs.selection import check_refs as check_refs  # launch's import
+from memscope.usecases.runs.session_io import AppState
+from memscope.usecases.runs.store_access import Store
+from memscope.usecases.runs.store_access import list_runs as list_runs  # the runs screen's import
 from memscope.usecases.suggest.changes import load_suggestions
 
 Progress = Callable[[str], None]
@@ -47,19 +50,19 @@ class LoadedRun:
     """False while the suggestions are still being loaded in the background."""
     evidence_ready: bool = True
     """False while the retrieval evidence is still being loaded in the background."""
-    sample: Any = None
-    """The run's stored sample plan (``usecases.sample.SamplePlan``), None without one."""
+    sample: SamplePlan | None = None
+    """The run's stored sample plan, None without one."""
     _other_rows: dict[int, int] | None = field(default=None, repr=False)
 
     @property
     def run_id(self) -> str:
         """The run being triaged."""
-        return str(self.data.run["run_id"])
+        return str(self.data.run.run_id)
 
     @property
     def other_run_id(self) -> str | None:
         """The compared run, if any."""
-        return str(self.other.run["run_id"]) if self.other is not None else None
+        return str(self.other.run.run_id) if self.other is not None else None
 
     @property
     def k(self) -> int:
@@ -81,18 +84,6 @@ class LoadedRun:
         return self._other_rows.get(row)
 
 
-def resolve_refs(
-    store: Store, refs: list[str], options: ReadOptions, progress: Progress | None = None
-) -> list[str]:
-    """Run ids for what the user named (run dirs are ingested when new or changed)."""
-    run_ids = []
-    for ref in refs:
-        if progress:
-            progress(f"Reading {ref} …")
-        run_ids.append(resolve_run(store, ref, options=options))
-    return run_ids
-
-
 @dataclass(frozen=True)
 class DirRuns:
     """The runs at or below a directory the user opened."""
@@ -103,88 +94,18 @@ class DirRuns:
     """Runs below it that could not be read, one line each."""
 
 
-def runs_in_dir(
-    store: Store, ref: str, options: ReadOptions, progress: Progress | None = None
-) -> DirRuns | None:
-    """Every run at or below directory ``ref`` (ingested when new or changed), or None when
-    ``ref`` is not a directory (a run id, or ``DIR:PART``).
-
-    A run directory holding one run gives one id; a DMV-Bench directory gives one per
-    system, a CUE-Mem directory one per results file, a folder of runs all of them. Only
-    runs under ``ref`` are ever returned.
-
-    Raises:
-        RunDirError: ``ref`` is a directory that holds no run.
-    """
-    from pathlib import Path
-
-    from memscope.usecases.runs.ingest import ingest_paths
-
-    path = Path(ref).expanduser()
-    if not path.is_dir():
-        return None
-    if progress:
-        progress(f"Reading {ref} …")
-    outcomes, failures = ingest_paths(store, [path], options)
-    notes = [f"{failure.path}: {failure.error.message}" for failure in failures]
-    if not outcomes and failures:
-        raise failures[0].error
-    return DirRuns(str(path), list(dict.fromkeys(o.run_id for o in outcomes)), notes)
-
-
-def check_refs(store: Store, refs: list[str]) -> None:
-    """Refuse, before the app starts, a run that is neither a directory nor an ingested run.
-
-    Raises:
-        RunDirError: a path that does not exist.
-        NotFoundError: an unknown run id, naming the nearest ones (``memscope open``
-            prints it and exits).
-    """
-    from pathlib import Path
-
-    from memscope.errors import RunDirError
-
-    if not refs:  # the run opened last: there must be one (and a store to hold it)
-        resolve_run(store, None, ingest=False)
-    for ref in refs:
-        if Path(ref).expanduser().exists():
-            continue
-        directory, _, part = ref.rpartition(":")
-        if directory and part and Path(directory).expanduser().is_dir():
-            continue  # DIR:PART, one run of a directory that holds several
-        if "/" in ref or ref.startswith("."):
-            raise RunDirError(
-                "no such run directory",
-                where=ref,
-                fix="Check the path, or name an ingested run (memscope runs).",
-            )
-        resolve_run(store, ref, ingest=False)
-
-
 def load_evidence(store: Store, data: RunData) -> ChannelIndex:
     """Complete ``data`` (from :func:`load_questions` or a session opened without
     evidence) with its retrieval evidence and its questions' answers, options and
     rotations, in place; return the per-channel scores of its retrieved rounds, with
     whether ``memscope recompute`` can fill the scores it did not log."""
-    from memscope.engine_jobs.gap_fill import recompute_hint
-
-    run_id = str(data.run["run_id"])
-    with store.read() as con:
-        table = queries.evidence_table(con, run_id)
-        channels = ChannelIndex(queries.retrieval_channels(con, run_id))
-        if "pred" not in data.questions.column_names:
-            data.questions = queries.question_table(con, run_id)
-            data._columns.clear()
-    data.evidence, data.scores = evidence_from_table(table)
-    data.evidence_table = table
-    channels.recompute_hint = recompute_hint(store, run_id)
-    return channels
+    read = session_io.read_evidence(store, data)
+    return ChannelIndex(read.channels, read.recompute_hint)
 
 
 def load_rounds(store: Store, dataset_id: str) -> RoundIndex:
     """The dataset's rounds, indexed by round id."""
-    with store.read() as con:
-        return RoundIndex(queries.rounds_table(con, dataset_id))
+    return RoundIndex(session_io.read_rounds(store, dataset_id))
 
 
 def open_session(
@@ -208,14 +129,11 @@ def open_session(
     say = progress or (lambda _text: None)
     run_id = run_ids[0]
     say(f"Loading run {run_id} …")
-    with store.read() as con:  # one connection for everything the queue needs
-        # Without the evidence, the queue needs no answer texts, options or rotations
-        # either: they come with load_evidence.
-        data = read_questions(con, store, run_id, detail=with_evidence)
-        other = read_questions(con, store, run_ids[1]) if len(run_ids) > 1 else None
-        rounds = RoundIndex(queries.rounds_table(con, data.run["dataset_id"]))
-        saved = load_app_state(con, run_id, annotator)
-        sample = _sample_plan(con, run_id, data.run.get("content_hash"))
+    # Without the evidence, the queue needs no answer texts, options or rotations either:
+    # they come with load_evidence.
+    start = session_io.read_session_start(store, run_ids, annotator, detail=with_evidence)
+    data, other, saved, sample = start.data, start.other, start.saved, start.sample
+    rounds = RoundIndex(start.rounds)
     channels = load_evidence(store, data) if with_evidence else ChannelIndex(None)
     notes: list[str] = []
     suggestions = load_suggestions(store, data, notes, say) if with_suggestions else {}
@@ -232,17 +150,6 @@ def open_session(
     session.suggestions_ready = with_suggestions
     session.evidence_ready = with_evidence
     return session
-
-
-def _sample_plan(con: Any, run_id: str, run_hash: str | None) -> Any:
-    """The run's sample plan when one was drawn for this version of its files, else None."""
-    from memscope.store.samples import load_plan
-    from memscope.usecases.labels.sample import plan_from_rows
-
-    found = load_plan(con, run_id)
-    if found is None or found[0]["run_hash"] != run_hash:
-        return None
-    return plan_from_rows(*found)
 
 
 def label_codes(label: Any) -> list[str]:
@@ -263,17 +170,10 @@ def save_position(
     store: Store, session: LoadedRun, qid: str | None, spec: QueueSpec, view: dict[str, Any]
 ) -> None:
     """Remember where the annotator is in this run's queue."""
-    with store.write() as con:
-        save_app_state(con, AppState(session.run_id, session.annotator, qid, spec.to_json(), view))
+    state = AppState(session.run_id, session.annotator, qid, spec.to_json(), view)
+    session_io.save_position(store, state)
 
 
 def mark_opened(store: Store, run_id: str) -> None:
     """Make ``run_id`` the store's default run (``memscope report`` without a run)."""
-    with store.write() as con:
-        queries.mark_opened(con, run_id)
-
-
-def list_runs(store: Store) -> list[dict[str, Any]]:
-    """Every ingested run with its headline scores (for the runs screen)."""
-    with store.read() as con:
-        return queries.list_runs(con)
+    session_io.mark_opened(store, run_id)

@@ -109,7 +109,7 @@ def ranking_view(
     """The candidates of ``detail`` re-ranked with ``alpha`` / ``lam`` / ``k`` where the run
     logged a ranked list, else as logged; and the timeline around them."""
     channels = session.channels.scores(detail.qid)
-    kind = session.data.run.get("retrieval_kind")
+    kind = session.data.run.retrieval_kind
     rerun, message = None, ""
     before: Mapping[str, Any] | None = None
     after: Mapping[str, Any] | None = None

@@ -25,7 +25,6 @@ from typing import Any, Literal
 
 import numpy as np
 
-from memscope.engine_jobs.memory_search import EngineStep
 from memscope.errors import MemscopeError
 from memscope.triage.label_book import LabelBook
 from memscope.triage.loaded_run import (
@@ -34,13 +33,13 @@ from memscope.triage.loaded_run import (
     load_evidence,
     mark_opened,
     open_session,
-    resolve_refs,
-    runs_in_dir,
     save_position,
 )
 from memscope.triage.notice import Notice
 from memscope.usecases.labels.queue import QueueSpec
 from memscope.usecases.rerun.probe import DEFAULT_LAMBDA
+from memscope.usecases.runs.selection import SelectOptions, select_runs
+from memscope.usecases.runs.session_io import EngineStep
 from memscope.usecases.runs.store_access import ReadOptions, Store, WriterLease
 from memscope.usecases.suggest.changes import load_suggestions
 
@@ -273,19 +272,22 @@ class TriageSession:
             MemscopeError: the run cannot be opened.
         """
         with self.store_lock, self.store.reading():
-            found = (
-                runs_in_dir(self.store, refs[0], self.options, progress) if len(refs) == 1 else None
+            # One folder opens as every run below it (a choice when there are several);
+            # several references are one run each.
+            selection = select_runs(
+                self.store,
+                refs,
+                SelectOptions(read=self.options, folders=len(refs) == 1, progress=progress),
             )
-            if found is not None and len(found.run_ids) != 1:
-                return found
-            run_ids = (
-                found.run_ids
-                if found is not None
-                else resolve_refs(self.store, refs or [None], self.options, progress)  # type: ignore[list-item]
-            )
+            if selection.folder is not None:
+                if not selection.run_ids and selection.left_out:
+                    raise selection.left_out[0].error
+                if len(selection.run_ids) != 1:
+                    notes = [f"{f.path}: {f.error.message}" for f in selection.left_out]
+                    return DirRuns(selection.folder, selection.run_ids, notes)
             return open_session(
                 self.store,
-                run_ids,
+                selection.run_ids,
                 self.annotator,
                 progress,
                 with_suggestions=False,
@@ -617,7 +619,7 @@ class TriageSession:
         run = self.run.data.run
         # The run-level numbers are the Y3 temporal metrics under the re-rank panel; the
         # evidence and probe panels do not show them, so nothing is computed for those runs.
-        if run.get("retrieval_kind") != "ranked" or self.run.data.spec.panel != "rerank":
+        if run.retrieval_kind != "ranked" or self.run.data.spec.panel != "rerank":
             return RerankPlan("none")
         if not self.run.evidence_ready:
             return RerankPlan("waiting", key)

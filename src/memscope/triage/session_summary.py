@@ -13,7 +13,7 @@ from memscope.errors import InputError
 from memscope.textsafe import printable_id
 
 if TYPE_CHECKING:
-    from memscope.store import Store
+    from memscope.usecases.runs.store_access import Store
 
 EXPORT_SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".json": "jsonl", ".parquet": "parquet"}
 """File name endings the in-app export understands, and the format each means."""

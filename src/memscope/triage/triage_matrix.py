@@ -19,13 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from memscope.adapters.axes import MatrixView
-from memscope.store import Store
 from memscope.usecases.labels.queue import TriageTable
 from memscope.usecases.report.build import question_metrics
 from memscope.usecases.report.metric_names import METRIC_NAMES
-from memscope.usecases.runs.axes import cross_table
+from memscope.usecases.runs.axes import MatrixView, cross_table
 from memscope.usecases.runs.loading import RunData
+from memscope.usecases.runs.store_access import Store
 
 RATE_METRICS = {key: METRIC_NAMES[key] for key in ("em", "judge", "f1", "any_clue", "latest_at_k")}
 DELTA_RESAMPLES = 1000
@@ -135,7 +134,7 @@ def grid_values(
     if metric.key == "delta" and _on_coordinates(table, view):
         # On the x × y grid Δ is compare's caption-proof gain of the answer scores.
         found = (
-            _coordinate_delta(store, str(data.run["run_id"]), str(other.run["run_id"]))
+            _coordinate_delta(store, str(data.run.run_id), str(other.run.run_id))
             if other is not None and store is not None
             else {}
         )
@@ -188,23 +187,17 @@ def _question_values(
     if metric.key in RATE_METRICS:
         return question_metrics(data, k)[metric.key], False
     if metric.key in ("evidence_recall", "evidence_precision"):
-        from memscope.analysis.cuemem import EVIDENCE_EXCLUDED_POINTS, evidence_at_k
-        from memscope.usecases.runs.question_extras import extra_columns
+        from memscope.usecases.runs.question_scores import evidence_values
 
-        recall, precision = evidence_at_k(data.evidence.ranked_pos, data.evidence.gold_pos, (k,))
-        values = (recall if metric.key == "evidence_recall" else precision)[:, 0].copy()
-        points = extra_columns(data.questions, ("point",))["point"]
-        values[np.isin(points.astype(str), EVIDENCE_EXCLUDED_POINTS)] = np.nan
-        return values, False
+        return evidence_values(data, k, precision=metric.key == "evidence_precision"), False
     if metric.key == "r1_top_k":
         return question_metrics(data, k)["any_clue"], False
     if metric.key == "seen_any":
         seen: dict[str, bool] = {}
         if store is not None:
-            from memscope.store.queries_benchmarks import target_seen_by_probe
+            from memscope.usecases.runs.session_io import probe_seen
 
-            with store.read() as con:
-                seen = target_seen_by_probe(con, str(data.run["run_id"]))
+            seen = probe_seen(store, data.run_id)
         return np.array(
             [float(seen[q]) if q in seen else np.nan for q in table.qids.tolist()], dtype=float
         ), False

@@ -158,7 +158,7 @@ class Workers:
                 post(SearchFinished(title, hits, error, search_id))
 
             run = session.run
-            dataset_id = run.data.run["dataset_id"] if run is not None else ""
+            dataset_id = run.data.run.dataset_id if run is not None else ""
             try:
                 hits = run_memory_search(
                     session.store,

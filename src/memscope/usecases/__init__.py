@@ -6,6 +6,7 @@ estimate, the triage queue), ``suggest``, ``rerun``; ``benchmarks`` (the install
 benchmark specs) and ``output_files`` (where an ``--out`` may go) serve them all.
 
 Front ends parse input, call these functions and render what they return; neither grows
-its own copy of a query or a metric. Below ``memscope.triage`` (the app's view models) and
-independent of ``memscope.engine_jobs``.
+its own copy of a query or a metric. Below ``memscope.triage`` (the app's view models, which
+reach everything through these) and above ``memscope.engine_jobs`` (the app's session reads
+the recompute hint and search steps through ``runs.session_io``).
 """

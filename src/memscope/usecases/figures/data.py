@@ -123,7 +123,7 @@ class CueBars:
 
 
 def _run_id(data: RunData) -> str:
-    return str(data.run["run_id"])
+    return str(data.run.run_id)
 
 
 def heatmap_grid(data: RunData, metric: str = "em") -> HeatmapGrid:

@@ -113,7 +113,7 @@ def failures(store: Store, run_id: str, *, twins: list[str] | None = None) -> Fa
     rows = rows[np.argsort(table.idx[rows], kind="stable")]
     return Failures(
         run_id=run_id,
-        run_hash=data.run.get("content_hash"),
+        run_hash=data.run.content_hash,
         qids=[str(v) for v in table.qids[rows].tolist()],
         x=[str(v) for v in table.x[rows].tolist()],
         y=[str(v) for v in table.y[rows].tolist()],

@@ -193,7 +193,7 @@ def make_report_parts(
         retrieval = RetrievalAccess(
             n=n_gold_defined,
             n_undiagnosable=len(values["em"]) - n_gold_defined,
-            kind=run.get("retrieval_kind"),
+            kind=run.retrieval_kind,
             overall=_clean({name: aggregate.mean_or_none(v) for name, v in access.items()}),
             by_y=_clean(aggregate.by_group(access, y, y_levels, n_of="any_clue")),
             by_x=_clean(aggregate.by_group(access, x, x_levels, n_of="any_clue")),
@@ -209,17 +209,17 @@ def make_report_parts(
             temporal = None
     from memscope.usecases.runs.axes import axes_report
 
-    kind = run.get("retrieval_kind")
+    kind = run.retrieval_kind
     report = Report(
         run=ReportRun(
-            id=run["run_id"],
-            task=run.get("task"),
-            model=run.get("model"),
-            method=run.get("method"),
-            modality=run.get("modality"),
+            id=run.run_id,
+            task=run.task,
+            model=run.model,
+            method=run.method,
+            modality=run.modality,
             n_questions=len(values["em"]),
             retrieval_kind=kind,
-            path=run.get("path"),
+            path=run.path,
         ),
         k=cutoff,
         answer=answer,

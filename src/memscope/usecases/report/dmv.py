@@ -132,7 +132,7 @@ def recall_section(data: RunData, own: dict[str, np.ndarray]) -> dict[str, Any] 
     logged = np.array([n is not None for n in own["n_steps"]], dtype=bool)
     if not logged.any():
         return None
-    k = int(data.run.get("top_k") or 5)
+    k = int(data.run.top_k or 5)
     ranked, gold = data.evidence.ranked_pos, data.evidence.gold_pos
     if ranked.size and gold.size:
         hits = ((ranked[:, :, None] == gold[:, None, :]) & (ranked[:, :, None] != PAD)).any(axis=2)

@@ -189,17 +189,17 @@ def require_ranked(data: RunData) -> None:
     Raises:
         InputError: naming the run, its retrieval kind and its method.
     """
-    kind = data.run.get("retrieval_kind")
+    kind = data.run.retrieval_kind
     if kind == "ranked":
         return
-    method = data.run.get("method") or "unknown method"
+    method = data.run.method or "unknown method"
     why = {
         "context": "it puts a fixed context in front of the model instead of retrieving",
         "unranked": "it logged an unranked set of retrieved rounds, so there is no order to change",
         "none": "it logged no retrieved evidence",
     }.get(kind or "none", "it logged no retrieved evidence")
     raise InputError(
-        f"run {data.run['run_id']} logged no ranked retrievals ({method}, retrieval: {kind}): nothing to re-rank; {why}",
+        f"run {data.run.run_id} logged no ranked retrievals ({method}, retrieval: {kind}): nothing to re-rank; {why}",
         fix="Re-rank a retrieval run (e.g. semantic_rag), or build a native run with the memory engine.",
     )
 
@@ -220,7 +220,7 @@ def require_scores(data: RunData, gap_fill_hint: str | None = None) -> None:
         return
     why = data.spec.no_scores_reason
     raise InputError(
-        f"run {data.run['run_id']} has no retrieval scores to re-rank: {why}",
+        f"run {data.run.run_id} has no retrieval scores to re-rank: {why}",
         fix=(
             (
                 f"{gap_fill_hint[:1].upper()}{gap_fill_hint[1:]}; or re-retrieve"
@@ -307,7 +307,7 @@ def _row_index(data: RunData, qid: str) -> int:
         return found
     from memscope.usecases.runs.questions import unknown_question
 
-    raise unknown_question(qid, data.run["run_id"], list(cached[1]))
+    raise unknown_question(qid, data.run.run_id, list(cached[1]))
 
 
 def _clean(value: float) -> float | None:
@@ -474,7 +474,7 @@ def rerun_question(
     size = int(valid.sum())
     y = data.questions.column("y")[i].as_py()
     return QuestionRerun(
-        run_id=data.run["run_id"],
+        run_id=data.run.run_id,
         qid=qid,
         y=y,
         alpha=alpha,
@@ -620,7 +620,7 @@ def rerun_run(
             "the run has no Y3 question with a gold clue: the recency probe has nothing to measure"
         )
     return {
-        "run": data.run["run_id"],
+        "run": data.run.run_id,
         "params": {
             "alphas": [entry["alpha"] for entry in results[1:]] or [BASELINE_ALPHA],
             "lambda": lam,

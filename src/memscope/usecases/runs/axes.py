@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memscope.adapters.axes import Axis, BenchmarkAxes
+from memscope.adapters.axes import MatrixView as MatrixView  # for the app's matrix
 from memscope.adapters.spec import Benchmark
 from memscope.errors import InputError
 from memscope.usecases.runs.loading import RunData

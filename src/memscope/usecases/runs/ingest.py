@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from memscope.adapters import Benchmark, ReadOptions, detect, find_run_dirs
 from memscope.adapters.files import current_stats
@@ -16,8 +15,7 @@ from memscope.store import Store, queries
 from memscope.store.ingest import IngestOutcome, ingest_run, stored_run_state, stored_runs_under
 from memscope.textsafe import parse_id, printable_id
 from memscope.usecases.runs.names import printed_match, two_readings, unknown_run
-
-DEFAULT_K = 10
+from memscope.usecases.runs.run_info import RunInfo
 
 
 @dataclass
@@ -263,8 +261,6 @@ def resolve_run(
     raise unknown_run(ref, ids, where=str(store.path))
 
 
-def effective_k(run: dict[str, Any], k: int | None) -> int:
+def effective_k(run: RunInfo, k: int | None) -> int:
     """The cut-off K: ``--k``, else the run's ``top_k``, else 10."""
-    if k is not None:
-        return k
-    return int(run.get("top_k") or DEFAULT_K)
+    return run.effective_k(k)

@@ -13,6 +13,7 @@ from memscope.errors import NotFoundError
 from memscope.store import Store, queries
 from memscope.usecases.benchmarks import Benchmark, spec_of
 from memscope.usecases.runs.question_extras import extra_columns
+from memscope.usecases.runs.run_info import RunInfo
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 class RunData:
     """Everything the analysis of one run needs, one row per question (ordered by idx)."""
 
-    run: dict[str, Any]
+    run: RunInfo
     questions: pa.Table
     evidence_table: pa.Table
     evidence: EvidenceSet
@@ -55,7 +56,7 @@ class RunData:
     @property
     def benchmark(self) -> str:
         """The name of the benchmark the run is from (``runs.benchmark``)."""
-        return str(self.run["benchmark"])
+        return self.run.benchmark
 
     @property
     def spec(self) -> Benchmark:
@@ -73,7 +74,32 @@ class RunData:
     @property
     def has_retrievals(self) -> bool:
         """Whether the run logged ranked or unranked retrievals."""
-        return self.run.get("retrieval_kind") in ("ranked", "unranked")
+        return self.run.has_retrievals
+
+    @property
+    def run_id(self) -> str:
+        """The run's id."""
+        return self.run.run_id
+
+    def hook_view(self) -> HookColumns:
+        """The run as a benchmark's hooks see it (``adapters.spec.RunColumns``)."""
+        return HookColumns(self)
+
+
+class HookColumns:
+    """A loaded run seen through ``adapters.spec.RunColumns``: its row as a mapping."""
+
+    def __init__(self, data: RunData) -> None:
+        self._data = data
+        self.run = data.run.as_row()
+
+    def column(self, name: str) -> np.ndarray:
+        """A question-table column (floats with NaN for ``em``, ``judge``, ``f1``)."""
+        return self._data.column(name)
+
+    def attribute(self, name: str) -> np.ndarray:
+        """A question attribute from its ``extra`` (object array, None where missing)."""
+        return self._data.attribute(name)
 
 
 def evidence_from_table(table: pa.Table) -> tuple[EvidenceSet, np.ndarray]:
@@ -105,14 +131,13 @@ def load_run(
     leaves out the question and answer texts, options and rotations (run-level reports).
     """
     with store.read() as con:
-        run = queries.get_run(con, run_id)
-        if run is None:
-            from memscope.errors import NotFoundError
-
+        row = queries.get_run(con, run_id)
+        if row is None:
             raise NotFoundError(f"no run {run_id!r} in the store", where=str(store.path))
+        run = RunInfo.from_row(row)
         question_rows = queries.question_table(con, run_id, detail=detail)
         evidence_rows = queries.evidence_table(con, run_id, retrievals)
-        n_rounds = queries.dataset_round_count(con, run["dataset_id"])
+        n_rounds = queries.dataset_round_count(con, run.dataset_id)
     evidence, scores = evidence_from_table(evidence_rows)
     return RunData(run, question_rows, evidence_rows, evidence, scores, n_rounds)
 
@@ -129,11 +154,14 @@ def load_questions(store: Store, run_id: str) -> RunData:
 
 
 def read_questions(con: Any, store: Store, run_id: str, *, detail: bool = True) -> RunData:
-    run = queries.get_run(con, run_id)
-    if run is None:
+    """:func:`load_questions` on a store connection the caller holds (``con``: a DuckDB
+    connection, which this layer may not name)."""
+    row = queries.get_run(con, run_id)
+    if row is None:
         raise NotFoundError(f"no run {run_id!r} in the store", where=str(store.path))
+    run = RunInfo.from_row(row)
     questions = queries.question_table(con, run_id, detail=detail)
-    n_rounds = queries.dataset_round_count(con, run["dataset_id"])
+    n_rounds = queries.dataset_round_count(con, run.dataset_id)
     n = questions.num_rows
     empty = np.zeros((n, 0), dtype=np.int64)
     y = questions.column("y").to_numpy(zero_copy_only=False)

@@ -145,19 +145,21 @@ def refresh_suggestions(
     """
     from memscope.errors import NotFoundError
     from memscope.store import queries
+    from memscope.usecases.runs.run_info import RunInfo
     from memscope.usecases.suggest import rules as suggest
     from memscope.usecases.suggest.twins import choose_twins, find_twins
 
     with store.read() as con:
-        run = queries.get_run(con, run_id)
-    if run is None:
+        row = queries.get_run(con, run_id)
+    if row is None:
         raise NotFoundError(f"no run {run_id!r} in the store", where=str(store.path))
+    run = RunInfo.from_row(row)
     state = suggest.suggestion_state(store, run_id)
     before = suggest.load_suggestions(store, run_id) if state is not None else {}
     twins_before = list(state.get("twin_run_ids") or []) if state is not None else None
     chosen = choose_twins(store, run, requested=twins, pinned=twins_before)
     unused = [twin for twin in find_twins(store, run).ids if twin not in chosen.ids]
-    run_hash = run_hash if run_hash is not None else run.get("content_hash")
+    run_hash = run_hash if run_hash is not None else run.content_hash
     stale = state is not None and state.get("run_hash") not in (None, run_hash)
     if not (force or state is None or stale or not chosen.same_as(twins_before)):
         return SuggestionRefresh(before, twins_before, chosen.ids, [], False, unused, run_id)
@@ -183,13 +185,11 @@ def load_suggestions(
     none, they were made for an older version of its files, or ``twins`` (``--twin``)
     asks for other twin runs; problems, changes and unused twin runs go to ``notes``."""
 
-    run_id = str(data.run["run_id"])
+    run_id = str(data.run.run_id)
     try:
         if say:
             say("Loading failure suggestions …")
-        refreshed = refresh_suggestions(
-            store, run_id, run_hash=data.run.get("content_hash"), twins=twins
-        )
+        refreshed = refresh_suggestions(store, run_id, run_hash=data.run.content_hash, twins=twins)
         notice = refreshed.notice()
         if notice:
             notes.append(notice[:1].upper() + notice[1:])

@@ -165,7 +165,7 @@ def build_facts(store: Store, data: RunData, twins: Twins | None = None) -> RunF
     values = question_metrics(data, k)
     keys = data.column("question_key")
     if twins is None:
-        state = suggestion_state(store, str(run["run_id"]))
+        state = suggestion_state(store, str(run.run_id))
         twins = choose_twins(store, run, pinned=state["twin_run_ids"] if state else None)
     visual_twin, oracle = twins.visual, twins.oracle
     family = method_family(run)
@@ -192,12 +192,12 @@ def build_facts(store: Store, data: RunData, twins: Twins | None = None) -> RunF
         k=k,
         ranked_ids=[ids or [] for ids in table.column("ranked_ids").to_pylist()],
         gold_ids=[ids or [] for ids in table.column("gold_ids").to_pylist()],
-        retrieval_kind=run.get("retrieval_kind") or "none",
+        retrieval_kind=run.retrieval_kind or "none",
         family=family,
-        modality=run.get("modality"),
+        modality=run.modality,
         is_oracle=family == ORACLE_FAMILY,
-        injects_text_only=run.get("retrieval_kind") in ("ranked", "unranked")
-        and _injects_text_only(store, run["run_id"]),
+        injects_text_only=run.retrieval_kind in ("ranked", "unranked")
+        and _injects_text_only(store, run.run_id),
         n_rounds=data.n_rounds,
         visual_twin=visual_twin,
         visual_twin_correct=_twin_correctness(store, visual_twin, keys),
@@ -288,7 +288,7 @@ def suggest_run(store: Store, run_id: str, twins: Twins | None = None) -> list[S
             con,
             run_id,
             rows,
-            run_hash=data.run.get("content_hash"),
+            run_hash=data.run.content_hash,
             taxonomy_version=taxonomy.version,
             twin_run_ids=used,
             n_failed=int(facts.failed.sum()),

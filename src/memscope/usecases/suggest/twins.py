@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from typing import TYPE_CHECKING
 
 from memscope.errors import InputError
+from memscope.usecases.runs.run_info import RunInfo
 
 if TYPE_CHECKING:
     from memscope.store import Store
@@ -58,19 +60,19 @@ class Twins:
         return ids is not None and sorted(self.ids) == sorted(ids)
 
 
-def method_family(run: dict[str, Any]) -> str:
+def method_family(run: RunInfo) -> str:
     """The base method without its modality suffix (``full_context_text_only`` → ``full_context``)."""
-    name = run.get("base_method") or run.get("method") or ""
-    return MODALITY_SUFFIX.sub("", str(name))
+    name = run.base_method or run.method or ""
+    return MODALITY_SUFFIX.sub("", name)
 
 
-def _same_setting(run: dict[str, Any], other: dict[str, Any]) -> bool:
-    if other["run_id"] == run["run_id"] or other.get("task") != run.get("task"):
+def _same_setting(run: RunInfo, other: RunInfo) -> bool:
+    if other.run_id == run.run_id or other.task != run.task:
         return False
-    return not (run.get("model") and other.get("model") and run["model"] != other["model"])
+    return not (run.model and other.model and run.model != other.model)
 
 
-def twin_candidates(store: Store, run: dict[str, Any]) -> tuple[list[str], list[str]]:
+def twin_candidates(store: Store, run: RunInfo) -> tuple[list[str], list[str]]:
     """Every run in the store that could be ``run``'s visual twin, and its oracle; best first.
 
     A candidate shares at least one question key with the run; the one sharing the most
@@ -82,39 +84,40 @@ def twin_candidates(store: Store, run: dict[str, Any]) -> tuple[list[str], list[
 
     family = method_family(run)
     with store.read() as con:
-        others = [other for other in queries.list_runs(con) if _same_setting(run, other)]
+        listed = [RunInfo.from_row(row) for row in queries.list_runs(con)]
+        others = [other for other in listed if _same_setting(run, other)]
         visual = [
             other
             for other in others
-            if run.get("modality") == TEXT_MODALITY
+            if run.modality == TEXT_MODALITY
             and family
             and family != ORACLE_FAMILY
             and method_family(other) == family
-            and other.get("modality") == VISUAL_MODALITY
+            and other.modality == VISUAL_MODALITY
         ]
         oracles = [
             other
             for other in others
             if family != ORACLE_FAMILY and method_family(other) == ORACLE_FAMILY
         ]
-        shared = shared_question_counts(con, run["run_id"], [o["run_id"] for o in visual + oracles])
+        shared = shared_question_counts(con, run.run_id, [o.run_id for o in visual + oracles])
 
-    def ranked(candidates: list[dict[str, Any]], prefer_modality: str | None = None) -> list[str]:
+    def ranked(candidates: list[RunInfo], prefer_modality: str | None = None) -> list[str]:
         order = sorted(
-            (c for c in candidates if shared.get(c["run_id"], 0) > 0),
+            (c for c in candidates if shared.get(c.run_id, 0) > 0),
             key=lambda c: (
-                c.get("modality") == prefer_modality,
-                shared[c["run_id"]],
-                c.get("ingested_at") or 0,
+                c.modality == prefer_modality,
+                shared[c.run_id],
+                c.ingested_at or datetime.min,
             ),
             reverse=True,
         )
-        return [c["run_id"] for c in order]
+        return [c.run_id for c in order]
 
-    return ranked(visual), ranked(oracles, prefer_modality=run.get("modality"))
+    return ranked(visual), ranked(oracles, prefer_modality=run.modality)
 
 
-def find_twins(store: Store, run: dict[str, Any]) -> Twins:
+def find_twins(store: Store, run: RunInfo) -> Twins:
     """The best visual twin and oracle of ``run`` among the runs in the store now."""
     visual, oracles = twin_candidates(store, run)
     return Twins(visual[0] if visual else None, oracles[0] if oracles else None)
@@ -122,7 +125,7 @@ def find_twins(store: Store, run: dict[str, Any]) -> Twins:
 
 def choose_twins(
     store: Store,
-    run: dict[str, Any],
+    run: RunInfo,
     *,
     requested: list[str] | None = None,
     pinned: list[str] | None = None,
@@ -158,7 +161,7 @@ def choose_twins(
             if requested is None:
                 continue  # a pinned twin that left the store: the suggestions are redone without it
             raise InputError(
-                f"run {twin} cannot be a twin run of {run['run_id']}: {TWIN_MEANING}",
+                f"run {twin} cannot be a twin run of {run.run_id}: {TWIN_MEANING}",
                 fix=_candidates_fix(visual, oracles),
             )
         if role in chosen:

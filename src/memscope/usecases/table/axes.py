@@ -164,9 +164,7 @@ def question_axes(data: RunData, benchmark: str) -> QuestionAxes:
         dtype=object,
     )
     if layout.run_task_axis:
-        labels[RUN_TASK] = np.full(
-            data.questions.num_rows, data.run.get("task") or "", dtype=object
-        )
+        labels[RUN_TASK] = np.full(data.questions.num_rows, data.run.task or "", dtype=object)
     return QuestionAxes(labels, numbers)
 
 
@@ -270,7 +268,7 @@ def clusters(data: RunData, benchmark: str) -> np.ndarray | None:
     if cluster is None:
         return None
     trunks = extra_columns(data.questions, (cluster,))[cluster]
-    run_id = data.run["run_id"]
+    run_id = data.run.run_id
     return np.array(
         [
             f"{run_id}|{t}" if t not in (None, "") else f"{run_id}|#{q}"

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from datetime import datetime
+from typing import TypedDict
 
 import numpy as np
 
@@ -37,6 +38,7 @@ from memscope.usecases.benchmarks import spec_of
 from memscope.usecases.compare.pairs import match_questions
 from memscope.usecases.runs.ingest import effective_k
 from memscope.usecases.runs.loading import RunData
+from memscope.usecases.runs.run_info import RunInfo, RunValue
 from memscope.usecases.table.axes import (
     QuestionAxes,
     axis_levels,
@@ -101,7 +103,7 @@ class _Cell(TypedDict, total=False):
 class _Part:
     """One run's per-question arrays."""
 
-    run: dict[str, Any]
+    run: RunInfo
     values: np.ndarray
     axes: QuestionAxes
     keys: list[str]
@@ -136,18 +138,20 @@ class _Row:
     @property
     def tasks(self) -> np.ndarray:
         return np.concatenate(
-            [
-                np.full(len(part.values), part.run.get("task") or "", dtype=object)
-                for part in self.parts
-            ]
+            [np.full(len(part.values), part.run.task or "", dtype=object) for part in self.parts]
         )
 
 
-def check_benchmarks(runs: list[dict[str, Any]]) -> str:
+def _json_value(value: RunValue) -> JSONValue:
+    """A run field as JSON: an instant as its ISO text (as orjson writes it)."""
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+def check_benchmarks(runs: list[RunInfo]) -> str:
     """The one benchmark of ``runs``; refuses a mix, naming which run is which."""
     by_benchmark: dict[str, list[str]] = {}
     for run in runs:
-        by_benchmark.setdefault(str(run.get("benchmark")), []).append(run["run_id"])
+        by_benchmark.setdefault(run.benchmark, []).append(run.run_id)
     if len(by_benchmark) > 1:
         listing = "; ".join(
             f"{benchmark_name(name)}: {', '.join(ids)}" for name, ids in by_benchmark.items()
@@ -379,7 +383,7 @@ def _row_cells(
 
 def _subrow(row: _Row, task: str) -> tuple[_Row, np.ndarray]:
     mask = row.tasks == task
-    return _Row(row.key, [p for p in row.parts if (p.run.get("task") or "") == task]), mask
+    return _Row(row.key, [p for p in row.parts if (p.run.task or "") == task]), mask
 
 
 def _task_average(
@@ -535,7 +539,7 @@ def build_table(data: list[RunData], options: TableOptions | None = None) -> Res
             keys=run_data.column("question_key").tolist(),
             clusters=clusters(run_data, benchmark),
         )
-        key = (run["run_id"],) if options.per_run else tuple(run.get(f) for f in group)
+        key = (run.run_id,) if options.per_run else tuple(_json_value(run.value(f)) for f in group)
         rows.setdefault(key, _Row(key, [])).parts.append(part)
     ordered = list(rows.values())
     names = table_layout(benchmark).display_names
@@ -595,8 +599,8 @@ def build_table(data: list[RunData], options: TableOptions | None = None) -> Res
             else {
                 name: _shown(name, value, names) for name, value in zip(group, row.key, strict=True)
             },
-            runs=tuple(p.run["run_id"] for p in row.parts),
-            tasks=tuple(sorted({p.run.get("task") or "" for p in row.parts})),
+            runs=tuple(p.run.run_id for p in row.parts),
+            tasks=tuple(sorted({p.run.task or "" for p in row.parts})),
             n_questions=len(row.values),
             cells={key: _typed_cell(cell) for key, cell in cells.items()},
         )

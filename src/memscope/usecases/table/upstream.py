@@ -23,9 +23,9 @@ def check_upstream(data: list[RunData]) -> dict[str, Any]:
     without = []
     for run_data in data:
         check = run_data.spec.check_table
-        found = check(run_data) if check is not None else []
+        found = check(run_data.hook_view()) if check is not None else []
         if not found:
-            without.append(run_data.run["run_id"])
+            without.append(run_data.run.run_id)
         checks += found
     return {
         "checks": checks,

@@ -1,0 +1,176 @@
+"""The store reads and writes behind the app's triage session (``triage/`` reaches the store
+only through here, the import-linter contract ``triage-calls-usecases``).
+
+- :func:`read_session_start`: in one connection, what the queue needs to open a run (and
+  the answers of a second one to compare): questions, rounds, the remembered position and
+  the run's sample plan.
+- :func:`read_evidence`: a loaded run completed with its retrieval evidence, the
+  per-channel scores of its retrieved rounds and whether ``memscope recompute`` can fill the
+  scores it did not log.
+- :func:`read_rounds`, :func:`save_position`, :func:`mark_opened`: the dataset's rounds,
+  the remembered queue position, the store's default run.
+- :func:`read_probe`: a DMV-Bench probe's stored rows (question, recall steps, products).
+- :func:`probe_seen`: per DMV-Bench probe, whether any recall step retrieved its target.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from memscope.engine_jobs.memory_search import EngineStep
+from memscope.errors import NotFoundError
+from memscope.store import Store, queries
+from memscope.store import queries_benchmarks as benchmark_queries
+from memscope.store.app_state import AppState, load_app_state, save_app_state
+from memscope.store.samples import load_plan
+from memscope.usecases.labels.sample import SamplePlan, plan_from_rows
+from memscope.usecases.runs.loading import RunData, evidence_from_table, read_questions
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = [
+    "AppState",
+    "EngineStep",
+    "EvidenceRead",
+    "ProbeRows",
+    "SessionStart",
+    "mark_opened",
+    "probe_seen",
+    "read_evidence",
+    "read_probe",
+    "read_rounds",
+    "read_session_start",
+    "save_position",
+]
+
+
+@dataclass(frozen=True)
+class SessionStart:
+    """What opening a run for triage reads from the store."""
+
+    data: RunData
+    other: RunData | None
+    """The compared run's answers, when two runs are opened."""
+    rounds: pa.Table
+    """The dataset's rounds (``store.queries.rounds_table``)."""
+    saved: AppState | None
+    """Where this annotator was in the run's queue last time."""
+    sample: SamplePlan | None
+    """The run's sample plan, when one was drawn for this version of its files."""
+
+
+def read_session_start(
+    store: Store, run_ids: list[str], annotator: str, *, detail: bool = True
+) -> SessionStart:
+    """Read ``run_ids[0]`` (and the answers of ``run_ids[1]``) in one connection;
+    ``detail=False`` leaves the answer texts, options and rotations to :func:`read_evidence`.
+
+    Raises:
+        NotFoundError: no such run in the store.
+    """
+    with store.read() as con:
+        data = read_questions(con, store, run_ids[0], detail=detail)
+        other = read_questions(con, store, run_ids[1]) if len(run_ids) > 1 else None
+        rounds = queries.rounds_table(con, data.run.dataset_id)
+        saved = load_app_state(con, data.run_id, annotator)
+        found = load_plan(con, data.run_id)
+    sample = (
+        plan_from_rows(*found)
+        if found is not None and found[0]["run_hash"] == data.run.content_hash
+        else None
+    )
+    return SessionStart(data, other, rounds, saved, sample)
+
+
+@dataclass(frozen=True)
+class EvidenceRead:
+    """What :func:`read_evidence` read beside the evidence it put into the run."""
+
+    channels: pa.Table
+    """Per retrieved round, its per-channel scores (``store.queries.retrieval_channels``)."""
+    recompute_hint: str | None
+    """The sentence pointing to ``memscope recompute RUN``, None where it cannot work here."""
+
+
+def read_evidence(store: Store, data: RunData) -> EvidenceRead:
+    """Complete ``data`` (read without its evidence) with its retrieval evidence and its
+    questions' answers, options and rotations, in place."""
+    from memscope.engine_jobs.gap_fill import recompute_hint
+
+    run_id = data.run_id
+    with store.read() as con:
+        table = queries.evidence_table(con, run_id)
+        channels = queries.retrieval_channels(con, run_id)
+        if "pred" not in data.questions.column_names:
+            data.questions = queries.question_table(con, run_id)
+            data._columns.clear()
+    data.evidence, data.scores = evidence_from_table(table)
+    data.evidence_table = table
+    return EvidenceRead(channels, recompute_hint(store, run_id))
+
+
+def read_rounds(store: Store, dataset_id: str) -> pa.Table:
+    """The dataset's rounds (``store.queries.rounds_table``)."""
+    with store.read() as con:
+        return queries.rounds_table(con, dataset_id)
+
+
+def save_position(store: Store, state: AppState) -> None:
+    """Remember where the annotator is in a run's queue."""
+    with store.write() as con:
+        save_app_state(con, state)
+
+
+def mark_opened(store: Store, run_id: str) -> None:
+    """Make ``run_id`` the store's default run (``memscope report`` without a run)."""
+    with store.write() as con:
+        queries.mark_opened(con, run_id)
+
+
+@dataclass(frozen=True)
+class ProbeRows:
+    """A DMV-Bench probe as stored: its question row, its recall steps and, by hash, the
+    dataset rounds (products) of its target, its final page and everything retrieved."""
+
+    question: dict[str, Any]
+    steps: list[dict[str, Any]]
+    products: dict[str, dict[str, Any]]
+    target: str
+    """The target product's hash."""
+    final_hash: str | None
+    """The product the final page shows, when it is a product page."""
+
+
+def read_probe(store: Store, run_id: str, qid: str) -> ProbeRows:
+    """The stored rows of probe ``qid`` of DMV-Bench run ``run_id``.
+
+    Raises:
+        NotFoundError: when the run has no such question.
+    """
+    with store.read() as con:
+        question = benchmark_queries.run_question(con, run_id, qid)
+        if question is None:
+            raise NotFoundError(f"run {run_id!r} has no question {qid!r}", where=str(store.path))
+        steps = benchmark_queries.recall_steps(con, run_id, qid)
+        target = str(question["extra"].get("target_hash") or "")
+        final_url = question["pred"]
+        final_hash = (
+            final_url.rsplit("/", 1)[-1]
+            if final_url and final_url.startswith("/product/")
+            else None
+        )
+        hashes = [
+            target,
+            *([final_hash] if final_hash else []),
+            *(slug for s in steps for slug in s["retrieved"] or []),
+        ]
+        products = benchmark_queries.rounds_by_id(con, question["dataset_id"], hashes)
+    return ProbeRows(question, steps, products, target, final_hash)
+
+
+def probe_seen(store: Store, run_id: str) -> dict[str, bool]:
+    """Per probe of DMV-Bench run ``run_id``, whether any recall step retrieved its target."""
+    with store.read() as con:
+        return benchmark_queries.target_seen_by_probe(con, run_id)
