@@ -168,14 +168,17 @@ def test_many_runs_share_write_connections_and_report_in_path_order(
     (tmp_path / "runs" / "b" / "predictions.jsonl").write_text("{not json\n" * 3)
     write_run(tmp_path / "runs" / "d", data, good_rows(data))
     seen: list[str] = []
+    progress: list[tuple[int, int]] = []
     outcomes, failures = ingest_paths(
         store,
         [tmp_path / "runs"],
         OPTIONS,
         strict=True,
         on_outcome=lambda result: seen.append(Path(result.path).name),
+        on_progress=lambda done, total: progress.append((done, total)),
     )
     assert seen == ["a", "b", "c", "d"]
+    assert progress == [(0, 4), (1, 4), (2, 4), (3, 4), (4, 4)]
     assert [(o.run_id, o.status) for o in outcomes] == [
         ("a", "unchanged"),
         ("c", "unchanged"),

@@ -26,6 +26,7 @@ from memscope.cli.common import (
     warn,
 )
 from memscope.cli.fitting import Column, FittingTable, fit
+from memscope.cli.progress import progress_line
 from memscope.textsafe import printable, printable_id
 
 
@@ -83,9 +84,16 @@ def ingest(
 
             stderr.print(Text(f"  {upstream_sentence(check)}", style="green"))
 
-    _, failures = ingest_paths(
-        store, paths, read_options(dataset), strict=strict, verify=verify, on_outcome=report
-    )
+    with progress_line(stderr, "ingesting runs") as progress:
+        _, failures = ingest_paths(
+            store,
+            paths,
+            read_options(dataset),
+            strict=strict,
+            verify=verify,
+            on_outcome=report,
+            on_progress=progress,
+        )
     if failures:
         stderr.print(f"{len(failures)} run(s) could not be ingested.")
         raise typer.Exit(1)

@@ -158,6 +158,7 @@ def ingest_paths(
     strict: bool = False,
     verify: bool = False,
     on_outcome: Callable[[IngestOutcome | IngestFailure], None] | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> tuple[list[IngestOutcome], list[IngestFailure]]:
     """Ingest every run directory at or below each path.
 
@@ -166,6 +167,7 @@ def ingest_paths(
     every run's recorded file stats, so an unchanged run costs a ``stat`` per file
     (``verify``: every run is read and hashed); the changed ones share one write
     connection, let go now and then so that another process can get a word in.
+    ``on_progress(done, total)`` is called with the run directories found, then after each.
 
     Raises:
         RunDirError: when a path does not exist or holds no run at all.
@@ -208,15 +210,22 @@ def ingest_paths(
 
     held = ExitStack()  # the write connection, while held
     held_since = 0.0
+    total = sum(len(run_dirs) for run_dirs in found)
+    done = 0
+    if on_progress:
+        on_progress(done, total)
     with held:
         for run_dirs in found:
             for run_dir in run_dirs:
+                done += 1
                 unchanged = _unchanged_by_stats(
                     stored.get(str(run_dir.resolve())), run_dir.resolve()
                 )
                 if unchanged is not None:
                     outcomes.append(unchanged)
                     report([unchanged])
+                    if on_progress:
+                        on_progress(done, total)
                     continue
                 if held_since and time.monotonic() - held_since > WRITE_HOLD_S:
                     held.close()
@@ -239,6 +248,8 @@ def ingest_paths(
                     failed = [IngestFailure(str(run_dir), error)]
                     failures += failed
                     report(failed)
+                if on_progress:
+                    on_progress(done, total)
     return outcomes, failures
 
 
