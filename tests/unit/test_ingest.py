@@ -190,6 +190,22 @@ def test_many_runs_share_write_connections_and_report_in_path_order(
         assert scalar(con, "SELECT count(*) FROM predictions WHERE run_id = 'b'") == 0
 
 
+def test_ingest_inside_a_shared_read_writes_and_reads_on(tmp_path: Path) -> None:
+    """The app ingests a folder inside ``Store.reading()``: the write connection takes the
+    read-only one's place meanwhile, and reads after it see the new runs."""
+    data = small_dataset()
+    write_run(tmp_path / "runs" / "a", data, good_rows(data))
+    store = Store(tmp_path / "store.duckdb")
+    with store.reading():
+        outcomes, failures = ingest_paths(store, [tmp_path / "runs"], OPTIONS)
+        assert not failures and [o.status for o in outcomes] == ["new"]
+        write_run(tmp_path / "runs" / "b", data, good_rows(data))
+        outcomes, failures = ingest_paths(store, [tmp_path / "runs"], OPTIONS)
+        assert [o.status for o in outcomes] == ["unchanged", "new"]
+        with store.read() as con:
+            assert scalar(con, "SELECT count(*) FROM runs") == 2
+
+
 def test_directories_found_together_are_all_told_apart(tmp_path: Path) -> None:
     data = small_dataset()
     for llm in ("qwen3.6-35b-a3b", "gpt-5.4-mini"):
