@@ -58,3 +58,28 @@ def test_a_missing_run_is_named(demo_store: tuple[Store, list[str]]) -> None:
     with pytest.raises(NotFoundError, match="no run 'nope'"):
         load_runs(store, [run_ids[0], "nope"])
     assert load_runs(store, []) == []
+
+
+def test_odd_retrievals_read_alike(tmp_path: Path) -> None:
+    """A tied rank, a round the dataset lacks and an unranked row: the one-pass assembly
+    of many runs orders and resolves them as each run alone does."""
+    store = Store(tmp_path / "store.duckdb")
+    outcomes, failures = ingest_paths(
+        store, [DEMO / "srag_t", DEMO / "srag_v", DEMO / "fc_v"], ReadOptions()
+    )
+    assert not failures
+    run_ids = [outcome.run_id for outcome in outcomes]
+    with store.write() as con:
+        first = con.execute(
+            "SELECT qid, round_id FROM retrievals WHERE run_id = ? AND rank = 1 LIMIT 1",
+            [run_ids[0]],
+        ).fetchone()
+        assert first is not None
+        qid, round_id = first
+        con.execute(
+            "INSERT INTO retrievals VALUES (?, ?, 1, 'no-such-round', 0.5, NULL, NULL, 'logged'),"
+            " (?, ?, NULL, ?, NULL, NULL, NULL, 'recomputed'), (?, ?, 2, ?, 0.1, NULL, NULL, 'logged')",
+            [run_ids[0], qid, run_ids[0], qid, round_id, run_ids[1], qid, round_id],
+        )
+    for data in load_runs(store, run_ids, detail=False):
+        assert_same_run(data, load_run(store, data.run["run_id"], detail=False))

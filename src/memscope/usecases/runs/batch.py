@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from memscope.errors import NotFoundError
 from memscope.store import Store
-from memscope.store.evidence import assemble_evidence
+from memscope.store.evidence_batch import assemble_runs_evidence
 from memscope.store.queries_batch import (
     dataset_round_counts,
     evidence_sources,
@@ -56,19 +56,13 @@ def load_runs(store: Store, run_ids: Sequence[str], *, detail: bool = True) -> l
         evidence_questions, rounds, sessions, retrievals = evidence_sources(con, wanted)
         dataset_ids = list(dict.fromkeys(runs[run_id]["dataset_id"] for run_id in wanted))
         n_rounds = dataset_round_counts(con, dataset_ids)
-    evidence_questions_of = _split(evidence_questions, "run_id", wanted)
-    rounds_of = _split(rounds, "dataset_id", dataset_ids)
-    sessions_of = _split(sessions, "dataset_id", dataset_ids)
-    retrievals_of = _split(_stable_by(retrievals, "run_id"), "run_id", wanted)
+    dataset_of = {run_id: runs[run_id]["dataset_id"] for run_id in wanted}
+    evidence_of = assemble_runs_evidence(
+        evidence_questions, rounds, sessions, retrievals, dataset_of
+    )
     loaded: dict[str, RunData] = {}
     for run_id in wanted:
-        dataset_id = runs[run_id]["dataset_id"]
-        evidence_rows = assemble_evidence(
-            evidence_questions_of[run_id],
-            rounds_of[dataset_id],
-            sessions_of[dataset_id],
-            retrievals_of[run_id],
-        )
+        evidence_rows = evidence_of[run_id]
         evidence, scores = evidence_from_table(evidence_rows)
         loaded[run_id] = RunData(
             runs[run_id],
@@ -76,18 +70,9 @@ def load_runs(store: Store, run_ids: Sequence[str], *, detail: bool = True) -> l
             evidence_rows,
             evidence,
             scores,
-            n_rounds[dataset_id],
+            n_rounds[dataset_of[run_id]],
         )
     return [loaded[run_id] for run_id in run_ids]
-
-
-def _stable_by(table: pa.Table, key: str) -> pa.Table:
-    """``table`` sorted by ``key``, rows of one key kept in their order."""
-    import pyarrow.compute as pc
-
-    if table.num_rows == 0:
-        return table
-    return table.take(pc.sort_indices(table, sort_keys=[(key, "ascending")]))
 
 
 def _split(table: pa.Table, key: str, keys: Sequence[str]) -> dict[str, pa.Table]:
