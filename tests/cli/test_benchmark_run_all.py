@@ -50,6 +50,7 @@ def test_the_smoke_suite_writes_every_scripts_figures(
     scripts = [entry["script"] for entry in document["scripts"]]
     assert scripts == [
         "bench_ingest.py",
+        "bench_sweep.py",
         "bench_report.py",
         "bench_rerun.py",
         "bench_labels.py",
@@ -67,7 +68,13 @@ def test_the_smoke_suite_writes_every_scripts_figures(
         "import_labels",
         "app",
         "coverage",
+        "sweep",
     }
+    sweep = by_id["sweep.ratio.table.16"]
+    assert sweep["value"] == pytest.approx(
+        by_id["sweep.table.16"]["value"] / by_id["sweep.query.16"]["value"]
+    )
+    assert sweep["target"] == {"op": "<=", "value": 4.0} and sweep["baseline"]
     ratio = by_id["ingest.ratio.100"]
     assert ratio["value"] == pytest.approx(
         by_id["ingest.memscope.100"]["value"] / by_id["ingest.read_json.100"]["value"]

@@ -126,6 +126,86 @@ def test_two_directories_with_one_name_get_distinct_ids(store: Store, tmp_path: 
     assert (again.run_id, again.status) == ("b/srag", "unchanged")
 
 
+def test_unchanged_stats_skip_reading_and_verify_hashes_anyway(
+    store: Store, tmp_path: Path
+) -> None:
+    """A file rewritten in place with its size and modification time put back is not
+    read again (a stat per file); ``verify`` hashes it and picks up the change."""
+    data = small_dataset()
+    run_dir = write_run(tmp_path / "runs" / "r", data, good_rows(data))
+    ingest_paths(store, [tmp_path / "runs"], OPTIONS)
+    predictions = run_dir / "predictions.jsonl"
+    before = predictions.stat()
+    text = predictions.read_text()
+    assert '"em": 1.0' in text
+    predictions.write_text(text.replace('"em": 1.0', '"em": 0.0', 1))
+    assert predictions.stat().st_size == before.st_size
+    os.utime(predictions, ns=(before.st_atime_ns, before.st_mtime_ns))
+    outcomes, _ = ingest_paths(store, [tmp_path / "runs"], OPTIONS)
+    assert [outcome.status for outcome in outcomes] == ["unchanged"]
+    outcomes, _ = ingest_paths(store, [tmp_path / "runs"], OPTIONS, verify=True)
+    assert [outcome.status for outcome in outcomes] == ["replaced"]
+    with store.read() as con:
+        assert (
+            scalar(con, "SELECT sum(em) FROM predictions")
+            == sum(row["em"] for row in good_rows(data)) - 1
+        )
+    outcomes, _ = ingest_paths(store, [tmp_path / "runs"], OPTIONS, verify=True)
+    assert [outcome.status for outcome in outcomes] == ["unchanged"]
+
+
+def test_many_runs_share_write_connections_and_report_in_path_order(
+    tmp_path: Path,
+) -> None:
+    """New, unchanged and broken runs mixed: every outcome in path order, the broken one
+    failed alone (its rows rolled back), the others stored."""
+    data = small_dataset()
+    for name in ("a", "c"):
+        write_run(tmp_path / "runs" / name, data, good_rows(data))
+    store = Store(tmp_path / "store.duckdb")
+    ingest_paths(store, [tmp_path / "runs"], OPTIONS)
+    write_run(tmp_path / "runs" / "b", data, good_rows(data))
+    (tmp_path / "runs" / "b" / "predictions.jsonl").write_text("{not json\n" * 3)
+    write_run(tmp_path / "runs" / "d", data, good_rows(data))
+    seen: list[str] = []
+    progress: list[tuple[int, int]] = []
+    outcomes, failures = ingest_paths(
+        store,
+        [tmp_path / "runs"],
+        OPTIONS,
+        strict=True,
+        on_outcome=lambda result: seen.append(Path(result.path).name),
+        on_progress=lambda done, total: progress.append((done, total)),
+    )
+    assert seen == ["a", "b", "c", "d"]
+    assert progress == [(0, 4), (1, 4), (2, 4), (3, 4), (4, 4)]
+    assert [(o.run_id, o.status) for o in outcomes] == [
+        ("a", "unchanged"),
+        ("c", "unchanged"),
+        ("d", "new"),
+    ]
+    assert [Path(f.path).name for f in failures] == ["b"]
+    with store.read() as con:
+        assert scalar(con, "SELECT count(*) FROM runs") == 3
+        assert scalar(con, "SELECT count(*) FROM predictions WHERE run_id = 'b'") == 0
+
+
+def test_ingest_inside_a_shared_read_writes_and_reads_on(tmp_path: Path) -> None:
+    """The app ingests a folder inside ``Store.reading()``: the write connection takes the
+    read-only one's place meanwhile, and reads after it see the new runs."""
+    data = small_dataset()
+    write_run(tmp_path / "runs" / "a", data, good_rows(data))
+    store = Store(tmp_path / "store.duckdb")
+    with store.reading():
+        outcomes, failures = ingest_paths(store, [tmp_path / "runs"], OPTIONS)
+        assert not failures and [o.status for o in outcomes] == ["new"]
+        write_run(tmp_path / "runs" / "b", data, good_rows(data))
+        outcomes, failures = ingest_paths(store, [tmp_path / "runs"], OPTIONS)
+        assert [o.status for o in outcomes] == ["unchanged", "new"]
+        with store.read() as con:
+            assert scalar(con, "SELECT count(*) FROM runs") == 2
+
+
 def test_directories_found_together_are_all_told_apart(tmp_path: Path) -> None:
     data = small_dataset()
     for llm in ("qwen3.6-35b-a3b", "gpt-5.4-mini"):

@@ -26,6 +26,7 @@ from memscope.cli.common import (
     warn,
 )
 from memscope.cli.fitting import Column, FittingTable, fit
+from memscope.cli.progress import progress_line
 from memscope.textsafe import printable, printable_id
 
 
@@ -41,12 +42,20 @@ def ingest(
         bool,
         typer.Option("--strict", help="Refuse a run with any bad line instead of skipping it."),
     ] = False,
+    verify: Annotated[
+        bool,
+        typer.Option(
+            "--verify",
+            help="Hash every run's files even where their sizes and modification times are unchanged.",
+        ),
+    ] = False,
     db: DbOption = None,
 ) -> None:
     """Ingest run directories into the store (every run below each PATH).
 
-    An unchanged run is skipped; a changed one replaces its old rows. Bad lines are
-    reported as file:line and skipped (refused with --strict).
+    An unchanged run is skipped: one whose files kept their sizes and modification times
+    is not read again (--verify reads and hashes it all the same); a changed one replaces
+    its old rows. Bad lines are reported as file:line and skipped (refused with --strict).
     """
     from memscope.usecases.runs.ingest import IngestFailure, ingest_paths
     from memscope.usecases.runs.store_access import IngestOutcome
@@ -75,9 +84,16 @@ def ingest(
 
             stderr.print(Text(f"  {upstream_sentence(check)}", style="green"))
 
-    _, failures = ingest_paths(
-        store, paths, read_options(dataset), strict=strict, on_outcome=report
-    )
+    with progress_line(stderr, "ingesting runs") as progress:
+        _, failures = ingest_paths(
+            store,
+            paths,
+            read_options(dataset),
+            strict=strict,
+            verify=verify,
+            on_outcome=report,
+            on_progress=progress,
+        )
     if failures:
         stderr.print(f"{len(failures)} run(s) could not be ingested.")
         raise typer.Exit(1)

@@ -186,7 +186,7 @@ def table(
         render_upstream,
     )
     from memscope.usecases.output_files import TABLE, plan_output, store_files, write_output
-    from memscope.usecases.runs.loading import load_run
+    from memscope.usecases.runs.batch import load_runs
     from memscope.usecases.table.build import TableOptions, build_table
 
     check_k(k)
@@ -207,8 +207,7 @@ def table(
     # --out is checked before any work: never over the store or a file that is not a table.
     target = plan_output(out, TABLE, store_files(store)) if out is not None else None
     run_ids = _run_ids(store, runs, read_options(dataset))
-    with store.reading():
-        data = [load_run(store, run_id, detail=False) for run_id in run_ids]
+    data = load_runs(store, run_ids, detail=False)
     result = build_table(data, options)
     upstream = None
     if check_upstream:

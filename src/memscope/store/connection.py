@@ -319,14 +319,29 @@ class Store:
         store costs tens of milliseconds, a committed insert a few. While it is held, no
         other process can use the store, so hold it briefly; and no other thread of this
         process may open the store meanwhile (DuckDB refuses mixed connections in one
-        process), so callers serialise with their own lock.
+        process), so callers serialise with their own lock. Inside :meth:`reading` on the
+        same thread, the shared read-only connection is closed meanwhile and opened again
+        after.
         """
-        if self._shared is not None:
-            if not self._shared_writable:
-                raise StoreError(
-                    "writing() inside reading() is not supported", where=str(self.path)
-                )
+        shared = self._shared
+        if shared is not None and self._shared_writable:
             yield
+            return
+        if shared is not None:
+            if shared[0] != threading.get_ident():
+                raise StoreError(
+                    "writing() while another thread is inside reading() is not supported",
+                    where=str(self.path),
+                )
+            # Inside reading(): the read-only connection makes way for the write one
+            # meanwhile (as write() does) and is opened again afterwards.
+            shared[1].close()
+            self._shared = None
+            try:
+                with self.writing():
+                    yield
+            finally:
+                self._shared = (shared[0], self._connect(read_only=True))
             return
         with self.write() as con:
             self._shared, self._shared_writable = (threading.get_ident(), con), True

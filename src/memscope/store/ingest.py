@@ -75,6 +75,16 @@ def stored_run_state(con: duckdb.DuckDBPyConnection, path: str) -> StoredRunStat
     return StoredRunState(row[0], row[1], json.loads(row[2]) if row[2] else {}, row[3] or 0)
 
 
+def stored_run_states(con: duckdb.DuckDBPyConnection) -> dict[str, StoredRunState]:
+    """The stored state of every run, by the path it was ingested from (one query, so a
+    sweep of hundreds of runs is checked for changes without a query per run)."""
+    found = rows(con, "SELECT path, run_id, content_hash, file_stats, n_questions FROM runs")
+    return {
+        path: StoredRunState(run_id, content_hash, json.loads(stats) if stats else {}, n or 0)
+        for path, run_id, content_hash, stats, n in found
+    }
+
+
 def stored_runs_under(
     con: duckdb.DuckDBPyConnection, folder: str
 ) -> list[tuple[str, dict[str, Any]]]:
@@ -121,7 +131,7 @@ def ingest_run(
                 con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
         n_questions = _load_predictions(con, run_id, record, strict=strict, notices=notices)
         metrics = _with_stored_check(con, run_id, record, notices)
-        replace_run_details(con, run_id, record.detail_tables)
+        replace_run_details(con, run_id, record.detail_tables, replacing=previous is not None)
         con.execute(
             "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now()::TIMESTAMP, NULL)",
             [

@@ -33,9 +33,14 @@ def ensure_detail_table(con: duckdb.DuckDBPyConnection, table: DetailTable) -> N
 
 
 def replace_run_details(
-    con: duckdb.DuckDBPyConnection, run_id: str, tables: dict[str, pa.Table]
+    con: duckdb.DuckDBPyConnection,
+    run_id: str,
+    tables: dict[str, pa.Table],
+    *,
+    replacing: bool = True,
 ) -> None:
-    """Delete ``run_id``'s rows from every detail table, then insert ``tables``.
+    """Delete ``run_id``'s rows from every detail table, then insert ``tables``
+    (``replacing=False``: a new run id, which owns no rows yet: nothing to delete).
 
     Each table carries the columns of its store table without ``run_id``; a missing column
     is stored as NULL.
@@ -54,7 +59,7 @@ def replace_run_details(
         )
     existing = {row[0] for row in rows(con, "SELECT table_name FROM information_schema.tables")}
     for name in known:
-        if name in existing:
+        if name in existing and replacing:
             con.execute(f"DELETE FROM {name} WHERE run_id = ?", [run_id])
     for name, data in tables.items():
         if data is None or not data.num_rows:

@@ -375,15 +375,17 @@ def _insert_ranked_retrievals(
         "WHERE list_transform(r.method_runtime.top_candidates, lambda c: trim(c.round_id)) "
         "      <> list_transform(r.method_runtime.seed_round_ids[1:len(r.method_runtime.top_candidates)], lambda i: trim(i))"
     )
-    con.execute(
-        "UPDATE retrievals SET score = u.score, text_score = coalesce(u.text_dense_score, u.semantic_score),"
-        " image_score = u.image_dense_score "
-        "FROM (SELECT qid, trim(round_id) AS round_id, any_value(score) AS score, any_value(text_dense_score) AS text_dense_score,"
-        "      any_value(semantic_score) AS semantic_score, any_value(image_dense_score) AS image_dense_score"
-        "      FROM memeye_unaligned GROUP BY qid, trim(round_id)) u "
-        "WHERE retrievals.run_id = ? AND retrievals.qid = u.qid AND retrievals.round_id = u.round_id",
-        [run_id],
-    )
+    # Nothing to fix up (the usual case): no scan of every run's retrievals.
+    if scalar(con, "SELECT count(*) FROM memeye_unaligned"):
+        con.execute(
+            "UPDATE retrievals SET score = u.score, text_score = coalesce(u.text_dense_score, u.semantic_score),"
+            " image_score = u.image_dense_score "
+            "FROM (SELECT qid, trim(round_id) AS round_id, any_value(score) AS score, any_value(text_dense_score) AS text_dense_score,"
+            "      any_value(semantic_score) AS semantic_score, any_value(image_dense_score) AS image_dense_score"
+            "      FROM memeye_unaligned GROUP BY qid, trim(round_id)) u "
+            "WHERE retrievals.run_id = ? AND retrievals.qid = u.qid AND retrievals.round_id = u.round_id",
+            [run_id],
+        )
     con.execute("DROP TABLE memeye_unaligned")
     missing = scalar(
         con,

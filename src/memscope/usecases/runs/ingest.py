@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -12,10 +14,21 @@ from memscope.adapters.run_sources import REMEMBERED_HISTORIES, recorded_sources
 from memscope.errors import InputError, MemscopeError, NotFoundError, RunDirError
 from memscope.identity import relabelled, run_labels
 from memscope.store import Store, queries
-from memscope.store.ingest import IngestOutcome, ingest_run, stored_run_state, stored_runs_under
+from memscope.store.ingest import (
+    IngestOutcome,
+    StoredRunState,
+    ingest_run,
+    stored_run_state,
+    stored_run_states,
+    stored_runs_under,
+)
 from memscope.textsafe import parse_id, printable_id
 from memscope.usecases.runs.names import printed_match, two_readings, unknown_run
 from memscope.usecases.runs.run_info import RunInfo
+
+WRITE_HOLD_S = 1.0
+"""How long an ingest of many runs holds the store's write connection before letting go
+for a moment (another process waiting for the store gets in; opening it costs tens of ms)."""
 
 
 @dataclass
@@ -54,6 +67,7 @@ def ingest_dir_runs(
     *,
     strict: bool = False,
     label: str | None = None,
+    verify: bool = False,
 ) -> list[IngestOutcome]:
     """Ingest every run of one directory (a directory may hold several runs).
 
@@ -61,13 +75,16 @@ def ingest_dir_runs(
     :func:`memscope.identity.run_labels`); a run already in the store keeps its id. Where
     the store already holds runs of this directory, the data files it joined them to last
     time are used again unless a flag names others, so a run ingested with ``--dataset``
-    or a benchmark's own option needs neither afterwards.
+    or a benchmark's own option needs neither afterwards. A run whose files kept their
+    sizes and modification times is unchanged without being read; ``verify`` reads and
+    hashes it all the same (a file changed in place with its time kept back).
     """
     run_dir = run_dir.resolve()
     spec = detect(run_dir)
-    unchanged = _unchanged_run(store, run_dir)
-    if unchanged is not None:
-        return [unchanged]
+    if not verify:
+        unchanged = _unchanged_run(store, run_dir)
+        if unchanged is not None:
+            return [unchanged]
     options = _with_remembered_sources(store, run_dir, options, spec)
     records = spec.reader.read_all(run_dir, replace(options, strict=strict or options.strict))
     for record in records:
@@ -83,6 +100,12 @@ def _unchanged_run(store: Store, run_dir: Path) -> IngestOutcome | None:
         return None
     with store.read() as con:
         state = stored_run_state(con, str(run_dir))
+    return _unchanged_by_stats(state, run_dir)
+
+
+def _unchanged_by_stats(state: StoredRunState | None, run_dir: Path) -> IngestOutcome | None:
+    """The outcome of a run directory whose files all kept the size and modification time
+    recorded at its last ingest (a ``stat`` per file, nothing read); else None."""
     if state is None or not state.file_stats:
         return None
     try:
@@ -132,12 +155,18 @@ def ingest_paths(
     options: ReadOptions,
     *,
     strict: bool = False,
+    verify: bool = False,
     on_outcome: Callable[[IngestOutcome | IngestFailure], None] | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> tuple[list[IngestOutcome], list[IngestFailure]]:
     """Ingest every run directory at or below each path.
 
     A path that is itself a run directory is ingested; any other directory is searched
-    recursively. One broken run does not stop the others.
+    recursively. One broken run does not stop the others. The store is looked at once for
+    every run's recorded file stats, so an unchanged run costs a ``stat`` per file
+    (``verify``: every run is read and hashed); the changed ones share one write
+    connection, let go now and then so that another process can get a word in.
+    ``on_progress(done, total)`` is called with the run directories found, then after each.
 
     Raises:
         RunDirError: when a path does not exist or holds no run at all.
@@ -168,21 +197,58 @@ def ingest_paths(
         found.append(run_dirs)
     # Run ids are settled over everything found together (identity.run_labels).
     labels = run_labels([run_dir.resolve() for run_dirs in found for run_dir in run_dirs])
-    for run_dirs in found:
-        for run_dir in run_dirs:
-            try:
-                results: list[IngestOutcome | IngestFailure] = list(
-                    ingest_dir_runs(
-                        store, run_dir, options, strict=strict, label=labels[run_dir.resolve()]
-                    )
+    stored: dict[str, StoredRunState] = {}
+    if store.exists and not verify:
+        with store.read() as con:
+            stored = stored_run_states(con)
+
+    def report(results: list[IngestOutcome] | list[IngestFailure]) -> None:
+        if on_outcome:
+            for result in results:
+                on_outcome(result)
+
+    held = ExitStack()  # the write connection, while held
+    held_since = 0.0
+    total = sum(len(run_dirs) for run_dirs in found)
+    done = 0
+    if on_progress:
+        on_progress(done, total)
+    with held:
+        for run_dirs in found:
+            for run_dir in run_dirs:
+                done += 1
+                unchanged = _unchanged_by_stats(
+                    stored.get(str(run_dir.resolve())), run_dir.resolve()
                 )
-                outcomes += results  # type: ignore[arg-type]
-            except MemscopeError as error:
-                results = [IngestFailure(str(run_dir), error)]
-                failures += results  # type: ignore[arg-type]
-            if on_outcome:
-                for result in results:
-                    on_outcome(result)
+                if unchanged is not None:
+                    outcomes.append(unchanged)
+                    report([unchanged])
+                    if on_progress:
+                        on_progress(done, total)
+                    continue
+                if held_since and time.monotonic() - held_since > WRITE_HOLD_S:
+                    held.close()
+                    held_since = 0.0
+                try:
+                    if not held_since:
+                        held.enter_context(store.writing())
+                        held_since = time.monotonic()
+                    ingested = ingest_dir_runs(
+                        store,
+                        run_dir,
+                        options,
+                        strict=strict,
+                        label=labels[run_dir.resolve()],
+                        verify=True,  # its stats were compared above
+                    )
+                    outcomes += ingested
+                    report(ingested)
+                except MemscopeError as error:
+                    failed = [IngestFailure(str(run_dir), error)]
+                    failures += failed
+                    report(failed)
+                if on_progress:
+                    on_progress(done, total)
     return outcomes, failures
 
 

@@ -1,0 +1,98 @@
+"""Loading many runs at once: the same ``RunData`` as ``loading.load_run``, in a few queries.
+
+``table`` over a sweep, ``compare`` over folders and ``report`` over several runs need
+every selected run's questions and evidence. Reading them run by run costs a handful of
+queries each; here each table is read once for all runs (``store/queries_batch.py``) and
+cut into runs with Arrow slices, so the numbers are those of ``load_run``, row for row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from memscope.errors import NotFoundError
+from memscope.store import Store
+from memscope.store.evidence_batch import assemble_runs_evidence
+from memscope.store.queries_batch import (
+    dataset_round_counts,
+    evidence_sources,
+    question_tables,
+    runs_by_id,
+)
+from memscope.usecases.benchmarks import spec_of
+from memscope.usecases.runs.loading import RunData, evidence_from_table
+from memscope.usecases.runs.run_info import RunInfo
+
+
+def load_runs(store: Store, run_ids: Sequence[str], *, detail: bool = True) -> list[RunData]:
+    """Every run of ``run_ids`` (in that order, each once per mention) as ``load_run``
+    reads it, with one store connection and one query per table for them all.
+
+    Raises:
+        NotFoundError: a run is not in the store (the first one missing is named).
+        PluginError: a run's benchmark is not installed.
+    """
+    wanted = list(dict.fromkeys(run_ids))
+    if not wanted:
+        return []
+    with store.read() as con:
+        runs = runs_by_id(con, wanted)
+        missing = next((run_id for run_id in wanted if run_id not in runs), None)
+        if missing is not None:
+            raise NotFoundError(f"no run {missing!r} in the store", where=str(store.path))
+        # A benchmark whose predictions carry attributes of their own adds a column: its
+        # runs are read apart, so every run's table has exactly its own columns.
+        with_extra = [
+            run_id for run_id in wanted if spec_of(runs[run_id]["benchmark"]).own_attributes
+        ]
+        without_extra = [run_id for run_id in wanted if run_id not in set(with_extra)]
+        questions: dict[str, pa.Table] = {}
+        for group, extra in ((without_extra, False), (with_extra, True)):
+            if group:
+                table = question_tables(con, group, detail=detail, prediction_extra=extra)
+                questions.update(_split(table, "run_id", group))
+        evidence_questions, rounds, sessions, retrievals = evidence_sources(con, wanted)
+        dataset_ids = list(dict.fromkeys(runs[run_id]["dataset_id"] for run_id in wanted))
+        n_rounds = dataset_round_counts(con, dataset_ids)
+    dataset_of = {run_id: runs[run_id]["dataset_id"] for run_id in wanted}
+    evidence_of = assemble_runs_evidence(
+        evidence_questions, rounds, sessions, retrievals, dataset_of
+    )
+    loaded: dict[str, RunData] = {}
+    for run_id in wanted:
+        evidence_rows = evidence_of[run_id]
+        evidence, scores = evidence_from_table(evidence_rows)
+        loaded[run_id] = RunData(
+            RunInfo.from_row(runs[run_id]),
+            questions[run_id],
+            evidence_rows,
+            evidence,
+            scores,
+            n_rounds[dataset_of[run_id]],
+        )
+    return [loaded[run_id] for run_id in run_ids]
+
+
+def _split(table: pa.Table, key: str, keys: Sequence[str]) -> dict[str, pa.Table]:
+    """The rows of each of ``keys`` in ``table`` (sorted by ``key``), without the ``key``
+    column: zero-copy slices, an empty table for a key without rows."""
+    import pyarrow.compute as pc
+
+    column = table.column(key).combine_chunks()
+    rest = table.drop_columns([key])
+    spans: dict[str, tuple[int, int]] = {}
+    n = len(column)
+    if n:
+        # Where the key changes, in Arrow (no Python object per row).
+        changes = pc.not_equal(column.slice(1), column.slice(0, n - 1))
+        starts = np.concatenate(([0], np.flatnonzero(changes.to_numpy(zero_copy_only=False)) + 1))
+        stops = np.append(starts[1:], n)
+        names = column.take(pa.array(starts)).to_pylist()
+        spans = {
+            str(name): (int(start), int(stop - start))
+            for name, start, stop in zip(names, starts, stops, strict=True)
+        }
+    return {name: rest.slice(*spans.get(name, (0, 0))) for name in keys}
