@@ -1,0 +1,235 @@
+"""People's verdicts on answers (issue 28): events with history and undo, and the audit over them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from ppi_py import ppi_mean_ci
+from sklearn.metrics import cohen_kappa_score
+from typer.testing import CliRunner
+
+from builders import dialog, open_row, qa, write_run
+from memscope.adapters import ReadOptions
+from memscope.cli import app
+from memscope.errors import InputError, NotFoundError
+from memscope.store import Store
+from memscope.store.check import check_store
+from memscope.usecases.labels.audit import audit_raters, audit_run, audit_to_json
+from memscope.usecases.labels.events import current_labels
+from memscope.usecases.labels.verdicts import (
+    current_verdicts,
+    next_verdict,
+    record_verdict,
+    undo_verdict,
+    verdict_history,
+)
+from memscope.usecases.runs.ingest import ingest_dir
+
+SESSIONS = {"D1": ["D1:1", "D1:2"], "D2": ["D2:1", "D2:2"]}
+N_QUESTIONS = 24
+# the judge passes every third question and q2..q4 (so each X level has both outcomes)
+PASSED = {i for i in range(1, N_QUESTIONS + 1) if i % 3 == 0} | {2, 4}
+
+
+def make_run(tmp_path: Path) -> Path:
+    data = dialog(
+        SESSIONS,
+        [
+            qa(
+                f"Question number {i}?",
+                "gold",
+                [["X1" if i % 2 else "X2"], ["Y1"]],
+                ["D1:1"],
+                ["D1"],
+            )
+            for i in range(1, N_QUESTIONS + 1)
+        ],
+    )
+    rows = [
+        open_row(i, data, judge=1.0 if i in PASSED else 0.0, seed=["D2:1", "D1:1"])
+        for i in range(1, N_QUESTIONS + 1)
+    ]
+    return write_run(tmp_path / "runs" / "judged", data, rows, top_k=1)
+
+
+@pytest.fixture
+def run_id(tmp_path: Path, store: Store) -> str:
+    return ingest_dir(store, make_run(tmp_path), ReadOptions()).run_id
+
+
+def test_verdict_history_undo_and_annotators(store: Store, run_id: str) -> None:
+    first = record_verdict(store, run_id, "q1", "correct", annotator="alice", note="reads fine")
+    assert first is not None and first.action == "set" and first.verdict == "correct"
+    assert (
+        record_verdict(store, run_id, "q1", "correct", annotator="alice", note="reads fine") is None
+    )
+    second = record_verdict(store, run_id, "q1", "wrong", annotator="alice")
+    assert second is not None and second.supersedes == first.event_id
+    record_verdict(store, run_id, "q1", "unsure", annotator="bob")
+    assert current_verdicts(store, run_id, annotator="alice")["q1"].verdict == "wrong"
+    assert current_verdicts(store, run_id)["q1"].verdict == "unsure"  # the latest of anyone's
+    undone = undo_verdict(store, run_id, "q1", annotator="alice")
+    assert undone is not None and undone.supersedes == second.event_id
+    assert current_verdicts(store, run_id, annotator="alice")["q1"].verdict == "correct"
+    cleared = record_verdict(store, run_id, "q1", None, annotator="alice")
+    assert cleared is not None and cleared.action == "clear"
+    assert "q1" not in current_verdicts(store, run_id, annotator="alice")
+    assert [event.action for event in verdict_history(store, run_id)] == [
+        "set",
+        "set",
+        "set",
+        "undo",
+        "clear",
+    ]
+    # a verdict is not a failure label
+    assert current_labels(store, run_id) == {}
+    assert check_store(store).sound
+
+
+def test_bad_verdicts(store: Store, run_id: str) -> None:
+    with pytest.raises(InputError, match="unknown verdict"):
+        record_verdict(store, run_id, "q1", "maybe", annotator="alice")
+    with pytest.raises(NotFoundError):
+        record_verdict(store, run_id, "q999", "correct", annotator="alice")
+    assert undo_verdict(store, run_id, "q2", annotator="alice") is None
+    assert [next_verdict(v) for v in (None, "correct", "wrong", "unsure")] == [
+        "correct",
+        "wrong",
+        "unsure",
+        None,
+    ]
+
+
+# People's verdicts: the judge is wrong on q1 (people: correct) and q3 (people: wrong).
+VERDICTS = {f"q{i}": ("correct" if i in PASSED else "wrong") for i in range(1, 13)}
+VERDICTS |= {"q1": "correct", "q3": "wrong", "q5": "unsure"}
+
+
+def _give(store: Store, run_id: str) -> None:
+    for qid, verdict in VERDICTS.items():
+        record_verdict(store, run_id, qid, verdict, annotator="alice")
+
+
+def test_audit_agreement_and_plugin_intervals_match_the_references(
+    store: Store, run_id: str
+) -> None:
+    _give(store, run_id)
+    found = audit_run(store, run_id, variance="plugin", by="x")
+    judged = [qid for qid, verdict in VERDICTS.items() if verdict != "unsure"]
+    people = np.array([1.0 if VERDICTS[q] == "correct" else 0.0 for q in judged])
+    grader = np.array([1.0 if int(q[1:]) in PASSED else 0.0 for q in judged])
+    assert found.n_unsure == 1
+    assert found.agreement is not None and found.agreement.n == len(judged)
+    assert found.agreement.kappa == pytest.approx(cohen_kappa_score(people, grader))
+    assert {item.qid for item in found.disagreements} == {"q1", "q3"}
+    overall = found.levels[0]
+    assert overall.level == "all" and overall.n_questions == N_QUESTIONS
+    everyone = np.array([1.0 if i in PASSED else 0.0 for i in range(1, N_QUESTIONS + 1)])
+    assert overall.metric_mean == pytest.approx(everyone.mean())
+    low, high = ppi_mean_ci(people, grader, everyone, alpha=0.05)
+    assert overall.ppi is not None
+    assert overall.ppi.ci_low == pytest.approx(float(np.ravel(low)[0]), abs=1e-12)
+    assert overall.ppi.ci_high == pytest.approx(float(np.ravel(high)[0]), abs=1e-12)
+    # per level of X: the same, on that level's questions only
+    x1 = found.levels[[level.level for level in found.levels].index("X1")]
+    odd = [q for q in judged if int(q[1:]) % 2]
+    everyone_x1 = np.array([1.0 if i in PASSED else 0.0 for i in range(1, N_QUESTIONS + 1, 2)])
+    low, high = ppi_mean_ci(
+        np.array([1.0 if VERDICTS[q] == "correct" else 0.0 for q in odd]),
+        np.array([1.0 if int(q[1:]) in PASSED else 0.0 for q in odd]),
+        everyone_x1,
+        alpha=0.05,
+    )
+    assert x1.n_verdicts == len(odd) and x1.ppi is not None
+    assert x1.ppi.ci_low == pytest.approx(float(np.ravel(low)[0]), abs=1e-12)
+    adjusted = audit_run(store, run_id, by="x")
+    assert adjusted.levels[0].ppi is not None
+    assert adjusted.levels[0].ppi.estimate == pytest.approx(overall.ppi.estimate)
+    assert adjusted.stratified is not None  # both X levels have verdicts
+
+
+def test_audit_json_keys_and_levels_without_verdicts(store: Store, run_id: str) -> None:
+    record_verdict(store, run_id, "q1", "correct", annotator="alice")
+    record_verdict(store, run_id, "q3", "wrong", annotator="alice")
+    data = audit_to_json(audit_run(store, run_id, by="x", metric="judge", threshold=0.5))
+    assert set(data["agreement"]) >= {"n", "accuracy", "sensitivity", "specificity", "kappa"}
+    x2 = next(level for level in data["levels"] if level["level"] == "X2")
+    assert x2["n_verdicts"] == 0 and x2["verdict_only"] is None and x2["ppi"] is None
+    level = data["levels"][0]
+    assert level["level"] == "all"
+    assert set(level) >= {"axis", "level", "n_verdicts", "metric_mean", "verdict_only", "ppi"}
+    assert set(level["verdict_only"]) >= {"estimate", "low", "high"}
+    assert set(level["ppi"]) >= {"estimate", "low", "high", "lambda"}
+    assert data["stratified"] is None
+
+
+def test_audit_without_verdicts_and_bad_options(store: Store, run_id: str) -> None:
+    with pytest.raises(InputError, match="no correct/wrong verdicts"):
+        audit_run(store, run_id)
+    record_verdict(store, run_id, "q1", "correct", annotator="alice")
+    with pytest.raises(InputError, match="unknown metric"):
+        audit_run(store, run_id, metric="bleu")
+    with pytest.raises(InputError, match="no axis"):
+        audit_run(store, run_id, by="colour")
+    with pytest.raises(InputError, match="--threshold"):
+        audit_run(store, run_id, threshold=0.3)
+
+
+def test_raters_pairs_and_alpha(store: Store, run_id: str) -> None:
+    _give(store, run_id)
+    record_verdict(store, run_id, "q1", "wrong", annotator="bob")
+    record_verdict(store, run_id, "q2", "correct", annotator="bob")
+    found = audit_raters(store, run_id)
+    assert found.raters[0].startswith("judge") and found.raters[-2:] == ["alice", "bob"]
+    pair = next(p for p in found.pairs if (p.first, p.second) == ("alice", "bob"))
+    assert pair.n == 2 and pair.agreement == pytest.approx(0.5)
+    assert found.alpha is not None and -1.0 <= found.alpha <= 1.0
+
+
+def test_cli_label_verdict_and_audit(tmp_path: Path, store: Store) -> None:
+    runner = CliRunner()
+    assert runner.invoke(app, ["ingest", str(make_run(tmp_path))]).exit_code == 0
+    run = "judged"
+    given = runner.invoke(
+        app, ["label", run, "-q", "q1", "--verdict", "correct", "--annotator", "alice"]
+    )
+    assert given.exit_code == 0, given.output
+    assert "verdict on q1" in given.output
+    both = runner.invoke(
+        app,
+        [
+            "label",
+            run,
+            "-q",
+            "q2",
+            "--verdict",
+            "wrong",
+            "--code",
+            "RET-MISS",
+            "--annotator",
+            "alice",
+        ],
+    )
+    assert both.exit_code == 0, both.output
+    assert set(current_labels(store, run)) == {"q2"}
+    bad = runner.invoke(app, ["label", run, "-q", "q1", "--verdict", "perhaps"])
+    assert bad.exit_code != 0 and "unknown verdict" in bad.output
+    assert "Traceback" not in bad.output
+    result = runner.invoke(app, ["audit", run, "--format", "json", "--by", "x"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["agreement"]["n"] == 2 and data["levels"][0]["level"] == "all"
+    table = runner.invoke(app, ["audit", run])
+    assert table.exit_code == 0 and "PPI++" in table.output and "sensitivity" in table.output
+    csv_out = runner.invoke(app, ["audit", run, "--format", "csv", "--variance", "plugin"])
+    assert csv_out.exit_code == 0 and csv_out.output.splitlines()[0].startswith("axis,level,")
+    raters = runner.invoke(app, ["audit", run, "--raters", "--format", "json"])
+    assert raters.exit_code == 0, raters.output
+    assert "alice" in json.loads(raters.output)["raters"]
+    undo = runner.invoke(app, ["label", run, "-q", "q1", "--undo-verdict", "--annotator", "alice"])
+    assert undo.exit_code == 0 and "undid verdict event" in undo.output
+    again = runner.invoke(app, ["label", run, "-q", "q1", "--undo-verdict", "--annotator", "alice"])
+    assert again.exit_code == 0 and "no verdict to undo" in again.output
