@@ -233,3 +233,42 @@ def test_cli_label_verdict_and_audit(tmp_path: Path, store: Store) -> None:
     assert undo.exit_code == 0 and "undid verdict event" in undo.output
     again = runner.invoke(app, ["label", run, "-q", "q1", "--undo-verdict", "--annotator", "alice"])
     assert again.exit_code == 0 and "no verdict to undo" in again.output
+
+
+def test_sample_for_verdicts_is_stratified_by_level_and_grader_outcome(
+    tmp_path: Path, store: Store
+) -> None:
+    runner = CliRunner()
+    assert runner.invoke(app, ["ingest", str(make_run(tmp_path))]).exit_code == 0
+    result = runner.invoke(
+        app, ["sample", "judged", "--for", "verdicts", "--n", "10", "--by", "x", "--format", "json"]
+    )
+    assert result.exit_code == 0, result.output
+    drawn = json.loads(result.output)
+    queue = drawn["queue"]
+    assert len(queue) == 10 and len({item["qid"] for item in queue}) == 10
+    # four strata (X1/X2 x pass/fail), each checked at least twice
+    assert set(drawn["per_stratum"]) == {"X1·pass", "X1·fail", "X2·pass", "X2·fail"}
+    for stratum, counts in drawn["per_stratum"].items():
+        picked = [item for item in queue if item["stratum"] == stratum]
+        assert len(picked) == counts["planned"] >= 2
+        assert all(
+            item["inclusion_probability"] == pytest.approx(counts["planned"] / counts["questions"])
+            for item in picked
+        )
+    passed = {f"q{i}" for i in PASSED}
+    for item in queue:
+        assert item["stratum"].endswith("pass") == (item["qid"] in passed)
+    again = runner.invoke(
+        app, ["sample", "judged", "--for", "verdicts", "--n", "10", "--by", "x", "--format", "json"]
+    )
+    assert json.loads(again.output)["queue"] == queue  # the same seed, the same sample
+    # verdicts on the sample are weighted by it
+    for item in queue:
+        word = "correct" if item["stratum"].endswith("pass") else "wrong"
+        record_verdict(store, "judged", item["qid"], word, annotator="alice")
+    assert audit_run(store, "judged", by="x").weighted
+    mixed = runner.invoke(app, ["sample", "judged", "--for", "verdicts", "--strata", "cell"])
+    assert mixed.exit_code != 0 and "--for verdicts takes" in mixed.output
+    stray = runner.invoke(app, ["sample", "judged", "--n", "5"])
+    assert stray.exit_code != 0 and "--for verdicts" in stray.output

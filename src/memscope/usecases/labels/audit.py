@@ -160,7 +160,8 @@ def _pseudo(variance: str) -> float:
     return agresti_pseudo() if variance == "adjusted" else 0.0
 
 
-def _axis_key(data: RunData, by: str | None) -> str:
+def audit_axis(data: RunData, by: str | None) -> str:
+    """The key of the axis ``by`` names (default: the benchmark's first queue axis)."""
     from memscope.usecases.runs.axes import run_axes
 
     axes = run_axes(data)
@@ -211,7 +212,7 @@ def _prepare(
     from memscope.usecases.runs.loading import load_run
 
     data = load_run(store, run_id, detail=False)
-    key = _axis_key(data, axis_key)
+    key = audit_axis(data, axis_key)
     outcome, score, cut = grader_outcomes(data, metric, threshold)
     labels, _numbers, level_values = axis_columns(data)
     axis = run_axes(data).require(key)
