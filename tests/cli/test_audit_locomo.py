@@ -120,3 +120,23 @@ def test_audit_table_and_raters_on_the_honcho_run(judged: dict) -> None:
     judge_f1 = raters["pairs"][0]
     assert judge_f1["n"] == 199 and judge_f1["agreement"] == pytest.approx(161 / 199)
     assert raters["krippendorff_alpha"] is not None
+
+
+def test_the_readme_quotes_the_audit(judged: dict) -> None:
+    readme = " ".join(
+        (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8").split()
+    )
+    data = json.loads(invoke("audit", RUN, "--format", "json"))
+    agreement = data["agreement"]
+    overall = data["levels"][0]
+    ppi = overall["ppi"]
+    quoted = (
+        f"agrees with people on {100 * agreement['accuracy']:.0f} % of {agreement['n']} answers "
+        f"(one unsure), kappa {agreement['kappa']:.2f}"
+    )
+    assert quoted in readme
+    corrected = (
+        f"The judge's {100 * overall['metric_mean']:.1f} % becomes {100 * ppi['estimate']:.1f} % "
+        f"[{100 * ppi['low']:.0f}, {100 * ppi['high']:.0f}] corrected"
+    )
+    assert corrected in readme
