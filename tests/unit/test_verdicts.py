@@ -272,3 +272,30 @@ def test_sample_for_verdicts_is_stratified_by_level_and_grader_outcome(
     assert mixed.exit_code != 0 and "--for verdicts takes" in mixed.output
     stray = runner.invoke(app, ["sample", "judged", "--n", "5"])
     assert stray.exit_code != 0 and "--for verdicts" in stray.output
+
+
+def test_agreement_counts_verdicts(store: Store, run_id: str) -> None:
+    from memscope.usecases.labels.events import agreement, record_label
+
+    for qid, (a, b) in {
+        "q1": ("correct", "correct"),
+        "q2": ("wrong", "wrong"),
+        "q3": ("correct", "wrong"),
+        "q4": ("unsure", "unsure"),
+    }.items():
+        record_verdict(store, run_id, qid, a, annotator="alice")
+        record_verdict(store, run_id, qid, b, annotator="bob")
+    only_verdicts = agreement(store, run_id, "alice", "bob")
+    assert only_verdicts["n"] == 0 and only_verdicts["verdicts"]["n"] == 4
+    people = ["correct", "wrong", "correct", "unsure"]
+    other = ["correct", "wrong", "wrong", "unsure"]
+    assert only_verdicts["verdicts"]["kappa"] == pytest.approx(cohen_kappa_score(people, other))
+    record_label(store, run_id, "q1", codes=["RET-MISS"], annotator="alice")
+    record_label(store, run_id, "q1", codes=["RET-MISS"], annotator="bob")
+    both = agreement(store, run_id, "alice", "bob")
+    assert both["n"] == 1 and both["verdicts"]["qids"] == ["q1", "q2", "q3", "q4"]
+    with pytest.raises(NotFoundError, match="carol"):
+        agreement(store, run_id, "alice", "carol")
+    shown = CliRunner().invoke(app, ["agreement", run_id, "--annotators", "alice", "bob"])
+    assert shown.exit_code == 0, shown.output
+    assert "verdicts (n=4)" in shown.output

@@ -524,6 +524,14 @@ def agreement(
     )
     for code, kappa in result["per_code"].items():
         table.add_row(code, fmt(kappa["kappa"]), fmt(kappa["observed"]), fmt(kappa["expected"]))
+    verdicts = result.get("verdicts")
+    if verdicts is not None:
+        table.add_row(
+            Text(f"verdicts (n={verdicts['n']})", style="bold"),
+            fmt(verdicts["kappa"]),
+            fmt(verdicts["observed"]),
+            fmt(verdicts["expected"]),
+        )
     stdout.print(table)
     if list_disagreements:
         _print_disagreements(result["disagreements"], first, second)
