@@ -299,3 +299,65 @@ def test_agreement_counts_verdicts(store: Store, run_id: str) -> None:
     shown = CliRunner().invoke(app, ["agreement", run_id, "--annotators", "alice", "bob"])
     assert shown.exit_code == 0, shown.output
     assert "verdicts (n=4)" in shown.output
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "parquet"])
+def test_verdicts_export_and_import_with_the_labels(
+    tmp_path: Path, store: Store, run_id: str, fmt: str
+) -> None:
+    from memscope.usecases.labels.events import record_label
+    from memscope.usecases.labels.export import export_labels
+    from memscope.usecases.labels.import_file import import_labels
+
+    record_label(store, run_id, "q1", codes=["RET-MISS"], annotator="alice")
+    record_verdict(store, run_id, "q1", "wrong", annotator="alice", note="off by a week")
+    record_verdict(store, run_id, "q2", "correct", annotator="alice")  # a verdict alone
+    record_verdict(store, run_id, "q3", "unsure", annotator="bob")
+    record_verdict(store, run_id, "q3", "correct", annotator="bob")
+    out = tmp_path / f"labels.{fmt}"
+    export_labels(store, run_id, fmt=fmt, out=out)
+
+    other = Store(tmp_path / "other.duckdb")
+    ingest_dir(other, make_run(tmp_path), ReadOptions())
+    first = import_labels(other, [out])
+    assert first.imported == 1 and first.verdicts_imported == 3
+    for who in ("alice", "bob"):
+        mine = current_verdicts(store, run_id, annotator=who)
+        theirs = current_verdicts(other, run_id, annotator=who)
+        assert {q: (v.verdict, v.note, v.given_at) for q, v in theirs.items()} == {
+            q: (v.verdict, v.note, v.given_at) for q, v in mine.items()
+        }
+    assert set(current_labels(other, run_id)) == {"q1"}  # the verdict-only rows are no labels
+    again = import_labels(other, [out])
+    assert again.verdicts_imported == 0 and again.verdicts_present == 3
+
+
+def test_a_bad_verdict_in_a_file_refuses_it(tmp_path: Path, store: Store, run_id: str) -> None:
+    from memscope.usecases.labels.export import export_labels
+    from memscope.usecases.labels.import_file import import_labels
+
+    record_verdict(store, run_id, "q2", "correct", annotator="alice")
+    out = tmp_path / "labels.csv"
+    export_labels(store, run_id, fmt="csv", out=out)
+    out.write_text(
+        out.read_text(encoding="utf-8").replace(",correct,", ",great,"), encoding="utf-8"
+    )
+    with pytest.raises(InputError, match="unknown verdict great"):
+        import_labels(store, [out])
+
+
+def test_a_verdict_waits_in_the_journal_and_is_replayed(store: Store, run_id: str) -> None:
+    from memscope.usecases.labels.journal import LabelJournal, LabelOp, op_problem, replay_pending
+
+    journal = LabelJournal(store.path)
+    journal.add(LabelOp("verdict", run_id, "q1", "alice", verdict="wrong", note="stale date"))
+    journal.add(LabelOp("verdict", run_id, "q2", "alice", verdict="correct"))
+    journal.add(LabelOp("undo_verdict", run_id, "q2", "alice"))
+    result = replay_pending(store)
+    assert result.saved == 3 and not result.rejected
+    found = current_verdicts(store, run_id, annotator="alice")
+    assert set(found) == {"q1"} and found["q1"].verdict == "wrong"
+    assert found["q1"].note == "stale date"
+    assert current_labels(store, run_id) == {}
+    bad = {"action": "verdict", "run_id": run_id, "qid": "q1", "annotator": "a", "verdict": "ok"}
+    assert "verdict must be correct, wrong, unsure or null" in str(op_problem(bad))
