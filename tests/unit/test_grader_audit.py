@@ -59,6 +59,7 @@ def test_agreement_counts_each_cell() -> None:
     assert found.table() == [[3, 1], [1, 1]]
     assert (found.sensitivity.hits, found.sensitivity.n) == (3, 4)
     assert (found.specificity.hits, found.specificity.n) == (1, 2)
+    assert found.kappa == pytest.approx(0.25)  # docs/metrics.md §13's worked example
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 5])

@@ -411,7 +411,9 @@ def export_labels_command(
     Columns: run id and content hash, qid, question key, task, X, Y, codes, primary code,
     note, annotator, source (human | rule | import), taxonomy version, the view's
     parameters (alpha, lambda, K) as JSON, accepted_from (the rule of an accepted
-    suggestion) and accepted_suggestion (its own code, rule and numbers), event id and times (UTC). The file loads back
+    suggestion) and accepted_suggestion (its own code, rule and numbers), event id and times (UTC),
+    and the annotator's current verdict on the answer (verdict, verdict_note, verdict_at; a
+    verdict alone is a row without codes; not with --history). The file loads back
     into DuckDB as-is (read_json / read_parquet; read_csv with allow_quoted_nulls = false
     so an empty note stays empty). In csv, codes are joined with ';', and a text cell
     starting with = + - @ (or a tab / CR) gets a leading ' so spreadsheets do not run it;
