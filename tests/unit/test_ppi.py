@@ -118,3 +118,37 @@ def test_adjusted_variance_needs_binary_data() -> None:
         ppi_mean(np.array([0.5, 1.0]), np.array([1.0, 0.0]), np.ones(5), pseudo=1.0)
     with pytest.raises(ValueError, match="0/1"):
         labels_only_mean(np.array([2.0, 0.0]), pseudo=1.0)
+
+
+def test_adjusted_variance_with_design_weights_is_on_the_weighted_scale() -> None:
+    """Two plan strata in one estimate stratum (issue 28): 900 failures with 10 labels and
+    100 with 20. The adjusted variance is the stratified one, each plan stratum adjusted at
+    its own count, and never below the plug-in variance (the old one fell below it)."""
+    from memscope.analysis.ppi import _adjusted_variance
+
+    y = np.array([1, 0, 0, 0, 0, 0, 0, 0, 0, 0] + [1, 1, 0, 0] + [0] * 16, dtype=float)
+    weights = np.array([900 / 10] * 10 + [100 / 20] * 20)
+    pseudo = agresti_pseudo()
+    adjusted = labels_only_mean(y, w=weights, pseudo=pseudo)
+    plug_in = labels_only_mean(y, w=weights)
+    assert adjusted.estimate == pytest.approx(plug_in.estimate)
+    assert adjusted.estimate == pytest.approx(0.9 * 0.1 + 0.1 * 0.1)
+    cells = np.array([0.0, 1.0, 1.0, 0.0])
+    stratified = 0.9**2 * _adjusted_variance(y[:10], cells, pseudo) + 0.1**2 * _adjusted_variance(
+        y[10:], cells, pseudo
+    )
+    assert adjusted.std_error**2 == pytest.approx(max(stratified, plug_in.std_error**2))
+    assert adjusted.std_error >= plug_in.std_error
+    # PPI++ takes its rectifier the same way
+    yhat = y.copy()
+    yhat[0] = 0.0
+    found = ppi_mean(y, yhat, np.zeros(970), w=weights, pseudo=pseudo)
+    assert found.std_error >= ppi_mean(y, yhat, np.zeros(970), w=weights).std_error
+
+
+def test_equal_weights_keep_the_unweighted_adjustment() -> None:
+    y = np.array([1, 0, 0, 1, 0, 0, 0, 1, 0, 0], dtype=float)
+    pseudo = agresti_pseudo()
+    assert labels_only_mean(y, w=np.full(10, 7.0), pseudo=pseudo) == labels_only_mean(
+        y, pseudo=pseudo
+    )

@@ -22,6 +22,15 @@ as if ``pseudo`` extra items of weight 1 sat in each of the four (label, rule) c
 ``agresti_pseudo`` (``z² / 4`` each) makes the labels-only variance Agresti & Coull's at
 the shrunk share, over the real count. ``memscope estimate`` uses it; the coverage
 benchmark (benchmarks/README.md) is where the choice was measured.
+
+With design weights the labelled items fall into groups of equal weight (the sampling
+strata a plan drew them from), and the weighted mean is a stratified mean,
+``sum_g W_g mean_g(values)`` with ``W_g = n_g w_g / n``. Pseudo-items at 0/1 beside
+weighted values on another scale (0 and 2.7, say) would pull the spread *down*; so the
+adjusted variance is taken on the weighted scale: each group's own adjusted variance (its
+values unweighted, its pseudo-items as above, its real count), combined as
+``sum_g W_g² var_g``, and never below the plug-in one. One group (no weights, or equal
+weights) is the unweighted adjustment exactly.
 """
 
 from __future__ import annotations
@@ -106,6 +115,27 @@ def _adjusted_variance(values: np.ndarray, pseudo_values: np.ndarray, pseudo: fl
     return float(spread / count / values.size)
 
 
+def _weighted_adjusted_variance(
+    values: np.ndarray, weights: np.ndarray, pseudo_values: np.ndarray, pseudo: float
+) -> float:
+    """The adjusted squared standard error of ``mean(weights * values)`` (weights averaging 1).
+
+    Groups of equal weight are strata: ``sum_g W_g² adjusted_var_g`` with ``W_g`` the
+    group's share ``n_g w_g / n`` and ``adjusted_var_g`` the unweighted adjustment of its
+    values; at least the plug-in variance ``var(weights * values) / n``. One group is the
+    unweighted adjustment, unchanged.
+    """
+    groups = np.unique(weights)
+    if groups.size == 1:  # unweighted (or equal weights): the adjustment as it always was
+        return _adjusted_variance(values, pseudo_values, pseudo)
+    total = 0.0
+    for weight in groups:
+        members = weights == weight
+        share = members.sum() * weight / values.size
+        total += share**2 * _adjusted_variance(values[members], pseudo_values, pseudo)
+    return max(float(total), float((weights * values).var() / values.size))
+
+
 def tuned_lambda(
     y: np.ndarray,
     yhat: np.ndarray,
@@ -172,7 +202,7 @@ def ppi_mean(
     if pseudo > 0:
         _check_binary(y, yhat)
         cells = np.array([0.0, 1.0 - lam, 1.0, -lam])  # (y, yhat) = 00, 11, 10, 01
-        rectifier_var = _adjusted_variance(wl * (y - lam * yhat), cells, pseudo)
+        rectifier_var = _weighted_adjusted_variance(y - lam * yhat, wl, cells, pseudo)
     else:
         rectifier_var = float((wl * (y - lam * yhat)).var() / n)
     std_error = float(np.sqrt(imputed**2 + rectifier_var))
@@ -208,7 +238,7 @@ def labels_only_mean(
     estimate = float((wl * y).mean())
     if pseudo > 0:
         _check_binary(y)
-        variance = _adjusted_variance(wl * y, np.array([0.0, 1.0, 1.0, 0.0]), pseudo)
+        variance = _weighted_adjusted_variance(y, wl, np.array([0.0, 1.0, 1.0, 0.0]), pseudo)
     else:
         variance = float((wl * y).var() / y.size)
     std_error = float(np.sqrt(variance))

@@ -105,3 +105,9 @@ def import_labels_command(
         f"imported {result.imported} event(s), skipped {result.skipped_present} already present",
         markup=False,
     )
+    if result.verdicts_imported or result.verdicts_present:
+        stderr.print(
+            f"imported {result.verdicts_imported} verdict(s), skipped "
+            f"{result.verdicts_present} already present",
+            markup=False,
+        )

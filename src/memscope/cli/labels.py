@@ -152,6 +152,19 @@ def label(
     undo: Annotated[
         bool, typer.Option("--undo", help="Undo your latest label change on the question.")
     ] = False,
+    verdict: Annotated[
+        str | None,
+        typer.Option(
+            "--verdict",
+            help="Your verdict on the answer: correct, wrong or unsure (none removes it); "
+            "alone or with a label change. `memscope audit` checks the grader against them.",
+            show_default=False,
+        ),
+    ] = None,
+    undo_verdict: Annotated[
+        bool,
+        typer.Option("--undo-verdict", help="Undo your latest verdict change on the question."),
+    ] = False,
     dataset: DatasetOption = None,
     db: DbOption = None,
     output: FormatOption = OutputFormat.table,
@@ -163,6 +176,10 @@ def label(
     needed); --clear removes the current label; --undo reverts your latest change.
     --note with any of them goes with that change; --note alone sets the note of the
     question's current label and keeps its codes (as the app's n does).
+
+    --verdict correct|wrong|unsure says whether the answer is right, whatever the grader
+    gave it (a verdict is not a failure label: a correct-graded question can get one);
+    with a label change it is saved beside it, alone it takes --note.
     """
     from memscope.usecases.labels.events import (
         accept_suggestion,
@@ -172,6 +189,24 @@ def label(
         undo_label,
     )
 
+    if verdict is not None or undo_verdict:
+        _label_verdict(
+            run,
+            question,
+            verdict,
+            undo_verdict,
+            code,
+            primary,
+            note,
+            annotator,
+            accept,
+            clear,
+            undo,
+            dataset,
+            db,
+            output,
+        )
+        return
     actions = [
         name
         for name, chosen in (
@@ -226,6 +261,92 @@ def label(
         print_json(event.as_dict())
         return
     stderr.print(Text(printable(str(_describe(event)), keep_newlines=False)))
+
+
+def _label_verdict(
+    run: str,
+    question: str,
+    verdict: str | None,
+    undo_verdict: bool,
+    code: list[str] | None,
+    primary: str | None,
+    note: str | None,
+    annotator: str | None,
+    accept: bool,
+    clear: bool,
+    undo: bool,
+    dataset: Path | None,
+    db: Path | None,
+    output: OutputFormat,
+) -> None:
+    """``label --verdict``/``--undo-verdict``, with a code label change (or none) beside it."""
+    from memscope.usecases.labels.events import accept_suggestion, record_label
+    from memscope.usecases.labels.verdicts import (
+        record_verdict,
+        verdict_word,
+    )
+    from memscope.usecases.labels.verdicts import (
+        undo_verdict as undo_verdict_event,
+    )
+
+    if verdict is not None and undo_verdict:
+        raise InputError("give --verdict VERDICT or --undo-verdict, not both")
+    if clear or undo:
+        raise InputError(
+            "--clear and --undo change the failure label; give them in a command of their own",
+            fix="Remove a verdict with --verdict none, revert it with --undo-verdict.",
+        )
+    if code and accept:
+        raise InputError("give --code CODE or --accept, not both")
+    if primary and not code:
+        raise InputError("--primary needs --code")
+    wanted = verdict_word(verdict) if verdict is not None else None
+    store = _store_with_labels_replayed(db)
+    run_id = pick_run(store, run, "label", options=read_options(dataset), say=False)
+    label_event: LabelEvent | None = None
+    if code:
+        label_event = record_label(
+            store, run_id, question, codes=code, primary=primary, note=note, annotator=annotator
+        )
+    elif accept:
+        label_event = accept_suggestion(store, run_id, question, annotator=annotator, note=note)
+    verdict_note = None if label_event is not None else note
+    if undo_verdict:
+        event = undo_verdict_event(store, run_id, question, annotator=annotator)
+    else:
+        event = record_verdict(
+            store, run_id, question, wanted, annotator=annotator, note=verdict_note
+        )
+    if output is OutputFormat.json:
+        print_json(
+            {
+                "label": label_event.as_dict() if label_event is not None else None,
+                "verdict": event.as_dict() if event is not None else None,
+            }
+        )
+        return
+    if label_event is not None:
+        stderr.print(Text(printable(str(_describe(label_event)), keep_newlines=False)))
+    where = f"{question} of {printable_id(run_id)}"
+    if event is None:
+        nothing = (
+            "no verdict to undo" if undo_verdict else "nothing changed: the verdict is already that"
+        )
+        stderr.print(f"{nothing} on {where}", markup=False)
+    elif event.action == "set":
+        noted = f" · note: {event.note}" if event.note else ""
+        text = f"verdict on {where}: {event.verdict}{noted} · {event.annotator} · event {event.event_id}"
+        stderr.print(Text(printable(text, keep_newlines=False)))
+    elif event.action == "clear":
+        stderr.print(
+            Text(f"removed the verdict on {where} · {event.annotator} · event {event.event_id}")
+        )
+    else:
+        stderr.print(
+            Text(
+                f"undid verdict event {event.supersedes} on {where} · {event.annotator} · event {event.event_id}"
+            )
+        )
 
 
 @app.command(
@@ -288,7 +409,9 @@ def export_labels_command(
     Columns: run id and content hash, qid, question key, task, X, Y, codes, primary code,
     note, annotator, source (human | rule | import), taxonomy version, the view's
     parameters (alpha, lambda, K) as JSON, accepted_from (the rule of an accepted
-    suggestion) and accepted_suggestion (its own code, rule and numbers), event id and times (UTC). The file loads back
+    suggestion) and accepted_suggestion (its own code, rule and numbers), event id and times (UTC),
+    and the annotator's current verdict on the answer (verdict, verdict_note, verdict_at; a
+    verdict alone is a row without codes; not with --history). The file loads back
     into DuckDB as-is (read_json / read_parquet; read_csv with allow_quoted_nulls = false
     so an empty note stays empty). In csv, codes are joined with ';', and a text cell
     starting with = + - @ (or a tab / CR) gets a leading ' so spreadsheets do not run it;
@@ -402,6 +525,14 @@ def agreement(
     )
     for code, kappa in result["per_code"].items():
         table.add_row(code, fmt(kappa["kappa"]), fmt(kappa["observed"]), fmt(kappa["expected"]))
+    verdicts = result.get("verdicts")
+    if verdicts is not None:
+        table.add_row(
+            Text(f"verdicts (n={verdicts['n']})", style="bold"),
+            fmt(verdicts["kappa"]),
+            fmt(verdicts["observed"]),
+            fmt(verdicts["expected"]),
+        )
     stdout.print(table)
     if list_disagreements:
         _print_disagreements(result["disagreements"], first, second)

@@ -58,8 +58,9 @@ class StagedFile:
 
 
 def start(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the (empty) temp table every file's rows are normalised into."""
+    """Create the (empty) temp tables every file's rows (and verdicts) are normalised into."""
     con.execute(IMPORT_ROWS)
+    con.execute(VERDICT_ROWS)
 
 
 def _unreadable(exc: Exception, path: Path) -> InputError:
@@ -91,7 +92,7 @@ def stage(con: duckdb.DuckDBPyConnection, path: Path) -> StagedFile:
         raise _unreadable(exc, path) from None
     columns = tuple(name for name, _ in described)
     if kind == "jsonl":  # read again with only the fields memscope uses, declared as JSON
-        used = tuple(name for name in _FIELDS if name in columns)
+        used = tuple(name for name in (*_FIELDS, *_VERDICT_FIELDS) if name in columns)
         kind, reader, params = label_file_source(path, used)
         described = [(name, "JSON") for name in used]
     return StagedFile(path, columns, kind, False, dict(described), reader, params)
@@ -124,7 +125,10 @@ _FIELDS = (
     "labelled_at",
     "event_id",
     "event_uid",
+    "verdict",
 )
+_VERDICT_FIELDS = ("verdict_note", "verdict_at")
+"""Read only for the verdicts (``stage_verdicts``); ``verdict`` itself is in ``_FIELDS``."""
 _JSON_FIELDS = ("codes", "params", "accepted_suggestion")
 """Fields read as JSON values (a list or an object, or their JSON text)."""
 _TIME_FIELDS = ("created_at", "labelled_at")
@@ -270,12 +274,122 @@ def normalise(
             f"coalesce(problem, {late_problem}), NULL, NULL, ? + row_no FROM ("
             f"SELECT *, {_outer_columns(history)} FROM (SELECT *, {_middle_columns()} FROM "
             f"(SELECT {', '.join(inner)} FROM {staged.reader} WITH ORDINALITY)) "
-            # A row without an annotator is a suggestion nobody labelled (--include-suggestions).
-            "WHERE annotator_k <> 'NULL' AND coalesce(annotator_t, 'x') <> '')",
+            # A row without an annotator is a suggestion nobody labelled (--include-suggestions);
+            # one with a verdict and no codes is a verdict alone (import_verdicts reads it).
+            "WHERE annotator_k <> 'NULL' AND coalesce(annotator_t, 'x') <> '' "
+            f"AND NOT ({_VERDICT_ONLY}))",
             [file_no, offset, *staged.params],
         )
     except duckdb.Error as exc:
         raise _unreadable(exc, staged.path) from None
+
+
+_VERDICT_ONLY = (
+    "verdict_s IS NOT NULL AND (codes_k = 'NULL' OR (codes_k = 'VARCHAR' AND trim(codes_t) IN "
+    "('', '[]')) OR (codes_k = 'ARRAY' AND codes_r::VARCHAR = '[]'))"
+)
+"""A row that carries a verdict and no failure codes: no label event."""
+VERDICTS = ("correct", "wrong", "unsure")
+
+VERDICT_ROWS = """
+CREATE OR REPLACE TEMP TABLE verdict_import_rows (
+    file_no INTEGER, row_no BIGINT, run_id VARCHAR, run_hash VARCHAR, qid VARCHAR,
+    question_key VARCHAR, verdict VARCHAR, note VARCHAR, annotator VARCHAR, given_at TIMESTAMP
+)
+"""
+
+
+def stage_verdicts(con: duckdb.DuckDBPyConnection, staged: StagedFile, file_no: int) -> None:
+    """Append the file's rows that carry a verdict to ``verdict_import_rows`` (none when the
+    file has no ``verdict`` column, as files of memscope before verdicts)."""
+    if staged.empty or "verdict" not in staged.columns:
+        return
+    parts = {
+        name: _accessors(staged, name)
+        for name in (
+            "run_id",
+            "run_hash",
+            "qid",
+            "question_key",
+            "verdict",
+            "verdict_note",
+            "annotator",
+            "verdict_at",
+        )
+    }
+    verdict = f"lower(trim({parts['verdict']['text']}))"
+    con.execute(
+        "INSERT INTO verdict_import_rows SELECT ?, ordinality::BIGINT, "
+        f"{parts['run_id']['text']}, {parts['run_hash']['text']}, {parts['qid']['text']}, "
+        f"{parts['question_key']['text']}, {verdict}, "
+        f"nullif({parts['verdict_note']['text']}, ''), {parts['annotator']['text']}, "
+        f"make_timestamp(epoch_us({parts['verdict_at']['instant']})) "
+        f"FROM {staged.reader} WITH ORDINALITY WHERE coalesce({verdict}, '') <> ''",
+        [file_no, *staged.params],
+    )
+
+
+_VERDICT_PROBLEM = (
+    "CASE WHEN verdict NOT IN ('correct', 'wrong', 'unsure') "
+    f"THEN 'unknown verdict ' || left(verdict, {SHOWN}) || ' (known: correct, wrong, unsure)' "
+    "WHEN coalesce(run_id, '') = '' OR coalesce(qid, '') = '' OR coalesce(annotator, '') = '' "
+    "THEN 'a verdict needs run_id, qid and annotator' "
+    "WHEN given_at IS NULL THEN 'a verdict needs its time (verdict_at, ISO 8601)' END"
+)
+
+
+def bad_verdicts(con: duckdb.DuckDBPyConnection, limit: int) -> list[tuple[int, int, str]]:
+    """(file, row, problem) of the first ``limit`` verdict rows that cannot be imported."""
+    return [
+        (int(row[0]), int(row[1]), str(row[2]))
+        for row in rows(
+            con,
+            f"SELECT file_no, row_no, problem FROM (SELECT *, {_VERDICT_PROBLEM} AS problem "
+            "FROM verdict_import_rows) WHERE problem IS NOT NULL ORDER BY file_no, row_no LIMIT ?",
+            [limit],
+        )
+    ]
+
+
+def insert_verdicts(
+    con: duckdb.DuckDBPyConnection, local_runs: dict[tuple[int, str], str]
+) -> tuple[int, int]:
+    """Insert the staged verdicts as ``set`` events of the local runs (keeping annotator,
+    note and time), skipping one already present (same run, question, annotator, verdict
+    and time) and one on a question the local run lacks. Returns (inserted, present)."""
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE verdict_local_runs (file_no INTEGER, run_id VARCHAR, local VARCHAR)"
+    )
+    if local_runs:
+        con.executemany(
+            "INSERT INTO verdict_local_runs VALUES (?, ?, ?)",
+            [[file_no, run_id, local] for (file_no, run_id), local in local_runs.items()],
+        )
+    staged = (
+        "SELECT DISTINCT coalesce(l.local, v.run_id) AS local, v.* FROM verdict_import_rows v "
+        "LEFT JOIN verdict_local_runs l ON l.file_no = v.file_no AND l.run_id = v.run_id"
+    )
+    known = "EXISTS (SELECT 1 FROM predictions p WHERE p.run_id = s.local AND p.qid = s.qid)"
+    present_clause = (
+        "EXISTS (SELECT 1 FROM verdict_events e WHERE e.run_id = s.local AND e.qid = s.qid "
+        "AND e.annotator = s.annotator AND e.action = 'set' AND e.verdict = s.verdict "
+        "AND e.created_at = s.given_at)"
+    )
+    present = int(
+        scalar(con, f"SELECT count(*) FROM ({staged}) s WHERE {known} AND {present_clause}") or 0
+    )
+    inserted = int(
+        scalar(con, f"SELECT count(*) FROM ({staged}) s WHERE {known} AND NOT {present_clause}")
+        or 0
+    )
+    con.execute(
+        "INSERT INTO verdict_events SELECT nextval('verdict_event_ids'), s.local, "
+        "(SELECT content_hash FROM runs WHERE run_id = s.local), s.qid, s.question_key, 'set', "
+        "s.verdict, s.note, s.annotator, 'human', s.given_at, NULL "
+        f"FROM ({staged}) s WHERE {known} AND NOT {present_clause} "
+        "ORDER BY s.given_at, s.file_no, s.row_no"
+    )
+    return inserted, present
 
 
 _TEXT_FIELDS = tuple(
@@ -629,5 +743,11 @@ def insert_new(con: duckdb.DuckDBPyConnection, files: list[str]) -> int:
 
 def finish(con: duckdb.DuckDBPyConnection) -> None:
     """Drop the import's temp tables."""
-    for table in ("import_rows", "import_questions", "import_present"):
+    for table in (
+        "import_rows",
+        "import_questions",
+        "import_present",
+        "verdict_import_rows",
+        "verdict_local_runs",
+    ):
         con.execute(f"DROP TABLE IF EXISTS {table}")

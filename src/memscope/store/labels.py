@@ -183,3 +183,90 @@ def copy_to_file(
         )
     finally:
         con.unregister("memscope_export")
+
+
+VERDICT_COLUMNS = (
+    "event_id",
+    "run_id",
+    "run_hash",
+    "qid",
+    "question_key",
+    "action",
+    "verdict",
+    "note",
+    "annotator",
+    "source",
+    "created_at",
+    "supersedes",
+)
+"""The columns of ``verdict_events`` (migration 010), in table order."""
+
+
+def insert_verdict_event(
+    con: duckdb.DuckDBPyConnection, event: dict[str, Any], created_at: datetime
+) -> int:
+    """Append one verdict event; returns its id. The caller's connection commits on return."""
+    found = one(
+        con,
+        "INSERT INTO verdict_events VALUES (nextval('verdict_event_ids'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "RETURNING event_id",
+        [*(event[column] for column in VERDICT_COLUMNS[1:-2]), created_at, event["supersedes"]],
+    )
+    assert found is not None  # RETURNING always yields the inserted row
+    return int(found[0])
+
+
+def verdict_events(
+    con: duckdb.DuckDBPyConnection,
+    run_id: str | None,
+    *,
+    qid: str | None = None,
+    annotator: str | None = None,
+) -> list[dict[str, Any]]:
+    """Verdict events (of one run, or every run when ``run_id`` is None), oldest first."""
+    conditions, params = [], []
+    for column, value in (("run_id", run_id), ("qid", qid), ("annotator", annotator)):
+        if value is not None:
+            conditions.append(f"{column} = ?")
+            params.append(value)
+    where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
+    found = rows(
+        con,
+        f"SELECT {', '.join(VERDICT_COLUMNS)} FROM verdict_events {where} ORDER BY created_at, event_id",
+        params,
+    )
+    return [dict(zip(VERDICT_COLUMNS, row, strict=True)) for row in found]
+
+
+def save_verdict_sample(
+    con: duckdb.DuckDBPyConnection,
+    run_id: str,
+    items: list[tuple[str, str, float]],
+    *,
+    metric: str,
+    seed: int,
+    created_at: datetime,
+) -> None:
+    """Replace the run's verdict sample with ``items``: (qid, stratum, inclusion probability)."""
+    con.execute("DELETE FROM verdict_sample_items WHERE run_id = ?", [run_id])
+    if items:
+        con.executemany(
+            "INSERT INTO verdict_sample_items VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                [run_id, position, qid, stratum, probability, metric, seed, created_at]
+                for position, (qid, stratum, probability) in enumerate(items)
+            ],
+        )
+
+
+def verdict_sample(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[str, str, float]]:
+    """The run's verdict sample in order: (qid, stratum, inclusion probability); empty if none."""
+    return [
+        (row[0], row[1], float(row[2]))
+        for row in rows(
+            con,
+            "SELECT qid, stratum, inclusion_probability FROM verdict_sample_items "
+            "WHERE run_id = ? ORDER BY position",
+            [run_id],
+        )
+    ]

@@ -637,26 +637,56 @@ def annotators(store: Store, run_id: str) -> list[str]:
 def agreement(store: Store, run_id: str, first: str, second: str) -> dict[str, Any]:
     """Cohen's kappa between two annotators on the questions both currently label.
 
-    Overall on the primary codes; per code on "the question carries this code".
+    Overall on the primary codes; per code on "the question carries this code"; and on
+    the verdicts (correct / wrong / unsure) of the questions both gave one
+    (``verdicts``; None when they share none).
 
     Raises:
-        NotFoundError: an annotator has no labels on the run.
-        InputError: the two never labelled the same question.
+        NotFoundError: an annotator has neither labels nor verdicts on the run.
+        InputError: the two never labelled nor judged the same question.
     """
     from memscope.analysis.agreement import cohen_kappa, presence_kappas
+    from memscope.usecases.labels.verdicts import verdicts_by_annotator
 
     if first == second:
         raise InputError("--annotators needs two different names")
     known = annotators(store, run_id)
+    judged = verdicts_by_annotator(store, run_id)
     labels = {}
     for name in (first, second):
-        if name not in known:
-            listed = ", ".join(known) if known else "nobody yet"
+        if name not in known and name not in judged:
+            everyone = sorted(set(known) | set(judged))
+            listed = ", ".join(everyone) if everyone else "nobody yet"
             raise NotFoundError(
                 f"annotator {name!r} has no labels on run {run_id}", fix=f"Labelled by: {listed}."
             )
-        labels[name] = current_labels(store, run_id, annotator=name)
+        labels[name] = current_labels(store, run_id, annotator=name) if name in known else {}
+    verdicts_first, verdicts_second = judged.get(first, {}), judged.get(second, {})
+    both_judged = [qid for qid in verdicts_first if qid in verdicts_second]
+    verdicts = (
+        {
+            **cohen_kappa(
+                [verdicts_first[qid] for qid in both_judged],
+                [verdicts_second[qid] for qid in both_judged],
+            ).as_dict(),
+            "qids": both_judged,
+        }
+        if both_judged
+        else None
+    )
     shared = [qid for qid in labels[first] if qid in labels[second]]
+    if not shared and verdicts is not None:
+        return {
+            "run": run_id,
+            "annotators": [first, second],
+            "n": 0,
+            "only_first": len(labels[first]),
+            "only_second": len(labels[second]),
+            "primary": cohen_kappa([], []).as_dict(),
+            "per_code": {},
+            "qids": [],
+            "verdicts": verdicts,
+        }
     if not shared:
         raise InputError(
             f"{first} and {second} have not both labelled any question of run {run_id}",
@@ -679,4 +709,5 @@ def agreement(store: Store, run_id: str, first: str, second: str) -> dict[str, A
             for code, kappa in presence_kappas(codes_first, codes_second, used).items()
         },
         "qids": shared,
+        "verdicts": verdicts,
     }

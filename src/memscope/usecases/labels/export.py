@@ -9,7 +9,10 @@ rule; ``params`` are the view's (alpha, lambda, K) when it was labelled and
 ``accepted_suggestion`` the suggestion's own code, rule, numbers and twin run. ``axes`` is the
 question's place on its benchmark's axes as JSON text (``{"x": "X4", "y": "Y3"}``,
 ``{"evidence": "implicit", "modality": "image", "task": "long_pattern"}``,
-``{"bank": "9", "position": "1", "reach": "2"}``). Times (``created_at``, ``labelled_at``,
+``{"bank": "9", "position": "1", "reach": "2"}``). ``verdict`` (``verdict_note``,
+``verdict_at``) is the annotator's current verdict on the question's answer (correct,
+wrong, unsure: ``memscope label --verdict``); a verdict on a question the annotator has no
+label on is a row of its own with no codes; ``import-labels`` reads them back. Times (``created_at``, ``labelled_at``,
 ``first_labelled_at``) are UTC: ISO 8601 text with a ``Z`` in jsonl and csv
 (``2026-05-01T09:30:00.000000Z``), UTC timestamps in parquet.
 
@@ -125,6 +128,9 @@ def _schema(*, history: bool, include_suggestions: bool) -> pa.Schema:
             ("event_uid", text),
             ("labelled_at", utc),
             ("first_labelled_at", utc),
+            ("verdict", text),
+            ("verdict_note", text),
+            ("verdict_at", utc),
         ]
     if include_suggestions:
         fields += [
@@ -257,6 +263,8 @@ def label_table(
         else:
             record |= {"labelled_at": item.labelled_at, "first_labelled_at": item.first_labelled_at}
         records.append(record)
+    if not history:
+        records += _verdict_columns(store, run_id, annotator, records, questions)
     if include_suggestions:
         labelled = {(record["run_id"], record["qid"]) for record in records}
         for record in records:
@@ -281,6 +289,67 @@ def label_table(
                 )
     schema = _schema(history=history, include_suggestions=include_suggestions)
     return pa.Table.from_pylist(records, schema=schema)
+
+
+def _verdict_columns(
+    store: Store,
+    run_id: str | None,
+    annotator: str | None,
+    records: list[dict[str, Any]],
+    questions: dict[tuple[str, str], dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """Each label row gets its annotator's current verdict on the question (``verdict``,
+    ``verdict_note``, ``verdict_at``); a verdict on a question the annotator has no label
+    on becomes a row of its own, with no codes. Returns those extra rows."""
+    from memscope.usecases.labels.verdicts import current_from, verdict_history
+
+    events = verdict_history(store, run_id)
+    by_run: dict[str, list[Any]] = {}
+    for event in events:
+        by_run.setdefault(event.run_id, []).append(event)
+    run_hash = {event.run_id: event.run_hash for event in events}
+    key_of = {(event.run_id, event.qid): event.question_key for event in events}
+    current = {
+        (rid, verdict.qid, verdict.annotator): verdict
+        for rid, run_events in by_run.items()
+        for verdict in current_from(run_events)
+        if annotator is None or verdict.annotator == annotator
+    }
+    if not current:
+        return []
+    extra_questions = _questions(
+        store, {rid for rid, _, _ in current} - {r["run_id"] for r in records}
+    )
+    extra: list[dict[str, Any]] = []
+    for record in records:
+        found = current.pop((record["run_id"], record["qid"], record["annotator"]), None)
+        if found is not None:
+            record |= {
+                "verdict": found.verdict,
+                "verdict_note": found.note,
+                "verdict_at": found.given_at,
+            }
+    for (rid, qid, who), found in current.items():
+        info = questions.get((rid, qid)) or extra_questions.get((rid, qid), {})
+        extra.append(
+            {
+                "run_id": rid,
+                "run_hash": run_hash.get(rid),
+                "qid": qid,
+                "question_key": key_of.get((rid, qid)),
+                "task": info.get("task"),
+                "x": info.get("x"),
+                "y": info.get("y"),
+                "axes": info.get("axes"),
+                "codes": [],
+                "annotator": who,
+                "source": "human",
+                "verdict": found.verdict,
+                "verdict_note": found.note,
+                "verdict_at": found.given_at,
+            }
+        )
+    return extra
 
 
 def _suggestion_columns(suggestion: Any) -> dict[str, Any]:
@@ -454,10 +523,19 @@ def write_table(store: Store, table: pa.Table, fmt: str, out: Path | None) -> Ex
 
 
 def runs_with_labels(store: Store) -> list[str]:
-    """The run ids that have at least one current label (what an export without a run holds)."""
+    """The run ids that have at least one current label or verdict (what an export without
+    a run holds)."""
+    from memscope.usecases.labels.verdicts import current_from, verdict_history
+
     if not store.exists:
         return []
-    return sorted({label.run_id for label in current_labels_by_annotator(store, None)})
+    judged = {event.run_id for event in verdict_history(store, None)}
+    with_verdicts = {
+        rid for rid in judged if current_from(event for event in verdict_history(store, rid))
+    }
+    return sorted(
+        {label.run_id for label in current_labels_by_annotator(store, None)} | with_verdicts
+    )
 
 
 def export_labels(

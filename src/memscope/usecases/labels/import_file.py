@@ -74,6 +74,8 @@ class ImportResult:
     skipped_missing: list[str] = field(default_factory=list)
     files: list[dict[str, Any]] = field(default_factory=list)
     unknown_codes: list[str] = field(default_factory=list)
+    verdicts_imported: int = 0
+    verdicts_present: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready values."""
@@ -83,6 +85,8 @@ class ImportResult:
             "skipped_missing_questions": self.skipped_missing,
             "unknown_codes": self.unknown_codes,
             "files": self.files,
+            "verdicts_imported": self.verdicts_imported,
+            "verdicts_present": self.verdicts_present,
         }
 
 
@@ -159,6 +163,23 @@ def _refuse_bad_rows(con: Any, paths: list[Path]) -> None:
     )
 
 
+def _refuse_bad_verdicts(con: Any, paths: list[Path]) -> None:
+    from memscope.store import label_import
+
+    first = label_import.bad_verdicts(con, MAX_LISTED_ROWS)
+    if not first:
+        return
+    listed = "\n    ".join(
+        f"{paths[file_no]}: row {row}: {problem}" for file_no, row, problem in first
+    )
+    raise InputError(
+        f"bad verdict(s) in the label file(s); nothing was imported:\n    {listed}",
+        where=str(paths[first[0][0]]),
+        fix="A verdict is correct, wrong or unsure, with its run, qid, annotator and "
+        "verdict_at (ISO 8601); correct those rows and import again.",
+    )
+
+
 def import_labels(
     store: Store,
     paths: list[Path],
@@ -200,8 +221,10 @@ def import_labels(
                 staged = label_import.stage(con, path)
                 history = _check_columns(set(staged.columns), not staged.empty, path)
                 label_import.normalise(con, staged, file_no, history=history)
+                label_import.stage_verdicts(con, staged, file_no)
             tell(f"checking {label_import.row_count(con):,} row(s)")
             _refuse_bad_rows(con, paths)
+            _refuse_bad_verdicts(con, paths)
             unnamed = label_import.rows_without_uid(con)
             if unnamed:
                 label_import.set_uids(
@@ -275,6 +298,9 @@ def import_labels(
             if result.imported:
                 tell(f"writing {result.imported:,} event(s)")
             label_import.insert_new(con, [str(path) for path in paths])
+            result.verdicts_imported, result.verdicts_present = label_import.insert_verdicts(
+                con, {key: local for key, (local, _changed) in local_of.items()}
+            )
             label_import.finish(con)
             con.commit()
         except BaseException:

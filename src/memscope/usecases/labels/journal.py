@@ -43,8 +43,10 @@ except ImportError:  # Windows: no flock (one app per store is the rule there to
 
 SUFFIX = ".labels-pending.jsonl"
 REJECTED_SUFFIX = ".labels-pending.rejected.jsonl"
-ACTIONS = ("set", "accept", "add", "remove", "note", "clear", "undo")
-"""What an op may do; ``add``/``remove`` change codes and ``note`` the note of the stored label."""
+ACTIONS = ("set", "accept", "add", "remove", "note", "clear", "undo", "verdict", "undo_verdict")
+"""What an op may do; ``add``/``remove`` change codes and ``note`` the note of the stored label;
+``verdict`` gives (``verdict`` None: removes) a verdict on the answer and ``undo_verdict``
+reverts the latest verdict change (neither touches the label)."""
 CODE_ACTIONS = ("set", "add", "remove")
 """Actions that need at least one code."""
 MAX_REASON_TEXT = 60
@@ -65,6 +67,8 @@ class LabelOp:
     primary: str | None = None
     note: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    verdict: str | None = None
+    """With ``verdict``: correct, wrong or unsure (None removes the verdict)."""
     entry_id: str = ""
     """The op's id in the journal ("" when not journalled)."""
 
@@ -121,6 +125,9 @@ def op_problem(data: Any) -> str | None:
     params = data.get("params")
     if params is not None and not isinstance(params, dict):
         return f"params must be an object, got {_kind(params)} {_shown(params)}"
+    verdict = data.get("verdict")
+    if verdict is not None and verdict not in ("correct", "wrong", "unsure"):
+        return f"verdict must be correct, wrong, unsure or null, got {_shown(verdict)}"
     return None
 
 
@@ -205,6 +212,17 @@ def apply_op(store: Any, op: LabelOp) -> Any:
         return None
     if op.action == "undo":
         labels.undo_label(store, op.run_id, op.qid, annotator=op.annotator)
+        return labels.current_labels(store, op.run_id, annotator=op.annotator).get(op.qid)
+    if op.action in ("verdict", "undo_verdict"):
+        from memscope.usecases.labels import verdicts
+
+        if op.action == "verdict":
+            verdicts.record_verdict(
+                store, op.run_id, op.qid, op.verdict, annotator=op.annotator, note=op.note
+            )
+        else:
+            verdicts.undo_verdict(store, op.run_id, op.qid, annotator=op.annotator)
+        # A verdict is no label: the question's label is as it was.
         return labels.current_labels(store, op.run_id, annotator=op.annotator).get(op.qid)
     raise InputError(f"unknown label action {op.action!r}", fix=f"Known: {', '.join(ACTIONS)}.")
 
