@@ -244,13 +244,14 @@ def read_cuemem_dataset(history_path: Path, *, strict: bool = False) -> CueDatas
     """
     data = read_json_file(history_path, error=DatasetError, what="CUE-Mem history file")
     where = str(history_path)
-    if not isinstance(data, dict) or not isinstance(data.get("multi_session_dialogues"), list):
+    dialogues = data.get("multi_session_dialogues") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or not isinstance(dialogues, list):
         raise DatasetError(
             "the history file has no 'multi_session_dialogues' list",
             where=where,
             fix="Pass the CUE-Mem history file (history_with_qa_p<N>.json) with --dataset PATH.",
         )
-    qas = next((data[key] for key in QA_LIST_KEYS if isinstance(data.get(key), list)), None)
+    qas = next((found for key in QA_LIST_KEYS if isinstance(found := data.get(key), list)), None)
     if qas is None:
         raise DatasetError(
             "the history file has no QA list ('human-annotated QAs')",
@@ -258,7 +259,7 @@ def read_cuemem_dataset(history_path: Path, *, strict: bool = False) -> CueDatas
             fix="Pass the CUE-Mem history file with --dataset PATH.",
         )
     notices: list[Notice] = []
-    sessions, rounds = _read_turns(data["multi_session_dialogues"], history_path, notices)
+    sessions, rounds = _read_turns(dialogues, history_path, notices)
     clues = ClueResolver(rounds)
     task = history_path.stem.lower()
     questions, qid_by_key = _read_questions(
@@ -296,9 +297,12 @@ def _read_turns(
     duplicates: list[str] = []
     missing_media: list[str] = []
     for order, session in enumerate(raw_sessions, start=1):
-        if not isinstance(session, dict) or not isinstance(
-            session.get("dialogues", session.get("dialog_list")), list
-        ):
+        turns = (
+            session.get("dialogues", session.get("dialog_list"))
+            if isinstance(session, dict)
+            else None
+        )
+        if not isinstance(session, dict) or not isinstance(turns, list):
             raise DatasetError(
                 f"session {order} is not an object with a 'dialogues' list",
                 where=str(history_path),
@@ -307,9 +311,7 @@ def _read_turns(
         session_id = str(session.get("session_id") or f"D{order - 1:02d}")
         date = session.get("date")
         sessions.append(SessionRecord(session_id, order, None if date in (None, "") else str(date)))
-        for turn_order, turn in enumerate(
-            session.get("dialogues", session.get("dialog_list")), start=1
-        ):
+        for turn_order, turn in enumerate(turns, start=1):
             if not isinstance(turn, dict):
                 continue
             round_id = str(turn.get("round") or f"{session_id}:{turn_order - 1:02d}")

@@ -55,7 +55,7 @@ from memscope.adapters.upstream_summary import (
 from memscope.errors import DatasetError, RunDirError
 from memscope.file_kinds import read_regular
 from memscope.json_types import JSONObject, JSONValue
-from memscope.records import Notice, RetrievalKind, RunRecord
+from memscope.records import BulkSource, Notice, RetrievalKind, RunRecord
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -188,6 +188,8 @@ def _attach_aggregate_checks(found: aggregated.FolderAggregates, reads: list[_Re
         questions = {q.qid: q.extra for q in read.dataset.record.questions}
         rows = []
         predictions = read.record.predictions
+        if isinstance(predictions, BulkSource):
+            continue  # never: CUE-Mem's reader builds its prediction table itself
         for qid, em in zip(
             predictions.column("qid").to_pylist(),
             predictions.column("em").to_pylist(),
@@ -682,10 +684,11 @@ def _collect_items(
     if not isinstance(value, list):
         return
     for group in value:
-        if not isinstance(group, dict) or not isinstance(group.get("items"), list):
+        items = group.get("items") if isinstance(group, dict) else None
+        if not isinstance(group, dict) or not isinstance(items, list):
             continue
         turn_id = str(group.get("turn_id") or "")
-        for item in group["items"]:
+        for item in items:
             if not isinstance(item, dict):
                 continue
             metadata = item.get("query_metadata")
