@@ -30,9 +30,10 @@ from __future__ import annotations
 import functools
 import getpass
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 from memscope.errors import ConfigError
 from memscope.file_kinds import FileTooLargeError, NotRegularFileError, read_regular
@@ -88,7 +89,10 @@ class Config:
             return "unknown"
 
 
-def _check_keys(table: dict[str, Any], allowed: set[str], where: str, path: Path) -> None:
+Value = TypeVar("Value")
+
+
+def _check_keys(table: Mapping[str, object], allowed: set[str], where: str, path: Path) -> None:
     for key in table:
         if key not in allowed:
             raise ConfigError(
@@ -98,7 +102,7 @@ def _check_keys(table: dict[str, Any], allowed: set[str], where: str, path: Path
             )
 
 
-def _typed(value: Any, expected: type, key: str, path: Path) -> Any:
+def _typed(value: object, expected: type[Value], key: str, path: Path) -> Value:
     if not isinstance(value, expected):
         raise ConfigError(
             f"setting {key!r} must be a {expected.__name__}, got {type(value).__name__}",

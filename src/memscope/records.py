@@ -8,10 +8,12 @@ Python objects.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
+
+from memscope.json_types import JSONObject, JSONValue
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -75,7 +77,7 @@ class RoundRecord:
     audio_captions: list[str] = field(default_factory=list)
     audio_ids: list[str] = field(default_factory=list)
     background_audio: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: JSONObject = field(default_factory=dict)
 
 
 @dataclass
@@ -98,12 +100,12 @@ class QuestionRecord:
     y: str | None = None
     x_labels: list[str] = field(default_factory=list)
     y_labels: list[str] = field(default_factory=list)
-    options: Any = None
+    options: JSONValue = None
     clue_ids: list[str] = field(default_factory=list)
     clue_rounds: list[str] = field(default_factory=list)
     source_sessions: list[str] = field(default_factory=list)
     question_images: list[str] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: JSONObject = field(default_factory=dict)
 
 
 @dataclass
@@ -122,7 +124,7 @@ class DatasetRecord:
     notices: list[Notice] = field(default_factory=list)
 
 
-RoundsBuilder = Callable[[Any], tuple[list[SessionRecord], list[RoundRecord], list[Notice]]]
+RoundsBuilder = Callable[[JSONValue], tuple[list[SessionRecord], list[RoundRecord], list[Notice]]]
 """Turns a dataset's raw session list into session and round records (with media resolved)."""
 
 
@@ -155,7 +157,7 @@ class BulkSource:
 
     loader: str
     path: Path
-    options: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, str | None] = field(default_factory=dict)
 
 
 @dataclass
@@ -175,8 +177,8 @@ class RunRecord:
     mode: str | None
     top_k: int | None
     retrieval_kind: RetrievalKind | None
-    config: dict[str, Any]
-    metrics: dict[str, Any]
+    config: JSONObject
+    metrics: JSONObject
     dataset: DatasetRecord | DatasetSource
     predictions: BulkSource | pa.Table
     retrievals: pa.Table | None = None
@@ -267,7 +269,7 @@ class EngineRetrieval:
     """The top ``top_k`` in dialogue order: what an answer model was shown."""
     history_turns: int
     """Messages of that history after the answer protocol built it."""
-    answer: dict[str, Any] | None = None
+    answer: Mapping[str, object] | None = None
     """The answer's fields as ``engine/answer.py`` returns them (``pred``, ``em`` …), or None."""
 
 

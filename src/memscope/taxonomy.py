@@ -19,7 +19,7 @@ import json
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict, cast
 
 from memscope.errors import ConfigError, NotFoundError
 
@@ -85,10 +85,29 @@ class Taxonomy:
         )
 
 
+class _ShippedCode(TypedDict):
+    code: str
+    name: str
+    stage: str
+    definition: NotRequired[str]
+    source: NotRequired[str]
+    key: NotRequired[str]
+    evidence: NotRequired[str]
+
+
+class _Shipped(TypedDict):
+    """The shape of the packaged ``taxonomy.toml`` (memscope's own file)."""
+
+    version: str
+    stages: list[str]
+    codes: list[_ShippedCode]
+
+
 @functools.lru_cache(maxsize=1)
-def _shipped() -> dict[str, Any]:
+def _shipped() -> _Shipped:
     text = resources.files("memscope").joinpath("data", TAXONOMY_FILE).read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    # The file ships with memscope and test_taxonomy reads it whole: its shape is known.
+    return cast(_Shipped, tomllib.loads(text))
 
 
 def load_taxonomy(config: Config | None = None) -> Taxonomy:

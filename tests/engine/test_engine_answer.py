@@ -169,6 +169,16 @@ def test_a_reply_that_is_not_a_completion_is_one_error() -> None:
             client.chat([{"role": "user", "content": "hi"}])
 
 
+def test_a_rotation_that_is_not_an_object_is_one_error_before_any_request() -> None:
+    with stub_endpoint(lambda payload, number: (200, completion("A"))) as (endpoint, chat):
+        client = answering.AnswerClient(answering.AnswerSettings(endpoint, "m"))
+        with pytest.raises(EngineError, match="option rotation 1 of the question is not an object"):
+            answering.answer_question(
+                client, "system", [], "Which?", "A", [{"A": "x", "B": "y", "answer": "A"}, "B"]
+            )
+    assert len(chat.requests) == 1  # the first rotation was asked, the broken one never
+
+
 def test_busy_replies_are_retried() -> None:
     def busy_then_fine(payload: dict, number: int) -> tuple[int, dict]:
         return (503, {"error": "busy"}) if number == 1 else (200, completion("fine"))

@@ -6,7 +6,7 @@ predictions, retrievals and detail rows reach the store with the same types.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 import pyarrow as pa
 
@@ -50,7 +50,7 @@ COLUMN_TYPES: dict[str, pa.DataType] = {
 }
 
 
-def typed_table(columns: dict[str, list[Any]]) -> pa.Table:
+def typed_table(columns: Mapping[str, Sequence[object]]) -> pa.Table:
     """``columns`` (name -> values, in the table's order), each typed by :data:`COLUMN_TYPES`."""
     return pa.table(
         {name: pa.array(values, COLUMN_TYPES[name]) for name, values in columns.items()}

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -57,7 +56,7 @@ class Axis:
     source: str
     levels: tuple[Level, ...] = ()
     numeric: bool = False
-    derive: Callable[[Any], str | None] | None = None
+    derive: Callable[[object], str | None] | None = None
     aliases: tuple[str, ...] = ()
     """Other filter words for the axis itself (``bank_size`` for ``bank``)."""
     width: int = 0

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -18,11 +18,27 @@ class ReadOptions:
     """
 
     dataset: Path | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, object] = field(default_factory=dict)
     strict: bool = False
 
+    def path_option(self, key: str) -> Path | None:
+        """The benchmark's option ``key`` as a path (None when it was not given)."""
+        value = self.extra.get(key)
+        return Path(value) if isinstance(value, (str, Path)) and value else None
 
-def read_options(dataset: Path | None = None, extra: dict[str, Any] | None = None) -> ReadOptions:
+    def remembered_history(self, results_name: str) -> str | None:
+        """The history file the store used before for the results file ``results_name``
+        (``adapters.run_sources.REMEMBERED_HISTORIES``; None when there is none)."""
+        from memscope.adapters.run_sources import REMEMBERED_HISTORIES
+
+        histories = self.extra.get(REMEMBERED_HISTORIES)
+        remembered = histories.get(results_name) if isinstance(histories, Mapping) else None
+        return remembered if isinstance(remembered, str) else None
+
+
+def read_options(
+    dataset: Path | None = None, extra: Mapping[str, object] | None = None
+) -> ReadOptions:
     """The ReadOptions for ``--dataset`` and the benchmarks' own options (``extra``, by the
     option's key; unset options left out)."""
     given = {key: value for key, value in (extra or {}).items() if value is not None}

@@ -10,17 +10,17 @@ import glob
 import hashlib
 import os
 from pathlib import Path
-from typing import Any
 
 from memscope.errors import DatasetError, MemscopeError, RunDirError
 from memscope.file_kinds import NotRegularFileError, not_regular, open_regular, read_regular
+from memscope.json_types import JSONValue
 
 HASH_CHUNK = 1 << 20
 
 
 def read_json_file(
     path: Path, *, error: type[MemscopeError] = RunDirError, what: str = "file"
-) -> Any:
+) -> JSONValue:
     """Parse a whole JSON file.
 
     Args:
@@ -48,7 +48,8 @@ def read_json_file(
 
     try:
         # A UTF-8 byte-order mark (Windows editors write one) is accepted as in the JSONL files.
-        return orjson.loads(raw.removeprefix(b"\xef\xbb\xbf"))
+        parsed: JSONValue = orjson.loads(raw.removeprefix(b"\xef\xbb\xbf"))
+        return parsed
     except orjson.JSONDecodeError as exc:
         if "utf-8" in exc.msg.lower():
             raise error(f"{what} is not valid UTF-8", where=str(path)) from None

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from memscope.adapters.spec import Benchmark, RunReader
 from memscope.errors import MemscopeError, PluginError
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from memscope.records import RunRecord
 
 Result = TypeVar("Result")
+Params = ParamSpec("Params")
 
 
 def _failed(
@@ -74,11 +75,11 @@ class GuardedReader:
 
 
 def _guarded_hook(
-    name: str, package: str, what: str, hook: Callable[..., Result]
-) -> Callable[..., Result]:
-    def call(*args: Any) -> Result:
+    name: str, package: str, what: str, hook: Callable[Params, Result]
+) -> Callable[Params, Result]:
+    def call(*args: Params.args, **kwargs: Params.kwargs) -> Result:
         try:
-            return hook(*args)
+            return hook(*args, **kwargs)
         except MemscopeError:
             raise
         except Exception as error:

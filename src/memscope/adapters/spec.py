@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, TypeAlias, cast
 
 from memscope.adapters.axes import BenchmarkAxes
 
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from memscope.adapters.base import ReadOptions
+    from memscope.json_types import JSONObject
     from memscope.records import DatasetRecord, EngineRetrieval, EngineRunPlan, Notice, RunRecord
 
 Panel = Literal["rerank", "evidence", "probe"]
@@ -175,9 +176,13 @@ class DetailTable:
     """``(column, SQL type)`` pairs, e.g. ``("step", "INTEGER")``."""
 
 
-Derived = Callable[[Mapping[str, Any]], Any]
+CellMean: TypeAlias = "float | np.ndarray"
+"""A ``cell`` mean of ``memscope table``: a float, or an array of resampled means."""
+
+Derived = Callable[[Mapping[str, CellMean]], "CellMean | None"]
 """A summary column of ``memscope table`` computed from one row's ``cell`` means (floats, or
-arrays of resampled means: only ``+ - /`` are used so that both work)."""
+arrays of resampled means: only ``+ - /`` are used so that both work); None when the cells
+it needs are missing."""
 
 
 @dataclass(frozen=True)
@@ -235,7 +240,7 @@ class RunColumns(Protocol):
     """One stored run as a hook sees it: its row, and per-question columns in idx order."""
 
     @property
-    def run(self) -> Mapping[str, Any]:
+    def run(self) -> Mapping[str, object]:
         """The run's row (``run_id``, ``path``, ``method``, ``top_k`` …)."""
         ...
 
@@ -248,14 +253,14 @@ class RunColumns(Protocol):
         ...
 
 
-TableCheck = Callable[[RunColumns], list[dict[str, Any]]]
+TableCheck = Callable[[RunColumns], "list[JSONObject]"]
 """``memscope table --check-upstream``: ``[{"source", "run", "field", "upstream", "memscope",
 "agrees"}]`` for the rows of upstream's own table that name this run."""
 
-StoredMeans = Callable[[Sequence[str]], Mapping[str, Any]]
+StoredMeans = Callable[[Sequence[str]], Mapping[str, float | None]]
 """Given prediction columns, ``{"n": rows, column: mean}`` over a run's stored rows."""
 
-StoredCheck = Callable[["RunRecord", StoredMeans], tuple[dict[str, Any] | None, list["Notice"]]]
+StoredCheck = Callable[["RunRecord", StoredMeans], "tuple[JSONObject | None, list[Notice]]"]
 """A summary file checked after the run's rows are stored (MemEye's ``metrics.json``
 ``summary``): the check record (``adapters.upstream_summary.summary_check``) and its
 warnings, or ``(None, [])`` when the run has no summary."""
@@ -305,7 +310,7 @@ class Benchmark:
     """Why ``rerun`` finds nothing to re-rank in a run without retrieval scores."""
     check_stored: StoredCheck | None = None
     check_table: TableCheck | None = None
-    extras: Mapping[str, Any] = field(default_factory=dict)
+    extras: Mapping[str, object] = field(default_factory=dict)
     """Anything else a plugin wants to carry (memscope reads nothing from it)."""
     dataset_reader: DatasetReader | None = None
     """How the memory engine opens the benchmark's dataset files; None: the engine reads
@@ -329,18 +334,21 @@ class ModuleReader:
     sniff_name: str = "sniff"
     read_name: str = "read_all"
 
-    def _function(self, name: str) -> Callable[..., Any]:
+    def _function(self, name: str) -> Callable[..., object]:
         from importlib import import_module
 
-        function: Callable[..., Any] = getattr(import_module(self.module), name)
+        function: Callable[..., object] = getattr(import_module(self.module), name)
         return function
 
     def sniff(self, path: Path) -> bool:
         return bool(self._function(self.sniff_name)(path))
 
     def read_all(self, path: Path, options: ReadOptions) -> list[RunRecord]:
-        records: list[RunRecord] = self._function(self.read_name)(path, options)
-        return records
+        # The module's function is the reader the spec names: its signature is the contract.
+        read = cast(
+            "Callable[[Path, ReadOptions], list[RunRecord]]", self._function(self.read_name)
+        )
+        return read(path, options)
 
 
 @dataclass(frozen=True)
@@ -354,18 +362,18 @@ class ModuleDatasetReader:
     sniff_name: str = "sniff_dataset"
     read_name: str = "read_dataset"
 
-    def _function(self, name: str) -> Callable[..., Any]:
+    def _function(self, name: str) -> Callable[..., object]:
         from importlib import import_module
 
-        function: Callable[..., Any] = getattr(import_module(self.module), name)
+        function: Callable[..., object] = getattr(import_module(self.module), name)
         return function
 
     def sniff(self, path: Path) -> bool:
         return bool(self._function(self.sniff_name)(path))
 
     def read(self, path: Path, media_root: Path | None) -> DatasetRecord:
-        record: DatasetRecord = self._function(self.read_name)(path, media_root)
-        return record
+        read = cast("Callable[[Path, Path | None], DatasetRecord]", self._function(self.read_name))
+        return read(path, media_root)
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,15 @@ first check a reviewer asks for: when they agree, memscope read the run as upstr
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
+from memscope.json_types import JSONObject, JSONValue
 from memscope.records import Notice
+
+if TYPE_CHECKING:
+    import numpy as np
 
 CHECK_KEY = "upstream_check"
 """The key of the check in a run's ``metrics``."""
@@ -26,11 +31,11 @@ PERCENT_TOLERANCE = 0.05
 """Largest difference of a percentage that still agrees (upstream rounds to 1–2 places)."""
 MAX_LISTED = 6
 
-Comparison = tuple[str, Any, Any, float]
+Comparison = tuple[str, JSONValue, JSONValue, float]
 """``(field, upstream value, recomputed value, tolerance)``; tolerance 0 = exact."""
 
 
-def _agrees(upstream: Any, recomputed: Any, tolerance: float) -> bool:
+def _agrees(upstream: JSONValue, recomputed: JSONValue, tolerance: float) -> bool:
     if upstream is None or recomputed is None:
         return upstream is None and recomputed is None
     if isinstance(upstream, (int, float)) and isinstance(recomputed, (int, float)):
@@ -42,7 +47,7 @@ def _agrees(upstream: Any, recomputed: Any, tolerance: float) -> bool:
 
 def summary_check(
     file: str, comparisons: list[Comparison], *, surprises: list[str] | None = None
-) -> dict[str, Any]:
+) -> JSONObject:
     """The check record of one summary file.
 
     Returns:
@@ -50,7 +55,7 @@ def summary_check(
         "recomputed"}], "surprises": [...]}``; ``agrees`` is None when nothing could be
         compared.
     """
-    differences = [
+    differences: list[JSONValue] = [
         {"field": name, "upstream": upstream, "recomputed": recomputed}
         for name, upstream, recomputed, tolerance in comparisons
         if not _agrees(upstream, recomputed, tolerance)
@@ -60,11 +65,20 @@ def summary_check(
         "agrees": (not differences) if comparisons else None,
         "checked": len(comparisons),
         "differences": differences,
-        "surprises": list(surprises or []),
+        "surprises": list[JSONValue](surprises or []),
     }
 
 
-def merge_checks(checks: list[dict[str, Any]]) -> dict[str, Any]:
+def _items(value: JSONValue) -> list[JSONValue]:
+    """A list field of a check record (none when it is missing)."""
+    return value if isinstance(value, list) else []
+
+
+def _count(value: JSONValue) -> int:
+    return int(value) if isinstance(value, (int, float, str)) and value else 0
+
+
+def merge_checks(checks: list[JSONObject]) -> JSONObject:
     """One check record over several summary files of one run (CUE-Mem's
     ``<data>_accuracy.json`` and a group of ``aggregated_accuracy.json``).
 
@@ -76,37 +90,39 @@ def merge_checks(checks: list[dict[str, Any]]) -> dict[str, Any]:
         return checks[0]
     compared = [check for check in checks if check.get("agrees") is not None]
 
-    def named(check: dict[str, Any], difference: dict[str, Any]) -> dict[str, Any]:
+    def named(check: JSONObject, difference: JSONObject) -> JSONObject:
         name = str(check.get("file", "")).replace("\\", "/").rsplit("/", 1)[-1]
         return {**difference, "field": f"{name}: {difference['field']}"}
 
-    merged: dict[str, Any] = {
+    differences: list[JSONValue] = [
+        named(check, difference)
+        for check in checks
+        for difference in _items(check.get("differences"))
+        if isinstance(difference, dict)
+    ]
+    merged: JSONObject = {
         "file": checks[0].get("file"),
         "files": [check.get("file") for check in checks],
         "agrees": all(check["agrees"] for check in compared) if compared else None,
-        "checked": sum(int(check.get("checked") or 0) for check in checks),
-        "differences": [
-            named(check, difference)
-            for check in checks
-            for difference in check.get("differences") or []
-        ],
-        "surprises": [surprise for check in checks for surprise in check.get("surprises") or []],
+        "checked": sum(_count(check.get("checked")) for check in checks),
+        "differences": differences,
+        "surprises": [surprise for check in checks for surprise in _items(check.get("surprises"))],
     }
-    groups = [group for check in checks for group in check.get("groups") or []]
+    groups = [group for check in checks for group in _items(check.get("groups"))]
     if groups:
         merged["groups"] = groups
     return merged
 
 
-def _value(value: Any) -> str:
+def _value(value: JSONValue) -> str:
     if isinstance(value, float):
         return f"{value:.4f}"
     return "none" if value is None else str(value)
 
 
-def check_sentence(check: dict[str, Any]) -> str:
+def check_sentence(check: Mapping[str, JSONValue]) -> str:
     """One line: "agrees with upstream's summary …" or the differences, naming the file."""
-    files = [str(f) for f in check.get("files") or [check.get("file", "the summary file")]]
+    files = [str(f) for f in _items(check.get("files")) or [check.get("file", "the summary file")]]
     file = " and ".join(files)
     summary = "summaries" if len(files) > 1 else "summary"
     if check.get("agrees") is None:
@@ -114,7 +130,7 @@ def check_sentence(check: dict[str, Any]) -> str:
     if check["agrees"]:
         name = " and ".join(f.replace("\\", "/").rsplit("/", 1)[-1] for f in files)
         return f"agrees with upstream's {summary} {name} ({check['checked']} values recomputed)"
-    differences = check.get("differences") or []
+    differences = [d for d in _items(check.get("differences")) if isinstance(d, dict)]
     listed = "; ".join(
         f"{d['field']}: upstream {_value(d['upstream'])}, recomputed {_value(d['recomputed'])}"
         for d in differences[:MAX_LISTED]
@@ -126,11 +142,12 @@ def check_sentence(check: dict[str, Any]) -> str:
     )
 
 
-def check_notices(check: dict[str, Any]) -> list[Notice]:
+def check_notices(check: Mapping[str, JSONValue]) -> list[Notice]:
     """Warnings for a disagreeing check and for fields of the summary that surprised the reader."""
-    notices = [Notice(surprise, check["file"]) for surprise in check.get("surprises") or []]
+    file = str(check["file"])
+    notices = [Notice(str(surprise), file) for surprise in _items(check.get("surprises"))]
     if check.get("agrees") is False:
-        notices.append(Notice(check_sentence(check), check["file"]))
+        notices.append(Notice(check_sentence(check), file))
     return notices
 
 
@@ -156,7 +173,7 @@ def read_csv_rows(path: Path) -> list[dict[str, str]]:
 
 def csv_comparison(
     source: Path, run_id: str, name: str, upstream: str | None, mine: float | None
-) -> dict[str, Any] | None:
+) -> JSONObject | None:
     """One ``table --check-upstream`` comparison of a CSV value with memscope's (None when
     upstream wrote no number there)."""
     if upstream in (None, ""):
@@ -176,7 +193,7 @@ def csv_comparison(
     }
 
 
-def mean_defined(values: Any) -> float | None:
+def mean_defined(values: np.ndarray) -> float | None:
     """The mean of the defined (non-NaN) values of a float array, None when there are none."""
     import numpy as np
 

@@ -24,13 +24,15 @@ import string
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from memscope.engine.corpus import CorpusRound, Modality, clean_captions
 from memscope.engine.prompts import OPTIONS_INSTRUCTION, QUESTION_TURN
 from memscope.errors import EngineError
+from memscope.json_types import JSONValue
 
 MAX_IMAGES_PER_REQUEST = 30
 IMAGE_LONG_EDGE = 768
@@ -74,13 +76,29 @@ class HistoryTurn:
     images: list[str] = field(default_factory=list)
 
 
+Message = dict[str, object]
+"""One chat message (or one part of a message's content), as the endpoint's JSON takes it."""
+
+
+class Rotation(TypedDict):
+    """One asking of a rotation MCQ (MemEye's ``rotations`` entries)."""
+
+    rotation_idx: int
+    correct_position: JSONValue
+    pred: str
+    choice: str
+    em: float
+    latency_ms: int
+    usage: dict[str, int]
+
+
 class AnswerClient:
     """Calls an OpenAI-compatible ``/chat/completions`` endpoint with urllib."""
 
     def __init__(self, settings: AnswerSettings) -> None:
         self.settings = settings
 
-    def chat(self, messages: list[dict[str, Any]]) -> tuple[str, dict[str, int]]:
+    def chat(self, messages: list[Message]) -> tuple[str, dict[str, int]]:
         """Send one chat request.
 
         Returns:
@@ -226,18 +244,18 @@ def chat_messages(
     question: str,
     question_images: list[str] | None = None,
     max_images: int = MAX_IMAGES_PER_REQUEST,
-) -> list[dict[str, Any]]:
+) -> list[Message]:
     """The messages MemEye's OpenAI router sends for one question."""
     question_images = question_images or []
     budget = max(0, max_images - len(question_images))
     excess = max(0, sum(len(turn.images) for turn in history) - budget)
-    messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}]
+    messages: list[Message] = [{"role": "system", "content": system_prompt}]
     for turn in history:
         images = turn.images
         if excess and images:  # the oldest history images go first
             dropped = min(len(images), excess)
             images, excess = images[dropped:], excess - dropped
-        content: list[dict[str, Any]] = []
+        content: list[Message] = []
         if turn.text.strip():
             content.append({"type": "text", "text": turn.text.strip()})
         content += [
@@ -246,9 +264,7 @@ def chat_messages(
         ]
         if content:
             messages.append({"role": turn.role, "content": content})
-    final: list[dict[str, Any]] = [
-        {"type": "text", "text": QUESTION_TURN.format(question=question)}
-    ]
+    final: list[Message] = [{"type": "text", "text": QUESTION_TURN.format(question=question)}]
     final += [
         {"type": "image_url", "image_url": {"url": image_data_url(p), "detail": "high"}}
         for p in question_images
@@ -257,7 +273,7 @@ def chat_messages(
     return messages
 
 
-def options_block(question: str, options: dict[str, Any]) -> str:
+def options_block(question: str, options: Mapping[str, object]) -> str:
     """The question with its lettered options and MemEye's answer-format line."""
     letters = [key for key in sorted(options) if key != "answer"]
     lines = [question, ""] + [f"{key}. {options[key]}" for key in letters]
@@ -308,9 +324,9 @@ def answer_question(
     history: list[HistoryTurn],
     question: str,
     gold: str | None,
-    options: Any,
+    options: JSONValue,
     question_images: list[str] | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Ask one question the way MemEye's runner does and score the reply.
 
     Returns:
@@ -328,8 +344,14 @@ def answer_question(
         return reply, int((time.monotonic() - started) * 1000), usage
 
     if isinstance(options, list) and options:
-        rotations = []
+        rotations: list[Rotation] = []
         for number, rotation in enumerate(options):
+            if not isinstance(rotation, dict):
+                shown = repr(rotation)[:80]
+                raise EngineError(
+                    f"option rotation {number} of the question is not an object: {shown}",
+                    fix="Re-index the dataset; its MCQ options are malformed.",
+                )
             letters = {key: value for key, value in rotation.items() if key != "answer"}
             reply, latency, usage = ask(options_block(question, letters))
             choice = extract_choice(reply, set(letters))
@@ -347,9 +369,9 @@ def answer_question(
             )
         em = sum(r["em"] for r in rotations) / len(rotations)
         bias: dict[str, int] = {}
-        for rotation in rotations:
-            if rotation["choice"] != "INVALID":
-                bias[rotation["choice"]] = bias.get(rotation["choice"], 0) + 1
+        for asked in rotations:
+            if asked["choice"] != "INVALID":
+                bias[asked["choice"]] = bias.get(asked["choice"], 0) + 1
         return {
             "pred": rotations[-1]["pred"],
             "choice": rotations[-1]["choice"],

@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,6 +31,12 @@ from memscope.engine.models import (
 )
 from memscope.engine.threads import configure_torch, thread_budget
 from memscope.errors import EngineError
+
+if TYPE_CHECKING:
+    import torch
+
+Tokenizer = Callable[[list[str]], "torch.Tensor"]
+"""open_clip's text tokenizer: texts in, a batch of token ids out (open_clip ships no types)."""
 
 DEFAULT_IMAGE_BATCH = 32
 DEFAULT_QUERY_BATCH = 64
@@ -76,7 +82,7 @@ class ImageEncoder:
         self.preprocess = preprocess
         self.source = source
         self.device = device
-        self._tokenizer = None
+        self._tokenizer: Tokenizer | None = None
         self._lock = threading.Lock()
         with torch.inference_mode():
             probe = self.model.encode_image(
@@ -94,36 +100,38 @@ class ImageEncoder:
         height, width = (size, size) if isinstance(size, int) else tuple(size)
         return 3, int(height), int(width)
 
-    def tokenizer(self):
+    def tokenizer(self) -> Tokenizer:
         """The text tokenizer, loaded on first use.
 
         Raises:
             EngineError: when the model needs a Hugging Face tokenizer that is not cached.
         """
-        if self._tokenizer is None:
-            repo = self.source.tokenizer_repo
-            if (
-                repo
-                and not self.source.name.startswith("local-dir:")
-                and not hf_tokenizer_available(repo)
-            ):
-                raise EngineError(
-                    f"the tokenizer of image model {self.source.label} is not on this machine",
-                    where=repo,
-                    fix="Put the tokenizer in the Hugging Face cache, or use an image model that ships "
-                    "its tokenizer (local-dir:FOLDER). " + IMAGE_FIX,
-                )
-            try:
-                import open_clip
+        if self._tokenizer is not None:
+            return self._tokenizer
+        repo = self.source.tokenizer_repo
+        if (
+            repo
+            and not self.source.name.startswith("local-dir:")
+            and not hf_tokenizer_available(repo)
+        ):
+            raise EngineError(
+                f"the tokenizer of image model {self.source.label} is not on this machine",
+                where=repo,
+                fix="Put the tokenizer in the Hugging Face cache, or use an image model that ships "
+                "its tokenizer (local-dir:FOLDER). " + IMAGE_FIX,
+            )
+        try:
+            import open_clip
 
-                self._tokenizer = open_clip.get_tokenizer(self.source.name)
-            except Exception as exc:
-                raise EngineError(
-                    f"cannot load the tokenizer of {self.source.label}: {exc}",
-                    where=self.source.name,
-                    fix=IMAGE_FIX,
-                ) from exc
-        return self._tokenizer
+            tokenizer: Tokenizer = open_clip.get_tokenizer(self.source.name)
+        except Exception as exc:
+            raise EngineError(
+                f"cannot load the tokenizer of {self.source.label}: {exc}",
+                where=self.source.name,
+                fix=IMAGE_FIX,
+            ) from exc
+        self._tokenizer = tokenizer
+        return tokenizer
 
     def encode_images(
         self,
@@ -151,7 +159,7 @@ class ImageEncoder:
             ThreadPoolExecutor(workers, thread_name_prefix="memscope-decode") as pool,
             torch.inference_mode(),
         ):
-            pending: deque[tuple[range, list[Future[Any]]]] = deque()
+            pending: deque[tuple[range, list[Future[torch.Tensor | str]]]] = deque()
 
             def read_ahead() -> None:
                 while batches and len(pending) < BATCHES_AHEAD:
@@ -176,17 +184,18 @@ class ImageEncoder:
                     on_batch(len(batch_rows))
         return result
 
-    def _load(self, path: str):
+    def _load(self, path: str) -> torch.Tensor | str:
         """One preprocessed image tensor, or why the file cannot be read (runs in the pool)."""
         from PIL import Image, UnidentifiedImageError
 
         try:
             with Image.open(path) as image:
-                return self.preprocess(image.convert("RGB"))
+                tensor: torch.Tensor = self.preprocess(image.convert("RGB"))
+                return tensor
         except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError) as exc:
             return str(exc) or type(exc).__name__
 
-    def _stack(self, tensors: list[Any]) -> Any:
+    def _stack(self, tensors: list[torch.Tensor]) -> torch.Tensor:
         """One batch tensor; on CUDA in pinned memory, so the copy to the GPU is a fast DMA."""
         import torch
 
@@ -195,7 +204,7 @@ class ImageEncoder:
         shape = (len(tensors), *tensors[0].shape)
         return torch.stack(tensors, out=torch.empty(shape, dtype=tensors[0].dtype, pin_memory=True))
 
-    def encode_tensors(self, batch) -> np.ndarray:
+    def encode_tensors(self, batch: torch.Tensor) -> np.ndarray:
         """Unit vectors of a ``(n, 3, H, W)`` batch already preprocessed (call under inference mode)."""
         import torch
 

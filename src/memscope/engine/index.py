@@ -22,7 +22,8 @@ It is a derived artifact, built from vectors the store keeps, so nothing is save
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from types import ModuleType
+from typing import Literal, Protocol
 
 import numpy as np
 
@@ -45,6 +46,22 @@ def choose_method(size: int, method: SearchMethod = "auto") -> str:
     if method != "auto":
         return method
     return "exact" if size < APPROXIMATE_FROM else "ivf"
+
+
+class FaissIndex(Protocol):
+    """What memscope calls on a faiss index (faiss ships no type information)."""
+
+    def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+class _IVFIndex(FaissIndex, Protocol):
+    """A faiss IVF index while it is built and its nprobe tuned."""
+
+    nprobe: int
+
+    def train(self, vectors: np.ndarray) -> None: ...
+
+    def add(self, vectors: np.ndarray) -> None: ...
 
 
 class VectorIndex:
@@ -74,13 +91,14 @@ class VectorIndex:
         self.recall_at_10: float | None = None
         """For ``ivf``: recall@10 against the exact search measured at build (else None)."""
         self._vectors = vectors
-        self._faiss = None
+        self._faiss: FaissIndex | None = None
         configure_blas()
         if self.method == "faiss-flat":
             faiss = _faiss()
-            self._faiss = faiss.IndexIDMap(faiss.IndexFlatIP(self.dim))
+            flat = faiss.IndexIDMap(faiss.IndexFlatIP(self.dim))
             if len(vectors):
-                self._faiss.add_with_ids(vectors, self.ids)
+                flat.add_with_ids(vectors, self.ids)
+            self._faiss = flat
         elif self.method == "ivf":
             self._faiss = self._build_ivf(vectors)
 
@@ -108,7 +126,7 @@ class VectorIndex:
         scores[found < 0] = -np.inf
         return scores, found
 
-    def _build_ivf(self, vectors: np.ndarray) -> Any:
+    def _build_ivf(self, vectors: np.ndarray) -> FaissIndex:
         """An IVF index whose nprobe reaches :data:`TARGET_RECALL` on a recall@10 check."""
         faiss = _faiss()
         configure_faiss()
@@ -116,7 +134,9 @@ class VectorIndex:
             raise ValueError("an IVF index needs at least 40 vectors; use method='exact'")
         lists = max(1, min(int(4 * math.sqrt(len(vectors))), len(vectors) // 39))
         quantizer = faiss.IndexFlatIP(self.dim)
-        index = faiss.IndexIVFFlat(quantizer, self.dim, lists, faiss.METRIC_INNER_PRODUCT)
+        index: _IVFIndex = faiss.IndexIVFFlat(
+            quantizer, self.dim, lists, faiss.METRIC_INNER_PRODUCT
+        )
         rng = np.random.default_rng(0)
         sample = vectors[rng.choice(len(vectors), min(len(vectors), 40 * lists), replace=False)]
         index.train(sample)
@@ -198,7 +218,7 @@ def brute_force_search(
     return found_scores, found_ids
 
 
-def _faiss() -> Any:
+def _faiss() -> ModuleType:
     try:
         import faiss
     except ImportError as exc:

@@ -18,6 +18,7 @@ import hashlib
 import importlib.util
 import os
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -330,9 +331,9 @@ def _random_seed(pretrained: str | None) -> int | None:
         ) from None
 
 
-def _cached_tag_weights(tag_config: dict) -> Path | None:
+def _cached_tag_weights(tag_config: Mapping[str, object]) -> Path | None:
     """The cached weight file of an open_clip pretrained tag, or None (never downloads)."""
-    hub = tag_config.get("hf_hub") or ""
+    hub = str(tag_config.get("hf_hub") or "")
     if hub:
         repo_id, filename = (
             os.path.split(hub.rstrip("/")) if not hub.endswith("/") else (hub.rstrip("/"), "")
@@ -341,7 +342,7 @@ def _cached_tag_weights(tag_config: dict) -> Path | None:
             found = _hf_cached_file(repo_id, candidate)
             if found is not None:
                 return found
-    url = tag_config.get("url") or ""
+    url = str(tag_config.get("url") or "")
     if url:
         cache = Path(os.path.expanduser("~/.cache/clip"))
         found_file = cache / os.path.basename(url)

@@ -15,7 +15,7 @@ memory scored as a bank of its own (DualMem normalises over it).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 
@@ -110,6 +110,16 @@ class Bank:
         return part
 
 
+class PoolEntry(TypedDict):
+    """One candidate of a question's pool, as ``retrieval.jsonl`` writes it."""
+
+    rank: int
+    round_id: str
+    score: float | None
+    text_score: float | None
+    image_score: float | None
+
+
 @dataclass
 class Pools:
     """Ranked candidate pools of many questions, padded to a common width.
@@ -126,9 +136,9 @@ class Pools:
     best_images: np.ndarray
     sizes: np.ndarray
 
-    def pool(self, row: int) -> list[dict[str, Any]]:
+    def pool(self, row: int) -> list[PoolEntry]:
         """Question ``row``'s pool as ``retrieval.jsonl`` entries (rank 1 first)."""
-        entries = []
+        entries: list[PoolEntry] = []
         for column in range(int(self.sizes[row])):
             entries.append(
                 {
@@ -221,7 +231,7 @@ def rank_pools(
     best = paths[np.where(winners >= 0, winners, len(bank.image_paths))]
 
     def take(matrix: np.ndarray) -> np.ndarray:
-        values = matrix[rows, order].astype(np.float64)
+        values: np.ndarray = matrix[rows, order].astype(np.float64)
         values[padding] = np.nan
         return values
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 import numpy as np
 
@@ -82,7 +81,7 @@ class TextEncoder:
         texts = list(texts)
         reported = 0
 
-        def report_batch(_module: Any, _inputs: Any, output: Any) -> None:
+        def report_batch(_module: object, _inputs: object, output: object) -> None:
             nonlocal reported
             embedded = _batch_rows(output)
             if embedded and on_batch:

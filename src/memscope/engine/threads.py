@@ -142,11 +142,3 @@ def _limit_blas(threads: int) -> None:
 
 
 _CONFIGURE = {"torch": configure_torch, "blas": configure_blas, "faiss": configure_faiss}
-
-
-def forget_thread_budget() -> None:
-    """Back to the default budget (tests use this)."""
-    global _budget
-    with _lock:
-        _budget = None
-        _applied.clear()

@@ -25,7 +25,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import Protocol
 
 import numpy as np
 
@@ -105,10 +106,11 @@ def envelope(samples: np.ndarray, width: int) -> list[float]:
     return [round(float(v) / loudest, 4) for v in peaks]
 
 
-def _import_soundfile() -> Any:
+def _import_soundfile() -> ModuleType:
     import soundfile
 
-    return soundfile
+    module: ModuleType = soundfile  # it ships no types: the module is all mypy knows
+    return module
 
 
 def load_clip(path: Path | str) -> AudioClip:
@@ -169,13 +171,14 @@ def load_clip(path: Path | str) -> AudioClip:
     )
 
 
-def _import_sounddevice() -> Any:
+def _import_sounddevice() -> ModuleType:
     import sounddevice
 
-    return sounddevice
+    module: ModuleType = sounddevice  # it ships no types: the module is all mypy knows
+    return module
 
 
-def audio_backend() -> tuple[Any | None, str]:
+def audio_backend() -> tuple[ModuleType | None, str]:
     """``(sounddevice module, "")`` when playback can work, else ``(None, why and how to fix it)``."""
     try:
         sounddevice = _import_sounddevice()
@@ -202,6 +205,16 @@ def audio_backend() -> tuple[Any | None, str]:
     return sounddevice, ""
 
 
+class _Stream(Protocol):
+    """What the player calls on a sounddevice output stream (sounddevice ships no types)."""
+
+    def start(self) -> None: ...
+
+    def abort(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
 class Player:
     """Plays one clip at a time in the background; never raises into the caller.
 
@@ -213,7 +226,7 @@ class Player:
     def __init__(self, on_finished: Callable[[str], None] | None = None) -> None:
         self.on_finished = on_finished
         self._lock = threading.Lock()
-        self._stream: Any = None
+        self._stream: _Stream | None = None
         self._done = threading.Event()
         self._done.set()
         self._position = 0
@@ -280,10 +293,10 @@ class Player:
                 )
         return True, f"playing {clip.path.name} ({clip.duration_s:.1f} s)"
 
-    def _callback_for(self, frames: np.ndarray, backend: Any) -> Callable[..., None]:
+    def _callback_for(self, frames: np.ndarray, backend: ModuleType) -> Callable[..., None]:
         total = frames.shape[0]
 
-        def callback(outdata: np.ndarray, count: int, _time: Any, _status: Any) -> None:
+        def callback(outdata: np.ndarray, count: int, _time: object, _status: object) -> None:
             start = self._position
             chunk = frames[start : start + count]
             outdata[: len(chunk)] = chunk

@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from memscope.errors import MediaError
 from memscope.file_kinds import NotRegularFileError, open_regular
+
+if TYPE_CHECKING:
+    from PIL.Image import Image as PILImage
 
 MAX_DECODED_PIXELS = 24_000_000
 """The most pixels decoded for one preview (about 96 MB at Pillow's 4 bytes a pixel)."""
@@ -45,7 +48,7 @@ def too_large(width: int, height: int) -> str:
     )
 
 
-def load_preview(path: str | Path, max_side: int) -> Any:
+def load_preview(path: str | Path, max_side: int) -> PILImage:
     """The image at ``path`` decoded within :data:`MAX_DECODED_PIXELS`, at most ``max_side`` a side.
 
     Returns:

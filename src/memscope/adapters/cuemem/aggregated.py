@@ -43,12 +43,12 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from memscope.adapters.cuemem.roots import RESULTS_SUFFIX, has_results
 from memscope.adapters.files import read_json_file
 from memscope.adapters.upstream_summary import Comparison, check_notices, summary_check
 from memscope.errors import MemscopeError
+from memscope.json_types import JSONObject, JSONValue
 from memscope.records import Notice
 
 AGGREGATE_PREFIX = "aggregated_"
@@ -84,7 +84,7 @@ def is_aggregate(name: str) -> bool:
     return name.startswith(AGGREGATE_PREFIX) and name.endswith(".json")
 
 
-def normalize(category: Any) -> str | None:
+def normalize(category: JSONValue) -> str | None:
     """A category as upstream normalises it (``refusal`` is ``refusal_text``)."""
     text = str(category or "").strip()
     return ALIASES.get(text, text) or None
@@ -107,7 +107,7 @@ class Group:
     model: str
     memory: str
     category: str | None
-    numbers: Mapping[str, Any]
+    numbers: Mapping[str, JSONValue]
 
     @property
     def name(self) -> str:
@@ -156,8 +156,8 @@ class FileRun:
     ``<stem>_accuracy.json`` (None when it has none: upstream does not count it)."""
 
     stem: str
-    rows: list[tuple[str, str, Any, Any, bool]]
-    accuracy: Any
+    rows: list[tuple[str, str, JSONValue, JSONValue, bool]]
+    accuracy: JSONValue
 
 
 def overall_aggregates(folder: Path) -> list[Path]:
@@ -189,18 +189,16 @@ def read_groups(path: Path) -> tuple[list[Group], list[str]]:
     found: list[Group] = []
     surprises: list[str] = []
     for number, group in enumerate(groups, start=1):
-        if not (
-            isinstance(group, dict)
-            and isinstance(group.get("model"), str)
-            and isinstance(group.get("memory"), str)
-        ):
+        model = group.get("model") if isinstance(group, dict) else None
+        memory = group.get("memory") if isinstance(group, dict) else None
+        if not (isinstance(group, dict) and isinstance(model, str) and isinstance(memory, str)):
             surprises.append(f"{path.name}: group {number} names no model and memory; skipped")
             continue
         found.append(
             Group(
                 path,
-                group["model"],
-                group["memory"],
+                model,
+                memory,
                 normalize(group.get("category_filter")),
                 group,
             )
@@ -274,7 +272,7 @@ def _unmatched_notices(path: Path, unmatched: list[Group]) -> list[Notice]:
     return notices
 
 
-def rq12_split(point: str, qa_type: str, entity_explicitness: Any) -> str:
+def rq12_split(point: str, qa_type: str, entity_explicitness: JSONValue) -> str:
     """The explicit / implicit / … bucket ``run_bench.py`` files a row under."""
     if point in ("entity_img", "entity_text"):
         if qa_type in ENTITY_EXPLICIT_TYPES:
@@ -366,7 +364,7 @@ def upstream_counts(run: FileRun, tally: Tally) -> None:
     tally.recounted_files += int(recounted)
 
 
-def group_check(group: Group, runs: Sequence[FileRun]) -> tuple[dict[str, Any], list[Notice]]:
+def group_check(group: Group, runs: Sequence[FileRun]) -> tuple[JSONObject, list[Notice]]:
     """The check record of one group against the rows of its runs, and the warnings about
     upstream's defects it met (the disagreement itself is in the record)."""
     tally = Tally()
@@ -418,10 +416,10 @@ def group_check(group: Group, runs: Sequence[FileRun]) -> tuple[dict[str, Any], 
 
 def checks_by_stem(
     found: FolderAggregates, runs: Sequence[FileRun]
-) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[Notice]]]:
+) -> tuple[dict[str, list[JSONObject]], dict[str, list[Notice]]]:
     """Each group's check, filed under the stems of the runs it covers (every run of the
     group carries it), and its warnings filed under the group's first run only."""
-    checks: dict[str, list[dict[str, Any]]] = {}
+    checks: dict[str, list[JSONObject]] = {}
     notices: dict[str, list[Notice]] = {}
     for group in found.groups:
         members = [run for run in runs if file_category(run.stem) == group.category]

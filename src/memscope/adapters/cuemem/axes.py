@@ -8,8 +8,6 @@ The task is the QA's ``task_group`` and the evidence setting its ``explicitness`
 
 from __future__ import annotations
 
-from typing import Any
-
 from memscope.adapters.axes import Axis, BenchmarkAxes, Level, MatrixView
 
 MODALITY_SUFFIXES = {
@@ -21,7 +19,7 @@ MODALITY_SUFFIXES = {
 }
 
 
-def point_modality(point: Any) -> str | None:
+def point_modality(point: object) -> str | None:
     """``entity_img`` → ``image``, ``pref_text`` → ``text`` (None when the point has no known suffix)."""
     if not isinstance(point, str) or "_" not in point:
         return None

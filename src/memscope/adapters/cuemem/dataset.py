@@ -26,12 +26,12 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from memscope.adapters.files import media_kind, read_json_file
 from memscope.adapters.memeye.dataset import question_key, strings
 from memscope.errors import DatasetError
 from memscope.file_kinds import read_regular
+from memscope.json_types import JSONObject, JSONValue
 from memscope.records import DatasetRecord, Notice, QuestionRecord, RoundRecord, SessionRecord
 
 BENCHMARK = "cuemem"
@@ -63,7 +63,10 @@ def task_group(point: str | None) -> str | None:
 
 
 def explicitness(
-    point: str | None, qa_type: Any, entity_explicitness: Any = None, expression_type: Any = None
+    point: str | None,
+    qa_type: JSONValue,
+    entity_explicitness: JSONValue = None,
+    expression_type: JSONValue = None,
 ) -> tuple[str, str]:
     """``(explicit | implicit | unknown, where the label came from)`` for one QA."""
     group = task_group(point)
@@ -241,13 +244,14 @@ def read_cuemem_dataset(history_path: Path, *, strict: bool = False) -> CueDatas
     """
     data = read_json_file(history_path, error=DatasetError, what="CUE-Mem history file")
     where = str(history_path)
-    if not isinstance(data, dict) or not isinstance(data.get("multi_session_dialogues"), list):
+    dialogues = data.get("multi_session_dialogues") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or not isinstance(dialogues, list):
         raise DatasetError(
             "the history file has no 'multi_session_dialogues' list",
             where=where,
             fix="Pass the CUE-Mem history file (history_with_qa_p<N>.json) with --dataset PATH.",
         )
-    qas = next((data[key] for key in QA_LIST_KEYS if isinstance(data.get(key), list)), None)
+    qas = next((found for key in QA_LIST_KEYS if isinstance(found := data.get(key), list)), None)
     if qas is None:
         raise DatasetError(
             "the history file has no QA list ('human-annotated QAs')",
@@ -255,16 +259,15 @@ def read_cuemem_dataset(history_path: Path, *, strict: bool = False) -> CueDatas
             fix="Pass the CUE-Mem history file with --dataset PATH.",
         )
     notices: list[Notice] = []
-    sessions, rounds = _read_turns(data["multi_session_dialogues"], history_path, notices)
+    sessions, rounds = _read_turns(dialogues, history_path, notices)
     clues = ClueResolver(rounds)
     task = history_path.stem.lower()
     questions, qid_by_key = _read_questions(
         qas, task, clues, MediaResolver(history_path), history_path, strict=strict, notices=notices
     )
     content_hash = hashlib.sha256(read_regular(history_path)).hexdigest()
-    profile = (
-        data.get("character_profile") if isinstance(data.get("character_profile"), dict) else {}
-    )
+    found_profile = data.get("character_profile")
+    profile: JSONObject = found_profile if isinstance(found_profile, dict) else {}
     return CueDataset(
         record=DatasetRecord(
             dataset_id=f"cuemem-{re.sub(r'[^a-z0-9]+', '_', task).strip('_')}-{content_hash[:12]}",
@@ -285,7 +288,7 @@ def read_cuemem_dataset(history_path: Path, *, strict: bool = False) -> CueDatas
 
 
 def _read_turns(
-    raw_sessions: list[Any], history_path: Path, notices: list[Notice]
+    raw_sessions: list[JSONValue], history_path: Path, notices: list[Notice]
 ) -> tuple[list[SessionRecord], list[RoundRecord]]:
     resolver = MediaResolver(history_path)
     sessions: list[SessionRecord] = []
@@ -294,9 +297,12 @@ def _read_turns(
     duplicates: list[str] = []
     missing_media: list[str] = []
     for order, session in enumerate(raw_sessions, start=1):
-        if not isinstance(session, dict) or not isinstance(
-            session.get("dialogues", session.get("dialog_list")), list
-        ):
+        turns = (
+            session.get("dialogues", session.get("dialog_list"))
+            if isinstance(session, dict)
+            else None
+        )
+        if not isinstance(session, dict) or not isinstance(turns, list):
             raise DatasetError(
                 f"session {order} is not an object with a 'dialogues' list",
                 where=str(history_path),
@@ -305,9 +311,7 @@ def _read_turns(
         session_id = str(session.get("session_id") or f"D{order - 1:02d}")
         date = session.get("date")
         sessions.append(SessionRecord(session_id, order, None if date in (None, "") else str(date)))
-        for turn_order, turn in enumerate(
-            session.get("dialogues", session.get("dialog_list")), start=1
-        ):
+        for turn_order, turn in enumerate(turns, start=1):
             if not isinstance(turn, dict):
                 continue
             round_id = str(turn.get("round") or f"{session_id}:{turn_order - 1:02d}")
@@ -327,7 +331,7 @@ def _read_turns(
                 if found is None
             ]
             voice_caption = str(turn.get("user_voice_message_caption") or "")
-            extra: dict[str, Any] = {}
+            extra: JSONObject = {}
             if voice_caption:
                 extra["user_voice_message_caption"] = voice_caption
             rounds.append(
@@ -372,7 +376,7 @@ def _read_turns(
 
 
 def _read_questions(
-    qas: list[Any],
+    qas: list[JSONValue],
     task: str,
     clues: ClueResolver,
     media: MediaResolver,
@@ -386,23 +390,21 @@ def _read_questions(
     unresolved: list[str] = []
     unknown_form: list[str] = []
     unknown_points: list[str] = []
-    for idx, qa in enumerate(qas, start=1):
+    for idx, raw_qa in enumerate(qas, start=1):
         qid = f"q{idx}"
-        qa = qa if isinstance(qa, dict) else {}
+        qa = _object(raw_qa)
         point = str(qa.get("point") or "").strip()
         qa_id = str(qa.get("qa_id") or qid)
         text = str(qa.get("question") or "")
         stem, options = split_options(text)
-        option_images = qa.get("option_images") if isinstance(qa.get("option_images"), dict) else {}
-        option_captions = (
-            qa.get("option_captions") if isinstance(qa.get("option_captions"), dict) else {}
-        )
+        option_images = _object(qa.get("option_images"))
+        option_captions = _object(qa.get("option_captions"))
         for letter, caption in option_captions.items():
             if not options.get(letter) and isinstance(caption, str):
                 options[letter] = caption
         clue_ids = strings(qa.get("clue"))
         clue_rounds: list[str] = []
-        unresolved_here: list[str] = []
+        unresolved_here: list[JSONValue] = []
         for clue in clue_ids:
             turn, problem = clues.resolve(clue)
             if turn is not None:
@@ -421,7 +423,7 @@ def _read_questions(
         if group is None:
             unknown_points.append(f"{qid}:{point or '(none)'}")
         sessions = strings(qa.get("matched_session_ids")) or strings(qa.get("session_id"))
-        extra: dict[str, Any] = {
+        extra: JSONObject = {
             "benchmark": BENCHMARK,
             "qa_id": qa_id,
             "point": point,
@@ -466,7 +468,7 @@ def _read_questions(
                 question=stem,
                 gold=str(qa["answer"]).strip() if qa.get("answer") is not None else None,
                 mode="mcq",
-                options=options or None,
+                options={letter: text for letter, text in options.items()} or None,
                 clue_ids=clue_ids,
                 clue_rounds=clue_rounds,
                 source_sessions=sessions,
@@ -509,7 +511,12 @@ def _read_questions(
     return questions, qid_by_key
 
 
-def _texts(value: Any) -> list[str]:
+def _object(value: JSONValue) -> JSONObject:
+    """A field that should hold an object (empty when it holds anything else)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _texts(value: JSONValue) -> list[str]:
     if isinstance(value, str):
         return [value]
     if not isinstance(value, list):

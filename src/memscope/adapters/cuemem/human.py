@@ -28,14 +28,13 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypeGuard
 
 from memscope.adapters.base import ReadOptions
-from memscope.adapters.cuemem.dataset import read_cuemem_dataset
+from memscope.adapters.cuemem.dataset import CueDataset, read_cuemem_dataset
 from memscope.adapters.cuemem.history import locate_history
 from memscope.adapters.cuemem.names import HUMAN, human_method
 from memscope.adapters.files import file_digest, read_json_file
-from memscope.adapters.run_sources import REMEMBERED_HISTORIES
 from memscope.adapters.upstream_summary import (
     CHECK_KEY,
     PERCENT_TOLERANCE,
@@ -44,7 +43,11 @@ from memscope.adapters.upstream_summary import (
     summary_check,
 )
 from memscope.errors import DatasetError, RunDirError
+from memscope.json_types import JSONObject, JSONValue
 from memscope.records import Notice, RunRecord
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 SUBMISSION_NAME = re.compile(r"^\d+_[0-9A-Za-z._-]+\.json$")
 """``<unix_ts>_<participant>.json`` (the app keeps ``[0-9A-Za-z._-]`` of the name)."""
@@ -77,7 +80,7 @@ def _candidates(folder: Path) -> list[Path]:
         return []
 
 
-def is_submission(data: Any) -> bool:
+def is_submission(data: JSONValue) -> TypeGuard[JSONObject]:
     """Whether parsed JSON is a submission of the app."""
     return (
         isinstance(data, dict)
@@ -105,7 +108,7 @@ def submission_files(folder: Path) -> list[Path]:
     return []
 
 
-def _letter(value: Any) -> str:
+def _letter(value: JSONValue) -> str:
     """The app's ``normalize_answer``: the first character when it is A–D, else the first
     stand-alone A–D, else nothing."""
     text = str(value or "").strip().upper()
@@ -115,7 +118,7 @@ def _letter(value: Any) -> str:
     return match.group(1) if match else ""
 
 
-def _history_hint(data: dict[str, Any]) -> tuple[list[str], Path | None]:
+def _history_hint(data: JSONObject) -> tuple[list[str], Path | None]:
     """The history file names to look for, and ``data_file``'s folder when it is relative."""
     names: list[str] = []
     folder: Path | None = None
@@ -147,7 +150,7 @@ def read_submission(path: Path, options: ReadOptions, recorded: Path | None) -> 
             fix="Leave only the files the human-baseline app wrote in this folder.",
         )
     details = data["details"]
-    if not details:
+    if not isinstance(details, list) or not details:
         raise RunDirError(
             "the submission has no answers ('details' is empty)",
             where=str(path),
@@ -160,7 +163,7 @@ def read_submission(path: Path, options: ReadOptions, recorded: Path | None) -> 
             where=str(path),
             fix="Pass the history file it was answered on with --dataset PATH.",
         )
-    remembered = options.extra.get(REMEMBERED_HISTORIES, {}).get(path.name)
+    remembered = options.remembered_history(path.name)
     history = locate_history(
         path,
         path.stem,
@@ -226,13 +229,13 @@ def read_submission(path: Path, options: ReadOptions, recorded: Path | None) -> 
 
 
 def _predictions(
-    path: Path, details: list[Any], dataset: Any, strict: bool, notices: list[Notice]
-) -> tuple[Any, int, int]:
+    path: Path, details: list[JSONValue], dataset: CueDataset, strict: bool, notices: list[Notice]
+) -> tuple[pa.Table, int, int]:
     """The predictions table, how many details named a QA, and how many were answered."""
     from memscope.adapters.arrow_rows import typed_table  # pyarrow: loaded only to build tables
 
     questions = {q.qid: q for q in dataset.record.questions}
-    columns: dict[str, list[Any]] = {
+    columns: dict[str, list[object]] = {
         name: []
         for name in (
             "qid",
@@ -287,7 +290,7 @@ def _predictions(
             else is_answered and answer == written_gold
         )
         answered += int(is_answered)
-        extra = {"key": detail["key"]} if detail.get("key") else {}
+        extra: JSONObject = {"key": detail["key"]} if detail.get("key") else {}
         if not is_answered:
             extra["answered"] = False
         columns["qid"].append(qid)
@@ -346,8 +349,8 @@ def _predictions(
 
 
 def submission_check(
-    path: Path, data: dict[str, Any], total: int, answered: int, predictions: Any
-) -> dict[str, Any]:
+    path: Path, data: JSONObject, total: int, answered: int, predictions: pa.Table
+) -> JSONObject:
     """The submission's own numbers against the stored rows."""
     correct = int(sum(predictions.column("em").to_pylist()))
     recomputed = {
@@ -371,7 +374,7 @@ def submission_check(
     return summary_check(str(path), comparisons, surprises=surprises)
 
 
-def _no_retrievals() -> Any:
+def _no_retrievals() -> pa.Table:
     from memscope.adapters.arrow_rows import typed_table
 
     return typed_table({name: [] for name in ("qid", "rank", "round_id", "score", "origin")})

@@ -36,14 +36,14 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from memscope.adapters.base import ReadOptions
 from memscope.adapters.cuemem import aggregated, human, roots
 from memscope.adapters.cuemem.dataset import CueDataset, read_cuemem_dataset
 from memscope.adapters.cuemem.history import history_names, locate_history
 from memscope.adapters.files import file_digest, read_json_file
-from memscope.adapters.run_sources import REMEMBERED_HISTORIES, recorded_sources
+from memscope.adapters.run_sources import recorded_sources
 from memscope.adapters.upstream_summary import (
     CHECK_KEY,
     PERCENT_TOLERANCE,
@@ -54,7 +54,11 @@ from memscope.adapters.upstream_summary import (
 )
 from memscope.errors import DatasetError, RunDirError
 from memscope.file_kinds import read_regular
-from memscope.records import Notice, RetrievalKind, RunRecord
+from memscope.json_types import JSONObject, JSONValue
+from memscope.records import BulkSource, Notice, RetrievalKind, RunRecord
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = ["extract_choice", "history_names", "is_cuemem_run", "read_cuemem_runs"]
 
@@ -95,7 +99,7 @@ def is_cuemem_run(path: Path) -> bool:
     return bool(results_files(path)) or bool(human.submission_files(path))
 
 
-def extract_choice(answer: Any) -> str:
+def extract_choice(answer: object) -> str:
     """The option letter of an answer, as CUE-Mem's RQ1/RQ2 scorer reads it.
 
     The first character when it is A–D, else the first stand-alone A–D of the upper-cased
@@ -117,7 +121,7 @@ class _Read:
     record: RunRecord
     dataset: CueDataset
     stem: str
-    accuracy: Any
+    accuracy: JSONValue
 
 
 def read_cuemem_runs(run_dir: Path, options: ReadOptions) -> list[RunRecord]:
@@ -184,6 +188,8 @@ def _attach_aggregate_checks(found: aggregated.FolderAggregates, reads: list[_Re
         questions = {q.qid: q.extra for q in read.dataset.record.questions}
         rows = []
         predictions = read.record.predictions
+        if isinstance(predictions, BulkSource):
+            continue  # never: CUE-Mem's reader builds its prediction table itself
         for qid, em in zip(
             predictions.column("qid").to_pylist(),
             predictions.column("em").to_pylist(),
@@ -206,7 +212,8 @@ def _attach_aggregate_checks(found: aggregated.FolderAggregates, reads: list[_Re
         if not mine:
             continue
         own = read.record.metrics.get(CHECK_KEY)
-        read.record.metrics[CHECK_KEY] = merge_checks([*([own] if own else []), *mine])
+        earlier = [own] if isinstance(own, dict) and own else []
+        read.record.metrics[CHECK_KEY] = merge_checks([*earlier, *mine])
         read.record.notices += notices.get(read.stem, [])
 
 
@@ -237,10 +244,13 @@ def _read_results_file(
     aggregates: list[Path],
 ) -> _Read:
     raw = read_json_file(path, what="CUE-Mem results file")
-    meta: dict[str, Any] = {}
-    if isinstance(raw, dict) and isinstance(raw.get("results"), list):
-        meta = raw.get("meta") if isinstance(raw.get("meta"), dict) else {}
-        rows, layout = raw["results"], "rq3_oracle"
+    meta: JSONObject = {}
+    rows: list[JSONValue]
+    results = raw.get("results") if isinstance(raw, dict) else None
+    if isinstance(raw, dict) and isinstance(results, list):
+        found_meta = raw.get("meta")
+        meta = found_meta if isinstance(found_meta, dict) else {}
+        rows, layout = results, "rq3_oracle"
     elif isinstance(raw, list):
         rows = raw
         layout = (
@@ -261,7 +271,7 @@ def _read_results_file(
             fix="Re-run the benchmark or restore the file.",
         )
     stem = path.name[: -len(RESULTS_SUFFIX)]
-    remembered = options.extra.get(REMEMBERED_HISTORIES, {}).get(path.name)
+    remembered = options.remembered_history(path.name)
     history = locate_history(
         path, stem, options.dataset, recorded, Path(remembered) if remembered else None
     )
@@ -297,7 +307,7 @@ def _read_results_file(
         retrieval_kind = "context"
     depth = max(
         (
-            len(r.get("retrieved_turn_ids") or r.get("retrieved_ids") or [])
+            len(_list(r, "retrieved_turn_ids") or _list(r, "retrieved_ids"))
             for r in rows
             if isinstance(r, dict)
         ),
@@ -307,7 +317,7 @@ def _read_results_file(
     accuracy = (
         read_json_file(accuracy_path, what="accuracy file") if accuracy_path.is_file() else None
     )
-    metrics: dict[str, Any] = {"accuracy": accuracy} if isinstance(accuracy, dict) else {}
+    metrics: JSONObject = {"accuracy": accuracy} if isinstance(accuracy, dict) else {}
     if accuracy is not None:
         check = accuracy_check(accuracy_path, accuracy, predictions, dataset)
         metrics[CHECK_KEY] = check
@@ -350,8 +360,8 @@ BUCKET_FIELDS = ("correct", "total", "accuracy")
 
 
 def accuracy_check(
-    path: Path, accuracy: Any, predictions: Any, dataset: CueDataset
-) -> dict[str, Any]:
+    path: Path, accuracy: JSONValue, predictions: pa.Table, dataset: CueDataset
+) -> JSONObject:
     """``run_bench.py``'s ``<data>_accuracy.json`` against the stored answers.
 
     Upstream writes ``{<category>: {"overall": {correct, total, accuracy (%)}, explicit:
@@ -404,7 +414,7 @@ def accuracy_check(
     return summary_check(str(path), comparisons, surprises=surprises)
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: JSONValue) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
@@ -412,7 +422,7 @@ def _describe(
     run_dir: Path,
     stem: str,
     layout: str,
-    meta: dict[str, Any],
+    meta: JSONObject,
     place: roots.ResultPlace | None = None,
 ) -> tuple[str | None, str | None, str | None]:
     """``(method, model, modality)`` of a results file.
@@ -437,7 +447,7 @@ def _describe(
             return run_dir.name, run_dir.parent.name, RQ3_VARIANTS[run_dir.name]
         return run_dir.name, None, None
     efficiency_path = run_dir / f"{stem}_efficiency.json"
-    efficiency: dict[str, Any] = {}
+    efficiency: JSONObject = {}
     if efficiency_path.is_file():
         try:
             loaded = json.loads(read_regular(efficiency_path).decode("utf-8"))
@@ -456,18 +466,18 @@ def _describe(
 
 def _tables(
     path: Path,
-    rows: list[Any],
+    rows: list[JSONValue],
     layout: str,
     dataset: CueDataset,
     *,
     strict: bool,
     notices: list[Notice],
-):
+) -> tuple[pa.Table, pa.Table, pa.Table, int]:
     """Predictions, retrievals and retrieved items (Arrow) and how many rows matched a QA."""
     from memscope.adapters.arrow_rows import typed_table  # pyarrow: loaded only to build tables
 
     questions = {q.qid: q for q in dataset.record.questions}
-    prediction: dict[str, list[Any]] = {
+    prediction: dict[str, list[object]] = {
         n: []
         for n in (
             "qid",
@@ -482,10 +492,10 @@ def _tables(
             "extra",
         )
     }
-    retrieval: dict[str, list[Any]] = {
+    retrieval: dict[str, list[object]] = {
         n: [] for n in ("qid", "rank", "round_id", "score", "origin")
     }
-    item_rows: dict[str, list[Any]] = {
+    item_rows: dict[str, list[object]] = {
         n: []
         for n in (
             "qid",
@@ -539,8 +549,8 @@ def _tables(
             choice = extract_choice(answer)
             gold_choice = extract_choice(row.get("original_answer") or gold)
             correct = bool(choice) and choice == gold_choice
-            ranked = [str(i) for i in row.get("retrieved_ids") or [] if i is not None]
-            scores: list[Any] = [None] * len(ranked)
+            ranked = [str(i) for i in _list(row, "retrieved_ids") if i is not None]
+            scores: list[float | None] = [None] * len(ranked)
         else:
             answer = str(row.get("raw_response") or row.get("model_answer") or "")
             choice = str(row.get("model_answer") or "").strip() or extract_choice(answer)
@@ -549,10 +559,8 @@ def _tables(
                 if isinstance(row.get("correct"), bool)
                 else choice == str(row.get("answer") or gold or "").strip()
             )
-            ranked = [str(i) for i in row.get("retrieved_turn_ids") or [] if i is not None]
-            raw_scores = (
-                row.get("retrieved_scores") if isinstance(row.get("retrieved_scores"), list) else []
-            )
+            ranked = [str(i) for i in _list(row, "retrieved_turn_ids") if i is not None]
+            raw_scores = _list(row, "retrieved_scores")
             scores = [
                 s if isinstance(s, (int, float)) and not isinstance(s, bool) else None
                 for s in raw_scores
@@ -560,7 +568,7 @@ def _tables(
             scores += [None] * (len(ranked) - len(scores))
             if row.get("error"):
                 errors += 1
-        extra = {
+        extra: JSONObject = {
             key: row[key]
             for key in ("qa_uid", "reasoning", "reasoning_sessions", "error", "timestamp")
             if row.get(key)
@@ -635,7 +643,13 @@ def _tables(
     return predictions, retrievals, items, matched
 
 
-def _row_problem(row: dict[str, Any], layout: str) -> str | None:
+def _list(row: JSONObject, name: str) -> list[JSONValue]:
+    """A list field of a record (``_row_problem`` refused any other value); empty when unset."""
+    value = row.get(name)
+    return value if isinstance(value, list) else []
+
+
+def _row_problem(row: JSONObject, layout: str) -> str | None:
     """Why a record cannot be used, or None."""
     if row.get("qa_id") in (None, "") and not row.get("qa_uid"):
         return "missing required field 'qa_id'"
@@ -664,21 +678,21 @@ def _row_problem(row: dict[str, Any], layout: str) -> str | None:
 
 
 def _collect_items(
-    value: Any, qid: str, turn_rank: dict[str, int], out: dict[str, list[Any]]
+    value: JSONValue, qid: str, turn_rank: dict[str, int], out: dict[str, list[object]]
 ) -> None:
     """Flatten RQ3 ``retrieved_items`` ([{turn_id, items: [...]}]) into detail rows."""
     if not isinstance(value, list):
         return
     for group in value:
-        if not isinstance(group, dict) or not isinstance(group.get("items"), list):
+        items = group.get("items") if isinstance(group, dict) else None
+        if not isinstance(group, dict) or not isinstance(items, list):
             continue
         turn_id = str(group.get("turn_id") or "")
-        for item in group["items"]:
+        for item in items:
             if not isinstance(item, dict):
                 continue
-            query = (
-                item.get("query_metadata") if isinstance(item.get("query_metadata"), dict) else {}
-            )
+            metadata = item.get("query_metadata")
+            query: JSONObject = metadata if isinstance(metadata, dict) else {}
             score = item.get("score")
             rank = item.get("rank")
             out["qid"].append(qid)

@@ -15,11 +15,11 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from memscope.adapters.files import read_json_file, refuse_special
 from memscope.errors import DatasetError
 from memscope.file_kinds import read_regular
+from memscope.json_types import JSONObject, JSONValue
 
 REGISTRY_FILE = "cue_registry.json"
 CATALOGUE_FILE = "seed_v2.json"
@@ -150,6 +150,8 @@ def read_product_data(registry_path: Path | None) -> ProductData:
             candidate = image_root / category / style / f"{prod_idx:02d}.png"
             image_file = str(candidate.resolve()) if candidate.is_file() else None
         variant = catalogue.get(url_hash, {})
+        name = variant.get("displayName") or variant.get("title")
+        price = variant.get("price")
         products[url_hash] = Product(
             url_hash=url_hash,
             category=category,
@@ -159,8 +161,8 @@ def read_product_data(registry_path: Path | None) -> ProductData:
             cue_color=str(row.get("cue_color") or ""),
             cue_id=str(row.get("cue_id") or ""),
             registry_order=order,
-            display_name=variant.get("displayName") or variant.get("title"),
-            price=variant.get("price") if isinstance(variant.get("price"), (int, float)) else None,
+            display_name=str(name) if name else None,
+            price=price if isinstance(price, (int, float)) else None,
             image_ref=image_ref,
             image_file=image_file,
             caption=captions.get(image_ref),
@@ -176,7 +178,7 @@ def read_product_data(registry_path: Path | None) -> ProductData:
     )
 
 
-def _read_catalogue(path: Path) -> dict[str, dict[str, Any]]:
+def _read_catalogue(path: Path) -> dict[str, JSONObject]:
     """``url_hash -> variant row`` of the storefront catalogue (empty when absent)."""
     if not path.is_file():
         return {}
@@ -215,7 +217,9 @@ def _read_trajectories(folder: Path) -> dict[tuple[int, int], list[str]]:
     return found
 
 
-def _int_or(value: Any, default: int) -> int:
+def _int_or(value: JSONValue, default: int) -> int:
+    if isinstance(value, list | dict) or value is None:
+        return default
     try:
         return int(value)
     except (TypeError, ValueError):

@@ -30,10 +30,11 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memscope.adapters.dmv.catalogue import Product, ProductData
 from memscope.adapters.memeye.dataset import question_key
+from memscope.json_types import JSONObject
 from memscope.records import DatasetRecord, Notice, QuestionRecord, RoundRecord, SessionRecord
 
 if TYPE_CHECKING:
@@ -111,7 +112,7 @@ def build_dmv_dataset(
             )
         )
     attributes = {key: _probe_attributes(row, logs, products) for key, row in first_row.items()}
-    ordered = sorted(first_row, key=lambda key: _sort_key(attributes[key]))
+    ordered = sorted(first_row, key=lambda key: _sort_key(first_row[key]))
     referenced: set[str] = set()
     questions: list[QuestionRecord] = []
     qid_of: dict[ProbeKey, str] = {}
@@ -119,7 +120,7 @@ def build_dmv_dataset(
         extra = attributes[key]
         qid = f"q{idx}"
         qid_of[key] = qid
-        target = extra["target_hash"]
+        target = str(extra["target_hash"])
         referenced.add(target)
         text = _probe_text(extra)
         questions.append(
@@ -129,7 +130,7 @@ def build_dmv_dataset(
                 question_key=question_key(TASK, "probe", f"{key[0]}/{key[1]}/{target}"),
                 task=TASK,
                 question=text,
-                gold=extra["target_url"],
+                gold=first_row[key].target_url,
                 mode="probe",
                 clue_ids=[target],
                 clue_rounds=[target],
@@ -181,7 +182,7 @@ def build_dmv_dataset(
 
 def _probe_attributes(
     row: ProbeRow, logs: dict[str, SystemLogs], products: ProductData
-) -> dict[str, Any]:
+) -> JSONObject:
     trunk, depth, seed = parse_task_id(row.task_id)
     target = product_hash(row.target_url) or row.target_url
     product = products.products.get(target)
@@ -254,26 +255,27 @@ def _cue_parts(cue_id: str | None) -> tuple[str | None, str | None]:
     return obj or None, color or None
 
 
-def _probe_text(extra: dict[str, Any]) -> str:
+def _probe_text(extra: JSONObject) -> str:
     if extra["cue_object"]:
         phrase = f"{extra['cue_color'] or ''} {extra['cue_object']}".strip()
         return f"Earlier you saw a product that had a {phrase} on it. Take me back to that exact product."
     return f"Take me back to the product {extra['target_url']} (its cue is unknown: no cue registry or log)."
 
 
-def _sort_key(extra: dict[str, Any]) -> tuple[Any, ...]:
-    _trunk, depth, seed = parse_task_id(extra["task_id"])
-    match = PROBE_ID.match(extra["probe_id"])
+def _sort_key(row: ProbeRow) -> tuple[int, int, str, int, int, bool, int, str]:
+    """Probes by chain seed, depth, task, recall session, reach, kind and number."""
+    _trunk, depth, seed = parse_task_id(row.task_id)
+    match = PROBE_ID.match(row.probe_id)
     index = int(match["index"]) if match else -1
     return (
         seed if seed is not None else -1,
         depth or 0,
-        extra["task_id"],
-        extra["recall_session"],
-        extra["reach"],
-        extra["mc"],
+        row.task_id,
+        row.at_session,
+        row.reach,
+        bool(match and match["mc"]),
         index,
-        extra["probe_id"],
+        row.probe_id,
     )
 
 

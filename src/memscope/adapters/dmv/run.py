@@ -22,7 +22,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from memscope.adapters.base import ReadOptions
 from memscope.adapters.dmv.catalogue import locate_registry, read_product_data
@@ -39,7 +39,11 @@ from memscope.adapters.upstream_summary import (
 )
 from memscope.errors import RunDirError
 from memscope.file_kinds import open_regular
+from memscope.json_types import JSONObject
 from memscope.records import Notice, RunRecord
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 PER_PROBE = "f2_per_probe.csv"
 SUMMARY = "f2_summary.csv"
@@ -64,7 +68,7 @@ MAX_COUNT = 2**31 - 1
 """Counts kept in a 32-bit column (vlm_calls)."""
 """The recall step retrieves the top 5 distinct bank entries (``_retrieve_step(k=5)``)."""
 
-ARCHITECTURES: dict[str, dict[str, Any]] = {
+ARCHITECTURES: dict[str, JSONObject] = {
     "DualMem": {"retrieval": "HybridNorm", "visual_weight": 0.5, "inject": "img+cap"},
     "DualMem-img": {"retrieval": "HybridNorm", "visual_weight": 0.5, "inject": "img"},
     "DualMem-cap": {"retrieval": "HybridNorm", "visual_weight": 0.5, "inject": "cap"},
@@ -132,9 +136,8 @@ def read_dmv_runs(run_dir: Path, options: ReadOptions) -> list[RunRecord]:
     probe_rows = read_probe_csv(csv_path, strict=options.strict, notices=shared_notices)
     systems = list(dict.fromkeys(row.system for row in probe_rows))
     sources = recorded_sources(run_dir)
-    given = options.extra.get("dmv_registry")
     registry_path, tried = locate_registry(
-        run_dir, Path(given) if given else None, sources.get("dmv_registry")
+        run_dir, options.path_option("dmv_registry"), sources.get("dmv_registry")
     )
     if registry_path is None:
         listed = ", ".join(str(path) for path in tried[:4])
@@ -172,7 +175,7 @@ def read_dmv_runs(run_dir: Path, options: ReadOptions) -> list[RunRecord]:
             rows, system_logs, dataset.qid_of, csv_path, memoryless=system in MEMORYLESS
         )
         settings = ARCHITECTURES.get(system, {})
-        metrics: dict[str, Any] = {"summary": summary[system]} if summary.get(system) else {}
+        metrics: JSONObject = {"summary": summary[system]} if summary.get(system) else {}
         check = _summary_check(system, rows, summary, [], run_dir / SUMMARY)
         if check is not None:
             metrics[CHECK_KEY] = check
@@ -392,7 +395,7 @@ MEMORYLESS = ("NoMemory",)
 """Systems that keep no bank: their bank size is 0 whether or not their log says so."""
 
 
-def _read_summary(path: Path, notices: list[Notice]) -> tuple[dict[str, dict[str, Any]], list[str]]:
+def _read_summary(path: Path, notices: list[Notice]) -> tuple[dict[str, JSONObject], list[str]]:
     """``(system -> row of f2_summary.csv with numbers parsed, surprises)`` (optional file).
 
     A surprise names a field the reader did not expect (a column upstream added or
@@ -420,13 +423,13 @@ def _read_summary(path: Path, notices: list[Notice]) -> tuple[dict[str, dict[str
             surprises.append(
                 f"{SUMMARY} has no {name!r} column; found {', '.join(header) or 'none'}"
             )
-    summary: dict[str, dict[str, Any]] = {}
+    summary: dict[str, JSONObject] = {}
     odd: list[str] = []
     for row in table:
         system = (row.get("system") or "").strip()
         if not system:
             continue
-        parsed: dict[str, Any] = {}
+        parsed: JSONObject = {}
         for key, value in row.items():
             if key is None or key == "system":
                 continue
@@ -443,7 +446,7 @@ def _read_summary(path: Path, notices: list[Notice]) -> tuple[dict[str, dict[str
     return summary, surprises
 
 
-def summary_comparisons(rows: list[ProbeRow], upstream: dict[str, Any]) -> list[Comparison]:
+def summary_comparisons(rows: list[ProbeRow], upstream: JSONObject) -> list[Comparison]:
     """What ``f2_summary.csv`` says of one system against what its probe rows give.
 
     Upstream (``metrics_f2``): ``SR`` = mean ``correct`` (4 places), ``n_recall_tasks`` =
@@ -452,12 +455,14 @@ def summary_comparisons(rows: list[ProbeRow], upstream: dict[str, Any]) -> list[
     """
     comparisons: list[Comparison] = []
     n = len(rows)
-    if isinstance(upstream.get("SR"), float):
+    success = upstream.get("SR")
+    if isinstance(success, float):
         comparisons.append(
-            ("SR", upstream["SR"], sum(r.correct for r in rows) / n if n else 0.0, RATE_TOLERANCE)
+            ("SR", success, sum(r.correct for r in rows) / n if n else 0.0, RATE_TOLERANCE)
         )
-    if isinstance(upstream.get("n_recall_tasks"), float):
-        comparisons.append(("n_recall_tasks", int(upstream["n_recall_tasks"]), n, 0.0))
+    tasks = upstream.get("n_recall_tasks")
+    if isinstance(tasks, float):
+        comparisons.append(("n_recall_tasks", int(tasks), n, 0.0))
     for key, value in upstream.items():
         match = REACH_COLUMN.match(key)
         if match is None or not isinstance(value, float):
@@ -472,10 +477,10 @@ def summary_comparisons(rows: list[ProbeRow], upstream: dict[str, Any]) -> list[
 def _summary_check(
     system: str,
     rows: list[ProbeRow],
-    summary: dict[str, dict[str, Any]],
+    summary: dict[str, JSONObject],
     surprises: list[str],
     path: Path,
-) -> dict[str, Any] | None:
+) -> JSONObject | None:
     """The cross-check of one system against ``f2_summary.csv`` (None without the file)."""
     if not path.is_file():
         return None
@@ -496,7 +501,7 @@ def _system_tables(
     csv_path: Path,
     *,
     memoryless: bool = False,
-):
+) -> tuple[pa.Table, pa.Table, pa.Table, list[Notice]]:
     """Predictions, retrievals, recall steps (Arrow) and notices for one system's rows.
 
     The retrievals are the probe's ranking: the first recall step's list (``R1``, the
@@ -508,7 +513,7 @@ def _system_tables(
     """
     from memscope.adapters.arrow_rows import typed_table  # pyarrow: loaded only to build tables
 
-    prediction: dict[str, list[Any]] = {
+    prediction: dict[str, list[object]] = {
         name: []
         for name in (
             "qid",
@@ -522,8 +527,8 @@ def _system_tables(
             "extra",
         )
     }
-    retrieval: dict[str, list[Any]] = {"qid": [], "rank": [], "round_id": [], "origin": []}
-    step_rows: dict[str, list[Any]] = {
+    retrieval: dict[str, list[object]] = {"qid": [], "rank": [], "round_id": [], "origin": []}
+    step_rows: dict[str, list[object]] = {
         name: []
         for name in ("qid", "step", "observed_url", "retrieved", "action", "action_url", "vlm_text")
     }

@@ -8,11 +8,12 @@ while the run is read (``run.summary_comparisons``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from memscope.adapters.upstream_summary import csv_comparison, mean_defined, read_csv_rows
+from memscope.json_types import JSONObject
 
 if TYPE_CHECKING:
     from memscope.adapters.spec import RunColumns
@@ -30,7 +31,7 @@ def _floats(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def check_table(data: RunColumns) -> list[dict[str, Any]]:
+def check_table(data: RunColumns) -> list[JSONObject]:
     """The ``f2_summary.csv`` row of this run's system, compared."""
     directory = Path(str(data.run.get("path") or "").partition("#")[0])
     summary = directory / SUMMARY

@@ -13,8 +13,6 @@ The values are set by ``adapters.locomo.dataset``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from memscope.adapters.axes import Axis, BenchmarkAxes, Level, MatrixView
 
 CATEGORY_VALUES = {
@@ -27,7 +25,7 @@ CATEGORY_VALUES = {
 """Upstream's category number -> the axis value."""
 
 
-def category_value(raw: Any) -> str | None:
+def category_value(raw: object) -> str | None:
     """The axis value of a category as stored (``2`` or ``"2"`` -> ``temporal``); None when
     it is not one of 1–5."""
     if isinstance(raw, bool):

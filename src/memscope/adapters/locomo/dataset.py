@@ -40,11 +40,11 @@ import urllib.parse
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from memscope.adapters.files import read_json_file
 from memscope.errors import DatasetError
 from memscope.identity import KEY_SEPARATOR, question_key
+from memscope.json_types import JSONObject, JSONValue
 from memscope.records import DatasetRecord, Notice, QuestionRecord, RoundRecord, SessionRecord
 
 BENCHMARK = "locomo"
@@ -88,7 +88,7 @@ def canonical_dia_id(text: str) -> str | None:
     return f"D{int(match[1])}:{int(match[2])}" if match else None
 
 
-def clean_evidence(evidence: Any) -> list[str]:
+def clean_evidence(evidence: JSONValue) -> list[str]:
     """A QA's ``evidence`` as a list of distinct dia ids, in the order written.
 
     Upstream's ``task_eval/evaluation_stats.py`` (``analyze_aggr_acc``) removes ``(`` and
@@ -317,7 +317,7 @@ class _Builder:
 
     # --- turns ----------------------------------------------------------------------------
 
-    def add_conversation(self, sample_id: str, conversation: dict[str, Any], where: str) -> None:
+    def add_conversation(self, sample_id: str, conversation: JSONObject, where: str) -> None:
         numbers = sorted(
             int(match[1])
             for key, value in conversation.items()
@@ -341,7 +341,9 @@ class _Builder:
             )
             sessions[number] = sid
             order = 0
-            for turn_number, turn in enumerate(conversation[f"session_{number}"], start=1):
+            session_turns = conversation[f"session_{number}"]
+            assert isinstance(session_turns, list)  # numbers holds only sessions with a list
+            for turn_number, turn in enumerate(session_turns, start=1):
                 dia_id = turn.get("dia_id") if isinstance(turn, dict) else None
                 if not isinstance(dia_id, str) or not dia_id.strip():
                     self.bad_turns.append(f"{sample_id} session_{number} turn {turn_number}")
@@ -363,15 +365,18 @@ class _Builder:
         rid: str,
         sid: str,
         order: int,
-        turn: dict[str, Any],
+        turn: JSONObject,
         sample_id: str,
         dia_id: str,
     ) -> RoundRecord:
         speaker = str(turn.get("speaker") or "").strip()
         text = "" if turn.get("text") is None else str(turn["text"])
-        urls = [str(u) for u in turn.get("img_url") or [] if isinstance(u, str) and u.strip()]
-        if isinstance(turn.get("img_url"), str) and turn["img_url"].strip():
-            urls = [turn["img_url"]]
+        img_url = turn.get("img_url")
+        if isinstance(img_url, str):
+            urls = [img_url] if img_url.strip() else []
+        else:
+            listed = img_url if isinstance(img_url, list) else []
+            urls = [u for u in listed if isinstance(u, str) and u.strip()]
         caption = turn.get("blip_caption")
         caption_text = str(caption) if isinstance(caption, str) else ""
         refs = urls or ([""] if caption_text else [])
@@ -379,7 +384,7 @@ class _Builder:
         files = [self._image_file(url) if url else None for url in refs]
         if refs:
             self.image_rounds.add(rid)
-        extra: dict[str, Any] = {"sample_id": sample_id, "dia_id": dia_id, "speaker": speaker}
+        extra: JSONObject = {"sample_id": sample_id, "dia_id": dia_id, "speaker": speaker}
         for name in ("query", "re-download"):
             if turn.get(name) not in (None, ""):
                 extra[name] = turn[name]
@@ -407,7 +412,7 @@ class _Builder:
 
     # --- questions ------------------------------------------------------------------------
 
-    def add_questions(self, sample_id: str, qas: list[Any]) -> None:
+    def add_questions(self, sample_id: str, qas: list[JSONValue]) -> None:
         self.qa_counts[sample_id] = len(qas)
         numbers = sorted(self.session_ids[sample_id])
         last_session = numbers[-1]
@@ -419,7 +424,8 @@ class _Builder:
                 self.bad_items.append((qid, problem))
                 continue
             assert isinstance(item, dict)
-            category = int(item["category"])
+            category = item["category"]
+            assert isinstance(category, int)  # _item_problem refused any other
             text = str(item["question"])
             answer = item.get("answer")
             adversarial = item.get("adversarial_answer")
@@ -457,7 +463,7 @@ class _Builder:
             repeats[key_text] += 1
             if repeats[key_text] > 1:
                 key_text = f"{key_text}{KEY_SEPARATOR}#{repeats[key_text]}"
-            extra: dict[str, Any] = {
+            extra: JSONObject = {
                 "benchmark": BENCHMARK,
                 "sample_id": sample_id,
                 "position": position,
@@ -470,7 +476,9 @@ class _Builder:
             for name in ("answer", "adversarial_answer"):
                 if item.get(name) is not None:
                     extra[name] = item[name]
-            unresolved_here = [c for c in clue_ids if self.round_ids[sample_id].get(c) is None]
+            unresolved_here: list[JSONValue] = [
+                c for c in clue_ids if self.round_ids[sample_id].get(c) is None
+            ]
             if unresolved_here:
                 extra["unresolved_evidence"] = unresolved_here
             question = QuestionRecord(
@@ -552,7 +560,7 @@ class _Builder:
         return found
 
 
-def _item_problem(item: Any) -> str | None:
+def _item_problem(item: JSONValue) -> str | None:
     """Why a QA item cannot be read, or None."""
     if not isinstance(item, dict):
         return f"not a JSON object (a {type(item).__name__})"

@@ -30,13 +30,14 @@ import json
 import re
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Self
 
 from memscope.adapters.files import read_json_file
 from memscope.adapters.locomo.dataset import read_locomo_dataset
 from memscope.adapters.run_sources import SOURCES_FILE, recorded_sources
 from memscope.errors import DatasetError, EngineError
 from memscope.file_kinds import not_regular
+from memscope.json_types import JSONObject, JSONValue
 from memscope.records import EngineRetrieval, EngineRetriever, EngineRunPlan
 
 RAG_MODE = "dialog"
@@ -55,7 +56,7 @@ def run_key(retriever: EngineRetriever) -> str:
     return f"{MODEL_PREFIX}-{method}{label}_{RAG_MODE}_top_{retriever.top_k}"
 
 
-def upstream_recall(evidence: Any, context: list[str]) -> float:
+def upstream_recall(evidence: JSONValue, context: list[str]) -> float:
     """Upstream's recall of one QA item (``task_eval/evaluation.py``,
     ``eval_question_answering``, dialog mode): the share of the ``evidence`` entries, as
     written (no splitting or cleaning), that are among the context's dia ids, rounded to 3
@@ -101,10 +102,15 @@ class LocomoRunSink:
                 where=str(source),
                 fix="Pass the dataset file itself, so that it is read again.",
             )
-        self.samples: list[Any] = read_json_file(source, error=DatasetError, what="LoCoMo dataset")
+        samples = read_json_file(source, error=DatasetError, what="LoCoMo dataset")
         dataset = read_locomo_dataset(source)
+        # The dataset reader refused a file that is not a list of sample objects.
+        self.samples = (
+            [s for s in samples if isinstance(s, dict)] if isinstance(samples, list) else []
+        )
         self.where = {
-            q.qid: (q.extra["sample_id"], q.extra["position"]) for q in dataset.record.questions
+            q.qid: (str(q.extra["sample_id"]), _position(q.extra["position"]))
+            for q in dataset.record.questions
         }
         self.dia_ids = {
             (r.extra["sample_id"], r.round_id): str(r.extra["dia_id"])
@@ -187,33 +193,43 @@ class LocomoRunSink:
 
     def _write(self) -> None:
         written = {sample_id for sample_id, _position in self.contexts}
-        output = []
+        output: list[JSONValue] = []
         for sample in self.samples:
             sample_id = str(sample.get("sample_id") or "").strip()
             if sample_id not in written:
                 continue
-            qas = copy.deepcopy(sample.get("qa") or [])
+            raw_qas = sample.get("qa")
+            qas = copy.deepcopy(raw_qas) if isinstance(raw_qas, list) else []
             for position, item in enumerate(qas, start=1):
                 context = self.contexts.get((sample_id, position))
                 if context is None or not isinstance(item, dict):
                     continue
-                item[self.key + CONTEXT_SUFFIX] = context
+                item[self.key + CONTEXT_SUFFIX] = list[JSONValue](context)
                 item[self.key + RECALL_SUFFIX] = upstream_recall(item.get("evidence"), context)
             output.append({"sample_id": sample["sample_id"], "qa": qas})
         sources_file = self.out_dir / SOURCES_FILE
-        sources: dict[str, Any] = {}
+        sources: JSONObject = {}
         if sources_file.is_file():
-            sources = dict(read_json_file(sources_file, what=SOURCES_FILE))
+            # recorded_sources checked it is an object when the sink was opened.
+            recorded = read_json_file(sources_file, what=SOURCES_FILE)
+            sources = dict(recorded) if isinstance(recorded, dict) else {}
         try:
             _write_json(self.file, output, indent=2)
-            _write_json(sources_file, sources | self.sources, indent=2)
+            _write_json(sources_file, {**sources, **self.sources}, indent=2)
         except OSError as exc:
             raise EngineError(
                 f"cannot write the run: {exc.strerror or exc}", where=str(self.out_dir)
             ) from None
 
 
-def _write_json(path: Path, data: Any, *, indent: int) -> None:
+def _position(value: JSONValue) -> int:
+    """A question's position in its sample's ``qa`` list, as the dataset reader stored it."""
+    if not isinstance(value, int):
+        raise TypeError(f"a LoCoMo question's position is {value!r}, not a number")
+    return value
+
+
+def _write_json(path: Path, data: JSONValue, *, indent: int) -> None:
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_text(json.dumps(data, indent=indent) + "\n", encoding="utf-8")
     temporary.replace(path)

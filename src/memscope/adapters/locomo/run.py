@@ -53,7 +53,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memscope.adapters.base import ReadOptions
 from memscope.adapters.files import file_digest, read_json_file
@@ -69,6 +69,7 @@ from memscope.adapters.locomo.summary import stats_files, upstream_stats_check
 from memscope.adapters.run_sources import recorded_sources
 from memscope.adapters.upstream_summary import CHECK_KEY
 from memscope.errors import DatasetError, RunDirError
+from memscope.json_types import JSONObject, JSONValue
 from memscope.records import Notice, RetrievalKind, RunRecord
 
 if TYPE_CHECKING:
@@ -187,7 +188,7 @@ def read_locomo_runs(run_dir: Path, options: ReadOptions) -> list[RunRecord]:
         )
     sources = recorded_sources(run_dir)
     dataset_path = locate_dataset(run_dir, options.dataset or sources.get("dataset"))
-    images = options.extra.get(IMAGES_OPTION) or sources.get(IMAGES_OPTION)
+    images = options.path_option(IMAGES_OPTION) or sources.get(IMAGES_OPTION)
     dataset = read_locomo_dataset(
         dataset_path, images=Path(images) if images else None, strict=options.strict
     )
@@ -260,7 +261,7 @@ def _dataset_in(folder: Path) -> Path | None:
     return next((p.resolve() for p in candidates if looks_like_dataset(p)), None)
 
 
-def _read_samples(path: Path) -> list[Any]:
+def _read_samples(path: Path) -> list[JSONValue]:
     raw = read_json_file(path, what="LoCoMo run file")
     if not isinstance(raw, list):
         raise RunDirError(
@@ -271,7 +272,7 @@ def _read_samples(path: Path) -> list[Any]:
     return raw
 
 
-def _keys(samples: list[Any]) -> list[str]:
+def _keys(samples: list[JSONValue]) -> list[str]:
     """The run keys of a file, sorted: every ``<key>`` of a ``<key>_prediction`` field, and
     every ``<key>`` of a context field (``<key>_prediction_context``, ``<key>_context``)
     that has no prediction anywhere (a retrieval-only run, :func:`retrieval_only_keys`)."""
@@ -279,13 +280,13 @@ def _keys(samples: list[Any]) -> list[str]:
     return sorted(predicted | retrieved)
 
 
-def retrieval_only_keys(samples: list[Any]) -> set[str]:
+def retrieval_only_keys(samples: list[JSONValue]) -> set[str]:
     """The keys of a file that have a context but no ``<key>_prediction`` in any item."""
     predicted, retrieved = _field_keys(samples)
     return retrieved - predicted
 
 
-def _field_keys(samples: list[Any]) -> tuple[set[str], set[str]]:
+def _field_keys(samples: list[JSONValue]) -> tuple[set[str], set[str]]:
     """``(keys with a prediction, keys with a context)`` over every item of a file."""
     predicted: set[str] = set()
     retrieved: set[str] = set()
@@ -314,7 +315,7 @@ def _owner(name: str, keys: list[str]) -> tuple[str, str] | None:
     return (best, name[len(best) + 1 :]) if best is not None else None
 
 
-def _number(value: Any) -> float | str | None:
+def _number(value: JSONValue) -> float | str | None:
     """A score as a float, None when absent, or ``"bad"`` when it is not a number."""
     if value is None:
         return None
@@ -332,11 +333,16 @@ class _Item:
     line_no: int
     sample_id: str
     qid: str
-    item: dict[str, Any]
+    item: JSONObject
 
 
 def _join(
-    path: Path, samples: list[Any], dataset: LocomoDataset, notices: list[Notice], *, strict: bool
+    path: Path,
+    samples: list[JSONValue],
+    dataset: LocomoDataset,
+    notices: list[Notice],
+    *,
+    strict: bool,
 ) -> tuple[list[_Item], list[str], int]:
     """The file's items joined to the dataset, its sample ids in order, and the item count."""
     items: list[_Item] = []
@@ -351,11 +357,11 @@ def _join(
     total = 0
     for number, sample in enumerate(samples, start=1):
         where = f"{path} [sample {number}]"
-        if not isinstance(sample, dict) or not isinstance(sample.get("qa"), list):
+        qas = sample.get("qa") if isinstance(sample, dict) else None
+        if not isinstance(sample, dict) or not isinstance(qas, list):
             bad.append((where, "not an object with a 'qa' list"))
             continue
         sample_id = str(sample.get("sample_id") or "").strip()
-        qas = sample["qa"]
         total += len(qas)
         if sample_id not in dataset.qa_counts:
             unknown_samples.append(sample_id or f"(sample {number} has no sample_id)")
@@ -435,7 +441,7 @@ def _join(
 
 def _read_run(
     path: Path,
-    samples: list[Any],
+    samples: list[JSONValue],
     run_key: RunKey,
     file_keys: list[str],
     dataset: LocomoDataset,
@@ -525,7 +531,7 @@ def _read_run(
                 tuple(absent[:MAX_EXAMPLES]),
             )
         )
-    metrics: dict[str, Any] = {}
+    metrics: JSONObject = {}
     # The unanswered questions are rows already (scored 0), as upstream's stats count them.
     check, check_notices, stats = upstream_stats_check(path, run_key.key, predictions, dataset, ())
     if stats:
@@ -541,6 +547,18 @@ def _read_run(
     # A retrieval-only key is a retrieval whatever its name says.
     ranked = bool(run_key.rag_mode) or retrieval_only
     retrieval_kind: RetrievalKind = "ranked" if ranked else "none"
+    config: JSONObject = {
+        "results_file": path.name,
+        "key": run_key.key,
+        "model": run_key.model,
+        "rag_mode": run_key.rag_mode,
+        "top_k": run_key.top_k,
+        "dataset_file": str(dataset_path),
+        "samples": [*covered],
+        "unanswered_qids": [*unanswered],
+    }
+    if retrieval_only:
+        config["retrieval_only"] = True
     return RunRecord(
         run_id=run_id_for(folder, path.stem, run_key.key, shared_key=shared_key),
         path=f"{path.parent}#{path.name}:{run_key.key}",
@@ -555,17 +573,7 @@ def _read_run(
         mode=MODE,
         top_k=run_key.top_k,
         retrieval_kind=retrieval_kind,
-        config={
-            "results_file": path.name,
-            "key": run_key.key,
-            "model": run_key.model,
-            "rag_mode": run_key.rag_mode,
-            "top_k": run_key.top_k,
-            "dataset_file": str(dataset_path),
-            "samples": covered,
-            "unanswered_qids": unanswered,
-        }
-        | ({"retrieval_only": True} if retrieval_only else {}),
+        config=config,
         metrics=metrics,
         dataset=dataset.record,
         predictions=predictions,
@@ -590,11 +598,11 @@ def _tables(
     from memscope.adapters.arrow_rows import typed_table  # pyarrow: loaded only to build tables
 
     key = run_key.key
-    prediction: dict[str, list[Any]] = {
+    prediction: dict[str, list[object]] = {
         n: []
         for n in ("qid", "line_no", "mode", "question", "gold", "pred", "f1", "judge", "extra")
     }
-    retrieval: dict[str, list[Any]] = {
+    retrieval: dict[str, list[object]] = {
         n: [] for n in ("qid", "rank", "round_id", "score", "origin")
     }
     unanswered: list[str] = []
@@ -622,7 +630,7 @@ def _tables(
             prediction["judge"].append(0.0 if judged else None)
             prediction["extra"].append(json.dumps({"unanswered": True}))
             continue
-        fields: dict[str, Any] = {}
+        fields: JSONObject = {}
         for name, value in item.items():
             owner = _owner(str(name), file_keys)
             if owner is not None and owner[0] == key:
@@ -641,7 +649,7 @@ def _tables(
         if problems:
             bad.append(f"{joined.qid} ({', '.join(f'{key}_{p}' for p in problems)})")
         question = dataset.questions[joined.qid]
-        extra: dict[str, Any] = {}
+        extra: JSONObject = {}
         if judged and judge is None:
             judge = 0.0
             extra["unjudged"] = True
@@ -711,10 +719,10 @@ def _tables(
 
 def _add_retrievals(
     joined: _Item,
-    context: list[Any],
+    context: list[JSONValue],
     run_key: RunKey,
     dataset: LocomoDataset,
-    out: dict[str, list[Any]],
+    out: dict[str, list[object]],
     unresolved: list[str],
 ) -> None:
     """Rank rows of one item's retrieved ids: dia ids (dialog, observation modes) become

@@ -26,11 +26,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeGuard
 
 from memscope.adapters.files import read_json_file
 from memscope.adapters.upstream_summary import Comparison, check_notices, summary_check
 from memscope.errors import MemscopeError
+from memscope.json_types import JSONObject, JSONValue
 from memscope.records import Notice
 
 if TYPE_CHECKING:
@@ -112,7 +113,7 @@ def stats_rows(
         recall = json.loads(extra).get("recall") if extra else None
         rows.append(
             StatsRow(
-                category=int(question.extra["category"]),
+                category=_category(question.extra),
                 f1=f1,
                 judge=judge,
                 recall=recall,
@@ -122,13 +123,13 @@ def stats_rows(
     for qid in unanswered:
         question = dataset.questions.get(qid)
         if question is not None:
-            rows.append(StatsRow(int(question.extra["category"]), None, None))
+            rows.append(StatsRow(_category(question.extra), None, None))
     return rows
 
 
 def stats_check(
     files: list[tuple[Path, str]], key: str, rows: list[StatsRow]
-) -> tuple[dict[str, Any] | None, list[Notice], dict[str, Any]]:
+) -> tuple[JSONObject | None, list[Notice], JSONObject]:
     """Compare ``rows`` with the ``key`` entry of each stats file.
 
     Returns:
@@ -141,7 +142,7 @@ def stats_check(
         return None, [], {}
     comparisons: list[Comparison] = []
     surprises: list[str] = []
-    entries: dict[str, Any] = {}
+    entries: JSONObject = {}
     for path, metric in files:
         try:
             stats = read_json_file(path, what="LoCoMo stats file")
@@ -187,14 +188,22 @@ def upstream_stats_check(
     predictions: pa.Table,
     dataset: LocomoDataset,
     unanswered: Sequence[str],
-) -> tuple[dict[str, Any] | None, list[Notice], dict[str, Any]]:
+) -> tuple[JSONObject | None, list[Notice], JSONObject]:
     """:func:`stats_check` of one run (file and key) from its prediction rows and the qids of
     the file's questions it did not answer."""
     return stats_check(stats_files(run_file), key, stats_rows(predictions, dataset, unanswered))
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: JSONValue) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _category(extra: JSONObject) -> int:
+    """A question's LoCoMo category (the dataset reader keeps only questions with one)."""
+    category = extra["category"]
+    if isinstance(category, bool) or not isinstance(category, (int, float, str)):
+        raise TypeError(f"a LoCoMo question's category is {category!r}, not a number")
+    return int(category)
 
 
 def _order(category: str) -> tuple[int, str]:
@@ -220,7 +229,7 @@ def _stored_rows(data: RunColumns) -> list[StatsRow]:
     return rows
 
 
-def check_table(data: RunColumns) -> list[dict[str, Any]]:
+def check_table(data: RunColumns) -> list[JSONObject]:
     """``memscope table --check-upstream``: the run's stored counts and sums per category
     against its key's entry in each stats file beside the run file."""
     folder, _, rest = str(data.run.get("path") or "").partition("#")
@@ -229,7 +238,7 @@ def check_table(data: RunColumns) -> list[dict[str, Any]]:
         return []
     run_id = str(data.run["run_id"])
     rows = _stored_rows(data)
-    checks: list[dict[str, Any]] = []
+    checks: list[JSONObject] = []
     for path, metric in stats_files(Path(folder) / file_name):
         try:
             stats = read_json_file(path, what="LoCoMo stats file")

@@ -22,11 +22,14 @@ import time
 from itertools import product
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, Self
+from typing import IO, Self
 
 from memscope.errors import EngineError
 from memscope.file_kinds import not_regular, path_kind
 from memscope.records import EngineCandidate, EngineRetrieval, EngineRetriever, EngineRunPlan
+
+JSONDocument = dict[str, object]
+"""An object this writer builds and writes as JSON (``json.dumps`` checks what is in it)."""
 
 PREDICTIONS = "predictions.jsonl"
 SIDECAR = "retrieval.jsonl"
@@ -95,14 +98,14 @@ class NativeRunWriter:
     def __init__(
         self,
         out_dir: Path,
-        config: dict[str, Any],
-        metrics: dict[str, Any],
+        config: JSONDocument,
+        metrics: JSONDocument,
         *,
         overwrite: bool = False,
     ) -> None:
         self.out_dir = out_dir
         self.metrics = dict(metrics)
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[JSONDocument] = []
         check_out_dir(out_dir, overwrite=overwrite)
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
@@ -135,7 +138,7 @@ class NativeRunWriter:
             )
             self.close(status="partial", error=reason)
 
-    def add(self, row: dict[str, Any], pool: list[dict[str, Any]]) -> None:
+    def add(self, row: JSONDocument, pool: list[JSONDocument]) -> None:
         """Append one question's prediction row and its ranked pool (flushed at once)."""
         self._predictions.write(json.dumps(row, ensure_ascii=False) + "\n")
         self._sidecar.write(
@@ -160,7 +163,8 @@ class NativeRunWriter:
         metrics["summary"] = summarize(self.rows)
         if self.rows and isinstance(self.rows[-1].get("method_runtime"), dict):
             metrics["method_runtime"] = self.rows[-1]["method_runtime"]
-        memscope = dict(metrics.get("memscope") or {})
+        written = metrics.get("memscope")
+        memscope: JSONDocument = dict(written) if isinstance(written, dict) else {}
         memscope["status"] = status
         if error:
             memscope["error"] = error
@@ -168,13 +172,13 @@ class NativeRunWriter:
         _write_json(self.out_dir / "metrics.json", metrics)
 
 
-def _write_json(path: Path, data: dict[str, Any]) -> None:
+def _write_json(path: Path, data: JSONDocument) -> None:
     temporary = path.with_suffix(path.suffix + ".tmp")
     temporary.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     temporary.replace(path)
 
 
-def _mean(values: list[Any]) -> float | None:
+def _mean(values: list[object]) -> float | None:
     numbers = [
         float(value)
         for value in values
@@ -183,7 +187,7 @@ def _mean(values: list[Any]) -> float | None:
     return sum(numbers) / len(numbers) if numbers else None
 
 
-def _means(rows: list[dict[str, Any]]) -> dict[str, float]:
+def _means(rows: list[JSONDocument]) -> dict[str, float]:
     result = {}
     for name in SUMMARY_METRICS:
         value = _mean([row.get(name) for row in rows])
@@ -192,18 +196,18 @@ def _means(rows: list[dict[str, Any]]) -> dict[str, float]:
     return result
 
 
-def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def summarize(rows: list[JSONDocument]) -> JSONDocument:
     """MemEye's summary shape: means over all rows, per X, per Y and per (X, Y) cell.
 
     A metric whose values are all null (every metric of a retrieval-only run) is omitted,
     as MemEye omits it.
     """
-    by_x: dict[str, list[dict[str, Any]]] = {}
-    by_y: dict[str, list[dict[str, Any]]] = {}
-    by_cell: dict[str, list[dict[str, Any]]] = {}
+    by_x: dict[str, list[JSONDocument]] = {}
+    by_y: dict[str, list[JSONDocument]] = {}
+    by_cell: dict[str, list[JSONDocument]] = {}
     for row in rows:
         found = row.get("point")
-        point: list[Any] = found if isinstance(found, list) else []
+        point: list[object] = found if isinstance(found, list) else []
         xs = sorted(
             {str(label) for group in point[:1] if isinstance(group, list) for label in group}
         )
@@ -238,7 +242,7 @@ def _effective_name(method: str) -> str:
     return method_name(method) if method != "dualmem" else "dualmem__multimodal"
 
 
-def _image_fields(retriever: EngineRetriever) -> dict[str, Any]:
+def _image_fields(retriever: EngineRetriever) -> JSONDocument:
     """How to find the run's image model again (``memscope recompute`` / ``rerun --requery`` read it)."""
     if retriever.image_model is None:
         return {}
@@ -250,10 +254,10 @@ def _image_fields(retriever: EngineRetriever) -> dict[str, Any]:
     }
 
 
-def _candidates(pool: list[EngineCandidate], k: int) -> list[dict[str, Any]]:
+def _candidates(pool: list[EngineCandidate], k: int) -> list[JSONDocument]:
     candidates = []
     for entry in pool[:k]:
-        candidate: dict[str, Any] = {
+        candidate: JSONDocument = {
             "round_id": entry.round_id,
             "score": entry.score,
             "text_dense_score": entry.text_score,
@@ -267,10 +271,10 @@ def _candidates(pool: list[EngineCandidate], k: int) -> list[dict[str, Any]]:
     return candidates
 
 
-def _runtime(retriever: EngineRetriever, question: EngineRetrieval) -> dict[str, Any]:
+def _runtime(retriever: EngineRetriever, question: EngineRetrieval) -> JSONDocument:
     k = retriever.top_k
     selected = question.history_round_ids
-    runtime: dict[str, Any] = {
+    runtime: JSONDocument = {
         "retrieval_backend": retriever.backend,
         "retrieval_corpus": "round_text",
         "method_modality": retriever.modality,
@@ -295,9 +299,9 @@ def _runtime(retriever: EngineRetriever, question: EngineRetrieval) -> dict[str,
     return runtime | _image_fields(retriever) | retriever.weights
 
 
-def _row(retriever: EngineRetriever, question: EngineRetrieval) -> dict[str, Any]:
+def _row(retriever: EngineRetriever, question: EngineRetrieval) -> JSONDocument:
     runtime = _runtime(retriever, question)
-    row: dict[str, Any] = {
+    row: JSONDocument = {
         "idx": question.idx,
         "point": [question.x_labels, question.y_labels],
         "mode": question.mode,
@@ -331,7 +335,7 @@ def _row(retriever: EngineRetriever, question: EngineRetrieval) -> dict[str, Any
     return row
 
 
-def _pool(question: EngineRetrieval) -> list[dict[str, Any]]:
+def _pool(question: EngineRetrieval) -> list[JSONDocument]:
     return [
         {
             "rank": entry.rank,
@@ -344,7 +348,7 @@ def _pool(question: EngineRetrieval) -> list[dict[str, Any]]:
     ]
 
 
-def run_files(plan: EngineRunPlan, out_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+def run_files(plan: EngineRunPlan, out_dir: Path) -> tuple[JSONDocument, JSONDocument]:
     """``config.json`` and ``metrics.json`` (without the counts and summary added on close)."""
     retriever, answer = plan.retriever, plan.answerer
     name = method_name(retriever.method)

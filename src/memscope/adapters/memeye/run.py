@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import overload
 
 from memscope.adapters.base import ReadOptions
 from memscope.adapters.files import file_digest, files_named, read_json_file, refuse_special
 from memscope.adapters.memeye.dataset import memeye_dataset_source
 from memscope.errors import DatasetError, RunDirError
+from memscope.json_types import JSONObject, JSONValue
 from memscope.paths import in_working_dir
 from memscope.records import BulkSource, Notice, RetrievalKind, RunRecord
 
@@ -32,7 +33,11 @@ def is_memeye_run(path: Path) -> bool:
     return (path / PREDICTIONS).is_file() and (path / "metrics.json").is_file()
 
 
-def mask_secrets(value: Any) -> Any:
+@overload
+def mask_secrets(value: JSONObject) -> JSONObject: ...
+@overload
+def mask_secrets(value: JSONValue) -> JSONValue: ...
+def mask_secrets(value: JSONValue) -> JSONValue:
     """Return a copy of a config with every API key, token, secret or password masked."""
     if isinstance(value, dict):
         return {
@@ -91,21 +96,24 @@ def read_memeye_run(run_dir: Path, dataset: Path | None = None) -> RunRecord:
     config = mask_secrets(config)
     metrics = mask_secrets(metrics)
 
-    task = str(metrics.get("task_name") or _dig(config, "task", "name") or run_dir.parent.name)
+    task = str(metrics.get("task_name") or _dig_text(config, "task", "name") or run_dir.parent.name)
     dialog_path = locate_dialog_json(run_dir, metrics, config, dataset)
     image_root = _locate_image_root(run_dir, metrics, config, dialog_path)
     dataset_source = memeye_dataset_source(dialog_path, image_root, task_hint=task)
 
-    runtime = (
-        metrics.get("method_runtime") if isinstance(metrics.get("method_runtime"), dict) else {}
+    logged = metrics.get("method_runtime")
+    runtime = logged if isinstance(logged, dict) else {}
+    if not runtime:
+        configured = _dig(config, "run", "method_runtime")
+        runtime = configured if isinstance(configured, dict) else {}
+    method = _str_or_none(metrics.get("method_name")) or _dig_text(config, "method", "name")
+    base_method = _str_or_none(metrics.get("base_method_name")) or _dig_text(
+        config, "method", "name"
     )
-    runtime = runtime or _dig(config, "run", "method_runtime") or {}
-    method = _str_or_none(metrics.get("method_name")) or _dig(config, "method", "name")
-    base_method = _str_or_none(metrics.get("base_method_name")) or _dig(config, "method", "name")
     modality = (
         _str_or_none(metrics.get("method_modality"))
         or _str_or_none(runtime.get("method_modality"))
-        or _dig(config, "method", "modality")
+        or _dig_text(config, "method", "modality")
         or _modality_from_name(method)
     )
     top_k = runtime.get("top_k", _dig(config, "method", "top_k"))
@@ -122,7 +130,7 @@ def read_memeye_run(run_dir: Path, dataset: Path | None = None) -> RunRecord:
         file_stats=stats,
         benchmark="memeye",
         task=task,
-        model=_str_or_none(metrics.get("model_name")) or _dig(config, "model", "name"),
+        model=_str_or_none(metrics.get("model_name")) or _dig_text(config, "model", "name"),
         method=method,
         base_method=base_method,
         modality=modality,
@@ -145,7 +153,7 @@ def read_memeye_run(run_dir: Path, dataset: Path | None = None) -> RunRecord:
 
 
 def locate_dialog_json(
-    run_dir: Path, metrics: dict[str, Any], config: dict[str, Any], override: Path | None
+    run_dir: Path, metrics: JSONObject, config: JSONObject, override: Path | None
 ) -> Path:
     """Find the dialog JSON a run was made from.
 
@@ -158,8 +166,8 @@ def locate_dialog_json(
     """
     recorded = (
         _str_or_none(metrics.get("dialog_json"))
-        or _dig(config, "dataset", "dialog_json")
-        or _dig(config, "task", "dataset", "dialog_json")
+        or _dig_text(config, "dataset", "dialog_json")
+        or _dig_text(config, "task", "dataset", "dialog_json")
     )
     name = Path(recorded).name if recorded else None
     tried: list[Path] = []
@@ -203,12 +211,12 @@ def locate_dialog_json(
 
 
 def _locate_image_root(
-    run_dir: Path, metrics: dict[str, Any], config: dict[str, Any], dialog_path: Path
+    run_dir: Path, metrics: JSONObject, config: JSONObject, dialog_path: Path
 ) -> Path | None:
     recorded = (
         _str_or_none(metrics.get("image_root"))
-        or _dig(config, "dataset", "image_root")
-        or _dig(config, "task", "dataset", "image_root")
+        or _dig_text(config, "dataset", "image_root")
+        or _dig_text(config, "task", "dataset", "image_root")
     )
     candidates: list[Path] = []
     if recorded:
@@ -221,7 +229,7 @@ def _locate_image_root(
     return None
 
 
-def _retrieval_kind(runtime: dict[str, Any], method: str) -> RetrievalKind:
+def _retrieval_kind(runtime: JSONObject, method: str) -> RetrievalKind:
     if "seed_round_ids" in runtime:
         return "ranked"
     if "retrieved_round_ids" in runtime or method.startswith("gen_agents"):
@@ -244,7 +252,7 @@ def _modality_from_name(method: str | None) -> str | None:
     return None
 
 
-def _dig(mapping: Any, *keys: str) -> Any:
+def _dig(mapping: JSONValue, *keys: str) -> JSONValue:
     for key in keys:
         if not isinstance(mapping, dict):
             return None
@@ -252,8 +260,13 @@ def _dig(mapping: Any, *keys: str) -> Any:
     return mapping if mapping not in ("", None) else None
 
 
-def _str_or_none(value: Any) -> str | None:
+def _str_or_none(value: JSONValue) -> str | None:
     return str(value) if value not in (None, "") else None
+
+
+def _dig_text(mapping: JSONValue, *keys: str) -> str | None:
+    """A nested value of a config as text (None when absent or empty)."""
+    return _str_or_none(_dig(mapping, *keys))
 
 
 def read_all(run_dir: Path, options: ReadOptions) -> list[RunRecord]:

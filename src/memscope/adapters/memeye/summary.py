@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memscope.adapters.upstream_summary import (
     RATE_TOLERANCE,
@@ -23,6 +23,7 @@ from memscope.adapters.upstream_summary import (
     read_csv_rows,
     summary_check,
 )
+from memscope.json_types import JSONObject
 
 if TYPE_CHECKING:
     from memscope.adapters.spec import RunColumns, StoredMeans
@@ -32,9 +33,7 @@ MEANS = ("em", "f1", "bleu_1", "judge")
 """``summary.overall`` means the store keeps a per-question value of."""
 
 
-def check_stored(
-    record: RunRecord, stored: StoredMeans
-) -> tuple[dict[str, Any] | None, list[Notice]]:
+def check_stored(record: RunRecord, stored: StoredMeans) -> tuple[JSONObject | None, list[Notice]]:
     """The cross-check of ``metrics.json``'s ``summary`` against the stored rows."""
     summary = record.metrics.get("summary")
     if summary is None or summary == {}:
@@ -65,7 +64,7 @@ def check_stored(
     return check, check_notices(check)
 
 
-def check_table(data: RunColumns) -> list[dict[str, Any]]:
+def check_table(data: RunColumns) -> list[JSONObject]:
     """The matrix runner's ``summary.csv`` rows that name this run, compared."""
     path = Path(str(data.run.get("path") or ""))
     run_id = str(data.run["run_id"])

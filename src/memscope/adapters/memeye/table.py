@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from memscope.adapters.memeye.axes import X_AXIS, Y_AXIS
-from memscope.adapters.spec import TableLayout
+from memscope.adapters.spec import CellMean, TableLayout
 
 CELL_SEPARATOR = "_"
 CELLS = tuple(f"{x.value}{CELL_SEPARATOR}{y.value}" for x in X_AXIS.levels for y in Y_AXIS.levels)
 """The twelve X×Y cells as the table names them (``X1_Y1`` …)."""
 
 
-def macro(cells: Mapping[str, Any]) -> Any:
+def macro(cells: Mapping[str, CellMean]) -> CellMean | None:
     """The coordinate-balanced macro average: the mean of the X×Y cell means present
     (docs/metrics.md §2; each non-empty cell weighs the same)."""
     present = [cells[cell] for cell in CELLS if cells.get(cell) is not None]
-    return sum(present) / len(present) if present else None
+    if not present:
+        return None
+    total = present[0]
+    for value in present[1:]:
+        total = total + value
+    return total / len(present)
 
 
 LAYOUT = TableLayout(
