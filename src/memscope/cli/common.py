@@ -23,7 +23,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from rich.console import Console, ConsoleOptions, RenderHook, RenderResult
+from rich.console import (
+    Console,
+    ConsoleOptions,
+    ConsoleRenderable,
+    RenderHook,
+    RenderResult,
+    RichCast,
+)
 from rich.markup import escape
 from rich.segment import Segment
 
@@ -53,7 +60,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 class _SanitisedRenderable:
     """A renderable whose text segments pass through the sanitiser (styles untouched)."""
 
-    def __init__(self, renderable: Any) -> None:
+    def __init__(self, renderable: ConsoleRenderable | RichCast | str) -> None:
         self.renderable = renderable
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
@@ -67,7 +74,7 @@ class _SanitisedRenderable:
 class Sanitised(RenderHook):
     """Render hook: nothing a console prints can carry a control or bidi character."""
 
-    def process_renderables(self, renderables: list[Any]) -> list[Any]:
+    def process_renderables(self, renderables: list[ConsoleRenderable]) -> list[ConsoleRenderable]:
         return [_SanitisedRenderable(renderable) for renderable in renderables]
 
 
@@ -207,7 +214,7 @@ def open_store(db: Path | None) -> Store:
     return open_chosen(db)
 
 
-def print_json(data: Any, *, rows: tuple[str, list[bytes]] | None = None) -> None:
+def print_json(data: object, *, rows: tuple[str, list[bytes]] | None = None) -> None:
     """Write ``data`` as indented JSON to stdout (never through Rich, so nothing is re-wrapped).
 
     ``rows`` = (key, already-encoded objects) adds a last member holding a list with one

@@ -15,11 +15,12 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memscope.adapters.registry import benchmarks, registry
 from memscope.engine.corpus import CorpusRound
 from memscope.errors import DatasetError, EngineError, NotFoundError
+from memscope.json_types import JSONValue
 from memscope.store import Store, queries
 from memscope.store import embeddings as cache
 
@@ -37,7 +38,7 @@ class EngineQuestion:
     question: str
     gold: str | None
     mode: str
-    options: Any = None
+    options: JSONValue = None
     x_labels: list[str] = field(default_factory=list)
     y_labels: list[str] = field(default_factory=list)
     clue_ids: list[str] = field(default_factory=list)
@@ -82,7 +83,7 @@ def _bank_attribute(spec: Benchmark | None) -> str | None:
     return spec.dataset_reader.memory_bank if spec and spec.dataset_reader else None
 
 
-def _bank(extra: Any, attribute: str | None) -> str:
+def _bank(extra: object, attribute: str | None) -> str:
     """The bank named by ``extra[attribute]`` (``extra`` a dict or its JSON text)."""
     if attribute is None or extra is None:
         return ""

@@ -16,12 +16,12 @@ ranking by part of a score would invent an order. The summary says so.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from memscope.engine import fusion
-from memscope.engine.retrieve import MethodSettings, score_bank
+from memscope.engine.retrieve import ChannelScores, MethodSettings, score_bank
 from memscope.engine_jobs.engine import (
     MIN_POOL_FACTOR,
     EngineOptions,
@@ -31,11 +31,14 @@ from memscope.engine_jobs.engine import (
     run_image_model,
     run_method_settings,
 )
-from memscope.engine_jobs.engine_data import open_dataset
+from memscope.engine_jobs.engine_data import EngineQuestion, open_dataset
 from memscope.errors import EngineError, NotFoundError
 from memscope.store import Store, queries, recomputed
 from memscope.store import embeddings as cache
 from memscope.store.connection import rollback_quietly
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 DEVIATION_TOLERANCE = 1e-3
 """Largest |recomputed - logged| accepted: float32 embeddings on other hardware differ by ~1e-6."""
@@ -204,15 +207,15 @@ def _run_hash(con: Any, run_id: str) -> str:
 
 def _fresh_rows(
     logged: list[dict[str, Any]],
-    questions: list[Any],
+    questions: list[EngineQuestion],
     has_query: np.ndarray,
     round_ids: np.ndarray,
-    channels: Any,
+    channels: ChannelScores,
     order: np.ndarray,
     pool_size: int,
     top_k: int,
     full_score: bool,
-) -> tuple[Any, float | None, int]:
+) -> tuple[pa.Table, float | None, int]:
     """Recomputed rows for every logged candidate plus each question's top ``pool_size``."""
     import pyarrow as pa
 
@@ -244,7 +247,7 @@ def _fresh_rows(
             texts.append(float(channels.text[row, column]))
             images.append(float(channels.image[row, column]))
 
-    def floats(values: list[float]) -> Any:
+    def floats(values: list[float]) -> pa.Array:
         return pa.array(values, pa.float64(), from_pandas=True)
 
     table = pa.table(

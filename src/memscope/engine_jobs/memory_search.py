@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from memscope.engine_jobs.search import SearchHit
@@ -87,7 +87,7 @@ class StepReporter:
 
 def run_memory_search(
     store: Store,
-    lock: Any,
+    lock: AbstractContextManager[object],
     dataset_id: str,
     *,
     query: str | None = None,

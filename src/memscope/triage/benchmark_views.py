@@ -10,10 +10,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memscope.usecases.runs.session_io import read_probe
 from memscope.usecases.runs.store_access import Store
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from memscope.usecases.labels.queue import TriageTable
 
 
 @dataclass(frozen=True)
@@ -158,7 +163,9 @@ class RetentionContext:
     neighbours_failed: int
 
 
-def _shares(labels: Any, levels: list[str], correct: Any, here: str) -> list[GroupShare]:
+def _shares(
+    labels: np.ndarray, levels: list[str], correct: np.ndarray, here: str
+) -> list[GroupShare]:
     import numpy as np
 
     shares = []
@@ -171,7 +178,7 @@ def _shares(labels: Any, levels: list[str], correct: Any, here: str) -> list[Gro
     return shares
 
 
-def retention_context(table: Any, row: int) -> RetentionContext:
+def retention_context(table: TriageTable, row: int) -> RetentionContext:
     """The retention context of the probe at ``row`` of a DMV-Bench run's
     :class:`~memscope.usecases.labels.queue.TriageTable` (the same groups as ``report``'s
     ``tsr.by_reach`` and ``tsr.by_bank_size``)."""

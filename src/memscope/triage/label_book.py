@@ -19,11 +19,13 @@ starts the writer worker and shows the notices.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memscope.errors import MemscopeError
 from memscope.triage.label_queue import (
+    LabelEvent,
     LabelFailed,
     LabelOp,
     LabelQueue,
@@ -32,6 +34,7 @@ from memscope.triage.label_queue import (
 )
 from memscope.triage.loaded_run import label_codes
 from memscope.triage.notice import Notice
+from memscope.usecases.labels.events import CurrentLabel
 from memscope.usecases.labels.journal import LabelJournal
 
 if TYPE_CHECKING:
@@ -62,7 +65,7 @@ class LabelBook:
 
     # -- what the label bar shows ----------------------------------------------------------
 
-    def committed(self, qid: str) -> Any:
+    def committed(self, qid: str) -> CurrentLabel | None:
         """The question's label as saved in the store (None: not labelled)."""
         run = self.session.run
         return run.labels.get(qid) if run is not None else None
@@ -108,7 +111,7 @@ class LabelBook:
         self.queue.push(op)
         return Queued(op.qid)
 
-    def _op(self, action: str, **fields: Any) -> LabelOp:
+    def _op(self, action: str, *, codes: tuple[str, ...] = (), note: str | None = None) -> LabelOp:
         session = self.session
         assert session.run is not None and session.qid is not None
         return LabelOp(
@@ -116,8 +119,9 @@ class LabelBook:
             session.run.run_id,
             session.qid,
             session.annotator,
-            params=session.view.as_json(),
-            **fields,
+            codes=codes,
+            note=note,
+            params=dict(session.view.as_json()),
         )
 
     def toggle(self, code: str) -> Queued | Notice:
@@ -233,7 +237,7 @@ class LabelBook:
 
     # -- the writer (worker thread) ----------------------------------------------------------
 
-    def write_pending(self, post: Any) -> None:
+    def write_pending(self, post: Callable[[LabelEvent], object]) -> None:
         """Write every queued op in order, reporting each through ``post`` (worker thread)."""
         self.queue.write_pending(self.session.store, post, self.session.store_lock)
 

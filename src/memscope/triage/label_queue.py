@@ -23,9 +23,9 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from memscope.errors import MemscopeError, StoreBusyError, StoreError
+from memscope.usecases.labels.events import CurrentLabel
 from memscope.usecases.labels.journal import LabelJournal, LabelOp, apply_op
 from memscope.usecases.runs.store_access import Store
 
@@ -48,7 +48,7 @@ class LabelSaved:
 
     run_id: str
     qid: str
-    label: Any
+    label: CurrentLabel | None
     action: str
 
 
@@ -124,7 +124,10 @@ class LabelQueue:
         return qid in self.in_flight
 
     def write_pending(
-        self, store: Store, post: Callable[[LabelEvent], object], store_lock: Any = None
+        self,
+        store: Store,
+        post: Callable[[LabelEvent], object],
+        store_lock: threading.Lock | None = None,
     ) -> None:
         """Write every queued op in order, posting LabelSaved / LabelFailed for each.
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from memscope.triage.candidate_rows import ChannelIndex
 from memscope.triage.round_index import RoundIndex
+from memscope.usecases.labels.events import CurrentLabel
 from memscope.usecases.labels.queue import QueueSpec, TriageTable
 from memscope.usecases.labels.sample import SamplePlan
 from memscope.usecases.runs import session_io
@@ -26,6 +26,7 @@ from memscope.usecases.runs.session_io import AppState
 from memscope.usecases.runs.store_access import Store
 from memscope.usecases.runs.store_access import list_runs as list_runs  # the runs screen's import
 from memscope.usecases.suggest.changes import load_suggestions
+from memscope.usecases.suggest.rules import Suggestion
 
 Progress = Callable[[str], None]
 
@@ -40,8 +41,8 @@ class LoadedRun:
     channels: ChannelIndex
     table: TriageTable
     annotator: str
-    suggestions: dict[str, Any] = field(default_factory=dict)
-    labels: dict[str, Any] = field(default_factory=dict)
+    suggestions: dict[str, Suggestion] = field(default_factory=dict)
+    labels: dict[str, CurrentLabel] = field(default_factory=dict)
     other: RunData | None = None
     saved: AppState | None = None
     notes: list[str] = field(default_factory=list)
@@ -152,22 +153,23 @@ def open_session(
     return session
 
 
-def label_codes(label: Any) -> list[str]:
+def label_codes(label: CurrentLabel | None) -> list[str]:
     """The codes of a current label (empty when cleared)."""
-    if label is None:
-        return []
-    codes = getattr(label, "codes", None)
-    return [str(code) for code in (codes or [])]
+    return list(label.codes) if label is not None else []
 
 
-def _labels(store: Store, run_id: str, annotator: str, notes: list[str]) -> dict[str, Any]:
+def _labels(store: Store, run_id: str, annotator: str, notes: list[str]) -> dict[str, CurrentLabel]:
     from memscope.usecases.labels import events as labels
 
     return dict(labels.current_labels(store, run_id, annotator=annotator))
 
 
 def save_position(
-    store: Store, session: LoadedRun, qid: str | None, spec: QueueSpec, view: dict[str, Any]
+    store: Store,
+    session: LoadedRun,
+    qid: str | None,
+    spec: QueueSpec,
+    view: dict[str, float | str],
 ) -> None:
     """Remember where the annotator is in this run's queue."""
     state = AppState(session.run_id, session.annotator, qid, spec.to_json(), view)

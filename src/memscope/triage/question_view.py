@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from memscope.errors import MemscopeError
 from memscope.triage.candidate_rows import Candidate, candidates_from_rerun, logged_candidates
@@ -25,6 +24,7 @@ from memscope.triage.evidence_chain import (
 from memscope.triage.loaded_run import LoadedRun
 from memscope.usecases.benchmarks import Panel
 from memscope.usecases.report.build import RETRIEVAL_NOTES
+from memscope.usecases.rerun.probe import QuestionRerun
 
 
 @dataclass(frozen=True)
@@ -65,10 +65,10 @@ class RankingView:
     """The question's candidate pool in the current order, and the timeline it implies."""
 
     candidates: list[Candidate]
-    rerun: Any
-    """The re-ranking result (``usecases.rerun.QuestionRerun``), None without one."""
-    before: Mapping[str, Any] | None
-    after: Mapping[str, Any] | None
+    rerun: QuestionRerun | None
+    """The re-ranking result, None without one."""
+    before: Mapping[str, float | None] | None
+    after: Mapping[str, float | None] | None
     message: str
     """Why the pool is empty or not re-ranked ("" when it is)."""
     loading: bool
@@ -110,9 +110,10 @@ def ranking_view(
     logged a ranked list, else as logged; and the timeline around them."""
     channels = session.channels.scores(detail.qid)
     kind = session.data.run.retrieval_kind
-    rerun, message = None, ""
-    before: Mapping[str, Any] | None = None
-    after: Mapping[str, Any] | None = None
+    rerun: QuestionRerun | None = None
+    message = ""
+    before: Mapping[str, float | None] | None = None
+    after: Mapping[str, float | None] | None = None
     if not session.evidence_ready:
         entries = build_timeline(detail, session.rounds, [])
         return RankingView([], None, None, None, "loading the retrieval evidence …", True, entries)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 
-def json_or_none(text: Any) -> Any:
+def json_or_none(text: object) -> object:
     """A JSON column's text parsed (None when it does not parse); non-text passes through."""
     if text is None or not isinstance(text, str):
         return text
@@ -28,13 +28,13 @@ def json_or_none(text: Any) -> Any:
         return None
 
 
-def float_or_none(value: Any) -> float | None:
+def float_or_none(value: object) -> float | None:
     """A stored number for display: None for None, NaN or anything not a number."""
-    if value is None:
+    if not isinstance(value, (int, float, str)):
         return None
     try:
         number = float(value)
-    except (TypeError, ValueError):
+    except ValueError:
         return None
     return None if math.isnan(number) else number
 

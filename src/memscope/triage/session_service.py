@@ -26,6 +26,9 @@ from typing import Any, Literal
 import numpy as np
 
 from memscope.errors import MemscopeError
+from memscope.taxonomy import FailureCode, Taxonomy
+from memscope.triage.benchmark_views import ProbeView
+from memscope.triage.candidate_rows import ChannelIndex
 from memscope.triage.label_book import LabelBook
 from memscope.triage.loaded_run import (
     DirRuns,
@@ -36,12 +39,15 @@ from memscope.triage.loaded_run import (
     save_position,
 )
 from memscope.triage.notice import Notice
+from memscope.usecases.labels.events import CurrentLabel
 from memscope.usecases.labels.queue import QueueSpec
 from memscope.usecases.rerun.probe import DEFAULT_LAMBDA
+from memscope.usecases.runs.loading import RunData
 from memscope.usecases.runs.selection import SelectOptions, select_runs
 from memscope.usecases.runs.session_io import EngineStep
 from memscope.usecases.runs.store_access import ReadOptions, Store, WriterLease
 from memscope.usecases.suggest.changes import load_suggestions
+from memscope.usecases.suggest.rules import Suggestion
 
 ALPHA_STEP = 0.1
 LAMBDA_STEP = 0.01
@@ -112,7 +118,7 @@ class ViewParams:
         self.alpha, self.lam, self.k = defaults.alpha, defaults.lam, defaults.k
         return changed
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> RerankParams:
         """``{"alpha", "lambda", "k"}`` (labels record it, the store remembers it)."""
         return {"alpha": round(self.alpha, 3), "lambda": round(self.lam, 4), "k": self.k}
 
@@ -143,10 +149,10 @@ class LabelBarView:
     """The label bar of the question screen: the suggestion, the codes, the saved label."""
 
     qid: str
-    suggestion: Any
+    suggestion: Suggestion | None
     """The rule suggestion for the question (None: none), meaningful once ``suggestions_ready``."""
     suggestions_ready: bool
-    codes: list[Any]
+    codes: list[FailureCode]
     """The taxonomy's codes, in order."""
     current: set[str]
     """The codes of the label as saved."""
@@ -155,7 +161,7 @@ class LabelBarView:
     """Codes asked for but not saved yet (None: nothing pending, or not known yet)."""
     state: str
     """``saving``, ``waiting``, ``failed`` or ``saved``."""
-    label: Any
+    label: CurrentLabel | None
     read_only_reason: str | None
 
 
@@ -172,12 +178,19 @@ class Adopted:
 class RunRerank:
     """The run-level Y3 numbers for one parameter set (``result`` None: ``error`` says why)."""
 
-    params: dict[str, Any]
+    params: RerankParams
     result: dict[str, Any] | None
     error: str | None = None
 
 
 RerankKey = tuple[str, str]
+
+RerankParams = dict[str, float]
+"""``{"alpha", "lambda", "k"}``: what the run-level numbers are computed for."""
+
+Position = tuple[LoadedRun, str | None, QueueSpec, dict[str, float | str]]
+"""What :meth:`TriageSession.take_position` hands the writer: the run, the question, the
+queue spec and the view parameters with the screen."""
 
 
 @dataclass(frozen=True)
@@ -198,7 +211,7 @@ class TriageSession:
     store: Store
     options: ReadOptions
     annotator: str
-    taxonomy: Any = None
+    taxonomy: Taxonomy | None = None
     start: StartRequest = field(default_factory=StartRequest)
     run: LoadedRun | None = None
     """The loaded run (None until the first load finished)."""
@@ -304,7 +317,7 @@ class TriageSession:
         except MemscopeError:
             pass  # only a convenience for the CLI's default run
 
-    def read_evidence(self, run: LoadedRun) -> Any:
+    def read_evidence(self, run: LoadedRun) -> ChannelIndex:
         """Complete ``run`` with its retrieval evidence; the per-channel scores.
 
         Raises:
@@ -313,13 +326,13 @@ class TriageSession:
         with self.store_lock:
             return load_evidence(self.store, run.data)
 
-    def read_suggestions(self, run: LoadedRun, notes: list[str]) -> dict[str, Any]:
+    def read_suggestions(self, run: LoadedRun, notes: list[str]) -> dict[str, Suggestion]:
         """The run's failure suggestions (computed first when it has none); problems go to
         ``notes``."""
         with self.store_lock:
             return load_suggestions(self.store, run.data, notes)
 
-    def read_probe(self, run_id: str, qid: str) -> Any:
+    def read_probe(self, run_id: str, qid: str) -> ProbeView:
         """A DMV-Bench probe's target and recall steps.
 
         Raises:
@@ -371,7 +384,7 @@ class TriageSession:
         open_question = bool(question) or (first_open and resume and self.qid is not None)
         return Adopted(notices, open_question)
 
-    def adopt_evidence(self, run_id: str, channels: Any) -> bool:
+    def adopt_evidence(self, run_id: str, channels: ChannelIndex) -> bool:
         """The retrieval evidence arrived; False when another run is on screen now."""
         if self.run is None or self.run.run_id != run_id:
             return False
@@ -379,7 +392,7 @@ class TriageSession:
         self.run.evidence_ready = True
         return True
 
-    def adopt_suggestions(self, run_id: str, suggestions: dict[str, Any]) -> bool:
+    def adopt_suggestions(self, run_id: str, suggestions: dict[str, Suggestion]) -> bool:
         """The suggestions arrived; False when another run is on screen now."""
         if self.run is None or self.run.run_id != run_id:
             return False
@@ -564,8 +577,8 @@ class TriageSession:
             suggestion=run.suggestions.get(qid),
             suggestions_ready=run.suggestions_ready,
             codes=list(self.taxonomy.codes) if self.taxonomy is not None else [],
-            current=set(getattr(label, "codes", None) or []),
-            primary=getattr(label, "primary", None),
+            current=set(label.codes) if label is not None else set(),
+            primary=label.primary if label is not None else None,
             pending=self.labels.pending_codes(qid),
             state=self.labels.state(qid),
             label=label,
@@ -581,19 +594,19 @@ class TriageSession:
         self._position_dirty = True
         return True
 
-    def take_position(self, on_question: bool) -> tuple[Any, ...] | None:
+    def take_position(self, on_question: bool) -> Position | None:
         """What to write for the position when it changed since the last write, else None."""
         if not self._position_dirty or self.run is None or self.read_only_reason:
             return None
         self._position_dirty = False
-        view = {
+        view: dict[str, float | str] = {
             **self.view.as_json(),
             "rerank_scope": self.view.scope,
             "screen": "question" if on_question else "queue",
         }
         return self.run, self.qid, self.spec, view
 
-    def write_position(self, payload: tuple[Any, ...]) -> None:
+    def write_position(self, payload: Position) -> None:
         """Write a position taken with :meth:`take_position` (worker thread).
 
         Raises:
@@ -627,7 +640,7 @@ class TriageSession:
             return RerankPlan("cached", key, self._reranks[key])
         return RerankPlan("compute", key)
 
-    def start_rerank(self, key: RerankKey) -> tuple[Any, dict[str, Any]] | None:
+    def start_rerank(self, key: RerankKey) -> tuple[RunData, RerankParams] | None:
         """Claim the computation for ``key``: the run's data and the parameters to compute
         with (:func:`compute_rerank`), or None when it is cached, running or stale."""
         if key != self.rerank_key() or key in self._reranks or key in self._reranks_running:
@@ -642,13 +655,17 @@ class TriageSession:
         return key == self.rerank_key()
 
 
-def compute_rerank(data: Any, params: dict[str, Any]) -> RunRerank:
+def compute_rerank(data: RunData, params: RerankParams) -> RunRerank:
     """The run-level Y3 numbers of ``data`` for ``params`` (worker thread; pure computation)."""
     from memscope.usecases.rerun.probe import rerun_run
 
     try:
         result = rerun_run(
-            data, [params["alpha"]], lam=params["lambda"], k=params["k"], resamples=RUN_RESAMPLES
+            data,
+            [params["alpha"]],
+            lam=params["lambda"],
+            k=int(params["k"]),
+            resamples=RUN_RESAMPLES,
         )
     except MemscopeError as error:
         return RunRerank(params, None, error.what)

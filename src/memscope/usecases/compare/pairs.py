@@ -33,6 +33,7 @@ from memscope.usecases.compare.result import (
     Transition,
 )
 from memscope.usecases.runs.question_extras import extra_columns
+from memscope.usecases.runs.run_info import RunInfo
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -63,25 +64,25 @@ def match_questions(keys_a: list[str], keys_b: list[str]) -> tuple[np.ndarray, n
     return np.array(rows_a, dtype=np.int64), np.array(rows_b, dtype=np.int64)
 
 
-def _load(store: Store, run_id: str) -> tuple[dict[str, Any], pa.Table]:
+def _load(store: Store, run_id: str) -> tuple[RunInfo, pa.Table]:
     from memscope.store import queries
 
     with store.read() as con:
-        run = queries.get_run(con, run_id)
-        if run is None:
+        row = queries.get_run(con, run_id)
+        if row is None:
             raise NotFoundError(f"no run {run_id!r} in the store", where=str(store.path))
-        return run, queries.question_table(con, run_id)
+        return RunInfo.from_row(row), queries.question_table(con, run_id)
 
 
-def _run_summary(run: dict[str, Any]) -> ComparedRun:
+def _run_summary(run: RunInfo) -> ComparedRun:
     return ComparedRun(
-        run_id=run["run_id"],
-        benchmark=run.get("benchmark"),
-        task=run.get("task"),
-        model=run.get("model"),
-        method=run.get("method"),
-        modality=run.get("modality"),
-        n_questions=run.get("n_questions"),
+        run_id=run.run_id,
+        benchmark=run.benchmark,
+        task=run.task,
+        model=run.model,
+        method=run.method,
+        modality=run.modality,
+        n_questions=run.n_questions,
     )
 
 
@@ -124,8 +125,8 @@ def make_comparison(
         raise InputError(f"--resamples must be at least 1, got {resamples}")
     info_a, table_a = _load(store, run_a)
     info_b, table_b = _load(store, run_b)
-    spec = spec_of(info_a.get("benchmark"))
-    same_benchmark = info_a.get("benchmark") == info_b.get("benchmark")
+    spec = spec_of(info_a.benchmark)
+    same_benchmark = info_a.benchmark == info_b.benchmark
     # Questions of two run directories that the benchmark identifies by their attributes
     # (DMV-Bench probes over the same seeds) are paired on those.
     paired_on = spec.pairing if same_benchmark else None
@@ -150,15 +151,15 @@ def make_comparison(
                 f"runs {run_a} and {run_b} share no {word} (matched on {paired_on.words})",
                 fix="Compare runs made over the same questions.",
             )
-    if info_a.get("task") != info_b.get("task"):
+    if info_a.task != info_b.task:
         warnings.append(
-            f"the runs are different tasks ({info_a.get('task')} vs {info_b.get('task')}); "
+            f"the runs are different tasks ({info_a.task} vs {info_b.task}); "
             "only questions with the same text and answer mode are compared"
         )
     if not len(rows_a):
         other_task = (
-            f"; they are different tasks ({info_a.get('task')} vs {info_b.get('task')})"
-            if info_a.get("task") != info_b.get("task")
+            f"; they are different tasks ({info_a.task} vs {info_b.task})"
+            if info_a.task != info_b.task
             else ""
         )
         raise InputError(

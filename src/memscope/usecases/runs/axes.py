@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
@@ -29,6 +29,22 @@ from memscope.usecases.runs.question_extras import extra_columns
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+
+class CellSummary(TypedDict):
+    """One group of a :func:`cross_table`: the mean (None: no defined value) and its n."""
+
+    value: float | None
+    n: int
+
+
+class CrossTable(TypedDict):
+    """:func:`cross_table`'s result: per cell (row, then column), per row, per column."""
+
+    cells: dict[str, dict[str, CellSummary]]
+    by_row: dict[str, CellSummary]
+    by_column: dict[str, CellSummary]
+
 
 MAX_BINS = 8
 """Numeric levels beyond this many are grouped into ranges (as ``report`` does)."""
@@ -81,10 +97,12 @@ def raw_values(questions: pa.Table, axes: BenchmarkAxes) -> dict[str, np.ndarray
     return result
 
 
-def _number(value: Any) -> float:
+def _number(value: object) -> float:
+    if not isinstance(value, (int, float, str)):
+        return math.nan
     try:
         number = float(value)
-    except (TypeError, ValueError):
+    except ValueError:
         return math.nan
     return number
 
@@ -185,7 +203,7 @@ def cross_table(
     column_labels: np.ndarray,
     rows: list[str],
     columns: list[str],
-) -> dict[str, Any]:
+) -> CrossTable:
     """Mean of ``values`` (NaN ignored) per cell, per row and per column, with n.
 
     Returns:
@@ -195,13 +213,13 @@ def cross_table(
     """
     defined = ~np.isnan(values)
 
-    def summary(mask: np.ndarray) -> dict[str, Any] | None:
+    def summary(mask: np.ndarray) -> CellSummary | None:
         if not mask.any():
             return None
         kept = values[mask & defined]
         return {"value": float(kept.mean()) if kept.size else None, "n": int(kept.size)}
 
-    cells: dict[str, dict[str, Any]] = {}
+    cells: dict[str, dict[str, CellSummary]] = {}
     for row in rows:
         in_row = row_labels == row
         for column in columns:
@@ -213,19 +231,23 @@ def cross_table(
     return {"cells": cells, "by_row": by_row, "by_column": by_column}
 
 
-def cross_json(table: dict[str, Any]) -> dict[str, Any]:
+def cross_json(table: CrossTable) -> dict[str, list[dict[str, str | float | None]]]:
     """A :func:`cross_table` as JSON lists, so that level names stay data, not keys:
     ``{"cells": [{"row", "column", "value", "n"}], "by_row": [{"level", "value", "n"}],
     "by_column": [...]}``."""
     return {
         "cells": [
-            {"row": row, "column": column, **summary}
+            {"row": row, "column": column, "value": summary["value"], "n": summary["n"]}
             for row, by_column in table["cells"].items()
             for column, summary in by_column.items()
         ],
-        "by_row": [{"level": row, **summary} for row, summary in table["by_row"].items()],
+        "by_row": [
+            {"level": row, "value": summary["value"], "n": summary["n"]}
+            for row, summary in table["by_row"].items()
+        ],
         "by_column": [
-            {"level": column, **summary} for column, summary in table["by_column"].items()
+            {"level": column, "value": summary["value"], "n": summary["n"]}
+            for column, summary in table["by_column"].items()
         ],
     }
 
