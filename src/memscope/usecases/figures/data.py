@@ -243,7 +243,7 @@ def cue_bars(data: RunData) -> CueBars:
         tasks,
         [by_task[t].get("explicit") for t in tasks],
         [by_task[t].get("implicit") for t in tasks],
-        [int(by_task[t].get("n_explicit", 0)) for t in tasks],
-        [int(by_task[t].get("n_implicit", 0)) for t in tasks],
+        [int(by_task[t].get("n_explicit") or 0) for t in tasks],
+        [int(by_task[t].get("n_implicit") or 0) for t in tasks],
         None if gap is None else float(gap),
     )
