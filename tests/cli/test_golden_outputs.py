@@ -77,6 +77,20 @@ CASES: dict[str, tuple[str, ...]] = {
         "csv",
     ),
     "table_runner.json": ("table", RUNNER_RUN, RUNNER_ORACLE, "-f", "json"),
+    "table_runner_upstream.json": (
+        "table",
+        RUNNER_RUN,
+        RUNNER_ORACLE,
+        "--check-upstream",
+        "-f",
+        "json",
+    ),
+    "table_dmv_upstream.txt": (
+        "table",
+        "dmv_f2_demo:DualMem-a75",
+        "dmv_f2_demo:TextOnly",
+        "--check-upstream",
+    ),
     "table_runner.md": ("table", RUNNER_RUN, RUNNER_ORACLE, "-f", "markdown"),
     # compare: MemEye, DMV-Bench and CUE-Mem pairs
     "compare_srag.json": ("compare", "srag_t", "srag_v", "-f", "json"),

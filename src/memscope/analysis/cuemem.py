@@ -18,6 +18,8 @@ Pure numpy over per-question arrays.
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 import numpy as np
 
 from memscope.analysis.arrays import PAD, row_member
@@ -108,9 +110,17 @@ def evidence_at_k(
     return recall, precision
 
 
+class EvidenceSummary(TypedDict):
+    """Evidence Recall@k and Precision@k (by ``str(k)``) over ``n`` QAs."""
+
+    n: int
+    recall: dict[str, float | None]
+    precision: dict[str, float | None]
+
+
 def evidence_summary(
     recall: np.ndarray, precision: np.ndarray, mask: np.ndarray, ks: tuple[int, ...] = EVIDENCE_KS
-) -> dict[str, object]:
+) -> EvidenceSummary:
     """``{"n", "recall": {"1": ..}, "precision": {"1": ..}}`` over the rows in ``mask``."""
     rows = mask & ~np.isnan(recall[:, 0]) if recall.size else mask
     return {

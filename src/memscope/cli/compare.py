@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Group, RenderableType
@@ -211,7 +210,7 @@ def render_compare(result: Comparison) -> Group:
     if placed:  # DMV-Bench and CUE-Mem questions have no X/Y coordinate
         parts += [fit(matrix), _levels_table(delta, levels)]
     parts += [means, Text(""), fit(transitions)]
-    significance: Mapping[str, Any] | None = result.significance
+    significance = result.significance
     if significance and significance.get("p_value") is not None:
         how = (
             "exact, all sign patterns"

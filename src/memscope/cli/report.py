@@ -306,15 +306,17 @@ def render_report(report: Report) -> Group:
 def _render_main(report: Report) -> Group:
     """The benchmark's own report where its spec names a section that has one (DMV-Bench's
     retention, CUE-Mem's settings), else the coordinate matrix or the axes' view."""
+    from memscope.usecases.report.result import RetentionSection, SettingsSection
+
     for section in report.sections:
-        if section.kind == "retention":
+        if isinstance(section, RetentionSection):
             from memscope.cli.report_dmv import render_dmv_report
 
-            return render_dmv_report(report, section.content, _header(report))
-        if section.kind == "settings":
+            return render_dmv_report(report, section.tsr, _header(report))
+        if isinstance(section, SettingsSection):
             from memscope.cli.report_cue import render_cue_report
 
-            return render_cue_report(report, section.content, _header(report))
+            return render_cue_report(report, section.cue, _header(report))
     from memscope.usecases.benchmarks import levels_of  # lazily: it loads the registry
 
     axes: Mapping[str, Any] = report.axes

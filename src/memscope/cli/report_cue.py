@@ -6,8 +6,7 @@ Not a command module: ``cli/report.py`` calls :func:`render_cue_report` for a CU
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -18,6 +17,7 @@ from memscope.textsafe import printable
 
 if TYPE_CHECKING:
     from memscope.usecases.report.result import Report
+    from memscope.usecases.report.sections import CueEvidence, CueSection, EvidenceSummary
 
 TASK_NAMES = {
     "entity_recall": "Entity Recall",
@@ -27,7 +27,7 @@ TASK_NAMES = {
 }
 
 
-def _accuracy(value: float | None, n: int) -> str:
+def _accuracy(value: float | int | None, n: float | int | None) -> str:
     return "–" if value is None else f"{fmt(value)} (n={n})"
 
 
@@ -35,7 +35,7 @@ def _gap(explicit: float | None, implicit: float | None) -> str:
     return "–" if explicit is None or implicit is None else f"{explicit - implicit:+.3f}"
 
 
-def _task_table(cue: Mapping[str, Any]) -> RenderableType:
+def _task_table(cue: CueSection) -> RenderableType:
     table = FittingTable(
         [
             Column("task", justify="left", fold=True, min_width=14, keep=True),
@@ -73,8 +73,11 @@ def _task_table(cue: Mapping[str, Any]) -> RenderableType:
     return fit(table)
 
 
-def _evidence_table(evidence: Mapping[str, Any]) -> RenderableType:
-    settings = [("all", evidence), *evidence["by_explicitness"].items()]
+def _evidence_table(evidence: CueEvidence) -> RenderableType:
+    settings: list[tuple[str, EvidenceSummary]] = [
+        ("all", evidence),
+        *evidence["by_explicitness"].items(),
+    ]
     counts = ", ".join(f"{name} {entry['n']}" for name, entry in settings)
     short = {"all": "all", "explicit": "expl", "implicit": "impl"}
     table = FittingTable(
@@ -95,7 +98,7 @@ def _evidence_table(evidence: Mapping[str, Any]) -> RenderableType:
     return fit(table)
 
 
-def render_cue_report(report: Report, cue: Mapping[str, Any], header: Text) -> Group:
+def render_cue_report(report: Report, cue: CueSection, header: Text) -> Group:
     """The CUE-Mem report (header, accuracy table, evidence table, notes) as Rich renderables;
     ``cue`` is the report's ``settings`` section."""
     overall = report.answer.overall

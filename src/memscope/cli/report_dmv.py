@@ -6,8 +6,7 @@ run. The retention curve is a table of TSR by reach with a bar per reach and a s
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -18,18 +17,20 @@ from memscope.textplot import bar, sparkline
 
 if TYPE_CHECKING:
     from memscope.usecases.report.result import Report
+    from memscope.usecases.report.sections import TsrGroup, TsrSection
 
 BAR_WIDTH = 24
 
 
-def _interval(entry: Mapping[str, Any]) -> str:
-    if entry.get("ci_low") is None:
+def _interval(entry: TsrGroup | TsrSection) -> str:
+    low, high = entry["ci_low"], entry["ci_high"]
+    if low is None or high is None:
         return "–"
-    return f"[{entry['ci_low']:.2f}, {entry['ci_high']:.2f}]"
+    return f"[{low:.2f}, {high:.2f}]"
 
 
 def _group_table(
-    title: str, label: str, groups: dict[str, dict[str, Any]], *, bars: bool
+    title: str, label: str, groups: dict[str, TsrGroup], *, bars: bool
 ) -> RenderableType:
     # The label column is kept and the bars go first when the terminal is narrow.
     columns = [
@@ -47,7 +48,7 @@ def _group_table(
     return fit(table)
 
 
-def render_dmv_report(report: Report, tsr: Mapping[str, Any], header: Text) -> Group:
+def render_dmv_report(report: Report, tsr: TsrSection, header: Text) -> Group:
     """The DMV-Bench report (header, TSR, retention curve, strata) as Rich renderables;
     ``tsr`` is the report's ``retention`` section."""
     parts: list[RenderableType] = [header, Text("")]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Group, RenderableType
@@ -28,6 +28,9 @@ from memscope.cli.number_options import RANK, RESAMPLES, SEED
 from memscope.cli.run_arg import RunAliasOption, RunArgument, named_run, pick_run
 from memscope.textsafe import printable, printable_id
 from memscope.usecases.report.metric_names import METRIC_NAMES
+
+if TYPE_CHECKING:
+    from memscope.usecases.rerun.probe import CandidateRow, QuestionRerun
 
 
 @app.command(
@@ -194,7 +197,7 @@ def _marked(result: dict[str, Any], requery: bool) -> dict[str, Any]:
     return result
 
 
-def _markers(row: Any) -> Text:
+def _markers(row: CandidateRow) -> Text:
     # One word per flag of the JSON row, so the table and `--format json` always agree
     # (the latest clue is gold too).
     flags = [
@@ -205,7 +208,9 @@ def _markers(row: Any) -> Text:
     return Text(" ").join(Text(word, style=style) for word, on, style in flags if on)
 
 
-def _candidate_table(title: str, rows: list[Any], k: int, *, show_moves: bool) -> RenderableType:
+def _candidate_table(
+    title: str, rows: list[CandidateRow], k: int, *, show_moves: bool
+) -> RenderableType:
     # In a narrow terminal the session, recency and age go first, rank and round never.
     columns = [Column("rank", keep=True)]
     if show_moves:
@@ -221,7 +226,7 @@ def _candidate_table(title: str, rows: list[Any], k: int, *, show_moves: bool) -
     ]
     table = FittingTable(columns, title=title, title_justify="left")
     for row in rows:
-        cells: list[Any] = [str(row.rank)]
+        cells: list[str | Text] = [str(row.rank)]
         if show_moves:
             moved = row.original_rank - row.rank
             cells.append(
@@ -241,7 +246,7 @@ def _candidate_table(title: str, rows: list[Any], k: int, *, show_moves: bool) -
     return fit(table)
 
 
-def render_question(result: Any) -> Group:
+def render_question(result: QuestionRerun) -> Group:
     """One question before and after, as Rich renderables."""
     header = Text.assemble(
         "run ",
@@ -263,7 +268,7 @@ def render_question(result: Any) -> Group:
         before, after = result.before.metrics.get(name), result.after.metrics.get(name)
         delta = None if before is None or after is None else after - before
         metrics.add_row(label, fmt(before), fmt(after), "–" if delta is None else f"{delta:+.3f}")
-    parts: list[Any] = [
+    parts: list[RenderableType] = [
         header,
         Text(""),
         _candidate_table("Before (original order)", result.before.rows, result.k, show_moves=False),

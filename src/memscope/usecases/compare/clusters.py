@@ -8,7 +8,7 @@ sign of whole clusters. A benchmark asks for it by naming its cluster attribute
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
@@ -21,6 +21,10 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 
+ClusterTest: TypeAlias = dict[str, str | float | int | bool | None]
+"""A cluster-level test's name (``test``) and numbers, as ``compare`` prints them."""
+
+
 def cluster_sign_flip(
     questions_a: pa.Table,
     questions_b: pa.Table,
@@ -30,7 +34,7 @@ def cluster_sign_flip(
     cluster: str,
     *,
     permutations: int = DEFAULT_PERMUTATIONS,
-) -> dict[str, Any]:
+) -> ClusterTest:
     """Two-sided cluster-level sign-flip permutation test of success_B − success_A on the
     matched questions (DMV-Bench: TSR over probes clustered by chain trunk).
 

@@ -9,8 +9,6 @@ metric(s) it is: ``EM`` (all MCQ or unjudged), ``Judge`` (all judged open questi
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 EM = {"key": "em", "label": "EM"}
@@ -18,7 +16,7 @@ JUDGE = {"key": "judge", "label": "Judge"}
 MIXED = {"key": "em_mcq_judge_open", "label": "EM (MCQ) / Judge (open)"}
 
 
-def compared_metric(mode: np.ndarray, judge: np.ndarray) -> dict[str, Any]:
+def compared_metric(mode: np.ndarray, judge: np.ndarray) -> dict[str, str]:
     """The metric a comparison of these matched questions compares (``mode``, ``judge`` of run A)."""
     uses_judge = (mode != "mcq") & ~np.isnan(judge)
     if uses_judge.all() and len(uses_judge):

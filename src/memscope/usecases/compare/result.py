@@ -11,8 +11,10 @@ from dataclasses import dataclass
 
 from memscope.analysis.compare import DeltaGroup
 from memscope.json_types import JSONObject, JSONValue
+from memscope.usecases.compare.clusters import ClusterTest
 
 __all__ = [
+    "ClusterTest",
     "ComparedMetric",
     "ComparedRun",
     "Comparison",
@@ -127,7 +129,7 @@ class Comparison:
     delta: DeltaTable
     transitions: dict[str, Transition]
     """By class, in the order fixed, broken, both_right, both_wrong."""
-    significance: JSONObject | None
+    significance: ClusterTest | None
     """The cluster-level sign-flip test (``compare.clusters``) where questions cluster."""
     pairing: Pairing | None
 
@@ -143,7 +145,9 @@ class Comparison:
             "params": {"seed": self.seed, "resamples": self.resamples, "level": self.level},
             "delta": self.delta.to_json(),
             "transitions": {name: group.to_json() for name, group in self.transitions.items()},
-            "significance": self.significance,
+            "significance": None
+            if self.significance is None
+            else {name: value for name, value in self.significance.items()},
             "pairing": None if self.pairing is None else self.pairing.to_json(),
         }
 

@@ -14,7 +14,7 @@ colour-blind-safe palette (Okabe-Ito). Pure data: no plotting library, no UI.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memscope.errors import InputError
 
@@ -172,8 +172,9 @@ def recency_sweep(
     """
     from memscope.usecases.rerun.probe import DEFAULT_LAMBDA, rerun_run
 
-    params: dict[str, Any] = {"lam": DEFAULT_LAMBDA if lam is None else lam, "k": k}
-    result = rerun_run(data, [a for a in alphas if a != 1.0], **params)
+    result = rerun_run(
+        data, [a for a in alphas if a != 1.0], lam=DEFAULT_LAMBDA if lam is None else lam, k=k
+    )
     points = sorted(result["results"], key=lambda r: r["alpha"])
     xs = [float(point["alpha"]) for point in points]
     curves = {}
@@ -243,7 +244,7 @@ def cue_bars(data: RunData) -> CueBars:
         tasks,
         [by_task[t].get("explicit") for t in tasks],
         [by_task[t].get("implicit") for t in tasks],
-        [int(by_task[t].get("n_explicit", 0)) for t in tasks],
-        [int(by_task[t].get("n_implicit", 0)) for t in tasks],
+        [int(by_task[t].get("n_explicit") or 0) for t in tasks],
+        [int(by_task[t].get("n_implicit") or 0) for t in tasks],
         None if gap is None else float(gap),
     )

@@ -8,7 +8,6 @@ the shape ``memscope report --format json`` prints.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar, cast
 
 import numpy as np
@@ -24,7 +23,9 @@ from memscope.usecases.report.result import (
     BenchmarkSection,
     Report,
     ReportRun,
+    RetentionSection,
     RetrievalAccess,
+    SettingsSection,
 )
 from memscope.usecases.runs.ingest import effective_k
 from memscope.usecases.runs.loading import RunData
@@ -228,11 +229,7 @@ def make_report_parts(
         notes=(RETRIEVAL_NOTES[kind],) if kind in RETRIEVAL_NOTES else (),
         # The benchmark's own axes (adapters.axes), as the app's matrix shows them.
         axes=_clean(axes_report(data, values["correct"])),
-        sections=tuple(
-            BenchmarkSection(kind=section, key=key, content=_clean(compute(data)))
-            for section in spec.report_sections
-            for key, compute in (report_section(section),)
-        ),
+        sections=tuple(report_section(section, data) for section in spec.report_sections),
         upstream_check=_clean(upstream),
     )
     return report, (_question_rows(data, values, x, y) if include_questions else None)
@@ -264,17 +261,16 @@ def _access_by_axes(data: RunData, access: dict[str, np.ndarray]) -> list[JSONOb
     return found
 
 
-def report_section(kind: ReportSection) -> tuple[str, Callable[[RunData], JSONObject]]:
-    """The JSON key and the function of one of a benchmark's report sections
-    (``Benchmark.report_sections``)."""
+def report_section(kind: ReportSection, data: RunData) -> BenchmarkSection:
+    """One of the benchmark's report sections (``Benchmark.report_sections``) of the run."""
     if kind == "retention":
         from memscope.usecases.report.dmv import tsr_section
 
-        return "tsr", tsr_section
+        return RetentionSection(_clean(tsr_section(data)))
     if kind == "settings":
         from memscope.usecases.report.cue import cue_section
 
-        return "cue", cue_section
+        return SettingsSection(_clean(cue_section(data)))
     raise ValueError(f"unknown report section {kind!r}")
 
 

@@ -7,8 +7,6 @@ Avg., EI-Gap and evidence Recall@k / Precision@k (docs/metrics.md §8).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from memscope.analysis.answers import correctness
@@ -23,6 +21,7 @@ from memscope.analysis.cuemem import (
     evidence_summary,
     memory_average,
 )
+from memscope.usecases.report.sections import CueEvidence, CueSection
 from memscope.usecases.runs.loading import RunData
 from memscope.usecases.runs.question_extras import extra_columns
 
@@ -30,7 +29,7 @@ ATTRIBUTES = ("task_group", "explicitness", "point", "unresolved_clues")
 MAX_EXAMPLES = 5
 
 
-def cue_section(data: RunData) -> dict[str, Any]:
+def cue_section(data: RunData) -> CueSection:
     """CUE-Mem's diagnostics of one run.
 
     Returns:
@@ -71,7 +70,7 @@ def cue_section(data: RunData) -> dict[str, Any]:
 
 def _evidence(
     data: RunData, attributes: dict[str, np.ndarray], settings: np.ndarray
-) -> dict[str, Any]:
+) -> CueEvidence:
     points = np.array([p or "" for p in attributes["point"]], dtype=object)
     counted = ~np.isin(points, EVIDENCE_EXCLUDED_POINTS)
     if data.has_retrievals:
@@ -85,9 +84,13 @@ def _evidence(
     # retrievals at all.
     mask = counted & data.has_retrievals
     overall = evidence_summary(recall, precision, mask, EVIDENCE_KS)
-    overall["by_explicitness"] = {
-        setting: evidence_summary(recall, precision, mask & (settings == setting), EVIDENCE_KS)
-        for setting in SETTINGS
+    return {
+        "n": overall["n"],
+        "recall": overall["recall"],
+        "precision": overall["precision"],
+        "by_explicitness": {
+            setting: evidence_summary(recall, precision, mask & (settings == setting), EVIDENCE_KS)
+            for setting in SETTINGS
+        },
+        "saved_depth": saved_depth,
     }
-    overall["saved_depth"] = saved_depth
-    return overall

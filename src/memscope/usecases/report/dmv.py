@@ -11,13 +11,12 @@ it. ``build_report`` adds it all under the ``"tsr"`` key.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from memscope.analysis.arrays import PAD
 from memscope.analysis.bootstrap import DEFAULT_LEVEL, DEFAULT_SEED
 from memscope.analysis.dmv import DEFAULT_RESAMPLES, GroupTSR, bin_labels, cluster_bootstrap_groups
+from memscope.usecases.report.sections import TargetRecall, TsrGroup, TsrSection
 from memscope.usecases.runs.axes import raw_values
 from memscope.usecases.runs.loading import RunData
 from memscope.usecases.runs.question_extras import as_float, extra_columns
@@ -41,7 +40,7 @@ MC_POSITION_NOTE = (
 POSITION_NOTE = "encoding position unknown for {n} probe(s): the probe id carries none and no trajectory cache was found"
 
 
-def _entry(group: GroupTSR) -> dict[str, float | int | None]:
+def _entry(group: GroupTSR) -> TsrGroup:
     return {"n": group.n, "tsr": group.tsr, "ci_low": group.ci_low, "ci_high": group.ci_high}
 
 
@@ -51,7 +50,7 @@ def tsr_section(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     level: float = DEFAULT_LEVEL,
-) -> dict[str, Any]:
+) -> TsrSection:
     """TSR of a DMV-Bench run, overall and stratified, with trunk-cluster bootstrap intervals.
 
     Returns:
@@ -93,7 +92,13 @@ def tsr_section(
             success, trunks, position_labels, position_levels, **options
         ),
     }
-    section: dict[str, Any] = {
+    entries = {
+        name: {label: _entry(group) for label, group in groups.items()}
+        for name, groups in by.items()
+    }
+    unplaced = np.isnan(as_float(attributes["encoding_position"]))
+    n_mc = int((unplaced & np.array([bool(m) for m in attributes["mc"]], dtype=bool)).sum())
+    return {
         "n": overall.n if overall else 0,
         "overall": overall.tsr if overall else None,
         "ci_low": overall.ci_low if overall else None,
@@ -102,25 +107,23 @@ def tsr_section(
         "resamples": resamples,
         "seed": seed,
         "level": level,
+        "by_reach": entries["by_reach"],
+        "by_bank_size": entries["by_bank_size"],
+        "by_encoding_position": entries["by_encoding_position"],
+        "n_without_bank_size": int(np.isnan(as_float(bank_size)).sum()),
+        "n_without_encoding_position": int(unplaced.sum()),
+        "encoding_position_note": (
+            MC_POSITION_NOTE.format(n=n_mc)
+            if n_mc
+            else POSITION_NOTE.format(n=int(unplaced.sum()))
+            if unplaced.any()
+            else None
+        ),
+        "recall": recall_section(data, own),
     }
-    for name, groups in by.items():
-        section[name] = {label: _entry(group) for label, group in groups.items()}
-    section["n_without_bank_size"] = int(np.isnan(as_float(bank_size)).sum())
-    unplaced = np.isnan(as_float(attributes["encoding_position"]))
-    section["n_without_encoding_position"] = int(unplaced.sum())
-    n_mc = int((unplaced & np.array([bool(m) for m in attributes["mc"]], dtype=bool)).sum())
-    section["encoding_position_note"] = (
-        MC_POSITION_NOTE.format(n=n_mc)
-        if n_mc
-        else POSITION_NOTE.format(n=int(unplaced.sum()))
-        if unplaced.any()
-        else None
-    )
-    section["recall"] = recall_section(data, own)
-    return section
 
 
-def recall_section(data: RunData, own: dict[str, np.ndarray]) -> dict[str, Any] | None:
+def recall_section(data: RunData, own: dict[str, np.ndarray]) -> TargetRecall | None:
     """Where the target stood in the probe's ranking (the first recall step's list, R1).
 
     Returns:

@@ -9,10 +9,13 @@ benchmark and the run, and they are already JSON-ready.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import TYPE_CHECKING, ClassVar, TypeAlias, cast
 
-from memscope.adapters.spec import ReportSection
 from memscope.json_types import JSONObject, JSONValue
+from memscope.usecases.report.sections import CueSection, TsrSection
+
+if TYPE_CHECKING:
+    from memscope.adapters.spec import ReportSection
 
 Summary: TypeAlias = dict[str, float | int | None]
 """A group of questions: its n (``n``, ``n_judge``, …) and each metric's mean, None where
@@ -100,13 +103,33 @@ class RetrievalAccess:
 
 
 @dataclass(frozen=True)
-class BenchmarkSection:
-    """One of the benchmark's own report sections (``Benchmark.report_sections``): DMV-Bench's
-    TSR (``retention``, key ``tsr``), CUE-Mem's settings (``settings``, key ``cue``)."""
+class RetentionSection:
+    """DMV-Bench's TSR and retention curve: report section ``retention``, key ``tsr``."""
 
-    kind: ReportSection
-    key: str
-    content: JSONObject
+    tsr: TsrSection
+    kind: ClassVar[ReportSection] = "retention"
+    key: ClassVar[str] = "tsr"
+
+    def to_json(self) -> JSONObject:
+        # A TypedDict of JSON values: the same object, typed as JSON.
+        return cast(JSONObject, dict(self.tsr))
+
+
+@dataclass(frozen=True)
+class SettingsSection:
+    """CUE-Mem's accuracy per task and evidence setting: report section ``settings``, key
+    ``cue``."""
+
+    cue: CueSection
+    kind: ClassVar[ReportSection] = "settings"
+    key: ClassVar[str] = "cue"
+
+    def to_json(self) -> JSONObject:
+        return cast(JSONObject, dict(self.cue))
+
+
+BenchmarkSection: TypeAlias = RetentionSection | SettingsSection
+"""One of the benchmark's own report sections (``Benchmark.report_sections``)."""
 
 
 @dataclass(frozen=True)
@@ -128,10 +151,6 @@ class Report:
     upstream_check: JSONObject | None
     """The cross-check against the benchmark's own summary file, with its ``sentence``."""
 
-    def section(self, kind: ReportSection) -> JSONObject | None:
-        """The content of the benchmark's section of that kind, None when it has none."""
-        return next((s.content for s in self.sections if s.kind == kind), None)
-
     def to_json(self) -> JSONObject:
         """The report as ``memscope report --format json`` prints it (without the
         per-question rows, which the caller appends)."""
@@ -145,7 +164,7 @@ class Report:
             "axes": self.axes,
         }
         for section in self.sections:
-            found[section.key] = section.content
+            found[section.key] = section.to_json()
         found["upstream_check"] = self.upstream_check
         return found
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memscope.errors import MemscopeError
+from memscope.json_types import JSONObject
 
 if TYPE_CHECKING:
     from memscope.store import Store
@@ -46,7 +47,7 @@ class SuggestionChange:
             return f"{self.qid} now uses {self.twin_run_id}: {self.after}{was}"
         return f"{self.qid} is now {self.after}{was}"
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         """JSON-ready form, with the sentence."""
         return {
             "qid": self.qid,
@@ -180,7 +181,7 @@ def load_suggestions(
     say: Callable[[str], None] | None = None,
     *,
     twins: list[str] | None = None,
-) -> dict[str, Any]:
+) -> dict[str, Suggestion]:
     """The run's failure suggestions by qid, computed and stored first when the run has
     none, they were made for an older version of its files, or ``twins`` (``--twin``)
     asks for other twin runs; problems, changes and unused twin runs go to ``notes``."""

@@ -17,7 +17,8 @@ import numpy as np
 
 from memscope.analysis.answers import correctness
 from memscope.analysis.arrays import float_column
-from memscope.analysis.suggest import RunFacts, apply_rules, looks_like_refusal
+from memscope.analysis.suggest import Numbers, RunFacts, apply_rules, looks_like_refusal
+from memscope.json_types import JSONObject
 from memscope.usecases.report.build import question_metrics
 from memscope.usecases.runs.ingest import effective_k
 from memscope.usecases.runs.loading import RunData, load_run
@@ -46,7 +47,7 @@ class Suggestion:
     code: str
     rule: str
     explanation: str
-    numbers: dict[str, Any]
+    numbers: Numbers
     twin_run_id: str | None
     stage: str = ""
     question_key: str | None = None
@@ -57,7 +58,7 @@ class Suggestion:
         """The primary code followed by the alternatives."""
         return [self.code, *(item.code for item in self.alternatives)]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         """JSON-ready form, alternatives included."""
         return {
             "qid": self.qid,
