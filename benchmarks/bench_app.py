@@ -66,6 +66,7 @@ def child(mode: str, run_id: str, presses: int) -> dict:
     from textual.app import App
 
     from memscope.tui.app import make_app
+    from memscope.tui.open_request import OpenRequest
     from memscope.tui.screens.question import QuestionScreen
     from memscope.tui.screens.queue import QueueScreen
     from memscope.tui.widgets.image_preview import ImagePreview
@@ -112,7 +113,7 @@ def child(mode: str, run_id: str, presses: int) -> dict:
             await pilot.pause()
         empty_s = time.perf_counter() - started
         started = time.perf_counter()
-        app = make_app([run_id], annotator=annotator)
+        app = make_app(OpenRequest([run_id], annotator=annotator))
         async with app.run_test(size=(120, 40)) as pilot:
             await painted(pilot)
             memscope_s = time.perf_counter() - started
@@ -141,7 +142,7 @@ def child(mode: str, run_id: str, presses: int) -> dict:
 
         QuestionScreen.show_question = timed_show  # type: ignore[method-assign]
         Compositor.render_update = timed_render  # type: ignore[method-assign]
-        app = make_app([run_id], annotator=annotator, queue="all")
+        app = make_app(OpenRequest([run_id], annotator=annotator, queue="all"))
         settled: list[float] = []
         first_paint: list[float] = []
         async with app.run_test(size=(120, 40)) as pilot:
@@ -184,7 +185,7 @@ def child(mode: str, run_id: str, presses: int) -> dict:
         }
 
     async def cold() -> dict:
-        app = make_app([run_id], annotator=annotator)
+        app = make_app(OpenRequest([run_id], annotator=annotator))
         async with app.run_test(size=(120, 40)) as pilot:
             await painted(pilot)
             print("READY", flush=True)

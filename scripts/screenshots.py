@@ -25,11 +25,14 @@ async def main() -> None:
         from helpers import ready, settle  # the tests' waiting helpers
 
         from memscope.tui.app import make_app
+        from memscope.tui.open_request import OpenRequest
         from memscope.tui.widgets.image_preview import ImagePreview, load_renderer
 
         ImagePreview.renderer = load_renderer()  # memscope open does this before the app starts
 
-        app = make_app([str(ROOT / "runs" / "srag_v")], annotator="demo", question="q37")
+        app = make_app(
+            OpenRequest([str(ROOT / "runs" / "srag_v")], annotator="demo", question="q37")
+        )
         async with app.run_test(size=(140, 42)) as pilot:
             await ready(pilot)
             for _ in range(3):
@@ -42,7 +45,9 @@ async def main() -> None:
             await settle(pilot)
             app.save_screenshot(filename="matrix-screen.svg", path=str(ROOT / "docs"))
         # A laptop-sized terminal: the panes stack and the re-rank panel comes up on [.
-        app = make_app([str(ROOT / "runs" / "srag_v")], annotator="demo", question="q37")
+        app = make_app(
+            OpenRequest([str(ROOT / "runs" / "srag_v")], annotator="demo", question="q37")
+        )
         async with app.run_test(size=(100, 30)) as pilot:
             await ready(pilot)
             for _ in range(3):
@@ -54,7 +59,7 @@ async def main() -> None:
             (f"{ROOT / 'runs' / 'cue_text'}:history_with_qa_p0", "matrix-cuemem.svg"),
             (f"{ROOT / 'runs' / 'dmv_f2_demo'}:TextOnly", "matrix-dmv.svg"),
         ):
-            app = make_app([ref], annotator="demo", queue="all")
+            app = make_app(OpenRequest([ref], annotator="demo", queue="all"))
             async with app.run_test(size=(140, 24)) as pilot:
                 await ready(pilot)
                 await pilot.press("m")
@@ -74,9 +79,10 @@ async def matrix_figure() -> None:
     from helpers import ready, settle
 
     from memscope.tui.app import make_app
+    from memscope.tui.open_request import OpenRequest
 
     runs = [f"{ROOT / 'runs' / 'dmv_f2_demo'}:{system}" for system in ("TextOnly", "DualMem-a75")]
-    app = make_app(runs, annotator="demo", queue="all")
+    app = make_app(OpenRequest(runs, annotator="demo", queue="all"))
     async with app.run_test(size=(120, 32)) as pilot:
         await ready(pilot)
         await pilot.press("m")

@@ -14,13 +14,14 @@ import asyncio
 import sys
 
 from memscope.tui.app import make_app
+from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.question import QuestionScreen
 
 TIMEOUT_S = 60.0
 
 
 async def main(run: str, qid: str, no_engine: bool) -> None:
-    app = make_app([run], question=qid, annotator="packaging-test")
+    app = make_app(OpenRequest([run], question=qid, annotator="packaging-test"))
     async with app.run_test(size=(140, 42), notifications=True) as pilot:
         waited = 0.0
         while not (app.session.is_open and isinstance(app.screen, QuestionScreen)):

@@ -14,6 +14,7 @@ import asyncio
 import sys
 
 from memscope.tui.app import make_app
+from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.matrix import MatrixScreen
 from memscope.tui.screens.question import QuestionScreen
 
@@ -21,7 +22,7 @@ TIMEOUT_S = 60.0
 
 
 async def main(run: str) -> None:
-    app = make_app([run], question="q1", annotator="packaging-test")
+    app = make_app(OpenRequest([run], question="q1", annotator="packaging-test"))
     async with app.run_test(size=(140, 42)) as pilot:
         waited = 0.0
         while not (app.session.is_open and isinstance(app.screen, QuestionScreen)):

@@ -172,8 +172,9 @@ def test_exported_data_on_a_terminal_is_sanitised(monkeypatch: pytest.MonkeyPatc
 
 async def test_app_notifications_are_sanitised(store_path: Path) -> None:
     from memscope.tui.app import make_app
+    from memscope.tui.open_request import OpenRequest
 
-    app_instance = make_app([], annotator="alice")
+    app_instance = make_app(OpenRequest([], annotator="alice"))
     async with app_instance.run_test(size=(100, 30), notifications=True) as pilot:
         app_instance.notify(HOSTILE, title=HOSTILE, markup=False)
         await pilot.pause()
@@ -783,6 +784,7 @@ async def test_the_app_shows_a_huge_field_cut_and_t_shows_it_whole(
     tmp_path: Path, store_path: Path
 ) -> None:
     from memscope.tui.app import make_app
+    from memscope.tui.open_request import OpenRequest
     from memscope.tui.screens.full_text import FullTextScreen, TextPager
 
     data = dataset()
@@ -791,7 +793,7 @@ async def test_the_app_shows_a_huge_field_cut_and_t_shows_it_whole(
     rows_[0]["judge_reasoning"] = reasoning
     run_dir = write_run(tmp_path / "runs" / "huge", data, rows_)
     assert invoke("ingest", str(run_dir)).exit_code == 0
-    app = make_app([str(run_dir)], question="q1")
+    app = make_app(OpenRequest([str(run_dir)], question="q1"))
     async with app.run_test(size=(120, 40)) as pilot:
         # The judge's reasoning comes with the retrieval evidence, loaded after the queue.
         await _until(
@@ -831,12 +833,13 @@ async def test_the_app_keeps_a_label_while_the_store_is_held(
     tmp_path: Path, store_path: Path
 ) -> None:
     from memscope.tui.app import make_app
+    from memscope.tui.open_request import OpenRequest
     from memscope.usecases.labels.events import current_labels
     from memscope.usecases.labels.journal import LabelJournal
 
     run_dir = good_run(tmp_path)
     assert invoke("ingest", str(run_dir)).exit_code == 0
-    labeller = make_app([str(run_dir)], annotator="alice", question="q1")
+    labeller = make_app(OpenRequest([str(run_dir)], annotator="alice", question="q1"))
     async with labeller.run_test(size=(120, 40), notifications=True) as pilot:
         await _until(pilot, lambda: labeller.session.is_open and labeller.session.qid == "q1")
         await labeller.workers.wait_for_complete()

@@ -225,9 +225,10 @@ async def test_the_apps_runs_screen_shows_them_distinct(runs_dir: Path) -> None:
     from textual.widgets import DataTable
 
     from memscope.tui.app import make_app
+    from memscope.tui.open_request import OpenRequest
     from memscope.tui.screens.runs import RunsScreen
 
-    app_instance = make_app([str(runs_dir)], annotator="alice")
+    app_instance = make_app(OpenRequest([str(runs_dir)], annotator="alice"))
     async with app_instance.run_test(size=(140, 40)) as pilot:
         for _ in range(400):
             await pilot.pause(0.05)

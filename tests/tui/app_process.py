@@ -23,6 +23,7 @@ async def main(run_dir: str, annotator: str, qid: str, keys: list[str]) -> None:
     from memscope.triage.label_queue import LabelSaved
     from memscope.tui.app import make_app
     from memscope.tui.messages import LabelWritten
+    from memscope.tui.open_request import OpenRequest
     from memscope.tui.widgets.image_preview import ImagePreview
 
     ImagePreview.renderer = None
@@ -32,7 +33,7 @@ async def main(run_dir: str, annotator: str, qid: str, keys: list[str]) -> None:
             codes = ",".join(getattr(message.event.label, "codes", ()) or ())
             print(f"SAVED {message.event.qid} {codes}", flush=True)
 
-    app = make_app([run_dir], annotator=annotator, question=qid)
+    app = make_app(OpenRequest([run_dir], annotator=annotator, question=qid))
     async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
         await ready(pilot)
         print(f"READY {app.session.read_only_reason or ''}", flush=True)

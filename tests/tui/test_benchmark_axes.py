@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from memscope.cli import app as cli_app
 from memscope.tui.app import make_app
+from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.matrix import MatrixScreen
 from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.screens.queue import QueueScreen
@@ -82,7 +83,7 @@ async def open_question(pilot) -> QuestionScreen:
 
 
 async def test_memeye_matrix_filter_and_rerank_panel(demo: Path) -> None:
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="tester", queue="all")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="tester", queue="all"))
     async with app.run_test(size=SIZE) as pilot:
         _screen, table = await open_matrix(pilot)
         report = report_json("srag_v")
@@ -110,7 +111,9 @@ async def test_memeye_matrix_filter_and_rerank_panel(demo: Path) -> None:
 
 async def test_cuemem_matrix_filter_and_evidence_hits_panel(demo: Path) -> None:
     app = make_app(
-        [f"{demo / 'runs' / 'cue_text'}:history_with_qa_p0"], annotator="tester", queue="all"
+        OpenRequest(
+            [f"{demo / 'runs' / 'cue_text'}:history_with_qa_p0"], annotator="tester", queue="all"
+        )
     )
     async with app.run_test(size=SIZE) as pilot:
         screen, table = await open_matrix(pilot)
@@ -161,7 +164,7 @@ async def test_cuemem_matrix_filter_and_evidence_hits_panel(demo: Path) -> None:
 
 
 async def test_cuemem_rq3_keeps_the_recency_rerank(demo: Path) -> None:
-    app = make_app([f"{demo / 'runs' / 'cue_mm'}:p0"], annotator="tester", queue="all")
+    app = make_app(OpenRequest([f"{demo / 'runs' / 'cue_mm'}:p0"], annotator="tester", queue="all"))
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         screen = await open_question(pilot)
@@ -174,7 +177,9 @@ async def test_cuemem_rq3_keeps_the_recency_rerank(demo: Path) -> None:
 
 
 async def test_dmv_matrix_filter_and_retention_panel(demo: Path) -> None:
-    app = make_app([f"{demo / 'runs' / 'dmv_f2_demo'}:TextOnly"], annotator="tester", queue="all")
+    app = make_app(
+        OpenRequest([f"{demo / 'runs' / 'dmv_f2_demo'}:TextOnly"], annotator="tester", queue="all")
+    )
     async with app.run_test(size=SIZE) as pilot:
         screen, table = await open_matrix(pilot)
         report = report_json("dmv_f2_demo:TextOnly")
@@ -220,7 +225,7 @@ async def test_open_dir_lists_exactly_the_runs_under_it(demo: Path) -> None:
     # The store's last-opened run is from elsewhere: the bug opened it (or another) instead.
     assert runner.invoke(cli_app, ["ingest", str(demo / "runs" / "cue_mm")]).exit_code == 0
 
-    app = make_app([str(demo / "runs" / "dmv_f2_demo")], annotator="tester")
+    app = make_app(OpenRequest([str(demo / "runs" / "dmv_f2_demo")], annotator="tester"))
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(200):
             await pilot.pause(0.05)
@@ -236,7 +241,7 @@ async def test_open_dir_lists_exactly_the_runs_under_it(demo: Path) -> None:
         assert screen.query_one(DataTable).row_count == 3
         assert "runs/dmv_f2_demo" in shown_text(screen.query_one("#runs-title"))
 
-    app = make_app([str(demo / "runs")], annotator="tester")
+    app = make_app(OpenRequest([str(demo / "runs")], annotator="tester"))
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(400):
             await pilot.pause(0.05)
@@ -254,7 +259,7 @@ async def test_open_dir_lists_exactly_the_runs_under_it(demo: Path) -> None:
 
 async def test_dmv_comparison_matrix_matches_compare(demo: Path) -> None:
     systems = [f"{demo / 'runs' / 'dmv_f2_demo'}:{name}" for name in ("TextOnly", "DualMem-a75")]
-    app = make_app(systems, annotator="tester")
+    app = make_app(OpenRequest(systems, annotator="tester"))
     async with app.run_test(size=SIZE) as pilot:
         screen, table = await open_matrix(pilot)
         while screen.metric.key != "delta":

@@ -10,6 +10,7 @@ from helpers import ready, settle, shown_text
 
 from memscope.media.audio import Player
 from memscope.tui.app import make_app
+from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.widgets.audio_view import AudioView
 from memscope.tui.widgets.probe_panel import ProbePanel
@@ -26,7 +27,7 @@ async def open_first_question(pilot) -> QuestionScreen:
 
 
 async def test_a_dmv_probe_shows_its_target_outcome_and_recall_steps(demo: Path) -> None:
-    app = make_app([f"{demo / 'runs' / 'dmv_f2_demo'}:TextOnly"], annotator="tester")
+    app = make_app(OpenRequest([f"{demo / 'runs' / 'dmv_f2_demo'}:TextOnly"], annotator="tester"))
     async with app.run_test(size=(130, 40)) as pilot:
         screen = await open_first_question(pilot)
         panel = screen.query_one(ProbePanel)
@@ -44,7 +45,7 @@ async def test_a_dmv_probe_shows_its_target_outcome_and_recall_steps(demo: Path)
 async def test_a_voice_message_shows_its_waveform_caption_and_plays(demo: Path) -> None:
     if not Player().available()[0]:
         pytest.skip("no audio output here: " + Player().available()[1])
-    app = make_app([f"{demo / 'runs' / 'cue_mm'}:p0"], annotator="tester", queue="all")
+    app = make_app(OpenRequest([f"{demo / 'runs' / 'cue_mm'}:p0"], annotator="tester", queue="all"))
     async with app.run_test(size=(130, 40)) as pilot:
         screen = await open_first_question(pilot)
         voiced = None
@@ -71,9 +72,9 @@ async def test_a_voice_message_shows_its_waveform_caption_and_plays(demo: Path) 
 
         await pilot.press("p")  # real playback into ALSA's null device (faster than real time)
         await settle(pilot)
-        assert app.navigator.player is not None
-        app.navigator.player.wait(10)
-        assert app.navigator.player.outcome == "finished"
+        assert screen.player is not None  # the question screen owns the player
+        screen.player.wait(10)
+        assert screen.player.outcome == "finished"
         await settle(pilot)
         assert view.status == "ready"  # back from "playing" once the clip finished
 

@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from memscope.cli import app as cli
 from memscope.store import Store
 from memscope.tui.app import make_app
+from memscope.tui.open_request import OpenRequest
 from memscope.tui.widgets.label_bar import LabelBar
 from memscope.usecases.labels.events import current_labels
 
@@ -64,7 +65,7 @@ async def test_second_app_is_read_only(demo: Path, store: Store) -> None:
     writer = AppProcess(run_dir, "alice", "q37", [])
     try:
         assert writer.wait_for("READY") == "READY "  # the first app may label
-        second = make_app([str(run_dir)], annotator="bob", question="q37")
+        second = make_app(OpenRequest([str(run_dir)], annotator="bob", question="q37"))
         async with second.run_test(size=(120, 40), notifications=True) as pilot:
             await ready(pilot)
             assert second.session.read_only_reason and "alice" in second.session.read_only_reason
@@ -80,7 +81,7 @@ async def test_second_app_is_read_only(demo: Path, store: Store) -> None:
     finally:
         writer.kill()
     # The lease went with the killed process: a new app may label again.
-    third = make_app([str(run_dir)], annotator="bob", question="q37")
+    third = make_app(OpenRequest([str(run_dir)], annotator="bob", question="q37"))
     async with third.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         assert third.session.read_only_reason is None
@@ -88,7 +89,7 @@ async def test_second_app_is_read_only(demo: Path, store: Store) -> None:
 
 async def test_app_and_cli_label_side_by_side(demo: Path, store: Store) -> None:
     run_dir = demo / "runs" / "srag_v"
-    app = make_app([str(run_dir)], annotator="alice", question="q37")
+    app = make_app(OpenRequest([str(run_dir)], annotator="alice", question="q37"))
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         result = CliRunner().invoke(

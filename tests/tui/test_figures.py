@@ -16,6 +16,7 @@ import pytest
 from helpers import ready, settle
 
 from memscope.tui.app import make_app
+from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.matrix import MatrixScreen
 from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.widgets.candidates import CandidatesPanel
@@ -75,7 +76,7 @@ async def test_dmv_retention_curves_of_both_runs_are_the_plot_numbers(
     demo: Path, monkeypatch
 ) -> None:
     runs = [f"{demo / 'runs' / 'dmv_f2_demo'}:{system}" for system in ("TextOnly", "DualMem-a75")]
-    app = make_app(runs, annotator="alice", queue="all")
+    app = make_app(OpenRequest(runs, annotator="alice", queue="all"))
     computed = Recorder(figure_data.retention_curve)
     monkeypatch.setattr(figure_data, "retention_curve", computed)
     async with app.run_test(size=(120, 34)) as pilot:
@@ -102,7 +103,7 @@ async def test_dmv_retention_curves_of_both_runs_are_the_plot_numbers(
 
 
 async def test_cue_bars_are_the_plot_numbers(demo: Path, monkeypatch) -> None:
-    app = make_app([f"{demo / 'runs' / 'cue_mm'}:p0"], annotator="alice", queue="all")
+    app = make_app(OpenRequest([f"{demo / 'runs' / 'cue_mm'}:p0"], annotator="alice", queue="all"))
     async with app.run_test(size=(120, 34)) as pilot:
         figure = await open_figure(pilot)
         (bars,) = plotted(monkeypatch, app, "cue", [app.session.run.run_id], "cue_bars")
@@ -115,7 +116,7 @@ async def test_cue_bars_are_the_plot_numbers(demo: Path, monkeypatch) -> None:
 
 
 async def test_memeye_lines_per_y_are_the_heatmap_numbers(demo: Path, monkeypatch) -> None:
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice"))
     async with app.run_test(size=(100, 30)) as pilot:
         figure = await open_figure(pilot)
         (grid,) = plotted(monkeypatch, app, "heatmap", ["srag_v"], "heatmap_grid")
@@ -134,7 +135,7 @@ async def test_memeye_lines_per_y_are_the_heatmap_numbers(demo: Path, monkeypatc
 
 
 async def test_a_too_small_pane_says_so(demo: Path) -> None:
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice"))
     async with app.run_test(size=(80, 18)) as pilot:
         figure = await open_figure(pilot)
         assert figure.spec is not None and figure.too_small
@@ -149,7 +150,7 @@ def sweep_of(screen: QuestionScreen) -> FigureView:
 
 
 async def test_recency_sweep_is_the_plot_numbers_with_alpha_marked(demo: Path, monkeypatch) -> None:
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice", question="q37")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice", question="q37"))
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         screen = app.screen
@@ -180,7 +181,7 @@ async def test_sweep_is_not_computed_on_j_and_once_per_lambda_and_k(
 ) -> None:
     computed = Recorder(figure_data.recency_sweep)
     monkeypatch.setattr(figure_data, "recency_sweep", computed)
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice", question="q37")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice", question="q37"))
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         screen = app.screen
@@ -210,7 +211,7 @@ async def test_sweep_is_not_computed_on_j_and_once_per_lambda_and_k(
 
 
 async def test_sweep_on_a_run_without_ranked_scores_says_why(demo: Path) -> None:
-    app = make_app([f"{demo / 'runs' / 'dmv_f2_demo'}:TextOnly"], annotator="alice")
+    app = make_app(OpenRequest([f"{demo / 'runs' / 'dmv_f2_demo'}:TextOnly"], annotator="alice"))
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("enter")

@@ -12,6 +12,7 @@ from helpers import ready, settle, shown_text
 from memscope.engine_jobs.memory_search import EngineStep
 from memscope.tui.app import MemscopeApp, make_app
 from memscope.tui.messages import SearchFinished
+from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.help import HelpScreen, legend_table
 from memscope.tui.screens.matrix import MatrixScreen
 from memscope.tui.screens.question import QuestionScreen
@@ -32,7 +33,7 @@ def legend_symbols() -> list[str]:
 
 
 async def test_help_shows_this_screens_keys_first_and_every_symbol(demo: Path) -> None:
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice", question="q37")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice", question="q37"))
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         assert isinstance(app.screen, QuestionScreen)
@@ -50,7 +51,7 @@ async def test_help_shows_this_screens_keys_first_and_every_symbol(demo: Path) -
 async def test_palette_lists_each_action_once_and_finds_export(demo: Path) -> None:
     from memscope.tui.commands import MemscopeCommands
 
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice"))
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         provider = MemscopeCommands(app.screen)
@@ -75,7 +76,7 @@ def change_queue(app: MemscopeApp, **changes: object) -> None:
 async def test_queue_has_a_mode_column_and_sorts_qids_by_number(demo: Path) -> None:
     from memscope.tui.widgets.queue_table import QueueTable
 
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice"))
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         change_queue(app, kind="all", sort="qid")
@@ -102,7 +103,7 @@ async def test_queue_has_a_mode_column_and_sorts_qids_by_number(demo: Path) -> N
 
 async def test_the_rerank_scope_is_shown_toggled_and_remembered(demo: Path) -> None:
     run = str(demo / "runs" / "srag_v")
-    app = make_app([run], annotator="alice", question="q37")
+    app = make_app(OpenRequest([run], annotator="alice", question="q37"))
     async with app.run_test(size=(160, 48)) as pilot:
         await ready(pilot)
         screen = app.screen
@@ -117,7 +118,7 @@ async def test_the_rerank_scope_is_shown_toggled_and_remembered(demo: Path) -> N
         assert app.session.view.alpha == 1.0  # the next question opens in the run's order
         await pilot.press("q")
         await settle(pilot)
-    again = make_app([run], annotator="alice")
+    again = make_app(OpenRequest([run], annotator="alice"))
     async with again.run_test(size=(160, 48)) as pilot:
         await ready(pilot)
         assert again.session.view.scope == "question"
@@ -126,7 +127,7 @@ async def test_the_rerank_scope_is_shown_toggled_and_remembered(demo: Path) -> N
 async def test_a_matrix_cell_opens_all_its_questions_failing_first_and_esc_returns(
     demo: Path,
 ) -> None:
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice"))
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await pilot.press("m")
@@ -150,7 +151,7 @@ async def test_a_matrix_cell_opens_all_its_questions_failing_first_and_esc_retur
 async def test_export_from_the_app_and_the_summary_on_quit(demo: Path) -> None:
     from memscope.tui.export_action import quit_summary
 
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice", question="q37")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice", question="q37"))
     async with app.run_test(size=(100, 30), notifications=True) as pilot:
         await ready(pilot)
         assert quit_summary(app).endswith("labelled 0 · 0 notes · exported: no")
@@ -171,7 +172,7 @@ async def test_export_from_the_app_and_the_summary_on_quit(demo: Path) -> None:
 
 
 async def test_undo_and_play_say_why_they_do_nothing(demo: Path) -> None:
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice", question="q37")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice", question="q37"))
     async with app.run_test(size=(160, 48), notifications=True) as pilot:
         await ready(pilot)
         await pilot.press("u")
@@ -186,7 +187,7 @@ async def test_undo_and_play_say_why_they_do_nothing(demo: Path) -> None:
 
 
 async def test_search_keeps_early_keys_and_times_the_model_load(demo: Path) -> None:
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice", question="q37")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice", question="q37"))
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         SearchDialog.model_loaded = False

@@ -12,6 +12,7 @@ from textual.widgets import DataTable
 from memscope.config import load_config
 from memscope.errors import ConfigError, InputError
 from memscope.tui.app import binding_catalogue, make_app
+from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.help import HelpScreen
 from memscope.tui.screens.matrix import MatrixScreen
 from memscope.tui.screens.question import QuestionScreen
@@ -32,7 +33,7 @@ async def test_keys_remap_by_binding_id(demo: Path, isolated_env: Path) -> None:
         isolated_env,
         '[keys]\n"question.next" = "f6,J"\n"question.code.RET-MISS" = "r"\n"app.runs" = "R"\n',
     )
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice", question="q3")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice", question="q3"))
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("j")  # no longer bound
@@ -59,7 +60,7 @@ async def test_keys_remap_by_binding_id(demo: Path, isolated_env: Path) -> None:
 def test_bad_key_config_names_file_and_key(isolated_env: Path, config: str, message: str) -> None:
     path = write_config(isolated_env, config)
     with pytest.raises(ConfigError) as raised:
-        make_app(["x"])
+        make_app(OpenRequest(["x"]))
     assert message in str(raised.value) and str(path) in str(raised.value)
     if "nxt" in config:
         assert "question.next" in str(raised.value)  # the nearest id is suggested
@@ -67,13 +68,13 @@ def test_bad_key_config_names_file_and_key(isolated_env: Path, config: str, mess
 
 def test_bad_queue_or_cell_options() -> None:
     with pytest.raises(InputError, match="unknown queue"):
-        make_app(["x"], queue="broken")
+        make_app(OpenRequest(["x"], queue="broken"))
     with pytest.raises(InputError, match="not a cell"):
-        make_app(["x"], cell="X9")
+        make_app(OpenRequest(["x"], cell="X9"))
 
 
 async def test_help_and_palette_list_every_binding(demo: Path) -> None:
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice"))
     catalogue = binding_catalogue(app.session.taxonomy, {})
     assert {
         "question.next",
@@ -116,7 +117,7 @@ async def test_help_and_palette_list_every_binding(demo: Path) -> None:
 
 
 async def test_queue_kinds_sort_and_bad_filter(demo: Path) -> None:
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice"))
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await ready(pilot)
         failing = len(app.session.rows)
@@ -141,7 +142,7 @@ async def test_queue_kinds_sort_and_bad_filter(demo: Path) -> None:
 
 
 async def test_matrix_opens_the_queue_of_a_cell(demo: Path) -> None:
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice"))
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("m")
@@ -163,7 +164,7 @@ async def test_matrix_opens_the_queue_of_a_cell(demo: Path) -> None:
 
 
 async def test_runs_screen_opens_comparison_mode(demo: Path) -> None:
-    app = make_app([str(demo / "runs" / "srag_t")], annotator="alice")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_t")], annotator="alice"))
     async with app.run_test(size=(140, 40)) as pilot:
         await ready(pilot)
         from memscope.adapters import ReadOptions
@@ -199,7 +200,7 @@ async def test_next_question_redraws_the_panes_in_place(demo: Path) -> None:
     """`j` draws the next question into the widgets already there: nothing is mounted or
     removed (the footer's keys included: recomposing them cost more than the rest of a
     step), and the answer pane shows the new question."""
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice", question="q37")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice", question="q37"))
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         screen = app.screen
@@ -220,7 +221,7 @@ async def test_next_question_redraws_the_panes_in_place(demo: Path) -> None:
 
 
 async def test_small_terminal_stacks_the_panes(demo: Path) -> None:
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice", question="q37")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice", question="q37"))
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         screen = app.screen
@@ -249,7 +250,7 @@ async def test_loaded_run_is_kept_out_of_the_collectors_scans(
     import gc
 
     gc.unfreeze()
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice", question="q3")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice", question="q3"))
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         assert app.session.run.evidence_ready and app.session.run.suggestions_ready

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from memscope.cli import app as cli
 from memscope.store import Store
 from memscope.tui.app import make_app
+from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.dialogs import NoteDialog
 from memscope.usecases.labels.events import current_labels
 from memscope.usecases.labels.export import export_labels
@@ -40,7 +41,7 @@ async def _note(pilot, text: str) -> None:
 
 
 async def test_a_note_after_accepting_keeps_accepted_from(demo: Path, store: Store) -> None:
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice", question="q37")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice", question="q37"))
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("enter")  # accept SEL-STALE (rank-inversion)
@@ -54,7 +55,7 @@ async def test_a_note_after_accepting_keeps_accepted_from(demo: Path, store: Sto
 
 
 async def test_a_cli_label_between_two_keypresses_is_built_on(demo: Path, store: Store) -> None:
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice", question="q37")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice", question="q37"))
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await ready(pilot)
         await pilot.press("6")  # SEL-STALE, saved
@@ -109,7 +110,7 @@ async def test_the_app_sets_bad_journal_lines_aside_at_start(demo: Path, store: 
         '{"id": "b", "op": {"action": "set", "run_id": "srag_v", "qid": "q4", "annotator": "alice",'
         ' "codes": ["USE-EVID"]}}\n'
     )
-    app = make_app([str(run_dir)], annotator="alice", question="q4")
+    app = make_app(OpenRequest([str(run_dir)], annotator="alice", question="q4"))
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await ready(pilot)
         await settle(pilot)

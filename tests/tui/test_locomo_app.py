@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from builders_locomo import shared_locomo
 from memscope.cli import app as cli_app
 from memscope.tui.app import make_app
+from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.widgets.answer_panel import AnswerPanel
 
@@ -24,7 +25,7 @@ async def test_locomo_matrix_queue_and_question() -> None:
     ingest = CliRunner().invoke(cli_app, ["ingest", str(root / "results" / "honcho" / "rsr_0612")])
     assert ingest.exit_code == 0, ingest.output
     report = report_json(RUN)
-    app = make_app([RUN], annotator="tester", queue="all")
+    app = make_app(OpenRequest([RUN], annotator="tester", queue="all"))
     async with app.run_test(size=SIZE) as pilot:
         _screen, table = await open_matrix(pilot)
         columns, rows = labels(table)

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from memscope.cli import app as cli
 from memscope.store import Store
 from memscope.tui.app import make_app
+from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.matrix import MatrixScreen
 from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.screens.queue import QueueScreen
@@ -44,7 +45,7 @@ async def test_first_five_minutes(store: Store, monkeypatch) -> None:
     assert "./scripts/setup.sh && source .venv/bin/activate && memscope open runs/srag_v/" in README
 
     # 1. Open a run: the queue of the 17 questions it failed, of 47.
-    app = make_app(["runs/srag_v/"], annotator="newcomer")
+    app = make_app(OpenRequest(["runs/srag_v/"], annotator="newcomer"))
     async with app.run_test(size=(140, 42)) as pilot:
         await ready(pilot)
         assert isinstance(app.screen, QueueScreen)

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from memscope.cli import app as cli
 from memscope.store import Store
 from memscope.tui.app import make_app
+from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.matrix import MatrixScreen
 from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.screens.queue import QueueScreen
@@ -37,7 +38,7 @@ def visible(screen, widget) -> bool:
 
 async def test_first_five_minutes_at_100x30(store: Store, monkeypatch) -> None:
     monkeypatch.chdir(REPO)
-    app = make_app(["runs/srag_v/"], annotator="newcomer")
+    app = make_app(OpenRequest(["runs/srag_v/"], annotator="newcomer"))
     async with app.run_test(size=SIZE) as pilot:
         # 1. The queue of the 17 failed questions.
         await ready(pilot)
@@ -117,7 +118,7 @@ async def test_first_five_minutes_at_100x30(store: Store, monkeypatch) -> None:
 
 async def test_every_screen_keeps_help_and_quit_at_80x24(store: Store, monkeypatch) -> None:
     monkeypatch.chdir(REPO)
-    app = make_app(["runs/srag_v/"], annotator="newcomer")
+    app = make_app(OpenRequest(["runs/srag_v/"], annotator="newcomer"))
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         for key in ("m", "escape", "enter", "r"):

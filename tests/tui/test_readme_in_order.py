@@ -29,6 +29,7 @@ from typer.testing import CliRunner
 from memscope.cli import app as cli
 from memscope.store import Store
 from memscope.tui.app import make_app
+from memscope.tui.open_request import OpenRequest
 from memscope.usecases.labels.events import current_labels
 
 REPO = Path(__file__).resolve().parents[2]
@@ -81,7 +82,7 @@ def shown_table(text: str) -> list[str]:
 
 async def open_as_the_first_five_minutes_do(argv: list[str], store: Store) -> None:
     """`memscope open RUN`: the app on the run, q37's suggestion accepted at alpha 0.7."""
-    app = make_app(argv[1:], annotator="newcomer", question="q37")
+    app = make_app(OpenRequest(argv[1:], annotator="newcomer", question="q37"))
     async with app.run_test(size=(140, 42)) as pilot:
         await ready(pilot)
         assert app.session.qid == "q37"

@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from memscope.cli import app as cli
 from memscope.store import Store
 from memscope.tui.app import make_app
+from memscope.tui.open_request import OpenRequest
 from memscope.tui.widgets.status_bar import status_view_text
 from memscope.usecases.labels.sample import open_sample
 from memscope.usecases.runs.ingest import resolve_run
@@ -69,7 +70,7 @@ async def test_from_labels_to_a_paper_table(store: Store, scratch: Path) -> None
     run_id = resolve_run(store, "runs/srag_v/")
     plan, _ = open_sample(store, run_id, seed=7, sample_size=10)
     assert plan.describe() in SECTION.replace("\n   ", " ")
-    app = make_app(["runs/srag_v/"], annotator="alice", queue="sample")
+    app = make_app(OpenRequest(["runs/srag_v/"], annotator="alice", queue="sample"))
     async with app.run_test() as pilot:
         await ready(pilot)
         status = status_view_text(app.session.status_view(with_question=False)).plain

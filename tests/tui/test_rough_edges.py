@@ -17,6 +17,7 @@ from memscope.cli import app as cli
 from memscope.store import Store
 from memscope.tui.app import make_app
 from memscope.tui.export_action import quit_summary
+from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.matrix import MatrixScreen
 from memscope.tui.screens.queue import QueueScreen
 from memscope.tui.screens.runs import RunsScreen
@@ -26,11 +27,13 @@ from memscope.usecases.runs.store_access import ReadOptions
 
 
 async def test_j_and_k_move_the_cursor_on_the_runs_screen(demo: Path) -> None:
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice"))
     async with app.run_test(size=(120, 30)) as pilot:
         await ready(pilot)
-        for name in ("srag_t", "fc_v"):
-            ingest_dir(app.store, demo / "runs" / name, ReadOptions())
+        # The app's workers may still be reading the store (evidence, suggestions): take turns.
+        with app.session.store_lock:
+            for name in ("srag_t", "fc_v"):
+                ingest_dir(app.store, demo / "runs" / name, ReadOptions())
         await pilot.press("r")
         await settle(pilot)
         screen = app.screen
@@ -51,7 +54,7 @@ async def test_j_and_k_move_the_cursor_on_the_runs_screen(demo: Path) -> None:
 
 
 async def test_slash_on_the_matrix_opens_the_queue_filter(demo: Path) -> None:
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice"))
     async with app.run_test(size=(120, 30)) as pilot:
         await ready(pilot)
         await pilot.press("m")
@@ -74,7 +77,7 @@ async def test_the_quit_summary_counts_this_sessions_labels_only(demo: Path, sto
     ingest_dir(store, run_dir, ReadOptions())
     for qid in ("q3", "q4", "q6"):  # an earlier session's labels, one with a note
         record_label(store, "srag_v", qid, codes=["USE-EVID"], annotator="alice", note="old")
-    app = make_app([str(run_dir)], annotator="alice", question="q37")
+    app = make_app(OpenRequest([str(run_dir)], annotator="alice", question="q37"))
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         assert quit_summary(app) == "srag_v: labelled 0 · 0 notes · exported: no"
@@ -115,7 +118,7 @@ def test_the_queue_help_says_what_the_default_is() -> None:
 async def test_without_queue_the_app_reopens_the_queue_it_was_left_on(demo: Path) -> None:
     """What the help promises: the remembered queue, else failing; --queue overrides."""
     run_dir = demo / "runs" / "srag_v"
-    first = make_app([str(run_dir)], annotator="alice")
+    first = make_app(OpenRequest([str(run_dir)], annotator="alice"))
     async with first.run_test(size=(120, 30)) as pilot:
         await ready(pilot)
         assert first.session.spec.kind == "failing"  # nothing remembered yet
@@ -123,11 +126,11 @@ async def test_without_queue_the_app_reopens_the_queue_it_was_left_on(demo: Path
         await settle(pilot)
         assert first.session.spec.kind == "all"
         await pilot.press("q")
-    again = make_app([str(run_dir)], annotator="alice")
+    again = make_app(OpenRequest([str(run_dir)], annotator="alice"))
     async with again.run_test(size=(120, 30)) as pilot:
         await ready(pilot)
         assert again.session.spec.kind == "all"
-    chosen = make_app([str(run_dir)], annotator="alice", queue="unlabelled")
+    chosen = make_app(OpenRequest([str(run_dir)], annotator="alice", queue="unlabelled"))
     async with chosen.run_test(size=(120, 30)) as pilot:
         await ready(pilot)
         assert chosen.session.spec.kind == "unlabelled"

@@ -9,6 +9,7 @@ from helpers import ready, settle
 from memscope.adapters import ReadOptions
 from memscope.store import Store
 from memscope.tui.app import make_app
+from memscope.tui.open_request import OpenRequest
 from memscope.tui.widgets.status_bar import status_view_text
 from memscope.usecases.labels.sample import load_sample, open_sample
 from memscope.usecases.runs.ingest import ingest_dir
@@ -21,7 +22,7 @@ async def test_sampled_queue_follows_the_plan_and_counts_progress(store: Store) 
     run_id = ingest_dir(store, RUN, ReadOptions()).run_id
     plan, new = open_sample(store, run_id, seed=7, sample_size=10)
     assert new and len(plan.planned) == 10
-    app = make_app([str(RUN)], annotator="alice", queue="sample")
+    app = make_app(OpenRequest([str(RUN)], annotator="alice", queue="sample"))
     async with app.run_test() as pilot:
         await ready(pilot)
         state = app.session

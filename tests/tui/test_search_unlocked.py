@@ -23,6 +23,7 @@ import memscope.engine_jobs.engine as pipeline_engine
 from memscope.engine_jobs.memory_search import StepReporter
 from memscope.errors import EngineError
 from memscope.tui.app import make_app
+from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.screens.search import SearchDialog
 from memscope.tui.widgets.status_bar import StatusBar
@@ -88,7 +89,7 @@ async def test_a_label_commits_while_the_search_loads_its_model(
     monkeypatch.setattr(engine_text, "_loaded", {})  # as in a fresh process: nothing loaded
     gate = GatedLoad(pipeline_engine.resolve_device, fail="cannot load text model: broken")
     monkeypatch.setattr(pipeline_engine, "resolve_device", gate)  # the load's first step
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice", question="q37")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice", question="q37"))
     async with app.run_test(size=(120, 30)) as pilot:
         await ready(pilot)
         assert isinstance(app.screen, QuestionScreen)
@@ -142,7 +143,7 @@ async def test_the_first_search_shows_the_load_then_the_hits(
     monkeypatch.setattr(engine_text, "_loaded", {})  # the first search of a process
     gate = GatedLoad(engine_text.load_text_encoder)
     monkeypatch.setattr(engine_text, "load_text_encoder", gate)
-    app = make_app([str(demo / "runs" / "srag_v")], annotator="alice", question="q37")
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice", question="q37"))
     async with app.run_test(size=(120, 30)) as pilot:
         await ready(pilot)
         try:
@@ -167,7 +168,7 @@ async def test_the_first_search_shows_the_load_then_the_hits(
             real_step(reporter, what)
 
         monkeypatch.setattr(StepReporter, "step", record)
-        app.start_search("compost")
+        app.navigator.question_screen.start_search("compost")  # the screen runs its search
         await settle(pilot)
         assert steps and not any(step.startswith("loading") for step in steps)
         assert steps[-1].startswith("searching ") and steps[-1].endswith(" rounds")

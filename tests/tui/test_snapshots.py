@@ -13,10 +13,11 @@ import pytest
 from helpers import ready, settle
 
 from memscope.tui.app import make_app
+from memscope.tui.open_request import OpenRequest
 
 
 def app_on(demo: Path, **options):
-    return make_app([str(demo / "runs" / "srag_v")], annotator="alice", **options)
+    return make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice", **options))
 
 
 async def loaded(pilot) -> None:
@@ -94,7 +95,9 @@ def test_matrix_cuemem(demo: Path, snap_compare) -> None:
         await settle(pilot)
 
     app = make_app(
-        [f"{demo / 'runs' / 'cue_text'}:history_with_qa_p0"], annotator="alice", queue="all"
+        OpenRequest(
+            [f"{demo / 'runs' / 'cue_text'}:history_with_qa_p0"], annotator="alice", queue="all"
+        )
     )
     assert snap_compare(app, terminal_size=(120, 30), run_before=run_before)
 
@@ -111,7 +114,9 @@ def test_matrix_dmv(demo: Path, snap_compare) -> None:
         await pilot.press("m")
         await settle(pilot)
 
-    app = make_app([f"{demo / 'runs' / 'dmv_f2_demo'}:TextOnly"], annotator="alice", queue="all")
+    app = make_app(
+        OpenRequest([f"{demo / 'runs' / 'dmv_f2_demo'}:TextOnly"], annotator="alice", queue="all")
+    )
     assert snap_compare(app, terminal_size=(120, 30), run_before=run_before)
 
 
@@ -186,7 +191,7 @@ def test_matrix_figure_dmv_compared(demo: Path, snap_compare) -> None:
         await settle(pilot)
 
     runs = [f"{demo / 'runs' / 'dmv_f2_demo'}:{system}" for system in ("TextOnly", "DualMem-a75")]
-    app = make_app(runs, annotator="alice", queue="all")
+    app = make_app(OpenRequest(runs, annotator="alice", queue="all"))
     assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)
 
 

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from memscope.cli import app as cli
 from memscope.store import Store
 from memscope.tui.app import make_app
+from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.screens.queue import QueueScreen
 from memscope.tui.widgets.candidates import CandidatesPanel
@@ -35,7 +36,7 @@ async def type_text(pilot, text: str) -> None:
 
 async def test_full_triage_session(demo: Path, store: Store, tmp_path: Path) -> None:
     run_dir = demo / "runs" / "srag_v"
-    app = make_app([str(run_dir)], annotator="alice")
+    app = make_app(OpenRequest([str(run_dir)], annotator="alice"))
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         assert isinstance(app.screen, QueueScreen)
@@ -132,7 +133,7 @@ async def test_full_triage_session(demo: Path, store: Store, tmp_path: Path) -> 
         await pilot.press("q")
 
     # Re-open: the same queue, the same question, on the question screen.
-    again = make_app([str(run_dir)], annotator="alice")
+    again = make_app(OpenRequest([str(run_dir)], annotator="alice"))
     async with again.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         assert again.session.qid == next_qid
@@ -141,7 +142,7 @@ async def test_full_triage_session(demo: Path, store: Store, tmp_path: Path) -> 
         assert again.session.run.labels["q37"].codes == ("SEL-STALE", "RET-PART")
 
     # Another annotator starts fresh.
-    other = make_app([str(run_dir)], annotator="bob")
+    other = make_app(OpenRequest([str(run_dir)], annotator="bob"))
     async with other.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         assert isinstance(other.screen, QueueScreen)

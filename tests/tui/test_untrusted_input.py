@@ -12,6 +12,7 @@ from PIL import Image
 from builders import dialog, open_row, qa, write_run
 from builders_media import bomb_png
 from memscope.tui.app import make_app
+from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.widgets.answer_panel import AnswerPanel
 from memscope.tui.widgets.image_preview import ImagePreview
@@ -63,7 +64,7 @@ async def show_round(pilot, screen: QuestionScreen, round_id: str) -> ImagePrevi
 
 async def test_images_missing_corrupt_and_fine(tmp_path: Path) -> None:
     run_dir = media_run(tmp_path)
-    app = make_app([str(run_dir)], annotator="alice", question="q1")
+    app = make_app(OpenRequest([str(run_dir)], annotator="alice", question="q1"))
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         (
@@ -98,7 +99,7 @@ async def test_a_decompression_bomb_shows_a_placeholder_saying_why(tmp_path: Pat
     run_dir = media_run(tmp_path)
     image_dir = tmp_path / "runs" / "data" / "image" / "Task"
     bomb_png(image_dir / "gone.png", 12_000, 12_000)
-    app = make_app([str(run_dir)], annotator="alice", question="q1")
+    app = make_app(OpenRequest([str(run_dir)], annotator="alice", question="q1"))
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         screen = app.screen
@@ -114,7 +115,7 @@ async def test_a_decompression_bomb_shows_a_placeholder_saying_why(tmp_path: Pat
 
 async def test_markup_and_escapes_are_shown_literally(tmp_path: Path) -> None:
     run_dir = media_run(tmp_path)
-    app = make_app([str(run_dir)], annotator="alice")
+    app = make_app(OpenRequest([str(run_dir)], annotator="alice"))
     async with app.run_test(size=(160, 40)) as pilot:  # the whole question text in the row
         await ready(pilot)
         table = app.screen.query_one(QueueTable)

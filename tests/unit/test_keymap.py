@@ -11,6 +11,7 @@ import pytest
 from memscope.config import load_config
 from memscope.errors import ConfigError
 from memscope.tui.app import make_app
+from memscope.tui.open_request import OpenRequest
 
 
 def _config(home: Path, text: str) -> Path:
@@ -42,7 +43,7 @@ def test_a_key_bound_twice_on_one_screen_is_refused(
 ) -> None:
     path = _config(isolated_env, f"[keys]\n{keys}\n")
     with pytest.raises(ConfigError) as raised:
-        make_app(["x"])
+        make_app(OpenRequest(["x"]))
     message = str(raised.value)
     assert f"key {key} is bound to both {first} and {second} on the {screen} screen" in message
     assert str(path) in message and "[keys]" in message
@@ -54,7 +55,7 @@ def test_an_extra_code_on_a_bound_key_is_refused(isolated_env: Path) -> None:
         '[[taxonomy.codes]]\ncode = "ENC-OCR"\nname = "OCR miss"\nstage = "encode"\nkey = "u"\n',
     )
     with pytest.raises(ConfigError, match="bound to both question.undo and question.code.ENC-OCR"):
-        make_app(["x"])
+        make_app(OpenRequest(["x"]))
 
 
 ACCEPTED = [
@@ -69,7 +70,7 @@ ACCEPTED = [
 @pytest.mark.parametrize("keys", ACCEPTED)
 def test_one_key_on_two_screens_or_a_moved_key_is_accepted(isolated_env: Path, keys: str) -> None:
     _config(isolated_env, f"[keys]\n{keys}\n")
-    app = make_app(["x"])
+    app = make_app(OpenRequest(["x"]))
     assert app.user_keymap == {
         binding: value.replace("?", "question_mark")
         for binding, value in load_config().keys.items()
@@ -78,4 +79,4 @@ def test_one_key_on_two_screens_or_a_moved_key_is_accepted(isolated_env: Path, k
 
 def test_a_key_written_as_its_character_is_the_key_textual_delivers(isolated_env: Path) -> None:
     _config(isolated_env, '[keys]\n"app.help" = "?,f1"\n')
-    assert make_app(["x"]).user_keymap == {"app.help": "question_mark,f1"}
+    assert make_app(OpenRequest(["x"])).user_keymap == {"app.help": "question_mark,f1"}

@@ -234,3 +234,39 @@ def test_a_newer_search_makes_an_older_ones_reports_stale(tmp_path: Path, store_
     assert not session.search.end(first) and session.search.step is not None
     assert session.search.end(second)
     assert session.status_view(with_question=False).engine_line is None  # type: ignore[union-attr]
+
+
+def test_a_search_answers_with_the_rounds_text_or_why_it_failed(
+    tmp_path: Path, store_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The question screen's search worker calls this; it never raises (the worker would
+    end silently): hits come back with the round's text, a failure as the answer's error.
+    The engine's own search is replaced by its recorded answers here (a real one loads
+    MiniLM: tests/tui/test_search_unlocked.py, marked slow)."""
+    import memscope.engine_jobs.memory_search as memory_search
+    from memscope.engine_jobs.search import SearchHit
+
+    session = open_session(tmp_path, store_path)
+    asked: list[tuple[object, object, bool]] = []
+
+    def engine(
+        store: Store, lock: threading.Lock, dataset_id: str, **how: object
+    ) -> list[SearchHit]:
+        asked.append((how["query"], how["round_id"], lock.locked()))
+        return [SearchHit("D1:3", 0.5, "D1:3"), SearchHit("D9:9", 0.25, "D9:9#img")]
+
+    monkeypatch.setattr(memory_search, "run_memory_search", engine)
+    found = session.search_memory("compost bin", None, lambda _step: None)
+    assert asked == [("compost bin", None, False)]  # the engine takes the lock per connection
+    assert found.title == "search: compost bin" and found.error is None
+    assert [(hit.round_id, hit.score) for hit in found.hits] == [("D1:3", 0.5), ("D9:9", 0.25)]
+    assert found.hits[0].text == "user text of D1:3"  # the round's own words
+    assert found.hits[1].text == "D9:9#img"  # not a round of this run: what matched
+
+    def broken(*_args: object, **_how: object) -> list[SearchHit]:
+        raise RuntimeError("CUDA out of memory")
+
+    monkeypatch.setattr(memory_search, "run_memory_search", broken)
+    similar = session.search_memory(None, "D1:3", lambda _step: None)
+    assert similar.title == "rounds like D1:3" and similar.hits == []
+    assert similar.error == "the search failed: RuntimeError: CUDA out of memory"

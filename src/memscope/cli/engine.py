@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -49,6 +49,8 @@ from memscope.errors import InputError
 from memscope.textsafe import printable, printable_id
 
 if TYPE_CHECKING:
+    from rich.progress import Task
+
     from memscope.engine_jobs.engine import EngineOptions
 
 DATASET_HELP = (
@@ -119,7 +121,7 @@ class Channel(str, Enum):
 class ItemsPerSecond(ProgressColumn):
     """A progress column showing throughput in items per second."""
 
-    def render(self, task: Any) -> Text:
+    def render(self, task: Task) -> Text:
         speed = task.finished_speed or task.speed
         if speed is None and task.elapsed:  # too few samples for Rich's estimate (short tasks)
             speed = task.completed / task.elapsed

@@ -109,9 +109,9 @@ def open_command(
     from memscope.cli.streams import require_terminal
 
     require_terminal("memscope open")
-    from memscope.tui.launch import SampleRequest, run_triage_app
+    from memscope.tui.launch import OpenRequest, SampleRequest, run_triage_app
 
-    summary = run_triage_app(
+    request = OpenRequest(
         refs,
         question=question,
         queue=queue,
@@ -121,5 +121,6 @@ def open_command(
         db=db,
         sample=SampleRequest(seed, strata, sample_size, allocation) if queue == "sample" else None,
     )
+    summary = run_triage_app(request)
     if summary:
         stderr.print(summary, markup=False)

@@ -18,7 +18,7 @@ import codecs
 import contextlib
 import os
 import sys
-from typing import IO, Any, NoReturn, TextIO
+from typing import IO, NoReturn, TextIO
 
 from rich.console import Console
 
@@ -89,7 +89,7 @@ def prepare_streams() -> None:
                 reconfigure(errors=ERROR_HANDLER)
 
 
-def encodes_utf(stream: Any) -> bool:
+def encodes_utf(stream: object) -> bool:
     """Whether ``stream``'s encoding can hold any character (UTF-8/16/32)."""
     encoding = (getattr(stream, "encoding", None) or "utf-8").lower().replace("_", "-")
     return encoding.startswith("utf")
@@ -190,7 +190,7 @@ def write_bytes(data: bytes) -> None:
         stop_quietly()
 
 
-def _is_terminal(stream: Any) -> bool:
+def _is_terminal(stream: IO[str] | None) -> bool:
     try:
         return stream is not None and stream.isatty()
     except (OSError, ValueError):  # closed

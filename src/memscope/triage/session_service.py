@@ -92,6 +92,29 @@ class SearchProgress:
         return self.step.line() if self.step is not None else None
 
 
+SEARCH_HITS = 10
+"""How many rounds a memory-bank search lists."""
+
+
+@dataclass(frozen=True)
+class FoundRound:
+    """One memory-bank search hit: the round, its score and the text it shows."""
+
+    round_id: str
+    score: float
+    text: str
+
+
+@dataclass(frozen=True)
+class MemorySearchResult:
+    """What a memory-bank search found (``error``: why it found nothing)."""
+
+    title: str
+    """What was searched for: ``search: brass compass`` or ``rounds like D3:4``."""
+    hits: list[FoundRound]
+    error: str | None = None
+
+
 @dataclass(frozen=True)
 class StartRequest:
     """What ``memscope open`` asked for: a question to show, a queue kind, a matrix cell."""
@@ -342,6 +365,47 @@ class TriageSession:
 
         with self.store_lock:
             return load_probe(self.store, run_id, qid)
+
+    def search_memory(
+        self, query: str | None, round_id: str | None, on_step: Callable[[EngineStep], None]
+    ) -> MemorySearchResult:
+        """Text search over the memory bank (``query``), or the rounds whose images look
+        like ``round_id``'s; never raises: a failure is the result's ``error``.
+
+        The store lock is taken only while the search reads or writes the store, never
+        across the model load or the search, so labels are saved meanwhile."""
+        from memscope.usecases.runs.session_io import run_memory_search  # no engine library
+
+        title = f"rounds like {round_id}" if round_id else f"search: {query}"
+        run = self.run
+        dataset_id = run.data.run.dataset_id if run is not None else ""
+        try:
+            hits = run_memory_search(
+                self.store,
+                self.store_lock,
+                dataset_id,
+                query=None if round_id else (query or ""),
+                round_id=round_id,
+                k=SEARCH_HITS,
+                on_step=on_step,
+            )
+        except MemscopeError as error:
+            return MemorySearchResult(title, [], error.message)
+        except ImportError as error:
+            return MemorySearchResult(
+                title, [], f"the memory engine needs a library that is missing: {error}"
+            )
+        except Exception as error:  # a model library failing its own way: say so, end the line
+            return MemorySearchResult(
+                title, [], f"the search failed: {type(error).__name__}: {error}"
+            )
+        rounds = run.rounds if run is not None else None
+        found = []
+        for hit in hits:
+            detail = rounds.get(hit.round_id) if rounds is not None else None
+            text = detail.user_text if detail is not None else hit.item_id
+            found.append(FoundRound(hit.round_id, hit.score, text))
+        return MemorySearchResult(title, found)
 
     # -- adopting what the workers loaded (app thread) -----------------------------------
 

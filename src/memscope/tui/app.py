@@ -1,34 +1,40 @@
 """The triage app: composes the screens around one session service and routes messages.
 
 ``make_app`` checks everything that can be checked before the terminal is taken over
-(config file, key bindings, queue and cell options) and builds the app; ``memscope open``
-runs it. All state lives in the :class:`~memscope.triage.session_service.TriageSession`
-the app owns (plain Python, tested without a terminal); the screens receive it, render its
-records and post request messages for what only the app does (switching screens, starting
-workers, playing audio). Workers (``memscope.tui.workers``) post results, which the
-handlers here adopt into the session. One app per store may label (the writer lease); a
-second one browses read-only and says why.
+(config file, key bindings, queue and cell options) and builds the app for an
+:class:`~memscope.tui.open_request.OpenRequest`; ``memscope open`` runs it
+(``tui.launch``, the one module that imports this one). All state lives in the
+:class:`~memscope.triage.session_service.TriageSession` the app owns (plain Python, tested
+without a terminal); the screens receive it, render its records and do their own
+background work (``@work`` on the component that shows the result). They post request
+messages only for what the app does: switching screens (through the
+:class:`~memscope.tui.navigator.Navigator`), opening runs, writing labels and the
+position. The app's own workers load the session and write it. One app per store may
+label (the writer lease); a second one browses read-only and says why.
 """
 
 from __future__ import annotations
 
 import contextlib
-from pathlib import Path
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from textual import on
+from textual import on, work
 from textual.app import App
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
+from textual.screen import Screen
 from textual.timer import Timer
 
 from memscope.config import Config, load_config
 from memscope.errors import MemscopeError
 from memscope.textsafe import printable, printable_id
 from memscope.triage.label_queue import LabelFailed, LabelSaved, LabelsWaiting
+from memscope.triage.loaded_run import DirRuns, LoadedRun
 from memscope.triage.notice import Notice
 from memscope.triage.session_service import StartRequest, TriageSession
 from memscope.tui.commands import MemscopeCommands
-from memscope.tui.heap import keep_loaded_run_out_of_gc
+from memscope.tui.heap import keep_loaded_run_out_of_gc, let_gc_see_loaded_runs
 from memscope.tui.keymap import (
     BindingInfo,
     KeyNames,
@@ -38,43 +44,32 @@ from memscope.tui.keymap import (
     validate_keymap,
 )
 from memscope.tui.messages import (
-    AudioFinished,
-    EngineProgressed,
     EvidenceLoaded,
     LabelsQueued,
     LabelWritten,
     LoadProgressed,
     OpenRuns,
-    PlayAudio,
     PositionMoved,
-    ProbeLoaded,
-    ProbeWanted,
     QueueChanged,
-    RerankWanted,
-    RunRerunFinished,
     RunsScoped,
-    SearchFinished,
-    SearchWanted,
     SessionLoaded,
     ShowScreen,
     SuggestionsLoaded,
     WorkFailed,
 )
 from memscope.tui.navigator import Navigator
+from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.base import show_notice
-from memscope.tui.workers import Workers
 from memscope.usecases.labels.queue import QUEUE_KINDS, parse_cell
 from memscope.usecases.runs.store_access import ReadOptions, Store, open_store, read_options
 
 if TYPE_CHECKING:
+    from textual.app import SystemCommand
+
     from memscope.taxonomy import Taxonomy
 
 SAVE_POSITION_AFTER_S = 0.8
 """Idle time after a move before the queue position is written (one write per pause, not per key)."""
-RERANK_AFTER_S = 0.15
-"""Pause after an alpha / lambda / K key before the run-level numbers are recomputed."""
-ENGINE_TICK_S = 0.5
-"""How often a running search's progress line is redrawn (its seconds count up)."""
 
 
 class MemscopeApp(App[None]):
@@ -105,11 +100,8 @@ class MemscopeApp(App[None]):
         self.config = config
         self.user_keymap = keymap
         self.keys = KeyNames(binding_catalogue(session.taxonomy, keymap))
-        self.navigator = Navigator(self)
-        self.background = Workers(self, session)
+        self.navigator = Navigator(self, session, self.keys)
         self._position_timer: Timer | None = None
-        self._rerank_timer: Timer | None = None
-        self._engine_ticker: Timer | None = None
         self._quit_when_saved = False
 
     @property
@@ -127,7 +119,7 @@ class MemscopeApp(App[None]):
         message: str,
         *,
         title: str = "",
-        severity: Any = "information",
+        severity: SeverityLevel = "information",
         timeout: float | None = None,
         markup: bool = True,
     ) -> None:
@@ -153,12 +145,12 @@ class MemscopeApp(App[None]):
         if self.session.read_only_reason is None:
             restored = self.session.labels.restore_pending()
             if restored is not None:
-                self.background.write_labels()
+                self.write_labels()
                 self.tell(restored)
         self.navigator.push_loading(" ".join(self.run_refs) or "the last run")
-        self.background.load(self.run_refs)
+        self.load(self.run_refs)
 
-    def get_system_commands(self, screen: Any) -> Any:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's own palette commands, kept apart under "Textual: …"."""
         from memscope.tui.commands import textual_commands
 
@@ -192,9 +184,43 @@ class MemscopeApp(App[None]):
         self.session.labels.queue.stop_lingering()
         self.save_position_now()
         self.session.release()
-        self.navigator.close()
+        question = self.navigator.question_screen
+        if question is not None:
+            question.close_audio()
 
-    # -- loading ---------------------------------------------------------------------------
+    # -- loading (the app's workers) ------------------------------------------------------
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="load")
+    def load(self, refs: list[str], question: str | None = None) -> None:
+        """Ingest what is new and load the run(s) (posts SessionLoaded or RunsScoped)."""
+
+        def progress(text: str) -> None:
+            self.post_message(LoadProgressed(text))
+
+        let_gc_see_loaded_runs()
+        try:
+            found = self.session.load(refs, progress)
+        except MemscopeError as error:
+            self.post_message(WorkFailed("opening the run", error, fatal=True))
+            return
+        if isinstance(found, DirRuns):
+            self.post_message(RunsScoped(found.path, found.run_ids, found.notes))
+        else:
+            self.post_message(SessionLoaded(found, question))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="complete")
+    def complete(self, run: LoadedRun) -> None:
+        """After the queue is up: the retrieval evidence, then the suggestions (computed
+        first when the run has none); also makes the run the store's default one."""
+        session = self.session
+        session.mark_opened(run)
+        try:
+            self.post_message(EvidenceLoaded(run.run_id, session.read_evidence(run)))
+        except MemscopeError as error:
+            self.post_message(WorkFailed("loading the retrieval evidence", error))
+        notes: list[str] = []
+        found = session.read_suggestions(run, notes)
+        self.post_message(SuggestionsLoaded(run.run_id, found, notes))
 
     @on(RunsScoped)
     def _runs_scoped(self, message: RunsScoped) -> None:
@@ -215,7 +241,7 @@ class MemscopeApp(App[None]):
         self.navigator.show_main("question" if adopted.open_question else "queue")
         keep_loaded_run_out_of_gc()
         # After the first paint: the evidence and suggestions must not delay the queue.
-        self.call_after_refresh(self.background.complete, message.run)
+        self.call_after_refresh(self.complete, message.run)
 
     @on(EvidenceLoaded)
     def _evidence_loaded(self, message: EvidenceLoaded) -> None:
@@ -250,13 +276,18 @@ class MemscopeApp(App[None]):
             return
         self.save_position_now()
         self.navigator.push_loading(" vs ".join(printable_id(run_id) for run_id in message.run_ids))
-        self.background.load(message.run_ids)
+        self.load(message.run_ids)
 
     # -- screens ---------------------------------------------------------------------------
 
     @on(ShowScreen)
     def _show_screen(self, message: ShowScreen) -> None:
-        self.navigator.show(message.name, filter_focus=message.filter_focus)
+        self.show(message.name, filter_focus=message.filter_focus)
+
+    def show(self, name: str, *, filter_focus: bool = False) -> None:
+        """Show a main screen as the user asked for it (and remember the position)."""
+        if self.navigator.show(name, filter_focus=filter_focus):
+            self.remember_position()
 
     @on(QueueChanged)
     def _queue_changed(self, _message: QueueChanged) -> None:
@@ -268,30 +299,37 @@ class MemscopeApp(App[None]):
         self.remember_position()
 
     def action_show_queue(self) -> None:
-        self.navigator.show("queue")
+        self.show("queue")
 
     def action_show_question(self) -> None:
-        self.navigator.show("question")
+        self.show("question")
 
     def action_show_matrix(self) -> None:
-        self.navigator.show("matrix")
+        self.show("matrix")
 
     def action_show_runs(self) -> None:
-        self.navigator.show("runs")
+        self.show("runs")
 
     def action_export(self) -> None:
+        """Export the run's labels to a file (the path asked)."""
         from memscope.tui.export_action import ask_export
 
         ask_export(self)
 
     def action_help(self) -> None:
-        self.navigator.help()
+        """Every key, the current screen's first."""
+        from memscope.tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            scope = getattr(self.screen, "SCOPE", None)  # dialogs have no scope of their own
+            catalogue = list(self.binding_catalogue().values())
+            self.push_screen(HelpScreen(catalogue, str(self.config.path), scope))
 
     # -- labels ------------------------------------------------------------------------------
 
     @on(LabelsQueued)
     def _labels_queued(self, message: LabelsQueued) -> None:
-        self.background.write_labels()
+        self.write_labels()
         self.navigator.labels_changed(message.qid)
 
     @on(LabelWritten)
@@ -311,6 +349,12 @@ class MemscopeApp(App[None]):
             if self.session.qid is not None:
                 self.navigator.labels_changed(self.session.qid)
 
+    @work(thread=True, exit_on_error=False, group="labels")
+    def write_labels(self) -> None:
+        """Write the queued label ops in order. Not exclusive: a cancelled writer could
+        drop ops, so every writer drains the one shared queue under its lock instead."""
+        self.session.labels.write_pending(lambda event: self.post_message(LabelWritten(event)))
+
     # -- the remembered position --------------------------------------------------------------
 
     def remember_position(self) -> None:
@@ -324,7 +368,15 @@ class MemscopeApp(App[None]):
     def _save_position_later(self) -> None:
         payload = self.session.take_position(self.navigator.on_question_screen)
         if payload is not None:
-            self.background.write_position(payload)
+            self.write_position(payload)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="position")
+    def write_position(self, payload: tuple[Any, ...]) -> None:
+        """Remember the queue position taken from the session."""
+        try:
+            self.session.write_position(payload)
+        except MemscopeError as error:
+            self.post_message(WorkFailed("remembering the queue position", error))
 
     def save_position_now(self) -> None:
         """Write a pending position change before the app exits (or opens another run)."""
@@ -335,93 +387,6 @@ class MemscopeApp(App[None]):
         with contextlib.suppress(MemscopeError):
             self.session.write_position(payload)
 
-    # -- run-level re-ranking ----------------------------------------------------------------
-
-    @on(RerankWanted)
-    def _rerank_wanted(self, _message: RerankWanted) -> None:
-        """Show the run-level Y3 numbers for the current parameters: from the cache, or
-        computed in the background after a short pause."""
-        from rich.text import Text
-
-        screen = self.navigator.question_screen
-        if screen is None:
-            return
-        plan = self.session.rerank_plan()
-        if plan.action == "none":
-            screen.show_run_metrics("")
-        elif plan.action == "waiting":
-            screen.show_run_metrics(
-                Text("run Y3: waiting for the retrieval evidence …", style="dim")
-            )
-        elif plan.action == "cached" and plan.rerank is not None:
-            screen.show_run_rerank(plan.rerank)
-        else:
-            screen.show_run_metrics(Text("run Y3: computing …", style="dim"))
-            if self._rerank_timer is not None:
-                self._rerank_timer.stop()
-            self._rerank_timer = self.set_timer(RERANK_AFTER_S, self._start_rerank)
-
-    def _start_rerank(self) -> None:
-        key = self.session.rerank_key()
-        claimed = self.session.start_rerank(key) if key is not None else None
-        if key is not None and claimed is not None:
-            self.background.rerank(key, *claimed)
-
-    @on(RunRerunFinished)
-    def _run_rerun_finished(self, message: RunRerunFinished) -> None:
-        screen = self.navigator.question_screen
-        if self.session.adopt_rerank(message.key, message.rerank) and screen is not None:
-            screen.show_run_rerank(message.rerank)
-
-    # -- probes, audio, search ---------------------------------------------------------------
-
-    @on(ProbeWanted)
-    def _probe_wanted(self, message: ProbeWanted) -> None:
-        self.background.probe(message.run_id, message.qid)
-
-    @on(ProbeLoaded)
-    def _probe_loaded(self, message: ProbeLoaded) -> None:
-        screen = self.navigator.question_screen
-        run = self.session.run
-        if screen is not None and run is not None and run.run_id == message.run_id:
-            screen.show_probe(message.qid, message.probe, message.error)
-
-    @on(PlayAudio)
-    def _play_audio(self, message: PlayAudio) -> None:
-        self.navigator.toggle_audio(message.view)
-
-    @on(AudioFinished)
-    def _audio_finished(self, message: AudioFinished) -> None:
-        self.navigator.audio_finished()
-
-    @on(SearchWanted)
-    def _search_wanted(self, message: SearchWanted) -> None:
-        self.navigator.search(message.query, message.round_id)
-
-    def start_search(self, query: str | None, round_id: str | None = None) -> None:
-        """Start a search in a worker; its progress line ticks in the status bar and the
-        search dialog until it ends (a newer search makes an older one's answer stale)."""
-        search_id = self.session.search.begin()
-        if self._engine_ticker is None:
-            self._engine_ticker = self.set_interval(ENGINE_TICK_S, self.navigator.show_engine_step)
-        self.navigator.show_engine_step()
-        self.background.search(search_id, query, round_id)
-
-    @on(EngineProgressed)
-    def _engine_progressed(self, message: EngineProgressed) -> None:
-        if self.session.search.progressed(message.search_id, message.step):
-            self.navigator.show_engine_step()
-
-    @on(SearchFinished)
-    def _search_finished(self, message: SearchFinished) -> None:
-        if not self.session.search.end(message.search_id):
-            return  # a newer search runs: this answer is stale
-        if self._engine_ticker is not None:
-            self._engine_ticker.stop()
-            self._engine_ticker = None
-        self.navigator.show_engine_step()
-        self.navigator.search_finished(message)
-
     # -- keys -------------------------------------------------------------------------------
 
     def binding_catalogue(self) -> dict[str, BindingInfo]:
@@ -429,7 +394,7 @@ class MemscopeApp(App[None]):
         return self.keys.bindings
 
 
-def binding_catalogue(taxonomy: Any, keymap: dict[str, str]) -> dict[str, BindingInfo]:
+def binding_catalogue(taxonomy: Taxonomy | None, keymap: dict[str, str]) -> dict[str, BindingInfo]:
     """Every binding of every screen (help, palette and config checking use it)."""
     screens = screen_bindings(taxonomy)
     dialogs = [binding for name, bindings in screens if name in DIALOGS for binding in bindings]
@@ -488,32 +453,18 @@ def active_bindings(
     ]
 
 
-def make_app(
-    run_refs: list[str],
-    *,
-    question: str | None = None,
-    queue: str | None = None,
-    cell: str | None = None,
-    annotator: str | None = None,
-    dataset: Path | None = None,
-    options: ReadOptions | None = None,
-    db: Path | None = None,
-    config: Config | None = None,
-) -> MemscopeApp:
-    """Build the app without running it (the CLI and the tests both use this).
-
-    ``options`` (the CLI's ``--dataset`` and the benchmarks' own options) wins over
-    ``dataset``.
+def make_app(request: OpenRequest, *, config: Config | None = None) -> MemscopeApp:
+    """Build the app for ``request`` without running it (the CLI and the tests both use
+    this; ``config`` None: the user's config file).
 
     Raises:
         ConfigError: the config file, a key binding in it, or an extra failure code is invalid.
-        InputError: ``queue`` or ``cell`` is not valid.
+        InputError: the request's queue or cell is not valid.
     """
     from memscope.errors import InputError
-
-    config = config or load_config()
     from memscope.taxonomy import load_taxonomy
 
+    config = config or load_config()
     taxonomy = load_taxonomy(config)
     keymap = validate_keymap(config.keys, binding_catalogue(taxonomy, {}), config.path)
     refuse_key_conflicts(
@@ -522,13 +473,14 @@ def make_app(
         keymap,
         config.path,
     )
+    queue, cell = request.queue, request.cell
     if queue is not None and queue not in QUEUE_KINDS:
         raise InputError(f"unknown queue {queue!r}", fix=f"Use --queue {' | '.join(QUEUE_KINDS)}.")
     session = TriageSession(
-        store=open_store(db),
-        options=options or read_options(dataset),
-        annotator=(annotator or config.annotator).strip() or config.annotator,
+        store=open_store(request.db),
+        options=request.options or read_options(None),
+        annotator=(request.annotator or config.annotator).strip() or config.annotator,
         taxonomy=taxonomy,
-        start=StartRequest(question, queue, parse_cell(cell) if cell else None),
+        start=StartRequest(request.question, queue, parse_cell(cell) if cell else None),
     )
-    return MemscopeApp(session=session, run_refs=list(run_refs), config=config, keymap=keymap)
+    return MemscopeApp(session=session, run_refs=list(request.refs), config=config, keymap=keymap)

@@ -10,21 +10,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from memscope.tui.host import CatalogueHost
 from memscope.tui.keymap import describe_keys
+
+if TYPE_CHECKING:
+    from textual.app import SystemCommand
 
 
 class MemscopeCommands(Provider):
     """Every action reachable from the screen the palette was opened on."""
 
     def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
-        from memscope.tui.app import MemscopeApp
-
         app = self.app
-        if not isinstance(app, MemscopeApp):  # the provider is installed on memscope's app only
+        if not isinstance(app, CatalogueHost):  # the provider is installed on memscope's app only
             return []
         catalogue = app.binding_catalogue
         scope = getattr(self.screen, "SCOPE", None)
@@ -70,7 +72,7 @@ DUPLICATED_BUILTINS = ("Quit", "Keys")
 """Textual's commands memscope has its own entry for (``q`` Quit, ``?`` Help)."""
 
 
-def textual_commands(commands: Iterable[Any]) -> Iterator[Any]:
+def textual_commands(commands: Iterable[SystemCommand]) -> Iterator[SystemCommand]:
     """Textual's system commands, grouped under "Textual: …", without those memscope
     lists itself."""
     from textual.app import SystemCommand

@@ -10,10 +10,10 @@ from memscope.errors import MemscopeError
 from memscope.textsafe import printable_id
 
 if TYPE_CHECKING:
-    from memscope.tui.app import MemscopeApp
+    from memscope.tui.host import SessionHost
 
 
-def ask_export(app: MemscopeApp) -> None:
+def ask_export(app: SessionHost) -> None:
     """Open the export dialog for the current run (default: a csv beside the store)."""
     from memscope.triage.session_summary import default_export_path
     from memscope.tui.screens.dialogs import ExportDialog
@@ -32,7 +32,7 @@ def ask_export(app: MemscopeApp) -> None:
     app.push_screen(ExportDialog(run_id, path), chosen)
 
 
-def export_to(app: MemscopeApp, chosen: str) -> None:
+def export_to(app: SessionHost, chosen: str) -> None:
     """Write the run's labels to ``chosen`` and say how many (or why not)."""
     from memscope.triage.session_summary import export_format
     from memscope.usecases.labels.export import export_labels
@@ -55,7 +55,7 @@ def export_to(app: MemscopeApp, chosen: str) -> None:
     )
 
 
-def quit_summary(app: MemscopeApp) -> str | None:
+def quit_summary(app: SessionHost) -> str | None:
     """What this session did, one line per run it labelled (else the run open): ``srag_v:
     labelled 12 · 3 notes · exported: labels-srag_v.csv`` (None: no run was open)."""
     from memscope.triage.session_summary import session_summary

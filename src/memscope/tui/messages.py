@@ -1,22 +1,31 @@
-"""The app's messages: what workers report (past tense) and what screens ask for.
+"""The app's messages: what workers report (past tense) and what screens ask of the app.
 
-Workers never touch widgets; they post a result message and a handler on the app (or a
-screen) adopts it into the session and redraws. Screens change the session directly
-(``memscope.triage.session_service``) and post a request message for what only the app
-can do: switch screens, start a worker, play audio.
+Background work runs in a ``@work`` thread on the component that shows its result; the
+worker never touches widgets but posts a result message to that component, whose handler
+adopts it (into the session, where it is session state) and redraws. The app's own
+workers load the session and write it (labels, the position). Screens change the session
+directly (``memscope.triage.session_service``) and post a request message only for what
+the app does: switch screens, open runs, start the label writer, remember the position.
+A component's private result messages live beside it (``SweepComputed``, ``ProbeRead``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
+from memscope.engine_jobs.memory_search import EngineStep
 from memscope.errors import MemscopeError
 from memscope.triage.label_queue import LabelEvent
 from memscope.triage.loaded_run import LoadedRun
-from memscope.triage.session_service import RerankKey, RunRerank
+from memscope.triage.session_service import FoundRound
+
+if TYPE_CHECKING:
+    from memscope.media.audio import AudioClip
+    from memscope.usecases.suggest.rules import Suggestion
 
 
 @dataclass
@@ -56,7 +65,7 @@ class SuggestionsLoaded(Message):
     """The failure suggestions of ``run_id`` (qid -> Suggestion) were loaded or computed."""
 
     run_id: str
-    suggestions: dict[str, Any]
+    suggestions: dict[str, Suggestion]
     notes: list[str]
 
 
@@ -85,14 +94,6 @@ class LabelWritten(Message):
 
 
 @dataclass
-class RunRerunFinished(Message):
-    """Run-level Y3 numbers for one parameter set, cached by ``key`` (run, parameters)."""
-
-    key: RerankKey
-    rerank: RunRerank
-
-
-@dataclass
 class ImageDecoded(Message):
     """An image file was decoded (``image``: a PIL image) or could not be (``error``)."""
 
@@ -108,7 +109,7 @@ class AudioLoaded(Message):
 
     request: int
     path: str
-    clip: Any = None
+    clip: AudioClip | None = None
     error: str | None = None
     playback: tuple[bool, str] = (False, "")
     """Whether this machine can play audio, and why not."""
@@ -116,17 +117,19 @@ class AudioLoaded(Message):
 
 @dataclass
 class AudioFinished(Message):
-    """The clip playing ended (``outcome``: finished or stopped)."""
+    """The clip playing ended (``outcome``: finished or stopped; posted to the question
+    screen, which owns the player)."""
 
     outcome: str
 
 
 @dataclass
 class SearchFinished(Message):
-    """Memory-bank search hits (``hits``) or why there are none (``error``)."""
+    """Memory-bank search hits (``hits``) or why there are none (``error``); the question
+    screen's search worker posts it to that screen."""
 
     title: str
-    hits: list[Any]
+    hits: Sequence[FoundRound | Mapping[str, object]]
     error: str | None = None
     search_id: int = 0
     """Which search this answers (a newer one makes an older one's answer stale)."""
@@ -134,20 +137,10 @@ class SearchFinished(Message):
 
 @dataclass
 class EngineProgressed(Message):
-    """A running search reached a new step (``step``: an ``engine_jobs`` ``EngineStep``)."""
+    """A running search reached a new step (posted to the question screen)."""
 
     search_id: int
-    step: Any
-
-
-@dataclass
-class ProbeLoaded(Message):
-    """A DMV-Bench probe's view was read (``probe``) or could not be (``error``)."""
-
-    run_id: str
-    qid: str
-    probe: Any = None
-    error: str | None = None
+    step: EngineStep
 
 
 # -- requests: screens ask the app ------------------------------------------------------
@@ -184,31 +177,3 @@ class OpenRuns(Message):
     """Open other runs (one, or two to compare)."""
 
     run_ids: list[str]
-
-
-@dataclass
-class PlayAudio(Message):
-    """Play (or stop) the audio of ``view`` (an AudioView, None: nothing to play)."""
-
-    view: Any
-
-
-@dataclass
-class RerankWanted(Message):
-    """Show the run-level re-ranking numbers for the current parameters."""
-
-
-@dataclass
-class ProbeWanted(Message):
-    """Read a DMV-Bench probe's target and recall steps."""
-
-    run_id: str
-    qid: str
-
-
-@dataclass
-class SearchWanted(Message):
-    """Search the memory bank for ``query``, or rounds that look like ``round_id``."""
-
-    query: str | None
-    round_id: str | None = None

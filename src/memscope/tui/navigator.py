@@ -1,61 +1,53 @@
-"""Moving between the app's screens, the dialogs the app itself opens, and audio playback.
+"""Moving between the app's screens: the screen router.
 
 The four main screens (queue, question, matrix, runs) are installed once and switched
-between, so each keeps its widgets; dialogs are pushed on top and report back through a
-callback. The navigator belongs to one app and knows which main screen is showing.
+between, so each keeps its widgets; the loading screen and the fatal-error dialog are
+pushed on top. The navigator works the app's screen stack and knows which main screen is
+showing; it never calls back into the app (the app decides what follows a switch, such as
+remembering the position), and what a screen does in the background stays on that screen.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from textual.app import App
 
 from memscope.errors import MemscopeError
-from memscope.tui.messages import SearchFinished
+from memscope.triage.session_service import TriageSession
+from memscope.tui.keymap import KeyNames
 from memscope.tui.screens.dialogs import ErrorDialog
-from memscope.tui.screens.help import HelpScreen
 from memscope.tui.screens.loading import LoadingScreen
 from memscope.tui.screens.matrix import MatrixScreen
 from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.screens.queue import QueueScreen
 from memscope.tui.screens.runs import RunsScreen
-from memscope.tui.screens.search import SearchDialog
-from memscope.tui.widgets.audio_view import AudioView
-from memscope.tui.widgets.round_view import RoundView
-
-if TYPE_CHECKING:
-    from memscope.tui.app import MemscopeApp
 
 
 class Navigator:
-    """Screen switching, the app's dialogs and the audio player of one app."""
+    """Screen switching on one app's screen stack."""
 
-    def __init__(self, app: MemscopeApp) -> None:
+    def __init__(self, app: App[Any], session: TriageSession, keys: KeyNames) -> None:
         self.app = app
-        self.session = app.session
+        self.session = session
+        self.keys = keys
         self.current_main = ""
         """The main screen showing (below any dialog); empty before the first one."""
-        self.player: Any = None
-        """The audio player, created at the first playback."""
+        self._question: QuestionScreen | None = None
 
     def install_screens(self) -> None:
         """Create the main screens once, each with the session and the key names."""
-        app, session, keys = self.app, self.session, self.app.keys
+        app, session, keys = self.app, self.session, self.keys
         app.install_screen(QueueScreen(session, keys), "queue")
-        app.install_screen(QuestionScreen(session, keys), "question")
+        self._question = QuestionScreen(session, keys)
+        app.install_screen(self._question, "question")
         app.install_screen(MatrixScreen(session, keys), "matrix")
         app.install_screen(RunsScreen(session, keys), "runs")
 
-    def close(self) -> None:
-        """Release the audio device (the app is closing)."""
-        if self.player is not None:
-            self.player.close()
-
     @property
     def question_screen(self) -> QuestionScreen | None:
-        """The question screen (installed once)."""
-        app = self.app
-        screen = app.get_screen("question") if app.is_screen_installed("question") else None
-        return screen if isinstance(screen, QuestionScreen) else None
+        """The question screen (installed once; None before), also while the app closes."""
+        return self._question
 
     @property
     def on_question_screen(self) -> bool:
@@ -78,30 +70,31 @@ class Navigator:
         else:
             app.push_screen(name)
 
-    def show(self, name: str, *, filter_focus: bool = False) -> None:
-        """A main screen as the user asked for it: refused with a word when not possible."""
+    def show(self, name: str, *, filter_focus: bool = False) -> bool:
+        """A main screen as the user asked for it: refused with a word when not possible.
+        True when a queue, question or matrix screen was shown (the position may change)."""
         session, app = self.session, self.app
         if name == "runs":
             self.show_main("runs")
-            return
+            return False
         if not session.is_open:
-            return
+            return False
         if name == "question":
             if session.qid is None:
                 app.notify("The queue is empty: choose another queue first.", markup=False)
-                return
+                return False
             self.show_main("question")
-            app.remember_position()
         elif name == "queue":
             self.show_main("queue")
             if filter_focus:
                 queue = app.get_screen("queue")
                 assert isinstance(queue, QueueScreen)
                 app.call_after_refresh(queue.action_filter)
-            app.remember_position()
         elif name == "matrix":
             self.show_main("matrix")
-            app.remember_position()
+        else:
+            return False
+        return True
 
     def push_loading(self, what: str) -> None:
         """Show the loading screen while a run is opened."""
@@ -119,19 +112,10 @@ class Navigator:
     def show_fatal(self, what: str, error: MemscopeError) -> None:
         """The run could not be opened: explain, then offer the runs in the store."""
 
-        def after(_result: Any) -> None:
+        def after(_result: object) -> None:
             self.show_main("queue" if self.session.is_open else "runs")
 
         self.app.push_screen(ErrorDialog(what, error), after)
-
-    def help(self) -> None:
-        """Every key, the current screen's first."""
-        app = self.app
-        if not isinstance(app.screen, HelpScreen):
-            scope = getattr(app.screen, "SCOPE", None)  # dialogs have no scope of their own
-            app.push_screen(
-                HelpScreen(list(app.binding_catalogue().values()), str(app.config.path), scope)
-            )
 
     # -- redrawing after the session changed ------------------------------------------------
 
@@ -158,114 +142,3 @@ class Navigator:
             screen.refresh_labels()
             screen.refresh_status()
         self.refresh_queue()
-
-    # -- audio -------------------------------------------------------------------------------
-
-    def toggle_audio(self, view: AudioView | None) -> None:
-        """Play the selected round's audio, or stop it."""
-        from memscope.media import audio
-        from memscope.tui.messages import AudioFinished
-
-        app = self.app
-        if self.player is not None and self.player.is_playing:
-            self.player.stop()
-            return
-        if view is None or view.item is None or not view.item.file:
-            app.notify(
-                "This round has no audio to play (in caption view, press c for the media)."
-                if self.session.caption_mode
-                else "This round has no audio to play: it holds text"
-                " (and ▣ an image) only; ♪ in the timeline marks the rounds with audio.",
-                markup=False,
-            )
-            return
-        if self.player is None:
-
-            def finished(outcome: str) -> None:
-                app.post_message(AudioFinished(outcome))
-
-            self.player = audio.Player(on_finished=finished)
-        started, text = self.player.play(view.item.file)
-        if not started:
-            app.notify(text, title="Audio", severity="warning", markup=False)
-            return
-        view.set_playing(True)
-
-    def audio_finished(self) -> None:
-        """Playback ended: every audio view shows "stopped"."""
-        # The views live on the question screen (App.query would search only the default screen).
-        for view in self.app.screen.query(AudioView):
-            view.set_playing(False)
-
-    # -- search (memory engine) --------------------------------------------------------------
-
-    def _engine_missing(self, what: str) -> bool:
-        """Say what to install when the memory engine is not (the ``engine`` extra)."""
-        from memscope.engine_available import engine_missing_message
-
-        message = engine_missing_message(what)
-        if message is not None:
-            self.app.notify(message, title="Memory engine", severity="warning", markup=False)
-        return message is not None
-
-    def search(self, query: str | None, round_id: str | None) -> None:
-        """Open the search dialog: ask for words (``query`` None and no round), run a text
-        search (``query``), or find rounds that look like ``round_id``."""
-        app = self.app
-        if query is not None:  # the dialog asked: run it
-            app.start_search(query)
-            return
-        if round_id is None:
-            if self._engine_missing("Searching the memory bank"):
-                return
-            app.push_screen(
-                SearchDialog("Search the memory bank", ask=True), self._show_found_round
-            )
-            return
-        if self._engine_missing("Finding similar images"):
-            return
-        app.push_screen(
-            SearchDialog(f"Rounds that look like {round_id}", ask=False), self._show_found_round
-        )
-        app.start_search(None, round_id)
-
-    def search_finished(self, message: SearchFinished) -> None:
-        """Show the hits in the search dialog; when it was closed meanwhile, say how it went."""
-        app = self.app
-        if isinstance(app.screen, SearchDialog):
-            app.screen.show_results(message)
-        elif message.error:
-            app.notify(
-                f"{message.title}: {message.error}",
-                title="Memory engine",
-                severity="warning",
-                markup=False,
-            )
-        else:
-            app.notify(
-                f"{message.title}: {len(message.hits)} hit(s); search again to list them.",
-                title="Memory engine",
-                markup=False,
-            )
-
-    def show_engine_step(self) -> None:
-        """Redraw a running search's progress line in the open search dialog and the
-        question screen's status bar."""
-        line = self.session.search.line()
-        if isinstance(self.app.screen, SearchDialog):
-            self.app.screen.show_step(line)
-        screen = self.question_screen
-        if screen is not None and screen.detail is not None:
-            screen.refresh_status()
-
-    def _show_found_round(self, round_id: str | None) -> None:
-        screen = self.question_screen
-        if not round_id or screen is None:
-            return
-        if not screen.select_round(round_id):
-            # Outside this question's timeline: the round view shows it all the same.
-            self.app.notify(
-                f"{round_id} is not on this question's timeline; the round view shows it.",
-                markup=False,
-            )
-        screen.query_one(RoundView).scroll_visible(animate=False)

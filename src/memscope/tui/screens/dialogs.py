@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -15,6 +16,9 @@ from textual.widgets.option_list import Option
 
 from memscope.errors import MemscopeError
 from memscope.tui.text import name, plain
+
+if TYPE_CHECKING:
+    from memscope.taxonomy import FailureCode
 
 
 class NoteDialog(ModalScreen[str | None]):
@@ -53,7 +57,9 @@ class CodePicker(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="codes.cancel")]
 
-    def __init__(self, codes: list[Any], current: set[str], keys: dict[str, str]) -> None:
+    def __init__(
+        self, codes: Sequence[FailureCode], current: set[str], keys: dict[str, str]
+    ) -> None:
         super().__init__()
         self.codes, self.current, self.keys = codes, current, keys
 

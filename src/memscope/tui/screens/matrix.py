@@ -15,7 +15,7 @@ Values and figures are computed in workers.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -42,6 +42,10 @@ from memscope.tui.screens.base import SessionScreen
 from memscope.tui.widgets.figure import FigureSpec, FigureView, matrix_figure
 from memscope.tui.widgets.footer import FittingFooter
 from memscope.tui.widgets.status_bar import StatusBar
+
+if TYPE_CHECKING:
+    from memscope.triage.loaded_run import LoadedRun
+    from memscope.usecases.runs.loading import RunData
 
 
 def cell_style(metric: MatrixMetric, cell: CellValue | None, largest: float) -> str:
@@ -173,7 +177,7 @@ class MatrixScreen(SessionScreen):
             self._cells(self.metric, self.view_index, state.run, state.view.k)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="matrix")
-    def _cells(self, metric: MatrixMetric, view: int, session: Any, k: int) -> None:
+    def _cells(self, metric: MatrixMetric, view: int, session: LoadedRun, k: int) -> None:
         grid: Grid | None
         try:
             with self.session.using_store() as store:
@@ -362,8 +366,8 @@ class MatrixScreen(SessionScreen):
         self,
         key: tuple[str, ...],
         benchmark: str,
-        data: Any,
-        other: Any,
+        data: RunData,
+        other: RunData | None,
         metric: MatrixMetric,
         grid: Grid | None,
     ) -> None:

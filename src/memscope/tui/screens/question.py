@@ -8,15 +8,17 @@ columns the four panes stack in one scrolling column, in that order.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
+from textual.timer import Timer
 from textual.widgets import Static
 
+from memscope.engine_jobs.memory_search import EngineStep
 from memscope.triage.benchmark_views import retention_context
 from memscope.triage.candidate_rows import Candidate
 from memscope.triage.evidence_chain import QuestionDetail, TimelineEntry
@@ -28,27 +30,21 @@ from memscope.triage.question_view import (
     question_view,
     ranking_view,
 )
-from memscope.triage.session_service import RunRerank, TriageSession
+from memscope.triage.session_service import TriageSession
 from memscope.tui.keymap import KeyNames, code_bindings, describe_keys
 from memscope.tui.messages import (
+    AudioFinished,
+    EngineProgressed,
     LabelsQueued,
-    PlayAudio,
     PositionMoved,
-    ProbeWanted,
-    RerankWanted,
-    SearchWanted,
+    SearchFinished,
     ShowScreen,
 )
 from memscope.tui.screens.base import SessionScreen
 from memscope.tui.widgets.answer_panel import AnswerPanel
 from memscope.tui.widgets.audio_view import AudioView
 from memscope.tui.widgets.candidate_table import CandidateTable
-from memscope.tui.widgets.candidates import (
-    CandidatesPanel,
-    evidence_hits_line,
-    retention_text,
-    run_metrics_line,
-)
+from memscope.tui.widgets.candidates import CandidatesPanel, evidence_hits_line, retention_text
 from memscope.tui.widgets.footer import FittingFooter
 from memscope.tui.widgets.label_bar import LabelBar
 from memscope.tui.widgets.probe_panel import ProbePanel
@@ -56,9 +52,15 @@ from memscope.tui.widgets.round_view import RoundView
 from memscope.tui.widgets.status_bar import StatusBar, status_view_text
 from memscope.tui.widgets.timeline import Timeline
 
+if TYPE_CHECKING:
+    from memscope.media.audio import Player
+    from memscope.usecases.labels.events import CurrentLabel
+
 NARROW_BELOW = 110
 STACKED_HINT = "▼ panes stacked: scroll for more · [ ] { } < > bring the re-rank up"
 """Shown below 110 columns, where the four panes stack in one scrolling column."""
+ENGINE_TICK_S = 0.5
+"""How often a running search's progress line is redrawn (its seconds count up)."""
 
 
 class QuestionScreen(SessionScreen):
@@ -110,6 +112,9 @@ class QuestionScreen(SessionScreen):
         self._code_keys: dict[str, str] | None = None
         self._shown_qid: str | None = None
         self._bindings_benchmark: str | None = None
+        self.player: Player | None = None
+        """The audio player, created at the first playback."""
+        self._engine_ticker: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
@@ -172,11 +177,10 @@ class QuestionScreen(SessionScreen):
             self._round_view.display = not view.is_probe
             self._probe_panel.display = view.is_probe
             if view.is_probe:
-                self._probe_panel.show(None, "loading the probe's recall steps …")
-                self.post_message(ProbeWanted(session.run_id, detail.qid))
+                self._probe_panel.load(state, session.run_id, detail.qid)
             self._answer_panel.show(detail, view.other, view.other_run_id)
             self._rerank(keep_round=False)
-            self.post_message(RerankWanted())
+            self._candidates_panel.follow_run_rerank(state)
             self.refresh_labels()
             self.refresh_status()
             if view.benchmark != self._bindings_benchmark:
@@ -187,11 +191,6 @@ class QuestionScreen(SessionScreen):
             body = self.query_one("#question-body")
             if body.scroll_offset.y:
                 body.scroll_home(animate=False)
-
-    def show_probe(self, qid: str, probe: Any, error: str | None) -> None:
-        """Show a loaded probe view, if this screen still shows that question."""
-        if self.detail is not None and self.detail.qid == qid:
-            self._probe_panel.show(probe, error or "")
 
     def _rerank(self, keep_round: bool = True) -> None:
         """Re-rank this question with the current parameters and redraw the candidates and
@@ -286,10 +285,6 @@ class QuestionScreen(SessionScreen):
             status_view_text(self.session.status_view(with_question=True)), layout=False
         )
 
-    def show_run_metrics(self, text: Text | str) -> None:
-        """The run-level Y3 line under the candidate table."""
-        self.query_one(CandidatesPanel).show_run_metrics(text)
-
     @on(Timeline.RoundChosen)
     def _round_chosen(self, message: Timeline.RoundChosen) -> None:
         if message.round_id != self.selected_round:
@@ -301,13 +296,6 @@ class QuestionScreen(SessionScreen):
             round_id = self.candidates[message.index].round_id
             if not self.query_one(Timeline).select_round(round_id):
                 self._show_round(round_id)
-
-    def show_run_rerank(self, rerank: RunRerank) -> None:
-        """The run-level Y3 line from a finished computation."""
-        if rerank.error:
-            self.show_run_metrics(Text(f"run Y3: {rerank.error}", style="dim"))
-        else:
-            self.show_run_metrics(run_metrics_line(rerank.result, float(rerank.params["alpha"])))
 
     # -- actions -----------------------------------------------------------------------
 
@@ -344,8 +332,8 @@ class QuestionScreen(SessionScreen):
         session = self.session
         if session.qid is None or self.taxonomy is None:
             return
-        label = session.labels.committed(session.qid)
-        current = set(getattr(label, "codes", None) or [])
+        label: CurrentLabel | None = session.labels.committed(session.qid)
+        current = set(label.codes) if label is not None else set()
 
         def chosen(code: str | None) -> None:
             if code:
@@ -364,13 +352,14 @@ class QuestionScreen(SessionScreen):
         if refused is not None:
             self._label(refused)
             return
-        label = session.labels.committed(session.qid)
+        label: CurrentLabel | None = session.labels.committed(session.qid)
 
         def written(note: str | None) -> None:
             if note is not None:
                 self._label(session.labels.set_note(note))
 
-        self.app.push_screen(NoteDialog(session.qid, getattr(label, "note", None) or ""), written)
+        note = label.note if label is not None else None
+        self.app.push_screen(NoteDialog(session.qid, note or ""), written)
 
     def action_undo(self) -> None:
         self._label(self.session.labels.undo())
@@ -396,9 +385,49 @@ class QuestionScreen(SessionScreen):
             FullTextScreen(self.detail.qid, question_sections(self.detail, selected))
         )
 
+    # -- audio ---------------------------------------------------------------------------
+
     def action_play(self) -> None:
+        """Play the selected round's audio, or stop it."""
+        from memscope.media import audio
+
+        if self.player is not None and self.player.is_playing:
+            self.player.stop()
+            return
         views = [view for view in self.query(AudioView) if view.display and view.clip is not None]
-        self.post_message(PlayAudio(views[0] if views else None))
+        view = views[0] if views else None
+        if view is None or view.item is None or not view.item.file:
+            self.notify(
+                "This round has no audio to play (in caption view, press c for the media)."
+                if self.session.caption_mode
+                else "This round has no audio to play: it holds text"
+                " (and ▣ an image) only; ♪ in the timeline marks the rounds with audio.",
+                markup=False,
+            )
+            return
+        if self.player is None:
+
+            def finished(outcome: str) -> None:
+                # Called from the audio thread: a message is the thread-safe way back.
+                self.post_message(AudioFinished(outcome))
+
+            self.player = audio.Player(on_finished=finished)
+        started, text = self.player.play(view.item.file)
+        if not started:
+            self.notify(text, title="Audio", severity="warning", markup=False)
+            return
+        view.set_playing(True)
+
+    @on(AudioFinished)
+    def _audio_finished(self, _message: AudioFinished) -> None:
+        """Playback ended: every audio view shows "stopped"."""
+        for view in self.query(AudioView):
+            view.set_playing(False)
+
+    def close_audio(self) -> None:
+        """Release the audio device (the app is closing)."""
+        if self.player is not None:
+            self.player.close()
 
     def action_alpha(self, direction: int) -> None:
         if self.session.nudge_alpha(direction):
@@ -446,17 +475,115 @@ class QuestionScreen(SessionScreen):
             self.query_one("#question-body").scroll_to_widget(
                 self.query_one(CandidatesPanel), top=True, animate=False
             )
-        self.post_message(RerankWanted())
+        self._candidates_panel.follow_run_rerank(self.session)
         self.post_message(PositionMoved())
 
+    # -- searching the memory bank (the memory engine) --------------------------------------
+
     def action_search(self) -> None:
-        self.post_message(SearchWanted(None))
+        """Ask for words, then list the rounds that match them."""
+        from memscope.tui.screens.search import SearchDialog
+
+        if self._engine_missing("Searching the memory bank"):
+            return
+        dialog = SearchDialog("Search the memory bank", ask=True, on_query=self.start_search)
+        self.app.push_screen(dialog, self._show_found_round)
 
     def action_similar(self) -> None:
-        if not self.selected_round:
+        """List the rounds whose images look like the selected round's."""
+        from memscope.tui.screens.search import SearchDialog
+
+        round_id = self.selected_round
+        if not round_id:
             self.notify("Select a round with an image on the timeline first.", markup=False)
             return
-        self.post_message(SearchWanted(None, self.selected_round))
+        if self._engine_missing("Finding similar images"):
+            return
+        dialog = SearchDialog(f"Rounds that look like {round_id}", ask=False)
+        self.app.push_screen(dialog, self._show_found_round)
+        self.start_search(None, round_id)
+
+    def _engine_missing(self, what: str) -> bool:
+        """Say what to install when the memory engine is not (the ``engine`` extra)."""
+        from memscope.engine_available import engine_missing_message
+
+        message = engine_missing_message(what)
+        if message is not None:
+            self.notify(message, title="Memory engine", severity="warning", markup=False)
+        return message is not None
+
+    def start_search(self, query: str | None, round_id: str | None = None) -> None:
+        """Search in a worker; its progress line ticks in the status bar and the search
+        dialog until it ends (a newer search makes an older one's answer stale)."""
+        search_id = self.session.search.begin()
+        if self._engine_ticker is None:
+            self._engine_ticker = self.set_interval(ENGINE_TICK_S, self.show_engine_step)
+        self.show_engine_step()
+        self._search(search_id, query, round_id)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="search")
+    def _search(self, search_id: int, query: str | None, round_id: str | None) -> None:
+        def progressed(step: EngineStep) -> None:
+            self.post_message(EngineProgressed(search_id, step))
+
+        found = self.session.search_memory(query, round_id, progressed)
+        self.post_message(SearchFinished(found.title, found.hits, found.error, search_id))
+
+    @on(EngineProgressed)
+    def _engine_progressed(self, message: EngineProgressed) -> None:
+        if self.session.search.progressed(message.search_id, message.step):
+            self.show_engine_step()
+
+    @on(SearchFinished)
+    def _search_finished(self, message: SearchFinished) -> None:
+        """Show the hits in the search dialog; when it was closed meanwhile, say how it went."""
+        from memscope.tui.screens.search import SearchDialog
+
+        if not self.session.search.end(message.search_id):
+            return  # a newer search runs: this answer is stale
+        if self._engine_ticker is not None:
+            self._engine_ticker.stop()
+            self._engine_ticker = None
+        self.show_engine_step()
+        dialog = self.app.screen
+        if isinstance(dialog, SearchDialog):
+            dialog.show_results(message)
+        elif message.error:
+            self.notify(
+                f"{message.title}: {message.error}",
+                title="Memory engine",
+                severity="warning",
+                markup=False,
+            )
+        else:
+            self.notify(
+                f"{message.title}: {len(message.hits)} hit(s); search again to list them.",
+                title="Memory engine",
+                markup=False,
+            )
+
+    def show_engine_step(self) -> None:
+        """Redraw a running search's progress line in the open search dialog and the
+        status bar."""
+        from memscope.tui.screens.search import SearchDialog
+
+        line = self.session.search.line()
+        dialog = self.app.screen
+        if isinstance(dialog, SearchDialog):
+            dialog.show_step(line)
+        if self.detail is not None:
+            self.refresh_status()
+
+    def _show_found_round(self, round_id: str | None) -> None:
+        if not round_id:
+            return
+        if not self.select_round(round_id):
+            # Outside this question's timeline: the round view shows it all the same.
+            self.notify(
+                f"{round_id} is not on this question's timeline; the round view shows it.",
+                markup=False,
+            )
+        self._round_view.scroll_visible(animate=False)
 
     def code_keys(self) -> dict[str, str]:
         """Failure code -> the key that toggles it now (after the user's keymap)."""

@@ -13,7 +13,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Input, Static
 
-from memscope.errors import MemscopeError
 from memscope.tui.messages import PositionMoved, ShowScreen
 from memscope.tui.screens.base import SessionScreen
 from memscope.tui.text import whole_hints
@@ -158,7 +157,3 @@ class QueueScreen(SessionScreen):
 
     def action_reverse(self) -> None:
         self.change_queue(descending=not self.session.spec.descending)
-
-    def show_error(self, error: MemscopeError) -> None:
-        """A bad filter: say why, keep the filter line open."""
-        self.notify(error.message, severity="error", title="Filter", markup=False)

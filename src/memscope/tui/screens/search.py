@@ -9,6 +9,7 @@ a search runs, the dialog (and the status bar, when it is closed) show what it i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -20,11 +21,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from memscope.tui.messages import SearchFinished, SearchWanted
+from memscope.tui.messages import SearchFinished
 from memscope.tui.text import clip, num, plain
 
 
-def hit_fields(hit: Any) -> tuple[str, float | None, str]:
+def hit_fields(hit: object) -> tuple[str, float | None, str]:
     """(round id, score, text) of an engine hit, whatever its shape (dict or object)."""
 
     def get(name: str) -> Any:
@@ -49,9 +50,13 @@ class SearchDialog(ModalScreen[str | None]):
     model_loaded = False
     """Whether a search has loaded the text model in this process (then no notice)."""
 
-    def __init__(self, title: str, ask: bool) -> None:
+    def __init__(
+        self, title: str, ask: bool, on_query: Callable[[str], object] | None = None
+    ) -> None:
         super().__init__()
         self.title_text, self.ask = title, ask
+        self.on_query = on_query
+        """Starts a search for the words typed (the question screen's)."""
         self.hit_rounds: list[str] = []
 
     def compose(self) -> ComposeResult:
@@ -84,12 +89,12 @@ class SearchDialog(ModalScreen[str | None]):
 
     @on(Input.Submitted)
     def _submitted(self, message: Input.Submitted) -> None:
-        if message.value.strip():
-            self.post_message(SearchWanted(message.value.strip()))
+        if message.value.strip() and self.on_query is not None:
+            self.on_query(message.value.strip())
 
     def show_step(self, line: str | None) -> None:
         """The running search's progress line (``loading all-MiniLM-L6-v2 … 4 s``);
-        the app redraws it as the search moves on and its seconds count up."""
+        the question screen redraws it as the search moves on and its seconds count up."""
         if line is not None:
             self.query_one("#search-status", Static).update(
                 plain(line, "dim italic", one_line=True)

@@ -9,7 +9,7 @@ view still names the file and says why it cannot play it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -21,8 +21,11 @@ from memscope.textsafe import printable
 from memscope.triage.round_index import MediaItem
 from memscope.tui.messages import AudioLoaded
 
+if TYPE_CHECKING:
+    from memscope.media.audio import AudioClip
 
-def read_clip(path: str) -> tuple[Any, tuple[bool, str]]:
+
+def read_clip(path: str) -> tuple[AudioClip, tuple[bool, str]]:
     """Read an audio file and ask whether it can be played here.
 
     Returns:
@@ -43,7 +46,7 @@ class AudioView(Vertical):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.item: MediaItem | None = None
-        self.clip: Any = None
+        self.clip: AudioClip | None = None
         self.status = "empty"
         self._request = 0
 
@@ -108,10 +111,12 @@ class AudioView(Vertical):
         if message.error is not None:
             self._say("undecodable", f"cannot read audio {message.path}: {message.error}")
             return
-        self.clip = message.clip
-        self._title(f"{self.clip.duration_s:.1f} s")
+        self.clip = clip = message.clip
+        if clip is None:  # a message carries a clip or an error
+            return
+        self._title(f"{clip.duration_s:.1f} s")
         wave = self.query_one("#audio-wave", Sparkline)
-        wave.data = [float(v) for v in self.clip.envelope(60)]
+        wave.data = [float(v) for v in clip.envelope(60)]
         wave.display = bool(wave.data)
         ok, reason = message.playback
         self._say(

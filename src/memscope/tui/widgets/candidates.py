@@ -12,17 +12,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Static
 
 from memscope.errors import MemscopeError
 from memscope.triage.candidate_rows import Candidate
+from memscope.triage.session_service import (
+    RerankKey,
+    RunRerank,
+    TriageSession,
+    ViewParams,
+    compute_rerank,
+)
 from memscope.tui.text import fit, num, plain
 from memscope.tui.widgets.candidate_table import CandidateTable
 from memscope.tui.widgets.figure import FigureView, sweep_spec
@@ -66,8 +74,23 @@ def _change(before: float | None, after: float | None) -> Text:
     return Text(f"{num(before, 0)}→{num(after, 0)}", style="bold yellow")
 
 
+if TYPE_CHECKING:
+    from memscope.triage.benchmark_views import RetentionContext
+    from memscope.usecases.runs.loading import RunData
+
+RERANK_AFTER_S = 0.15
+"""Pause after an alpha / lambda / K key before the run-level numbers are recomputed."""
+
 SweepKey = tuple[str, float, int]
 """What a sweep depends on: the run, lambda and K (not alpha: the sweep spans every alpha)."""
+
+
+@dataclass
+class RunRerankComputed(Message):
+    """The run-level Y3 numbers for one parameter set, cached by ``key`` (run, parameters)."""
+
+    key: RerankKey
+    rerank: RunRerank
 
 
 @dataclass
@@ -100,6 +123,9 @@ class CandidatesPanel(Vertical):
         """The sweep and alpha to show now; ``_sweep_drawn``: the ones drawn."""
         self._sweep_drawn: tuple[SweepKey, float] | None = None
         self._sweeps_running: set[SweepKey] = set()
+        self._rerank_session: TriageSession | None = None
+        """The session whose run-level numbers this panel shows (set at the first request)."""
+        self._rerank_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="panel-context", classes="rerank-metrics")
@@ -118,7 +144,9 @@ class CandidatesPanel(Vertical):
         """Whether the recency sweep is showing."""
         return bool(self.query_one("#rerank-sweep", FigureView).display)
 
-    def toggle_sweep(self, data: Any, view: Any, evidence_ready: bool, key_name: str) -> bool:
+    def toggle_sweep(
+        self, data: RunData, view: ViewParams, evidence_ready: bool, key_name: str
+    ) -> bool:
         """Show or hide the run's recency sweep; True when it is now shown."""
         figure = self.query_one("#rerank-sweep", FigureView)
         figure.hint = key_name
@@ -128,7 +156,7 @@ class CandidatesPanel(Vertical):
             self.follow_sweep(data, view, evidence_ready)
         return bool(figure.display)
 
-    def follow_sweep(self, data: Any, view: Any, evidence_ready: bool) -> None:
+    def follow_sweep(self, data: RunData, view: ViewParams, evidence_ready: bool) -> None:
         """Keep the sweep in step with the run and ``view``'s lambda, K and alpha: redrawn
         from the cache, computed in a worker only for a new run, lambda or K. Returns at
         once while the sweep is hidden (this runs on every question)."""
@@ -136,14 +164,14 @@ class CandidatesPanel(Vertical):
             return
         figure = self.query_one("#rerank-sweep", FigureView)
         run = data.run
-        if run.get("retrieval_kind") != "ranked" or data.spec.panel != "rerank":
+        if run.retrieval_kind != "ranked" or data.spec.panel != "rerank":
             self._sweep_wanted = self._sweep_drawn = None
             figure.show_message(
                 "The recency sweep re-ranks Y3 questions by their retrieval scores: "
                 "this run has no ranked, scored retrieval list to sweep."
             )
             return
-        key: SweepKey = (str(run["run_id"]), round(float(view.lam), 6), int(view.k))
+        key: SweepKey = (run.run_id, round(float(view.lam), 6), int(view.k))
         self._sweep_wanted = (key, float(view.alpha))
         if key in self.sweeps:
             self._draw_sweep()
@@ -166,7 +194,7 @@ class CandidatesPanel(Vertical):
         self.query_one("#rerank-sweep", FigureView).show(sweep_spec(self.sweeps[key], alpha))
 
     @work(thread=True, exit_on_error=False, group="rerank-sweep")
-    def _compute_sweep(self, key: SweepKey, data: Any) -> None:
+    def _compute_sweep(self, key: SweepKey, data: RunData) -> None:
         """One sweep in the background (one worker per key, never repeated)."""
         try:
             sweep = figure_data.recency_sweep(data, lam=key[1], k=key[2])
@@ -270,6 +298,55 @@ class CandidatesPanel(Vertical):
             text if isinstance(text, Text) else Text(text, style="dim")
         )
 
+    # -- the run-level Y3 numbers (computed in the background) ----------------------------
+
+    def follow_run_rerank(self, session: TriageSession) -> None:
+        """Show the run-level Y3 numbers for the session's current parameters: from its
+        cache, or computed in a worker after a short pause (keys pressed in a row compute
+        once; the numbers do not depend on the question, so stepping never recomputes)."""
+        self._rerank_session = session
+        plan = session.rerank_plan()
+        if plan.action == "none":
+            self.show_run_metrics("")
+        elif plan.action == "waiting":
+            self.show_run_metrics(Text("run Y3: waiting for the retrieval evidence …", style="dim"))
+        elif plan.action == "cached" and plan.rerank is not None:
+            self.show_run_rerank(plan.rerank)
+        else:
+            self.show_run_metrics(Text("run Y3: computing …", style="dim"))
+            if self._rerank_timer is not None:
+                self._rerank_timer.stop()
+            self._rerank_timer = self.set_timer(RERANK_AFTER_S, self._start_run_rerank)
+
+    def _start_run_rerank(self) -> None:
+        session = self._rerank_session
+        key = session.rerank_key() if session is not None else None
+        if session is None or key is None:
+            return
+        claimed = session.start_rerank(key)
+        if claimed is not None:
+            data, params = claimed
+            self._compute_run_rerank(key, data, params)
+
+    @work(thread=True, exit_on_error=False, group="run-rerank")
+    def _compute_run_rerank(self, key: RerankKey, data: RunData, params: dict[str, Any]) -> None:
+        """One parameter set in the background (claimed once: never repeated)."""
+        self.post_message(RunRerankComputed(key, compute_rerank(data, params)))
+
+    @on(RunRerankComputed)
+    def _run_rerank_computed(self, message: RunRerankComputed) -> None:
+        message.stop()
+        session = self._rerank_session
+        if session is not None and session.adopt_rerank(message.key, message.rerank):
+            self.show_run_rerank(message.rerank)
+
+    def show_run_rerank(self, rerank: RunRerank) -> None:
+        """The run-level Y3 line from a finished computation."""
+        if rerank.error:
+            self.show_run_metrics(Text(f"run Y3: {rerank.error}", style="dim"))
+        else:
+            self.show_run_metrics(run_metrics_line(rerank.result, float(rerank.params["alpha"])))
+
 
 def _value(metrics: Mapping[str, Any] | None, key: str) -> float | None:
     if not metrics:
@@ -320,7 +397,7 @@ def evidence_hits_line(candidates: list[Candidate], k: int, scored: bool = False
     return line
 
 
-def retention_text(context: Any, tsr_name: str = "TSR") -> Text:
+def retention_text(context: RetentionContext, tsr_name: str = "TSR") -> Text:
     """A DMV-Bench probe's retention context: TSR by reach and by bank size in this run,
     with this probe's level marked, and how its neighbours fared."""
     text = Text()

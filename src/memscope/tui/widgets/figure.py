@@ -25,7 +25,9 @@ from memscope.textsafe import printable
 from memscope.usecases.figures.data import OKABE_ITO
 
 if TYPE_CHECKING:
+    from memscope.triage.triage_matrix import Grid
     from memscope.usecases.figures.data import CueBars, Curve, RecencySweep
+    from memscope.usecases.runs.loading import RunData
 
 MIN_WIDTH = 36
 """Columns the plot needs to show its axes and a few points."""
@@ -357,12 +359,12 @@ class FigureView(Vertical):
 
 
 def matrix_figure(
-    data: Any,
-    other: Any,
+    data: RunData,
+    other: RunData | None,
     metric_key: str,
     metric_title: str,
     metric_kind: str,
-    grid: Any,
+    grid: Grid | None,
 ) -> FigureSpec:
     """The matrix screen's figure for the run's benchmark (``Benchmark.figure``; run it in a
     worker: it computes).
@@ -393,6 +395,8 @@ def matrix_figure(
         )
     from memscope.usecases.figures.data import Curve
 
+    # Only a grid-lines figure reads the grid; the matrix asks for it once the grid is in.
+    assert grid is not None, "the matrix figure needs the matrix's grid"
     axes = data.spec.axes
     row_axis = next(a for a in axes.axes if a.title == grid.row_title)
     column_axis = next(a for a in axes.axes if a.title == grid.column_title)

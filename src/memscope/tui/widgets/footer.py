@@ -8,11 +8,12 @@ end of the row); Help and Quit are never dropped.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from rich.cells import cell_len
 from textual.app import ComposeResult
+from textual.binding import ActiveBinding
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
@@ -88,7 +89,7 @@ class FittingFooter(Footer):
             ).data_bind(compact=Footer.compact)
         yield from self._palette_key(active)
 
-    def _palette_key(self, active: Any) -> Iterator[FooterKey]:
+    def _palette_key(self, active: Mapping[str, ActiveBinding]) -> Iterator[FooterKey]:
         if not (self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE):
             return
         try:

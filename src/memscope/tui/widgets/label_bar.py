@@ -4,8 +4,8 @@ question's label as the store has it (saved, saving or disabled, never guessed).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.widgets import Static
@@ -14,40 +14,45 @@ from memscope.triage.session_service import LabelBarView
 from memscope.tui.keymap import describe_keys
 from memscope.tui.text import name, plain
 
+if TYPE_CHECKING:
+    from memscope.taxonomy import FailureCode, Taxonomy
+    from memscope.usecases.labels.events import CurrentLabel
+    from memscope.usecases.suggest.rules import Suggestion
 
-def suggestion_text(suggestion: Any, accept_keys: str, taxonomy: Any) -> Text:
+
+def suggestion_text(
+    suggestion: Suggestion | None, accept_keys: str, taxonomy: Taxonomy | None
+) -> Text:
     """``suggested CODE (name) — explanation · enter accept``."""
     if suggestion is None:
         return Text(
             "no suggestion for this question (it is answered correctly, or no rule applies)",
             style="dim",
         )
-    code = str(getattr(suggestion, "code", ""))
+    code = suggestion.code
     found = taxonomy.get(code) if taxonomy is not None else None
     text = Text("suggested ", style="bold")
     text.append_text(plain(code, "bold yellow", one_line=True))
     if found is not None:
         text.append_text(plain(f" ({found.name})", "yellow", one_line=True))
     text.append(f"  {describe_keys(accept_keys)} accept", "bold cyan")
-    explanation = getattr(suggestion, "explanation", "") or getattr(suggestion, "rule", "")
+    explanation = suggestion.explanation or suggestion.rule
     if explanation:
         text.append(" — ")
         text.append_text(plain(explanation, one_line=True))
-    twin = getattr(suggestion, "twin_run_id", None)
+    twin = suggestion.twin_run_id
     if twin:
         text.append(" (twin run ", "dim")
         text.append_text(name(twin, "dim"))
         text.append(")", "dim")
-    also = [
-        str(getattr(item, "code", "")) for item in getattr(suggestion, "alternatives", ()) or ()
-    ]
+    also = [item.code for item in suggestion.alternatives]
     if also:
         text.append_text(plain(f" · also fits: {', '.join(also)}", "dim", one_line=True))
     return text
 
 
 def codes_text(
-    codes: list[Any],
+    codes: Sequence[FailureCode],
     keys: Mapping[str, str],
     current: set[str],
     primary: str | None,
@@ -70,22 +75,20 @@ def codes_text(
     return text
 
 
-def label_status(label: Any, state: str, read_only_reason: str | None) -> Text:
+def label_status(label: CurrentLabel | None, state: str, read_only_reason: str | None) -> Text:
     """What the store holds for this question and whether a change is in flight."""
     if read_only_reason:
         return Text.assemble(
             ("READ-ONLY ", "bold white on red"),
             plain(f" labelling disabled: {read_only_reason}", "red", one_line=True),
         )
-    codes = (
-        [str(code) for code in (getattr(label, "codes", None) or [])] if label is not None else []
-    )
+    codes = list(label.codes) if label is not None else []
     text = Text("label ", style="bold")
     if codes:
         text.append_text(plain(" ".join(codes), "bold cyan", one_line=True))
     else:
         text.append("none", "dim")
-    note = getattr(label, "note", None) if label is not None else None
+    note = label.note if label is not None else None
     if note:
         text.append(" · note ", "bold")
         text.append_text(plain(note, "italic", one_line=True))
@@ -96,7 +99,7 @@ def label_status(label: Any, state: str, read_only_reason: str | None) -> Text:
     elif state == "failed":
         text.append("  NOT SAVED", "bold white on red")
     elif label is not None and state == "saved":
-        who = getattr(label, "annotator", "") or ""
+        who = label.annotator
         text.append("  saved ✓", "bold green")
         if who:
             text.append_text(plain(f" by {who}", "dim", one_line=True))
@@ -126,7 +129,7 @@ class LabelBar(Static):
         view: LabelBarView,
         code_keys: Mapping[str, str],
         accept_keys: str,
-        taxonomy: Any,
+        taxonomy: Taxonomy | None,
         *,
         compact: bool = False,
     ) -> None:

@@ -7,25 +7,30 @@ recall step in rank order, with the target marked.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.widgets import Static
 
+from memscope.errors import MemscopeError
 from memscope.textsafe import printable
+from memscope.triage.benchmark_views import ProbeView
 from memscope.triage.round_index import MediaItem
+from memscope.triage.session_service import TriageSession
 from memscope.tui.widgets.image_preview import ImagePreview
 
 SHOWN_PER_STEP = 5
 
 
-def _plain(value: Any) -> str:
+def _plain(value: object) -> str:
     return printable(value, keep_newlines=False)
 
 
-def probe_text(probe: Any) -> Text:
+def probe_text(probe: ProbeView) -> Text:
     """The probe as literal text (names and URLs come from run files: never markup)."""
     text = Text()
     text.append(f"probe {_plain(probe.probe_id)}", style="bold")
@@ -85,18 +90,52 @@ def probe_text(probe: Any) -> Text:
     return text
 
 
+@dataclass
+class ProbeRead(Message):
+    """A probe's view was read (``probe``) or could not be (``error``)."""
+
+    run_id: str
+    qid: str
+    probe: ProbeView | None = None
+    error: str | None = None
+
+
 class ProbePanel(VerticalScroll):
     """The probe's target, outcome and recall steps (``show``), or why it is not shown."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.probe: Any = None
+        self.probe: ProbeView | None = None
+        self._wanted: tuple[str, str] | None = None
+        """(run id, qid) of the probe asked for last (an older answer is stale)."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="probe-text")
         yield ImagePreview(id="probe-image")
 
-    def show(self, probe: Any, message: str = "") -> None:
+    def load(self, session: TriageSession, run_id: str, qid: str) -> None:
+        """Show probe ``qid`` of ``run_id``, read from the store in a worker."""
+        self._wanted = (run_id, qid)
+        self.show(None, "loading the probe's recall steps …")
+        self._read_probe(session, run_id, qid)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="probe")
+    def _read_probe(self, session: TriageSession, run_id: str, qid: str) -> None:
+        try:
+            probe = session.read_probe(run_id, qid)
+        except MemscopeError as error:
+            message = f"the probe cannot be shown: {error.message}"
+            self.post_message(ProbeRead(run_id, qid, error=message))
+            return
+        self.post_message(ProbeRead(run_id, qid, probe))
+
+    @on(ProbeRead)
+    def _probe_read(self, message: ProbeRead) -> None:
+        message.stop()
+        if self._wanted == (message.run_id, message.qid):
+            self.show(message.probe, message.error or "")
+
+    def show(self, probe: ProbeView | None, message: str = "") -> None:
         """Show ``probe`` (None: ``message`` instead, e.g. while it loads)."""
         self.probe = probe
         body = self.query_one("#probe-text", Static)

@@ -63,7 +63,10 @@ class TextView(ScrollView):
             settle_scrollbar(self)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        """As many lines as the text wraps to (used where the pane's height is auto)."""
+        """As many lines as the text wraps to at ``width``. Textual asks where the pane's
+        height is auto (the answer pane below 110 columns): wrapping here, in the layout
+        pass, gives the right height at once; ScrollView's own answer (the virtual size of
+        the last wrap) would be one layout late."""
         if width > 0 and width != self._wrapped_at:
             self._wrap(width)
         return len(self._strips)

@@ -11,6 +11,8 @@ only through here, the import-linter contract ``triage-calls-usecases``).
   the remembered queue position, the store's default run.
 - :func:`read_probe`: a DMV-Bench probe's stored rows (question, recall steps, products).
 - :func:`probe_seen`: per DMV-Bench probe, whether any recall step retrieved its target.
+- :func:`run_memory_search`: the memory engine's search over a dataset (engine_jobs), the
+  store lock taken per connection only.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from memscope.engine_jobs.memory_search import EngineStep
+from memscope.engine_jobs.memory_search import EngineStep, run_memory_search
 from memscope.errors import NotFoundError
 from memscope.store import Store, queries
 from memscope.store import queries_benchmarks as benchmark_queries
@@ -42,6 +44,7 @@ __all__ = [
     "read_probe",
     "read_rounds",
     "read_session_start",
+    "run_memory_search",
     "save_position",
 ]
 
