@@ -374,13 +374,13 @@ class TriageSession:
 
         The store lock is taken only while the search reads or writes the store, never
         across the model load or the search, so labels are saved meanwhile."""
-        from memscope.usecases.runs.session_io import run_memory_search  # no engine library
+        from memscope.usecases.runs.session_io import search_memory  # no engine library
 
         title = f"rounds like {round_id}" if round_id else f"search: {query}"
         run = self.run
         dataset_id = run.data.run.dataset_id if run is not None else ""
         try:
-            hits = run_memory_search(
+            hits = search_memory(
                 self.store,
                 self.store_lock,
                 dataset_id,

@@ -11,16 +11,18 @@ only through here, the import-linter contract ``triage-calls-usecases``).
   the remembered queue position, the store's default run.
 - :func:`read_probe`: a DMV-Bench probe's stored rows (question, recall steps, products).
 - :func:`probe_seen`: per DMV-Bench probe, whether any recall step retrieved its target.
-- :func:`run_memory_search`: the memory engine's search over a dataset (engine_jobs), the
+- :func:`search_memory`: the memory engine's search over a dataset (engine_jobs), the
   store lock taken per connection only.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from memscope.engine_jobs.memory_search import EngineStep, run_memory_search
+from memscope.engine_jobs.memory_search import EngineStep
 from memscope.errors import NotFoundError
 from memscope.store import Store, queries
 from memscope.store import queries_benchmarks as benchmark_queries
@@ -31,6 +33,8 @@ from memscope.usecases.runs.loading import RunData, evidence_from_table, read_qu
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from memscope.engine_jobs.search import SearchHit
 
 __all__ = [
     "AppState",
@@ -44,8 +48,8 @@ __all__ = [
     "read_probe",
     "read_rounds",
     "read_session_start",
-    "run_memory_search",
     "save_position",
+    "search_memory",
 ]
 
 
@@ -177,3 +181,22 @@ def probe_seen(store: Store, run_id: str) -> dict[str, bool]:
     """Per probe of DMV-Bench run ``run_id``, whether any recall step retrieved its target."""
     with store.read() as con:
         return benchmark_queries.target_seen_by_probe(con, run_id)
+
+
+def search_memory(
+    store: Store,
+    lock: AbstractContextManager[object],
+    dataset_id: str,
+    *,
+    query: str | None,
+    round_id: str | None,
+    k: int,
+    on_step: Callable[[EngineStep], None],
+) -> list[SearchHit]:
+    """``engine_jobs.memory_search.run_memory_search``: rounds matching ``query``, or looking
+    like ``round_id``'s images; ``lock`` is taken per store connection only."""
+    from memscope.engine_jobs import memory_search  # looked up at call time: tests replace it
+
+    return memory_search.run_memory_search(
+        store, lock, dataset_id, query=query, round_id=round_id, k=k, on_step=on_step
+    )
