@@ -18,6 +18,7 @@ from memscope.adapters.registry import benchmark
 from memscope.adapters.upstream_summary import CHECK_KEY
 from memscope.errors import StoreError
 from memscope.identity import RUN_LABEL_SEPARATOR, folder_label
+from memscope.json_types import JSONObject
 from memscope.records import (
     BulkSource,
     DatasetRecord,
@@ -51,7 +52,7 @@ class IngestOutcome:
     status: IngestStatus
     n_questions: int
     notices: list[Notice] = field(default_factory=list)
-    upstream_check: dict[str, Any] | None = None
+    upstream_check: JSONObject | None = None
     """The cross-check against the benchmark's own summary file (``adapters.upstream_summary``)."""
 
 
@@ -85,9 +86,7 @@ def stored_run_states(con: duckdb.DuckDBPyConnection) -> dict[str, StoredRunStat
     }
 
 
-def stored_runs_under(
-    con: duckdb.DuckDBPyConnection, folder: str
-) -> list[tuple[str, dict[str, Any]]]:
+def stored_runs_under(con: duckdb.DuckDBPyConnection, folder: str) -> list[tuple[str, JSONObject]]:
     """``(path, config)`` of every stored run read from the directory ``folder`` (the
     directory itself, a ``<folder>#<system>`` or a results file directly in it)."""
     found = rows(
@@ -183,7 +182,7 @@ def _with_stored_check(
     if check_stored is None:
         return metrics
 
-    def stored(columns: Sequence[str]) -> dict[str, Any]:
+    def stored(columns: Sequence[str]) -> dict[str, float | None]:
         known = {"em", "f1", "bleu_1", "judge", "latency_ms", "total_tokens"}
         wanted = [column for column in columns if column in known]
         means = ", ".join(f"avg({column})" for column in wanted)
@@ -380,7 +379,7 @@ def _insert_questions(
 
 
 def _insert_records(
-    con: duckdb.DuckDBPyConnection, table: str, dataset_id: str, records: list[Any]
+    con: duckdb.DuckDBPyConnection, table: str, dataset_id: str, records: Sequence[object]
 ) -> None:
     """Insert dataclass records into a dataset table (fields named like its columns are
     stored; an empty ``extra`` dict is NULL)."""
