@@ -17,8 +17,9 @@ from memscope.cli import app
 from memscope.errors import InputError, NotFoundError
 from memscope.store import Store
 from memscope.store.check import check_store
-from memscope.usecases.labels.audit import audit_raters, audit_run, audit_to_json
+from memscope.usecases.labels.audit import audit_run, audit_to_json
 from memscope.usecases.labels.events import current_labels
+from memscope.usecases.labels.raters import audit_raters
 from memscope.usecases.labels.verdicts import (
     current_verdicts,
     next_verdict,

@@ -300,12 +300,8 @@ def audit(
     estimate (PPI++) of the true accuracy: the verdicts as labels, the grader as the
     prediction on every question. Unsure verdicts are left out.
     """
-    from memscope.usecases.labels.audit import (
-        audit_raters,
-        audit_run,
-        audit_to_json,
-        raters_to_json,
-    )
+    from memscope.usecases.labels.audit import audit_run, audit_to_json
+    from memscope.usecases.labels.raters import audit_raters, raters_to_json
     from memscope.usecases.runs.ingest import resolve_run
 
     store = open_store(db)
