@@ -17,8 +17,9 @@ from memscope.cli import app
 from memscope.errors import InputError, NotFoundError
 from memscope.store import Store
 from memscope.store.check import check_store
-from memscope.usecases.labels.audit import audit_raters, audit_run, audit_to_json
+from memscope.usecases.labels.audit import audit_run, audit_to_json
 from memscope.usecases.labels.events import current_labels
+from memscope.usecases.labels.raters import audit_raters
 from memscope.usecases.labels.verdicts import (
     current_verdicts,
     next_verdict,
@@ -263,6 +264,11 @@ def test_sample_for_verdicts_is_stratified_by_level_and_grader_outcome(
         app, ["sample", "judged", "--for", "verdicts", "--n", "10", "--by", "x", "--format", "json"]
     )
     assert json.loads(again.output)["queue"] == queue  # the same seed, the same sample
+    from memscope.usecases.labels.verdict_sample import load_verdict_sample
+
+    assert [qid for qid, _, _ in load_verdict_sample(store, "judged")] == [
+        item["qid"] for item in queue
+    ]
     # verdicts on the sample are weighted by it
     for item in queue:
         word = "correct" if item["stratum"].endswith("pass") else "wrong"

@@ -10,8 +10,7 @@ verdict-only mean and the PPI++ estimate of the true accuracy. When the verdicts
 ``memscope sample --for verdicts`` (stratified by level x grader outcome, stored with
 inclusion probabilities), each verdict is weighted by ``1 / inclusion probability``.
 
-:func:`audit_raters` makes every automatic score and every person a rater and gives
-pairwise agreement and Krippendorff's alpha. :func:`corrected_accuracy` is the one number
+:func:`corrected_accuracy` is the one number
 a table cell needs (``table --corrected``): a run's PPI++ accuracy over all its questions.
 """
 
@@ -39,7 +38,8 @@ OVERALL = "all"
 VERDICT_VALUE = {"correct": 1.0, "wrong": 0.0}
 
 
-def _score_column(data: RunData, metric: str) -> np.ndarray:
+def score_column(data: RunData, metric: str) -> np.ndarray:
+    """One score of every question (``em``, ``judge``, ``f1``; else the answer score), NaN where absent."""
     from memscope.analysis.answers import answer_score
 
     em = data.column("em").astype(float)
@@ -80,7 +80,7 @@ def grader_outcomes(
         f1 = data.column("f1").astype(float)
         outcome = correctness(mode, em, judge, f1)
         return outcome, np.asarray(answer_score_of(data), dtype=float), None
-    score = _score_column(data, metric)
+    score = score_column(data, metric)
     if score.size and np.isnan(score).all():
         raise InputError(
             f"run {data.run.run_id} has no {metric} score",
@@ -93,14 +93,14 @@ def grader_outcomes(
 
 def answer_score_of(data: RunData) -> np.ndarray:
     """The run's single answer score per question (``analysis.answers.answer_score``)."""
-    return _score_column(data, "score")
+    return score_column(data, "score")
 
 
 def available_metrics(data: RunData) -> list[str]:
     """The metrics of :data:`METRICS` the run has at least one value of."""
     found = ["correct"]
     for metric in ("judge", "em", "f1"):
-        column = _score_column(data, metric)
+        column = score_column(data, metric)
         if column.size and not np.isnan(column).all():
             found.append(metric)
     return [*found, "score"]
@@ -458,71 +458,4 @@ def audit_to_json(audit: GraderAudit) -> dict[str, Any]:
         "stratified": _estimate(audit.stratified, with_lambda=True),
         "disagreements": [item.__dict__ for item in audit.disagreements],
         "notes": audit.notes,
-    }
-
-
-@dataclass(frozen=True)
-class RaterAudit:
-    """Every automatic score and every person as raters of the same answers."""
-
-    run_id: str
-    raters: list[str]
-    n_questions: int
-    alpha: float | None
-    pairs: list[Any]
-
-
-def audit_raters(
-    store: Store, run_id: str, *, thresholds: dict[str, float] | None = None
-) -> RaterAudit:
-    """Pairwise agreement and Krippendorff's alpha over the run's graders and people.
-
-    Graders: the run's judge, EM and F1 score columns (each at its threshold) where it has
-    them; people: every annotator's current correct/wrong verdicts (unsure left out).
-    """
-    from memscope.analysis.grader_audit import krippendorff_alpha, pairwise_agreement
-    from memscope.usecases.labels.verdicts import verdicts_by_annotator
-    from memscope.usecases.runs.loading import load_run
-
-    data = load_run(store, run_id, detail=False)
-    cuts = {**DEFAULT_THRESHOLDS, **(thresholds or {})}
-    qids = [str(q) for q in np.asarray(data.qids).tolist()]
-    position = {qid: row for row, qid in enumerate(qids)}
-    names: list[str] = []
-    rows: list[np.ndarray] = []
-    for metric in ("judge", "em", "f1"):
-        score = _score_column(data, metric)
-        if score.size and not np.isnan(score).all():
-            names.append(f"{metric}>={cuts[metric]:g}")
-            rows.append(np.where(np.isnan(score), np.nan, (score >= cuts[metric]).astype(float)))
-    for person, given in verdicts_by_annotator(store, run_id).items():
-        row = np.full(len(qids), np.nan)
-        for qid, word in given.items():
-            if qid in position and word in VERDICT_VALUE:
-                row[position[qid]] = VERDICT_VALUE[word]
-        names.append(person)
-        rows.append(row)
-    if len(names) < 2:
-        raise InputError(
-            f"run {run_id} has fewer than two raters ({', '.join(names) or 'none'})",
-            fix="Raters are the run's automatic scores and everyone who gave verdicts.",
-        )
-    ratings = np.vstack(rows)
-    return RaterAudit(
-        run_id=run_id,
-        raters=names,
-        n_questions=len(qids),
-        alpha=krippendorff_alpha(ratings),
-        pairs=pairwise_agreement(names, ratings),
-    )
-
-
-def raters_to_json(found: RaterAudit) -> dict[str, Any]:
-    """The JSON ``memscope audit --raters --format json`` prints."""
-    return {
-        "run": found.run_id,
-        "raters": found.raters,
-        "n_questions": found.n_questions,
-        "krippendorff_alpha": found.alpha,
-        "pairs": [pair.__dict__ for pair in found.pairs],
     }

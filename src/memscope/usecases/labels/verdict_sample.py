@@ -95,3 +95,12 @@ def draw_verdict_sample(
             h: {"questions": sizes[h], "planned": counts.get(h, 0)} for h in sorted(sizes)
         },
     )
+
+
+def load_verdict_sample(store: Store, run_id: str) -> list[tuple[str, str, float]]:
+    """The run's stored verdict sample in order, (qid, stratum, inclusion probability);
+    empty when none was drawn. What the app's queue can step through for verdicts."""
+    from memscope.store import labels as stored
+
+    with store.read() as con:
+        return stored.verdict_sample(con, run_id)
