@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from memscope.errors import InputError, NotFoundError
 from memscope.usecases.labels.instants import utc_now, utc_text
+from memscope.usecases.labels.targets import require_question, require_run, resolve_annotator
 
 if TYPE_CHECKING:
     from memscope.store import Store
@@ -117,19 +118,6 @@ def in_time_order(events: Iterable[LabelEvent]) -> list[LabelEvent]:
     return sorted(events, key=lambda event: (event.created_at, event.event_id))
 
 
-def _annotator(annotator: str | None) -> str:
-    if annotator is not None:
-        if not annotator.strip():
-            raise InputError(
-                "the annotator name is empty",
-                fix="Pass --annotator NAME or leave it out (default: you).",
-            )
-        return annotator.strip()
-    from memscope.config import load_config
-
-    return load_config().annotator
-
-
 def replay(events: Iterable[LabelEvent]) -> dict[tuple[str, str], list[LabelEvent]]:
     """Per (qid, annotator), the stack of effective set/clear events after replaying undos
     (in time order, whatever order ``events`` come in)."""
@@ -171,52 +159,6 @@ def _current_from(events: list[LabelEvent]) -> dict[tuple[str, str], CurrentLabe
             run_hash=top.run_hash,
         )
     return current
-
-
-def _require_run(con: Any, run_id: str) -> dict[str, Any]:
-    """``{"run_hash", "dataset_id"}`` of the run, or NotFoundError naming the nearest run ids."""
-    from memscope.store import queries
-    from memscope.store.labels import run_identity
-
-    identity = run_identity(con, run_id)
-    if identity is None:
-        from memscope.usecases.runs.names import unknown_run
-
-        raise unknown_run(run_id, queries.run_ids(con))
-    return {"run_hash": identity[0], "dataset_id": identity[1]}
-
-
-# Question facts of the runs this process labels, by (store, run id, run hash, dataset id):
-# a run's questions cannot change without its hash or dataset changing. A label's point
-# lookup scans the run's predictions (no index, to keep ingest fast); the app saves labels
-# one keypress after another, so from the second label of a run on, one join serves all.
-# The value is None after the first label (a one-off `memscope label` pays no join).
-_QuestionKey = tuple[str, str, str, str]
-_question_facts: dict[_QuestionKey, dict[str, dict[str, Any]] | None] = {}
-_QUESTION_FACT_RUNS = 4
-
-
-def _require_question(
-    con: Any, run_id: str, qid: str, cache_key: _QuestionKey | None = None
-) -> dict[str, Any]:
-    from memscope.store.labels import question_index, question_info, run_qids
-    from memscope.usecases.runs.questions import unknown_question
-
-    if cache_key is None:
-        found = question_info(con, run_id, qid)
-    elif cache_key not in _question_facts:
-        if len(_question_facts) >= _QUESTION_FACT_RUNS:
-            _question_facts.pop(next(iter(_question_facts)))
-        _question_facts[cache_key] = None
-        found = question_info(con, run_id, qid)
-    else:
-        facts = _question_facts[cache_key]
-        if facts is None:
-            facts = _question_facts[cache_key] = question_index(con, run_id)
-        found = facts.get(qid)
-    if found is not None:
-        return found
-    raise unknown_question(qid, run_id, run_qids(con, run_id))
 
 
 @dataclass(frozen=True)
@@ -267,11 +209,11 @@ def _append(
     """
     from memscope.store import labels as stored
 
-    who = _annotator(annotator)
+    who = resolve_annotator(annotator)
     with store.write() as con:
-        run = _require_run(con, run_id)
+        run = require_run(con, run_id)
         cache_key = (str(store.path), run_id, run["run_hash"], run["dataset_id"])
-        question = _require_question(con, run_id, qid, cache_key)
+        question = require_question(con, run_id, qid, cache_key)
         history = [
             LabelEvent.from_row(row) for row in stored.events(con, run_id, qid=qid, annotator=who)
         ]
@@ -447,7 +389,7 @@ def note_label(
     """
     taxonomy = _taxonomy(None)
     text = note if note and note.strip() else None
-    who = _annotator(annotator)
+    who = resolve_annotator(annotator)
 
     def decide(stack: list[LabelEvent]) -> _Change | None:
         current = _top_set(stack)
@@ -490,7 +432,7 @@ def can_undo(store: Store, run_id: str, qid: str, *, annotator: str | None = Non
     """Whether :func:`undo_label` would find a set or clear to undo (a read-only look)."""
     from memscope.store import labels as stored
 
-    who = _annotator(annotator)
+    who = resolve_annotator(annotator)
     if not store.exists:
         return False
     with store.read() as con:
@@ -539,13 +481,13 @@ def accept_suggestion(
 
     if suggestion_state(store, run_id) is None:
         with store.read() as con:
-            _require_run(con, run_id)
+            require_run(con, run_id)
         suggest_run(store, run_id)
     suggestions = load_suggestions(store, run_id)
     suggestion = suggestions.get(qid)
     if suggestion is None:
         with store.read() as con:
-            _require_question(con, run_id, qid)
+            require_question(con, run_id, qid)
         raise NotFoundError(
             f"no suggestion for {qid} in run {run_id}",
             fix="Only failed questions that a rule explains get one; label it with --code CODE instead.",

@@ -21,8 +21,8 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from memscope.errors import InputError
-from memscope.usecases.labels.events import _annotator, _require_question, _require_run
 from memscope.usecases.labels.instants import utc_now, utc_text
+from memscope.usecases.labels.targets import require_question, require_run, resolve_annotator
 
 if TYPE_CHECKING:
     from memscope.store import Store
@@ -112,10 +112,10 @@ def _append(
     """Append one verdict event decided from the stored stack (None: nothing to do)."""
     from memscope.store import labels as stored
 
-    who = _annotator(annotator)
+    who = resolve_annotator(annotator)
     with store.write() as con:
-        run = _require_run(con, run_id)
-        question = _require_question(con, run_id, qid)
+        run = require_run(con, run_id)
+        question = require_question(con, run_id, qid)
         history = [
             VerdictEvent.from_row(row)
             for row in stored.verdict_events(con, run_id, qid=qid, annotator=who)
