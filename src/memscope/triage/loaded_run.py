@@ -21,10 +21,8 @@ from memscope.usecases.labels.sample import SamplePlan
 from memscope.usecases.runs import session_io
 from memscope.usecases.runs.ingest import effective_k
 from memscope.usecases.runs.loading import RunData
-from memscope.usecases.runs.selection import check_refs as check_refs  # launch's import
 from memscope.usecases.runs.session_io import AppState
 from memscope.usecases.runs.store_access import Store
-from memscope.usecases.runs.store_access import list_runs as list_runs  # the runs screen's import
 from memscope.usecases.suggest.changes import load_suggestions
 from memscope.usecases.suggest.rules import Suggestion
 

@@ -20,9 +20,9 @@ def run_triage_app(request: OpenRequest) -> str | None:
     Raises:
         MemscopeError: a bad option, config or run reference, before the terminal is taken.
     """
-    from memscope.triage.loaded_run import check_refs
     from memscope.tui.app import make_app
     from memscope.tui.widgets.image_preview import ImagePreview, load_renderer
+    from memscope.usecases.runs.selection import SelectOptions, check_refs, select_runs
 
     triage_app = make_app(request)
     refs = list(request.refs)
@@ -31,11 +31,10 @@ def run_triage_app(request: OpenRequest) -> str | None:
     if sample is not None:
         # The plan is drawn (or the stored one kept) before the app loads the run.
         from memscope.usecases.labels.sample import open_sample
-        from memscope.usecases.runs.ingest import resolve_run
 
-        run_id = resolve_run(
-            triage_app.store, refs[0] if refs else None, options=triage_app.options
-        )
+        run_id = select_runs(
+            triage_app.store, refs[:1], SelectOptions(read=triage_app.options)
+        ).first
         open_sample(
             triage_app.store,
             run_id,

@@ -12,13 +12,13 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
 from memscope.errors import MemscopeError
-from memscope.triage.loaded_run import list_runs
 from memscope.triage.session_service import TriageSession
 from memscope.tui.keymap import KeyNames
 from memscope.tui.messages import OpenRuns, RunsListed, ShowScreen, WorkFailed
 from memscope.tui.screens.base import SessionScreen
 from memscope.tui.text import name, num, plain
 from memscope.tui.widgets.footer import FittingFooter
+from memscope.usecases.runs.store_access import list_runs
 
 COLUMNS = (
     ("mark", ""),
