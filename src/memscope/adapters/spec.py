@@ -93,8 +93,9 @@ class DatasetReader(Protocol):
     def read(self, path: Path, media_root: Path | None) -> DatasetRecord | DatasetSource:
         """The dataset of the file ``path``; ``media_root`` is where its images are (the
         user's ``--image-root``; None: the benchmark's default). Records read in Python,
-        or a ``DatasetSource`` the store bulk-loads with its SQL loader (MemEye: the rules
-        ingest uses). A MemscopeError for anything unreadable."""
+        or a ``DatasetSource`` the store bulk-loads with one of its own loaders
+        (``store.loaders.DATASET_LOADERS``: MemEye's, the rules ingest uses; a plugin
+        answers records). A MemscopeError for anything unreadable."""
         ...
 
 
