@@ -1,12 +1,13 @@
 """The two readers of a MemEye dataset agree: Python records and the store's SQL loader.
 
-The Python reader (``adapters/memeye/dataset.py``, with ``identity.question_key``) is the
+The Python oracle (``tests/memeye_oracle.py``, with ``identity.question_key``) is the
 definition of the rules; the SQL loader (``store/loaders/memeye_dataset.py``) is the fast
 re-statement and is held equal to it here: on hand-picked tricky questions, on random mixes
 of every rule's inputs, and, for the whitespace rule, on every Unicode code point.
 
-Ingest derives questions in SQL (question lists reach tens of thousands); tools without a
-store read them in Python. Every question column must come out the same both ways,
+Ingest and the memory engine derive questions in SQL (question lists reach tens of
+thousands); the oracle states the rules one question at a time. Every question column must
+come out the same both ways,
 including the question key (its whitespace rule is re-implemented as an RE2 class).
 """
 
@@ -20,8 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from builders import dialog, open_row, qa, write_run
+from memeye_oracle import read_memeye_dataset
 from memscope.adapters import ReadOptions, read_run
-from memscope.adapters.memeye.dataset import read_memeye_dataset
 from memscope.identity import qid_for, question_key
 from memscope.store import Store
 from memscope.store.sql import rows
@@ -212,10 +213,36 @@ def qa_entries(draw: st.DrawFn) -> dict:
 )
 @given(entries=st.lists(qa_entries(), min_size=1, max_size=6))
 def test_random_questions_agree(store: Store, tmp_path_factory, entries: list[dict]) -> None:
-    """Python (the definition: ``adapters/memeye/dataset.py``) and the store's SQL loader
+    """Python (the definition: ``tests/memeye_oracle.py``) and the store's SQL loader
     give the same question columns for any mix of the rules' inputs."""
     # The run answers only a fixed first question: the rules under test are the dataset's.
     first = qa("Fixed?", "x", [["X1"], ["Y1"]], ["D1:1"])
     data = dialog({"D1": ["D1:1", "D1:2"], "D2": ["D2:1", "D2:2"]}, [first, *entries])
     run_dir = write_run(tmp_path_factory.mktemp("runs") / "r", data, [open_row(1, data)])
     assert_same(store, run_dir)
+
+
+def test_the_engine_opens_a_dialog_file_as_the_oracle_reads_it(
+    store: Store, tmp_path: Path
+) -> None:
+    """The memory engine loads a dialog file with the store's SQL loader and reads it back:
+    rounds, questions and notices come out as the oracle says (a non-object QA counts once
+    among the questions without a point; an oversized label has its own notice)."""
+    from memscope.engine_jobs.engine_data import _from_record, open_dataset
+
+    data = tricky_dataset()
+    data["human-annotated QAs"].append(qa("Huge label?", "x", [["X12345678901"], ["Y2"]], []))
+    dialog_path = tmp_path / "data" / "dialog" / "Tricky.json"
+    dialog_path.parent.mkdir(parents=True)
+    dialog_path.write_text(json.dumps(data), encoding="utf-8")
+
+    opened = open_dataset(store, dialog_path)
+
+    expected = _from_record(read_memeye_dataset(dialog_path.resolve(), None))
+    assert opened == expected
+    assert any("2 question(s) have no usable 'point'" in notice for notice in opened.notices)
+    assert any("more than 9 digits" in notice for notice in opened.notices)
+    with store.read() as con:  # stored once, under the id ingest would give it
+        assert rows(con, "SELECT dataset_id, n_questions FROM datasets") == [
+            (expected.dataset_id, len(data["human-annotated QAs"]))
+        ]

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from builders import dialog, open_row, qa, write_run
+from memeye_oracle import coordinate, read_memeye_dataset
 from memscope.adapters import ReadOptions, detect, find_run_dirs, read_run
-from memscope.adapters.memeye.dataset import coordinate, read_memeye_dataset
 from memscope.errors import DatasetError, RunDirError
 from memscope.identity import question_key
 from memscope.store import Store
@@ -18,7 +18,7 @@ from support import UPSTREAM_RUNS, upstream_run
 
 
 def dataset_of(run_dir: Path, options: ReadOptions | None = None):
-    """The dataset records of a run, read with the Python reader."""
+    """The dataset records of a run, read with the Python oracle (tests/memeye_oracle.py)."""
     source = read_run(run_dir, options).dataset
     dialog = Path(source.source_path)
     return read_memeye_dataset(

@@ -28,7 +28,14 @@ if TYPE_CHECKING:
 
     from memscope.adapters.base import ReadOptions
     from memscope.json_types import JSONObject
-    from memscope.records import DatasetRecord, EngineRetrieval, EngineRunPlan, Notice, RunRecord
+    from memscope.records import (
+        DatasetRecord,
+        DatasetSource,
+        EngineRetrieval,
+        EngineRunPlan,
+        Notice,
+        RunRecord,
+    )
 
 Panel = Literal["rerank", "evidence", "probe"]
 """What the question screen's right-hand panel shows: ``rerank`` the recency re-rank of a
@@ -83,10 +90,12 @@ class DatasetReader(Protocol):
         """Whether the file ``path`` is a dataset of this benchmark (cheap: no full read)."""
         ...
 
-    def read(self, path: Path, media_root: Path | None) -> DatasetRecord:
+    def read(self, path: Path, media_root: Path | None) -> DatasetRecord | DatasetSource:
         """The dataset of the file ``path``; ``media_root`` is where its images are (the
-        user's ``--image-root``; None: the benchmark's default). A MemscopeError for
-        anything unreadable."""
+        user's ``--image-root``; None: the benchmark's default). Records read in Python,
+        or a ``DatasetSource`` the store bulk-loads with one of its own loaders
+        (``store.loaders.DATASET_LOADERS``: MemEye's, the rules ingest uses; a plugin
+        answers records). A MemscopeError for anything unreadable."""
         ...
 
 
@@ -354,7 +363,7 @@ class ModuleReader:
 @dataclass(frozen=True)
 class ModuleDatasetReader:
     """A :class:`DatasetReader` whose functions live in a module imported on first use
-    (``sniff(path) -> bool`` and ``read(path, media_root) -> DatasetRecord``)."""
+    (``sniff(path) -> bool`` and ``read(path, media_root) -> DatasetRecord | DatasetSource``)."""
 
     module: str
     accepts: str
@@ -371,8 +380,11 @@ class ModuleDatasetReader:
     def sniff(self, path: Path) -> bool:
         return bool(self._function(self.sniff_name)(path))
 
-    def read(self, path: Path, media_root: Path | None) -> DatasetRecord:
-        read = cast("Callable[[Path, Path | None], DatasetRecord]", self._function(self.read_name))
+    def read(self, path: Path, media_root: Path | None) -> DatasetRecord | DatasetSource:
+        read = cast(
+            "Callable[[Path, Path | None], DatasetRecord | DatasetSource]",
+            self._function(self.read_name),
+        )
         return read(path, media_root)
 
 

@@ -21,6 +21,7 @@ from memscope.adapters.registry import benchmarks, registry
 from memscope.engine.corpus import CorpusRound
 from memscope.errors import DatasetError, EngineError, NotFoundError
 from memscope.json_types import JSONValue
+from memscope.records import DatasetSource
 from memscope.store import Store, queries
 from memscope.store import embeddings as cache
 
@@ -242,10 +243,14 @@ def open_dataset(store: Store, ref: str | Path, *, image_root: Path | None = Non
             return dataset_from_store(store, known[0])
         reader = dataset_spec(path).dataset_reader
         assert reader is not None  # dataset_spec only returns a benchmark with one
-        record = reader.read(path, image_root)
+        dataset = reader.read(path, image_root)
         with store.write() as con:
-            cache.store_dataset(con, record)
-        return _from_record(record)
+            notices = cache.store_dataset(con, dataset)
+        if isinstance(dataset, DatasetSource):  # loaded by the store's SQL loader: read it back
+            opened = dataset_from_store(store, dataset.dataset_id)
+            opened.notices = [str(notice) for notice in notices]
+            return opened
+        return _from_record(dataset)
     if path.is_dir():
         raise EngineError(
             "a folder is not a dataset",

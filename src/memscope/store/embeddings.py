@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
 
-    from memscope.records import DatasetRecord, Notice
+    from memscope.records import DatasetRecord, DatasetSource, Notice
 
 
 @dataclass
@@ -52,8 +52,11 @@ def _matrix(column: Any, dim: int | None = None) -> np.ndarray:
     return flat.reshape(len(lists), -1)
 
 
-def store_dataset(con: duckdb.DuckDBPyConnection, dataset: DatasetRecord) -> list[Notice]:
-    """Store a dataset read from a dialog file unless the store has it; return its notices.
+def store_dataset(
+    con: duckdb.DuckDBPyConnection, dataset: DatasetRecord | DatasetSource
+) -> list[Notice]:
+    """Store a dataset read (or described, for a bulk loader) from a dataset file unless the
+    store has it; return its notices.
 
     It is ingest's dataset writer (``store.ingest.store_dataset``), so a dataset indexed
     before any of its runs is ingested and the one those runs bring are the same rows.

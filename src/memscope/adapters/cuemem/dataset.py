@@ -28,9 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memscope.adapters.files import media_kind, read_json_file
-from memscope.adapters.memeye.dataset import question_key, strings
+from memscope.adapters.memeye.dataset import strings
 from memscope.errors import DatasetError
 from memscope.file_kinds import read_regular
+from memscope.identity import question_key
 from memscope.json_types import JSONObject, JSONValue
 from memscope.records import DatasetRecord, Notice, QuestionRecord, RoundRecord, SessionRecord
 

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memscope.adapters.dmv.catalogue import Product, ProductData
-from memscope.adapters.memeye.dataset import question_key
+from memscope.identity import question_key
 from memscope.json_types import JSONObject
 from memscope.records import DatasetRecord, Notice, QuestionRecord, RoundRecord, SessionRecord
 

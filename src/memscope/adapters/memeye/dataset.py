@@ -1,17 +1,17 @@
-"""Reads a MemEye dialog JSON (sessions, rounds, images, captions, QAs) into records.
+"""Describes a MemEye dialog JSON (sessions, rounds, images, captions, QAs) for the store.
 
 The format is MemEye's ``benchmark/dataset.py``: ``multi_session_dialogues`` (sessions in
 replay order, each with ``dialogues`` rounds) and a QA list under ``"human-annotated QAs"``
 (or ``human_annotated_qas`` / ``qas``). Image paths are resolved the way MemEye resolves
 them; a file that cannot be found is recorded as missing, never fatal.
 
-Two entry points: ``memeye_dataset_source`` describes the file for the store, which
-bulk-loads it (question lists of real benchmark runs reach tens of thousands; the store
-derives them in SQL, store/loaders/memeye_dataset.py); ``read_memeye_dataset`` reads it
-entirely in Python, for tools that want records without a store. Both follow the same
-rules, and tests/unit/test_identity.py checks they agree. ``sniff_dataset`` and
-``read_dataset`` are the spec's dataset reader (the memory engine opens dialog files
-through them).
+The store bulk-loads the file (question lists of real benchmark runs reach tens of
+thousands; the store derives them in SQL, store/loaders/memeye_dataset.py); this module
+gives it the file's description (``memeye_dataset_source``) and the session list in Python
+(``read_sessions``: images need the file system). ``sniff_dataset`` and ``read_dataset``
+are the spec's dataset reader: the memory engine opens a dialog file through the same SQL
+loader as ingest. The rules are also written out in Python as the tests' oracle
+(tests/memeye_oracle.py), which tests/unit/test_identity.py holds the SQL equal to.
 """
 
 from __future__ import annotations
@@ -21,60 +21,16 @@ import re
 from pathlib import Path
 from typing import Any
 
-from memscope.adapters.files import read_json_file
 from memscope.errors import DatasetError
 from memscope.file_kinds import NotRegularFileError, open_regular, read_regular
-from memscope.identity import question_key as question_key  # re-exported for the other readers
-from memscope.records import (
-    DatasetRecord,
-    DatasetSource,
-    Notice,
-    QuestionRecord,
-    RoundRecord,
-    SessionRecord,
-)
+from memscope.records import DatasetSource, Notice, RoundRecord, SessionRecord
 
-QA_LIST_KEYS = ("human-annotated QAs", "human_annotated_qas", "qas")
 IMAGE_PREFIXES = ("../image/", "./image/", "image/", "data/image/")
 MAX_EXAMPLES = 3
 SNIFF_BYTES = 1 << 20
 MAX_LEVEL_DIGITS = 9
 """A label's level (the digits after X / Y) has at most this many digits; longer ones are
 ignored with a notice (they would overflow the store's 32-bit level)."""
-
-
-def coordinate(labels: list[str], axis: str) -> str | None:
-    """Return the highest label on one axis (``["X2", "X4"]`` gives ``"X4"``)."""
-    levels = [int(label[1:]) for label in labels if label[:1] == axis and label[1:].isdigit()]
-    return f"{axis}{max(levels)}" if levels else None
-
-
-def parse_point(point: Any) -> tuple[list[str], list[str]] | None:
-    """Split MemEye's ``point`` (``[["X2"], ["Y1"]]``) into X and Y labels.
-
-    Returns None when ``point`` does not have that shape.
-    """
-    if not isinstance(point, list):
-        return None
-    x_labels: list[str] = []
-    y_labels: list[str] = []
-    seen_any = False
-    for group in point:
-        if not isinstance(group, list):
-            continue
-        for label in group:
-            seen_any = True
-            if not isinstance(label, str):
-                continue
-            label = label.strip()
-            if 1 < len(label) <= MAX_LEVEL_DIGITS + 1 and label[1:].isdigit():
-                if label[0] == "X":
-                    x_labels.append(label)
-                elif label[0] == "Y":
-                    y_labels.append(label)
-    if point and not seen_any:
-        return None
-    return x_labels, y_labels
 
 
 def strings(value: Any) -> list[str]:
@@ -185,58 +141,6 @@ def image_file_problem(path: Path) -> str | None:
     return None
 
 
-def read_memeye_dataset(
-    dialog_path: Path, image_root: Path | None, task_hint: str | None = None
-) -> DatasetRecord:
-    """Read a MemEye dialog JSON.
-
-    Args:
-        dialog_path: The dialog JSON file.
-        image_root: The run's ``image_root`` if it exists on this machine.
-        task_hint: The run's task name, used when the file names none.
-
-    Raises:
-        DatasetError: when the file is missing, not JSON or not shaped like a MemEye
-            dialog file.
-    """
-    data = read_json_file(dialog_path, error=DatasetError, what="dialog JSON")
-    where = str(dialog_path)
-    if not isinstance(data, dict) or not isinstance(data.get("multi_session_dialogues"), list):
-        raise DatasetError(
-            "dialog JSON has no 'multi_session_dialogues' list",
-            where=where,
-            fix="Pass the MemEye dialog file with --dataset PATH.",
-        )
-    qas = next((data[key] for key in QA_LIST_KEYS if isinstance(data.get(key), list)), None)
-    if qas is None:
-        raise DatasetError(
-            "dialog JSON has no QA list ('human-annotated QAs')",
-            where=where,
-            fix="Pass the MemEye dialog file with --dataset PATH.",
-        )
-    task = str(task_hint or dialog_path.stem).strip().lower()
-    raw_bytes = read_regular(dialog_path)
-    content_hash = hashlib.sha256(raw_bytes).hexdigest()
-    notices: list[Notice] = []
-    sessions, rounds = read_sessions(
-        data["multi_session_dialogues"], dialog_path, image_root, notices
-    )
-    round_sessions = {r.round_id: r.session_id for r in rounds}
-    questions = _read_questions(qas, task, round_sessions, where, notices)
-    return DatasetRecord(
-        dataset_id=f"{_slug(dialog_path.stem)}-{content_hash[:12]}",
-        benchmark="memeye",
-        task=task,
-        source_path=str(dialog_path.resolve()),
-        content_hash=content_hash,
-        media_root=str(image_root.resolve()) if image_root else None,
-        sessions=sessions,
-        rounds=rounds,
-        questions=questions,
-        notices=notices,
-    )
-
-
 def sniff_dataset(path: Path) -> bool:
     """Whether ``path`` looks like a MemEye dialog JSON, from its first MiB: a JSON object
     naming ``multi_session_dialogues`` (or an object larger than that, whose key may come
@@ -251,22 +155,24 @@ def sniff_dataset(path: Path) -> bool:
     return head[:1] == b"{" and (b'"multi_session_dialogues"' in head or longer)
 
 
-def read_dataset(path: Path, media_root: Path | None) -> DatasetRecord:
-    """A dialog JSON for the memory engine: images under ``media_root``, else under MemEye's
-    default ``<data>/image`` beside the file's ``dialog/`` folder when that exists.
+def read_dataset(path: Path, media_root: Path | None) -> DatasetSource:
+    """A dialog JSON for the memory engine, which loads it into the store: images under
+    ``media_root``, else under MemEye's default ``<data>/image`` beside the file's
+    ``dialog/`` folder when that exists.
 
     Raises:
-        DatasetError: see :func:`read_memeye_dataset`.
+        DatasetError: see :func:`memeye_dataset_source` (the store's loader raises the
+            rest: not JSON, not shaped like a MemEye dialog file).
     """
     default_root = path.resolve().parent.parent / "image"
     root = media_root or (default_root if default_root.is_dir() else None)
-    return read_memeye_dataset(path.resolve(), root)
+    return memeye_dataset_source(path.resolve(), root)
 
 
 def memeye_dataset_source(
     dialog_path: Path, image_root: Path | None, task_hint: str | None = None
 ) -> DatasetSource:
-    """Describe a MemEye dialog JSON for the store to bulk-load (see ``read_memeye_dataset``).
+    """Describe a MemEye dialog JSON for the store to bulk-load (store/loaders/memeye_dataset.py).
 
     Only the file's hash is computed here; the store stages the file with DuckDB, calls
     back for the (small) session list and derives the questions in SQL.
@@ -304,7 +210,7 @@ def memeye_dataset_source(
 
     return DatasetSource(
         loader="memeye_dataset",
-        dataset_id=f"{_slug(dialog_path.stem)}-{content_hash[:12]}",
+        dataset_id=f"{dataset_slug(dialog_path.stem)}-{content_hash[:12]}",
         benchmark="memeye",
         task=task,
         source_path=str(dialog_path.resolve()),
@@ -314,13 +220,20 @@ def memeye_dataset_source(
     )
 
 
-def _slug(text: str) -> str:
+def dataset_slug(text: str) -> str:
+    """The file-name part of a dataset id (``Visual Case.json`` gives ``visual_case``)."""
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_") or "dataset"
 
 
 def read_sessions(
     raw_sessions: list[Any], dialog_path: Path, image_root: Path | None, notices: list[Notice]
 ) -> tuple[list[SessionRecord], list[RoundRecord]]:
+    """The sessions and rounds of ``multi_session_dialogues``, images resolved; what is
+    odd (blank or duplicate round ids, image problems) is added to ``notices``.
+
+    Raises:
+        DatasetError: when a session is not an object with a ``dialogues`` list.
+    """
     resolver = ImageResolver(dialog_path, image_root)
     sessions: list[SessionRecord] = []
     rounds: list[RoundRecord] = []
@@ -402,101 +315,6 @@ def read_sessions(
             )
         )
     return sessions, rounds
-
-
-def _read_questions(
-    qas: list[Any],
-    task: str,
-    round_sessions: dict[str, str],
-    where: str,
-    notices: list[Notice],
-) -> list[QuestionRecord]:
-    questions: list[QuestionRecord] = []
-    unknown_clues: list[str] = []
-    bad_points: list[str] = []
-    oversized: list[str] = []
-    for idx, qa in enumerate(qas, start=1):
-        qid = f"q{idx}"
-        if not isinstance(qa, dict):
-            qa = {}
-            bad_points.append(qid)
-        options = qa.get("options")
-        mode = "mcq" if isinstance(options, (dict, list)) and options else "open"
-        text = qa.get("question")
-        text = text if isinstance(text, str) else str(text or "")
-        labels = parse_point(qa.get("point"))
-        if labels is None:
-            bad_points.append(qid)
-            labels = ([], [])
-        x_labels, y_labels = labels
-        if oversized_labels(qa.get("point")):
-            oversized.append(qid)
-        clue_ids = strings(qa.get("clue"))
-        clue_rounds = [clue for clue in clue_ids if clue in round_sessions]
-        if len(clue_rounds) != len(clue_ids):
-            unknown_clues += [f"{qid}:{clue}" for clue in clue_ids if clue not in round_sessions]
-        source_sessions = strings(qa.get("session_id")) or list(
-            dict.fromkeys(round_sessions[c] for c in clue_rounds)
-        )
-        question_images = (
-            strings(qa.get("question_image")) + strings(qa.get("question_images"))
-            if "question_image" in qa or "question_images" in qa
-            else []
-        )
-        questions.append(
-            QuestionRecord(
-                qid=qid,
-                idx=idx,
-                question_key=question_key(task, mode, text),
-                task=task,
-                question=text,
-                gold=_optional_str(qa.get("answer")),
-                mode=mode,
-                x=coordinate(x_labels, "X"),
-                y=coordinate(y_labels, "Y"),
-                x_labels=x_labels,
-                y_labels=y_labels,
-                options=options if mode == "mcq" else None,
-                clue_ids=clue_ids,
-                clue_rounds=clue_rounds,
-                source_sessions=source_sessions,
-                question_images=question_images,
-            )
-        )
-    if unknown_clues:
-        notices.append(
-            Notice(
-                f"{len(unknown_clues)} clue id(s) name no round in the dataset; "
-                "they are ignored by the retrieval metrics",
-                where,
-                tuple(unknown_clues[:MAX_EXAMPLES]),
-            )
-        )
-    if bad_points:
-        notices.append(
-            Notice(
-                f"{len(bad_points)} question(s) have no usable 'point' (X/Y labels); "
-                "they appear outside the matrix",
-                where,
-                tuple(bad_points[:MAX_EXAMPLES]),
-            )
-        )
-    if oversized:
-        notices.append(oversized_label_notice(len(oversized), where, oversized))
-    return questions
-
-
-def oversized_labels(point: Any) -> bool:
-    """Whether ``point`` holds an X / Y label whose level has too many digits to store."""
-    return isinstance(point, list) and any(
-        isinstance(label, str)
-        and label.strip()[:1] in ("X", "Y")
-        and label.strip()[1:].isdigit()
-        and len(label.strip()) > MAX_LEVEL_DIGITS + 1
-        for group in point
-        if isinstance(group, list)
-        for label in group
-    )
 
 
 def oversized_label_notice(count: int, where: str, qids: list[str]) -> Notice:

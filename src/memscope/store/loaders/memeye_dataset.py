@@ -3,7 +3,7 @@
 The file is staged once with DuckDB's JSON reader. The session list is small and needs the
 file system (images are resolved by the adapter's ``build_rounds``); the QA list can hold
 tens of thousands of entries, so each question's columns are derived in SQL with the same
-rules as ``adapters.memeye.dataset.read_memeye_dataset``: qid from the list position, mode
+rules as the tests' Python oracle (tests/memeye_oracle.py): qid from the list position, mode
 "mcq" when ``options`` is a non-empty object or list, the highest X / Y label as the
 coordinate, clue ids kept as written and resolved against the dataset's rounds, source
 sessions from ``session_id`` (else the clue rounds' sessions, in clue order).
