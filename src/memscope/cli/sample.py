@@ -19,6 +19,7 @@ from memscope.cli.common import (
     stderr,
     stdout,
 )
+from memscope.cli.number_options import COUNT
 from memscope.cli.sample_options import (
     AllocationOption,
     SeedOption,
@@ -71,6 +72,7 @@ def sample(
             "--n",
             help="With --for verdicts: how many answers (default 40).",
             show_default=False,
+            **COUNT,
         ),
     ] = None,
     by: Annotated[
