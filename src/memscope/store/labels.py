@@ -72,6 +72,19 @@ def insert_event(
     return int(found[0])
 
 
+def _event_filter(
+    run_id: str | None, qid: str | None, annotator: str | None
+) -> tuple[str, list[str]]:
+    """The WHERE clause (empty when nothing is fixed) and its parameters that pick a run's,
+    a question's or an annotator's events."""
+    conditions, params = [], []
+    for column, value in (("run_id", run_id), ("qid", qid), ("annotator", annotator)):
+        if value is not None:
+            conditions.append(f"{column} = ?")
+            params.append(value)
+    return (f"WHERE {' AND '.join(conditions)}" if conditions else ""), params
+
+
 def events(
     con: duckdb.DuckDBPyConnection,
     run_id: str | None,
@@ -80,12 +93,7 @@ def events(
     annotator: str | None = None,
 ) -> list[dict[str, Any]]:
     """Label events (of one run, or every run when ``run_id`` is None), oldest first."""
-    conditions, params = [], []
-    for column, value in (("run_id", run_id), ("qid", qid), ("annotator", annotator)):
-        if value is not None:
-            conditions.append(f"{column} = ?")
-            params.append(value)
-    where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
+    where, params = _event_filter(run_id, qid, annotator)
     found = rows(
         con,
         f"SELECT {', '.join(EVENT_COLUMNS)} FROM label_events {where} ORDER BY created_at, event_id",
@@ -224,12 +232,7 @@ def verdict_events(
     annotator: str | None = None,
 ) -> list[dict[str, Any]]:
     """Verdict events (of one run, or every run when ``run_id`` is None), oldest first."""
-    conditions, params = [], []
-    for column, value in (("run_id", run_id), ("qid", qid), ("annotator", annotator)):
-        if value is not None:
-            conditions.append(f"{column} = ?")
-            params.append(value)
-    where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
+    where, params = _event_filter(run_id, qid, annotator)
     found = rows(
         con,
         f"SELECT {', '.join(VERDICT_COLUMNS)} FROM verdict_events {where} ORDER BY created_at, event_id",

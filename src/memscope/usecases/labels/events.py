@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from memscope.errors import InputError, NotFoundError
 from memscope.usecases.labels.instants import utc_now, utc_text
+from memscope.usecases.labels.replay import in_time_order, replay
 from memscope.usecases.labels.targets import require_question, require_run, resolve_annotator
 
 if TYPE_CHECKING:
@@ -111,25 +112,6 @@ class CurrentLabel:
 
 def _now() -> datetime:
     return utc_now()
-
-
-def in_time_order(events: Iterable[LabelEvent]) -> list[LabelEvent]:
-    """Events in the order they happened: by time, then by event id."""
-    return sorted(events, key=lambda event: (event.created_at, event.event_id))
-
-
-def replay(events: Iterable[LabelEvent]) -> dict[tuple[str, str], list[LabelEvent]]:
-    """Per (qid, annotator), the stack of effective set/clear events after replaying undos
-    (in time order, whatever order ``events`` come in)."""
-    stacks: dict[tuple[str, str], list[LabelEvent]] = {}
-    for event in in_time_order(events):
-        stack = stacks.setdefault((event.qid, event.annotator), [])
-        if event.action == "undo":
-            if stack:
-                stack.pop()
-        else:
-            stack.append(event)
-    return stacks
 
 
 def _current_from(events: list[LabelEvent]) -> dict[tuple[str, str], CurrentLabel]:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from memscope.errors import InputError
 from memscope.usecases.labels.instants import utc_now, utc_text
+from memscope.usecases.labels.replay import replay
 from memscope.usecases.labels.targets import require_question, require_run, resolve_annotator
 
 if TYPE_CHECKING:
@@ -86,19 +87,6 @@ def next_verdict(current: str | None) -> str | None:
     return cycle[(cycle.index(current) + 1) % len(cycle)] if current in cycle else VERDICTS[0]
 
 
-def replay_verdicts(events: Iterable[VerdictEvent]) -> dict[tuple[str, str], list[VerdictEvent]]:
-    """Per (qid, annotator), the stack of effective set/clear events after replaying undos."""
-    stacks: dict[tuple[str, str], list[VerdictEvent]] = {}
-    for event in sorted(events, key=lambda event: (event.created_at, event.event_id)):
-        stack = stacks.setdefault((event.qid, event.annotator), [])
-        if event.action == "undo":
-            if stack:
-                stack.pop()
-        else:
-            stack.append(event)
-    return stacks
-
-
 def _append(
     store: Store,
     run_id: str,
@@ -120,7 +108,7 @@ def _append(
             VerdictEvent.from_row(row)
             for row in stored.verdict_events(con, run_id, qid=qid, annotator=who)
         ]
-        stack = replay_verdicts(history).get((qid, who), [])
+        stack = replay(history).get((qid, who), [])
         top = stack[-1] if stack else None
         if action == "undo" and top is None:
             return None
@@ -212,7 +200,7 @@ class CurrentVerdict:
 def current_from(events: Iterable[VerdictEvent]) -> list[CurrentVerdict]:
     """Every (question, annotator)'s current verdict after replay, in event order."""
     found = []
-    for stack in replay_verdicts(events).values():
+    for stack in replay(events).values():
         top = stack[-1] if stack else None
         if top is not None and top.action == "set" and top.verdict is not None:
             found.append(
