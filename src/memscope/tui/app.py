@@ -189,8 +189,10 @@ class MemscopeApp(App[None]):
             question.close_audio()
 
     # -- loading (the app's workers) ------------------------------------------------------
+    # Every @work here and on the screens names a ``description``: without one Textual
+    # builds the worker's name from repr() of its arguments, a whole loaded run's.
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="load")
+    @work(thread=True, exclusive=True, exit_on_error=False, group="load", description="load")
     def load(self, refs: list[str], question: str | None = None) -> None:
         """Ingest what is new and load the run(s) (posts SessionLoaded or RunsScoped)."""
 
@@ -208,7 +210,9 @@ class MemscopeApp(App[None]):
         else:
             self.post_message(SessionLoaded(found, question))
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="complete")
+    @work(
+        thread=True, exclusive=True, exit_on_error=False, group="complete", description="complete"
+    )
     def complete(self, run: LoadedRun) -> None:
         """After the queue is up: the retrieval evidence, then the suggestions (computed
         first when the run has none); also makes the run the store's default one."""
@@ -349,7 +353,7 @@ class MemscopeApp(App[None]):
             if self.session.qid is not None:
                 self.navigator.labels_changed(self.session.qid)
 
-    @work(thread=True, exit_on_error=False, group="labels")
+    @work(thread=True, exit_on_error=False, group="labels", description="write labels")
     def write_labels(self) -> None:
         """Write the queued label ops in order. Not exclusive: a cancelled writer could
         drop ops, so every writer drains the one shared queue under its lock instead."""
@@ -370,7 +374,9 @@ class MemscopeApp(App[None]):
         if payload is not None:
             self.write_position(payload)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="position")
+    @work(
+        thread=True, exclusive=True, exit_on_error=False, group="position", description="position"
+    )
     def write_position(self, payload: tuple[Any, ...]) -> None:
         """Remember the queue position taken from the session."""
         try:

@@ -176,7 +176,7 @@ class MatrixScreen(SessionScreen):
         if not waiting:
             self._cells(self.metric, self.view_index, state.run, state.view.k)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="matrix")
+    @work(thread=True, exclusive=True, exit_on_error=False, group="matrix", description="matrix")
     def _cells(self, metric: MatrixMetric, view: int, session: LoadedRun, k: int) -> None:
         grid: Grid | None
         try:
@@ -361,7 +361,13 @@ class MatrixScreen(SessionScreen):
             self.grid if key[-1] == "grid" else None,
         )
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="matrix-figure")
+    @work(
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
+        group="matrix-figure",
+        description="matrix figure",
+    )
     def _figure(
         self,
         key: tuple[str, ...],

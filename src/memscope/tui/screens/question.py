@@ -521,7 +521,7 @@ class QuestionScreen(SessionScreen):
         self.show_engine_step()
         self._search(search_id, query, round_id)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="search")
+    @work(thread=True, exclusive=True, exit_on_error=False, group="search", description="search")
     def _search(self, search_id: int, query: str | None, round_id: str | None) -> None:
         def progressed(step: EngineStep) -> None:
             self.post_message(EngineProgressed(search_id, step))

@@ -193,7 +193,7 @@ class CandidatesPanel(Vertical):
         key, alpha = wanted
         self.query_one("#rerank-sweep", FigureView).show(sweep_spec(self.sweeps[key], alpha))
 
-    @work(thread=True, exit_on_error=False, group="rerank-sweep")
+    @work(thread=True, exit_on_error=False, group="rerank-sweep", description="sweep")
     def _compute_sweep(self, key: SweepKey, data: RunData) -> None:
         """One sweep in the background (one worker per key, never repeated)."""
         try:
@@ -328,7 +328,7 @@ class CandidatesPanel(Vertical):
             data, params = claimed
             self._compute_run_rerank(key, data, params)
 
-    @work(thread=True, exit_on_error=False, group="run-rerank")
+    @work(thread=True, exit_on_error=False, group="run-rerank", description="run rerank")
     def _compute_run_rerank(self, key: RerankKey, data: RunData, params: dict[str, Any]) -> None:
         """One parameter set in the background (claimed once: never repeated)."""
         self.post_message(RunRerankComputed(key, compute_rerank(data, params)))

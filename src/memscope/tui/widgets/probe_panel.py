@@ -119,7 +119,7 @@ class ProbePanel(VerticalScroll):
         self.show(None, "loading the probe's recall steps …")
         self._read_probe(session, run_id, qid)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="probe")
+    @work(thread=True, exclusive=True, exit_on_error=False, group="probe", description="probe")
     def _read_probe(self, session: TriageSession, run_id: str, qid: str) -> None:
         try:
             probe = session.read_probe(run_id, qid)
