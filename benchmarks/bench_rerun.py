@@ -154,7 +154,7 @@ def main() -> None:
         data = load(args.questions, scratch)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    k = int(data.run.get("top_k") or 10)
+    k = data.run.effective_k()
     ev, sims, ages, valid = y3_pool(data)
     fast, slow = vectorised(ev, sims, ages, valid, k), loop(ev, sims, ages, valid, k)
     for alpha in fast:  # both variants must agree before either is timed
