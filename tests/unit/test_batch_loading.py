@@ -46,9 +46,9 @@ def test_every_demo_run_reads_as_load_run_reads_it(
     # A run named twice comes back twice; the order is the order asked for.
     asked = [*reversed(run_ids), run_ids[0]]
     loaded = load_runs(store, asked, detail=detail)
-    assert [data.run["run_id"] for data in loaded] == asked
+    assert [data.run.run_id for data in loaded] == asked
     for data in loaded:
-        assert_same_run(data, load_run(store, data.run["run_id"], detail=detail))
+        assert_same_run(data, load_run(store, data.run.run_id, detail=detail))
         benchmarks.add(data.benchmark)
     assert {"memeye", "dmv", "cuemem"} <= benchmarks
 
@@ -82,4 +82,4 @@ def test_odd_retrievals_read_alike(tmp_path: Path) -> None:
             [run_ids[0], qid, run_ids[0], qid, round_id, run_ids[1], qid, round_id],
         )
     for data in load_runs(store, run_ids, detail=False):
-        assert_same_run(data, load_run(store, data.run["run_id"], detail=False))
+        assert_same_run(data, load_run(store, data.run.run_id, detail=False))
