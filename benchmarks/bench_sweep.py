@@ -13,9 +13,12 @@ run, and reported as the median of ``--repeat`` repetitions and as a ratio of th
 - ``memscope ingest runs/`` again with nothing changed vs the one-query baseline (≤ 2×);
 - ``memscope table runs/`` on the ingested store vs the one-query baseline: one DuckDB
   ``read_json`` over every ``predictions.jsonl``, grouped by run and X (≤ 4×);
-- ``memscope runs`` vs the same one-query baseline (no target).
+- ``memscope runs`` vs the same one-query baseline (no target);
+- with ``--tiny N``: first ``memscope ingest`` of N tiny runs (``TINY_QUESTIONS`` questions
+  each, one dialog file) side by side in one folder, against the ``read_json`` baseline of
+  those files (the target: 5,000 of them in under a minute).
 
-    .venv/bin/python benchmarks/bench_sweep.py [--sizes 192 1280] [--repeat 3]
+    .venv/bin/python benchmarks/bench_sweep.py [--sizes 192 1280] [--tiny 5000] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import VENV_BIN, WORK, median, print_table, time_command
-from figures import Figure, Target, add_figures_option, at_most, write_script_figures
+from figures import Figure, Target, add_figures_option, at_most, below, write_script_figures
 
 QUESTIONS_PER_RUN = 46
 TASKS = 8
@@ -45,6 +48,10 @@ SHAPES: dict[int, tuple[int, int, tuple[str, ...]]] = {
 }
 # The smoke suite's plumbing check: a sweep small enough to ingest in seconds.
 SHAPES[16] = (2, 1, ("open",))
+TINY_QUESTIONS = 3
+# Issue 27's target: 5,000 tiny runs ingested in under a minute (other sizes have none: a
+# small count is mostly the process's start).
+TINY_TARGET = (5000, below(60.0))
 
 FIRST_INGEST_BASELINE = (
     "import duckdb, sys; con = duckdb.connect(); "
@@ -159,6 +166,97 @@ def generated_sweep(n_runs: int) -> Path:
     return root
 
 
+def generated_tiny_runs(n_runs: int) -> Path:
+    """``n_runs`` runs of ``TINY_QUESTIONS`` questions over one dialog file, written once:
+    ``<root>/data/dialog`` and ``<root>/runs/run_<n>`` (all in one folder)."""
+    from generate_run import generate
+
+    root = WORK / f"tiny_{n_runs}"
+    done = root / "complete"
+    if done.is_file():
+        return root
+    print(f"generating {n_runs} tiny runs in {root} …", file=sys.stderr)
+    shutil.rmtree(root, ignore_errors=True)
+    task = "Tiny_Task"
+    template_dir = generate(root / "template", TINY_QUESTIONS, seed=5, task=task)
+    (root / "data" / "dialog").mkdir(parents=True)
+    shutil.copyfile(
+        root / "template" / "data" / "dialog" / f"{task}.json",
+        root / "data" / "dialog" / f"{task}.json",
+    )
+    files = {
+        name: (template_dir / name).read_bytes()
+        for name in ("predictions.jsonl", "config.json", "metrics.json")
+    }
+    for number in range(1, n_runs + 1):
+        run_dir = root / "runs" / f"run_{number:05d}"
+        run_dir.mkdir(parents=True)
+        for name, content in files.items():
+            (run_dir / name).write_bytes(content)
+    shutil.rmtree(root / "template")
+    done.write_text("")
+    return root
+
+
+def measure_tiny(root: Path, repeat: int) -> dict[str, list[float]]:
+    """Seconds of a first ingest of the tiny runs, and of its ``read_json`` baseline."""
+    cached = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    cached["PYTHONPYCACHEPREFIX"] = str(WORK / "pycache")
+    _warm_up(root, cached)
+    times: dict[str, list[float]] = {"ingest": [], "read_json": []}
+    for _ in range(repeat):
+        scratch = Path(tempfile.mkdtemp(prefix="memscope-bench-tiny-"))
+        env = dict(cached, MEMSCOPE_DB=str(scratch / "store.duckdb"), COLUMNS="200")
+        try:
+            times["read_json"].append(
+                time_command([sys.executable, "-c", FIRST_INGEST_BASELINE, str(root)], env=cached)
+            )
+            times["ingest"].append(
+                time_command([str(VENV_BIN / "memscope"), "ingest", str(root / "runs")], env=env)
+            )
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return times
+
+
+def tiny_figures(n_runs: int, times: dict[str, list[float]], repeat: int) -> list[Figure]:
+    """The tiny runs' first ingest (target: 5,000 in under a minute), its baseline, their ratio."""
+    common = {"group": "sweep", "size": n_runs, "trials": repeat}
+    statistic = f"median of {repeat} whole processes"
+    ingest, baseline = median(times["ingest"]), median(times["read_json"])
+    return [
+        Figure(
+            f"sweep.tiny.ingest.{n_runs}",
+            name=f"first `memscope ingest` of {n_runs:,} tiny runs in one folder",
+            value=ingest,
+            unit="s",
+            target=TINY_TARGET[1] if n_runs == TINY_TARGET[0] else None,
+            statistic=statistic,
+            context={"trials": times["ingest"], "questions_per_run": TINY_QUESTIONS},
+            **common,
+        ),
+        Figure(
+            f"sweep.tiny.read_json.{n_runs}",
+            name=f"DuckDB `read_json` of the {n_runs:,} tiny runs' files, {n_runs:,} runs",
+            value=baseline,
+            unit="s",
+            statistic=statistic,
+            note="baseline",
+            context={"trials": times["read_json"]},
+            **common,
+        ),
+        Figure(
+            f"sweep.tiny.ratio.{n_runs}",
+            name=f"first `memscope ingest` of {n_runs:,} tiny runs / baseline",
+            value=ingest / baseline,
+            unit="×",
+            statistic="ratio of the medians",
+            baseline=BASELINES["read_json"],
+            **common,
+        ),
+    ]
+
+
 def _warm_up(root: Path, env: dict[str, str]) -> None:
     """One untimed pass of every command over one run, so no trial pays for compiling."""
     one_run = next((root / "runs").glob("**/predictions.jsonl")).parent
@@ -249,8 +347,11 @@ def figures_of(n_runs: int, times: dict[str, list[float]], repeat: int) -> list[
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[192], choices=sorted(SHAPES))
+    parser.add_argument("--sizes", type=int, nargs="*", default=[192], choices=sorted(SHAPES))
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--tiny", type=int, default=0, metavar="N", help="also time N tiny runs in one folder"
+    )
     add_figures_option(parser)
     args = parser.parse_args()
     figures: list[Figure] = []
@@ -272,6 +373,21 @@ def main() -> None:
                     verdict,
                 ]
             )
+    if args.tiny:
+        times = measure_tiny(generated_tiny_runs(args.tiny), args.repeat)
+        figures += tiny_figures(args.tiny, times, args.repeat)
+        ingest, baseline = median(times["ingest"]), median(times["read_json"])
+        target = TINY_TARGET[1] if args.tiny == TINY_TARGET[0] else None
+        rows.append(
+            [
+                f"{args.tiny:,} tiny",
+                "first `memscope ingest runs/`",
+                f"{ingest:.2f} s",
+                f"{baseline:.2f} s",
+                f"{ingest / baseline:.2f}×",
+                "" if target is None else ("met" if target.met(ingest) else "missed"),
+            ]
+        )
     print_table(
         f"a sweep of many runs vs DuckDB alone (medians of {args.repeat})",
         ["runs", "step", "memscope", "baseline", "ratio", "target"],

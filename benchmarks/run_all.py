@@ -34,7 +34,7 @@ from figures import SCHEMA, FiguresError, atomic_write_text, dump, now, read_doc
 SUITES: dict[str, list[list[str]]] = {
     "full": [
         ["bench_ingest.py", "--questions", "1000", "10000", "50000", "--repeat", "5"],
-        ["bench_sweep.py", "--sizes", "192", "1280", "--repeat", "3"],
+        ["bench_sweep.py", "--sizes", "192", "1280", "--tiny", "5000", "--repeat", "3"],
         ["bench_report.py", "--repeat", "5"],
         ["bench_rerun.py", "--repeat", "5"],
         ["bench_labels.py", "--labels", "200", "--repeat", "3"],
@@ -46,7 +46,7 @@ SUITES: dict[str, list[list[str]]] = {
     ],
     "quick": [
         ["bench_ingest.py", "--questions", "1000", "--repeat", "2"],
-        ["bench_sweep.py", "--sizes", "16", "--repeat", "2"],
+        ["bench_sweep.py", "--sizes", "16", "--tiny", "200", "--repeat", "2"],
         ["bench_report.py", "--questions", "1000", "--repeat", "2"],
         ["bench_rerun.py", "--questions", "1000", "--repeat", "2", "--loop-repeat", "1"],
         ["bench_labels.py", "--questions", "1000", "--labels", "20", "--repeat", "1"],
@@ -59,7 +59,7 @@ SUITES: dict[str, list[list[str]]] = {
     # that checks the plumbing, not for figures anyone should quote.
     "smoke": [
         ["bench_ingest.py", "--questions", "100", "--repeat", "1"],
-        ["bench_sweep.py", "--sizes", "16", "--repeat", "1"],
+        ["bench_sweep.py", "--sizes", "16", "--tiny", "20", "--repeat", "1"],
         ["bench_report.py", "--questions", "100", "--repeat", "1"],
         ["bench_rerun.py", "--questions", "100", "--repeat", "1", "--loop-repeat", "1"],
         ["bench_labels.py", "--questions", "100", "--labels", "3", "--gap", "0", "--repeat", "1"],

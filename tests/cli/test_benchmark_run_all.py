@@ -75,6 +75,12 @@ def test_the_smoke_suite_writes_every_scripts_figures(
         by_id["sweep.table.16"]["value"] / by_id["sweep.query.16"]["value"]
     )
     assert sweep["target"] == {"op": "<=", "value": 4.0} and sweep["baseline"]
+    # issue 27's target is for 5,000 tiny runs; 20 of them are timed without one
+    tiny = by_id["sweep.tiny.ingest.20"]
+    assert tiny["target"] is None and tiny["value"] > 0
+    assert by_id["sweep.tiny.ratio.20"]["value"] == pytest.approx(
+        tiny["value"] / by_id["sweep.tiny.read_json.20"]["value"]
+    )
     ratio = by_id["ingest.ratio.100"]
     assert ratio["value"] == pytest.approx(
         by_id["ingest.memscope.100"]["value"] / by_id["ingest.read_json.100"]["value"]

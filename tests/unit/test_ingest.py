@@ -126,6 +126,26 @@ def test_two_directories_with_one_name_get_distinct_ids(store: Store, tmp_path: 
     assert (again.run_id, again.status) == ("b/srag", "unchanged")
 
 
+def test_a_shared_dataset_points_at_the_dialog_file_of_the_latest_run(
+    store: Store, tmp_path: Path
+) -> None:
+    # Runs a and b bring the same dialog content from two files: one dataset, whose
+    # source path follows the run ingested last (and stays when a run brings the same).
+    data = small_dataset()
+
+    def source_paths() -> list[tuple[str]]:
+        with store.read() as con:
+            return rows(con, "SELECT source_path FROM datasets")
+
+    ingest_dir(store, write_run(tmp_path / "a" / "srag", data, good_rows(data)), OPTIONS)
+    assert source_paths() == [(str((tmp_path / "a" / "data" / "dialog" / "Task.json").resolve()),)]
+    ingest_dir(store, write_run(tmp_path / "b" / "srag", data, good_rows(data)), OPTIONS)
+    b_dialog = str((tmp_path / "b" / "data" / "dialog" / "Task.json").resolve())
+    assert source_paths() == [(b_dialog,)]
+    ingest_dir(store, write_run(tmp_path / "b" / "other", data, good_rows(data)), OPTIONS)
+    assert source_paths() == [(b_dialog,)]
+
+
 def test_unchanged_stats_skip_reading_and_verify_hashes_anyway(
     store: Store, tmp_path: Path
 ) -> None:

@@ -116,14 +116,18 @@ def ingest_run(
         return IngestOutcome(previous.run_id, record.path, "unchanged", previous.n_questions)
     run_id = previous.run_id if previous else _free_run_id(con, record.run_id, record.path)
     notices = list(record.notices)
-    dataset_is_new = (
-        one(con, "SELECT 1 FROM datasets WHERE dataset_id = ?", [record.dataset.dataset_id]) is None
+    # This connection is the store's only writer, so what it reads here holds inside the
+    # transaction below (one query fewer per run of a sweep).
+    stored_dataset = one(
+        con,
+        "SELECT source_path, media_root FROM datasets WHERE dataset_id = ?",
+        [record.dataset.dataset_id],
     )
-    if dataset_is_new and isinstance(record.dataset, DatasetSource):
+    if stored_dataset is None and isinstance(record.dataset, DatasetSource):
         _dataset_loader(record.dataset)[0](con, record.dataset)
     con.begin()
     try:
-        _ensure_dataset(con, record.dataset, notices)
+        _ensure_dataset(con, record.dataset, notices, stored_dataset)
         refuse_skips_when_strict(notices, strict)
         if previous:  # a new run id owns no rows yet: no need to scan the big tables
             for table in ("retrievals", "predictions", "runs"):
@@ -308,18 +312,33 @@ def _insert_table(con: duckdb.DuckDBPyConnection, table: str, run_id: str, data:
 
 
 def _ensure_dataset(
-    con: duckdb.DuckDBPyConnection, dataset: DatasetRecord | DatasetSource, notices: list[Notice]
+    con: duckdb.DuckDBPyConnection,
+    dataset: DatasetRecord | DatasetSource,
+    notices: list[Notice],
+    stored: tuple[Any, ...] | Literal["unknown"] | None = "unknown",
 ) -> None:
     """Store a dataset unless the store already has it (datasets are shared by content).
 
-    A ``DatasetSource`` must have been staged already (outside the transaction).
+    ``stored``: the dataset's stored ``(source_path, media_root)`` or None when the caller
+    has just looked (it is looked up otherwise); a known dataset gets its paths updated
+    only when they differ. A ``DatasetSource`` must have been staged already (outside the
+    transaction).
     """
-    exists = one(con, "SELECT 1 FROM datasets WHERE dataset_id = ?", [dataset.dataset_id])
-    if exists:
-        con.execute(
-            "UPDATE datasets SET source_path = ?, media_root = coalesce(?, media_root) WHERE dataset_id = ?",
-            [dataset.source_path, dataset.media_root, dataset.dataset_id],
+    if stored == "unknown":
+        stored = one(
+            con,
+            "SELECT source_path, media_root FROM datasets WHERE dataset_id = ?",
+            [dataset.dataset_id],
         )
+    if stored is not None:
+        source_path, media_root = stored
+        if source_path != dataset.source_path or (
+            dataset.media_root is not None and media_root != dataset.media_root
+        ):
+            con.execute(
+                "UPDATE datasets SET source_path = ?, media_root = coalesce(?, media_root) WHERE dataset_id = ?",
+                [dataset.source_path, dataset.media_root, dataset.dataset_id],
+            )
         return
     if isinstance(dataset, DatasetSource):
         load = _dataset_loader(dataset)[1]

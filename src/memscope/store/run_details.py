@@ -57,6 +57,8 @@ def replace_run_details(
             fix="The benchmark's reader hands over a table its spec does not declare "
             "(Benchmark.detail_tables); please report it.",
         )
+    if not replacing and not any(data is not None and data.num_rows for data in tables.values()):
+        return  # a new run without detail rows: nothing to delete or insert (no catalog query)
     existing = {row[0] for row in rows(con, "SELECT table_name FROM information_schema.tables")}
     for name in known:
         if name in existing and replacing:

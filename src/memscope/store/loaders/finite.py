@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memscope.records import Notice
-from memscope.store.sql import scalar
+from memscope.store.sql import one_row
 
 if TYPE_CHECKING:
     import duckdb
@@ -32,19 +32,27 @@ def _not_finite(column: str) -> str:
 def null_non_finite(
     con: duckdb.DuckDBPyConnection, run_id: str, where: str, notices: list[Notice]
 ) -> None:
-    """Set every non-finite score and metric of ``run_id`` to NULL, with one notice per table."""
-    for table, columns, what in (
+    """Set every non-finite score and metric of ``run_id`` to NULL, with one notice per table.
+
+    Both tables are counted in one statement (a run of a sweep usually has nothing to fix,
+    and each statement costs milliseconds); only a table with something to fix is updated.
+    """
+    checked = (
         ("retrievals", SCORE_COLUMNS, "retrieval score(s)"),
         ("predictions", METRIC_COLUMNS, "answer metric value(s)"),
-    ):
-        condition = " OR ".join(_not_finite(column) for column in columns)
-        count = scalar(
-            con,
-            "SELECT coalesce(sum("
+    )
+    counts = one_row(
+        con,
+        "SELECT "
+        + ", ".join(
+            "(SELECT coalesce(sum("
             + " + ".join(f"{_not_finite(column)}::INTEGER" for column in columns)
-            + f"), 0) FROM {table} WHERE run_id = ? AND ({condition})",
-            [run_id],
-        )
+            + f"), 0) FROM {table} WHERE run_id = $run AND ({_any_not_finite(columns)}))"
+            for table, columns, _ in checked
+        ),
+        {"run": run_id},
+    )
+    for (table, columns, what), count in zip(checked, counts, strict=True):
         if not count:
             continue
         assignments = ", ".join(
@@ -52,7 +60,8 @@ def null_non_finite(
             for column in columns
         )
         con.execute(
-            f"UPDATE {table} SET {assignments} WHERE run_id = ? AND ({condition})", [run_id]
+            f"UPDATE {table} SET {assignments} WHERE run_id = ? AND ({_any_not_finite(columns)})",
+            [run_id],
         )
         notices.append(
             Notice(
@@ -60,3 +69,7 @@ def null_non_finite(
                 where,
             )
         )
+
+
+def _any_not_finite(columns: tuple[str, ...]) -> str:
+    return " OR ".join(_not_finite(column) for column in columns)

@@ -163,56 +163,66 @@ def load_memeye_predictions(
             "WITH ORDINALITY",
             [reader.name],
         )
-    total = scalar(con, "SELECT count(*) FROM memeye_rows")
+    # The row count and every row's problem in one statement (each costs milliseconds, and
+    # a sweep ingests hundreds of small runs).
+    total, bad_ords, bad_reasons = one_row(
+        con,
+        "SELECT count(*), list(ord ORDER BY ord) FILTER (WHERE problem IS NOT NULL), "
+        "list(problem ORDER BY ord) FILTER (WHERE problem IS NOT NULL) "
+        f"FROM (SELECT ord, {_row_problem_sql()} AS problem FROM memeye_rows)",
+    )
     if total == 0:
         raise RunDirError(
             "predictions.jsonl has no rows",
             where=str(path),
             fix="Re-run the benchmark or restore the file.",
         )
-    problems = dict(
-        rows(
-            con,
-            f"SELECT ord, problem FROM (SELECT ord, {_row_problem_sql()} AS problem FROM memeye_rows) "
-            "WHERE problem IS NOT NULL ORDER BY ord",
-        )
-    )
+    problems = dict(zip(bad_ords or [], bad_reasons or [], strict=True))
+    kept = "TRUE"
     if problems:
         _report_bad_rows(path, problems, total, strict, notices)
         con.execute("CREATE OR REPLACE TEMP TABLE memeye_bad (ord BIGINT)")
         con.executemany("INSERT INTO memeye_bad VALUES (?)", [[ordinal] for ordinal in problems])
-    else:
-        con.execute("CREATE OR REPLACE TEMP TABLE memeye_bad (ord BIGINT)")
+        kept = "ord NOT IN (SELECT ord FROM memeye_bad)"
 
     # memeye_good holds only the keys of the rows kept; the inserts join back to memeye_rows.
     con.execute(
         "CREATE OR REPLACE TEMP TABLE memeye_good AS "
         "SELECT ord, 'q' || CAST(idx AS BIGINT) AS qid, "
         "row_number() OVER (PARTITION BY CAST(idx AS BIGINT) ORDER BY ord) AS copy "
-        "FROM memeye_rows WHERE ord NOT IN (SELECT ord FROM memeye_bad)"
+        f"FROM memeye_rows WHERE {kept}"
     )
+    # Duplicates and rows without a question, found in one statement: a duplicate is
+    # dropped as such first, then the unknown ones among the rest.
+    known = "(SELECT qid FROM questions WHERE dataset_id = $dataset)"
+    flagged = rows(
+        con,
+        f"SELECT ord, copy > 1 FROM memeye_good WHERE copy > 1 OR qid NOT IN {known} ORDER BY ord",
+        {"dataset": dataset_id},
+    )
+    duplicates = [ordinal for ordinal, duplicate in flagged if duplicate]
+    unknown = [ordinal for ordinal, duplicate in flagged if not duplicate]
     _drop_and_report(
         con,
+        duplicates,
         "copy > 1",
         "duplicate idx: a later row repeats an earlier question; the first row is kept",
         path,
         notices,
         strict,
     )
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE memeye_known AS SELECT qid FROM questions WHERE dataset_id = ?",
-        [dataset_id],
-    )
     _drop_and_report(
         con,
-        "qid NOT IN (SELECT qid FROM memeye_known)",
+        unknown,
+        f"qid NOT IN {known}",
         "idx has no question in the dataset; row skipped",
         path,
         notices,
         strict,
+        {"dataset": dataset_id},
     )
     _check_dataset_match(con, dataset_id, path, notices)
-    inserted = scalar(con, "SELECT count(*) FROM memeye_good")
+    inserted = total - len(problems) - len(duplicates) - len(unknown)
     if inserted == 0:
         raise RunDirError(
             "predictions.jsonl has no usable rows",
@@ -238,8 +248,12 @@ def load_memeye_predictions(
     elif retrieval_kind == "ranked":
         _insert_ranked_retrievals(con, run_id, path, notices)
     null_non_finite(con, run_id, str(sidecar or path), notices)
-    for table in ("memeye_rows", "memeye_bad", "memeye_good", "memeye_known"):
-        con.execute(f"DROP TABLE IF EXISTS {table}")
+    con.execute(
+        "; ".join(
+            f"DROP TABLE IF EXISTS {table}"
+            for table in ("memeye_rows", "memeye_bad", "memeye_good", "memeye_known")
+        )
+    )
     return inserted
 
 
@@ -286,15 +300,16 @@ def _report_bad_rows(
 
 def _drop_and_report(
     con: duckdb.DuckDBPyConnection,
+    dropped: list[int],
     condition: str,
     what: str,
     path: Path,
     notices: list[Notice],
     strict: bool,
+    params: dict[str, str] | None = None,
 ) -> None:
-    dropped = [
-        row[0] for row in rows(con, f"SELECT ord FROM memeye_good WHERE {condition} ORDER BY ord")
-    ]
+    """Report the rows ``dropped`` (ordinals, in order) and delete them from memeye_good
+    (``condition``, with ``params``, selects exactly them)."""
     if not dropped:
         return
     located = lines_of_records(path, set(dropped[:MAX_LISTED_LINES]))
@@ -311,7 +326,7 @@ def _drop_and_report(
             tuple(f"line {line}" for line in lines[1:4]),
         )
     )
-    con.execute(f"DELETE FROM memeye_good WHERE {condition}")
+    con.execute(f"DELETE FROM memeye_good WHERE {condition}", params)
 
 
 def _check_dataset_match(
@@ -368,15 +383,24 @@ def _insert_ranked_retrievals(
         " FROM pairs WHERE round_id IS NOT NULL",
         [run_id],
     )
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE memeye_unaligned AS "
-        "SELECT g.qid, unnest(r.method_runtime.top_candidates, recursive := true) "
-        "FROM memeye_rows r JOIN memeye_good g USING (ord) "
-        "WHERE list_transform(r.method_runtime.top_candidates, lambda c: trim(c.round_id)) "
-        "      <> list_transform(r.method_runtime.seed_round_ids[1:len(r.method_runtime.top_candidates)], lambda i: trim(i))"
+    unaligned = (
+        "list_transform(r.method_runtime.top_candidates, lambda c: trim(c.round_id)) "
+        "<> list_transform(r.method_runtime.seed_round_ids[1:len(r.method_runtime.top_candidates)], lambda i: trim(i))"
+    )
+    # Whether any question needs the fix-up, and how many rows carry no ranking, at once.
+    n_unaligned, missing = one_row(
+        con,
+        f"SELECT count(*) FILTER (WHERE {unaligned}), "
+        "count(*) FILTER (WHERE r.method_runtime.seed_round_ids IS NULL) "
+        "FROM memeye_rows r JOIN memeye_good g USING (ord)",
     )
     # Nothing to fix up (the usual case): no scan of every run's retrievals.
-    if scalar(con, "SELECT count(*) FROM memeye_unaligned"):
+    if n_unaligned:
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE memeye_unaligned AS "
+            "SELECT g.qid, unnest(r.method_runtime.top_candidates, recursive := true) "
+            f"FROM memeye_rows r JOIN memeye_good g USING (ord) WHERE {unaligned}"
+        )
         con.execute(
             "UPDATE retrievals SET score = u.score, text_score = coalesce(u.text_dense_score, u.semantic_score),"
             " image_score = u.image_dense_score "
@@ -386,12 +410,7 @@ def _insert_ranked_retrievals(
             "WHERE retrievals.run_id = ? AND retrievals.qid = u.qid AND retrievals.round_id = u.round_id",
             [run_id],
         )
-    con.execute("DROP TABLE memeye_unaligned")
-    missing = scalar(
-        con,
-        "SELECT count(*) FROM memeye_rows r JOIN memeye_good g USING (ord) "
-        "WHERE r.method_runtime.seed_round_ids IS NULL",
-    )
+        con.execute("DROP TABLE memeye_unaligned")
     if missing:
         notices.append(
             Notice(
