@@ -270,3 +270,69 @@ def test_a_search_answers_with_the_rounds_text_or_why_it_failed(
     similar = session.search_memory(None, "D1:3", lambda _step: None)
     assert similar.title == "rounds like D1:3" and similar.hits == []
     assert similar.error == "the search failed: RuntimeError: CUDA out of memory"
+
+
+def test_a_verdict_cycles_is_saved_apart_from_the_label_and_undone(
+    tmp_path: Path, store_path: Path
+) -> None:
+    from memscope.usecases.labels.events import current_labels
+    from memscope.usecases.labels.verdicts import current_verdicts
+
+    session = open_session(tmp_path, store_path)
+    run_id = session.run.run_id  # type: ignore[union-attr]
+    assert session.labels.toggle("SEL-STALE") == Queued("q1")
+    # Two fast presses cycle from what was asked: correct, then wrong.
+    assert session.labels.cycle_verdict() == Queued("q1")
+    assert session.labels.cycle_verdict() == Queued("q1")
+    view = session.label_bar_view("q1")
+    assert view.state == "saving" and view.verdict is None and view.pending_verdict == "wrong"
+    events = write_labels(session)
+    assert [event.action for event in events if isinstance(event, LabelSaved)] == [
+        "add",
+        "verdict",
+        "verdict",
+    ]
+    view = session.label_bar_view("q1")
+    assert view.state == "saved" and view.verdict == "wrong" and view.pending_verdict is None
+    assert view.current == {"SEL-STALE"}  # the verdict left the label as it was
+    stored = current_verdicts(Store(store_path), run_id, annotator="alice")
+    assert stored["q1"].verdict == "wrong"
+    assert set(current_labels(Store(store_path), run_id, annotator="alice")["q1"].codes) == {
+        "SEL-STALE"
+    }
+    # Undo reverts the latest change this session made: the verdict, then the label.
+    assert session.labels.undo() == Queued("q1")
+    write_labels(session)
+    assert session.label_bar_view("q1").verdict == "correct"
+    assert current_verdicts(Store(store_path), run_id, annotator="alice")["q1"].verdict == "correct"
+    assert session.labels.undo() == Queued("q1")
+    write_labels(session)
+    assert session.label_bar_view("q1").verdict is None
+    assert session.labels.undo() == Queued("q1")
+    write_labels(session)
+    assert session.label_bar_view("q1").current == set()
+    assert "q1" not in current_labels(Store(store_path), run_id, annotator="alice")
+    # A question with none yet starts the cycle at correct; the fourth press removes it.
+    session.labels.verdicts_changed.clear()
+    for _ in range(4):
+        session.labels.cycle_verdict()
+    write_labels(session)
+    assert session.label_bar_view("q1").verdict is None
+    assert "q1" not in current_verdicts(Store(store_path), run_id, annotator="alice")
+    assert session.labels.verdicts_changed == {run_id: {"q1"}}
+
+
+def test_a_verdict_made_before_the_app_opened_is_shown_and_cycled_from(
+    tmp_path: Path, store_path: Path
+) -> None:
+    from memscope.usecases.labels.verdicts import record_verdict
+
+    first = open_session(tmp_path, store_path)
+    run_id = first.run.run_id  # type: ignore[union-attr]
+    first.release()
+    record_verdict(Store(store_path), run_id, "q1", "unsure", annotator="alice")
+    session = open_session(tmp_path, store_path)
+    assert session.label_bar_view("q1").verdict == "unsure"
+    session.labels.cycle_verdict()
+    write_labels(session)
+    assert session.label_bar_view("q1").verdict is None

@@ -127,6 +127,13 @@ def table(
     ci: Annotated[
         bool, typer.Option("--ci", help="Add each cell's 95% bootstrap interval.")
     ] = False,
+    corrected: Annotated[
+        bool,
+        typer.Option(
+            "--corrected",
+            help="Where a row's run has people's verdicts (memscope label --verdict, the app's v), each cell also shows its accuracy corrected with them (PPI++ with its 95% interval, as audit); with --baseline, ⇄ marks a Δ whose sign the correction flips.",
+        ),
+    ] = False,
     label: Annotated[
         list[str] | None,
         typer.Option("--label", help="Rename a row: OLD=NEW (repeatable).", show_default=False),
@@ -209,6 +216,10 @@ def table(
     run_ids = _run_ids(store, runs, read_options(dataset))
     data = load_runs(store, run_ids, detail=False)
     result = build_table(data, options)
+    if corrected:
+        from memscope.usecases.table.corrected import add_corrected
+
+        result = add_corrected(result, store)
     upstream = None
     if check_upstream:
         from memscope.usecases.table.upstream import check_upstream as check

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from memscope.usecases.table.result import ResultsTable, TableCell
 
 MARK = "†"
+FLIP = "⇄"
+"""Marks a Δ vs the baseline whose sign the verdict correction flips (``--corrected``)."""
 METRIC_NAMES = {
     "em": "EM",
     "judge": "Judge",
@@ -59,6 +61,11 @@ def caption(table: ResultsTable) -> str:
         parts.append(f"[95% bootstrap interval over {unit}, {params.resamples} resamples]")
     if table.baseline is not None:
         parts.append(f"Δ vs {table.baseline} ({MARK}: paired 95% interval excludes 0)")
+    if table.corrected:
+        parts.append(
+            "corr = accuracy corrected with people's verdicts (PPI++, 95% interval)"
+            + (f", {FLIP}: the correction flips Δ's sign" if table.baseline is not None else "")
+        )
     return " · ".join(parts)
 
 
@@ -80,8 +87,22 @@ def _delta_text(cell: TableCell) -> str | None:
     return f"Δ{cell.delta.delta:+.3f}" + (MARK if cell.delta.significant else "")
 
 
+def _corrected_text(cell: TableCell) -> str | None:
+    """``corr 0.646 [0.54, 0.76]`` (with ``cΔ-0.012⇄`` where the sign flips); None where
+    the cell has no corrected value."""
+    corrected = cell.corrected
+    if corrected is None or corrected.estimate is None:
+        return None
+    text = f"corr {corrected.estimate:.3f}"
+    if corrected.low is not None:
+        text += f" [{corrected.low:.2f}, {_number(corrected.high, 2)}]"
+    if corrected.delta is not None:
+        text += f" cΔ{corrected.delta:+.3f}" + (FLIP if corrected.flipped else "")
+    return text
+
+
 def cell_parts(cell: TableCell) -> tuple[str, str]:
-    """(the value, the rest: n, interval, Δ) of one cell as plain text."""
+    """(the value, the rest: n, interval, Δ, corrected) of one cell as plain text."""
     if cell.value is None:
         return "–", ""
     rest = f"({cell.n})"
@@ -91,6 +112,9 @@ def cell_parts(cell: TableCell) -> tuple[str, str]:
     delta = _delta_text(cell)
     if delta is not None:
         rest += f" {delta}"
+    corrected = _corrected_text(cell)
+    if corrected is not None:
+        rest += f" {corrected}"
     return _number(cell.value), rest
 
 
@@ -119,7 +143,9 @@ def render_rich(table: ResultsTable, width: int | None = None) -> tuple[Table, l
             if cell.value is not None:
                 text.append(f" ({cell.n})")
                 extra = [
-                    part for part in (_interval_text(cell), _delta_text(cell)) if part is not None
+                    part
+                    for part in (_interval_text(cell), _delta_text(cell), _corrected_text(cell))
+                    if part is not None
                 ]
                 if extra:
                     text.append("".join(f"\n{part}" for part in extra), style="dim")
@@ -187,6 +213,10 @@ def _latex_cell(cell: TableCell) -> str:
     if cell.delta is not None and cell.delta.delta is not None:
         mark = r"$^\dagger$" if cell.delta.significant else ""
         text += rf" {{\scriptsize$\Delta${cell.delta.delta:+.3f}{mark}}}"
+    corrected = _corrected_text(cell)
+    if corrected is not None:
+        corrected = corrected.replace("cΔ", r"c$\Delta$").replace(FLIP, r"$^\ddagger$")
+        text += rf" {{\scriptsize {corrected}}}"
     return text
 
 
@@ -220,7 +250,14 @@ def _csv_number(value: float | int | None) -> str:
 def _csv_fields(cell: TableCell) -> dict[str, float | int | None]:
     """The cell's numbers by CSV field ("" the value; None where it has no such number)."""
     delta = cell.delta
+    corrected = cell.corrected
     return {
+        "corrected": None if corrected is None else corrected.estimate,
+        "corrected_low": None if corrected is None else corrected.low,
+        "corrected_high": None if corrected is None else corrected.high,
+        "corrected_n": None if corrected is None else corrected.n_verdicts,
+        "corrected_delta": None if corrected is None else corrected.delta,
+        "flipped": None if corrected is None else corrected.flipped,
         "": cell.value,
         "n": cell.n,
         "ci_low": cell.ci_low,
@@ -239,6 +276,10 @@ def render_csv(table: ResultsTable) -> str:
         fields += ["ci_low", "ci_high"]
     if table.baseline is not None:
         fields += ["delta", "delta_low", "delta_high", "significant"]
+    if table.corrected:
+        fields += ["corrected", "corrected_low", "corrected_high", "corrected_n"]
+        if table.baseline is not None:
+            fields += ["corrected_delta", "flipped"]
     header = ["system", "runs", "n_questions"] + [
         f"{c.label} {name}".strip() for c in table.columns for name in fields
     ]

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from memscope.errors import MemscopeError
 from memscope.triage.label_queue import (
+    VERDICT_ACTIONS,
     LabelEvent,
     LabelFailed,
     LabelOp,
@@ -36,6 +37,7 @@ from memscope.triage.loaded_run import label_codes
 from memscope.triage.notice import Notice
 from memscope.usecases.labels.events import CurrentLabel
 from memscope.usecases.labels.journal import LabelJournal
+from memscope.usecases.labels.verdicts import next_verdict
 
 if TYPE_CHECKING:
     from memscope.triage.session_service import TriageSession
@@ -62,6 +64,14 @@ class LabelBook:
         self.changed: dict[str, set[str]] = {}
         """run id -> the questions whose label this session changed (and the store
         committed), in the order the runs were first labelled: what the quit summary counts."""
+        self.requested_verdicts: dict[str, str | None] = {}
+        """qid -> the verdict last asked for while its ops are in flight (fast ``v`` presses
+        cycle from it, not from the stored one)."""
+        self.verdicts_changed: dict[str, set[str]] = {}
+        """run id -> the questions whose verdict this session changed (the quit summary)."""
+        self.undo_kinds: dict[tuple[str, str], list[str]] = {}
+        """(run id, qid) -> ``label`` / ``verdict``, one per change this session asked for:
+        undo reverts the latest of the two (the label when this session changed neither)."""
 
     # -- what the label bar shows ----------------------------------------------------------
 
@@ -107,11 +117,23 @@ class LabelBook:
 
     def _push(self, op: LabelOp, requested: tuple[str, ...] | None) -> Queued:
         self.requested[op.qid] = requested
+        if op.action != "undo":
+            self.undo_kinds.setdefault((op.run_id, op.qid), []).append("label")
+        return self._queue(op)
+
+    def _queue(self, op: LabelOp) -> Queued:
         self.failed.discard(op.qid)
         self.queue.push(op)
         return Queued(op.qid)
 
-    def _op(self, action: str, *, codes: tuple[str, ...] = (), note: str | None = None) -> LabelOp:
+    def _op(
+        self,
+        action: str,
+        *,
+        codes: tuple[str, ...] = (),
+        note: str | None = None,
+        verdict: str | None = None,
+    ) -> LabelOp:
         session = self.session
         assert session.run is not None and session.qid is not None
         return LabelOp(
@@ -122,6 +144,7 @@ class LabelBook:
             codes=codes,
             note=note,
             params=dict(session.view.as_json()),
+            verdict=verdict,
         )
 
     def toggle(self, code: str) -> Queued | Notice:
@@ -152,12 +175,46 @@ class LabelBook:
             return Notice("No suggestion for this question: toggle a code with its key instead.")
         return self._push(self._op("accept"), UNKNOWN)
 
-    def undo(self) -> Queued | Notice:
-        """Undo the annotator's last change on this question."""
+    def verdict(self, qid: str) -> str | None:
+        """The question's verdict as saved in the store (None: none)."""
+        run = self.session.run
+        return run.verdicts.get(qid) if run is not None else None
+
+    def pending_verdict(self, qid: str) -> str | None:
+        """The verdict asked for but not saved yet: a verdict, ``none`` (its removal), or
+        None when no verdict change is in flight."""
+        if not self.queue.busy(qid) or qid not in self.requested_verdicts:
+            return None
+        return self.requested_verdicts[qid] or "none"
+
+    def cycle_verdict(self) -> Queued | Notice:
+        """Give the answer the next verdict: none → correct → wrong → unsure → none."""
         refused = self.refusal()
         if refused is not None:
             return refused
         qid = str(self.session.qid)
+        base = self.requested_verdicts[qid] if qid in self.requested_verdicts else self.verdict(qid)
+        wanted = next_verdict(base)
+        self.requested_verdicts[qid] = wanted
+        op = self._op("verdict", verdict=wanted)
+        self.undo_kinds.setdefault((op.run_id, qid), []).append("verdict")
+        return self._queue(op)
+
+    def undo(self) -> Queued | Notice:
+        """Undo the annotator's last change on this question: the verdict when that is
+        what this session changed last, else the label."""
+        refused = self.refusal()
+        if refused is not None:
+            return refused
+        qid = str(self.session.qid)
+        assert self.session.run is not None
+        kinds = self.undo_kinds.get((self.session.run.run_id, qid))
+        if kinds and kinds[-1] == "verdict":
+            kinds.pop()
+            self.requested_verdicts.pop(qid, None)
+            return self._queue(self._op("undo_verdict"))
+        if kinds:
+            kinds.pop()
         if not self.queue.busy(qid) and not self._undoable(qid):
             return Notice(
                 f"Nothing to undo on {qid}: you have not labelled it (or undid every change)."
@@ -256,6 +313,9 @@ class LabelBook:
         """The store committed an op: adopt its current label; a Notice when the label is
         not what this app asked for (another process changed it meanwhile)."""
         self.queue.done(event.qid)
+        if event.action in VERDICT_ACTIONS:
+            self._verdict_saved(event)
+            return None
         self.changed.setdefault(event.run_id, set()).add(event.qid)
         run = self.session.run
         if run is None or run.run_id != event.run_id:
@@ -279,10 +339,24 @@ class LabelBook:
             severity="warning",
         )
 
+    def _verdict_saved(self, event: LabelSaved) -> None:
+        """Adopt the verdict the store holds now (another process may have changed it)."""
+        self.verdicts_changed.setdefault(event.run_id, set()).add(event.qid)
+        run = self.session.run
+        if run is None or run.run_id != event.run_id:
+            return
+        if event.verdict is None:
+            run.verdicts.pop(event.qid, None)
+        else:
+            run.verdicts[event.qid] = event.verdict
+        if not self.queue.busy(event.qid):
+            self.requested_verdicts.pop(event.qid, None)
+
     def failed_op(self, event: LabelFailed) -> Notice:
         """An op could not be written: nothing of it was saved."""
         self.queue.done(event.qid)
         self.requested.pop(event.qid, None)
+        self.requested_verdicts.pop(event.qid, None)
         self.failed.add(event.qid)
         return Notice(
             f"{event.qid}: the label was NOT saved: {event.error.message}",

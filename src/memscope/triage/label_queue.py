@@ -32,6 +32,7 @@ from memscope.usecases.runs.store_access import Store
 __all__ = [
     "LINGER_S",
     "RETRY_S",
+    "VERDICT_ACTIONS",
     "LabelEvent",
     "LabelFailed",
     "LabelOp",
@@ -50,6 +51,8 @@ class LabelSaved:
     qid: str
     label: CurrentLabel | None
     action: str
+    verdict: str | None = None
+    """After a verdict op (:data:`VERDICT_ACTIONS`): the question's verdict now (None: none)."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,9 @@ class LabelsWaiting:
     count: int
     error: MemscopeError
 
+
+VERDICT_ACTIONS = ("verdict", "undo_verdict")
+"""Ops that change the person's verdict on the answer, never the label."""
 
 LabelEvent = LabelSaved | LabelFailed | LabelsWaiting
 """What the writer reports, one event per op (the app wraps each in a Textual message)."""
@@ -178,6 +184,7 @@ class LabelQueue:
                 op = self._pending.popleft()
             try:
                 label = apply_op(store, op)
+                verdict = _verdict_after(store, op)
             except StoreBusyError:
                 with self._lock:
                     self._pending.appendleft(op)
@@ -195,7 +202,7 @@ class LabelQueue:
                 )
                 continue
             self._forget(op)
-            post(LabelSaved(op.run_id, op.qid, label, op.action))
+            post(LabelSaved(op.run_id, op.qid, label, op.action, verdict))
 
     def _forget(self, op: LabelOp) -> None:
         """``op`` is committed (or refused for good): the journal need not keep it."""
@@ -208,3 +215,12 @@ class LabelQueue:
             failed, self._pending = list(self._pending), deque()
         for op in failed:
             post(LabelFailed(op.run_id, op.qid, op.action, error))
+
+
+def _verdict_after(store: Store, op: LabelOp) -> str | None:
+    """The verdict the store holds after a verdict op (None for any other op)."""
+    if op.action not in VERDICT_ACTIONS:
+        return None
+    from memscope.usecases.labels.verdicts import current_verdict
+
+    return current_verdict(store, op.run_id, op.qid, annotator=op.annotator)

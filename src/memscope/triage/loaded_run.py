@@ -51,6 +51,8 @@ class LoadedRun:
     """False while the retrieval evidence is still being loaded in the background."""
     sample: SamplePlan | None = None
     """The run's stored sample plan, None without one."""
+    verdicts: dict[str, str] = field(default_factory=dict)
+    """qid -> the annotator's verdict on the answer as stored (correct, wrong, unsure)."""
     _other_rows: dict[int, int] | None = field(default=None, repr=False)
 
     @property
@@ -143,6 +145,7 @@ def open_session(
     session = LoadedRun(
         store, data, rounds, channels, table, annotator, suggestions, labels, other, saved, notes
     )
+    session.verdicts = _verdicts(store, run_id, annotator)
     if sample is not None:
         table.set_sample_order(sample.qids)
         session.sample = sample
@@ -160,6 +163,13 @@ def _labels(store: Store, run_id: str, annotator: str, notes: list[str]) -> dict
     from memscope.usecases.labels import events as labels
 
     return dict(labels.current_labels(store, run_id, annotator=annotator))
+
+
+def _verdicts(store: Store, run_id: str, annotator: str) -> dict[str, str]:
+    from memscope.usecases.labels.verdicts import current_verdicts
+
+    current = current_verdicts(store, run_id, annotator=annotator)
+    return {qid: verdict.verdict for qid, verdict in current.items()}
 
 
 def save_position(

@@ -186,6 +186,10 @@ class LabelBarView:
     """``saving``, ``waiting``, ``failed`` or ``saved``."""
     label: CurrentLabel | None
     read_only_reason: str | None
+    verdict: str | None = None
+    """The person's verdict on the answer as saved (correct, wrong, unsure; None: none)."""
+    pending_verdict: str | None = None
+    """The verdict asked for but not saved yet (``none``: its removal; None: nothing pending)."""
 
 
 @dataclass(frozen=True)
@@ -647,6 +651,8 @@ class TriageSession:
             state=self.labels.state(qid),
             label=label,
             read_only_reason=self.read_only_reason,
+            verdict=self.labels.verdict(qid),
+            pending_verdict=self.labels.pending_verdict(qid),
         )
 
     # -- the remembered position ---------------------------------------------------------

@@ -20,12 +20,19 @@ EXPORT_SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".json": "jsonl", ".parquet
 
 
 def session_summary(
-    store: Store, run_id: str, annotator: str, exported: str | None, qids: Iterable[str]
+    store: Store,
+    run_id: str,
+    annotator: str,
+    exported: str | None,
+    qids: Iterable[str],
+    verdict_qids: Iterable[str] = (),
 ) -> str:
     """``srag_v: labelled 12 · 3 notes · exported: no``: of the questions ``qids`` whose
-    label this session changed, how many carry a label (and a note) of ``annotator`` now.
+    label this session changed, how many carry a label (and a note) of ``annotator`` now;
+    `` · 4 verdicts`` after the notes when, of the questions ``verdict_qids`` whose verdict
+    this session changed, some carry one of ``annotator`` now.
 
-    Labels made before the session, or by another annotator, are not counted."""
+    Labels and verdicts made before the session, or by another annotator, are not counted."""
     from memscope.usecases.labels.events import current_labels
 
     changed = set(qids)
@@ -33,10 +40,21 @@ def session_summary(
     labels = [label for qid, label in current.items() if qid in changed]
     labelled = sum(1 for label in labels if label.codes)
     notes = sum(1 for label in labels if (label.note or "").strip())
+    judged = _verdicts_now(store, run_id, annotator, set(verdict_qids))
+    verdicts = f" · {judged} verdict{'s' if judged != 1 else ''}" if judged else ""
     return (
         f"{printable_id(run_id)}: labelled {labelled} · {notes} note{'s' if notes != 1 else ''}"
-        f" · exported: {exported or 'no'}"
+        f"{verdicts} · exported: {exported or 'no'}"
     )
+
+
+def _verdicts_now(store: Store, run_id: str, annotator: str, qids: set[str]) -> int:
+    """How many of ``qids`` carry a verdict of ``annotator`` now."""
+    if not qids:
+        return 0
+    from memscope.usecases.labels.verdicts import current_verdicts
+
+    return len(qids & set(current_verdicts(store, run_id, annotator=annotator)))
 
 
 def default_export_path(store: Store, run_id: str) -> Path:

@@ -56,13 +56,17 @@ def export_to(app: SessionHost, chosen: str) -> None:
 
 
 def quit_summary(app: SessionHost) -> str | None:
-    """What this session did, one line per run it labelled (else the run open): ``srag_v:
-    labelled 12 · 3 notes · exported: labels-srag_v.csv`` (None: no run was open)."""
+    """What this session did, one line per run it labelled or gave verdicts on (else the
+    run open): ``srag_v: labelled 12 · 3 notes · exported: labels-srag_v.csv`` (None: no
+    run was open)."""
     from memscope.triage.session_summary import session_summary
 
     session = app.session
     changed = session.labels.changed
-    run_ids = list(changed) or ([session.run.run_id] if session.run is not None else [])
+    judged = session.labels.verdicts_changed
+    run_ids = list(dict.fromkeys([*changed, *judged])) or (
+        [session.run.run_id] if session.run is not None else []
+    )
     if not run_ids:
         return None
     try:
@@ -73,6 +77,7 @@ def quit_summary(app: SessionHost) -> str | None:
                 session.annotator,
                 session.exported.get(run_id),
                 changed.get(run_id, ()),
+                judged.get(run_id, ()),
             )
             for run_id in run_ids
         )

@@ -76,6 +76,13 @@ class QuestionScreen(SessionScreen):
         Binding("l", "pick_code", "Codes…", id="question.pick_code"),
         Binding("n", "note", "Note", id="question.note"),
         Binding("u", "undo", "Undo", id="question.undo"),
+        Binding(
+            "v",
+            "cycle_verdict",
+            "Verdict on the answer: correct/wrong/unsure/none",
+            show=False,
+            id="question.verdict",
+        ),
         Binding("x", "clear_label", "Clear", show=False, id="question.clear"),
         Binding("c", "toggle_caption", "Caption/native", id="question.caption"),
         Binding("p", "play", "Play", id="question.audio"),
@@ -360,6 +367,10 @@ class QuestionScreen(SessionScreen):
 
         note = label.note if label is not None else None
         self.app.push_screen(NoteDialog(session.qid, note or ""), written)
+
+    def action_cycle_verdict(self) -> None:
+        """The person's verdict on the answer: correct → wrong → unsure → none."""
+        self._label(self.session.labels.cycle_verdict())
 
     def action_undo(self) -> None:
         self._label(self.session.labels.undo())

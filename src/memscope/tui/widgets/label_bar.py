@@ -75,8 +75,32 @@ def codes_text(
     return text
 
 
-def label_status(label: CurrentLabel | None, state: str, read_only_reason: str | None) -> Text:
-    """What the store holds for this question and whether a change is in flight."""
+VERDICT_STYLES = {"correct": "bold green", "wrong": "bold red", "unsure": "bold yellow"}
+"""How the person's verdict on the answer is drawn."""
+
+
+def verdict_text(verdict: str | None, pending: str | None) -> Text:
+    """`` · verdict wrong``: the verdict asked for while it is saved (``pending``, ``none``
+    for a removal; highlighted), else the one saved; empty when there is neither."""
+    if pending is None and verdict is None:
+        return Text()
+    text = Text(" · verdict ", style="bold")
+    if pending is not None:
+        text.append(pending, "bold black on yellow")
+    else:
+        text.append(str(verdict), VERDICT_STYLES.get(str(verdict), "bold"))
+    return text
+
+
+def label_status(
+    label: CurrentLabel | None,
+    state: str,
+    read_only_reason: str | None,
+    verdict: str | None = None,
+    pending_verdict: str | None = None,
+) -> Text:
+    """What the store holds for this question (its label, and the person's verdict on the
+    answer when there is one) and whether a change is in flight."""
     if read_only_reason:
         return Text.assemble(
             ("READ-ONLY ", "bold white on red"),
@@ -92,14 +116,15 @@ def label_status(label: CurrentLabel | None, state: str, read_only_reason: str |
     if note:
         text.append(" · note ", "bold")
         text.append_text(plain(note, "italic", one_line=True))
+    text.append_text(verdict_text(verdict, pending_verdict))
     if state == "saving":
         text.append("  saving …", "bold yellow")
     elif state == "waiting":
         text.append("  pending: store busy, will retry", "bold black on yellow")
     elif state == "failed":
         text.append("  NOT SAVED", "bold white on red")
-    elif label is not None and state == "saved":
-        who = label.annotator
+    elif (label is not None or verdict is not None) and state == "saved":
+        who = label.annotator if label is not None else None
         text.append("  saved ✓", "bold green")
         if who:
             text.append_text(plain(f" by {who}", "dim", one_line=True))
@@ -142,6 +167,8 @@ class LabelBar(Static):
         self.show(
             suggestion,
             codes_text(view.codes, code_keys, view.current, view.primary, view.pending),
-            label_status(view.label, view.state, view.read_only_reason),
+            label_status(
+                view.label, view.state, view.read_only_reason, view.verdict, view.pending_verdict
+            ),
             compact=compact,
         )

@@ -222,6 +222,14 @@ def current_verdicts(
     return result
 
 
+def current_verdict(store: Store, run_id: str, qid: str, *, annotator: str) -> str | None:
+    """The question's current verdict of ``annotator`` (None: none): what the app shows."""
+    for verdict in current_from(verdict_history(store, run_id, qid)):
+        if verdict.annotator == annotator:
+            return verdict.verdict
+    return None
+
+
 def verdicts_by_annotator(store: Store, run_id: str) -> dict[str, dict[str, str]]:
     """Per annotator, each question's current verdict (the raters of ``audit --raters``)."""
     by_annotator: dict[str, dict[str, str]] = {}

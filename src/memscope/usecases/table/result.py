@@ -35,6 +35,32 @@ class CellDelta:
 
 
 @dataclass(frozen=True)
+class CorrectedCell:
+    """The cell's accuracy corrected with people's verdicts (``table --corrected``): the
+    PPI++ estimate of its run's true accuracy with its interval, as ``audit`` computes it;
+    all None where the row's run has no verdicts (or the row pools several runs)."""
+
+    estimate: float | None
+    low: float | None
+    high: float | None
+    n_verdicts: int
+    delta: float | None = None
+    """Corrected Δ = this estimate − the baseline row's (None without both)."""
+    flipped: bool = False
+    """The correction flips the sign of the cell's Δ vs the baseline."""
+
+    def to_json(self) -> JSONObject:
+        return {
+            "estimate": self.estimate,
+            "low": self.low,
+            "high": self.high,
+            "n_verdicts": self.n_verdicts,
+            "delta": self.delta,
+            "flipped": self.flipped,
+        }
+
+
+@dataclass(frozen=True)
 class TableCell:
     """One row's value in one column: the metric's mean and its n."""
 
@@ -46,6 +72,8 @@ class TableCell:
     """The bootstrap interval (``--ci``); None without ``--ci``, (None, None) where undefined."""
     delta: CellDelta | None = None
     """Δ vs the baseline row (``--baseline``); None on the baseline row and without one."""
+    corrected: CorrectedCell | None = None
+    """The verdict-corrected accuracy (``--corrected``); None without ``--corrected``."""
 
     @property
     def ci_low(self) -> float | None:
@@ -61,6 +89,8 @@ class TableCell:
             found["ci_low"], found["ci_high"] = self.ci
         if self.delta is not None:
             found |= self.delta.to_json()
+        if self.corrected is not None:
+            found["corrected"] = self.corrected.to_json()
         found["best"] = self.best
         return found
 
@@ -148,9 +178,11 @@ class ResultsTable:
     params: TableParams
     columns: tuple[TableColumn, ...]
     rows: tuple[TableRow, ...]
+    corrected: bool = False
+    """Cells carry the verdict-corrected accuracy (``--corrected``)."""
 
     def to_json(self) -> JSONObject:
-        return {
+        found: JSONObject = {
             "benchmark": self.benchmark,
             "metric": self.metric,
             "by": list(self.by),
@@ -162,3 +194,6 @@ class ResultsTable:
             "columns": [column.to_json() for column in self.columns],
             "rows": [row.to_json() for row in self.rows],
         }
+        if self.corrected:
+            found["corrected"] = True
+        return found
