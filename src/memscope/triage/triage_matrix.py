@@ -15,7 +15,6 @@ questions carry a labelled or suggested failure code, and in comparison mode
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -81,15 +80,17 @@ def available_metrics(table: TriageTable, compare: bool, has_retrieval: bool) ->
 def _coordinate_delta(store: Store, run_a: str, run_b: str) -> dict[tuple[str, str], CellValue]:
     """The caption-proof Δ per (x, y) cell, as ``memscope compare`` computes it (answer
     scores of the matched questions)."""
-    from memscope.usecases.compare.pairs import compare_runs
+    from memscope.usecases.compare.pairs import make_comparison
 
-    found: dict[str, Any] = compare_runs(store, run_a, run_b, resamples=DELTA_RESAMPLES)["delta"][
-        "by_cell"
-    ]
-    return {
-        tuple(cell.split("_", 1)): CellValue(summary.get("delta"), int(summary.get("n") or 0))  # type: ignore[misc]
-        for cell, summary in found.items()
-    }
+    by_cell = make_comparison(store, run_a, run_b, resamples=DELTA_RESAMPLES).delta.by_cell
+    cells: dict[tuple[str, str], CellValue] = {}
+    for cell, summary in by_cell.items():
+        x, _, y = cell.partition("_")
+        delta = summary.get("delta")
+        cells[(x, y)] = CellValue(
+            float(delta) if delta is not None else None, int(summary.get("n") or 0)
+        )
+    return cells
 
 
 def _on_coordinates(table: TriageTable, view: MatrixView) -> bool:

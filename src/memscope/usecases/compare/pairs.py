@@ -13,7 +13,7 @@ beyond the bootstrap intervals.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,6 +22,7 @@ from memscope.analysis.arrays import float_column
 from memscope.analysis.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from memscope.analysis.compare import delta_table, transition_groups, transitions
 from memscope.errors import InputError, NotFoundError
+from memscope.json_types import JSONObject
 from memscope.usecases.benchmarks import coordinate_levels, spec_of
 from memscope.usecases.compare.clusters import cluster_sign_flip
 from memscope.usecases.compare.result import (
@@ -93,9 +94,9 @@ def compare_runs(
     *,
     seed: int = DEFAULT_SEED,
     resamples: int = DEFAULT_RESAMPLES,
-) -> dict[str, Any]:
-    """:func:`make_comparison` in its JSON form (``Comparison.to_json``), typed loosely for
-    the callers that read it by key (the app's comparison matrix)."""
+) -> JSONObject:
+    """:func:`make_comparison` in its JSON form (``Comparison.to_json``), as
+    ``memscope compare --format json`` prints it."""
     return make_comparison(store, run_a, run_b, seed=seed, resamples=resamples).to_json()
 
 
