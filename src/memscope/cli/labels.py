@@ -390,7 +390,10 @@ def export_labels_command(
     ] = False,
     history: Annotated[
         bool,
-        typer.Option("--history", help="One row per label event instead of per current label."),
+        typer.Option(
+            "--history",
+            help="One row per label or verdict event (event_kind) instead of per current label.",
+        ),
     ] = False,
     summary: Annotated[
         bool,
@@ -411,7 +414,8 @@ def export_labels_command(
     parameters (alpha, lambda, K) as JSON, accepted_from (the rule of an accepted
     suggestion) and accepted_suggestion (its own code, rule and numbers), event id and times (UTC),
     and the annotator's current verdict on the answer (verdict, verdict_note, verdict_at; a
-    verdict alone is a row without codes; not with --history). The file loads back
+    verdict alone is a row without codes; with --history one row per verdict event,
+    event_kind verdict, action set/clear/undo). The file loads back
     into DuckDB as-is (read_json / read_parquet; read_csv with allow_quoted_nulls = false
     so an empty note stays empty). In csv, codes are joined with ';', and a text cell
     starting with = + - @ (or a tab / CR) gets a leading ' so spreadsheets do not run it;

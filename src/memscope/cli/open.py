@@ -20,6 +20,7 @@ from memscope.cli.common import (
     read_options,
     stderr,
 )
+from memscope.cli.sample import SampleFor
 from memscope.cli.sample_options import AllocationOption, SeedOption, SizeOption, StrataOption
 
 
@@ -73,6 +74,14 @@ def open_command(
     strata: StrataOption = None,
     sample_size: SizeOption = None,
     allocation: AllocationOption = None,
+    sample_for: Annotated[
+        SampleFor,
+        typer.Option(
+            "--for",
+            help="With --queue sample: failures (the failure sample, to label) or verdicts "
+            "(the verdict sample drawn by `memscope sample RUN --for verdicts`, to judge).",
+        ),
+    ] = SampleFor.failures,
     dataset: DatasetOption = None,
     db: DbOption = None,
 ) -> None:
@@ -84,7 +93,8 @@ def open_command(
     enter accept the suggestion, 1-9 toggle failure codes, [ ] recency weight, c caption
     vs native, ? every key. Labels are committed as you make them. --queue sample
     steps through a stratified random sample of the failures (--seed, --strata
-    cell|y|code, --sample-size N, --allocation proportional|neyman; see `memscope sample`).
+    cell|y|code, --sample-size N, --allocation proportional|neyman; see `memscope sample`);
+    --queue sample --for verdicts steps through the run's verdict sample (v sets a verdict).
     """
     from memscope.errors import InputError
 
@@ -105,6 +115,14 @@ def open_command(
         raise InputError(
             f"{', '.join(given)} go(es) with --queue sample", fix="Add --queue sample."
         )
+    if sample_for is SampleFor.verdicts:
+        if queue != "sample":
+            raise InputError("--for verdicts goes with --queue sample", fix="Add --queue sample.")
+        if given:
+            raise InputError(
+                f"{', '.join(given)} shape(s) the failure sample, not the verdict sample",
+                fix="Draw the verdict sample with `memscope sample RUN --for verdicts --n N`.",
+            )
     # Checked here, in the CLI, not in the app: tests drive the app headless (run_test).
     from memscope.cli.streams import require_terminal
 
@@ -119,7 +137,9 @@ def open_command(
         annotator=annotator,
         options=read_options(dataset),
         db=db,
-        sample=SampleRequest(seed, strata, sample_size, allocation) if queue == "sample" else None,
+        sample=SampleRequest(seed, strata, sample_size, allocation, sample_for.value)
+        if queue == "sample"
+        else None,
     )
     summary = run_triage_app(request)
     if summary:

@@ -126,6 +126,7 @@ _FIELDS = (
     "event_id",
     "event_uid",
     "verdict",
+    "event_kind",
 )
 _VERDICT_FIELDS = ("verdict_note", "verdict_at")
 """Read only for the verdicts (``stage_verdicts``); ``verdict`` itself is in ``_FIELDS``."""
@@ -277,7 +278,9 @@ def normalise(
             # A row without an annotator is a suggestion nobody labelled (--include-suggestions);
             # one with a verdict and no codes is a verdict alone (import_verdicts reads it).
             "WHERE annotator_k <> 'NULL' AND coalesce(annotator_t, 'x') <> '' "
-            f"AND NOT ({_VERDICT_ONLY}))",
+            f"AND NOT ({_VERDICT_ONLY}) "
+            # A verdict event of a --history export is a verdict's, not a label's.
+            "AND coalesce(event_kind_s, 'label') <> 'verdict')",
             [file_no, offset, *staged.params],
         )
     except duckdb.Error as exc:
@@ -294,15 +297,21 @@ VERDICTS = ("correct", "wrong", "unsure")
 VERDICT_ROWS = """
 CREATE OR REPLACE TEMP TABLE verdict_import_rows (
     file_no INTEGER, row_no BIGINT, run_id VARCHAR, run_hash VARCHAR, qid VARCHAR,
-    question_key VARCHAR, verdict VARCHAR, note VARCHAR, annotator VARCHAR, given_at TIMESTAMP
+    question_key VARCHAR, verdict VARCHAR, note VARCHAR, annotator VARCHAR, given_at TIMESTAMP,
+    action VARCHAR
 )
 """
 
 
 def stage_verdicts(con: duckdb.DuckDBPyConnection, staged: StagedFile, file_no: int) -> None:
     """Append the file's rows that carry a verdict to ``verdict_import_rows`` (none when the
-    file has no ``verdict`` column, as files of memscope before verdicts)."""
+    file has no ``verdict`` column, as files of memscope before verdicts): a current-label
+    export's verdicts as ``set`` events at ``verdict_at``; a ``--history`` export's verdict
+    events (``event_kind`` verdict) with their own action (set, clear, undo) and time."""
     if staged.empty or "verdict" not in staged.columns:
+        return
+    if "event_kind" in staged.columns:
+        _stage_verdict_events(con, staged, file_no)
         return
     parts = {
         name: _accessors(staged, name)
@@ -323,18 +332,53 @@ def stage_verdicts(con: duckdb.DuckDBPyConnection, staged: StagedFile, file_no: 
         f"{parts['run_id']['text']}, {parts['run_hash']['text']}, {parts['qid']['text']}, "
         f"{parts['question_key']['text']}, {verdict}, "
         f"nullif({parts['verdict_note']['text']}, ''), {parts['annotator']['text']}, "
-        f"make_timestamp(epoch_us({parts['verdict_at']['instant']})) "
+        f"make_timestamp(epoch_us({parts['verdict_at']['instant']})), 'set' "
         f"FROM {staged.reader} WITH ORDINALITY WHERE coalesce({verdict}, '') <> ''",
         [file_no, *staged.params],
     )
 
 
+def _stage_verdict_events(con: duckdb.DuckDBPyConnection, staged: StagedFile, file_no: int) -> None:
+    """A ``--history`` export's verdict events: every row whose ``event_kind`` is verdict."""
+    parts = {
+        name: _accessors(staged, name)
+        for name in (
+            "run_id",
+            "run_hash",
+            "qid",
+            "question_key",
+            "verdict",
+            "verdict_note",
+            "annotator",
+            "created_at",
+            "action",
+            "event_kind",
+        )
+    }
+    verdict = f"nullif(lower(trim({parts['verdict']['text']})), '')"
+    con.execute(
+        "INSERT INTO verdict_import_rows SELECT ?, ordinality::BIGINT, "
+        f"{parts['run_id']['text']}, {parts['run_hash']['text']}, {parts['qid']['text']}, "
+        f"{parts['question_key']['text']}, {verdict}, "
+        f"nullif({parts['verdict_note']['text']}, ''), {parts['annotator']['text']}, "
+        f"make_timestamp(epoch_us({parts['created_at']['instant']})), "
+        f"lower(trim({parts['action']['text']})) "
+        f"FROM {staged.reader} WITH ORDINALITY WHERE {parts['event_kind']['text']} = 'verdict'",
+        [file_no, *staged.params],
+    )
+
+
 _VERDICT_PROBLEM = (
-    "CASE WHEN verdict NOT IN ('correct', 'wrong', 'unsure') "
+    "CASE WHEN coalesce(action, '') NOT IN ('set', 'clear', 'undo') "
+    f"THEN 'unknown verdict action ' || coalesce(left(action, {SHOWN}), 'null') "
+    "|| ' (known: set, clear, undo)' "
+    "WHEN action = 'set' AND verdict IS NULL THEN 'a verdict set needs its verdict' "
+    "WHEN verdict NOT IN ('correct', 'wrong', 'unsure') "
     f"THEN 'unknown verdict ' || left(verdict, {SHOWN}) || ' (known: correct, wrong, unsure)' "
     "WHEN coalesce(run_id, '') = '' OR coalesce(qid, '') = '' OR coalesce(annotator, '') = '' "
     "THEN 'a verdict needs run_id, qid and annotator' "
-    "WHEN given_at IS NULL THEN 'a verdict needs its time (verdict_at, ISO 8601)' END"
+    "WHEN given_at IS NULL THEN 'a verdict needs its time (verdict_at, or created_at in a "
+    "--history export; ISO 8601)' END"
 )
 
 
@@ -354,9 +398,11 @@ def bad_verdicts(con: duckdb.DuckDBPyConnection, limit: int) -> list[tuple[int, 
 def insert_verdicts(
     con: duckdb.DuckDBPyConnection, local_runs: dict[tuple[int, str], str]
 ) -> tuple[int, int]:
-    """Insert the staged verdicts as ``set`` events of the local runs (keeping annotator,
-    note and time), skipping one already present (same run, question, annotator, verdict
-    and time) and one on a question the local run lacks. Returns (inserted, present)."""
+    """Insert the staged verdict events (``set``, and a history's ``clear`` and ``undo``) of
+    the local runs in time order (keeping annotator, note and time: replaying them gives the
+    same current verdicts), skipping one already present (same run, question, annotator,
+    action, verdict and time) and one on a question the local run lacks. Returns (inserted,
+    present)."""
     con.execute(
         "CREATE OR REPLACE TEMP TABLE verdict_local_runs (file_no INTEGER, run_id VARCHAR, local VARCHAR)"
     )
@@ -372,7 +418,8 @@ def insert_verdicts(
     known = "EXISTS (SELECT 1 FROM predictions p WHERE p.run_id = s.local AND p.qid = s.qid)"
     present_clause = (
         "EXISTS (SELECT 1 FROM verdict_events e WHERE e.run_id = s.local AND e.qid = s.qid "
-        "AND e.annotator = s.annotator AND e.action = 'set' AND e.verdict = s.verdict "
+        "AND e.annotator = s.annotator AND e.action = s.action "
+        "AND e.verdict IS NOT DISTINCT FROM s.verdict "
         "AND e.created_at = s.given_at)"
     )
     present = int(
@@ -384,7 +431,7 @@ def insert_verdicts(
     )
     con.execute(
         "INSERT INTO verdict_events SELECT nextval('verdict_event_ids'), s.local, "
-        "(SELECT content_hash FROM runs WHERE run_id = s.local), s.qid, s.question_key, 'set', "
+        "(SELECT content_hash FROM runs WHERE run_id = s.local), s.qid, s.question_key, s.action, "
         "s.verdict, s.note, s.annotator, 'human', s.given_at, NULL "
         f"FROM ({staged}) s WHERE {known} AND NOT {present_clause} "
         "ORDER BY s.given_at, s.file_no, s.row_no"

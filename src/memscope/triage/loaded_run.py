@@ -117,12 +117,15 @@ def open_session(
     *,
     with_suggestions: bool = True,
     with_evidence: bool = True,
+    sample_for: str = "failures",
 ) -> LoadedRun:
     """Load ``run_ids[0]`` (and the answers of ``run_ids[1]`` to compare) for triage.
 
     The app passes False for both flags and completes the session in the background
     (:func:`load_evidence`, :func:`load_suggestions`): on a large run those take longer
-    than everything else together, and the queue does not need them.
+    than everything else together, and the queue does not need them. ``sample_for="verdicts"``
+    makes the sampled queue the run's verdict sample (``memscope sample RUN --for verdicts``)
+    instead of its failure sample.
 
     Raises:
         MemscopeError: the run cannot be loaded.
@@ -146,8 +149,12 @@ def open_session(
         store, data, rounds, channels, table, annotator, suggestions, labels, other, saved, notes
     )
     session.verdicts = _verdicts(store, run_id, annotator)
+    if sample_for == "verdicts":
+        from memscope.usecases.labels.verdict_sample import verdict_sample_plan
+
+        sample = verdict_sample_plan(store, run_id)
     if sample is not None:
-        table.set_sample_order(sample.qids)
+        table.set_sample_order(sample.qids, with_passes=sample.purpose == "verdicts")
         session.sample = sample
     session.suggestions_ready = with_suggestions
     session.evidence_ready = with_evidence

@@ -122,6 +122,8 @@ class StartRequest:
     question: str | None = None
     queue: str | None = None
     cell: str | None = None
+    sample_for: str = "failures"
+    """Which sample ``--queue sample`` serves: ``failures`` or ``verdicts``."""
 
 
 @dataclass
@@ -332,6 +334,7 @@ class TriageSession:
                 progress,
                 with_suggestions=False,
                 with_evidence=False,
+                sample_for=self.start.sample_for,
             )
 
     def mark_opened(self, run: LoadedRun) -> None:
@@ -618,8 +621,11 @@ class TriageSession:
             from memscope.usecases.labels.sample import sample_progress
 
             table = run.table
-            labelled_qids = set(table.qids[table.labelled].tolist())
-            sample_line = sample_progress(run.sample, labelled_qids, self.qid)
+            if run.sample.purpose == "verdicts":
+                done_qids = set(run.verdicts)
+            else:
+                done_qids = set(table.qids[table.labelled].tolist())
+            sample_line = sample_progress(run.sample, done_qids, self.qid)
         return StatusView(
             run_id=run.run_id,
             other_run_id=run.other_run_id,

@@ -487,6 +487,11 @@ def make_app(request: OpenRequest, *, config: Config | None = None) -> MemscopeA
         options=request.options or read_options(None),
         annotator=(request.annotator or config.annotator).strip() or config.annotator,
         taxonomy=taxonomy,
-        start=StartRequest(request.question, queue, parse_cell(cell) if cell else None),
+        start=StartRequest(
+            request.question,
+            queue,
+            parse_cell(cell) if cell else None,
+            request.sample.purpose if request.sample is not None else "failures",
+        ),
     )
     return MemscopeApp(session=session, run_refs=list(request.refs), config=config, keymap=keymap)

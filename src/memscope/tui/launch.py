@@ -28,7 +28,20 @@ def run_triage_app(request: OpenRequest) -> str | None:
     refs = list(request.refs)
     check_refs(triage_app.store, refs)
     sample = request.sample
-    if sample is not None:
+    if sample is not None and sample.purpose == "verdicts":
+        # The verdict sample is drawn by `memscope sample --for verdicts`, never here.
+        from memscope.errors import InputError
+        from memscope.usecases.labels.verdict_sample import load_verdict_sample
+
+        run_id = select_runs(
+            triage_app.store, refs[:1], SelectOptions(read=triage_app.options)
+        ).first
+        if not load_verdict_sample(triage_app.store, run_id):
+            raise InputError(
+                f"run {run_id} has no verdict sample",
+                fix=f"Draw one first: memscope sample {run_id} --for verdicts.",
+            )
+    elif sample is not None:
         # The plan is drawn (or the stored one kept) before the app loads the run.
         from memscope.usecases.labels.sample import open_sample
 

@@ -26,6 +26,9 @@ class SampleRequest:
     strata: str | None = None
     sample_size: int | None = None
     allocation: str | None = None
+    purpose: str = "failures"
+    """``failures`` (the failure sample, drawn or kept here) or ``verdicts`` (the verdict
+    sample ``memscope sample RUN --for verdicts`` stored; it must exist)."""
 
 
 @dataclass(frozen=True)

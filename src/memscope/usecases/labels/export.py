@@ -12,7 +12,10 @@ question's place on its benchmark's axes as JSON text (``{"x": "X4", "y": "Y3"}`
 ``{"bank": "9", "position": "1", "reach": "2"}``). ``verdict`` (``verdict_note``,
 ``verdict_at``) is the annotator's current verdict on the question's answer (correct,
 wrong, unsure: ``memscope label --verdict``); a verdict on a question the annotator has no
-label on is a row of its own with no codes; ``import-labels`` reads them back. Times (``created_at``, ``labelled_at``,
+label on is a row of its own with no codes; ``import-labels`` reads them back. With
+``history`` every verdict event is a row too (``event_kind`` verdict, no codes, its
+``action`` set, clear or undo, ``verdict`` and ``verdict_note``; label events are
+``event_kind`` label), and ``import-labels`` replays them to the same current verdicts. Times (``created_at``, ``labelled_at``,
 ``first_labelled_at``) are UTC: ISO 8601 text with a ``Z`` in jsonl and csv
 (``2026-05-01T09:30:00.000000Z``), UTC timestamps in parquet.
 
@@ -121,6 +124,9 @@ def _schema(*, history: bool, include_suggestions: bool) -> pa.Schema:
             ("action", text),
             ("supersedes", pa.int64()),
             ("created_at", utc),
+            ("event_kind", text),
+            ("verdict", text),
+            ("verdict_note", text),
         ]
     else:
         fields += [
@@ -259,11 +265,14 @@ def label_table(
                 "action": item.action,
                 "supersedes": item.supersedes,
                 "created_at": item.created_at,
+                "event_kind": "label",
             }
         else:
             record |= {"labelled_at": item.labelled_at, "first_labelled_at": item.first_labelled_at}
         records.append(record)
-    if not history:
+    if history:
+        records += _verdict_event_rows(store, run_id, annotator)
+    else:
         records += _verdict_columns(store, run_id, annotator, records, questions)
     if include_suggestions:
         labelled = {(record["run_id"], record["qid"]) for record in records}
@@ -350,6 +359,47 @@ def _verdict_columns(
             }
         )
     return extra
+
+
+def _verdict_event_rows(
+    store: Store, run_id: str | None, annotator: str | None
+) -> list[dict[str, Any]]:
+    """``--history``: one row per verdict event (``event_kind`` verdict, no codes), with its
+    action (set, clear, undo), verdict, note and time; ``import-labels`` replays them."""
+    from memscope.usecases.labels.verdicts import verdict_history
+
+    events = [
+        event
+        for event in verdict_history(store, run_id)
+        if annotator is None or event.annotator == annotator
+    ]
+    questions = _questions(store, {event.run_id for event in events})
+    rows: list[dict[str, Any]] = []
+    for event in events:
+        info = questions.get((event.run_id, event.qid), {})
+        rows.append(
+            {
+                "run_id": event.run_id,
+                "run_hash": event.run_hash,
+                "qid": event.qid,
+                "question_key": event.question_key,
+                "task": info.get("task"),
+                "x": info.get("x"),
+                "y": info.get("y"),
+                "axes": info.get("axes"),
+                "codes": [],
+                "annotator": event.annotator,
+                "source": event.source,
+                "event_id": event.event_id,
+                "action": event.action,
+                "supersedes": event.supersedes,
+                "created_at": event.created_at,
+                "event_kind": "verdict",
+                "verdict": event.verdict,
+                "verdict_note": event.note,
+            }
+        )
+    return rows
 
 
 def _suggestion_columns(suggestion: Any) -> dict[str, Any]:

@@ -2,7 +2,10 @@
 
 A file written by ``memscope export-labels`` (jsonl, csv or parquet; one row per current
 label, or with ``--history`` one per event) becomes label events here with the
-annotator, source, note, params and time it had. Each event has a stable id,
+annotator, source, note, params and time it had. Verdicts come along: a current-label
+file's ``verdict`` column as ``set`` events, a ``--history`` file's verdict events
+(``event_kind`` verdict) as they were, sets, clears and undos, so replaying them gives the
+same current verdicts. Each event has a stable id,
 :func:`event_uid`, a hash of (run hash, qid, annotator, action, time, codes): the same
 event exported twice, or exported from a store that had imported it, has the same id, so
 an event already present is skipped. A file whose run hash differs from the ingested

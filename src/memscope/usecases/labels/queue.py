@@ -266,9 +266,14 @@ class TriageTable:
             self.set_label(qid, codes)
         self.other_correct = _matched_correctness(data, other) if other is not None else None
         self.sample_rank: np.ndarray | None = None
+        self.sample_has_passes = False
 
-    def set_sample_order(self, qids: Iterable[str]) -> None:
-        """The sampled queue's order (qids in plan order); its questions are ranked 0, 1, …"""
+    def set_sample_order(self, qids: Iterable[str], *, with_passes: bool = False) -> None:
+        """The sampled queue's order (qids in plan order); its questions are ranked 0, 1, …
+
+        ``with_passes``: the sample holds passed answers too (a verdict sample), so the
+        queue serves every sampled question, not only the failures."""
+        self.sample_has_passes = with_passes
         rank = np.full(len(self), -1, dtype=np.int64)
         for position, qid in enumerate(qids):
             row = self.row_of.get(qid)
@@ -323,7 +328,12 @@ class TriageTable:
             mask = failing & ~self.labelled
         elif spec.kind == "sample":
             # Without a plan, the failures (the app draws one before opening this queue).
-            mask = failing & (self.sample_rank >= 0) if self.sample_rank is not None else failing
+            if self.sample_rank is None:
+                mask = failing
+            elif self.sample_has_passes:
+                mask = self.sample_rank >= 0
+            else:
+                mask = failing & (self.sample_rank >= 0)
         else:
             mask = np.ones(len(self), dtype=bool)
         if spec.cell:

@@ -146,10 +146,17 @@ class SamplePlan:
     stratum_of: dict[str, str]
     inclusion_probability: dict[str, float]
     planned: set[str]
+    purpose: str = "failures"
+    """``failures`` (questions to label) or ``verdicts`` (answers to judge, passed or failed)."""
 
     def describe(self) -> str:
         """The one line said when the queue opens."""
         n_strata = len(self.per_stratum)
+        if self.purpose == "verdicts":
+            return (
+                f"verdict sample: {len(self.planned)} answers to judge over {n_strata} "
+                "level·outcome strata; v sets the verdict"
+            )
         n_failures = sum(entry["failures"] for entry in self.per_stratum.values())
         return (
             f"sample: {self.sample_size} of {n_failures} failures planned over {n_strata} "
@@ -297,9 +304,11 @@ def open_sample(
 
 
 def sample_progress(plan: SamplePlan, labelled: Collection[str], current: str | None) -> str:
-    """``"sample: 37 of 60 planned · stratum X4Y3 5/8"`` (the stratum of ``current``)."""
+    """``"sample: 37 of 60 planned · stratum X4Y3 5/8"`` (the stratum of ``current``);
+    ``"verdict sample: …"`` on a verdict sample, where ``labelled`` is the judged qids."""
     done = sum(1 for qid in plan.planned if qid in labelled)
-    text = f"sample: {done} of {len(plan.planned)} planned"
+    name = "verdict sample" if plan.purpose == "verdicts" else "sample"
+    text = f"{name}: {done} of {len(plan.planned)} planned"
     stratum = plan.stratum_of.get(current or "")
     if stratum is not None:
         members = [qid for qid in plan.planned if plan.stratum_of[qid] == stratum]

@@ -20,6 +20,7 @@ from memscope.errors import InputError
 
 if TYPE_CHECKING:
     from memscope.store import Store
+    from memscope.usecases.labels.sample import SamplePlan
 
 DEFAULT_VERDICT_SAMPLE = 40
 DEFAULT_SEED = 20261228
@@ -104,3 +105,34 @@ def load_verdict_sample(store: Store, run_id: str) -> list[tuple[str, str, float
 
     with store.read() as con:
         return stored.verdict_sample(con, run_id)
+
+
+def verdict_sample_plan(store: Store, run_id: str) -> SamplePlan | None:
+    """The stored verdict sample as the app's sampled queue plan (None when none was drawn).
+
+    Every drawn answer is planned, passed or failed alike: the queue serves them all, and
+    its progress counts verdicts, not labels.
+    """
+    from memscope.usecases.labels.sample import SamplePlan
+
+    drawn = load_verdict_sample(store, run_id)
+    if not drawn:
+        return None
+    per_stratum: dict[str, dict[str, int]] = {}
+    for _qid, stratum, _probability in drawn:
+        entry = per_stratum.setdefault(stratum, {"failures": 0, "planned": 0})
+        entry["planned"] += 1
+    return SamplePlan(
+        run_id=run_id,
+        run_hash=None,
+        seed=0,  # the describe line of a verdict sample does not name it
+        strata="verdicts",
+        sample_size=len(drawn),
+        allocation="proportional",
+        per_stratum=per_stratum,
+        qids=[qid for qid, _, _ in drawn],
+        stratum_of={qid: stratum for qid, stratum, _ in drawn},
+        inclusion_probability={qid: probability for qid, _, probability in drawn},
+        planned={qid for qid, _, _ in drawn},
+        purpose="verdicts",
+    )
