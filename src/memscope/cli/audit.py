@@ -101,7 +101,7 @@ def _print_audit(result: dict[str, Any]) -> None:
     for index, level in enumerate(result["levels"]):
         ppi = level["ppi"]
         table.add_row(
-            Text(level["label"], style="bold" if index == 0 else ""),
+            Text(printable(str(level["label"])), style="bold" if index == 0 else ""),
             f"{level['n_verdicts']} / {level['n_questions']}",
             _pct(level["metric_mean"]),
             _interval(level["verdict_only"]),

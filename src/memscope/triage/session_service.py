@@ -617,11 +617,15 @@ class TriageSession:
             return None
         labelled, total = self.progress
         sample_line = None
+        queue = self.spec.describe()
         if self.spec.kind == "sample" and run.sample is not None:
             from memscope.usecases.labels.sample import sample_progress
 
             table = run.table
             if run.sample.purpose == "verdicts":
+                # Say which sample this is where the status bar starts, not only at its end
+                # (cut on a narrow terminal): the queue of answers to judge.
+                queue = "verdict " + queue
                 done_qids = set(run.verdicts)
             else:
                 done_qids = set(table.qids[table.labelled].tolist())
@@ -629,7 +633,7 @@ class TriageSession:
         return StatusView(
             run_id=run.run_id,
             other_run_id=run.other_run_id,
-            queue=self.spec.describe(),
+            queue=queue,
             position=self.position,
             total=total,
             labelled=labelled,
