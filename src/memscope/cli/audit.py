@@ -21,6 +21,7 @@ from memscope.cli.common import (
     write_stdout,
 )
 from memscope.cli.fitting import Column, FittingTable, fit
+from memscope.cli.run_arg import RunArgument
 from memscope.textsafe import printable, printable_id
 
 
@@ -229,13 +230,7 @@ def _raters_csv(result: dict[str, Any]) -> bytes:
 )
 @handles_errors
 def audit(
-    run: Annotated[
-        str | None,
-        typer.Argument(
-            help="Run id or directory (default: the run opened or ingested last).",
-            show_default=False,
-        ),
-    ] = None,
+    run: RunArgument = None,
     annotator: Annotated[
         str | None,
         typer.Option(
