@@ -17,7 +17,7 @@ over matched questions with the paired interval, exactly as ``compare`` computes
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TypedDict
@@ -29,9 +29,8 @@ from memscope.analysis.bootstrap import (
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
-    percentile_interval,
-    resample_means,
 )
+from memscope.analysis.bootstrap_batch import SharedResamples
 from memscope.errors import InputError
 from memscope.json_types import JSONValue
 from memscope.usecases.benchmarks import spec_of
@@ -284,15 +283,14 @@ def _interval(
     values: np.ndarray,
     mask: np.ndarray,
     cluster: np.ndarray | None,
-    resamples: int,
+    shared: SharedResamples,
     seed: int,
 ) -> tuple[float | None, float | None]:
     if cluster is None:
-        interval = percentile_interval(values[mask], resamples=resamples, seed=seed)
-        return interval.ci_low, interval.ci_high
+        return shared.bounds(values[mask], seed=seed)
     labels = np.where(mask, "in", "").astype(object)
     groups = dmv_analysis.cluster_bootstrap_groups(
-        values, cluster, labels, ["in"], resamples=resamples, seed=seed
+        values, cluster, labels, ["in"], resamples=shared.resamples, seed=seed
     )
     group = groups.get("in")
     return (group.ci_low, group.ci_high) if group else (None, None)
@@ -304,7 +302,7 @@ def _derived_cells(
     cells: np.ndarray,
     *,
     ci: bool,
-    resamples: int,
+    shared: SharedResamples,
     seed: int,
 ) -> dict[str, _Cell]:
     """The benchmark's summary columns from the row's cell means; intervals resample each
@@ -323,7 +321,7 @@ def _derived_cells(
             means[name] = float(defined.mean())
             counts[name] = int(defined.size)
             if ci:
-                draws[name] = resample_means(defined, resamples=resamples, seed=seed + i)
+                draws[name] = shared.means(defined, seed=seed + i)
     result: dict[str, _Cell] = {}
     tail = (1.0 - DEFAULT_LEVEL) / 2.0
     for key, _, compute in derived:
@@ -352,7 +350,7 @@ def _row_cells(
     labelled: dict[str, np.ndarray],
     *,
     ci: bool,
-    resamples: int,
+    shared: SharedResamples,
     seed: int,
 ) -> dict[str, _Cell]:
     """Micro cells of one row (or of one task's questions of it, through ``labelled``)."""
@@ -367,7 +365,7 @@ def _row_cells(
         cell = _cell(values, mask)
         if ci:
             cell["ci_low"], cell["ci_high"] = (
-                _interval(values, mask, cluster, resamples, seed) if cell["n"] else (None, None)
+                _interval(values, mask, cluster, shared, seed) if cell["n"] else (None, None)
             )
         cells[column.key] = cell
     cells |= _derived_cells(
@@ -375,7 +373,7 @@ def _row_cells(
         values,
         row.pooled("cell"),
         ci=ci,
-        resamples=resamples,
+        shared=shared,
         seed=seed,
     )
     return cells
@@ -393,7 +391,7 @@ def _task_average(
     labelled: dict[str, np.ndarray],
     *,
     ci: bool,
-    resamples: int,
+    shared: SharedResamples,
     seed: int,
 ) -> dict[str, _Cell]:
     """Macro over tasks: each column is the mean of its per-task values (each task weighs
@@ -406,7 +404,7 @@ def _task_average(
         sub_labelled = {axis: labels[mask] for axis, labels in labelled.items()}
         per_task.append(
             _row_cells(
-                benchmark, sub, columns, sub_labelled, ci=False, resamples=resamples, seed=seed + i
+                benchmark, sub, columns, sub_labelled, ci=False, shared=shared, seed=seed + i
             )
         )
     cells: dict[str, _Cell] = {}
@@ -430,11 +428,7 @@ def _task_average(
                         if column.axis is None
                         else values[labelled[column.axis][mask] == column.level]
                     )
-                    draws.append(
-                        resample_means(
-                            chosen[~np.isnan(chosen)], resamples=resamples, seed=seed + i
-                        )
-                    )
+                    draws.append(shared.means(chosen[~np.isnan(chosen)], seed=seed + i))
                 low, high = np.quantile(np.mean(draws, axis=0), [tail, 1.0 - tail])
                 cell["ci_low"], cell["ci_high"] = float(low), float(high)
         cells[key] = cell
@@ -450,6 +444,7 @@ def _deltas(
     base_cells: dict[str, _Cell],
     *,
     paired: bool,
+    shared: SharedResamples,
     seed: int,
 ) -> None:
     """Δ = row - baseline per cell. Over matched questions (by question key, occurrence by
@@ -472,18 +467,13 @@ def _deltas(
             if column.axis is None
             else base_labelled[column.axis][rows_base] == column.level
         )
-        interval = percentile_interval(delta[mask], resamples=DEFAULT_RESAMPLES, seed=seed)
-        cell["delta"], cell["delta_low"], cell["delta_high"] = (
-            interval.mean,
-            interval.ci_low,
-            interval.ci_high,
-        )
-        cell["delta_n"] = interval.n
-        cell["significant"] = bool(
-            interval.ci_low is not None
-            and interval.ci_high is not None
-            and (interval.ci_low > 0 or interval.ci_high < 0)
-        )
+        chosen = delta[mask]
+        defined = chosen[~np.isnan(chosen)]
+        low, high = shared.bounds(defined, seed=seed)
+        cell["delta"] = float(defined.mean()) if defined.size else None
+        cell["delta_low"], cell["delta_high"] = low, high
+        cell["delta_n"] = int(defined.size)
+        cell["significant"] = bool(low is not None and high is not None and (low > 0 or high < 0))
 
 
 def _mark_best(rows: list[dict[str, _Cell]], columns: list[TableColumn], metric: str) -> None:
@@ -501,8 +491,16 @@ def _mark_best(rows: list[dict[str, _Cell]], columns: list[TableColumn], metric:
             )
 
 
-def build_table(data: list[RunData], options: TableOptions | None = None) -> ResultsTable:
+def build_table(
+    data: list[RunData],
+    options: TableOptions | None = None,
+    *,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> ResultsTable:
     """The results table over the loaded runs (in the order given).
+
+    ``on_progress(done, total)`` is told after each row how many of the cells that need a
+    bootstrap (intervals with ``ci``, Δ against a baseline) are done.
 
     Its JSON (``ResultsTable.to_json``) is ``{"benchmark", "metric", "by", "group",
     "average", "per_run", "baseline", "params": {"seed", "resamples", "level", "k"},
@@ -546,6 +544,14 @@ def build_table(data: list[RunData], options: TableOptions | None = None) -> Res
     _labels(ordered, ("run",) if options.per_run else group, options.per_run, options.labels, names)
     columns, labelled_lists = _columns(benchmark, by, ordered)
     tasks_average = options.average == "tasks" and not options.per_run
+    # Every cell's interval through one set of shared draws (cells with the same values
+    # and seed draw once): the same numbers as one bootstrap per cell, in a fraction of it.
+    shared = SharedResamples(resamples=resamples)
+    rows_bootstrapped = len(ordered) * options.ci + (len(ordered) - 1) * (
+        options.baseline is not None
+    )
+    total = rows_bootstrapped * len(columns)
+    done = 0
     cells_of: list[dict[str, _Cell]] = []
     for index, row in enumerate(ordered):
         labelled = {axis: lists[index] for axis, lists in labelled_lists.items()}
@@ -557,10 +563,13 @@ def build_table(data: list[RunData], options: TableOptions | None = None) -> Res
                 columns,
                 labelled,
                 ci=options.ci,
-                resamples=resamples,
+                shared=shared,
                 seed=options.seed,
             )
         )
+        if options.ci and on_progress is not None:
+            done += len(columns)
+            on_progress(done, total)
     baseline = None
     if options.baseline is not None:
         labels = [row.label for row in ordered]
@@ -575,6 +584,7 @@ def build_table(data: list[RunData], options: TableOptions | None = None) -> Res
             )
         baseline = ordered[at].label
         base_labelled = {axis: lists[at] for axis, lists in labelled_lists.items()}
+        paired_shared = SharedResamples(resamples=DEFAULT_RESAMPLES)
         for index, row in enumerate(ordered):
             if index != at:
                 _deltas(
@@ -585,8 +595,12 @@ def build_table(data: list[RunData], options: TableOptions | None = None) -> Res
                     cells_of[index],
                     cells_of[at],
                     paired=not tasks_average,
+                    shared=paired_shared,
                     seed=options.seed,
                 )
+                if on_progress is not None:
+                    done += len(columns)
+                    on_progress(done, total)
     _mark_best(cells_of, columns, metric)
     rows_out = tuple(
         TableRow(

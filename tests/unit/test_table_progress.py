@@ -1,0 +1,50 @@
+"""``build_table`` says how far its bootstrap is (``memscope table --ci`` shows it as a
+progress line on a terminal), and saying so changes no number."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memscope.adapters import ReadOptions
+from memscope.store import Store
+from memscope.usecases.runs.batch import load_runs
+from memscope.usecases.runs.ingest import ingest_paths
+from memscope.usecases.runs.loading import RunData
+from memscope.usecases.table.build import TableOptions, build_table
+
+DEMO = Path(__file__).parents[2] / "runs"
+MEMEYE = ("srag_t", "srag_v", "fc_v", "oracle_v", "qonly")
+
+
+@pytest.fixture(scope="module")
+def memeye_runs(tmp_path_factory: pytest.TempPathFactory) -> list[RunData]:
+    store = Store(tmp_path_factory.mktemp("progress") / "store.duckdb")
+    outcomes, failures = ingest_paths(store, [DEMO / name for name in MEMEYE], ReadOptions())
+    assert not failures
+    return load_runs(store, [outcome.run_id for outcome in outcomes], detail=False)
+
+
+def test_progress_counts_every_bootstrapped_cell(memeye_runs: list[RunData]) -> None:
+    told: list[tuple[int, int]] = []
+    options = TableOptions(ci=True, per_run=True, baseline=memeye_runs[0].run.run_id)
+    table = build_table(
+        memeye_runs, options, on_progress=lambda done, total: told.append((done, total))
+    )
+    rows, columns = len(table.rows), len(table.columns)
+    # Intervals for every row, then Δ for every row but the baseline's.
+    total = (rows + rows - 1) * columns
+    assert len(told) == rows + rows - 1
+    assert all(seen_total == total for _, seen_total in told)
+    assert [done for done, _ in told] == sorted(done for done, _ in told)
+    assert told[-1] == (total, total)
+    assert table.to_json() == build_table(memeye_runs, options).to_json()
+
+
+def test_no_bootstrap_no_progress(memeye_runs: list[RunData]) -> None:
+    told: list[tuple[int, int]] = []
+    build_table(
+        memeye_runs, TableOptions(), on_progress=lambda done, total: told.append((done, total))
+    )
+    assert told == []
