@@ -6,8 +6,10 @@ that holds the sweep, the folder opened is the one that holds every stored run (
 ``--folder``). Each trial runs in a fresh child process, headless (Textual's ``run_test``,
 as ``bench_app.py`` measures the queue): first an empty Textual app started the same way
 (``run_test`` until idle: the baseline), then memscope from ``make_app`` until the runs
-screen is current with its rows filled and drawn once. One untimed child goes first, so no
-trial pays for compiling bytecode or a first look at the files.
+screen is current with its rows filled and drawn once. The children import from compiled
+bytecode (a cache of the benchmark's own where the environment forbids writing it, as
+``bench_sweep.py`` does), and one untimed child goes first, so no trial pays for compiling
+or for a first look at the files.
 
 ``measure(store_path, repeat)`` returns the figure records (``figures.py``'s format) that
 ``bench_sweep.py`` adds to its own; run alone, the script prints them:
@@ -28,7 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import median, print_table
+from common import WORK, median, print_table
 from figures import Figure, add_figures_option, write_script_figures
 
 SCRIPT = Path(__file__).name
@@ -107,8 +109,12 @@ def child(folder: str) -> dict[str, Any]:
 
 def run_child(store_path: Path, folder: Path, scratch: Path) -> dict[str, Any]:
     """One trial in a fresh child process (the store named by ``MEMSCOPE_DB``)."""
-    env = dict(
-        os.environ,
+    # Imports come from compiled bytecode, as an installed memscope's do (bench_sweep.py
+    # does the same where the environment forbids writing it): a cache of the benchmark's own.
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    work = Path(os.environ.get("MEMSCOPE_BENCH_WORK") or WORK)
+    env.update(
+        PYTHONPYCACHEPREFIX=str(work / "pycache"),
         MEMSCOPE_DB=str(store_path),
         MEMSCOPE_CONFIG=str(scratch / "config.toml"),
         MEMSCOPE_IMAGE_RENDERER="none",
