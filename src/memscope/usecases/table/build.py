@@ -17,10 +17,12 @@ over matched questions with the paired interval, exactly as ``compare`` computes
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import os
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TypedDict
+from typing import TypedDict, TypeVar
 
 import numpy as np
 
@@ -491,6 +493,32 @@ def _mark_best(rows: list[dict[str, _Cell]], columns: list[TableColumn], metric:
             )
 
 
+_T = TypeVar("_T")
+MAX_BOOTSTRAP_THREADS = 8
+"""Threads that bootstrap rows side by side (numpy draws without holding the GIL)."""
+
+
+def _bootstrap_threads(rows: int) -> int:
+    """Threads for ``rows`` rows' bootstraps: one per usable core, at most
+    :data:`MAX_BOOTSTRAP_THREADS`."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, MAX_BOOTSTRAP_THREADS, rows))
+
+
+def _each_row(compute: Callable[[int], _T], count: int, threads: int) -> Iterator[_T]:
+    """``compute(0) … compute(count - 1)`` in order, on ``threads`` threads. The results do
+    not depend on the threads: every interval draws from its own seed, and cells that share
+    draws (``SharedResamples``) get the same numbers whichever thread drew them."""
+    if threads <= 1:
+        yield from map(compute, range(count))
+        return
+    with ThreadPoolExecutor(threads, thread_name_prefix="memscope-bootstrap") as pool:
+        yield from pool.map(compute, range(count))
+
+
 def build_table(
     data: list[RunData],
     options: TableOptions | None = None,
@@ -552,21 +580,24 @@ def build_table(
     )
     total = rows_bootstrapped * len(columns)
     done = 0
-    cells_of: list[dict[str, _Cell]] = []
-    for index, row in enumerate(ordered):
+    threads = _bootstrap_threads(len(ordered)) if options.ci or options.baseline else 1
+    compute = _task_average if tasks_average else _row_cells
+
+    def cells_of_row(index: int) -> dict[str, _Cell]:
         labelled = {axis: lists[index] for axis, lists in labelled_lists.items()}
-        compute = _task_average if tasks_average else _row_cells
-        cells_of.append(
-            compute(
-                benchmark,
-                row,
-                columns,
-                labelled,
-                ci=options.ci,
-                shared=shared,
-                seed=options.seed,
-            )
+        return compute(
+            benchmark,
+            ordered[index],
+            columns,
+            labelled,
+            ci=options.ci,
+            shared=shared,
+            seed=options.seed,
         )
+
+    cells_of: list[dict[str, _Cell]] = []
+    for cells in _each_row(cells_of_row, len(ordered), threads):
+        cells_of.append(cells)
         if options.ci and on_progress is not None:
             done += len(columns)
             on_progress(done, total)
@@ -585,22 +616,26 @@ def build_table(
         baseline = ordered[at].label
         base_labelled = {axis: lists[at] for axis, lists in labelled_lists.items()}
         paired_shared = SharedResamples(resamples=DEFAULT_RESAMPLES)
-        for index, row in enumerate(ordered):
-            if index != at:
-                _deltas(
-                    ordered[at],
-                    row,
-                    columns,
-                    base_labelled,
-                    cells_of[index],
-                    cells_of[at],
-                    paired=not tasks_average,
-                    shared=paired_shared,
-                    seed=options.seed,
-                )
-                if on_progress is not None:
-                    done += len(columns)
-                    on_progress(done, total)
+        others = [index for index in range(len(ordered)) if index != at]
+
+        def deltas_of_row(other: int) -> None:
+            index = others[other]
+            _deltas(
+                ordered[at],
+                ordered[index],
+                columns,
+                base_labelled,
+                cells_of[index],
+                cells_of[at],
+                paired=not tasks_average,
+                shared=paired_shared,
+                seed=options.seed,
+            )
+
+        for _ in _each_row(deltas_of_row, len(others), threads):
+            if on_progress is not None:
+                done += len(columns)
+                on_progress(done, total)
     _mark_best(cells_of, columns, metric)
     rows_out = tuple(
         TableRow(
