@@ -1,5 +1,6 @@
 """``build_table`` says how far its bootstrap is (``memscope table --ci`` shows it as a
-progress line on a terminal), and saying so changes no number."""
+progress line on a terminal) and bootstraps rows on several threads; neither changes a
+number."""
 
 from __future__ import annotations
 
@@ -48,3 +49,20 @@ def test_no_bootstrap_no_progress(memeye_runs: list[RunData]) -> None:
         memeye_runs, TableOptions(), on_progress=lambda done, total: told.append((done, total))
     )
     assert told == []
+
+
+@pytest.mark.parametrize("average", ["questions", "tasks"])
+def test_threads_change_no_number(
+    memeye_runs: list[RunData], monkeypatch: pytest.MonkeyPatch, average: str
+) -> None:
+    from memscope.usecases.table import build
+
+    options = TableOptions(ci=True, average=average, baseline="semantic_rag_text_only")
+    monkeypatch.setattr(build, "_bootstrap_threads", lambda rows: 1)
+    alone = build_table(memeye_runs, options).to_json()
+    monkeypatch.setattr(build, "_bootstrap_threads", lambda rows: 4)
+    assert build_table(memeye_runs, options).to_json() == alone
+    per_run = TableOptions(ci=True, per_run=True)
+    threaded = build_table(memeye_runs, per_run).to_json()
+    monkeypatch.setattr(build, "_bootstrap_threads", lambda rows: 1)
+    assert build_table(memeye_runs, per_run).to_json() == threaded
