@@ -1,18 +1,24 @@
 """Bootstrap intervals for many cells at once: ``table --ci`` over a sweep of runs.
 
 A results table over a sweep asks for thousands of percentile intervals (every run × every
-column, each resampled 10,000 times). Most of them are the same computation: a cell's
-resample means depend only on its values as a multiset (``bootstrap.drawn_means``: the
-multinomial counts per distinct value), and a 0/1 metric over a cell of n questions has
-only n + 1 multisets. Tasks repeat their cell sizes across models and methods, so a
-sweep's cells fall into a few hundred distinct (values, counts, seed) groups: each is
-drawn once here and its means (and percentile bounds) shared by every cell of the group.
+column, each resampled 10,000 times), and every one must stay exactly the number
+``bootstrap.percentile_interval`` / ``bootstrap.resample_means`` gives that cell alone with
+the same seed (published tables must not move). Two things are shared without moving one:
 
-The numbers are exactly those of ``bootstrap.percentile_interval`` and
-``bootstrap.resample_means`` cell by cell, same seeds: a group's draw is the very call
-each of its cells would make. One resampling matrix shared by all cells of a size would
-be faster still, but it changes every interval (numpy's multinomial draws depend on each
-cell's value counts), and the published numbers must not move.
+- A cell's resample means depend only on its values as a multiset
+  (``bootstrap.drawn_means``: multinomial counts per distinct value), so cells with the same
+  values and seed (a 0/1 metric over n questions has only n + 1 multisets) draw once.
+- Every cell draws from a fresh generator of the same seed, so all of them start from the
+  same stream of uniforms. Over two distinct values numpy's multinomial is one binomial per
+  resample, drawn by inversion of one uniform while n · min(p, 1 - p) <= 30; that is
+  reproduced here from the seed's uniforms, drawn once, with a ``searchsorted`` per cell
+  instead of numpy's per-resample loop (:func:`binomial_by_inversion`).
+
+What cannot be shared: one resampling matrix for all cells of a size (it would change every
+interval: numpy's draws depend on each cell's value counts), and cells with more than two
+distinct values (MemEye's rotation-averaged EM), whose multinomial steps through several
+binomials per resample; those take numpy's own call (``build.py`` spreads rows over threads).
+The tests compare every path with numpy's own draw, bit for bit.
 """
 
 from __future__ import annotations
