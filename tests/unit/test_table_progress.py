@@ -66,3 +66,26 @@ def test_threads_change_no_number(
     threaded = build_table(memeye_runs, per_run).to_json()
     monkeypatch.setattr(build, "_bootstrap_threads", lambda rows: 1)
     assert build_table(memeye_runs, per_run).to_json() == threaded
+
+
+def test_a_failing_row_stops_the_rows_not_started() -> None:
+    import threading
+    import time
+
+    from memscope.usecases.table.build import _each_row
+
+    started: list[int] = []
+    lock = threading.Lock()
+
+    def compute(index: int) -> int:
+        with lock:
+            started.append(index)
+        if index == 0:
+            raise ValueError("row 0 failed")
+        time.sleep(0.01)
+        return index
+
+    with pytest.raises(ValueError, match="row 0 failed"):
+        list(_each_row(compute, 200, 2))
+    assert len(started) < 200  # the rest were cancelled, not computed after the failure
+    assert list(_each_row(lambda index: index * 2, 5, 2)) == [0, 2, 4, 6, 8]

@@ -515,8 +515,11 @@ def _each_row(compute: Callable[[int], _T], count: int, threads: int) -> Iterato
     if threads <= 1:
         yield from map(compute, range(count))
         return
-    with ThreadPoolExecutor(threads, thread_name_prefix="memscope-bootstrap") as pool:
+    pool = ThreadPoolExecutor(threads, thread_name_prefix="memscope-bootstrap")
+    try:
         yield from pool.map(compute, range(count))
+    finally:  # interrupted or failed: the rows not started yet are not computed
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def build_table(
