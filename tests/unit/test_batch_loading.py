@@ -11,7 +11,7 @@ import pytest
 from memscope.adapters import ReadOptions
 from memscope.errors import NotFoundError
 from memscope.store import Store
-from memscope.usecases.runs.batch import load_runs
+from memscope.usecases.runs.batch import load_question_tables, load_runs
 from memscope.usecases.runs.ingest import ingest_paths
 from memscope.usecases.runs.loading import RunData, load_run
 
@@ -51,6 +51,29 @@ def test_every_demo_run_reads_as_load_run_reads_it(
         assert_same_run(data, load_run(store, data.run.run_id, detail=detail))
         benchmarks.add(data.benchmark)
     assert {"memeye", "dmv", "cuemem"} <= benchmarks
+
+
+def test_question_tables_alone_read_as_question_table(
+    demo_store: tuple[Store, list[str]],
+) -> None:
+    """``compare``'s read: each run's description and question table, as read run by run."""
+    from memscope.store import queries
+    from memscope.usecases.runs.run_info import RunInfo
+
+    store, run_ids = demo_store
+    asked = [run_ids[-1], run_ids[0], run_ids[-1]]
+    loaded = load_question_tables(store, asked)
+    assert [info.run_id for info, _ in loaded] == asked
+    with store.read() as con:
+        for info, table in loaded:
+            row = queries.get_run(con, info.run_id)
+            assert row is not None
+            assert info == RunInfo.from_row(row)
+            alone = queries.question_table(con, info.run_id)
+            assert table.schema == alone.schema
+            assert table.to_pylist() == alone.to_pylist()
+    with pytest.raises(NotFoundError, match="no run 'nope'"):
+        load_question_tables(store, ["nope", run_ids[0]])
 
 
 def test_a_missing_run_is_named(demo_store: tuple[Store, list[str]]) -> None:

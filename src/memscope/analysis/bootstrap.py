@@ -54,9 +54,19 @@ def resample_means(
         ``(resamples,)`` sample means.
     """
     values = np.asarray(values, dtype=float)
+    distinct, counts = np.unique(values, return_counts=True)
+    return drawn_means(values, distinct, counts, resamples=resamples, seed=seed)
+
+
+def drawn_means(
+    values: np.ndarray, distinct: np.ndarray, counts: np.ndarray, *, resamples: int, seed: int
+) -> np.ndarray:
+    """:func:`resample_means` of ``values`` whose ``np.unique(values, return_counts=True)``
+    is ``(distinct, counts)``. Up to :data:`MAX_CATEGORIES` distinct values the result
+    depends on ``(distinct, counts)`` only, not on the order of ``values``
+    (``analysis/bootstrap_batch.py`` relies on it)."""
     n = values.size
     rng = np.random.default_rng(seed)
-    distinct, counts = np.unique(values, return_counts=True)
     if distinct.size <= MAX_CATEGORIES:
         draws = rng.multinomial(n, counts / n, size=resamples)
         return (draws @ distinct) / n

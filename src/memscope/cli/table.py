@@ -68,6 +68,10 @@ def _run_ids(store: Store, refs: list[str], options: ReadOptions) -> list[str]:
     return selection.distinct_ids
 
 
+CELLS_FOR_PROGRESS = 200
+"""Fewer bootstrapped cells than this take a moment: no progress line."""
+
+
 @app.command(
     cls=ReadsRuns,
     rich_help_panel=RUNS,
@@ -215,7 +219,12 @@ def table(
     target = plan_output(out, TABLE, store_files(store)) if out is not None else None
     run_ids = _run_ids(store, runs, read_options(dataset))
     data = load_runs(store, run_ids, detail=False)
-    result = build_table(data, options)
+    from memscope.cli.common import stderr
+    from memscope.cli.progress import progress_line
+
+    # --ci over a sweep bootstraps thousands of cells: a line on a terminal says how far.
+    with progress_line(stderr, "bootstrapping cells", min_items=CELLS_FOR_PROGRESS) as progress:
+        result = build_table(data, options, on_progress=progress)
     if corrected:
         from memscope.usecases.table.corrected import add_corrected
 

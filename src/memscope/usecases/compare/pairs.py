@@ -21,7 +21,7 @@ from memscope.analysis.answers import answer_score, correctness
 from memscope.analysis.arrays import float_column
 from memscope.analysis.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from memscope.analysis.compare import delta_table, transition_groups, transitions
-from memscope.errors import InputError, NotFoundError
+from memscope.errors import InputError
 from memscope.json_types import JSONObject
 from memscope.usecases.benchmarks import coordinate_levels, spec_of
 from memscope.usecases.compare.clusters import cluster_sign_flip
@@ -63,16 +63,6 @@ def match_questions(keys_a: list[str], keys_b: list[str]) -> tuple[np.ndarray, n
             rows_a.append(row)
             rows_b.append(other)
     return np.array(rows_a, dtype=np.int64), np.array(rows_b, dtype=np.int64)
-
-
-def _load(store: Store, run_id: str) -> tuple[RunInfo, pa.Table]:
-    from memscope.store import queries
-
-    with store.read() as con:
-        row = queries.get_run(con, run_id)
-        if row is None:
-            raise NotFoundError(f"no run {run_id!r} in the store", where=str(store.path))
-        return RunInfo.from_row(row), queries.question_table(con, run_id)
 
 
 def _run_summary(run: RunInfo) -> ComparedRun:
@@ -124,8 +114,10 @@ def make_comparison(
         raise InputError(f"compare needs two different runs, got {run_a} twice")
     if resamples < 1:
         raise InputError(f"--resamples must be at least 1, got {resamples}")
-    info_a, table_a = _load(store, run_a)
-    info_b, table_b = _load(store, run_b)
+    from memscope.usecases.runs.batch import load_question_tables  # lazily: it loads pyarrow
+
+    # Both runs with one connection and one query.
+    (info_a, table_a), (info_b, table_b) = load_question_tables(store, [run_a, run_b])
     spec = spec_of(info_a.benchmark)
     same_benchmark = info_a.benchmark == info_b.benchmark
     # Questions of two run directories that the benchmark identifies by their attributes

@@ -113,13 +113,14 @@ def _save(plt: ModuleType, fig: DrawnFigure, suffix: str) -> bytes:
 
 
 def _heatmap(plt: ModuleType, store: Store, runs: list[str], metric: str | None) -> DrawnFigure:
-    from memscope.usecases.runs.loading import load_run
+    from memscope.usecases.runs.batch import load_runs
 
     name = metric or "em"
     fig, axes = plt.subplots(1, len(runs), figsize=(3.4 * len(runs), 3.0), squeeze=False)
     image = None
-    for ax, run_id in zip(axes[0], runs, strict=True):
-        grid = heatmap_grid(load_run(store, run_id, detail=False), name)
+    loaded = load_runs(store, runs, detail=False)
+    for ax, run_id, data in zip(axes[0], runs, loaded, strict=True):
+        grid = heatmap_grid(data, name)
         values = [[float("nan") if v is None else v for v in row] for row in grid.values]
         image = ax.imshow(values, cmap="cividis", vmin=0.0, vmax=1.0, origin="lower")
         for yi in range(len(grid.y_levels)):
@@ -148,12 +149,13 @@ def _heatmap(plt: ModuleType, store: Store, runs: list[str], metric: str | None)
 
 
 def _recency(plt: ModuleType, store: Store, runs: list[str], metric: str | None) -> DrawnFigure:
-    from memscope.usecases.runs.loading import load_run
+    from memscope.usecases.runs.batch import load_runs
 
     fig, axes = plt.subplots(1, len(SWEEP_METRICS), figsize=(9.0, 2.8), sharex=True)
     sweep = None
-    for index, run_id in enumerate(runs):
-        sweep = recency_sweep(load_run(store, run_id, detail=False))
+    loaded = load_runs(store, runs, detail=False)
+    for index, (run_id, data) in enumerate(zip(runs, loaded, strict=True)):
+        sweep = recency_sweep(data)
         colour = OKABE_ITO[index % len(OKABE_ITO)]
         for ax, (key, title) in zip(axes, SWEEP_METRICS, strict=True):
             curve = sweep.curves[key]
@@ -169,11 +171,11 @@ def _recency(plt: ModuleType, store: Store, runs: list[str], metric: str | None)
 
 
 def _retention(plt: ModuleType, store: Store, runs: list[str], metric: str | None) -> DrawnFigure:
-    from memscope.usecases.runs.loading import load_run
+    from memscope.usecases.runs.batch import load_runs
 
     fig, ax = plt.subplots(figsize=(4.2, 3.0))
-    for index, run_id in enumerate(runs):
-        curve = retention_curve(load_run(store, run_id, detail=False))
+    for index, data in enumerate(load_runs(store, runs, detail=False)):
+        curve = retention_curve(data)
         xs = [int(x) for x in curve.xs]
         colour = OKABE_ITO[index % len(OKABE_ITO)]
         ax.plot(xs, curve.values, marker="o", markersize=3, color=colour, label=curve.label)
@@ -188,11 +190,12 @@ def _retention(plt: ModuleType, store: Store, runs: list[str], metric: str | Non
 
 
 def _cue(plt: ModuleType, store: Store, runs: list[str], metric: str | None) -> DrawnFigure:
-    from memscope.usecases.runs.loading import load_run
+    from memscope.usecases.runs.batch import load_runs
 
     fig, axes = plt.subplots(1, len(runs), figsize=(4.6 * len(runs), 3.0), squeeze=False)
-    for ax, run_id in zip(axes[0], runs, strict=True):
-        bars = cue_bars(load_run(store, run_id, detail=False))
+    loaded = load_runs(store, runs, detail=False)
+    for ax, run_id, data in zip(axes[0], runs, loaded, strict=True):
+        bars = cue_bars(data)
         tasks = bars.tasks
         width = 0.38
         for offset, (values, counts, side, colour) in enumerate(

@@ -9,6 +9,7 @@ cut into runs with Arrow slices, so the numbers are those of ``load_run``, row f
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -38,25 +39,12 @@ def load_runs(store: Store, run_ids: Sequence[str], *, detail: bool = True) -> l
     wanted = list(dict.fromkeys(run_ids))
     if not wanted:
         return []
-    with store.read() as con:
-        runs = runs_by_id(con, wanted)
-        missing = next((run_id for run_id in wanted if run_id not in runs), None)
-        if missing is not None:
-            raise NotFoundError(f"no run {missing!r} in the store", where=str(store.path))
-        # A benchmark whose predictions carry attributes of their own adds a column: its
-        # runs are read apart, so every run's table has exactly its own columns.
-        with_extra = [
-            run_id for run_id in wanted if spec_of(runs[run_id]["benchmark"]).own_attributes
-        ]
-        without_extra = [run_id for run_id in wanted if run_id not in set(with_extra)]
-        questions: dict[str, pa.Table] = {}
-        for group, extra in ((without_extra, False), (with_extra, True)):
-            if group:
-                table = question_tables(con, group, detail=detail, prediction_extra=extra)
-                questions.update(_split(table, "run_id", group))
-        evidence_questions, rounds, sessions, retrievals = evidence_sources(con, wanted)
-        dataset_ids = list(dict.fromkeys(runs[run_id]["dataset_id"] for run_id in wanted))
-        n_rounds = dataset_round_counts(con, dataset_ids)
+    with store.reading():  # one connection for every read below
+        runs, questions = _question_tables(store, wanted, detail=detail)
+        with store.read() as con:
+            evidence_questions, rounds, sessions, retrievals = evidence_sources(con, wanted)
+            dataset_ids = list(dict.fromkeys(runs[run_id]["dataset_id"] for run_id in wanted))
+            n_rounds = dataset_round_counts(con, dataset_ids)
     dataset_of = {run_id: runs[run_id]["dataset_id"] for run_id in wanted}
     evidence_of = assemble_runs_evidence(
         evidence_questions, rounds, sessions, retrievals, dataset_of
@@ -74,6 +62,48 @@ def load_runs(store: Store, run_ids: Sequence[str], *, detail: bool = True) -> l
             n_rounds[dataset_of[run_id]],
         )
     return [loaded[run_id] for run_id in run_ids]
+
+
+def load_question_tables(
+    store: Store, run_ids: Sequence[str], *, detail: bool = True
+) -> list[tuple[RunInfo, pa.Table]]:
+    """Each run of ``run_ids`` (in that order, each once per mention) as its description
+    and ``queries.question_table``, with one store connection and one query for them all
+    (``compare`` needs no evidence).
+
+    Raises:
+        NotFoundError: a run is not in the store (the first one missing is named).
+        PluginError: a run's benchmark is not installed.
+    """
+    wanted = list(dict.fromkeys(run_ids))
+    if not wanted:
+        return []
+    runs, questions = _question_tables(store, wanted, detail=detail)
+    return [(RunInfo.from_row(runs[run_id]), questions[run_id]) for run_id in run_ids]
+
+
+def _question_tables(
+    store: Store, wanted: list[str], *, detail: bool
+) -> tuple[dict[str, dict[str, Any]], dict[str, pa.Table]]:
+    """The stored description and ``queries.question_table`` of every run of ``wanted``
+    (one query per column set); the first run missing is refused."""
+    with store.read() as con:
+        runs = runs_by_id(con, wanted)
+        missing = next((run_id for run_id in wanted if run_id not in runs), None)
+        if missing is not None:
+            raise NotFoundError(f"no run {missing!r} in the store", where=str(store.path))
+        # A benchmark whose predictions carry attributes of their own adds a column: its
+        # runs are read apart, so every run's table has exactly its own columns.
+        with_extra = [
+            run_id for run_id in wanted if spec_of(runs[run_id]["benchmark"]).own_attributes
+        ]
+        without_extra = [run_id for run_id in wanted if run_id not in set(with_extra)]
+        questions: dict[str, pa.Table] = {}
+        for group, extra in ((without_extra, False), (with_extra, True)):
+            if group:
+                table = question_tables(con, group, detail=detail, prediction_extra=extra)
+                questions.update(_split(table, "run_id", group))
+    return runs, questions
 
 
 def _split(table: pa.Table, key: str, keys: Sequence[str]) -> dict[str, pa.Table]:

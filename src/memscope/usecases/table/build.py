@@ -17,10 +17,12 @@ over matched questions with the paired interval, exactly as ``compare`` computes
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TypedDict
+from typing import TypedDict, TypeVar
 
 import numpy as np
 
@@ -29,9 +31,8 @@ from memscope.analysis.bootstrap import (
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
-    percentile_interval,
-    resample_means,
 )
+from memscope.analysis.bootstrap_batch import SharedResamples
 from memscope.errors import InputError
 from memscope.json_types import JSONValue
 from memscope.usecases.benchmarks import spec_of
@@ -284,15 +285,14 @@ def _interval(
     values: np.ndarray,
     mask: np.ndarray,
     cluster: np.ndarray | None,
-    resamples: int,
+    shared: SharedResamples,
     seed: int,
 ) -> tuple[float | None, float | None]:
     if cluster is None:
-        interval = percentile_interval(values[mask], resamples=resamples, seed=seed)
-        return interval.ci_low, interval.ci_high
+        return shared.bounds(values[mask], seed=seed)
     labels = np.where(mask, "in", "").astype(object)
     groups = dmv_analysis.cluster_bootstrap_groups(
-        values, cluster, labels, ["in"], resamples=resamples, seed=seed
+        values, cluster, labels, ["in"], resamples=shared.resamples, seed=seed
     )
     group = groups.get("in")
     return (group.ci_low, group.ci_high) if group else (None, None)
@@ -304,7 +304,7 @@ def _derived_cells(
     cells: np.ndarray,
     *,
     ci: bool,
-    resamples: int,
+    shared: SharedResamples,
     seed: int,
 ) -> dict[str, _Cell]:
     """The benchmark's summary columns from the row's cell means; intervals resample each
@@ -323,7 +323,7 @@ def _derived_cells(
             means[name] = float(defined.mean())
             counts[name] = int(defined.size)
             if ci:
-                draws[name] = resample_means(defined, resamples=resamples, seed=seed + i)
+                draws[name] = shared.means(defined, seed=seed + i)
     result: dict[str, _Cell] = {}
     tail = (1.0 - DEFAULT_LEVEL) / 2.0
     for key, _, compute in derived:
@@ -352,7 +352,7 @@ def _row_cells(
     labelled: dict[str, np.ndarray],
     *,
     ci: bool,
-    resamples: int,
+    shared: SharedResamples,
     seed: int,
 ) -> dict[str, _Cell]:
     """Micro cells of one row (or of one task's questions of it, through ``labelled``)."""
@@ -367,7 +367,7 @@ def _row_cells(
         cell = _cell(values, mask)
         if ci:
             cell["ci_low"], cell["ci_high"] = (
-                _interval(values, mask, cluster, resamples, seed) if cell["n"] else (None, None)
+                _interval(values, mask, cluster, shared, seed) if cell["n"] else (None, None)
             )
         cells[column.key] = cell
     cells |= _derived_cells(
@@ -375,7 +375,7 @@ def _row_cells(
         values,
         row.pooled("cell"),
         ci=ci,
-        resamples=resamples,
+        shared=shared,
         seed=seed,
     )
     return cells
@@ -393,7 +393,7 @@ def _task_average(
     labelled: dict[str, np.ndarray],
     *,
     ci: bool,
-    resamples: int,
+    shared: SharedResamples,
     seed: int,
 ) -> dict[str, _Cell]:
     """Macro over tasks: each column is the mean of its per-task values (each task weighs
@@ -406,7 +406,7 @@ def _task_average(
         sub_labelled = {axis: labels[mask] for axis, labels in labelled.items()}
         per_task.append(
             _row_cells(
-                benchmark, sub, columns, sub_labelled, ci=False, resamples=resamples, seed=seed + i
+                benchmark, sub, columns, sub_labelled, ci=False, shared=shared, seed=seed + i
             )
         )
     cells: dict[str, _Cell] = {}
@@ -430,11 +430,7 @@ def _task_average(
                         if column.axis is None
                         else values[labelled[column.axis][mask] == column.level]
                     )
-                    draws.append(
-                        resample_means(
-                            chosen[~np.isnan(chosen)], resamples=resamples, seed=seed + i
-                        )
-                    )
+                    draws.append(shared.means(chosen[~np.isnan(chosen)], seed=seed + i))
                 low, high = np.quantile(np.mean(draws, axis=0), [tail, 1.0 - tail])
                 cell["ci_low"], cell["ci_high"] = float(low), float(high)
         cells[key] = cell
@@ -450,6 +446,7 @@ def _deltas(
     base_cells: dict[str, _Cell],
     *,
     paired: bool,
+    shared: SharedResamples,
     seed: int,
 ) -> None:
     """Δ = row - baseline per cell. Over matched questions (by question key, occurrence by
@@ -472,18 +469,13 @@ def _deltas(
             if column.axis is None
             else base_labelled[column.axis][rows_base] == column.level
         )
-        interval = percentile_interval(delta[mask], resamples=DEFAULT_RESAMPLES, seed=seed)
-        cell["delta"], cell["delta_low"], cell["delta_high"] = (
-            interval.mean,
-            interval.ci_low,
-            interval.ci_high,
-        )
-        cell["delta_n"] = interval.n
-        cell["significant"] = bool(
-            interval.ci_low is not None
-            and interval.ci_high is not None
-            and (interval.ci_low > 0 or interval.ci_high < 0)
-        )
+        chosen = delta[mask]
+        defined = chosen[~np.isnan(chosen)]
+        low, high = shared.bounds(defined, seed=seed)
+        cell["delta"] = float(defined.mean()) if defined.size else None
+        cell["delta_low"], cell["delta_high"] = low, high
+        cell["delta_n"] = int(defined.size)
+        cell["significant"] = bool(low is not None and high is not None and (low > 0 or high < 0))
 
 
 def _mark_best(rows: list[dict[str, _Cell]], columns: list[TableColumn], metric: str) -> None:
@@ -501,8 +493,45 @@ def _mark_best(rows: list[dict[str, _Cell]], columns: list[TableColumn], metric:
             )
 
 
-def build_table(data: list[RunData], options: TableOptions | None = None) -> ResultsTable:
+_T = TypeVar("_T")
+MAX_BOOTSTRAP_THREADS = 8
+"""Threads that bootstrap rows side by side (numpy draws without holding the GIL)."""
+
+
+def _bootstrap_threads(rows: int) -> int:
+    """Threads for ``rows`` rows' bootstraps: one per usable core, at most
+    :data:`MAX_BOOTSTRAP_THREADS`."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, MAX_BOOTSTRAP_THREADS, rows))
+
+
+def _each_row(compute: Callable[[int], _T], count: int, threads: int) -> Iterator[_T]:
+    """``compute(0) … compute(count - 1)`` in order, on ``threads`` threads. The results do
+    not depend on the threads: every interval draws from its own seed, and cells that share
+    draws (``SharedResamples``) get the same numbers whichever thread drew them."""
+    if threads <= 1:
+        yield from map(compute, range(count))
+        return
+    pool = ThreadPoolExecutor(threads, thread_name_prefix="memscope-bootstrap")
+    try:
+        yield from pool.map(compute, range(count))
+    finally:  # interrupted or failed: the rows not started yet are not computed
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def build_table(
+    data: list[RunData],
+    options: TableOptions | None = None,
+    *,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> ResultsTable:
     """The results table over the loaded runs (in the order given).
+
+    ``on_progress(done, total)`` is told after each row how many of the cells that need a
+    bootstrap (intervals with ``ci``, Δ against a baseline) are done.
 
     Its JSON (``ResultsTable.to_json``) is ``{"benchmark", "metric", "by", "group",
     "average", "per_run", "baseline", "params": {"seed", "resamples", "level", "k"},
@@ -546,21 +575,35 @@ def build_table(data: list[RunData], options: TableOptions | None = None) -> Res
     _labels(ordered, ("run",) if options.per_run else group, options.per_run, options.labels, names)
     columns, labelled_lists = _columns(benchmark, by, ordered)
     tasks_average = options.average == "tasks" and not options.per_run
-    cells_of: list[dict[str, _Cell]] = []
-    for index, row in enumerate(ordered):
+    # Every cell's interval through one set of shared draws (cells with the same values
+    # and seed draw once): the same numbers as one bootstrap per cell, in a fraction of it.
+    shared = SharedResamples(resamples=resamples)
+    rows_bootstrapped = len(ordered) * options.ci + (len(ordered) - 1) * (
+        options.baseline is not None
+    )
+    total = rows_bootstrapped * len(columns)
+    done = 0
+    threads = _bootstrap_threads(len(ordered)) if options.ci or options.baseline else 1
+    compute = _task_average if tasks_average else _row_cells
+
+    def cells_of_row(index: int) -> dict[str, _Cell]:
         labelled = {axis: lists[index] for axis, lists in labelled_lists.items()}
-        compute = _task_average if tasks_average else _row_cells
-        cells_of.append(
-            compute(
-                benchmark,
-                row,
-                columns,
-                labelled,
-                ci=options.ci,
-                resamples=resamples,
-                seed=options.seed,
-            )
+        return compute(
+            benchmark,
+            ordered[index],
+            columns,
+            labelled,
+            ci=options.ci,
+            shared=shared,
+            seed=options.seed,
         )
+
+    cells_of: list[dict[str, _Cell]] = []
+    for cells in _each_row(cells_of_row, len(ordered), threads):
+        cells_of.append(cells)
+        if options.ci and on_progress is not None:
+            done += len(columns)
+            on_progress(done, total)
     baseline = None
     if options.baseline is not None:
         labels = [row.label for row in ordered]
@@ -575,18 +618,27 @@ def build_table(data: list[RunData], options: TableOptions | None = None) -> Res
             )
         baseline = ordered[at].label
         base_labelled = {axis: lists[at] for axis, lists in labelled_lists.items()}
-        for index, row in enumerate(ordered):
-            if index != at:
-                _deltas(
-                    ordered[at],
-                    row,
-                    columns,
-                    base_labelled,
-                    cells_of[index],
-                    cells_of[at],
-                    paired=not tasks_average,
-                    seed=options.seed,
-                )
+        paired_shared = SharedResamples(resamples=DEFAULT_RESAMPLES)
+        others = [index for index in range(len(ordered)) if index != at]
+
+        def deltas_of_row(other: int) -> None:
+            index = others[other]
+            _deltas(
+                ordered[at],
+                ordered[index],
+                columns,
+                base_labelled,
+                cells_of[index],
+                cells_of[at],
+                paired=not tasks_average,
+                shared=paired_shared,
+                seed=options.seed,
+            )
+
+        for _ in _each_row(deltas_of_row, len(others), threads):
+            if on_progress is not None:
+                done += len(columns)
+                on_progress(done, total)
     _mark_best(cells_of, columns, metric)
     rows_out = tuple(
         TableRow(
