@@ -434,6 +434,7 @@ class SizeResult:
     cold_ours: list[float]
     navigations: list[dict[str, Any]]
     over_limit: OverLimit | None = None
+    load_average: tuple[float, float] = (0.0, 0.0)  # 1-minute load, before and after
 
 
 def prepared_store(questions: int, env: dict[str, str], limit_mib: float) -> dict[str, Any]:
@@ -477,6 +478,7 @@ def measure_size(
     prepared = prepared_store(questions, env, ingest_limit_mib)
     run_id = prepared["run_id"]
     result = SizeResult(questions, repeat, prepared, [], [], [], [])
+    load_before = os.getloadavg()[0]
     try:
         if warm_up:  # untimed: fills the bytecode cache and the file cache
             cold_start([sys.executable, "-c", EMPTY_APP], env, limit_mib, "empty app")
@@ -497,6 +499,7 @@ def measure_size(
             result.navigations.append(measured("next", outcome))
     except OverLimit as stopped:
         result.over_limit = stopped
+    result.load_average = (load_before, os.getloadavg()[0])
     return result
 
 
@@ -527,6 +530,7 @@ def size_figures(result: SizeResult, presses: int, limit_mib: float) -> list[Fig
         )
     steps = {"ingest": "ingesting it (`ingest_dir`)", "suggest": "computing its suggestions"}
     for step, words in steps.items():
+        peak_mib = prepared.get(f"{step}_peak_mib") or 0.0
         if prepared.get(f"{step}_s") is not None:
             figures.append(
                 Figure(
@@ -535,7 +539,14 @@ def size_figures(result: SizeResult, presses: int, limit_mib: float) -> list[Fig
                     value=prepared[f"{step}_s"],
                     unit="s",
                     statistic="once, then cached",
-                    note=f"peak of the process that did it: {prepared.get(f'{step}_peak_mib') or 0:,.0f} MiB",
+                    note="; ".join(
+                        part
+                        for part in (
+                            f"peak of the process that did it: {peak_mib:,.0f} MiB",
+                            prepared.get(f"{step}_note"),  # how, where it was measured apart
+                        )
+                        if part
+                    ),
                     group="app",
                     size=n,
                     trials=1,
@@ -701,6 +712,7 @@ def size_figures(result: SizeResult, presses: int, limit_mib: float) -> list[Fig
                 unit="MiB",
                 target=None if target is None else below(target),
                 statistic=f"max over the {repeat} processes that ran the presses",
+                context={"load_average_before_after": result.load_average},
                 **common,
             )
         )
@@ -743,6 +755,8 @@ def write_into(path: Path, figures: list[Figure]) -> None:
     argv = sys.argv[1:]
     at = argv.index("--into")
     own = script_document(SCRIPT, argv[:at] + argv[at + 2 :], STARTED, figures)
+    if document.get("source", "measured") != "measured":  # e.g. a transcribed document
+        own["scripts"][0]["source"] = "measured"
     document["scripts"] = [e for e in document["scripts"] if e["script"] != SCRIPT] + own["scripts"]
     kept = [r for r in document["figures"] if r["script"] != SCRIPT]
     document["figures"] = kept + own["figures"]
@@ -817,7 +831,8 @@ def main() -> None:
             mine = size_figures(result, args.presses, args.memory_limit_mib)
             print_table(
                 f"memscope app, {questions:,}-question run, medians of {repeat} processes, "
-                f"{args.presses} presses each",
+                f"{args.presses} presses each (load average {result.load_average[0]:.1f} before, "
+                f"{result.load_average[1]:.1f} after)",
                 ["what", "measured", "target", "note"],
                 summary_rows(mine),
             )
