@@ -143,9 +143,13 @@ def child(mode: str, run_id: str, presses: int) -> dict[str, Any]:
     from memscope.tui.paint_clock import PaintClock
     from memscope.tui.screens.question import QuestionScreen
     from memscope.tui.screens.queue import QueueScreen
-    from memscope.tui.widgets.image_preview import ImagePreview
 
-    ImagePreview.renderer = None  # no terminal to draw on; decoding still runs in its worker
+    try:  # no terminal to draw images on (MEMSCOPE_IMAGE_RENDERER=none says so too)
+        from memscope.tui.widgets.image_preview import ImagePreview
+
+        ImagePreview.renderer = None
+    except (ImportError, AttributeError):
+        pass
     memory = {"imports": resident_mib()}
     deadline_s = 1800.0
     # A fresh annotator per process: nothing to resume, so every start lands on the queue.
@@ -159,14 +163,21 @@ def child(mode: str, run_id: str, presses: int) -> dict[str, Any]:
                 screen = type(pilot.app.screen).__name__
                 raise SystemExit(f"the app did not reach {what}; it shows {screen}")
 
+    def clock_for(app: Any) -> PaintClock:
+        """The app's repaint clock, marking each frame with whether the run was open."""
+        return PaintClock(mark=lambda: bool(app.session.is_open)).install(app)
+
+    def queue_paints(clock: PaintClock) -> list[float]:
+        """When the queue screen was drawn with the run open."""
+        drawn = zip(clock.times, clock.screens, clock.marks, strict=True)
+        return [at for at, screen, is_open in drawn if is_open and isinstance(screen, QueueScreen)]
+
     def queue_drawn(app: Any, clock: PaintClock) -> bool:
-        return bool(app.session.is_open) and any(
-            isinstance(screen, QueueScreen) for screen in clock.screens
-        )
+        return bool(queue_paints(clock))
 
     def background_done(app: Any) -> bool:
         """The run's background loading finished (where this version has one)."""
-        run = app.session.run
+        run = getattr(app.session, "run", None)
         return bool(
             getattr(run, "evidence_ready", True) and getattr(run, "suggestions_ready", True)
         )
@@ -190,14 +201,10 @@ def child(mode: str, run_id: str, presses: int) -> dict[str, Any]:
         empty_s = time.perf_counter() - began
         began = time.perf_counter()
         app = make_app(OpenRequest([run_id], annotator=annotator))
-        clock = PaintClock().install(app)
+        clock = clock_for(app)
         async with app.run_test(size=(120, 40)) as pilot:
             await until(pilot, lambda: queue_drawn(app, clock), "a drawn queue")
-            drawn = next(
-                t
-                for t, s in zip(clock.times, clock.screens, strict=True)
-                if isinstance(s, QueueScreen)
-            )
+            drawn = queue_paints(clock)[0]
             rows = queue_rows(app.session)
         return {"empty_s": empty_s, "memscope_s": drawn - began, "queue_rows": rows}
 
@@ -216,7 +223,7 @@ def child(mode: str, run_id: str, presses: int) -> dict[str, Any]:
 
             QuestionScreen.show_question = timed_show  # type: ignore[method-assign]
         app = make_app(OpenRequest([run_id], annotator=annotator, queue="all"))
-        clock = PaintClock().install(app)
+        clock = clock_for(app)
         settled: list[float] = []
         first_paint: list[float] = []
         over_cap = 0
@@ -269,7 +276,7 @@ def child(mode: str, run_id: str, presses: int) -> dict[str, Any]:
 
     async def cold() -> dict[str, Any]:
         app = make_app(OpenRequest([run_id], annotator=annotator))
-        clock = PaintClock().install(app)
+        clock = clock_for(app)
         async with app.run_test(size=(120, 40)) as pilot:
             await until(pilot, lambda: queue_drawn(app, clock), "a drawn queue")
             print("READY", flush=True)

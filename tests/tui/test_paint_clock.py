@@ -45,3 +45,16 @@ async def test_an_app_without_a_clock_draws_as_before() -> None:
         await pilot.pause()
     assert clock.times == []
     assert "_display" not in vars(app)
+
+
+async def test_each_repaint_is_marked_with_the_app_state_then() -> None:
+    app = OneLabel()
+    state = {"open": False}
+    clock = PaintClock(mark=lambda: state["open"]).install(app)
+    async with app.run_test(size=(40, 5)) as pilot:
+        await pilot.pause()
+        state["open"] = True
+        app.query_one("#label", Static).update("after")
+        await pilot.pause()
+    assert len(clock.marks) == len(clock.times) >= 2
+    assert clock.marks[0] is False and clock.marks[-1] is True

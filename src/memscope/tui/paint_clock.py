@@ -12,6 +12,7 @@ Nothing installs a clock but the benchmark: the app pays nothing for it otherwis
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -22,10 +23,16 @@ if TYPE_CHECKING:
 
 @dataclass
 class PaintClock:
-    """Repaint times (``time.perf_counter()``) of one app, with the screen each drew."""
+    """Repaint times (``time.perf_counter()``) of one app, with the screen each drew.
 
+    ``mark``, if given, is called at each repaint and what it returns kept in ``marks``:
+    the app's state when that frame was drawn (e.g. whether the run was open yet).
+    """
+
+    mark: Callable[[], object] | None = None
     times: list[float] = field(default_factory=list)
     screens: list[Screen[Any]] = field(default_factory=list)
+    marks: list[object] = field(default_factory=list)
 
     def install(self, app: App[Any]) -> PaintClock:
         """Start recording ``app``'s repaints (for the rest of its life); return the clock."""
@@ -36,6 +43,7 @@ class PaintClock:
             if renderable is not None:  # None: nothing was dirty, nothing drawn
                 self.times.append(time.perf_counter())
                 self.screens.append(screen)
+                self.marks.append(None if self.mark is None else self.mark())
 
         app._display = display_and_record  # type: ignore[method-assign]
         return self
@@ -44,6 +52,7 @@ class PaintClock:
         """Forget the repaints so far (keeps memory flat over many keys)."""
         self.times.clear()
         self.screens.clear()
+        self.marks.clear()
 
     def first_after(self, moment: float) -> float | None:
         """The first repaint at or after ``moment``, if any."""
