@@ -25,7 +25,8 @@ screen update is handed to the terminal), installed only here.
   own timestamps; the key counts as done once no repaint came for 120 ms and every
   worker started since the key finished). Then, as the floor, every widget of the same
   screen is relaid out and repainted with nothing changed: what Textual itself needs for
-  a full-screen update. Targets (issue 30): first repaint p95 ≤ the floor's p95 measured
+  a full-screen update. Before ``enter``, ``pagedown`` on the queue is timed the same way
+  (a scroll step; no target). Targets (issue 30): first repaint p95 ≤ the floor's p95 measured
   in the same process, settled p95 < 100 ms.
 - ``memory``: the resident memory of the ``next`` child after imports, with the queue
   drawn, once the background loading finished (evidence, suggestions), on the question
@@ -226,6 +227,8 @@ def child(mode: str, run_id: str, presses: int) -> dict[str, Any]:
         clock = clock_for(app)
         settled: list[float] = []
         first_paint: list[float] = []
+        page_first: list[float] = []
+        page_settled: list[float] = []
         over_cap = 0
         async with app.run_test(size=(120, 40)) as pilot:
             await until(pilot, lambda: queue_drawn(app, clock), "a drawn queue")
@@ -233,6 +236,16 @@ def child(mode: str, run_id: str, presses: int) -> dict[str, Any]:
             await until(pilot, lambda: background_done(app), "the end of the background loading")
             await app.workers.wait_for_complete()
             memory["loaded"] = resident_mib()
+            # The queue paged: what a scroll step costs (issue 30 reads it from the store).
+            for _ in range(max(10, presses // 5)):
+                clock.clear()
+                before = set(app.workers)
+                began = time.perf_counter()
+                await pilot.press("pagedown")
+                over_cap += not await settle(pilot, clock, began, before)
+                if clock.times:  # none: the end of the queue, nothing moved
+                    page_first.append(clock.times[0] - began)
+                    page_settled.append(clock.times[-1] - began)
             await pilot.press("enter")
             await until(pilot, lambda: isinstance(app.screen, QuestionScreen), "the question")
             await app.workers.wait_for_complete()
@@ -268,6 +281,8 @@ def child(mode: str, run_id: str, presses: int) -> dict[str, Any]:
             "paint_s": first_paint,
             "build_s": build_times,
             "floor_s": floor,
+            "page_first_s": page_first,
+            "page_settled_s": page_settled,
             "over_cap": over_cap,
             "moved": moved,
             "memory": memory,
@@ -691,6 +706,23 @@ def size_figures(result: SizeResult, presses: int, limit_mib: float) -> list[Fig
             ),
             *spread("next.build", "next question, building the view", "build_s"),
         ]
+        if all(nav.get("page_settled_s") for nav in navigations):
+            pages = f"{max(10, presses // 5)} page-downs"
+            figures += [
+                *spread(
+                    "queue.page.first_repaint",
+                    "queue, page down, key to first repaint",
+                    "page_first_s",
+                    each=pages,
+                ),
+                *spread(
+                    "queue.page.settled",
+                    "queue, page down, key to its last repaint (settled)",
+                    "page_settled_s",
+                    note="the app's own repaint times",
+                    each=pages,
+                ),
+            ]
         parts = {
             "imports": "after imports",
             "queue": "with the queue drawn",
@@ -753,8 +785,12 @@ def summary_rows(figures: list[Figure]) -> list[list[str]]:
     return rows
 
 
-def write_into(path: Path, figures: list[Figure]) -> None:
-    """Replace this script's entry and records in the suite document at ``path``."""
+def write_into(
+    path: Path, figures: list[Figure], sizes: list[int], parser: argparse.ArgumentParser
+) -> None:
+    """Put this run's records into the suite document at ``path``, in place of the ones of
+    the sizes it measured; records of other sizes, and the entries that measured them,
+    stay (so the 1,000,000 size need not be measured again with the others)."""
     try:
         document = read_document(path)
     except FiguresError as error:
@@ -764,15 +800,31 @@ def write_into(path: Path, figures: list[Figure]) -> None:
     own = script_document(SCRIPT, argv[:at] + argv[at + 2 :], STARTED, figures)
     if document.get("source", "measured") != "measured":  # e.g. a transcribed document
         own["scripts"][0]["source"] = "measured"
-    document["scripts"] = [e for e in document["scripts"] if e["script"] != SCRIPT] + own["scripts"]
-    kept = [r for r in document["figures"] if r["script"] != SCRIPT]
-    document["figures"] = kept + own["figures"]
+    measured = set(sizes)
+
+    def superseded(entry: dict[str, Any]) -> bool:
+        known, _ = parser.parse_known_args(entry["argv"])
+        return entry["script"] == SCRIPT and set(known.questions) <= measured
+
+    def kept(record: dict[str, Any]) -> bool:
+        if record["script"] != SCRIPT:
+            return True
+        sized = record["id"].split(".")[1].isdigit()  # records from before issue 30: not
+        return sized and record["size"] not in measured
+
+    document["scripts"] = [e for e in document["scripts"] if not superseded(e)]
+    document["scripts"] += own["scripts"]
+    others = [r for r in document["figures"] if r["script"] != SCRIPT]
+    mine = [r for r in document["figures"] if r["script"] == SCRIPT and kept(r)]
+    mine = sorted(mine + own["figures"], key=lambda record: record["size"] or 0)  # stable
+    document["figures"] = others + mine
     atomic_write_text(path, dump(document))
     read_document(path)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def build_parser() -> argparse.ArgumentParser:
+    """The command line (also read back from earlier runs' entries by ``write_into``)."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--questions", type=int, nargs="+", default=[3_000, 50_000, 1_000_000])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument(
@@ -811,6 +863,11 @@ def main() -> None:
     parser.add_argument("--run-id", help=argparse.SUPPRESS)
     parser.add_argument("--run-dir", type=Path, help=argparse.SUPPRESS)
     add_figures_option(parser)
+    return parser
+
+
+def main() -> None:
+    parser = build_parser()
     args = parser.parse_args()
     if args.child == "prepare":
         print(json.dumps(prepare_store(args.run_dir)))
@@ -849,7 +906,7 @@ def main() -> None:
             figures += mine
     write_script_figures(args.figures, figures)
     if args.into is not None:
-        write_into(args.into, figures)
+        write_into(args.into, figures, args.questions, parser)
 
 
 if __name__ == "__main__":

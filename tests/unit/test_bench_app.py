@@ -85,3 +85,44 @@ def test_a_run_that_does_not_open_within_the_limit_is_a_missed_peak() -> None:
     assert "did not open within the 6,144 MiB limit" in peak.note
     assert figures["app.1000000.prepare.ingest"].value == 60.0
     assert "app.1000000.start.ratio" not in figures  # nothing measured, nothing claimed
+
+
+def test_into_replaces_only_the_sizes_measured(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from figures import Figure, dump, read_document, script_document
+
+    def app_figure(key: str, size: int, value: float) -> Figure:
+        return Figure(key, group="app", name=key, value=value, unit="ms", size=size)
+
+    before = script_document(
+        "bench_app.py",
+        ["--repeat", "3"],  # the default sizes: 3,000, 50,000 and 1,000,000
+        "2026-12-06T02:07:43Z",
+        [
+            app_figure("app.3000.start.memscope", 3000, 1.0),
+            app_figure("app.1000000.start.memscope", 1_000_000, 2.0),
+            app_figure("app.start.memscope", 50_000, 3.0),  # a record from before issue 30
+        ],
+    )
+    other = script_document("bench_report.py", [], "2026-12-06T00:00:00Z", [])
+    before["scripts"] += other["scripts"]
+    path = tmp_path / "figures.json"
+    path.write_text(dump(before))
+    into = ["bench_app.py", "--questions", "3000", "--into", str(path)]
+    monkeypatch.setattr(sys, "argv", into)
+    parser = bench_app.build_parser()
+    bench_app.write_into(path, [app_figure("app.3000.start.memscope", 3000, 9.0)], [3000], parser)
+    after = read_document(path)
+    values = {record["id"]: record["value"] for record in after["figures"]}
+    assert values == {"app.3000.start.memscope": 9.0, "app.1000000.start.memscope": 2.0}
+    entries = [(entry["script"], entry["argv"]) for entry in after["scripts"]]
+    assert ("bench_app.py", ["--repeat", "3"]) in entries  # still measured the 1,000,000
+    assert ("bench_app.py", ["--questions", "3000"]) in entries
+    assert ("bench_report.py", []) in entries
+    # measuring every size the old entry measured retires it
+    monkeypatch.setattr(sys, "argv", ["bench_app.py", "--into", str(path)])
+    sizes = [3000, 50_000, 1_000_000]
+    bench_app.write_into(path, [app_figure("app.3000.start.memscope", 3000, 5.0)], sizes, parser)
+    entries = [(e["script"], e["argv"]) for e in read_document(path)["scripts"]]
+    assert entries == [("bench_report.py", []), ("bench_app.py", [])]
