@@ -246,6 +246,9 @@ def child(mode: str, run_id: str, presses: int) -> dict[str, Any]:
                 if clock.times:  # none: the end of the queue, nothing moved
                     page_first.append(clock.times[0] - began)
                     page_settled.append(clock.times[-1] - began)
+            # Back to the first row, so that a short queue still has questions after it.
+            await pilot.press("home")
+            await settle(pilot, clock, time.perf_counter(), set(app.workers))
             await pilot.press("enter")
             await until(pilot, lambda: isinstance(app.screen, QuestionScreen), "the question")
             await app.workers.wait_for_complete()
@@ -436,7 +439,9 @@ def cold_start(argv: list[str], env: dict[str, str], limit_mib: float, what: str
 
 
 def percentile(values: list[float], q: float) -> float:
-    """The q-th percentile (nearest rank)."""
+    """The q-th percentile (nearest rank); NaN when there are no values."""
+    if not values:
+        return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered)) - 1))]
 
@@ -656,7 +661,10 @@ def size_figures(result: SizeResult, presses: int, limit_mib: float) -> list[Fig
             note: str = "",
             each: str = f"{presses} presses",
         ) -> list[Figure]:
-            """p50 and p95 of each process's samples, median over the processes."""
+            """p50 and p95 of each process's samples, median over the processes (none
+            where a process has no samples: e.g. a queue too short to move in)."""
+            if not all(nav.get(samples) for nav in navigations):
+                return []
             return [
                 Figure(
                     f"app.{n}.{key}.p{q}",
@@ -686,17 +694,25 @@ def size_figures(result: SizeResult, presses: int, limit_mib: float) -> list[Fig
                 note="Textual's own floor for a full repaint",
                 each=f"{max(10, presses // 4)} repaints",
             ),
-            Figure(
-                f"app.{n}.next.first_repaint.vs_floor",
-                name=f"next question, first repaint p95 / full-repaint floor p95, {at}",
-                value=paint95 / floor95,
-                unit="×",
-                target=at_most(1),
-                statistic="ratio of the medians of each process's p95",
-                baseline="the same screen relaid out and repainted, in the same process",
-                context={"first_repaint_p95_ms": paint95 * 1000, "floor_p95_ms": floor95 * 1000},
-                **common,
-            ),
+        ]
+        if all(nav["paint_s"] and nav["floor_s"] for nav in navigations):
+            figures.append(
+                Figure(
+                    f"app.{n}.next.first_repaint.vs_floor",
+                    name=f"next question, first repaint p95 / full-repaint floor p95, {at}",
+                    value=paint95 / floor95,
+                    unit="×",
+                    target=at_most(1),
+                    statistic="ratio of the medians of each process's p95",
+                    baseline="the same screen relaid out and repainted, in the same process",
+                    context={
+                        "first_repaint_p95_ms": paint95 * 1000,
+                        "floor_p95_ms": floor95 * 1000,
+                    },
+                    **common,
+                )
+            )
+        figures += [
             *spread(
                 "next.settled",
                 "next question, key to its last repaint (settled)",

@@ -102,6 +102,9 @@ def test_the_smoke_suite_writes_every_scripts_figures(
     assert 0 < memory["imports"] < memory["question"] <= memory["peak"]
     assert app["app.100.memory.peak"]["target"] is None
     assert app["app.100.prepare.ingest"]["value"] > 0
+    # a scroll step of the queue, timed like j (the smoke queue is only a few pages long)
+    assert app["app.100.queue.page.settled.p95"]["value"] > 0
+    assert app["app.100.queue.page.settled.p95"]["target"] is None
     assert all(record["size"] == 100 for record in app.values())
     assert by_id["labels.next.p95"]["unit"] == "ms"
     assert by_id["rerun.rerun_run"]["target"] == {"op": "<", "value": 1.0}
