@@ -124,11 +124,7 @@ def prepare_store(run_dir: Path) -> dict[str, Any]:
 
 
 def queue_rows(session: Any) -> int | None:
-    """How many rows the session's queue has (None where this version does not say)."""
-    for name in ("queue_length", "row_count"):
-        value = getattr(session, name, None)
-        if isinstance(value, int):
-            return value
+    """How many rows the session's queue has (None where it keeps no ``rows``)."""
     rows = getattr(session, "rows", None)
     return len(rows) if rows is not None else None
 
@@ -173,9 +169,6 @@ def child(mode: str, run_id: str, presses: int) -> dict[str, Any]:
         drawn = zip(clock.times, clock.screens, clock.marks, strict=True)
         return [at for at, screen, is_open in drawn if is_open and isinstance(screen, QueueScreen)]
 
-    def queue_drawn(app: Any, clock: PaintClock) -> bool:
-        return bool(queue_paints(clock))
-
     def background_done(app: Any) -> bool:
         """The run's background loading finished (where this version has one)."""
         run = getattr(app.session, "run", None)
@@ -204,7 +197,7 @@ def child(mode: str, run_id: str, presses: int) -> dict[str, Any]:
         app = make_app(OpenRequest([run_id], annotator=annotator))
         clock = clock_for(app)
         async with app.run_test(size=(120, 40)) as pilot:
-            await until(pilot, lambda: queue_drawn(app, clock), "a drawn queue")
+            await until(pilot, lambda: bool(queue_paints(clock)), "a drawn queue")
             drawn = queue_paints(clock)[0]
             rows = queue_rows(app.session)
         return {"empty_s": empty_s, "memscope_s": drawn - began, "queue_rows": rows}
@@ -231,7 +224,7 @@ def child(mode: str, run_id: str, presses: int) -> dict[str, Any]:
         page_settled: list[float] = []
         over_cap = 0
         async with app.run_test(size=(120, 40)) as pilot:
-            await until(pilot, lambda: queue_drawn(app, clock), "a drawn queue")
+            await until(pilot, lambda: bool(queue_paints(clock)), "a drawn queue")
             memory["queue"] = resident_mib()
             await until(pilot, lambda: background_done(app), "the end of the background loading")
             await app.workers.wait_for_complete()
@@ -296,7 +289,7 @@ def child(mode: str, run_id: str, presses: int) -> dict[str, Any]:
         app = make_app(OpenRequest([run_id], annotator=annotator))
         clock = clock_for(app)
         async with app.run_test(size=(120, 40)) as pilot:
-            await until(pilot, lambda: queue_drawn(app, clock), "a drawn queue")
+            await until(pilot, lambda: bool(queue_paints(clock)), "a drawn queue")
             print("READY", flush=True)
             os._exit(0)  # the background loading need not finish for this measurement
         return {}
