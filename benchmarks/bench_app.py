@@ -255,7 +255,9 @@ def child(mode: str, run_id: str, presses: int) -> dict[str, Any]:
                 began = time.perf_counter()
                 await pilot.press("j")
                 over_cap += not await settle(pilot, clock, began, before)
-                settled.append((clock.last() or began) - began)
+                if not clock.times:  # the end of the queue: nothing moved, nothing to time
+                    continue
+                settled.append(clock.times[-1] - began)
                 paint = clock.first_after(built_at[-1] if built_at else began)
                 if paint is not None:
                     first_paint.append(paint - began)
