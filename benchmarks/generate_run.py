@@ -4,7 +4,9 @@ Realistic shapes: 10-30 sessions of 10-25 rounds, a quarter of the rounds with a
 (a few real PNG files referenced over and over), half rotation-MCQ questions with four
 rotations, half open questions with judge scores, and semantic-RAG retrieval provenance
 (``seed_round_ids`` of top_k 10 with ``top_candidates`` scores for the first five).
-Deterministic for a given seed.
+Deterministic for a given seed. Written as it is generated (the dialog's questions and the
+predictions stream to their files), so a run of 1,000,000 questions (about 3 GB of JSON)
+needs little memory.
 
     python benchmarks/generate_run.py OUT_DIR --questions 50000
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import IO, Any
 
 import numpy as np
 
@@ -63,8 +66,42 @@ def generate(out: Path, n_questions: int, seed: int = 7, task: str = "Bench_Task
         sessions.append(
             {"session_id": f"D{s}", "date": f"2025-01-{(s % 28) + 1:02d}", "dialogues": dialogues}
         )
+    dialog_path = out / "data" / "dialog" / f"{task}.json"
+    dialog_path.parent.mkdir(parents=True, exist_ok=True)
+    run_dir = out / "runs" / task.lower() / "srag_bench"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    # Written under temporary names and renamed when complete: an interrupted generation
+    # leaves no predictions.jsonl for the cache (benchmarks/common.py) to take as done.
+    dialog_partial = dialog_path.with_name(dialog_path.name + ".partial")
+    predictions_partial = run_dir / "predictions.jsonl.partial"
+    with dialog_partial.open("w") as dialog, predictions_partial.open("w") as predictions:
+        runtime_last = _write_questions(
+            rng, dialog, predictions, n_questions, sessions, round_ids, round_session, images, task
+        )
+    dialog_partial.replace(dialog_path)
+    _write_run_files(run_dir, task, n_questions, runtime_last)
+    predictions_partial.replace(run_dir / "predictions.jsonl")
+    return run_dir
+
+
+def _write_questions(
+    rng: np.random.Generator,
+    dialog: IO[str],
+    predictions: IO[str],
+    n_questions: int,
+    sessions: list[dict[str, Any]],
+    round_ids: list[str],
+    round_session: list[str],
+    images: list[str],
+    task: str,
+) -> dict[str, Any]:
+    """Stream the dialog file (its questions one by one) and the predictions; return the
+    last row's method runtime. The dialog's bytes are what ``json.dumps`` of the whole
+    document writes, so runs generated before streaming stay valid."""
+    head = json.dumps({"character_profile": {"name": "bench"}, "multi_session_dialogues": sessions})
+    dialog.write(head[:-1] + ', "human-annotated QAs": [')
     n_rounds = len(round_ids)
-    qas, rows = [], []
+    runtime: dict[str, Any] = {}
     for idx in range(1, n_questions + 1):
         clue_positions = np.sort(rng.choice(n_rounds, size=int(rng.integers(1, 4)), replace=False))
         clues = [round_ids[p] for p in clue_positions]
@@ -87,7 +124,7 @@ def generate(out: Path, n_questions: int, seed: int = 7, task: str = "Bench_Task
                 }
                 for rot in range(4)
             ]
-        qas.append(qa)
+        dialog.write((", " if idx > 1 else "") + json.dumps(qa))
         # Retrieval: clues land in the ranking with some probability, the rest is noise.
         candidates = list(rng.choice(n_rounds, size=TOP_K + 3, replace=False))
         ranking = [int(p) for p in clue_positions if rng.random() < 0.6] + [
@@ -200,24 +237,15 @@ def generate(out: Path, n_questions: int, seed: int = 7, task: str = "Bench_Task
         else:
             row["usage"] = {"prompt_tokens": 900, "completion_tokens": 6, "total_tokens": 906}
         row["method_runtime"] = runtime
-        rows.append(row)
-    dialog_path = out / "data" / "dialog" / f"{task}.json"
-    dialog_path.parent.mkdir(parents=True, exist_ok=True)
-    dialog_path.write_text(
-        json.dumps(
-            {
-                "character_profile": {"name": "bench"},
-                "multi_session_dialogues": sessions,
-                "human-annotated QAs": qas,
-            }
-        )
-    )
-    run_dir = out / "runs" / task.lower() / "srag_bench"
-    run_dir.mkdir(parents=True, exist_ok=True)
-    with (run_dir / "predictions.jsonl").open("w") as handle:
-        for row in rows:
-            handle.write(json.dumps(row) + "\n")
-    runtime_last = rows[-1]["method_runtime"]
+        predictions.write(json.dumps(row) + "\n")
+    dialog.write("]}")
+    return runtime
+
+
+def _write_run_files(
+    run_dir: Path, task: str, n_questions: int, runtime_last: dict[str, Any]
+) -> None:
+    """The run's config.json and metrics.json."""
     (run_dir / "config.json").write_text(
         json.dumps(
             {
@@ -250,7 +278,6 @@ def generate(out: Path, n_questions: int, seed: int = 7, task: str = "Bench_Task
             }
         )
     )
-    return run_dir
 
 
 def main() -> None:

@@ -86,13 +86,25 @@ def test_the_smoke_suite_writes_every_scripts_figures(
         by_id["ingest.memscope.100"]["value"] / by_id["ingest.read_json.100"]["value"]
     )
     assert ratio["baseline"] and ratio["target"] == {"op": "<=", "value": 2.0}
-    # issue 14's app targets, with Textual's floor measured beside them
+    # issue 30's app targets, per run size, with Textual's floor measured beside them
     app = {key: record for key, record in by_id.items() if record["group"] == "app"}
-    assert app["app.next.first_repaint.p95"]["target"] == {"op": "<", "value": 33.0}
-    assert app["app.next.settled.p95"]["target"] == {"op": "<", "value": 100.0}
-    assert app["app.start.ratio"]["target"] == {"op": "<=", "value": 3.0}
-    assert app["app.memory.peak"]["target"] == {"op": "<", "value": 700.0}
-    assert app["app.floor.p95"]["value"] > 0 and app["app.floor.p95"]["target"] is None
+    assert app["app.100.next.first_repaint.vs_floor"]["target"] == {"op": "<=", "value": 1.0}
+    assert app["app.100.next.first_repaint.vs_floor"]["value"] == pytest.approx(
+        app["app.100.next.first_repaint.p95"]["value"] / app["app.100.floor.p95"]["value"]
+    )
+    assert app["app.100.next.settled.p95"]["target"] == {"op": "<", "value": 100.0}
+    assert app["app.100.start.ratio"]["target"] == {"op": "<=", "value": 3.0}
+    assert app["app.100.cold.ratio"]["target"] == {"op": "<=", "value": 2.5}
+    assert app["app.100.floor.p95"]["value"] > 0 and app["app.100.floor.p95"]["target"] is None
+    # memory by part: imports < the peak, and no peak target below 50,000 questions
+    memory = {key.split(".")[-1]: r["value"] for key, r in app.items() if ".memory." in key}
+    assert set(memory) == {"imports", "queue", "loaded", "question", "peak"}
+    assert 0 < memory["imports"] < memory["question"] <= memory["peak"]
+    assert app["app.100.memory.peak"]["target"] is None
+    assert app["app.100.prepare.ingest"]["value"] > 0
+    # a scroll step of the queue, timed like j (the smoke queue is only a few pages long)
+    assert app["app.100.queue.page.settled.p95"]["value"] > 0
+    assert app["app.100.queue.page.settled.p95"]["target"] is None
     assert all(record["size"] == 100 for record in app.values())
     assert by_id["labels.next.p95"]["unit"] == "ms"
     assert by_id["rerun.rerun_run"]["target"] == {"op": "<", "value": 1.0}

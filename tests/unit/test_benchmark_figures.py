@@ -147,13 +147,16 @@ def test_the_readme_tables_are_what_figures_json_renders_to() -> None:
     every_table = render_everything(shipped)
     for record in shipped["figures"]:
         assert record["name"].replace("|", "\\|") in every_table
-    # issue 14's targets for the app, as records
+    # issue 30's targets for the app, as records, at every run size it measures
     targets = {r["id"]: r["target"] for r in shipped["figures"] if r["group"] == "app"}
-    assert targets["app.next.first_repaint.p95"] == {"op": "<", "value": 33.0}
-    assert targets["app.next.settled.p95"] == {"op": "<", "value": 100.0}
-    assert targets["app.start.ratio"] == {"op": "<=", "value": 3.0}
-    assert targets["app.memory.peak"] == {"op": "<", "value": 700.0}
-    assert "app.floor.p95" in targets
+    for size in (3_000, 50_000, 1_000_000):
+        assert targets[f"app.{size}.start.ratio"] == {"op": "<=", "value": 3.0}
+        assert targets[f"app.{size}.cold.ratio"] == {"op": "<=", "value": 2.5}
+        assert targets[f"app.{size}.next.first_repaint.vs_floor"] == {"op": "<=", "value": 1.0}
+        assert targets[f"app.{size}.next.settled.p95"] == {"op": "<", "value": 100.0}
+        assert f"app.{size}.floor.p95" in targets
+    assert targets["app.50000.memory.peak"] == {"op": "<", "value": 300.0}
+    assert targets["app.1000000.memory.peak"] == {"op": "<", "value": 400.0}
 
 
 def test_render_table_says_what_is_wrong_with_a_bad_file(tmp_path: Path) -> None:
