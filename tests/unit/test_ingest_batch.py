@@ -221,3 +221,46 @@ def test_a_second_batch_meets_runs_already_stored(
     assert [status for _, _, status, _, _, _ in told] == ["new"] * 7
     again, _ = _ingested(store, runs)
     assert [status for _, _, status, _, _, _ in again] == ["unchanged"] * 7
+
+
+def test_a_changed_run_among_many_still_finds_the_data_files_it_was_read_with(
+    tmp_path: Path,
+) -> None:
+    """Runs outside every stored run's folder skip the store's look-up of remembered data
+    files; a stored one that changed still gets it (here DMV-Bench's cue registry)."""
+    from builders_dmv import DATA, probes, write_f2_run
+    from memscope.adapters import read_runs
+
+    root = tmp_path / "elsewhere"
+    lonely = write_f2_run(root / "f2_out", {"TextOnly": probes(False)})
+    data = _dataset("alpha")
+    for variant in range(3):
+        write_run(root / f"r{variant}", data, _ranked_rows(data, variant))
+    store = Store(tmp_path / "store.duckdb")
+    with_registry = ReadOptions(extra={"dmv_registry": DATA})
+    first, failed = ingest_paths(store, [root], with_registry)
+    assert not failed
+    assert [(o.run_id, o.status) for o in first] == [
+        ("f2_out:TextOnly", "new"),
+        ("r0", "new"),
+        ("r1", "new"),
+        ("r2", "new"),
+    ]
+    write_f2_run(lonely, {"TextOnly": probes(True)})  # changed, and no flag this time
+    assert (
+        read_runs(lonely)[0].dataset.dataset_id
+        != read_runs(lonely, with_registry)[0].dataset.dataset_id
+    )
+    write_run(root / "r3", data, _ranked_rows(data, 3))
+    again, failed = ingest_paths(store, [root], OPTIONS)
+    assert not failed
+    assert [(o.run_id, o.status) for o in again] == [
+        ("f2_out:TextOnly", "replaced"),
+        ("r0", "unchanged"),
+        ("r1", "unchanged"),
+        ("r2", "unchanged"),
+        ("r3", "new"),
+    ]
+    with store.read() as con:
+        datasets = dict(rows(con, "SELECT run_id, dataset_id FROM runs"))
+    assert datasets["f2_out:TextOnly"] == read_runs(lonely, with_registry)[0].dataset.dataset_id

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -105,10 +105,13 @@ def _read_records(
     *,
     strict: bool,
     label: str | None,
+    look_up: bool = True,
 ) -> list[RunRecord]:
     """The runs of ``run_dir`` (resolved) as its benchmark's reader reads them, with the
-    data files remembered for it and their ids relabelled (see :func:`ingest_dir_runs`)."""
-    options = _with_remembered_sources(store, run_dir, options, spec)
+    data files remembered for it (``look_up=False``: the caller knows the store holds no
+    run of it) and their ids relabelled (see :func:`ingest_dir_runs`)."""
+    if look_up:
+        options = _with_remembered_sources(store, run_dir, options, spec)
     records = spec.reader.read_all(run_dir, replace(options, strict=strict or options.strict))
     for record in records:
         record.run_id = relabelled(record.run_id, run_dir.name, label or run_dir.name)
@@ -223,9 +226,14 @@ def ingest_paths(
     # Run ids are settled over everything found together (identity.run_labels).
     labels = run_labels([run_dir.resolve() for run_dirs in found for run_dir in run_dirs])
     stored: dict[str, StoredRunState] = {}
-    if store.exists and not verify:
+    if store.exists:
         with store.read() as con:
             stored = stored_run_states(con)
+    # The folders whose stored runs _with_remembered_sources would find: a run directory
+    # outside them has no data files to remember, and its look-up is skipped.
+    related = _RelatedFolders(stored)
+    if verify:
+        stored = {}  # every run is read and hashed
 
     def report(results: list[IngestOutcome] | list[IngestFailure]) -> None:
         if on_outcome:
@@ -238,10 +246,11 @@ def ingest_paths(
         on_progress(done, total)
     writer = _HeldWriter(store)
     pending: list[_ReadRunDir] = []  # changed run directories read, not yet stored
+    pending_bytes = 0
     with writer:
 
         def store_pending() -> None:
-            nonlocal done
+            nonlocal done, pending_bytes
             for results in _store_read_runs(writer, pending, strict=strict):
                 done += 1
                 if isinstance(results, IngestFailure):
@@ -253,6 +262,7 @@ def ingest_paths(
                 if on_progress:
                     on_progress(done, total)
             pending.clear()
+            pending_bytes = 0
 
         for run_dirs in found:
             for run_dir in run_dirs:
@@ -266,10 +276,21 @@ def ingest_paths(
                     if on_progress:
                         on_progress(done, total)
                     continue
-                pending.append(
-                    _read_run_dir(writer, run_dir, options, strict=strict, label=labels[resolved])
+                look_up = str(resolved) in related
+                if look_up:
+                    store_pending()  # its look-up must see the runs read before it stored
+                read = _read_run_dir(
+                    writer,
+                    run_dir,
+                    options,
+                    strict=strict,
+                    label=labels[resolved],
+                    look_up=look_up,
                 )
-                if len(pending) >= BATCH_RUNS or sum(read.size for read in pending) >= BATCH_BYTES:
+                pending.append(read)
+                related.add(record.path for record in read.records)
+                pending_bytes += read.size
+                if len(pending) >= BATCH_RUNS or pending_bytes >= BATCH_BYTES:
                     store_pending()
         store_pending()
     return outcomes, failures
@@ -290,18 +311,46 @@ class _ReadRunDir:
 
 
 def _read_run_dir(
-    writer: _HeldWriter, run_dir: Path, options: ReadOptions, *, strict: bool, label: str
+    writer: _HeldWriter,
+    run_dir: Path,
+    options: ReadOptions,
+    *,
+    strict: bool,
+    label: str,
+    look_up: bool,
 ) -> _ReadRunDir:
     """Read one changed run directory, the write connection held (the store's look-ups of
-    its remembered data files go through it instead of opening the store each time)."""
+    its remembered data files go through it instead of opening the store each time);
+    ``look_up``: whether the store may hold runs of it (see :class:`_RelatedFolders`)."""
     try:
         writer.hold()
         resolved = run_dir.resolve()
         spec = detect(resolved)
-        records = _read_records(writer.store, resolved, options, spec, strict=strict, label=label)
+        records = _read_records(
+            writer.store, resolved, options, spec, strict=strict, label=label, look_up=look_up
+        )
     except MemscopeError as error:
         return _ReadRunDir(run_dir, [], error)
     return _ReadRunDir(run_dir, records)
+
+
+class _RelatedFolders:
+    """The folders whose runs ``store.ingest.stored_runs_under`` finds, for a set of run
+    paths: each path itself, every part of it before a ``#`` (``<dir>#<system>``) and its
+    parent (a results file directly in a folder). A folder outside them has no stored run."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self._folders: set[str] = set()
+        self.add(paths)
+
+    def add(self, paths: Iterable[str]) -> None:
+        for path in paths:
+            self._folders.add(path)
+            self._folders.add(path.rpartition("/")[0])
+            self._folders.update(path[:at] for at, char in enumerate(path) if char == "#")
+
+    def __contains__(self, folder: str) -> bool:
+        return folder in self._folders
 
 
 class _HeldWriter:
