@@ -106,8 +106,11 @@ def ingest_batch(con: duckdb.DuckDBPyConnection, records: Sequence[RunRecord]) -
         # Whatever went wrong, the per-run path meets it again and reports it as today.
         rollback_quietly(con)
         stored = {}
-    finally:
-        con.execute("; ".join(f"DROP TABLE IF EXISTS {table}" for table in _STAGED))
+    except BaseException:  # an interrupt: nothing of the batch stays, nothing masks it
+        rollback_quietly(con)
+        raise
+    # After a rollback the staging tables are gone with the transaction that made them.
+    con.execute("; ".join(f"DROP TABLE IF EXISTS {table}" for table in _STAGED))
     result.outcomes = stored
     result.left_out = [index for index in range(len(records)) if index not in stored]
     return result
