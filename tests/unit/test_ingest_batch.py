@@ -107,6 +107,20 @@ def _sweep(root: Path) -> Path:
     sidecar = run("alpha/sidecar", "alpha", _ranked_rows(data["alpha"], 12))
     pools = [{"idx": 1, "pool": [{"rank": 1, "round_id": "D2:1", "score": 0.5}]}]
     (sidecar / "retrieval.jsonl").write_text("".join(json.dumps(p) + "\n" for p in pools))
+    # A new dataset whose first run is not batchable: that run still stores it.
+    gamma = _dataset("gamma")
+    gamma_dialog = root / "data" / "dialog" / "gamma.json"
+    first = write_run(
+        runs / "gamma" / "a_sidecar", gamma, _ranked_rows(gamma, 1), dialog_path=gamma_dialog
+    )
+    (first / "retrieval.jsonl").write_text("".join(json.dumps(p) + "\n" for p in pools))
+    for name in ("b_plain", "c_plain"):
+        write_run(runs / "gamma" / name, gamma, _ranked_rows(gamma, 2), dialog_path=gamma_dialog)
+    # One dialog at two paths: the stored paths follow the runs in order, so all go alone.
+    delta = _dataset("delta")
+    for name, folder in (("d1", "dialog"), ("d2", "copy"), ("d3", "dialog")):
+        dialog_path = root / "data" / folder / "delta.json"
+        write_run(runs / "delta" / name, delta, _ranked_rows(delta, 4), dialog_path=dialog_path)
     # The upstream runner's own runs (MCQ rotations, metrics.json summaries to cross-check).
     shutil.copytree(UPSTREAM_RUNS.parent.parent, runs / "upstream")
     return runs
@@ -159,8 +173,8 @@ def test_batched_runs_are_stored_row_for_row_as_one_at_a_time(
     in_batches = Store(tmp_path / "batched.duckdb")
     batched_told, batched_failed = _ingested(in_batches, runs)
     # The plain runs of the sweep and of the upstream runner, less the first of each
-    # dataset (stored alone, with its dataset).
-    assert sum(batched) == 8 + 8
+    # dataset (stored alone, with its dataset), and none of delta's.
+    assert sum(batched) == 8 + 2 + 8
 
     monkeypatch.setattr(ingest_usecase, "BATCH_RUNS", 1)
     batched.clear()

@@ -119,16 +119,16 @@ def ingest_batch(con: duckdb.DuckDBPyConnection, records: Sequence[RunRecord]) -
 def first_of_new_datasets(
     con: duckdb.DuckDBPyConnection, records: Sequence[RunRecord]
 ) -> list[int]:
-    """The positions of the first batchable record of each dataset the store lacks.
+    """The positions of the first record (batchable or not) of each dataset the store lacks.
 
-    A batch takes only runs whose dataset is stored: the caller ingests these alone first
-    (storing the dataset in that run's transaction, with its notices, as always), so that
-    the runs after them can go in a batch.
+    A batch takes only runs whose dataset is stored: the caller ingests these alone first,
+    in order, so that each dataset is stored by the run that stores it when every run is
+    ingested alone (in that run's transaction, with its notices), and the runs after them
+    can go in a batch.
     """
     first: dict[str, int] = {}
     for index, record in enumerate(records):
-        if batchable(record):
-            first.setdefault(record.dataset.dataset_id, index)
+        first.setdefault(record.dataset.dataset_id, index)
     if not first:
         return []
     stored = {
@@ -143,7 +143,13 @@ def first_of_new_datasets(
 
 
 def _chosen(con: duckdb.DuckDBPyConnection, records: Sequence[RunRecord]) -> list[int]:
-    """The positions of the records a batch may take, given what the store holds."""
+    """The positions of the records a batch may take, given what the store holds.
+
+    What a batched run leaves out must not depend on the order the runs are stored in, as
+    the runs left out are stored after the batch: so a run is batched only when its dataset
+    is stored with the paths every run of it here names (the per-run path rewrites the
+    stored paths, last run winning), and its id is proposed by no other run here.
+    """
     candidates = [index for index, record in enumerate(records) if batchable(record)]
     if not candidates:
         return []
@@ -152,7 +158,7 @@ def _chosen(con: duckdb.DuckDBPyConnection, records: Sequence[RunRecord]) -> lis
     for run_id, path in rows(con, "SELECT run_id, path FROM runs"):
         taken_ids.add(run_id)
         taken_paths.add(path)
-    wanted = sorted({records[index].dataset.dataset_id for index in candidates})
+    wanted = sorted({record.dataset.dataset_id for record in records})
     datasets = {
         dataset_id: (source_path, media_root)
         for dataset_id, source_path, media_root in rows(
@@ -162,19 +168,24 @@ def _chosen(con: duckdb.DuckDBPyConnection, records: Sequence[RunRecord]) -> lis
             [wanted],
         )
     }
-    # Two runs proposing one id (or reading one file) are left to the per-run path, which
-    # settles the id as it always has.
-    ids = Counter(records[index].run_id for index in candidates)
+    moved = {  # datasets that some run here names with other paths than the stored ones
+        record.dataset.dataset_id
+        for record in records
+        if (known := datasets.get(record.dataset.dataset_id)) is not None
+        and (
+            known[0] != record.dataset.source_path
+            or (record.dataset.media_root is not None and known[1] != record.dataset.media_root)
+        )
+    }
+    ids = Counter(record.run_id for record in records)
     files = Counter(str(_source(records[index]).path) for index in candidates)
     chosen = []
     for index in candidates:
         record = records[index]
-        dataset = record.dataset
-        known = datasets.get(dataset.dataset_id)
+        dataset_id = record.dataset.dataset_id
         if (
-            known is None
-            or known[0] != dataset.source_path  # the per-run path updates the stored paths
-            or (dataset.media_root is not None and known[1] != dataset.media_root)
+            dataset_id not in datasets
+            or dataset_id in moved
             or record.path in taken_paths
             or record.run_id in taken_ids
             or ids[record.run_id] > 1
