@@ -28,6 +28,9 @@ OPTIONS = ReadOptions()
 
 
 def _dataset(task: str) -> dict[str, Any]:
+    """A dialog of four questions; beta's names an image that is missing (a notice the run
+    that stores the dataset carries)."""
+    images = {"D1:2": ["image/missing.png"]} if task == "beta" else None
     return dialog(
         {"D1": ["D1:1", "D1:2"], "D2": ["D2:1", "D2:2"]},
         [
@@ -36,6 +39,7 @@ def _dataset(task: str) -> dict[str, Any]:
             qa(f"{task}: where is the lamp?", "left", [["X2"], ["Y2"]], ["D2:1"]),
             qa(f"{task}: who came to dinner?", "Ann", [["X1"], ["Y2"]], ["D2:2"]),
         ],
+        images,
     )
 
 
@@ -157,8 +161,8 @@ def batched(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     sizes: list[int] = []
     real = ingest_usecase.ingest_batch
 
-    def spy(con: Any, records: Any) -> ingest_batch.BatchResult:
-        result = real(con, records)
+    def spy(con: Any, records: Any, **options: Any) -> ingest_batch.BatchResult:
+        result = real(con, records, **options)
         sizes.append(len(result.outcomes))
         return result
 
@@ -166,15 +170,31 @@ def batched(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return sizes
 
 
+@pytest.mark.parametrize(
+    ("part", "batches"),
+    [
+        # The first run of alpha (a bad line) leaves the batch, which is rolled back and
+        # tried again with the first run of each new dataset alone: the plain runs of the
+        # sweep and of the upstream runner less those, and none of delta's.
+        ("", [0, 8 + 2 + 8]),
+        # Every new dataset is stored in the batch by its first run.
+        ("beta", [4]),
+        ("upstream", [10]),
+        # Its first run has a sidecar: alone, then the other two in a batch.
+        ("gamma", [2]),
+    ],
+)
 def test_batched_runs_are_stored_row_for_row_as_one_at_a_time(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batched: list[int]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    batched: list[int],
+    part: str,
+    batches: list[int],
 ) -> None:
-    runs = _sweep(tmp_path)
+    runs = _sweep(tmp_path) / part
     in_batches = Store(tmp_path / "batched.duckdb")
     batched_told, batched_failed = _ingested(in_batches, runs)
-    # The plain runs of the sweep and of the upstream runner, less the first of each
-    # dataset (stored alone, with its dataset), and none of delta's.
-    assert sum(batched) == 8 + 2 + 8
+    assert batched == batches
 
     monkeypatch.setattr(ingest_usecase, "BATCH_RUNS", 1)
     batched.clear()
@@ -184,9 +204,17 @@ def test_batched_runs_are_stored_row_for_row_as_one_at_a_time(
 
     assert batched_told == alone_told
     assert batched_failed == alone_failed
-    assert [path for path, _ in alone_failed] == [str(runs / "alpha" / "empty")]
-    noticed = {Path(path).name for _, path, _, _, notices, _ in alone_told if notices}
-    assert {"bad_line", "duplicate", "unknown_idx", "no_seeds", "infinite_score"} <= noticed
+    if part == "beta":  # the run that stored the dataset carries its notice
+        assert ["image file(s) are missing" in str(notices) for *_, notices, _ in alone_told] == [
+            True,
+            False,
+            False,
+            False,
+        ]
+    if not part:
+        assert [path for path, _ in alone_failed] == [str(runs / "alpha" / "empty")]
+        noticed = {Path(path).name for _, path, _, _, notices, _ in alone_told if notices}
+        assert {"bad_line", "duplicate", "unknown_idx", "no_seeds", "infinite_score"} <= noticed
     first, second = _tables(in_batches), _tables(alone)
     assert first.keys() == second.keys()
     for table in first:
@@ -230,8 +258,8 @@ def test_a_second_batch_meets_runs_already_stored(
         write_run(runs / f"r{variant}", data, _ranked_rows(data, variant), dialog_path=dialog_path)
     store = Store(tmp_path / "store.duckdb")
     told, failed = _ingested(store, runs)
-    # The first run stores the dataset alone; then batches of what is left of each three.
-    assert batched == [2, 3] and not failed
+    # Batches of three (the first stores the dataset); the last run goes alone.
+    assert batched == [3, 3] and not failed
     assert [status for _, _, status, _, _, _ in told] == ["new"] * 7
     again, _ = _ingested(store, runs)
     assert [status for _, _, status, _, _, _ in again] == ["unchanged"] * 7

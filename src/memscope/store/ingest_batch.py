@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Any
 
 from memscope.adapters.registry import benchmark
 from memscope.adapters.upstream_summary import CHECK_KEY
-from memscope.records import BulkSource, Notice, RunRecord
+from memscope.records import BulkSource, DatasetSource, Notice, RunRecord
 from memscope.store.connection import rollback_quietly
-from memscope.store.ingest import IngestOutcome
+from memscope.store.ingest import IngestOutcome, store_new_dataset
 from memscope.store.literal_files import GLOB_CHARACTERS
 from memscope.store.loaders.finite import METRIC_COLUMNS
 from memscope.store.loaders.memeye import (
@@ -62,6 +62,14 @@ class BatchResult:
 
     outcomes: dict[int, IngestOutcome] = field(default_factory=dict)
     left_out: list[int] = field(default_factory=list)
+    openers_alone: bool = False
+    """True when a run that was to store a new dataset in the batch was left out: nothing
+    was stored, and the caller ingests the first run of each new dataset alone first
+    (:func:`first_of_new_datasets`), then the rest in a batch again."""
+
+
+class _OpenerLeftOut(Exception):
+    """A run that brings a new dataset was left out of the batch (rolled back)."""
 
 
 def batchable(record: RunRecord) -> bool:
@@ -84,24 +92,37 @@ def batchable(record: RunRecord) -> bool:
         return False
 
 
-def ingest_batch(con: duckdb.DuckDBPyConnection, records: Sequence[RunRecord]) -> BatchResult:
+def ingest_batch(
+    con: duckdb.DuckDBPyConnection, records: Sequence[RunRecord], *, strict: bool = False
+) -> BatchResult:
     """Store every plain new run of ``records`` in one transaction; leave out the others.
+
+    A dataset the store lacks is stored in the batch by the run that would store it when
+    every run is ingested alone (the first of its runs here), with that run's notices,
+    when that run is plain too (and not ``strict``: a refusal of the dataset's skipped
+    records is the per-run path's to make).
 
     Args:
         con: The store's write connection, with no transaction open.
-        records: Runs read by their adapters (one per run directory, ids settled).
+        records: Runs read by their adapters (one per run directory, ids settled), in the
+            order they would be ingested one by one.
+        strict: ``--strict``.
 
     Returns:
         The outcomes of the runs stored and the positions of those left out, which the
         caller ingests one by one with ``ingest_run`` (the reasons are its to report).
     """
     result = BatchResult()
-    chosen = _chosen(con, records)
+    chosen, openers = _chosen(con, records, new_datasets=not strict)
     result.left_out = [index for index in range(len(records)) if index not in chosen]
     if not chosen:
         return result
     try:
-        stored = _store(con, {index: records[index] for index in chosen})
+        stored = _store(con, {index: records[index] for index in chosen}, openers)
+    except _OpenerLeftOut:
+        rollback_quietly(con)
+        stored = {}
+        result.openers_alone = True
     except Exception:
         # Whatever went wrong, the per-run path meets it again and reports it as today.
         rollback_quietly(con)
@@ -142,17 +163,22 @@ def first_of_new_datasets(
     return sorted(index for dataset_id, index in first.items() if dataset_id not in stored)
 
 
-def _chosen(con: duckdb.DuckDBPyConnection, records: Sequence[RunRecord]) -> list[int]:
-    """The positions of the records a batch may take, given what the store holds.
+def _chosen(
+    con: duckdb.DuckDBPyConnection, records: Sequence[RunRecord], *, new_datasets: bool
+) -> tuple[list[int], list[int]]:
+    """The positions of the records a batch may take, given what the store holds, and of
+    those among them that store a new dataset (with ``new_datasets``).
 
     What a batched run leaves out must not depend on the order the runs are stored in, as
     the runs left out are stored after the batch: so a run is batched only when its dataset
     is stored with the paths every run of it here names (the per-run path rewrites the
-    stored paths, last run winning), and its id is proposed by no other run here.
+    stored paths, last run winning) or is new and brought by a batched run (the first of
+    its runs here, whose paths every other one names), and its id is proposed by no other
+    run here.
     """
     candidates = [index for index, record in enumerate(records) if batchable(record)]
     if not candidates:
-        return []
+        return [], []
     taken_ids: set[str] = set()
     taken_paths: set[str] = set()
     for run_id, path in rows(con, "SELECT run_id, path FROM runs"):
@@ -168,6 +194,16 @@ def _chosen(con: duckdb.DuckDBPyConnection, records: Sequence[RunRecord]) -> lis
             [wanted],
         )
     }
+    stored_datasets = set(datasets)
+    openers: dict[str, int] = {}  # a new dataset: the first of its runs here
+    for index, record in enumerate(records):
+        if record.dataset.dataset_id not in datasets:
+            openers.setdefault(record.dataset.dataset_id, index)
+    if new_datasets:
+        for dataset_id, index in openers.items():
+            dataset = records[index].dataset
+            if batchable(records[index]) and isinstance(dataset, DatasetSource):
+                datasets[dataset_id] = (dataset.source_path, dataset.media_root)
     moved = {  # datasets that some run here names with other paths than the stored ones
         record.dataset.dataset_id
         for record in records
@@ -193,7 +229,15 @@ def _chosen(con: duckdb.DuckDBPyConnection, records: Sequence[RunRecord]) -> lis
         ):
             continue
         chosen.append(index)
-    return chosen
+    # A new dataset is stored by the batch only with its first run.
+    bringing = {dataset_id for dataset_id, index in openers.items() if index in chosen}
+    chosen = [
+        index
+        for index in chosen
+        if records[index].dataset.dataset_id in stored_datasets
+        or records[index].dataset.dataset_id in bringing
+    ]
+    return chosen, sorted(openers[dataset_id] for dataset_id in bringing)
 
 
 def _source(record: RunRecord) -> BulkSource:
@@ -202,11 +246,24 @@ def _source(record: RunRecord) -> BulkSource:
     return source
 
 
-def _store(con: duckdb.DuckDBPyConnection, batch: dict[int, RunRecord]) -> dict[int, IngestOutcome]:
-    """Stage, check and insert the runs of ``batch``; the outcomes of those stored."""
+def _store(
+    con: duckdb.DuckDBPyConnection, batch: dict[int, RunRecord], openers: list[int]
+) -> dict[int, IngestOutcome]:
+    """Stage, check and insert the runs of ``batch``, the datasets the ``openers`` bring
+    first; the outcomes of the runs stored.
+
+    Raises:
+        _OpenerLeftOut: when the checks leave out a run that brings a dataset.
+    """
     by_run = {record.run_id: index for index, record in batch.items()}
     files = [str(_source(record).path) for record in batch.values()]
     con.begin()
+    dataset_notices: dict[int, list[Notice]] = {}
+    for index in openers:
+        dataset = batch[index].dataset
+        assert isinstance(dataset, DatasetSource)  # _chosen took only these
+        dataset_notices[index] = []
+        store_new_dataset(con, dataset, dataset_notices[index])
     con.execute(
         "CREATE OR REPLACE TEMP TABLE batch_runs AS SELECT unnest(?::VARCHAR[]) AS file, "
         "unnest(?::VARCHAR[]) AS run_id, unnest(?::VARCHAR[]) AS dataset_id, "
@@ -233,6 +290,8 @@ def _store(con: duckdb.DuckDBPyConnection, batch: dict[int, RunRecord]) -> dict[
     )
     counts = _clean_runs(con)
     troubled = [run_id for run_id in by_run if run_id not in counts]
+    if any(batch[index].run_id in troubled for index in openers):
+        raise _OpenerLeftOut
     if troubled:
         con.execute(
             "DELETE FROM batch_rows WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [troubled]
@@ -266,7 +325,8 @@ def _store(con: duckdb.DuckDBPyConnection, batch: dict[int, RunRecord]) -> dict[
     for run_id, index in kept.items():
         record = batch[index]
         n_questions, means = counts[run_id]
-        metrics, notices = _checked_metrics(record, n_questions, means)
+        metrics, checked = _checked_metrics(record, n_questions, means)
+        notices = dataset_notices.get(index, []) + checked  # as ingest_run orders them
         run_rows.append(_run_row(record, n_questions, metrics, notices))
         check = metrics.get(CHECK_KEY)
         outcomes[index] = IngestOutcome(

@@ -23,7 +23,7 @@ from memscope.store.ingest import (
     stored_run_states,
     stored_runs_under,
 )
-from memscope.store.ingest_batch import BatchResult, first_of_new_datasets, ingest_batch
+from memscope.store.ingest_batch import batchable, first_of_new_datasets, ingest_batch
 from memscope.textsafe import parse_id, printable_id
 from memscope.usecases.runs.names import printed_match, two_readings, unknown_run
 from memscope.usecases.runs.run_info import RunInfo
@@ -395,25 +395,30 @@ def _store_read_runs(
         IngestFailure(str(item.path), item.error) if item.error else None for item in read
     ]
     single = [index for index, item in enumerate(read) if not item.error and len(item.records) == 1]
-    if len(single) > 1:
-        try:
-            writer.hold()
-            with writer.store.write() as con:
-                openers = first_of_new_datasets(con, [read[index].records[0] for index in single])
-        except MemscopeError:
-            openers = []  # the per-run path below meets the problem and reports it
-        for position in openers:
-            results[single[position]] = _ingest_alone(writer, read[single[position]], strict=strict)
+    # The first run of a new dataset stores it in the batch when it is plain itself; one
+    # that is not is ingested alone first (and the batch is tried again that way when such
+    # a run fails the batch's checks), so that the runs after it can still be batched.
+    first_alone = False
+    for _attempt in range(2):
+        if len(single) < 2:
+            break
+        _ingest_openers(writer, read, single, results, strict=strict, all_of_them=first_alone)
         single = [index for index in single if results[index] is None]
-    if len(single) > 1:
+        if len(single) < 2:
+            break
         try:
             writer.hold()
             with writer.store.write() as con:
-                batch = ingest_batch(con, [read[index].records[0] for index in single])
+                batch = ingest_batch(
+                    con, [read[index].records[0] for index in single], strict=strict
+                )
         except MemscopeError:
-            batch = BatchResult()  # every run goes the per-run way, which reports the problem
+            break  # every run goes the per-run way, which reports the problem
         for position, outcome in batch.outcomes.items():
             results[single[position]] = [outcome]
+        if not batch.openers_alone:
+            break
+        first_alone = True
     for index, item in enumerate(read):
         if results[index] is None:
             results[index] = _ingest_alone(writer, item, strict=strict)
@@ -498,6 +503,30 @@ def resolve_run(
 def effective_k(run: RunInfo, k: int | None) -> int:
     """The cut-off K: ``--k``, else the run's ``top_k``, else 10."""
     return run.effective_k(k)
+
+
+def _ingest_openers(
+    writer: _HeldWriter,
+    read: list[_ReadRunDir],
+    single: list[int],
+    results: list[list[IngestOutcome] | IngestFailure | None],
+    *,
+    strict: bool,
+    all_of_them: bool,
+) -> None:
+    """Ingest alone the first run of each dataset the store lacks among ``single`` (the
+    directories of one run) that a batch cannot store it with (``all_of_them``: every one)."""
+    try:
+        writer.hold()
+        with writer.store.write() as con:
+            records = [read[index].records[0] for index in single]
+            openers = first_of_new_datasets(con, records)
+    except MemscopeError:
+        return  # the per-run path meets the problem and reports it
+    for position in openers:
+        if all_of_them or strict or not batchable(records[position]):
+            index = single[position]
+            results[index] = _ingest_alone(writer, read[index], strict=strict)
 
 
 def _ingest_alone(
