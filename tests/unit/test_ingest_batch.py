@@ -146,8 +146,8 @@ def _tables(store: Store) -> dict[str, list[tuple[Any, ...]]]:
     return found
 
 
-def _ingested(store: Store, runs: Path) -> tuple[list[Any], list[Any]]:
-    outcomes, failures = ingest_paths(store, [runs], OPTIONS)
+def _ingested(store: Store, runs: Path, *, strict: bool = False) -> tuple[list[Any], list[Any]]:
+    outcomes, failures = ingest_paths(store, [runs], OPTIONS, strict=strict)
     told = [
         (o.run_id, o.path, o.status, o.n_questions, [str(n) for n in o.notices], o.upstream_check)
         for o in outcomes
@@ -171,17 +171,20 @@ def batched(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 @pytest.mark.parametrize(
-    ("part", "batches"),
+    ("part", "strict", "batches"),
     [
         # The first run of alpha (a bad line) leaves the batch, which is rolled back and
         # tried again with the first run of each new dataset alone: the plain runs of the
         # sweep and of the upstream runner less those, and none of delta's.
-        ("", [0, 8 + 2 + 8]),
+        ("", False, [0, 8 + 2 + 8]),
+        # --strict: the first run of each new dataset is ingested alone; alpha's is
+        # refused, so alpha's dataset is not stored and all its runs go alone.
+        ("", True, [3 + 2 + 8]),
         # Every new dataset is stored in the batch by its first run.
-        ("beta", [4]),
-        ("upstream", [10]),
+        ("beta", False, [4]),
+        ("upstream", False, [10]),
         # Its first run has a sidecar: alone, then the other two in a batch.
-        ("gamma", [2]),
+        ("gamma", False, [2]),
     ],
 )
 def test_batched_runs_are_stored_row_for_row_as_one_at_a_time(
@@ -189,17 +192,18 @@ def test_batched_runs_are_stored_row_for_row_as_one_at_a_time(
     monkeypatch: pytest.MonkeyPatch,
     batched: list[int],
     part: str,
+    strict: bool,
     batches: list[int],
 ) -> None:
     runs = _sweep(tmp_path) / part
     in_batches = Store(tmp_path / "batched.duckdb")
-    batched_told, batched_failed = _ingested(in_batches, runs)
+    batched_told, batched_failed = _ingested(in_batches, runs, strict=strict)
     assert batched == batches
 
     monkeypatch.setattr(ingest_usecase, "BATCH_RUNS", 1)
     batched.clear()
     alone = Store(tmp_path / "alone.duckdb")
-    alone_told, alone_failed = _ingested(alone, runs)
+    alone_told, alone_failed = _ingested(alone, runs, strict=strict)
     assert batched == []  # nothing went through a batch this time
 
     assert batched_told == alone_told
@@ -211,7 +215,7 @@ def test_batched_runs_are_stored_row_for_row_as_one_at_a_time(
             False,
             False,
         ]
-    if not part:
+    if not part and not strict:
         assert [path for path, _ in alone_failed] == [str(runs / "alpha" / "empty")]
         noticed = {Path(path).name for _, path, _, _, notices, _ in alone_told if notices}
         assert {"bad_line", "duplicate", "unknown_idx", "no_seeds", "infinite_score"} <= noticed
