@@ -7,14 +7,17 @@ a column), checked by one query grouped by run, and inserted with one ``INSERT â
 per table, in one transaction.
 
 Only the plain case is batched: a new run (no stored run has its path or its id) of a MemEye
-predictions file without a ``retrieval.jsonl`` sidecar, detail tables or notices, whose
-dataset the store already holds with the same paths, read from a regular file whose path has
-no glob character. Any run whose checks find anything (a bad line, a duplicate or unknown
-``idx``, a question that differs from the dataset's, candidates out of seed order, a ranked
-row without a ranking, a non-finite number, no rows) is left out of the batch, and so is
-every run of a batch that fails for another reason: the caller ingests those alone with
-``ingest_run``, which reports them exactly as before. A batched run ends up in the store as
-``ingest_run`` puts it (``tests/unit/test_ingest_batch.py`` compares both row for row).
+predictions file without a ``retrieval.jsonl`` sidecar, detail tables or notices, read from
+a regular file whose path has no glob character, whose dataset the store holds with the
+paths every run of the batch names, or lacks and gets from the first of its runs (stored in
+the batch with that run's notices, as ``ingest_run`` stores it). Any run whose checks find
+anything (a bad line, a duplicate or unknown ``idx``, a question that differs from the
+dataset's, candidates out of seed order, a ranked row without a ranking, a non-finite
+number, no rows) is left out of the batch, and so is every run of a batch that fails for
+another reason: the caller ingests those alone with ``ingest_run``, which reports them
+exactly as before. A batched run ends up in the store as ``ingest_run`` puts it, whatever
+the order of the runs left out (``tests/unit/test_ingest_batch.py`` compares both row for
+row).
 """
 
 from __future__ import annotations
