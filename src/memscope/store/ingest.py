@@ -204,6 +204,20 @@ def _with_stored_check(
     return metrics
 
 
+def store_new_dataset(
+    con: duckdb.DuckDBPyConnection, dataset: DatasetSource, notices: list[Notice]
+) -> None:
+    """Stage and store a dataset the store lacks inside the caller's open transaction, as
+    ``ingest_run`` does for the run that brings it (a batch of runs: ``store.ingest_batch``).
+
+    Its reading notices are added to ``notices`` (the run's that brings it). Staging a
+    file that needs the untyped retry fails inside a transaction; the caller then rolls
+    back and stores the run alone.
+    """
+    _dataset_loader(dataset)[0](con, dataset)
+    _ensure_dataset(con, dataset, notices, None)
+
+
 def store_dataset(
     con: duckdb.DuckDBPyConnection, dataset: DatasetRecord | DatasetSource
 ) -> list[Notice]:

@@ -61,12 +61,13 @@ SIDECAR_POOL_SHAPE = (
 )
 
 
-def _columns_literal() -> str:
+def columns_literal() -> str:
+    """The ``columns`` argument of ``read_json`` that stages predictions rows."""
     columns = {name: "JSON" for name in CHECKED_FIELDS} | TYPED_FIELDS
     return "{" + ", ".join(f"'{name}': '{kind}'" for name, kind in columns.items()) + "}"
 
 
-def _row_problem_sql() -> str:
+def row_problem_sql() -> str:
     """A CASE expression naming the first problem of a staged row (NULL when fine)."""
     all_null = " AND ".join(f"{name} IS NULL" for name in (*CHECKED_FIELDS, *TYPED_FIELDS))
     cases = [f"WHEN {all_null} THEN 'unreadable'"]
@@ -116,6 +117,66 @@ def _row_problem_sql() -> str:
     return "CASE " + " ".join(cases) + " END"
 
 
+def prediction_values(run_id: str, qid: str) -> str:
+    """The select list of a ``predictions`` row from a staged row ``r`` (``run_id`` and
+    ``qid``: the SQL of the run's id and the row's question id)."""
+    return (
+        f"{run_id}, {qid}, r.ord::INTEGER, "
+        "coalesce(mode ->> '$', CASE WHEN rotations IS NOT NULL OR choice IS NOT NULL THEN 'mcq' ELSE 'open' END), "
+        "question ->> '$', gt ->> '$', pred ->> '$', choice ->> '$', "
+        f"{_number('em')}, TRY_CAST(exact_match AS BOOLEAN), {_number('judge')}, judge_reasoning ->> '$', "
+        f"{_number('f1')}, {_number('bleu_1')}, rotations, position_bias, "
+        "TRY_CAST(latency_ms AS BIGINT), usage.total_tokens, method_runtime.selected_round_ids, NULL"
+    )
+
+
+def ranked_retrievals_sql(run_id: str, qid: str, source: str) -> str:
+    """The ``retrievals`` rows of ranked runs, from staged rows ``r`` in ``source``.
+
+    MemEye writes top_candidates in seed order, so the two lists are unnested side by side
+    (DuckDB zips unnests, padding the shorter with NULL) and a score is taken only where
+    the ids agree; questions whose candidates are in another order (:data:`UNALIGNED`) are
+    fixed up afterwards by id.
+    """
+    return (
+        "WITH pairs AS ("
+        f"  SELECT {run_id} AS run_id, {qid} AS qid,"
+        "         unnest(list_transform(r.method_runtime.seed_round_ids, lambda i: trim(i))) AS round_id,"
+        "         generate_subscripts(r.method_runtime.seed_round_ids, 1) AS rank,"
+        "         unnest(r.method_runtime.top_candidates) AS c"
+        f"  FROM {source})"
+        " SELECT run_id, qid, rank, round_id,"
+        "        CASE WHEN trim(c.round_id) = round_id THEN c.score END,"
+        "        CASE WHEN trim(c.round_id) = round_id THEN coalesce(c.text_dense_score, c.semantic_score) END,"
+        "        CASE WHEN trim(c.round_id) = round_id THEN c.image_dense_score END, 'logged'"
+        " FROM pairs WHERE round_id IS NOT NULL"
+    )
+
+
+def unranked_retrievals_sql(run_id: str, qid: str, source: str, partition: str = "") -> str:
+    """The ``retrievals`` rows of unranked runs, from staged rows ``r`` in ``source``.
+
+    The runtime a row carries was captured before the row's own answer() ran, so the ids
+    of question i are in the next row of the same run (docs/formats.md §1.2).
+    """
+    return (
+        "WITH shifted AS ("
+        f"  SELECT {run_id} AS run_id, {qid} AS qid,"
+        "         lead(list_transform(r.method_runtime.retrieved_round_ids, lambda i: trim(i)))"
+        f"         OVER ({partition} ORDER BY r.ord) AS ids"
+        f"  FROM {source})"
+        " SELECT DISTINCT run_id, qid, NULL::INTEGER, unnest(ids), NULL::DOUBLE, NULL::DOUBLE, NULL::DOUBLE, 'logged'"
+        " FROM shifted WHERE ids IS NOT NULL"
+    )
+
+
+UNALIGNED = (
+    "list_transform(r.method_runtime.top_candidates, lambda c: trim(c.round_id)) "
+    "<> list_transform(r.method_runtime.seed_round_ids[1:len(r.method_runtime.top_candidates)], lambda i: trim(i))"
+)
+"""A staged row ``r`` whose top candidates are not in seed order (scored by id instead)."""
+
+
 def _number(name: str) -> str:
     return (
         f"CASE json_type({name}) WHEN 'BOOLEAN' THEN CAST({name}::BOOLEAN AS DOUBLE) "
@@ -159,7 +220,7 @@ def load_memeye_predictions(
         con.execute(
             "CREATE OR REPLACE TEMP TABLE memeye_rows AS "
             "SELECT ordinality::BIGINT AS ord, * FROM read_json(?, format = 'newline_delimited', "
-            f"columns = {_columns_literal()}, ignore_errors = true, maximum_object_size = 268435456) "
+            f"columns = {columns_literal()}, ignore_errors = true, maximum_object_size = 268435456) "
             "WITH ORDINALITY",
             [reader.name],
         )
@@ -169,7 +230,7 @@ def load_memeye_predictions(
         con,
         "SELECT count(*), list(ord ORDER BY ord) FILTER (WHERE problem IS NOT NULL), "
         "list(problem ORDER BY ord) FILTER (WHERE problem IS NOT NULL) "
-        f"FROM (SELECT ord, {_row_problem_sql()} AS problem FROM memeye_rows)",
+        f"FROM (SELECT ord, {row_problem_sql()} AS problem FROM memeye_rows)",
     )
     if total == 0:
         raise RunDirError(
@@ -230,12 +291,7 @@ def load_memeye_predictions(
             fix="See the warnings above; the file may be truncated or from another benchmark.",
         )
     con.execute(
-        "INSERT INTO predictions SELECT ?, g.qid, r.ord::INTEGER, "
-        "coalesce(mode ->> '$', CASE WHEN rotations IS NOT NULL OR choice IS NOT NULL THEN 'mcq' ELSE 'open' END), "
-        "question ->> '$', gt ->> '$', pred ->> '$', choice ->> '$', "
-        f"{_number('em')}, TRY_CAST(exact_match AS BOOLEAN), {_number('judge')}, judge_reasoning ->> '$', "
-        f"{_number('f1')}, {_number('bleu_1')}, rotations, position_bias, "
-        "TRY_CAST(latency_ms AS BIGINT), usage.total_tokens, method_runtime.selected_round_ids, NULL "
+        f"INSERT INTO predictions SELECT {prediction_values('?', 'g.qid')} "
         "FROM memeye_rows r JOIN memeye_good g USING (ord) ORDER BY r.ord",
         [run_id],
     )
@@ -365,32 +421,15 @@ def _check_dataset_match(
 def _insert_ranked_retrievals(
     con: duckdb.DuckDBPyConnection, run_id: str, path: Path, notices: list[Notice]
 ) -> None:
-    # MemEye writes top_candidates in seed order, so the two lists are unnested side by
-    # side (DuckDB zips unnests, padding the shorter with NULL) and a score is taken only
-    # where the ids agree; questions whose candidates are in another order are fixed up
-    # afterwards by id.
     con.execute(
         "INSERT INTO retrievals "
-        "WITH pairs AS ("
-        "  SELECT g.qid, unnest(list_transform(r.method_runtime.seed_round_ids, lambda i: trim(i))) AS round_id,"
-        "         generate_subscripts(r.method_runtime.seed_round_ids, 1) AS rank,"
-        "         unnest(r.method_runtime.top_candidates) AS c"
-        "  FROM memeye_rows r JOIN memeye_good g USING (ord))"
-        " SELECT ?, qid, rank, round_id,"
-        "        CASE WHEN trim(c.round_id) = round_id THEN c.score END,"
-        "        CASE WHEN trim(c.round_id) = round_id THEN coalesce(c.text_dense_score, c.semantic_score) END,"
-        "        CASE WHEN trim(c.round_id) = round_id THEN c.image_dense_score END, 'logged'"
-        " FROM pairs WHERE round_id IS NOT NULL",
+        + ranked_retrievals_sql("?", "g.qid", "memeye_rows r JOIN memeye_good g USING (ord)"),
         [run_id],
-    )
-    unaligned = (
-        "list_transform(r.method_runtime.top_candidates, lambda c: trim(c.round_id)) "
-        "<> list_transform(r.method_runtime.seed_round_ids[1:len(r.method_runtime.top_candidates)], lambda i: trim(i))"
     )
     # Whether any question needs the fix-up, and how many rows carry no ranking, at once.
     n_unaligned, missing = one_row(
         con,
-        f"SELECT count(*) FILTER (WHERE {unaligned}), "
+        f"SELECT count(*) FILTER (WHERE {UNALIGNED}), "
         "count(*) FILTER (WHERE r.method_runtime.seed_round_ids IS NULL) "
         "FROM memeye_rows r JOIN memeye_good g USING (ord)",
     )
@@ -399,7 +438,7 @@ def _insert_ranked_retrievals(
         con.execute(
             "CREATE OR REPLACE TEMP TABLE memeye_unaligned AS "
             "SELECT g.qid, unnest(r.method_runtime.top_candidates, recursive := true) "
-            f"FROM memeye_rows r JOIN memeye_good g USING (ord) WHERE {unaligned}"
+            f"FROM memeye_rows r JOIN memeye_good g USING (ord) WHERE {UNALIGNED}"
         )
         con.execute(
             "UPDATE retrievals SET score = u.score, text_score = coalesce(u.text_dense_score, u.semantic_score),"
@@ -421,16 +460,9 @@ def _insert_ranked_retrievals(
 
 
 def _insert_unranked_retrievals(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
-    # The runtime a row carries was captured before the row's own answer() ran, so the
-    # ids of question i are in the next row (docs/formats.md §1.2).
     con.execute(
         "INSERT INTO retrievals "
-        "WITH shifted AS ("
-        "  SELECT g.qid, lead(list_transform(r.method_runtime.retrieved_round_ids, lambda i: trim(i)))"
-        "         OVER (ORDER BY r.ord) AS ids"
-        "  FROM memeye_rows r JOIN memeye_good g USING (ord))"
-        " SELECT DISTINCT ?, qid, NULL::INTEGER, unnest(ids), NULL::DOUBLE, NULL::DOUBLE, NULL::DOUBLE, 'logged'"
-        " FROM shifted WHERE ids IS NOT NULL",
+        + unranked_retrievals_sql("?", "g.qid", "memeye_rows r JOIN memeye_good g USING (ord)"),
         [run_id],
     )
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -13,6 +13,7 @@ from memscope.adapters.files import current_stats
 from memscope.adapters.run_sources import REMEMBERED_HISTORIES, recorded_sources
 from memscope.errors import InputError, MemscopeError, NotFoundError, RunDirError
 from memscope.identity import relabelled, run_labels
+from memscope.records import RunRecord
 from memscope.store import Store, queries
 from memscope.store.ingest import (
     IngestOutcome,
@@ -22,6 +23,7 @@ from memscope.store.ingest import (
     stored_run_states,
     stored_runs_under,
 )
+from memscope.store.ingest_batch import batchable, first_of_new_datasets, ingest_batch
 from memscope.textsafe import parse_id, printable_id
 from memscope.usecases.runs.names import printed_match, two_readings, unknown_run
 from memscope.usecases.runs.run_info import RunInfo
@@ -29,6 +31,11 @@ from memscope.usecases.runs.run_info import RunInfo
 WRITE_HOLD_S = 1.0
 """How long an ingest of many runs holds the store's write connection before letting go
 for a moment (another process waiting for the store gets in; opening it costs tens of ms)."""
+BATCH_RUNS = 256
+"""How many changed run directories are read before their plain new runs are stored in one
+batch (``store.ingest_batch``)."""
+BATCH_BYTES = 64 * 1024 * 1024
+"""… or fewer, once their files add up to this many bytes (a batch stages them all at once)."""
 
 
 @dataclass
@@ -85,12 +92,30 @@ def ingest_dir_runs(
         unchanged = _unchanged_run(store, run_dir)
         if unchanged is not None:
             return [unchanged]
-    options = _with_remembered_sources(store, run_dir, options, spec)
+    records = _read_records(store, run_dir, options, spec, strict=strict, label=label)
+    with store.write() as con:
+        return [ingest_run(con, record, strict=strict) for record in records]
+
+
+def _read_records(
+    store: Store,
+    run_dir: Path,
+    options: ReadOptions,
+    spec: Benchmark,
+    *,
+    strict: bool,
+    label: str | None,
+    look_up: bool = True,
+) -> list[RunRecord]:
+    """The runs of ``run_dir`` (resolved) as its benchmark's reader reads them, with the
+    data files remembered for it (``look_up=False``: the caller knows the store holds no
+    run of it) and their ids relabelled (see :func:`ingest_dir_runs`)."""
+    if look_up:
+        options = _with_remembered_sources(store, run_dir, options, spec)
     records = spec.reader.read_all(run_dir, replace(options, strict=strict or options.strict))
     for record in records:
         record.run_id = relabelled(record.run_id, run_dir.name, label or run_dir.name)
-    with store.write() as con:
-        return [ingest_run(con, record, strict=strict) for record in records]
+    return records
 
 
 def _unchanged_run(store: Store, run_dir: Path) -> IngestOutcome | None:
@@ -165,8 +190,11 @@ def ingest_paths(
     recursively. One broken run does not stop the others. The store is looked at once for
     every run's recorded file stats, so an unchanged run costs a ``stat`` per file
     (``verify``: every run is read and hashed); the changed ones share one write
-    connection, let go now and then so that another process can get a word in.
-    ``on_progress(done, total)`` is called with the run directories found, then after each.
+    connection, let go now and then so that another process can get a word in. They are
+    read ``BATCH_RUNS`` at a time; the plain new runs among them are stored in one batch
+    (``store.ingest_batch``), the others one by one, and every outcome is reported in the
+    order of the folders. ``on_progress(done, total)`` is called with the run directories
+    found, then as they are stored.
 
     Raises:
         RunDirError: when a path does not exist or holds no run at all.
@@ -198,58 +226,203 @@ def ingest_paths(
     # Run ids are settled over everything found together (identity.run_labels).
     labels = run_labels([run_dir.resolve() for run_dirs in found for run_dir in run_dirs])
     stored: dict[str, StoredRunState] = {}
-    if store.exists and not verify:
+    if store.exists:
         with store.read() as con:
             stored = stored_run_states(con)
+    # The folders whose stored runs _with_remembered_sources would find: a run directory
+    # outside them has no data files to remember, and its look-up is skipped.
+    related = _RelatedFolders(stored)
+    if verify:
+        stored = {}  # every run is read and hashed
 
     def report(results: list[IngestOutcome] | list[IngestFailure]) -> None:
         if on_outcome:
             for result in results:
                 on_outcome(result)
 
-    held = ExitStack()  # the write connection, while held
-    held_since = 0.0
     total = sum(len(run_dirs) for run_dirs in found)
     done = 0
     if on_progress:
         on_progress(done, total)
-    with held:
+    writer = _HeldWriter(store)
+    pending: list[_ReadRunDir] = []  # changed run directories read, not yet stored
+    pending_bytes = 0
+    with writer:
+
+        def store_pending() -> None:
+            nonlocal done, pending_bytes
+            for results in _store_read_runs(writer, pending, strict=strict):
+                done += 1
+                if isinstance(results, IngestFailure):
+                    failures.append(results)
+                    report([results])
+                else:
+                    outcomes.extend(results)
+                    report(results)
+                if on_progress:
+                    on_progress(done, total)
+            pending.clear()
+            pending_bytes = 0
+
         for run_dirs in found:
             for run_dir in run_dirs:
-                done += 1
-                unchanged = _unchanged_by_stats(
-                    stored.get(str(run_dir.resolve())), run_dir.resolve()
-                )
+                resolved = run_dir.resolve()
+                unchanged = _unchanged_by_stats(stored.get(str(resolved)), resolved)
                 if unchanged is not None:
+                    store_pending()  # outcomes are reported in the order of the folders
+                    done += 1
                     outcomes.append(unchanged)
                     report([unchanged])
                     if on_progress:
                         on_progress(done, total)
                     continue
-                if held_since and time.monotonic() - held_since > WRITE_HOLD_S:
-                    held.close()
-                    held_since = 0.0
-                try:
-                    if not held_since:
-                        held.enter_context(store.writing())
-                        held_since = time.monotonic()
-                    ingested = ingest_dir_runs(
-                        store,
-                        run_dir,
-                        options,
-                        strict=strict,
-                        label=labels[run_dir.resolve()],
-                        verify=True,  # its stats were compared above
-                    )
-                    outcomes += ingested
-                    report(ingested)
-                except MemscopeError as error:
-                    failed = [IngestFailure(str(run_dir), error)]
-                    failures += failed
-                    report(failed)
-                if on_progress:
-                    on_progress(done, total)
+                look_up = str(resolved) in related
+                if look_up:
+                    store_pending()  # its look-up must see the runs read before it stored
+                read = _read_run_dir(
+                    writer,
+                    run_dir,
+                    options,
+                    strict=strict,
+                    label=labels[resolved],
+                    look_up=look_up,
+                )
+                pending.append(read)
+                related.add(record.path for record in read.records)
+                pending_bytes += read.size
+                if len(pending) >= BATCH_RUNS or pending_bytes >= BATCH_BYTES:
+                    store_pending()
+        store_pending()
     return outcomes, failures
+
+
+@dataclass
+class _ReadRunDir:
+    """A changed run directory read by its benchmark's reader (or the error of reading it)."""
+
+    path: Path
+    records: list[RunRecord]
+    error: MemscopeError | None = None
+
+    @property
+    def size(self) -> int:
+        """The bytes of its files (what staging it in a batch costs)."""
+        return sum(stats[0] for record in self.records for stats in record.file_stats.values())
+
+
+def _read_run_dir(
+    writer: _HeldWriter,
+    run_dir: Path,
+    options: ReadOptions,
+    *,
+    strict: bool,
+    label: str,
+    look_up: bool,
+) -> _ReadRunDir:
+    """Read one changed run directory, the write connection held (the store's look-ups of
+    its remembered data files go through it instead of opening the store each time);
+    ``look_up``: whether the store may hold runs of it (see :class:`_RelatedFolders`)."""
+    try:
+        writer.hold()
+        resolved = run_dir.resolve()
+        spec = detect(resolved)
+        records = _read_records(
+            writer.store, resolved, options, spec, strict=strict, label=label, look_up=look_up
+        )
+    except MemscopeError as error:
+        return _ReadRunDir(run_dir, [], error)
+    return _ReadRunDir(run_dir, records)
+
+
+class _RelatedFolders:
+    """The folders whose runs ``store.ingest.stored_runs_under`` finds, for a set of run
+    paths: each path itself, every part of it before a ``#`` (``<dir>#<system>``) and its
+    parent (a results file directly in a folder). A folder outside them has no stored run."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self._folders: set[str] = set()
+        self.add(paths)
+
+    def add(self, paths: Iterable[str]) -> None:
+        for path in paths:
+            self._folders.add(path)
+            self._folders.add(path.rpartition("/")[0])
+            self._folders.update(path[:at] for at, char in enumerate(path) if char == "#")
+
+    def __contains__(self, folder: str) -> bool:
+        return folder in self._folders
+
+
+class _HeldWriter:
+    """The write connection an ingest of many runs shares, let go when held longer than
+    ``WRITE_HOLD_S`` (checked before each write) so that another process gets a word in."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._held = ExitStack()
+        self._since = 0.0
+
+    def __enter__(self) -> _HeldWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._held.close()
+
+    def hold(self) -> None:
+        """Hold the write connection (again, after letting go when held too long).
+
+        Raises:
+            MemscopeError: when the store cannot be opened for writing.
+        """
+        if self._since and time.monotonic() - self._since > WRITE_HOLD_S:
+            self._held.close()
+            self._since = 0.0
+        if not self._since:
+            self._held.enter_context(self.store.writing())
+            self._since = time.monotonic()
+
+
+def _store_read_runs(
+    writer: _HeldWriter, read: list[_ReadRunDir], *, strict: bool
+) -> list[list[IngestOutcome] | IngestFailure]:
+    """Store the runs read, each directory's outcomes (or failure) in the order given.
+
+    The plain new runs (one per directory) go in one batch (``store.ingest_batch``); every
+    other run, and any the batch leaves out, is ingested alone by ``ingest_run``, which
+    reports its problems as it always has.
+    """
+    results: list[list[IngestOutcome] | IngestFailure | None] = [
+        IngestFailure(str(item.path), item.error) if item.error else None for item in read
+    ]
+    single = [index for index, item in enumerate(read) if not item.error and len(item.records) == 1]
+    # The first run of a new dataset stores it in the batch when it is plain itself; one
+    # that is not is ingested alone first (and the batch is tried again that way when such
+    # a run fails the batch's checks), so that the runs after it can still be batched.
+    first_alone = False
+    for _attempt in range(2):
+        if len(single) < 2:
+            break
+        _ingest_openers(writer, read, single, results, strict=strict, all_of_them=first_alone)
+        single = [index for index in single if results[index] is None]
+        if len(single) < 2:
+            break
+        try:
+            writer.hold()
+            with writer.store.write() as con:
+                batch = ingest_batch(
+                    con, [read[index].records[0] for index in single], strict=strict
+                )
+        except MemscopeError:
+            break  # every run goes the per-run way, which reports the problem
+        for position, outcome in batch.outcomes.items():
+            results[single[position]] = [outcome]
+        if not batch.openers_alone:
+            break
+        first_alone = True
+    for index, item in enumerate(read):
+        if results[index] is None:
+            results[index] = _ingest_alone(writer, item, strict=strict)
+    return [result for result in results if result is not None]
 
 
 def no_store_yet(store: Store, ref: str | None = None) -> NotFoundError:
@@ -330,3 +503,39 @@ def resolve_run(
 def effective_k(run: RunInfo, k: int | None) -> int:
     """The cut-off K: ``--k``, else the run's ``top_k``, else 10."""
     return run.effective_k(k)
+
+
+def _ingest_openers(
+    writer: _HeldWriter,
+    read: list[_ReadRunDir],
+    single: list[int],
+    results: list[list[IngestOutcome] | IngestFailure | None],
+    *,
+    strict: bool,
+    all_of_them: bool,
+) -> None:
+    """Ingest alone the first run of each dataset the store lacks among ``single`` (the
+    directories of one run) that a batch cannot store it with (``all_of_them``: every one)."""
+    try:
+        writer.hold()
+        with writer.store.write() as con:
+            records = [read[index].records[0] for index in single]
+            openers = first_of_new_datasets(con, records)
+    except MemscopeError:
+        return  # the per-run path meets the problem and reports it
+    for position in openers:
+        if all_of_them or strict or not batchable(records[position]):
+            index = single[position]
+            results[index] = _ingest_alone(writer, read[index], strict=strict)
+
+
+def _ingest_alone(
+    writer: _HeldWriter, item: _ReadRunDir, *, strict: bool
+) -> list[IngestOutcome] | IngestFailure:
+    """Ingest the runs of one directory read, one transaction each (``ingest_run``)."""
+    try:
+        writer.hold()
+        with writer.store.write() as con:
+            return [ingest_run(con, record, strict=strict) for record in item.records]
+    except MemscopeError as error:
+        return IngestFailure(str(item.path), error)
