@@ -22,7 +22,9 @@ import contextlib
 import threading
 from collections import deque
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from typing import Any
 
 from memscope.errors import MemscopeError, StoreBusyError, StoreError
 from memscope.usecases.labels.events import CurrentLabel
@@ -133,7 +135,7 @@ class LabelQueue:
         self,
         store: Store,
         post: Callable[[LabelEvent], object],
-        store_lock: threading.Lock | None = None,
+        store_lock: AbstractContextManager[Any] | None = None,
     ) -> None:
         """Write every queued op in order, posting LabelSaved / LabelFailed for each.
 

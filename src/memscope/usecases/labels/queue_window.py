@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Mapping
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -105,6 +105,9 @@ class StoreQueue:
         self._axis_frame: AxisFrame | None = None
         self._frame_lock = threading.Lock()
         self._query: sql.QueueQuery | None = None
+        self._version = 0
+        """Bumped by every change the queue depends on (labels, sample, suggestions)."""
+        self._selected: tuple[tuple[QueueSpec, int], np.ndarray] | None = None
         self._cache: dict[int, QueueRow] = {}
         self._labelled_rows: dict[str, int] = {}
         self._in_queue = np.zeros(len(self.row_idx), dtype=bool)
@@ -122,11 +125,18 @@ class StoreQueue:
     def set_label(self, qid: str, codes: Iterable[str] | None) -> None:
         """Record the current label codes of ``qid`` (None or empty: not labelled)."""
         code_list = [str(code) for code in (codes or [])]
+        self._version += 1
         if code_list:
             self.labels[qid] = " ".join(code_list)
         else:
             self.labels.pop(qid, None)
-        self._cache = {row: item for row, item in self._cache.items() if item.qid != qid}
+        # The rows drawn keep their place and show the new label without a read (the label
+        # writer may hold the store a moment longer).
+        label = self.labels.get(qid, "")
+        self._cache = {
+            row: replace(item, label=label) if item.qid == qid else item
+            for row, item in self._cache.items()
+        }
 
     def set_labels(self, labels: Mapping[str, Iterable[str]]) -> None:
         """Replace every label (qid -> codes)."""
@@ -139,10 +149,12 @@ class StoreQueue:
         """The sampled queue's order (see ``TriageTable.set_sample_order``)."""
         self.sample_qids = [str(qid) for qid in qids]
         self.sample_has_passes = with_passes
+        self._version += 1
 
     def set_suggestions_ready(self, ready: bool) -> None:
         """The stored suggestions are (not yet) the run's current ones: shown once ready."""
         self.suggestions_ready = ready
+        self._version += 1
         self._cache.clear()
 
     # -- the queue --------------------------------------------------------------------
@@ -199,6 +211,9 @@ class StoreQueue:
         Raises:
             InputError: when the spec's filter expression is invalid.
         """
+        key = (spec, self._version)
+        if self._selected is not None and self._selected[0] == key:
+            return self._selected[1]  # the loading worker selected it already
         query = self.query(spec)
         with self._reading() as con:
             idx = sql.queue_order(con, query)
@@ -206,6 +221,7 @@ class StoreQueue:
         self._query, self._cache = query, {}
         self._in_queue = np.zeros(len(self.row_idx), dtype=bool)
         self._in_queue[rows] = True
+        self._selected = (key, rows)
         return rows
 
     def rows_of(self, idx: np.ndarray) -> np.ndarray:
@@ -254,7 +270,12 @@ class StoreQueue:
         if wanted:
             if len(self._cache) + len(wanted) > CACHE_ROWS:
                 self._cache = {}
-            query = self._query or self.query(QueueSpec())
+            # The labels and suggestions as they are now (the queue's order stays as selected).
+            query = replace(
+                self._query or self.query(QueueSpec()),
+                labels=dict(self.labels),
+                with_suggestions=self.suggestions_ready,
+            )
             with self._reading() as con:
                 found = sql.queue_page(con, query, self.row_idx[np.array(wanted)])
             idx_rows = self.rows_of(np.array([item["idx"] for item in found], dtype=np.int64))
