@@ -65,6 +65,24 @@ def test_load_adopts_the_failing_queue_and_steps_through_it(
     assert not session.store_lock.locked()  # the load gave the store back
 
 
+def test_the_queue_opens_without_reading_the_run(tmp_path: Path, store_path: Path) -> None:
+    session = open_session(tmp_path, store_path)
+    run = session.run
+    assert run is not None
+    # Only the queue's row ids and its first screen were read: the run stays in the store.
+    assert run._data is None and run._table is None and run._rounds is None
+    assert len(run.queue) == 4 and session.rows.tolist() == [0, 1, 2]
+    assert session.change_queue(kind="all", sort="score", descending=True) is None
+    assert session.jump_to_qid("q2") and session.qid == "q2"
+    assert session.progress == (0, 4)
+    assert run._data is None  # filtering, sorting and moving are SQL over the store
+    # What still needs the whole run reads it on first access, the same rows.
+    assert [str(run.table.qids[row]) for row in session.rows] == [
+        run.queue.qid_of(row) for row in session.rows
+    ]
+    assert run._data is not None and not session.store_lock.locked()
+
+
 def test_a_directory_of_runs_is_returned_not_opened(tmp_path: Path, store_path: Path) -> None:
     small_run(tmp_path / "a")
     small_run(tmp_path / "b")

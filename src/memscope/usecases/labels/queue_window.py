@@ -30,6 +30,8 @@ from memscope.usecases.runs.run_info import RunInfo
 
 PAGE_MARGIN = 3
 """Screens read ahead and behind the one drawn (one query serves a few scroll steps)."""
+STEP_MARGIN = 100
+"""Rows read around a question reached outside the rows drawn (stepping with ``j``/``k``)."""
 CACHE_ROWS = 4000
 """Rows kept drawn-ready before the cache is emptied (a screen is a few dozen)."""
 
@@ -301,7 +303,14 @@ class StoreQueue:
         """The qid of row ``row``."""
         item = self._cache.get(row)
         if item is None:
-            item = self.read_rows(np.array([row], dtype=np.int64)).get(row)
+            # Stepping through the queue (``j`` on the question screen): read the rows
+            # around it too, so that the next steps need no read.
+            rows = self._selected[1] if self._selected is not None else np.zeros(0, np.int64)
+            found = np.flatnonzero(rows == row)
+            if found.size:
+                at = int(found[0])
+                self.read_rows(rows[max(0, at - STEP_MARGIN) : at + STEP_MARGIN])
+            item = self._cache.get(row) or self.read_rows(np.array([row], np.int64)).get(row)
         return item.qid if item is not None else ""
 
     def _row(self, row: int, item: dict[str, Any], frame: AxisFrame | None) -> QueueRow:
