@@ -96,7 +96,17 @@ def demo(store: Store) -> Store:
 
 
 def test_demo_runs_match_with_axes_and_compare(demo: Store) -> None:
+    from memscope.usecases.suggest.rules import load_suggestions, suggest_run, suggestion_state
+
+    if suggestion_state(demo, "srag_v") is None:
+        suggest_run(demo, "srag_v")
+    suggestions = load_suggestions(demo, "srag_v")
+    assert suggestions
     table, queue = both(demo, "srag_v", "fc_v")
+    table.set_suggestions(suggestions)
+    code = next(iter(suggestions.values())).code
+    same(table, queue, QueueSpec(text=f"code:{code.lower()}"))
+    assert len(queue.select(QueueSpec(text=f"code:{code}"))) > 0
     for kind, sort in itertools.product(("failing", "all"), SORT_KEYS):
         same(table, queue, QueueSpec(kind=kind, sort=sort))
         same(table, queue, QueueSpec(kind=kind, sort=sort, descending=True))

@@ -5,8 +5,9 @@ A :class:`QueueQuery` is a queue spec already validated by the use case
 (``usecases.labels.queue_window``); :func:`queue_order` runs it in DuckDB and returns the
 questions' ``idx`` in queue order, and :func:`queue_page` reads the columns the queue shows
 for a handful of them. What changes while the app runs and is small (the annotator's labels,
-the sample plan's order, the questions an axis filter keeps) reaches SQL as registered Arrow
-tables; the suggestions are joined from the store's ``suggestions`` table.
+the sample plan's order, the questions an axis filter keeps) reaches SQL as list
+parameters (not Arrow tables: building one imports pandas, seconds on a cold start); the
+suggestions are joined from the store's ``suggestions`` table.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import numpy as np
 
 if TYPE_CHECKING:
     import duckdb
-    import pyarrow as pa
 
 STRING_SORTS = ("mode", "task", "x", "y", "suggested", "label")
 """Sort keys ordered as text (a missing value is ``""``)."""
@@ -29,9 +29,10 @@ def _number(column: str) -> str:
     return f"CASE WHEN isnan({column}) THEN NULL ELSE {column} END"
 
 
-def _base_sql(run_param: str) -> str:
-    """One row per question of the run ``run_param`` names, with the columns the queue
-    filters and sorts by (text columns with ``""`` for missing, scores with NULL)."""
+def _base_sql(run_param: str, page: bool = False) -> str:
+    """One row per question of the run ``run_param`` names (``page``: only those whose idx
+    is in ``$page``), with the columns the queue filters and sorts by (text columns with
+    ``""`` for missing, scores with NULL)."""
     em, judge, f1 = _number("p.em"), _number("p.judge"), _number("p.f1")
     return (
         "SELECT q.idx, p.qid, q.question_key, coalesce(q.task, '') AS task, "
@@ -41,6 +42,7 @@ def _base_sql(run_param: str) -> str:
         "FROM predictions p JOIN runs r USING (run_id) "
         "JOIN questions q ON q.dataset_id = r.dataset_id AND q.qid = p.qid "
         f"WHERE p.run_id = {run_param}"
+        + (" AND q.idx IN (SELECT unnest($page::BIGINT[]))" if page else "")
     )
 
 
@@ -98,38 +100,27 @@ class QueueQuery:
     f1_at: float = 0.5
 
 
-def _tables(query: QueueQuery) -> dict[str, pa.Table]:
-    import pyarrow as pa
-
-    labels = pa.table(
-        {
-            "qid": pa.array(list(query.labels), pa.string()),
-            "codes": pa.array(list(query.labels.values()), pa.string()),
-        }
-    )
-    tables = {"queue_labels": labels}
-    if query.sample is not None:
-        tables["queue_sample"] = pa.table(
-            {
-                "qid": pa.array(query.sample, pa.string()),
-                "rank": pa.array(range(len(query.sample)), pa.int64()),
-            }
-        )
-    if query.keep is not None:
-        tables["queue_keep"] = pa.table({"idx": pa.array(query.keep.astype(np.int64))})
-    return tables
-
-
-def _joined_sql(query: QueueQuery) -> tuple[str, dict[str, Any]]:
-    """Every question of the run with the queue's columns, the label, the suggestion, the
-    sample rank and the compared run's correctness (SQL, parameters)."""
-    base = _scored_sql(_base_sql("$run"), query.judge_at, query.f1_at)
-    params: dict[str, Any] = {"run": query.run_id}
+def _joined_sql(query: QueueQuery, page: bool = False) -> tuple[str, dict[str, Any]]:
+    """Every question of the run (``page``: those in ``$page``) with the queue's columns,
+    the label, the suggestion, the sample rank and the compared run's correctness (SQL,
+    parameters)."""
+    # A compared run's questions are matched by their occurrence over the whole run, so
+    # then the page is cut from every question (the caller's filter), not at the source.
+    page = page and query.other_run_id is None
+    base = _scored_sql(_base_sql("$run", page), query.judge_at, query.f1_at)
+    params: dict[str, Any] = {
+        "run": query.run_id,
+        "label_qids": list(query.labels),
+        "label_codes": list(query.labels.values()),
+    }
+    # The primary suggestion (rank 1) of each question; none while they are being computed.
     suggestions = (
-        "SELECT qid, any_value(code ORDER BY rank) AS code FROM suggestions "
-        "WHERE run_id = $run GROUP BY qid"
+        "SELECT qid, code FROM suggestions WHERE run_id = $run AND rank = 1"
         if query.with_suggestions
         else "SELECT NULL::VARCHAR AS qid, NULL::VARCHAR AS code WHERE false"
+    )
+    labels = (
+        "SELECT unnest($label_qids::VARCHAR[]) AS qid, unnest($label_codes::VARCHAR[]) AS codes"
     )
     select = (
         "s.idx, s.qid, s.task, s.x, s.y, s.mode, s.question, s.em, s.correct, s.score, "
@@ -139,10 +130,14 @@ def _joined_sql(query: QueueQuery) -> tuple[str, dict[str, Any]]:
     )
     joins = (
         f"FROM ({base}) s LEFT JOIN ({suggestions}) g ON g.qid = s.qid "
-        "LEFT JOIN queue_labels l ON l.qid = s.qid "
+        f"LEFT JOIN ({labels}) l ON l.qid = s.qid "
     )
     if query.sample is not None:
-        joins += "LEFT JOIN queue_sample sm ON sm.qid = s.qid "
+        params["sample"] = query.sample
+        joins += (
+            "LEFT JOIN (SELECT unnest($sample::VARCHAR[]) AS qid, "
+            "unnest(range(len($sample::VARCHAR[]))) AS rank) sm ON sm.qid = s.qid "
+        )
     if query.other_run_id is not None:
         # The n-th occurrence of a question key in one run is matched with its n-th in the
         # other (``usecases.compare.pairs.match_questions``).
@@ -210,7 +205,8 @@ def _where(query: QueueQuery, params: dict[str, Any]) -> str:
         params[f"word{number}"] = word
         terms.append(f"contains(lower(qid || ' ' || question), $word{number})")
     if query.keep is not None:
-        terms.append("idx IN (SELECT idx FROM queue_keep)")
+        params["keep"] = query.keep.astype(np.int64).tolist()
+        terms.append("idx IN (SELECT unnest($keep::BIGINT[]))")
     return " AND ".join(f"({term})" for term in terms) or "true"
 
 
@@ -236,8 +232,7 @@ def queue_order(con: duckdb.DuckDBPyConnection, query: QueueQuery) -> np.ndarray
     joined, params = _joined_sql(query)
     where = _where(query, params)
     sql = f"SELECT idx FROM ({joined}) WHERE {where} ORDER BY {_order(query)}"
-    with _registered(con, _tables(query)):
-        found = con.execute(sql, params).fetchnumpy()["idx"]
+    found = con.execute(sql, params).fetchnumpy()["idx"]
     return np.asarray(found, dtype=np.int64)
 
 
@@ -264,21 +259,17 @@ def queue_page(
 ) -> list[dict[str, Any]]:
     """The queue's columns (:data:`PAGE_COLUMNS`, with ``n_rotations``) of the questions
     ``idx``, in no particular order."""
-    import pyarrow as pa
-
-    joined, params = _joined_sql(query)
-    tables = _tables(query)
-    tables["queue_page"] = pa.table({"idx": pa.array(np.asarray(idx, dtype=np.int64))})
+    joined, params = _joined_sql(query, page=True)
+    params["page"] = np.asarray(idx, dtype=np.int64).tolist()
     sql = (
         f"SELECT {', '.join('j.' + name for name in PAGE_COLUMNS)}, "
         f"coalesce(json_array_length(p.rotations), 0)::INTEGER AS n_rotations "
         f"FROM ({joined}) j JOIN predictions p ON p.run_id = $run AND p.qid = j.qid "
-        "WHERE j.idx IN (SELECT idx FROM queue_page)"
+        "WHERE j.idx IN (SELECT unnest($page::BIGINT[]))"
     )
-    with _registered(con, tables):
-        result = con.execute(sql, params)
-        names = [column[0] for column in result.description]
-        return [dict(zip(names, row, strict=True)) for row in result.fetchall()]
+    result = con.execute(sql, params)
+    names = [column[0] for column in result.description]
+    return [dict(zip(names, row, strict=True)) for row in result.fetchall()]
 
 
 def run_question_idx(con: duckdb.DuckDBPyConnection, run_id: str) -> np.ndarray:
@@ -314,19 +305,3 @@ def qid_idx(con: duckdb.DuckDBPyConnection, run_id: str, qids: list[str]) -> dic
         [run_id, qids],
     ).fetchall()
     return {str(qid): int(idx) for qid, idx in found}
-
-
-class _registered:
-    """Register Arrow tables on ``con`` for one statement (unregistered afterwards: the
-    connection may be the shared one of ``Store.reading``)."""
-
-    def __init__(self, con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]) -> None:
-        self.con, self.tables = con, tables
-
-    def __enter__(self) -> None:
-        for name, table in self.tables.items():
-            self.con.register(name, table)
-
-    def __exit__(self, *exc: object) -> None:
-        for name in self.tables:
-            self.con.unregister(name)
