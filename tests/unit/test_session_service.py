@@ -138,6 +138,28 @@ def test_a_label_is_shown_saving_then_saved_and_is_in_the_store(
     assert labelled == 1
 
 
+def test_a_queue_read_asks_the_lingering_label_writer_for_the_store(
+    tmp_path: Path, store_path: Path
+) -> None:
+    import time
+
+    session = open_session(tmp_path, store_path)
+    session.labels.queue.linger_s = 30.0  # the writer would keep the store half a minute
+    session.labels.toggle("SEL-STALE")
+    saved = threading.Event()
+    writer = threading.Thread(
+        target=session.labels.write_pending,
+        args=(lambda event: saved.set() if isinstance(event, LabelSaved) else None,),
+    )
+    writer.start()
+    assert saved.wait(10) and session.store_lock.locked()  # written, the writer lingers
+    started = time.monotonic()
+    assert session.run.queue.find_rows(["q3"]) == {"q3": 2}  # type: ignore[union-attr]
+    assert time.monotonic() - started < 5.0  # it gave the store back, not after 30 s
+    writer.join(10)
+    assert not writer.is_alive() and not session.store_lock.locked()
+
+
 def test_a_read_only_session_refuses_labels_and_says_why(tmp_path: Path, store_path: Path) -> None:
     labeller = open_session(tmp_path, store_path)
     second = TriageSession(Store(store_path), ReadOptions(), "bob")

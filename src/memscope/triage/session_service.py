@@ -375,6 +375,7 @@ class TriageSession:
                 sample_for=self.start.sample_for,
                 lock=self.store_lock,
             )
+            run.queue.make_room = self.labels.queue.give_back_store
             self._prepare_queue(run)
             return run
 

@@ -13,7 +13,7 @@ computed over the axis values, read for that purpose once (:class:`AxisFrame`).
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -92,6 +92,9 @@ class StoreQueue:
         self.run = run
         self.other_run_id = other_run_id
         self._lock: AbstractContextManager[Any] = lock if lock is not None else nullcontext()
+        self.make_room: Callable[[], None] | None = None
+        """Asks whoever holds the store lock for a while (the label writer lingering after
+        a label) to give it back: called when a read cannot take the lock at once."""
         self.spec: Benchmark = spec_of(run.benchmark)
         """The run's benchmark: how its queue, matrix and panels are shown."""
         self.axes = self.spec.axes
@@ -135,10 +138,10 @@ class StoreQueue:
         # The rows drawn keep their place and show the new label without a read (the label
         # writer may hold the store a moment longer).
         label = self.labels.get(qid, "")
-        self._cache = {
-            row: replace(item, label=label) if item.qid == qid else item
-            for row, item in self._cache.items()
-        }
+        for row, item in self._cache.items():
+            if item.qid == qid:
+                self._cache[row] = replace(item, label=label)
+                self._labelled_rows[qid] = row  # progress needs no read for it
 
     def set_labels(self, labels: Mapping[str, Iterable[str]]) -> None:
         """Replace every label (qid -> codes)."""
@@ -370,7 +373,7 @@ class StoreQueue:
     def _reading(self, con: Any = None) -> AbstractContextManager[Any]:
         if con is not None:
             return nullcontext(con)
-        return _LockedRead(self._lock, self.store)
+        return _LockedRead(self._lock, self.store, self.make_room)
 
 
 def read_axis_sources(con: Any, run_id: str) -> Any:
@@ -380,20 +383,36 @@ def read_axis_sources(con: Any, run_id: str) -> Any:
     return queries.question_table(con, run_id, detail=False)
 
 
-class _LockedRead:
-    """``lock`` held, then a read connection to ``store`` (released in reverse)."""
+ROOM_WAIT_S = 0.02
+"""How long a read waits for the store lock before asking its holder to give it back."""
 
-    def __init__(self, lock: AbstractContextManager[Any], store: Store) -> None:
-        self._lock, self._store = lock, store
+
+class _LockedRead:
+    """``lock`` held, then a read connection to ``store`` (released in reverse); when the
+    lock is not free at once, ``make_room`` asks its holder to give it back."""
+
+    def __init__(
+        self,
+        lock: AbstractContextManager[Any],
+        store: Store,
+        make_room: Callable[[], None] | None = None,
+    ) -> None:
+        self._lock, self._store, self._make_room = lock, store, make_room
         self._read: AbstractContextManager[Any] | None = None
 
     def __enter__(self) -> Any:
-        self._lock.__enter__()
+        acquire = getattr(self._lock, "acquire", None)
+        if acquire is not None and self._make_room is not None:
+            if not acquire(timeout=ROOM_WAIT_S):
+                self._make_room()
+                acquire()
+        else:
+            self._lock.__enter__()
         try:
             self._read = self._store.read()
             return self._read.__enter__()
         except BaseException:
-            self._lock.__exit__(None, None, None)
+            self._release()
             raise
 
     def __exit__(self, *exc: Any) -> None:
@@ -401,4 +420,11 @@ class _LockedRead:
             if self._read is not None:
                 self._read.__exit__(*exc)
         finally:
+            self._release()
+
+    def _release(self) -> None:
+        release = getattr(self._lock, "release", None)
+        if release is not None and self._make_room is not None:
+            release()
+        else:
             self._lock.__exit__(None, None, None)
