@@ -160,6 +160,39 @@ def test_a_queue_read_asks_the_lingering_label_writer_for_the_store(
     assert not writer.is_alive() and not session.store_lock.locked()
 
 
+def test_queue_reads_go_on_beside_the_evidence_read_but_wait_for_a_writer(
+    tmp_path: Path, store_path: Path
+) -> None:
+    session = open_session(tmp_path, store_path)
+    queue = session.run.queue  # type: ignore[union-attr]
+    holding, release = threading.Event(), threading.Event()
+
+    def hold(shared: bool) -> None:
+        with session.store_lock.shared() if shared else session.store_lock:
+            holding.set()
+            release.wait(10)
+
+    reader = threading.Thread(target=hold, args=(True,))  # as read_evidence holds it
+    reader.start()
+    assert holding.wait(5) and session.store_lock.locked()
+    assert queue.find_rows(["q2"]) == {"q2": 1}  # side by side with the reader
+    assert not session.store_lock.acquire(timeout=0.05)  # a writer waits for the reader
+    release.set()
+    reader.join(5)
+    holding.clear()
+    release.clear()
+    writer = threading.Thread(target=hold, args=(False,))
+    writer.start()
+    assert holding.wait(5)
+    assert not session.store_lock.acquire_shared(timeout=0.05)  # a reader waits for a writer
+    release.set()
+    writer.join(5)
+    assert not session.store_lock.locked()
+    with session.store_lock, session.store_lock.shared(), session.store_lock:  # re-entrant
+        assert queue.find_rows(["q1"]) == {"q1": 0}
+    assert not session.store_lock.locked()
+
+
 def test_a_read_only_session_refuses_labels_and_says_why(tmp_path: Path, store_path: Path) -> None:
     labeller = open_session(tmp_path, store_path)
     second = TriageSession(Store(store_path), ReadOptions(), "bob")

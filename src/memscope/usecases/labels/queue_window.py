@@ -401,10 +401,12 @@ class _LockedRead:
         self._read: AbstractContextManager[Any] | None = None
 
     def __enter__(self) -> Any:
-        acquire = getattr(self._lock, "acquire", None)
-        if acquire is not None and self._make_room is not None:
+        # A lock that serves readers side by side (the session's) is taken shared.
+        acquire = getattr(self._lock, "acquire_shared", None)
+        if acquire is not None:
             if not acquire(timeout=ROOM_WAIT_S):
-                self._make_room()
+                if self._make_room is not None:
+                    self._make_room()
                 acquire()
         else:
             self._lock.__enter__()
@@ -423,8 +425,8 @@ class _LockedRead:
             self._release()
 
     def _release(self) -> None:
-        release = getattr(self._lock, "release", None)
-        if release is not None and self._make_room is not None:
+        release = getattr(self._lock, "release_shared", None)
+        if release is not None:
             release()
         else:
             self._lock.__exit__(None, None, None)
