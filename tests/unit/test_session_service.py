@@ -65,6 +65,24 @@ def test_load_adopts_the_failing_queue_and_steps_through_it(
     assert not session.store_lock.locked()  # the load gave the store back
 
 
+def test_the_queue_opens_without_reading_the_run(tmp_path: Path, store_path: Path) -> None:
+    session = open_session(tmp_path, store_path)
+    run = session.run
+    assert run is not None
+    # Only the queue's row ids and its first screen were read: the run stays in the store.
+    assert run._data is None and run._table is None and run._rounds is None
+    assert len(run.queue) == 4 and session.rows.tolist() == [0, 1, 2]
+    assert session.change_queue(kind="all", sort="score", descending=True) is None
+    assert session.jump_to_qid("q2") and session.qid == "q2"
+    assert session.progress == (0, 4)
+    assert run._data is None  # filtering, sorting and moving are SQL over the store
+    # What still needs the whole run reads it on first access, the same rows.
+    assert [str(run.table.qids[row]) for row in session.rows] == [
+        run.queue.qid_of(row) for row in session.rows
+    ]
+    assert run._data is not None and not session.store_lock.locked()
+
+
 def test_a_directory_of_runs_is_returned_not_opened(tmp_path: Path, store_path: Path) -> None:
     small_run(tmp_path / "a")
     small_run(tmp_path / "b")
@@ -118,6 +136,61 @@ def test_a_label_is_shown_saving_then_saved_and_is_in_the_store(
     assert set(stored["q1"].codes) == {"SEL-STALE", "RET-PART"}
     labelled, _total = session.progress
     assert labelled == 1
+
+
+def test_a_queue_read_asks_the_lingering_label_writer_for_the_store(
+    tmp_path: Path, store_path: Path
+) -> None:
+    import time
+
+    session = open_session(tmp_path, store_path)
+    session.labels.queue.linger_s = 30.0  # the writer would keep the store half a minute
+    session.labels.toggle("SEL-STALE")
+    saved = threading.Event()
+    writer = threading.Thread(
+        target=session.labels.write_pending,
+        args=(lambda event: saved.set() if isinstance(event, LabelSaved) else None,),
+    )
+    writer.start()
+    assert saved.wait(10) and session.store_lock.locked()  # written, the writer lingers
+    started = time.monotonic()
+    assert session.run.queue.find_rows(["q3"]) == {"q3": 2}  # type: ignore[union-attr]
+    assert time.monotonic() - started < 5.0  # it gave the store back, not after 30 s
+    writer.join(10)
+    assert not writer.is_alive() and not session.store_lock.locked()
+
+
+def test_queue_reads_go_on_beside_the_evidence_read_but_wait_for_a_writer(
+    tmp_path: Path, store_path: Path
+) -> None:
+    session = open_session(tmp_path, store_path)
+    queue = session.run.queue  # type: ignore[union-attr]
+    holding, release = threading.Event(), threading.Event()
+
+    def hold(shared: bool) -> None:
+        with session.store_lock.shared() if shared else session.store_lock:
+            holding.set()
+            release.wait(10)
+
+    reader = threading.Thread(target=hold, args=(True,))  # as read_evidence holds it
+    reader.start()
+    assert holding.wait(5) and session.store_lock.locked()
+    assert queue.find_rows(["q2"]) == {"q2": 1}  # side by side with the reader
+    assert not session.store_lock.acquire(timeout=0.05)  # a writer waits for the reader
+    release.set()
+    reader.join(5)
+    holding.clear()
+    release.clear()
+    writer = threading.Thread(target=hold, args=(False,))
+    writer.start()
+    assert holding.wait(5)
+    assert not session.store_lock.acquire_shared(timeout=0.05)  # a reader waits for a writer
+    release.set()
+    writer.join(5)
+    assert not session.store_lock.locked()
+    with session.store_lock, session.store_lock.shared(), session.store_lock:  # re-entrant
+        assert queue.find_rows(["q1"]) == {"q1": 0}
+    assert not session.store_lock.locked()
 
 
 def test_a_read_only_session_refuses_labels_and_says_why(tmp_path: Path, store_path: Path) -> None:

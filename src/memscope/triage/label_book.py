@@ -325,7 +325,7 @@ class LabelBook:
         else:
             run.labels[event.qid] = event.label
         codes = tuple(label_codes(event.label))
-        run.table.set_label(event.qid, codes)
+        run.set_label(event.qid, codes)
         if self.queue.busy(event.qid):
             return None
         requested = self.requested.pop(event.qid, UNKNOWN)

@@ -22,7 +22,9 @@ import contextlib
 import threading
 from collections import deque
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from typing import Any
 
 from memscope.errors import MemscopeError, StoreBusyError, StoreError
 from memscope.usecases.labels.events import CurrentLabel
@@ -104,6 +106,7 @@ class LabelQueue:
         self._writing = threading.Lock()
         self.linger_s = linger_s
         self._closing = False
+        self._giving_back = False
         self.in_flight: dict[str, int] = {}
         """qid -> number of ops queued or being written (the screen shows "saving …")."""
 
@@ -133,7 +136,7 @@ class LabelQueue:
         self,
         store: Store,
         post: Callable[[LabelEvent], object],
-        store_lock: threading.Lock | None = None,
+        store_lock: AbstractContextManager[Any] | None = None,
     ) -> None:
         """Write every queued op in order, posting LabelSaved / LabelFailed for each.
 
@@ -168,6 +171,13 @@ class LabelQueue:
             self._closing = True
             self._arrived.notify_all()
 
+    def give_back_store(self) -> None:
+        """Stop lingering with the store once the pending ops are written (the app's
+        thread needs a short read meanwhile); the next label takes it again."""
+        with self._lock:
+            self._giving_back = True
+            self._arrived.notify_all()
+
     def _has_pending(self) -> bool:
         with self._lock:
             return bool(self._pending)
@@ -177,9 +187,11 @@ class LabelQueue:
         while True:
             with self._lock:
                 arrived = self._arrived.wait_for(
-                    lambda: bool(self._pending) or self._closing, self.linger_s
+                    lambda: bool(self._pending) or self._closing or self._giving_back,
+                    self.linger_s,
                 )
                 if not self._pending or not arrived:
+                    self._giving_back = False
                     return
                 op = self._pending.popleft()
             try:

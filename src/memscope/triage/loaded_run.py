@@ -1,26 +1,33 @@
-"""Loading a run for triage: ingest what is new, load the run(s) into memory, and read the
-suggestions, labels and remembered queue position that go with them.
+"""Loading a run for triage: ingest what is new, open the run's queue over the store, and
+read the labels, verdicts, sample plan and remembered queue position that go with it.
 
 The app's session service (``memscope.triage.session_service``) calls :func:`open_session`
-in a worker for what the queue needs, then
-:func:`load_evidence` and :func:`load_suggestions` in the background; afterwards it works
-from memory and touches the store only in short connections (labels, the remembered
-position), so other memscope processes can use the store meanwhile.
+in a worker: it reads the runs' descriptions, the labels and the queue's row ids, not the
+run itself; the queue reads the rows on screen from the store as they are drawn
+(``usecases.labels.queue_window``). What still needs the whole run (``LoadedRun.data``,
+``table``, ``other``, ``rounds``) reads it on first access, and
+:func:`load_evidence` and :func:`load_suggestions` run in the background; the store is
+used in short connections only, so other memscope processes can use it meanwhile.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from typing import Any
 
 from memscope.triage.candidate_rows import ChannelIndex
 from memscope.triage.round_index import RoundIndex
 from memscope.usecases.labels.events import CurrentLabel
 from memscope.usecases.labels.queue import QueueSpec, TriageTable
+from memscope.usecases.labels.queue_window import StoreQueue
 from memscope.usecases.labels.sample import SamplePlan
 from memscope.usecases.runs import session_io
 from memscope.usecases.runs.ingest import effective_k
 from memscope.usecases.runs.loading import RunData
+from memscope.usecases.runs.run_info import RunInfo
 from memscope.usecases.runs.session_io import AppState
 from memscope.usecases.runs.store_access import Store
 from memscope.usecases.suggest.changes import load_suggestions
@@ -29,57 +36,161 @@ from memscope.usecases.suggest.rules import Suggestion
 Progress = Callable[[str], None]
 
 
-@dataclass
 class LoadedRun:
-    """One run (or two, compared) loaded for triage, with everything the screens show."""
+    """One run (or two, compared) opened for triage.
 
-    store: Store
-    data: RunData
-    rounds: RoundIndex
-    channels: ChannelIndex
-    table: TriageTable
-    annotator: str
-    suggestions: dict[str, Suggestion] = field(default_factory=dict)
-    labels: dict[str, CurrentLabel] = field(default_factory=dict)
-    other: RunData | None = None
-    saved: AppState | None = None
-    notes: list[str] = field(default_factory=list)
-    """Things the user should know (e.g. label support missing), shown once."""
-    suggestions_ready: bool = True
-    """False while the suggestions are still being loaded in the background."""
-    evidence_ready: bool = True
-    """False while the retrieval evidence is still being loaded in the background."""
-    sample: SamplePlan | None = None
-    """The run's stored sample plan, None without one."""
-    verdicts: dict[str, str] = field(default_factory=dict)
-    """qid -> the annotator's verdict on the answer as stored (correct, wrong, unsure)."""
-    _other_rows: dict[int, int] | None = field(default=None, repr=False)
+    Holds the runs' descriptions, the queue over the store, and the small things people
+    made (labels, verdicts, the sample plan, the remembered position). ``data``, ``other``,
+    ``table`` and ``rounds`` are the whole run in memory, read on first access (under the
+    store lock given) for the consumers that still need them.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        info: RunInfo,
+        queue: StoreQueue,
+        annotator: str,
+        *,
+        other_info: RunInfo | None = None,
+        labels: dict[str, CurrentLabel] | None = None,
+        saved: AppState | None = None,
+        lock: AbstractContextManager[Any] | None = None,
+        data: RunData | None = None,
+        detail: bool = False,
+    ) -> None:
+        self.store = store
+        self.info = info
+        self.other_info = other_info
+        self.queue = queue
+        self.annotator = annotator
+        self.labels: dict[str, CurrentLabel] = dict(labels or {})
+        self.saved = saved
+        self.suggestions: dict[str, Suggestion] = {}
+        self.notes: list[str] = []
+        """Things the user should know (e.g. label support missing), shown once."""
+        self.suggestions_ready = True
+        """False while the suggestions are still being loaded in the background."""
+        self.evidence_ready = True
+        """False while the retrieval evidence is still being loaded in the background."""
+        self.sample: SamplePlan | None = None
+        """The run's stored sample plan, None without one."""
+        self.verdicts: dict[str, str] = {}
+        """qid -> the annotator's verdict on the answer as stored (correct, wrong, unsure)."""
+        self.channels = ChannelIndex(None)
+        self._lock: AbstractContextManager[Any] = lock if lock is not None else nullcontext()
+        self._built = threading.RLock()
+        self._detail = detail
+        self._data = data
+        self._other: RunData | None = None
+        self._rounds: RoundIndex | None = None
+        self._table: TriageTable | None = None
+        self._other_rows: dict[int, int] | None = None
+
+    # -- what is always here --------------------------------------------------------
 
     @property
     def run_id(self) -> str:
         """The run being triaged."""
-        return str(self.data.run.run_id)
+        return self.info.run_id
 
     @property
     def other_run_id(self) -> str | None:
         """The compared run, if any."""
-        return str(self.other.run.run_id) if self.other is not None else None
+        return self.other_info.run_id if self.other_info is not None else None
 
     @property
     def k(self) -> int:
         """The run's cut-off K (its top_k, else 10)."""
-        return effective_k(self.data.run, None)
+        return effective_k(self.info, None)
+
+    def set_label(self, qid: str, codes: list[str] | tuple[str, ...]) -> None:
+        """Record ``qid``'s current label codes in the queue (and the table, if read)."""
+        self.queue.set_label(qid, codes)
+        if self._table is not None:
+            self._table.set_label(qid, codes)
+
+    def set_suggestions(self, suggestions: dict[str, Suggestion]) -> None:
+        """The suggestions arrived (they are in the store now: the queue joins them)."""
+        self.suggestions = suggestions
+        self.suggestions_ready = True
+        self.queue.set_suggestions_ready(True)
+        if self._table is not None:
+            self._table.set_suggestions(suggestions)
+
+    # -- the whole run, read on first access --------------------------------------------
+
+    def _once(self, name: str, read: Callable[[], Any]) -> Any:
+        # The store lock first, then this run's: a worker holding the store lock may read
+        # here too (the lock is re-entrant), and two threads never wait on each other.
+        with self._lock, self._built:
+            value = getattr(self, name)
+            if value is None:
+                value = read()
+                setattr(self, name, value)
+            return value
+
+    @property
+    def data(self) -> RunData:
+        """The run's questions, whole (read on first access)."""
+        data = self._data
+        if data is None:
+            data = self._once(
+                "_data",
+                lambda: session_io.read_run_data(self.store, self.run_id, detail=self._detail),
+            )
+        return data
+
+    @property
+    def other(self) -> RunData | None:
+        """The compared run's answers, whole (read on first access), None without one."""
+        if self.other_info is None:
+            return None
+        other = self._other
+        if other is None:
+            other_id = self.other_info.run_id
+            other = self._once("_other", lambda: session_io.read_run_data(self.store, other_id))
+        return other
+
+    @property
+    def rounds(self) -> RoundIndex:
+        """The dataset's rounds (read on first access)."""
+        rounds = self._rounds
+        if rounds is None:
+            rounds = self._once("_rounds", lambda: load_rounds(self.store, self.info.dataset_id))
+        return rounds
+
+    @property
+    def table(self) -> TriageTable:
+        """The run as an in-memory TriageTable (read on first access; the queue does not
+        need it)."""
+        table = self._table
+        if table is None:
+            table = self._once("_table", self._build_table)
+        return table
+
+    def _build_table(self) -> TriageTable:
+        table = TriageTable(
+            self.data,
+            self.suggestions,
+            {qid: label_codes(label) for qid, label in self.labels.items()},
+            self.other,
+        )
+        if self.queue.sample_qids is not None:
+            table.set_sample_order(self.queue.sample_qids, with_passes=self.queue.sample_has_passes)
+        return table
 
     def other_row(self, row: int) -> int | None:
         """The compared run's row holding the question at ``row`` (None: not in the other run)."""
-        if self.other is None:
+        other = self.other
+        if other is None:
             return None
         if self._other_rows is None:
             from memscope.usecases.compare.pairs import match_questions
 
             rows, other_rows = match_questions(
                 self.data.questions.column("question_key").to_pylist(),
-                self.other.questions.column("question_key").to_pylist(),
+                other.questions.column("question_key").to_pylist(),
             )
             self._other_rows = dict(zip(rows.tolist(), other_rows.tolist(), strict=True))
         return self._other_rows.get(row)
@@ -118,14 +229,17 @@ def open_session(
     with_suggestions: bool = True,
     with_evidence: bool = True,
     sample_for: str = "failures",
+    lock: AbstractContextManager[Any] | None = None,
 ) -> LoadedRun:
-    """Load ``run_ids[0]`` (and the answers of ``run_ids[1]`` to compare) for triage.
+    """Open ``run_ids[0]`` (comparing it with ``run_ids[1]``) for triage.
 
     The app passes False for both flags and completes the session in the background
     (:func:`load_evidence`, :func:`load_suggestions`): on a large run those take longer
-    than everything else together, and the queue does not need them. ``sample_for="verdicts"``
-    makes the sampled queue the run's verdict sample (``memscope sample RUN --for verdicts``)
-    instead of its failure sample.
+    than everything else together, and the queue does not need them; nor does it read the
+    run's questions (the queue pages them from the store). ``with_evidence`` reads the run
+    whole, with its evidence, at once. ``sample_for="verdicts"`` makes the sampled queue
+    the run's verdict sample (``memscope sample RUN --for verdicts``) instead of its
+    failure sample. ``lock`` is held around the store reads made later, on first access.
 
     Raises:
         MemscopeError: the run cannot be loaded.
@@ -133,30 +247,41 @@ def open_session(
     say = progress or (lambda _text: None)
     run_id = run_ids[0]
     say(f"Loading run {run_id} …")
-    # Without the evidence, the queue needs no answer texts, options or rotations either:
-    # they come with load_evidence.
-    start = session_io.read_session_start(store, run_ids, annotator, detail=with_evidence)
-    data, other, saved, sample = start.data, start.other, start.saved, start.sample
-    rounds = RoundIndex(start.rounds)
-    channels = load_evidence(store, data) if with_evidence else ChannelIndex(None)
+    start = session_io.read_session_start(store, run_ids, annotator)
+    other_id = start.other.run_id if start.other is not None else None
+    queue = StoreQueue(store, start.run, other_id, lock=lock)
     notes: list[str] = []
-    suggestions = load_suggestions(store, data, notes, say) if with_suggestions else {}
     labels = _labels(store, run_id, annotator, notes)
-    table = TriageTable(
-        data, suggestions, {qid: label_codes(label) for qid, label in labels.items()}, other
-    )
+    data = session_io.read_run_data(store, run_id) if with_evidence else None
     session = LoadedRun(
-        store, data, rounds, channels, table, annotator, suggestions, labels, other, saved, notes
+        store,
+        start.run,
+        queue,
+        annotator,
+        other_info=start.other,
+        labels=labels,
+        saved=start.saved,
+        lock=lock,
+        data=data,
     )
+    session.notes = notes
+    queue.set_labels({qid: label_codes(label) for qid, label in labels.items()})
+    if data is not None:
+        session.channels = load_evidence(store, data)
+    if with_suggestions:
+        session.set_suggestions(load_suggestions(store, start.run, notes, say))
+    else:
+        session.suggestions_ready = False
+        queue.set_suggestions_ready(False)
     session.verdicts = _verdicts(store, run_id, annotator)
+    sample = start.sample
     if sample_for == "verdicts":
         from memscope.usecases.labels.verdict_sample import verdict_sample_plan
 
         sample = verdict_sample_plan(store, run_id)
     if sample is not None:
-        table.set_sample_order(sample.qids, with_passes=sample.purpose == "verdicts")
+        queue.set_sample_order(sample.qids, with_passes=sample.purpose == "verdicts")
         session.sample = sample
-    session.suggestions_ready = with_suggestions
     session.evidence_ready = with_evidence
     return session
 

@@ -58,6 +58,93 @@ RUN_RESAMPLES = 200
 Progress = Callable[[str], None]
 
 
+class StoreLock:
+    """The session's store lock: exclusive (``with lock:``, ``acquire``/``release``) for
+    whatever may write or holds the store long, shared (``acquire_shared``) for short
+    reads, which DuckDB serves side by side on read-only connections. Re-entrant on the
+    thread that holds it (the run's reads on first access happen inside a worker's hold),
+    and it says whether anyone holds it (``threading.RLock`` does not in Python 3.11).
+
+    Shared holders are the queue's page reads on the app's thread and the evidence read:
+    so scrolling the queue never waits for the run's evidence to load.
+    """
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition(threading.Lock())
+        self._owner: int | None = None
+        self._depth = 0
+        self._readers: dict[int, int] = {}
+
+    def _wait(self, free: Callable[[], bool], blocking: bool, timeout: float) -> bool:
+        if not blocking:
+            return free()
+        return self._changed.wait_for(free, None if timeout < 0 else timeout)
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        """Hold the lock alone (again, on the thread holding it); False when it timed out."""
+        me = threading.get_ident()
+        with self._changed:
+            if self._owner == me:
+                self._depth += 1
+                return True
+            if not self._wait(
+                lambda: self._owner is None and not set(self._readers) - {me}, blocking, timeout
+            ):
+                return False
+            self._owner, self._depth = me, 1
+            return True
+
+    def release(self) -> None:
+        """Give one exclusive hold back."""
+        with self._changed:
+            self._depth -= 1
+            if self._depth == 0:
+                self._owner = None
+                self._changed.notify_all()
+
+    def acquire_shared(self, blocking: bool = True, timeout: float = -1) -> bool:
+        """Hold the lock beside other readers (on a thread holding it: again); False when
+        it timed out."""
+        me = threading.get_ident()
+        with self._changed:
+            held = self._owner == me or me in self._readers
+            if not held and not self._wait(lambda: self._owner is None, blocking, timeout):
+                return False
+            self._readers[me] = self._readers.get(me, 0) + 1
+            return True
+
+    def release_shared(self) -> None:
+        """Give one shared hold back."""
+        me = threading.get_ident()
+        with self._changed:
+            left = self._readers[me] - 1
+            if left:
+                self._readers[me] = left
+            else:
+                del self._readers[me]
+                self._changed.notify_all()
+
+    @contextmanager
+    def shared(self) -> Iterator[None]:
+        """Held shared meanwhile."""
+        self.acquire_shared()
+        try:
+            yield
+        finally:
+            self.release_shared()
+
+    def locked(self) -> bool:
+        """Whether a thread holds the lock (alone or shared)."""
+        with self._changed:
+            return self._owner is not None or bool(self._readers)
+
+    def __enter__(self) -> bool:
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
 @dataclass
 class SearchProgress:
     """The memory-engine search running now, if any, and the step it reported last."""
@@ -91,6 +178,9 @@ class SearchProgress:
         """``loading all-MiniLM-L6-v2 … 4 s`` while a search runs, else None."""
         return self.step.line() if self.step is not None else None
 
+
+FIRST_SCREEN = 60
+"""Rows the loading worker reads for the queue's first screen (a tall terminal's worth)."""
 
 SEARCH_HITS = 10
 """How many rounds a memory-bank search lists."""
@@ -246,7 +336,9 @@ class TriageSession:
     """The loaded run (None until the first load finished)."""
     spec: QueueSpec = field(default_factory=QueueSpec)
     rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    """The queue: rows of ``run.table`` in queue order."""
+    """The queue: row numbers of the run's questions (their place in idx order, as in
+    ``run.data`` and ``run.table``) in queue order; the rows themselves stay in the store
+    (``run.queue`` reads those drawn)."""
     position: int = 0
     qid: str | None = None
     """The question on screen (it may have left the queue after a filter change)."""
@@ -262,9 +354,10 @@ class TriageSession:
     exported: dict[str, str] = field(default_factory=dict)
     """run id -> where this session exported that run's labels last (the quit summary)."""
     read_only_reason: str | None = None
-    store_lock: threading.Lock = field(default_factory=threading.Lock)
+    store_lock: StoreLock = field(default_factory=lambda: StoreLock())
     """Held by every worker while it uses the store: DuckDB refuses a read-only and a
-    read-write connection to one file open at once in the same process."""
+    read-write connection to one file open at once in the same process. Re-entrant: the
+    queue's page reads and the run's reads on first access take it inside a worker's hold."""
     labels: LabelBook = field(init=False)
     search: SearchProgress = field(default_factory=SearchProgress)
     lease: WriterLease = field(init=False)
@@ -327,7 +420,7 @@ class TriageSession:
                 if len(selection.run_ids) != 1:
                     notes = [f"{f.path}: {f.error.message}" for f in selection.left_out]
                     return DirRuns(selection.folder, selection.run_ids, notes)
-            return open_session(
+            run = open_session(
                 self.store,
                 selection.run_ids,
                 self.annotator,
@@ -335,7 +428,25 @@ class TriageSession:
                 with_suggestions=False,
                 with_evidence=False,
                 sample_for=self.start.sample_for,
+                lock=self.store_lock,
             )
+            run.queue.make_room = self.labels.queue.give_back_store
+            self._prepare_queue(run)
+            return run
+
+    def _prepare_queue(self, run: LoadedRun) -> None:
+        """Select the queue :meth:`adopt` will show and read its first screen (in the
+        loading worker: the app thread then finds both ready)."""
+        spec = self._start_spec(run, first_open=self.run is None)
+        try:
+            rows = run.queue.select(spec)
+        except MemscopeError:
+            return  # adopt falls back to the default queue and says nothing more
+        saved = run.saved.qid if run.saved is not None else None
+        row = run.queue.find_rows([saved]).get(saved) if saved else None
+        found = np.flatnonzero(rows == row) if row is not None else np.zeros(0)
+        position = int(found[0]) if found.size else 0
+        run.queue.window(rows, max(0, position - FIRST_SCREEN // 2), FIRST_SCREEN)
 
     def mark_opened(self, run: LoadedRun) -> None:
         """Make ``run`` the store's default run (a convenience: errors are ignored)."""
@@ -353,14 +464,16 @@ class TriageSession:
         Raises:
             MemscopeError: the evidence cannot be read.
         """
-        with self.store_lock:
-            return load_evidence(self.store, run.data)
+        data = run.data  # read first when the run was opened without it
+        # Shared: the queue's page reads go on meanwhile (a large run's evidence takes seconds).
+        with self.store_lock.shared():
+            return load_evidence(self.store, data)
 
     def read_suggestions(self, run: LoadedRun, notes: list[str]) -> dict[str, Suggestion]:
         """The run's failure suggestions (computed first when it has none); problems go to
         ``notes``."""
         with self.store_lock:
-            return load_suggestions(self.store, run.data, notes)
+            return load_suggestions(self.store, run.info, notes)
 
     def read_probe(self, run_id: str, qid: str) -> ProbeView:
         """A DMV-Bench probe's target and recall steps.
@@ -385,7 +498,7 @@ class TriageSession:
 
         title = f"rounds like {round_id}" if round_id else f"search: {query}"
         run = self.run
-        dataset_id = run.data.run.dataset_id if run is not None else ""
+        dataset_id = run.info.dataset_id if run is not None else ""
         try:
             hits = search_memory(
                 self.store,
@@ -425,11 +538,7 @@ class TriageSession:
         """Make ``run`` the one on screen: its queue, the remembered position and view."""
         saved = run.saved
         first_open = self.run is None
-        spec = QueueSpec.from_json(saved.queue if saved else None)
-        if first_open and (self.start.queue or self.start.cell):
-            spec = spec.with_changes(
-                kind=self.start.queue or spec.kind, cell=self.start.cell, text=""
-            )
+        spec = self._start_spec(run, first_open=first_open)
         # Re-ranking starts from the run's own order each time (alpha 1): a remembered alpha
         # would silently reorder the candidates the next day.
         scope = (saved.view or {}).get("rerank_scope") if saved is not None else None
@@ -455,6 +564,17 @@ class TriageSession:
         open_question = bool(question) or (first_open and resume and self.qid is not None)
         return Adopted(notices, open_question)
 
+    def _start_spec(self, run: LoadedRun, *, first_open: bool) -> QueueSpec:
+        """The queue ``run`` opens with: the one remembered, or what ``memscope open``
+        asked for on the first run opened."""
+        saved = run.saved
+        spec = QueueSpec.from_json(saved.queue if saved else None)
+        if first_open and (self.start.queue or self.start.cell):
+            spec = spec.with_changes(
+                kind=self.start.queue or spec.kind, cell=self.start.cell, text=""
+            )
+        return spec
+
     def adopt_evidence(self, run_id: str, channels: ChannelIndex) -> bool:
         """The retrieval evidence arrived; False when another run is on screen now."""
         if self.run is None or self.run.run_id != run_id:
@@ -467,9 +587,7 @@ class TriageSession:
         """The suggestions arrived; False when another run is on screen now."""
         if self.run is None or self.run.run_id != run_id:
             return False
-        self.run.suggestions = suggestions
-        self.run.table.set_suggestions(suggestions)
-        self.run.suggestions_ready = True
+        self.run.set_suggestions(suggestions)
         return True
 
     def shows(self, run_ids: list[str]) -> bool:
@@ -488,13 +606,13 @@ class TriageSession:
     def apply(self, spec: QueueSpec, keep_qid: str | None = None) -> None:
         """Switch to the queue ``spec`` (raises InputError when its filter is invalid) and
         put the cursor on ``keep_qid`` when it is in the new queue, else at the top."""
-        table = self._loaded().table
-        rows = table.select(spec)
+        queue = self._loaded().queue
+        rows = queue.select(spec)
         self.spec, self.rows = spec, rows
         self.position = 0
         target = keep_qid or self.qid
         if target is not None:
-            row = table.row_of.get(target)
+            row = queue.row_of(target)
             found = np.flatnonzero(rows == row) if row is not None else np.zeros(0)
             if found.size:
                 self.position = int(found[0])
@@ -529,14 +647,14 @@ class TriageSession:
 
     @property
     def current_row(self) -> int | None:
-        """The TriageTable row at the cursor (None for an empty queue)."""
+        """The run's row at the cursor (None for an empty queue)."""
         return int(self.rows[self.position]) if len(self.rows) else None
 
     @property
     def current_qid(self) -> str | None:
         """The qid at the cursor."""
         row = self.current_row
-        return str(self._loaded().table.qids[row]) if row is not None else None
+        return self._loaded().queue.qid_of(row) if row is not None else None
 
     def go_to(self, position: int) -> bool:
         """Put the cursor at ``position`` of the queue; False when out of range."""
@@ -567,7 +685,7 @@ class TriageSession:
 
     def jump_to_qid(self, qid: str) -> bool:
         """Put the cursor on ``qid`` if it is in the queue; else show it outside the queue."""
-        row = self._loaded().table.row_of.get(qid)
+        row = self._loaded().queue.row_of(qid)
         if row is None:
             return False
         found = np.flatnonzero(self.rows == row)
@@ -579,7 +697,7 @@ class TriageSession:
     @property
     def progress(self) -> tuple[int, int]:
         """(labelled, total) in the queue."""
-        return self._loaded().table.progress(self.rows)
+        return self._loaded().queue.progress(self.rows)
 
     # -- view parameters -----------------------------------------------------------------
 
@@ -621,14 +739,13 @@ class TriageSession:
         if self.spec.kind == "sample" and run.sample is not None:
             from memscope.usecases.labels.sample import sample_progress
 
-            table = run.table
             if run.sample.purpose == "verdicts":
                 # Say which sample this is where the status bar starts, not only at its end
                 # (cut on a narrow terminal): the queue of answers to judge.
                 queue = "verdict " + queue
                 done_qids = set(run.verdicts)
             else:
-                done_qids = set(table.qids[table.labelled].tolist())
+                done_qids = set(run.queue.labels)
             sample_line = sample_progress(run.sample, done_qids, self.qid)
         return StatusView(
             run_id=run.run_id,

@@ -64,7 +64,7 @@ class QueueScreen(SessionScreen):
         if state.run is None:
             return
         table = self.query_one(QueueTable)
-        table.show(state.run.table, state.rows, state.position, state.run.suggestions_ready)
+        table.show(state.run.queue, state.rows, state.position, state.run.suggestions_ready)
         header = self.query_one(QueueHeader)
         header.compare, header.show_task = table.compare, table.show_task
         header.axis_columns = table.axis_columns

@@ -1,8 +1,10 @@
-"""The queue as a virtual table: only the visible lines are ever rendered.
+"""The queue as a virtual table: only the visible lines are ever rendered, or read.
 
-A 50,000-question queue is a numpy array of row numbers into the session's
-:class:`~memscope.usecases.labels.queue.TriageTable`; ``render_line`` formats the few rows on
-screen from its columns, so opening, filtering and scrolling cost the same at any size.
+A 50,000-question queue is a numpy array of row numbers; the rows themselves stay in the
+store. ``render_line`` asks the session's
+:class:`~memscope.usecases.labels.queue_window.StoreQueue` for the rows on screen, which
+reads them (with a margin of a few screens) in one query when any is missing, so opening,
+filtering and scrolling cost the same at any size.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from textual.widgets import Static
 
 from memscope.textsafe import printable
 from memscope.tui.text import fit
-from memscope.usecases.labels.queue import TriageTable
+from memscope.usecases.labels.queue_window import QueueRow, StoreQueue
 
 FLEX = 0
 
@@ -80,7 +82,7 @@ class QueueTable(ScrollView, can_focus=True):
     cursor: reactive[int] = reactive(0, always_update=True)
 
     class Highlighted(Message):
-        """The cursor moved to ``row`` (a row of the TriageTable, or -1 when empty)."""
+        """The cursor moved to ``row`` (a row of the run, or -1 when empty)."""
 
         def __init__(self, row: int) -> None:
             super().__init__()
@@ -95,7 +97,7 @@ class QueueTable(ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.table: TriageTable | None = None
+        self.queue: StoreQueue | None = None
         self.rows = np.zeros(0, dtype=np.int64)
         self.compare = False
         self.show_task = False
@@ -103,23 +105,23 @@ class QueueTable(ScrollView, can_focus=True):
         self.suggestions_ready = True
 
     def show(
-        self, table: TriageTable, rows: np.ndarray, cursor: int = 0, suggestions_ready: bool = True
+        self, queue: StoreQueue, rows: np.ndarray, cursor: int = 0, suggestions_ready: bool = True
     ) -> None:
-        """Display ``rows`` of ``table`` with the cursor on position ``cursor`` (``…`` in the
+        """Display ``rows`` of ``queue`` with the cursor on position ``cursor`` (``…`` in the
         suggested column until ``suggestions_ready``)."""
-        self.table = table
+        self.queue = queue
         self.suggestions_ready = suggestions_ready
         self.rows = rows
-        self.compare = table.other_correct is not None
-        self.show_task = len(set(table.task[:1000].tolist())) > 1
-        self.axis_columns = axis_columns_of(table)
+        self.compare = queue.compare
+        self.show_task = queue.mixes_tasks
+        self.axis_columns = axis_columns_of(queue)
         self.virtual_size = Size(0, len(rows))
         self.cursor = max(0, min(cursor, len(rows) - 1)) if len(rows) else 0
         self.refresh()
 
     @property
     def current_row(self) -> int:
-        """The TriageTable row under the cursor (-1 when the queue is empty)."""
+        """The run's row under the cursor (-1 when the queue is empty)."""
         return int(self.rows[self.cursor]) if len(self.rows) else -1
 
     def watch_cursor(self, cursor: int) -> None:
@@ -165,9 +167,12 @@ class QueueTable(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         line = y + int(self.scroll_offset.y)
-        if self.table is None or line >= len(self.rows):
+        if self.queue is None or line >= len(self.rows):
             return Strip.blank(width, self.rich_style)
         row = int(self.rows[line])
+        if self.queue.cached(row) is None:  # one read for the screen and a margin
+            top = int(self.scroll_offset.y)
+            self.queue.window(self.rows, top, max(1, self.scrollable_content_region.height))
         base = self.rich_style
         if line == self.cursor:
             base = base + self.get_component_rich_style("queue-table--cursor")
@@ -181,11 +186,21 @@ class QueueTable(ScrollView, can_focus=True):
             )
         return Strip(segments).crop(0, width).extend_cell_length(width, base)
 
+    def _item(self, row: int) -> QueueRow | None:
+        queue = self.queue
+        if queue is None:
+            return None
+        item = queue.cached(row)
+        if item is None:
+            item = queue.read_rows(np.array([row], dtype=np.int64)).get(row)
+        return item
+
     def _cell(self, key: str, row: int) -> tuple[str, Style]:
-        table = self.table
-        assert table is not None
+        item = self._item(row)
+        if item is None:
+            return "", Style(dim=True)
         if key in ("correct", "other"):
-            value = table.correct[row] if key == "correct" else table.other_correct[row]  # type: ignore[index]
+            value = item.correct if key == "correct" else item.other_correct
             if math.isnan(value):
                 return " ?", Style(dim=True)
             return (
@@ -194,26 +209,26 @@ class QueueTable(ScrollView, can_focus=True):
                 else (" ✗", Style(color="red", bold=True))
             )
         if key == "score":
-            value = table.score[row]
+            value = item.score
             return ("     –" if math.isnan(value) else f"{value:6.2f}"), Style()
         if key == "label":
-            text = table.label[row]
+            text = item.label
             return (
                 (printable(text, keep_newlines=False), Style(color="cyan", bold=True))
                 if text
                 else ("·", Style(dim=True))
             )
         if key == "suggested":
-            if not table.suggested[row] and not self.suggestions_ready:
+            if not item.suggested and not self.suggestions_ready:
                 return "…", Style(dim=True)
-            return printable(table.suggested[row], keep_newlines=False) or "·", Style(
+            return printable(item.suggested, keep_newlines=False) or "·", Style(
                 color="yellow"
-            ) if table.suggested[row] else Style(dim=True)
+            ) if item.suggested else Style(dim=True)
         if key == "question":
-            return printable(table.question[row], keep_newlines=False), Style()
+            return printable(item.question, keep_newlines=False), Style()
         if key == "mode":
-            mode = str(table.mode[row])
-            rotations = table.rotations[row]
+            mode = item.mode
+            rotations = item.rotations
             shown = (
                 f"MCQ {rotations}"
                 if mode == "mcq" and rotations
@@ -223,20 +238,21 @@ class QueueTable(ScrollView, can_focus=True):
             )
             return shown, Style(dim=mode != "mcq")
         if key.startswith("axis:"):
-            axis = table.axes.require(key[5:])
-            value = table.axis_labels[axis.key][row]
-            return (printable(axis.short(value), keep_newlines=False) or "·"), Style(dim=not value)
-        value = {"qid": table.qids, "task": table.task, "x": table.x, "y": table.y}[key][row]
-        return printable(value, keep_newlines=False), Style(bold=key == "qid")
+            axis = self.queue.axes.require(key[5:]) if self.queue is not None else None
+            if axis is None:
+                return "", Style(dim=True)
+            level = item.axes.get(axis.key, "")
+            return (printable(axis.short(level), keep_newlines=False) or "·"), Style(dim=not level)
+        text = {"qid": item.qid, "task": item.task, "x": item.x, "y": item.y}[key]
+        return printable(text, keep_newlines=False), Style(bold=key == "qid")
 
 
-def axis_columns_of(table: TriageTable) -> tuple[tuple[str, str, int], ...]:
+def axis_columns_of(queue: StoreQueue) -> tuple[tuple[str, str, int], ...]:
     """The queue's qid column (as wide as the run's qids need) and its columns for the
-    table's benchmark axes: an axis read from the x or y coordinate column is that column
+    run's benchmark axes: an axis read from the x or y coordinate column is that column
     (MemEye's X and Y, sortable as ``x`` / ``y``), any other its labels."""
-    longest = max((len(str(qid)) for qid in table.qids.tolist()), default=0)
-    columns = [("qid", "qid", max(QID_WIDTH[0], min(QID_WIDTH[1], longest)))]
-    for axis in table.axes.queue_axes:
+    columns = [("qid", "qid", max(QID_WIDTH[0], min(QID_WIDTH[1], queue.qid_width)))]
+    for axis in queue.axes.queue_axes:
         coordinate = next(
             (name for kind, name in axis.sources() if kind == "column" and name in ("x", "y")),
             None,

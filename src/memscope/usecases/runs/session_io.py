@@ -2,8 +2,10 @@
 only through here, the import-linter contract ``triage-calls-usecases``).
 
 - :func:`read_session_start`: in one connection, what the queue needs to open a run (and
-  the answers of a second one to compare): questions, rounds, the remembered position and
-  the run's sample plan.
+  a second one to compare): the runs' descriptions, the remembered position and the run's
+  sample plan; the questions stay in the store (the queue pages them, ``usecases.labels.
+  queue_window``). :func:`read_run_data` reads a run's questions whole, for what still
+  needs them.
 - :func:`read_evidence`: a loaded run completed with its retrieval evidence, the
   per-channel scores of its retrieved rounds and whether ``memscope recompute`` can fill the
   scores it did not log.
@@ -30,6 +32,7 @@ from memscope.store.app_state import AppState, load_app_state, save_app_state
 from memscope.store.samples import load_plan
 from memscope.usecases.labels.sample import SamplePlan, plan_from_rows
 from memscope.usecases.runs.loading import RunData, evidence_from_table, read_questions
+from memscope.usecases.runs.run_info import RunInfo
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -47,6 +50,7 @@ __all__ = [
     "read_evidence",
     "read_probe",
     "read_rounds",
+    "read_run_data",
     "read_session_start",
     "save_position",
     "search_memory",
@@ -57,38 +61,51 @@ __all__ = [
 class SessionStart:
     """What opening a run for triage reads from the store."""
 
-    data: RunData
-    other: RunData | None
-    """The compared run's answers, when two runs are opened."""
-    rounds: pa.Table
-    """The dataset's rounds (``store.queries.rounds_table``)."""
+    run: RunInfo
+    other: RunInfo | None
+    """The compared run, when two runs are opened."""
     saved: AppState | None
     """Where this annotator was in the run's queue last time."""
     sample: SamplePlan | None
     """The run's sample plan, when one was drawn for this version of its files."""
 
 
-def read_session_start(
-    store: Store, run_ids: list[str], annotator: str, *, detail: bool = True
-) -> SessionStart:
-    """Read ``run_ids[0]`` (and the answers of ``run_ids[1]``) in one connection;
-    ``detail=False`` leaves the answer texts, options and rotations to :func:`read_evidence`.
+def read_session_start(store: Store, run_ids: list[str], annotator: str) -> SessionStart:
+    """Read the description of ``run_ids[0]`` (and ``run_ids[1]``), the annotator's
+    remembered position and the run's sample plan in one connection.
 
     Raises:
         NotFoundError: no such run in the store.
     """
     with store.read() as con:
-        data = read_questions(con, store, run_ids[0], detail=detail)
-        other = read_questions(con, store, run_ids[1]) if len(run_ids) > 1 else None
-        rounds = queries.rounds_table(con, data.run.dataset_id)
-        saved = load_app_state(con, data.run_id, annotator)
-        found = load_plan(con, data.run_id)
+        run = _run_info(con, store, run_ids[0])
+        other = _run_info(con, store, run_ids[1]) if len(run_ids) > 1 else None
+        saved = load_app_state(con, run.run_id, annotator)
+        found = load_plan(con, run.run_id)
     sample = (
         plan_from_rows(*found)
-        if found is not None and found[0]["run_hash"] == data.run.content_hash
+        if found is not None and found[0]["run_hash"] == run.content_hash
         else None
     )
-    return SessionStart(data, other, rounds, saved, sample)
+    return SessionStart(run, other, saved, sample)
+
+
+def _run_info(con: Any, store: Store, run_id: str) -> RunInfo:
+    row = queries.get_run(con, run_id)
+    if row is None:
+        raise NotFoundError(f"no run {run_id!r} in the store", where=str(store.path))
+    return RunInfo.from_row(row)
+
+
+def read_run_data(store: Store, run_id: str, *, detail: bool = True) -> RunData:
+    """A run's questions, whole (``detail=False``: without the answer texts, options and
+    rotations, which :func:`read_evidence` adds).
+
+    Raises:
+        NotFoundError: no such run in the store.
+    """
+    with store.read() as con:
+        return read_questions(con, store, run_id, detail=detail)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from memscope.json_types import JSONObject
 if TYPE_CHECKING:
     from memscope.store import Store
     from memscope.usecases.runs.loading import RunData
+    from memscope.usecases.runs.run_info import RunInfo
     from memscope.usecases.suggest.rules import Suggestion
 
 SHOWN_CHANGES = 3
@@ -176,7 +177,7 @@ def refresh_suggestions(
 
 def load_suggestions(
     store: Store,
-    data: RunData,
+    data: RunData | RunInfo,
     notes: list[str],
     say: Callable[[str], None] | None = None,
     *,
@@ -184,13 +185,17 @@ def load_suggestions(
 ) -> dict[str, Suggestion]:
     """The run's failure suggestions by qid, computed and stored first when the run has
     none, they were made for an older version of its files, or ``twins`` (``--twin``)
-    asks for other twin runs; problems, changes and unused twin runs go to ``notes``."""
+    asks for other twin runs; problems, changes and unused twin runs go to ``notes``.
+    ``data``: the loaded run, or only its description (nothing else is read from it)."""
 
-    run_id = str(data.run.run_id)
+    from memscope.usecases.runs.run_info import RunInfo
+
+    run = data if isinstance(data, RunInfo) else data.run
+    run_id = str(run.run_id)
     try:
         if say:
             say("Loading failure suggestions …")
-        refreshed = refresh_suggestions(store, run_id, run_hash=data.run.content_hash, twins=twins)
+        refreshed = refresh_suggestions(store, run_id, run_hash=run.content_hash, twins=twins)
         notice = refreshed.notice()
         if notice:
             notes.append(notice[:1].upper() + notice[1:])
