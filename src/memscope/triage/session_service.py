@@ -843,6 +843,17 @@ class TriageSession:
         with self.store_lock:
             return session_io.read_rerank_data(self.store, run_id)
 
+    def run_columns(self, run_id: str, *, evidence: bool) -> RunData:
+        """The columns a run-level number of ``run_id`` needs (the matrix's grid, a figure;
+        ``evidence``: with the retrieval evidence), read for one computation in a worker:
+        the caller drops them after.
+
+        Raises:
+            MemscopeError: they cannot be read.
+        """
+        with self.store_lock:
+            return session_io.read_run_columns(self.store, run_id, evidence=evidence)
+
     def compute_rerank(self, run_id: str, params: RerankParams) -> RunRerank:
         """The run-level Y3 numbers of ``run_id`` for ``params`` (worker thread): the
         columns they need read from the store, computed, dropped."""

@@ -56,6 +56,18 @@ ALL_COLUMN = "*"
 EI_GAP_COLUMN = "ei_gap"
 
 
+def needs_evidence(metric: MatrixMetric) -> bool:
+    """Whether computing ``metric`` needs the run's retrieval evidence (not only its
+    question and answer scores)."""
+    return metric.key in RETRIEVAL_KEYS
+
+
+def caches_by_parameters(metric: MatrixMetric) -> bool:
+    """Whether a grid of ``metric`` stays valid while the session labels: everything but
+    the label, suggestion and labelled-share counts depends only on the run(s) and K."""
+    return metric.key != "labelled" and not metric.key.startswith(("label:", "suggested:"))
+
+
 def available_metrics(table: TriageTable, compare: bool, has_retrieval: bool) -> list[MatrixMetric]:
     """The metrics that make sense for this session's benchmark, in display order."""
     metrics = [
@@ -122,10 +134,14 @@ def grid_values(
     data: RunData,
     k: int,
     view: MatrixView | None = None,
-    other: RunData | None = None,
+    other_run_id: str | None = None,
     store: Store | None = None,
 ) -> Grid:
-    """The matrix for ``metric`` on ``view`` (default: the benchmark's first view)."""
+    """The matrix for ``metric`` on ``view`` (default: the benchmark's first view).
+
+    ``data`` holds the columns the metric needs, in the rows of ``table`` (the app reads
+    them for this computation: :func:`needs_evidence` says whether they include the
+    retrieval evidence); ``other_run_id`` is the compared run."""
     axes = table.axes
     view = view or axes.views[0]
     row_axis, column_axis = axes.require(view.rows), axes.require(view.columns)
@@ -135,8 +151,8 @@ def grid_values(
     if metric.key == "delta" and _on_coordinates(table, view):
         # On the x × y grid Δ is compare's caption-proof gain of the answer scores.
         found = (
-            _coordinate_delta(store, str(data.run.run_id), str(other.run.run_id))
-            if other is not None and store is not None
+            _coordinate_delta(store, str(data.run.run_id), other_run_id)
+            if other_run_id is not None and store is not None
             else {}
         )
         by_cell = {(r, c): found[(r, c)] for r, _ in rows for c, _ in columns if (r, c) in found}

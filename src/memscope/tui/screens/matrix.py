@@ -29,12 +29,13 @@ from memscope.triage.session_service import TriageSession
 from memscope.triage.triage_matrix import (
     ALL_COLUMN,
     EI_GAP_COLUMN,
-    RETRIEVAL_KEYS,
     CellValue,
     Grid,
     MatrixMetric,
     available_metrics,
+    caches_by_parameters,
     grid_values,
+    needs_evidence,
 )
 from memscope.tui.keymap import KeyNames
 from memscope.tui.messages import QueueChanged, ShowScreen
@@ -45,7 +46,6 @@ from memscope.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from memscope.triage.loaded_run import LoadedRun
-    from memscope.usecases.runs.loading import RunData
 
 
 def cell_style(metric: MatrixMetric, cell: CellValue | None, largest: float) -> str:
@@ -128,6 +128,9 @@ class MatrixScreen(SessionScreen):
         self._grid_for: tuple[MatrixMetric, int] | None = None
         self._figures: dict[tuple[str, ...], FigureSpec] = {}
         self._figure_drawn: tuple[str, ...] | None = None
+        self._grids: dict[tuple[MatrixMetric, int, int], Grid] = {}
+        """Grids computed for this run by (metric, view, K), but those counting labels."""
+        self._grids_run: LoadedRun | None = None
         """Figures that depend on the run(s) only (and, for MemEye, on EM / Judge)."""
 
     def compose(self) -> ComposeResult:
@@ -145,8 +148,11 @@ class MatrixScreen(SessionScreen):
         if state.run is None:
             return
         session = state.run
+        info = state.run_info()
         self.metrics = available_metrics(
-            session.table, session.other is not None, session.data.has_retrievals
+            session.table,
+            session.other_run_id is not None,
+            info is not None and info.has_retrievals,
         )
         self.metric_index = min(self.metric_index, len(self.metrics) - 1)
         self.view_index = min(self.view_index, len(session.table.axes.views) - 1)
@@ -165,35 +171,51 @@ class MatrixScreen(SessionScreen):
         state = self.session
         if state.run is None:
             return
-        waiting = self.metric.key in RETRIEVAL_KEYS and not state.run.evidence_ready
+        if self._grids_run is not state.run:  # another run (or the same, reloaded)
+            self._grids_run, self._grids = state.run, {}
+        key = (self.metric, self.view_index, state.view.k)
+        cached = self._grids.get(key)
+        if cached is not None:
+            self.post_message(MatrixComputed(self.metric, self.view_index, cached))
+            return
         self.query_one("#matrix-title", Static).update(
             Text.assemble(
                 ("Matrix ", "bold"),
                 (self.metric.title, "bold cyan"),
-                ("  waiting for the retrieval evidence …" if waiting else "  computing …", "dim"),
+                ("  computing …", "dim"),
             )
         )
-        if not waiting:
-            self._cells(self.metric, self.view_index, state.run, state.view.k)
+        self._cells(self.metric, self.view_index, state.run, state.view.k)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="matrix", description="matrix")
     def _cells(self, metric: MatrixMetric, view: int, session: LoadedRun, k: int) -> None:
+        """One grid in the background, from the columns its metric needs, read for it
+        and dropped after (cached by metric, view and K unless it counts labels)."""
         grid: Grid | None
         try:
+            data = self.session.run_columns(session.run_id, evidence=needs_evidence(metric))
             with self.session.using_store() as store:
                 grid = grid_values(
                     metric,
                     session.table,
-                    session.data,
+                    data,
                     k,
                     session.table.axes.views[view],
-                    session.other,
+                    session.other_run_id,
                     store,
                 )
         except MemscopeError as error:
             self.app.call_from_thread(self.notify, error.message, severity="error", markup=False)
             grid = None
+        if grid is not None and caches_by_parameters(metric):
+            self.app.call_from_thread(self._keep_grid, session, (metric, view, k), grid)
         self.post_message(MatrixComputed(metric, view, grid))
+
+    def _keep_grid(
+        self, session: LoadedRun, key: tuple[MatrixMetric, int, int], grid: Grid
+    ) -> None:
+        if self._grids_run is session:
+            self._grids[key] = grid
 
     @on(MatrixComputed)
     def _computed(self, message: MatrixComputed) -> None:
@@ -355,8 +377,8 @@ class MatrixScreen(SessionScreen):
         self._figure(
             key,
             session.table.axes.benchmark,
-            session.data,
-            session.other,
+            session.run_id,
+            session.other_run_id,
             self.metric,
             self.grid if key[-1] == "grid" else None,
         )
@@ -372,12 +394,22 @@ class MatrixScreen(SessionScreen):
         self,
         key: tuple[str, ...],
         benchmark: str,
-        data: RunData,
-        other: RunData | None,
+        run_id: str,
+        other_run_id: str | None,
         metric: MatrixMetric,
         grid: Grid | None,
     ) -> None:
+        """The figure in the background, from the columns ``memscope plot`` reads, read
+        for it and dropped after (the figure is cached by what it depends on)."""
         try:
+            # A grid-lines figure of another metric draws the grid on screen: the run's
+            # scores alone say which benchmark it is.
+            data = self.session.run_columns(run_id, evidence=key[-1] != "grid")
+            other = (
+                self.session.run_columns(other_run_id, evidence=True)
+                if other_run_id is not None and data.spec.figure == "retention"
+                else None
+            )
             spec = matrix_figure(data, other, metric.key, metric.title, metric.kind, grid)
         except MemscopeError as error:
             self.post_message(MatrixFigureComputed(key, None, error.message))

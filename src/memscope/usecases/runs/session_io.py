@@ -10,7 +10,8 @@ only through here, the import-linter contract ``triage-calls-usecases``).
 - :func:`read_question_context`, :func:`read_questions`: one question at a time
   (``usecases.runs.question_read``): what every read of a run shares, then a few
   questions with their evidence, rounds and the compared run's answer.
-- :func:`read_rerank_data`: the columns the run-level re-ranking numbers need, only.
+- :func:`read_rerank_data`, :func:`read_run_columns`: the columns the run-level
+  re-ranking numbers, the matrix and its figures need, only.
 - :func:`read_rounds`, :func:`read_rounds_by_id`, :func:`save_position`, :func:`mark_opened`: the dataset's rounds,
   the remembered queue position, the store's default run.
 - :func:`read_probe`: a DMV-Bench probe's stored rows (question, recall steps, products).
@@ -66,6 +67,7 @@ __all__ = [
     "read_rerank_data",
     "read_rounds",
     "read_rounds_by_id",
+    "read_run_columns",
     "read_session_start",
     "save_position",
     "search_memory",
@@ -135,6 +137,22 @@ def read_evidence(store: Store, data: RunData) -> EvidenceRead:
     data.evidence, data.scores = evidence_from_table(table)
     data.evidence_table = table
     return EvidenceRead(channels, recompute_hint(store, run_id))
+
+
+def read_run_columns(store: Store, run_id: str, *, evidence: bool) -> RunData:
+    """A run's question and answer scores, axes and attributes (no question or answer
+    text), with its retrieval evidence when ``evidence``: what a run-level number (the
+    matrix, a figure) needs, read for that computation; the same reads as ``memscope plot``.
+
+    Raises:
+        NotFoundError: no such run in the store.
+    """
+    from memscope.usecases.runs.loading import load_run
+
+    if evidence:
+        return load_run(store, run_id, detail=False)
+    with store.read() as con:
+        return read_run_questions(con, store, run_id, detail=False)
 
 
 def read_rerank_data(store: Store, run_id: str) -> RunData:

@@ -1,0 +1,84 @@
+"""Run-level numbers read from the store for one computation (issue 30): the matrix's
+grids, the run-level re-rank and one question read alone give the same numbers as the
+app's former whole-run, in-memory computation, on a generated run."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from memscope.adapters import ReadOptions
+from memscope.store import Store
+from memscope.triage.evidence_chain import question_detail
+from memscope.triage.loaded_run import open_session
+from memscope.triage.question_view import load_question
+from memscope.triage.session_service import compute_rerank
+from memscope.triage.triage_matrix import available_metrics, grid_values, needs_evidence
+from memscope.usecases.runs import session_io
+from memscope.usecases.runs.ingest import ingest_dir
+
+sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
+from generate_run import generate
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Store, str]:
+    root = tmp_path_factory.mktemp("generated")
+    run_dir = generate(root / "run", 400, seed=11)
+    store = Store(root / "store.duckdb")
+    return store, ingest_dir(store, run_dir, ReadOptions()).run_id
+
+
+def test_matrix_grids_from_the_store_equal_the_whole_run_in_memory(
+    generated: tuple[Store, str],
+) -> None:
+    store, run_id = generated
+    session = open_session(store, [run_id], "alice")  # the whole run, evidence included
+    table = session.table
+    metrics = available_metrics(table, False, session.data.has_retrievals)
+    assert any(needs_evidence(m) for m in metrics) and not all(needs_evidence(m) for m in metrics)
+    for metric in metrics:
+        columns = session_io.read_run_columns(store, run_id, evidence=needs_evidence(metric))
+        for view in table.axes.views:
+            for k in (1, 5):
+                assert grid_values(metric, table, columns, k, view, None, store) == grid_values(
+                    metric, table, session.data, k, view, None, store
+                ), (metric.key, view, k)
+
+
+def test_run_rerank_from_the_store_equals_the_whole_run_in_memory(
+    generated: tuple[Store, str],
+) -> None:
+    store, run_id = generated
+    session = open_session(store, [run_id], "alice")
+    rerank_data = session_io.read_rerank_data(store, run_id)
+    assert rerank_data.questions.column_names == ["qid", "y"]  # no text read
+    for params in (
+        {"alpha": 1.0, "lambda": 0.02, "k": 10},
+        {"alpha": 0.4, "lambda": 0.05, "k": 3},
+    ):
+        ours = compute_rerank(rerank_data, params)
+        assert ours.error is None and ours.result is not None and ours.result["n"] > 0
+        assert ours.result == compute_rerank(session.data, params).result
+
+
+def test_questions_read_alone_equal_their_rows_of_the_whole_run(
+    generated: tuple[Store, str],
+) -> None:
+    store, run_id = generated
+    session = open_session(store, [run_id], "alice")
+    context = session_io.read_question_context(store, run_id)
+    qids = [str(q) for q in session.data.qids]
+    picked = qids[::37]
+    reads = session_io.read_questions(store, context.run, picked)
+    for qid in picked:
+        row = qids.index(qid)
+        view = load_question(reads[qid], None).view
+        assert view.detail == replace(question_detail(session.data, row), row=0)
+        one = reads[qid].data
+        assert (
+            one.evidence_table.to_pylist() == session.data.evidence_table.slice(row, 1).to_pylist()
+        )
