@@ -43,7 +43,9 @@ def question_rows(con: duckdb.DuckDBPyConnection, run_id: str, qids: list[str]) 
         f"SELECT {_question_columns(con, run_id)} "
         "FROM predictions p JOIN runs r USING (run_id) "
         "JOIN questions q ON q.dataset_id = r.dataset_id AND q.qid = p.qid "
-        "WHERE p.run_id = $run AND list_contains($qids, p.qid) ORDER BY q.idx",
+        # Both sides filtered: the join then never builds over the whole run.
+        "WHERE p.run_id = $run AND list_contains($qids, p.qid) AND list_contains($qids, q.qid) "
+        "ORDER BY q.idx",
         params={"run": run_id, "qids": qids},
     ).to_arrow_table()
 
@@ -85,7 +87,8 @@ def question_evidence(
     questions = con.sql(
         "SELECT p.qid, q.y, q.clue_rounds, q.source_sessions FROM predictions p "
         "JOIN questions q ON q.dataset_id = $dataset AND q.qid = p.qid "
-        "WHERE p.run_id = $run AND list_contains($qids, p.qid) ORDER BY q.idx",
+        "WHERE p.run_id = $run AND list_contains($qids, p.qid) AND list_contains($qids, q.qid) "
+        "ORDER BY q.idx",
         params={"run": run_id, "dataset": dataset_id, "qids": qids},
     ).to_arrow_table()
     retrieved = con.sql(

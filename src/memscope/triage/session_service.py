@@ -58,8 +58,10 @@ from memscope.usecases.suggest.rules import Suggestion
 ALPHA_STEP = 0.1
 LAMBDA_STEP = 0.01
 MAX_K = 100
-PREFETCH_AHEAD = 6
+PREFETCH_AHEAD = 8
 """Questions of the queue read ahead of the cursor in the background (``j`` shows them at once)."""
+PREFETCH_SOON = 3
+"""The prefetch reads again once one of this many next questions is not cached."""
 RUN_RESAMPLES = 200
 """Bootstrap resamples for the live run-level numbers (the CLI's rerun uses 10,000)."""
 
@@ -408,15 +410,15 @@ class TriageSession:
         self.questions.put((run.run_id, qid), question)
         return question
 
-    def prefetch_questions(self, qids: list[str]) -> int:
-        """Read those of ``qids`` not cached yet, in one connection (worker thread); how
-        many were read. Errors are left to the key that shows the question."""
+    def prefetch_questions(self, qids: list[str], soon: int = PREFETCH_SOON) -> int:
+        """Read those of ``qids`` not cached yet, in one connection (worker thread), once
+        one of the first ``soon`` is missing (so a store connection serves several
+        questions, not one per key); how many were read. Errors are left to the key that
+        shows the question."""
         run = self.run
-        if run is None:
+        if run is None or not self.prefetch_wanted(qids, soon):
             return 0
         wanted = [qid for _run, qid in self.questions.missing([(run.run_id, q) for q in qids])]
-        if not wanted:
-            return 0
         try:
             with self.store_lock:
                 context = self._context_of(run)
@@ -427,6 +429,14 @@ class TriageSession:
             question = load_question(read, run.other_run_id, context.recompute_hint)
             self.questions.put((run.run_id, qid), question)
         return len(reads)
+
+    def prefetch_wanted(self, qids: list[str], soon: int = PREFETCH_SOON) -> bool:
+        """Whether one of the first ``soon`` of ``qids`` is not cached (then a prefetch
+        reads every missing one; a key that finds them cached starts no worker)."""
+        run = self.run
+        if run is None:
+            return False
+        return bool(self.questions.missing([(run.run_id, qid) for qid in qids[:soon]]))
 
     def upcoming_qids(self, ahead: int = PREFETCH_AHEAD, behind: int = 1) -> list[str]:
         """The qids of the queue just after the cursor (then just before it): what ``j``

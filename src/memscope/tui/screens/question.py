@@ -205,7 +205,9 @@ class QuestionScreen(SessionScreen):
             body = self.query_one("#question-body")
             if body.scroll_offset.y:
                 body.scroll_home(animate=False)
-        self._prefetch(state.upcoming_qids())
+        upcoming = state.upcoming_qids()
+        if state.prefetch_wanted(upcoming):  # most keys find the next ones cached already
+            self._prefetch(upcoming)
 
     @work(
         thread=True, exclusive=True, exit_on_error=False, group="prefetch", description="prefetch"
