@@ -12,11 +12,13 @@ import pytest
 
 from memscope.adapters import ReadOptions
 from memscope.store import Store
-from memscope.triage.evidence_chain import question_detail
-from memscope.triage.loaded_run import open_session
-from memscope.triage.question_view import load_question
+from memscope.triage.candidate_rows import candidates_from_rerun
+from memscope.triage.evidence_chain import build_timeline, question_detail
+from memscope.triage.loaded_run import load_rounds, open_session
+from memscope.triage.question_view import load_question, ranking_view
 from memscope.triage.session_service import compute_rerank
 from memscope.triage.triage_matrix import available_metrics, grid_values, needs_evidence
+from memscope.usecases.rerun.probe import rerun_question
 from memscope.usecases.runs import session_io
 from memscope.usecases.runs.ingest import ingest_dir
 
@@ -71,6 +73,7 @@ def test_questions_read_alone_equal_their_rows_of_the_whole_run(
     store, run_id = generated
     session = open_session(store, [run_id], "alice")
     context = session_io.read_question_context(store, run_id)
+    rounds = load_rounds(store, context.run.run.dataset_id)
     qids = [str(q) for q in session.data.qids]
     picked = qids[::37]
     reads = session_io.read_questions(store, context.run, picked)
@@ -82,3 +85,14 @@ def test_questions_read_alone_equal_their_rows_of_the_whole_run(
         assert (
             one.evidence_table.to_pylist() == session.data.evidence_table.slice(row, 1).to_pylist()
         )
+        # The pool and timeline from its own rounds equal those from the whole dataset's
+        # (batch-mates' rounds in the same read change nothing).
+        question = load_question(reads[qid], None)
+        ranking = ranking_view(question, alpha=0.5, lam=0.03, k=5)
+        detail = question_detail(session.data, row)
+        rerun = rerun_question(session.data, qid, alpha=0.5, lam=0.03, k=5)
+        candidates = candidates_from_rerun(
+            rerun.after.rows, rerun.before.rows, session.channels.scores(qid), detail.is_y3
+        )
+        assert ranking.candidates == candidates
+        assert ranking.entries == build_timeline(detail, rounds, candidates)

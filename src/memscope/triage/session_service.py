@@ -445,7 +445,9 @@ class TriageSession:
         if run is None or not len(self.rows):
             return []
         qids = run.table.qids
-        positions = [self.position + step for step in range(1, ahead + 1)]
+        # From a question that left the queue, ``j`` goes to the one at the cursor (step).
+        first = self.position + (1 if self.qid == self.current_qid else 0)
+        positions = [first + step for step in range(ahead)]
         positions += [self.position - step for step in range(1, behind + 1)]
         return [str(qids[self.rows[p]]) for p in positions if 0 <= p < len(self.rows)]
 

@@ -207,7 +207,8 @@ class QuestionScreen(SessionScreen):
                 body.scroll_home(animate=False)
         upcoming = state.upcoming_qids()
         if state.prefetch_wanted(upcoming):  # most keys find the next ones cached already
-            self._prefetch(upcoming)
+            # After this question is painted: the read never competes with its repaint.
+            self.call_after_refresh(self._prefetch, upcoming)
 
     @work(
         thread=True, exclusive=True, exit_on_error=False, group="prefetch", description="prefetch"
@@ -278,7 +279,10 @@ class QuestionScreen(SessionScreen):
         self.selected_round = round_id
         question = self.question
         detail = question.rounds.get(round_id) if round_id and question is not None else None
-        if round_id and detail is None and question is not None:
+        retrieved = {c.round_id for c in self.candidates}
+        if round_id and detail is None and question is not None and round_id not in retrieved:
+            # Not one of this question's rounds (a search hit): read it alone. A retrieved
+            # round missing here is unknown to the dataset: nothing to read.
             detail = self._round_off_timeline(round_id)
         entry = next(
             (e for e in self.entries if e.kind == "round" and e.round_id == round_id), None
