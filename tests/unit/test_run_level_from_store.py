@@ -17,7 +17,12 @@ from memscope.triage.evidence_chain import build_timeline, question_detail
 from memscope.triage.loaded_run import load_rounds, open_session
 from memscope.triage.question_view import load_question, ranking_view
 from memscope.triage.session_service import compute_rerank
-from memscope.triage.triage_matrix import available_metrics, grid_values, needs_evidence
+from memscope.triage.triage_matrix import (
+    available_metrics,
+    grid_values,
+    matrix_table,
+    needs_evidence,
+)
 from memscope.usecases.rerun.probe import rerun_question
 from memscope.usecases.runs import session_io
 from memscope.usecases.runs.ingest import ingest_dir
@@ -37,16 +42,29 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Store, str]:
 def test_matrix_grids_from_the_store_equal_the_whole_run_in_memory(
     generated: tuple[Store, str],
 ) -> None:
+    """Every metric × view × K: the grid from columns read for it, the session's label and
+    suggestion dicts, equals the one over the queue's whole-run table in memory."""
     store, run_id = generated
     session = open_session(store, [run_id], "alice")  # the whole run, evidence included
     table = session.table
-    metrics = available_metrics(table, False, session.data.has_retrievals)
+    qids = [str(q) for q in session.data.qids]
+    labels = {qids[0]: ["RET-MISS"], qids[5]: ["SEL-STALE", "RET-MISS"], qids[9]: []}
+    for qid, codes in labels.items():
+        table.set_label(qid, codes)
+    assert session.suggestions  # the suggested-code counts have something to count
+    metrics = available_metrics(
+        session.data.spec, False, session.data.has_retrievals, labels, session.suggestions
+    )
+    keys = {m.key for m in metrics}
+    assert {"label:RET-MISS", "label:SEL-STALE", "labelled"} <= keys
+    assert any(key.startswith("suggested:") for key in keys)
     assert any(needs_evidence(m) for m in metrics) and not all(needs_evidence(m) for m in metrics)
     for metric in metrics:
         columns = session_io.read_run_columns(store, run_id, evidence=needs_evidence(metric))
+        ours = matrix_table(columns, labels, session.suggestions)
         for view in table.axes.views:
             for k in (1, 5):
-                assert grid_values(metric, table, columns, k, view, None, store) == grid_values(
+                assert grid_values(metric, ours, columns, k, view, None, store) == grid_values(
                     metric, table, session.data, k, view, None, store
                 ), (metric.key, view, k)
 

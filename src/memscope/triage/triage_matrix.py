@@ -14,10 +14,12 @@ questions carry a labelled or suggested failure code, and in comparison mode
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
+from memscope.usecases.benchmarks import Benchmark
 from memscope.usecases.labels.queue import TriageTable
 from memscope.usecases.report.build import question_metrics
 from memscope.usecases.report.metric_names import METRIC_NAMES
@@ -68,18 +70,26 @@ def caches_by_parameters(metric: MatrixMetric) -> bool:
     return metric.key != "labelled" and not metric.key.startswith(("label:", "suggested:"))
 
 
-def available_metrics(table: TriageTable, compare: bool, has_retrieval: bool) -> list[MatrixMetric]:
-    """The metrics that make sense for this session's benchmark, in display order."""
+def available_metrics(
+    spec: Benchmark,
+    compare: bool,
+    has_retrieval: bool,
+    labels: Mapping[str, Iterable[str]],
+    suggestions: Mapping[str, object],
+) -> list[MatrixMetric]:
+    """The metrics that make sense for this session's benchmark (``spec``), in display
+    order; ``labels`` (qid -> codes) and ``suggestions`` (qid -> suggestion) are the
+    session's small dicts: a code labelled or suggested somewhere gets its count."""
     metrics = [
         MatrixMetric(key, title, "rate")
-        for key, title in table.axes.metrics
+        for key, title in spec.axes.metrics
         if has_retrieval or key not in RETRIEVAL_KEYS
     ]
     metrics.append(MatrixMetric("labelled", "share of failures labelled", "rate"))
     if compare:
-        metrics.append(MatrixMetric("delta", table.spec.matrix.delta_title, "delta"))
-    labelled_codes = sorted({code for codes in table.label.tolist() for code in codes.split()})
-    suggested_codes = sorted({code for code in table.suggested.tolist() if code})
+        metrics.append(MatrixMetric("delta", spec.matrix.delta_title, "delta"))
+    labelled_codes = sorted({code for codes in labels.values() for code in codes})
+    suggested_codes = sorted({code for s in suggestions.values() if (code := _suggested_code(s))})
     metrics += [
         MatrixMetric(f"label:{code}", f"labelled {code}", "count") for code in labelled_codes
     ]
@@ -87,6 +97,24 @@ def available_metrics(table: TriageTable, compare: bool, has_retrieval: bool) ->
         MatrixMetric(f"suggested:{code}", f"suggested {code}", "count") for code in suggested_codes
     ]
     return metrics
+
+
+def _suggested_code(suggestion: object) -> str:
+    """A suggestion's failure code (as the queue's table reads it)."""
+    return str(getattr(suggestion, "code", suggestion) or "")
+
+
+def matrix_table(
+    data: RunData,
+    labels: Mapping[str, Iterable[str]],
+    suggestions: Mapping[str, object],
+    other: RunData | None = None,
+) -> TriageTable:
+    """The per-question columns the grid groups (axes, correctness, labels, suggestions,
+    the compared run's correctness), built from columns read for one computation
+    (``TriageSession.run_columns``) and the session's label and suggestion dicts; the
+    caller drops it with the grid computed."""
+    return TriageTable(data, suggestions, labels, other)
 
 
 def _coordinate_delta(store: Store, run_a: str, run_b: str) -> dict[tuple[str, str], CellValue]:

@@ -25,6 +25,8 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from memscope.errors import MemscopeError
+from memscope.triage.loaded_run import label_codes
+from memscope.triage.notice import Notice
 from memscope.triage.session_service import TriageSession
 from memscope.triage.triage_matrix import (
     ALL_COLUMN,
@@ -35,6 +37,7 @@ from memscope.triage.triage_matrix import (
     available_metrics,
     caches_by_parameters,
     grid_values,
+    matrix_table,
     needs_evidence,
 )
 from memscope.tui.keymap import KeyNames
@@ -43,6 +46,7 @@ from memscope.tui.screens.base import SessionScreen
 from memscope.tui.widgets.figure import FigureSpec, FigureView, matrix_figure
 from memscope.tui.widgets.footer import FittingFooter
 from memscope.tui.widgets.status_bar import StatusBar
+from memscope.usecases.benchmarks import Benchmark, spec_of
 
 if TYPE_CHECKING:
     from memscope.triage.loaded_run import LoadedRun
@@ -149,13 +153,18 @@ class MatrixScreen(SessionScreen):
             return
         session = state.run
         info = state.run_info()
+        if info is None:
+            self.tell(Notice("The run cannot be read from the store now.", severity="error"))
+            return
         self.metrics = available_metrics(
-            session.table,
+            spec_of(info.benchmark),
             session.other_run_id is not None,
-            info is not None and info.has_retrievals,
+            info.has_retrievals,
+            self._label_codes(),
+            session.suggestions,
         )
         self.metric_index = min(self.metric_index, len(self.metrics) - 1)
-        self.view_index = min(self.view_index, len(session.table.axes.views) - 1)
+        self.view_index = min(self.view_index, len(self._axes().views) - 1)
         self.query_one(StatusBar).show(state.status_view(with_question=False))
         self.query_one(FigureView).hint = self.keys.keys_for("matrix.figure")
         self._compute()
@@ -185,25 +194,42 @@ class MatrixScreen(SessionScreen):
                 ("  computing …", "dim"),
             )
         )
-        self._cells(self.metric, self.view_index, state.run, state.view.k)
+        # The session's small dicts, copied here: the worker must not see them change.
+        labels, suggestions = self._label_codes(), dict(state.run.suggestions)
+        self._cells(self.metric, self.view_index, state.run, state.view.k, labels, suggestions)
+
+    def _label_codes(self) -> dict[str, list[str]]:
+        """qid -> the codes of its label as saved (the session's labels)."""
+        run = self.session.run
+        if run is None:
+            return {}
+        return {qid: label_codes(label) for qid, label in run.labels.items()}
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="matrix", description="matrix")
-    def _cells(self, metric: MatrixMetric, view: int, session: LoadedRun, k: int) -> None:
+    def _cells(
+        self,
+        metric: MatrixMetric,
+        view: int,
+        session: LoadedRun,
+        k: int,
+        labels: dict[str, list[str]],
+        suggestions: dict[str, Any],
+    ) -> None:
         """One grid in the background, from the columns its metric needs, read for it
         and dropped after (cached by metric, view and K unless it counts labels)."""
         grid: Grid | None
         try:
-            data = self.session.run_columns(session.run_id, evidence=needs_evidence(metric))
-            with self.session.using_store() as store:
-                grid = grid_values(
-                    metric,
-                    session.table,
-                    data,
-                    k,
-                    session.table.axes.views[view],
-                    session.other_run_id,
-                    store,
-                )
+            state = self.session
+            data = state.run_columns(session.run_id, evidence=needs_evidence(metric))
+            other_id = session.other_run_id
+            other = (
+                state.run_columns(other_id, evidence=False)
+                if other_id is not None and metric.key == "delta"
+                else None
+            )
+            table = matrix_table(data, labels, suggestions, other)
+            with state.using_store() as store:
+                grid = grid_values(metric, table, data, k, table.axes.views[view], other_id, store)
         except MemscopeError as error:
             self.app.call_from_thread(self.notify, error.message, severity="error", markup=False)
             grid = None
@@ -321,8 +347,7 @@ class MatrixScreen(SessionScreen):
             self._compute()
 
     def action_next_view(self) -> None:
-        run = self.session.run
-        views = run.table.axes.views if run is not None else ()
+        views = self._axes().views if self.session.run is not None else ()
         if len(views) > 1:
             self.view_index = (self.view_index + 1) % len(views)
             self._compute()
@@ -351,9 +376,10 @@ class MatrixScreen(SessionScreen):
         metric (EM and Judge from the report, any other from the grid on screen)."""
         session = self.session.run
         assert session is not None  # the matrix is shown only once a run is loaded
-        benchmark = session.table.axes.benchmark
+        spec = self._spec()
+        benchmark = spec.axes.benchmark
         runs = (session.run_id, session.other_run_id or "")
-        if session.table.spec.figure != "grid_lines":
+        if spec.figure != "grid_lines":
             return (benchmark, *runs, "runs")
         if self.metric.key in ("em", "judge"):
             return (benchmark, *runs, self.metric.key, "report")
@@ -376,7 +402,7 @@ class MatrixScreen(SessionScreen):
         assert session is not None
         self._figure(
             key,
-            session.table.axes.benchmark,
+            self._spec().axes.benchmark,
             session.run_id,
             session.other_run_id,
             self.metric,
@@ -458,16 +484,18 @@ class MatrixScreen(SessionScreen):
         self.post_message(QueueChanged())
         self.post_message(ShowScreen("queue"))
 
+    def _spec(self) -> Benchmark:
+        """The spec of the run's benchmark (read with the run's description)."""
+        info = self.session.run_info()
+        assert info is not None  # the matrix is shown only once a run is loaded and read
+        return spec_of(info.benchmark)
+
     def _axes(self) -> Any:
-        run = self.session.run
-        assert run is not None  # the matrix is shown only once a run is loaded
-        return run.table.axes
+        return self._spec().axes
 
     def _style(self) -> Any:
         """How the run's benchmark shows its matrix (``Benchmark.matrix``)."""
-        run = self.session.run
-        assert run is not None  # the matrix is shown only once a run is loaded
-        return run.table.spec.matrix
+        return self._spec().matrix
 
     def action_back(self) -> None:
         self.post_message(ShowScreen("queue"))
