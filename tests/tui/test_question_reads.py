@@ -12,7 +12,7 @@ from helpers import ready, settle
 
 from memscope.triage.evidence_chain import question_detail
 from memscope.triage.loaded_run import LoadedRun, open_session
-from memscope.triage.session_service import PREFETCH_SOON
+from memscope.triage.session_service import PREFETCH_AHEAD, PREFETCH_SOON
 from memscope.tui.app import make_app
 from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.question import QuestionScreen
@@ -56,8 +56,10 @@ async def test_next_question_comes_from_the_prefetch_not_the_whole_run(demo: Pat
         screen = app.screen
         assert isinstance(screen, QuestionScreen)
         whole = open_session(app.store, ["srag_v"], "alice")
-        assert len(session.rows) > session.position + PREFETCH_SOON + 5
-        for _ in range(PREFETCH_SOON + 4):  # past the first prefetch: later ones read on
+        # Past the first prefetch's questions: a later prefetch reads on.
+        presses = PREFETCH_AHEAD - PREFETCH_SOON + 3
+        assert len(session.rows) > session.position + presses + 1
+        for _ in range(presses):
             upcoming = session.upcoming_qids()
             prefetched = session.questions.get((run.run_id, upcoming[0]))
             assert prefetched is not None  # read in the background before the key

@@ -9,6 +9,8 @@ code drawing them is the same for one question as for a whole run.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from memscope.store.queries import QUESTION_COLUMNS
@@ -24,6 +26,18 @@ ROUND_COLUMNS = (
     "r.audio_refs, r.audio_files, r.audio_captions, r.audio_ids, r.background_audio, r.extra"
 )
 """The columns of ``queries.rounds_table``."""
+
+
+@contextmanager
+def one_thread(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """DuckDB on one thread meanwhile: a read of a few questions, made in the background
+    while the app draws, then never takes every core from the app's own thread (the
+    setting is the database's, so it is put back after)."""
+    con.execute("SET threads = 1")
+    try:
+        yield
+    finally:
+        con.execute("RESET threads")
 
 
 def _question_columns(con: duckdb.DuckDBPyConnection, run_id: str) -> str:

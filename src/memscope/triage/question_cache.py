@@ -13,7 +13,7 @@ from collections import OrderedDict
 
 from memscope.triage.question_view import LoadedQuestion
 
-CACHED_QUESTIONS = 24
+CACHED_QUESTIONS = 40
 """Questions kept: the prefetched ones ahead, and a few behind for ``k``."""
 
 QuestionKey = tuple[str, str]
@@ -43,6 +43,14 @@ class QuestionCache:
             self._questions.move_to_end(key)
             while len(self._questions) > self.size:
                 self._questions.popitem(last=False)
+
+    def touch(self, keys: list[QuestionKey]) -> None:
+        """Make the cached ones of ``keys`` the most recently used (the questions ahead of
+        the cursor: a prefetch keeps them and lets the ones already visited go first)."""
+        with self._lock:
+            for key in keys:
+                if key in self._questions:
+                    self._questions.move_to_end(key)
 
     def missing(self, keys: list[QuestionKey]) -> list[QuestionKey]:
         """Those of ``keys`` not cached, in order."""

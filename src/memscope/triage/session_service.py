@@ -58,9 +58,11 @@ from memscope.usecases.suggest.rules import Suggestion
 ALPHA_STEP = 0.1
 LAMBDA_STEP = 0.01
 MAX_K = 100
-PREFETCH_AHEAD = 8
-"""Questions of the queue read ahead of the cursor in the background (``j`` shows them at once)."""
-PREFETCH_SOON = 3
+PREFETCH_AHEAD = 24
+"""Questions of the queue read ahead of the cursor in the background (``j`` shows them at
+once). A read of 24 costs about what a read of 8 does (opening the store and scanning
+dominate), so one background read serves many keys."""
+PREFETCH_SOON = 4
 """The prefetch reads again once one of this many next questions is not cached."""
 RUN_RESAMPLES = 200
 """Bootstrap resamples for the live run-level numbers (the CLI's rerun uses 10,000)."""
@@ -418,7 +420,9 @@ class TriageSession:
         run = self.run
         if run is None or not self.prefetch_wanted(qids, soon):
             return 0
-        wanted = [qid for _run, qid in self.questions.missing([(run.run_id, q) for q in qids])]
+        keys = [(run.run_id, q) for q in qids]
+        self.questions.touch(keys)  # what lies ahead outlives what was visited
+        wanted = [qid for _run, qid in self.questions.missing(keys)]
         try:
             with self.store_lock:
                 context = self._context_of(run)

@@ -81,7 +81,7 @@ def read_questions(
     found: dict[str, QuestionRead] = {}
     if not qids:
         return found
-    with store.read() as con:
+    with store.read() as con, reads.one_thread(con):
         questions = reads.question_rows(con, run.run_id, qids)
         evidence = reads.question_evidence(con, run.run_id, run.dataset_id, qids)
         channels = reads.question_channels(con, run.run_id, qids)
