@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from builders import dialog, open_row, qa, write_run
 from memscope.adapters import ReadOptions
 from memscope.store import Store
 from memscope.triage.candidate_rows import candidates_from_rerun
@@ -26,6 +27,7 @@ from memscope.triage.triage_matrix import (
 from memscope.usecases.rerun.probe import rerun_question
 from memscope.usecases.runs import session_io
 from memscope.usecases.runs.ingest import ingest_dir
+from memscope.usecases.runs.loading import load_run
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
 from generate_run import generate
@@ -114,3 +116,52 @@ def test_questions_read_alone_equal_their_rows_of_the_whole_run(
         )
         assert ranking.candidates == candidates
         assert ranking.entries == build_timeline(detail, rounds, candidates)
+
+
+def test_run_rerank_reads_the_y3_questions_alone_and_keeps_the_runs_pool_width(
+    tmp_path: Path, store: Store
+) -> None:
+    """A Y1 question with the longest pool: the Y3 questions' evidence alone, padded to the
+    run's pool width, gives the whole run's numbers (the pool size it reports included)."""
+    data = dialog(
+        {"D1": ["D1:1", "D1:2", "D1:3", "D1:4"], "D2": ["D2:1", "D2:2"]},
+        [
+            qa(
+                "Where is the bin now?",
+                "by the shed",
+                [["X2"], ["Y3"]],
+                ["D1:1", "D2:1"],
+                ["D1", "D2"],
+            ),
+            qa("What colour is the can?", "yellow", [["X4"], ["Y1"]], ["D1:3"], ["D1"]),
+            qa(
+                "Which day is watering?",
+                "Tuesday",
+                [["X1"], ["Y3"]],
+                ["D1:2", "D2:2"],
+                ["D1", "D2"],
+            ),
+        ],
+    )
+    rows = [
+        open_row(1, data, judge=0.0, seed=["D1:1", "D2:1"], scores=[0.9, 0.5]),
+        open_row(
+            2,
+            data,
+            judge=0.0,
+            seed=["D1:4", "D1:3", "D1:2", "D2:1", "D2:2"],
+            scores=[0.3, 0.2, 0.2, 0.1, 0.1],
+        ),
+        open_row(3, data, judge=0.2, seed=["D2:2", "D1:1"], scores=[0.7, 0.6]),
+    ]
+    run_id = ingest_dir(
+        store, write_run(tmp_path / "runs" / "wide", data, rows), ReadOptions()
+    ).run_id
+    rerank_data = session_io.read_rerank_data(store, run_id)
+    assert rerank_data.questions.column("y").to_pylist() == ["Y3", "Y3"]
+    assert rerank_data.evidence.ranked_pos.shape[1] == 5  # the Y1 question's pool width
+    whole = load_run(store, run_id)
+    for params in ({"alpha": 1.0, "lambda": 0.02, "k": 1}, {"alpha": 0.3, "lambda": 0.2, "k": 2}):
+        ours = compute_rerank(rerank_data, params)
+        assert ours.result is not None and ours.result["scored"]["pool_size"] == 5
+        assert ours.result == compute_rerank(whole, params).result

@@ -24,9 +24,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from memscope.analysis.arrays import PAD
+from memscope.analysis.evidence import EvidenceSet
 from memscope.engine_jobs.memory_search import EngineStep
 from memscope.errors import NotFoundError
 from memscope.store import Store, queries
@@ -157,9 +161,10 @@ def read_run_columns(store: Store, run_id: str, *, evidence: bool) -> RunData:
 
 def read_rerank_data(store: Store, run_id: str) -> RunData:
     """What the run-level re-ranking numbers (``rerun.probe.rerun_run``) and the recency
-    sweep need of a run, and nothing more: its description, its retrieval evidence (with
-    each question's qid and Y level) and its dataset's round count; no question or answer
-    text. The caller computes with it and drops it.
+    sweep need of a run, and nothing more: its description, the retrieval evidence of its
+    Y3 questions (the only ones re-ranked; with each one's qid and Y level) and its
+    dataset's round count; no question or answer text. The caller computes with it and
+    drops it.
 
     Raises:
         NotFoundError: no such run in the store.
@@ -169,10 +174,34 @@ def read_rerank_data(store: Store, run_id: str) -> RunData:
         if row is None:
             raise NotFoundError(f"no run {run_id!r} in the store", where=str(store.path))
         run = RunInfo.from_row(row)
-        table = queries.evidence_table(con, run_id)
+        # Only the Y3 questions are re-ranked: their evidence alone, padded to the whole
+        # run's pool width (the result reports it).
+        table = queries.evidence_table(con, run_id, y="Y3")
+        width = queries.longest_retrieval(con, run_id)
         n_rounds = queries.dataset_round_count(con, run.dataset_id)
     evidence, scores = evidence_from_table(table)
+    evidence, scores = _widened(evidence, scores, width)
     return RunData(run, table.select(["qid", "y"]), table, evidence, scores, n_rounds)
+
+
+def _widened(
+    evidence: EvidenceSet, scores: np.ndarray, width: int
+) -> tuple[EvidenceSet, np.ndarray]:
+    """The candidate columns padded to ``width`` (PAD positions and sessions, NaN scores)."""
+    extra = width - evidence.ranked_pos.shape[1]
+    if extra <= 0:
+        return evidence, scores
+    rows = evidence.ranked_pos.shape[0]
+    pad = np.full((rows, extra), PAD, dtype=evidence.ranked_pos.dtype)
+    widened = replace(
+        evidence,
+        ranked_pos=np.hstack([evidence.ranked_pos, pad]),
+        ranked_session=np.hstack(
+            [evidence.ranked_session, pad.astype(evidence.ranked_session.dtype)]
+        ),
+    )
+    score_pad = np.full((rows, width - scores.shape[1]), np.nan)
+    return widened, np.hstack([scores, score_pad])
 
 
 def read_rounds(store: Store, dataset_id: str) -> pa.Table:
