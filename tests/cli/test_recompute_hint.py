@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 from memscope.cli import app
 from memscope.store import Store
 from memscope.triage.loaded_run import open_session
-from memscope.triage.question_view import question_view, ranking_view
+from memscope.triage.question_view import load_question, ranking_view
+from memscope.usecases.runs import session_io
 
 RUNS = Path(__file__).parents[2] / "runs"
 runner = CliRunner()
@@ -43,6 +44,9 @@ def test_the_app_says_nothing_of_recompute_for_srag_v(store: Store) -> None:
     assert runner.invoke(app, ["ingest", str(RUNS / "srag_v")]).exit_code == 0
     session = open_session(store, ["srag_v"], "alice")
     assert session.channels.recompute_hint is None
-    detail = question_view(session, session.table.row_of["q37"]).detail
-    view = ranking_view(session, detail, alpha=0.7, lam=0.02, k=10)
+    context = session_io.read_question_context(store, "srag_v")
+    assert context.recompute_hint is None
+    read = session_io.read_questions(store, context.run, ["q37"])["q37"]
+    question = load_question(read, None, context.recompute_hint)
+    view = ranking_view(question, alpha=0.7, lam=0.02, k=10)
     assert view.note == "5 of 10 candidates have scores; ranks 6–10 keep their order"

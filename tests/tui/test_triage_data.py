@@ -3,6 +3,7 @@ the remembered position (migration 004) and the writer lease."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -14,12 +15,14 @@ from memscope.errors import InputError
 from memscope.store import Store
 from memscope.store.app_state import load_app_state
 from memscope.store.lease import WriterLease, lease_path
-from memscope.triage.candidate_rows import logged_candidates
+from memscope.triage.candidate_rows import candidates_from_rerun, logged_candidates
 from memscope.triage.evidence_chain import build_timeline, question_detail
-from memscope.triage.loaded_run import load_rounds, open_session, save_position
-from memscope.triage.question_view import question_view, ranking_view
+from memscope.triage.loaded_run import LoadedRun, load_rounds, open_session, save_position
+from memscope.triage.question_view import load_question, ranking_view
 from memscope.triage.round_index import RoundIndex
 from memscope.usecases.labels.queue import QueueSpec, TriageTable, parse_cell, parse_filter
+from memscope.usecases.rerun.probe import rerun_question
+from memscope.usecases.runs import session_io
 from memscope.usecases.runs.ingest import ingest_dir
 
 
@@ -86,33 +89,79 @@ def test_evidence_chain_timeline(tmp_path: Path, store: Store) -> None:
     assert "D1:4" not in by_round  # neither gold, retrieved nor next to a clue
 
 
+def _whole_run_ranking(session: LoadedRun, rounds: RoundIndex, row: int, k: int) -> tuple:
+    """The candidates and timeline of question ``row`` computed over the whole run in
+    memory, as the app did before it read one question at a time."""
+    detail = question_detail(session.data, row)
+    channels = session.channels.scores(detail.qid)
+    if session.data.run.retrieval_kind == "ranked":
+        rerun = rerun_question(session.data, detail.qid, alpha=0.6, lam=0.02, k=k)
+        candidates = candidates_from_rerun(
+            rerun.after.rows, rerun.before.rows, channels, detail.is_y3
+        )
+    else:
+        candidates = logged_candidates(session.data, row, rounds, k, channels)
+    return candidates, build_timeline(detail, rounds, candidates)
+
+
 def test_question_screen_view_records(tmp_path: Path, store: Store) -> None:
-    """The records the question screen draws from: built without a terminal, the same
-    pool and timeline as the pieces they gather, and honest while evidence loads."""
+    """The records the question screen draws from, read one question at a time from the
+    store: the same question, pool and timeline as computed over the whole run in memory
+    (the loading state is gone: a question is read with its evidence)."""
     run_id = ingest_dir(store, small_run(tmp_path), ReadOptions()).run_id
     session = open_session(store, [run_id], "alice")
-    view = question_view(session, 0)
-    assert view.detail == question_detail(session.data, 0)
-    assert (view.other, view.other_run_id, view.is_probe) == (None, None, False)
+    rounds = load_rounds(store, session.data.run.dataset_id)
+    context = session_io.read_question_context(store, run_id)
+    assert context.run.n_rounds == rounds.n == 6
+    qids = [str(q) for q in session.data.qids]
+    reads = session_io.read_questions(store, context.run, [*qids, "q404"])
+    assert sorted(reads) == sorted(qids)  # a qid the run lacks is left out
+    for row, qid in enumerate(qids):
+        question = load_question(reads[qid], None, context.recompute_hint)
+        view = question.view
+        assert view.detail == replace(question_detail(session.data, row), row=0)
+        assert (view.other, view.other_run_id, view.is_probe) == (None, None, False)
+        ranking = ranking_view(question, alpha=0.6, lam=0.02, k=2)
+        assert not ranking.loading
+        candidates, entries = _whole_run_ranking(session, rounds, row, 2)
+        assert ranking.candidates == candidates and ranking.entries == entries
+        if ranking.rerun is not None:  # a ranked list: the pool in the re-run's order
+            assert [c.round_id for c in ranking.candidates] == ranking.rerun.after.ranking
+            assert ranking.before == ranking.rerun.before.metrics
+        else:
+            assert ranking.note == ranking.message
+        # Its rounds are the timeline's, not the dataset's: bounded by the question.
+        shown = {e.round_id for e in entries if e.kind == "round"}
+        assert shown <= set(question.rounds.round_ids) and question.rounds.n == 6
+    first = load_question(reads["q1"], None)
+    assert {c.round_id for c in ranking_view(first, alpha=1.0, lam=0.02, k=2).candidates} == {
+        "D1:1",
+        "D2:1",
+        "D1:3",
+    }
 
-    ranking = ranking_view(session, view.detail, alpha=1.0, lam=0.02, k=2)
-    assert not ranking.loading
-    if ranking.rerun is not None:  # a ranked list: the pool in the re-run's order
-        assert [c.round_id for c in ranking.candidates] == ranking.rerun.after.ranking
-        assert ranking.before == ranking.rerun.before.metrics
-    else:
-        assert ranking.candidates == logged_candidates(session.data, 0, session.rounds, 2, {})
-        assert ranking.note == ranking.message
-    assert {c.round_id for c in ranking.candidates} == {"D1:1", "D2:1", "D1:3"}
-    assert ranking.entries == build_timeline(view.detail, session.rounds, ranking.candidates)
 
-    session.evidence_ready = False  # as while the app loads it in the background
-    loading = ranking_view(session, view.detail, alpha=1.0, lam=0.02, k=2)
-    assert loading.loading and loading.candidates == [] and loading.rerun is None
-    assert loading.note == "loading the retrieval evidence …"
-    assert [e.round_id for e in loading.entries if e.kind == "round"] == [
-        e.round_id for e in build_timeline(view.detail, session.rounds, []) if e.kind == "round"
-    ]
+def test_question_read_pairs_the_compared_run_like_compare(tmp_path: Path, store: Store) -> None:
+    """The compared run's answer is read for the one question, paired by question key
+    the way the whole-run pairing (``compare.pairs.match_questions``) pairs it."""
+    first = ingest_dir(store, small_run(tmp_path / "a"), ReadOptions()).run_id
+    second_dir = small_run(tmp_path / "b")
+    second = ingest_dir(store, second_dir, ReadOptions()).run_id
+    assert first != second
+    session = open_session(store, [first, second], "alice")
+    context = session_io.read_question_context(store, first, second)
+    reads = session_io.read_questions(store, context.run, [str(q) for q in session.data.qids])
+    for row, qid in enumerate(session.data.qids.tolist()):
+        other_row = session.other_row(row)
+        view = load_question(reads[qid], second).view
+        assert session.other is not None and other_row is not None
+        theirs = question_detail(session.other, other_row)
+        assert view.other is not None and view.other.run_id == second
+        assert (view.other.pred, view.other.em, view.other.correct) == (
+            theirs.pred,
+            theirs.em,
+            theirs.correct,
+        )
 
 
 def test_app_state_is_remembered_per_run_and_annotator(tmp_path: Path, store: Store) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from builders import small_run
 from memscope.adapters import ReadOptions
+from memscope.errors import NotFoundError
 from memscope.store import Store
 from memscope.store.app_state import load_app_state
 from memscope.triage.label_book import Queued
@@ -18,6 +19,7 @@ from memscope.triage.label_queue import LabelEvent, LabelSaved
 from memscope.triage.loaded_run import DirRuns, LoadedRun
 from memscope.triage.notice import Notice
 from memscope.triage.session_service import StartRequest, TriageSession, compute_rerank
+from memscope.usecases.runs.loading import load_run
 
 
 class Taxonomy:
@@ -232,18 +234,19 @@ def test_the_position_is_written_once_per_change_and_restored(
 def test_run_level_reranking_is_computed_once_per_parameter_set(
     tmp_path: Path, store_path: Path
 ) -> None:
+    """The run-level numbers need no evidence in memory: the worker reads the columns they
+    need for one computation (the same numbers as over the whole run loaded) and drops them."""
     session = open_session(tmp_path, store_path)
     run = session.run
     assert run is not None
-    assert session.rerank_plan().action == "waiting"  # no evidence yet
-    session.adopt_evidence(run.run_id, session.read_evidence(run))
     plan = session.rerank_plan()
     assert plan.action == "compute" and plan.key is not None
-    claimed = session.start_rerank(plan.key)
-    assert claimed is not None and session.start_rerank(plan.key) is None  # once
-    data, params = claimed
+    params = session.start_rerank(plan.key)
+    assert params is not None and session.start_rerank(plan.key) is None  # once
     assert params == {"alpha": 1.0, "lambda": session.view.lam, "k": session.view.k}
-    rerank = compute_rerank(data, params)
+    rerank = session.compute_rerank(run.run_id, params)
+    whole = load_run(session.store, run.run_id)
+    assert rerank.result == compute_rerank(whole, params).result
     assert session.adopt_rerank(plan.key, rerank)
     cached = session.rerank_plan()
     assert cached.action == "cached" and cached.rerank is rerank
@@ -251,6 +254,29 @@ def test_run_level_reranking_is_computed_once_per_parameter_set(
     assert session.rerank_plan().action == "compute"  # new parameters, new numbers
     session.nudge_alpha(1)
     assert session.rerank_plan().action == "cached"
+
+
+def test_questions_are_read_one_at_a_time_and_prefetched(tmp_path: Path, store_path: Path) -> None:
+    """The question on screen is read from the store alone (then cached); the next ones of
+    the queue are prefetched into the bounded cache; a qid the run lacks is one error."""
+    session = open_session(tmp_path, store_path)
+    run = session.run
+    assert run is not None and session.qid is not None
+    first = session.read_question(session.qid)
+    assert first.qid == session.qid and session.read_question(session.qid) is first
+    upcoming = session.upcoming_qids()
+    assert upcoming and session.qid not in upcoming
+    assert session.prefetch_questions(upcoming) == len(upcoming)
+    assert session.prefetch_questions(upcoming) == 0  # cached: nothing read again
+    session.step(1)
+    assert session.qid == upcoming[0]
+    assert session.questions.get((run.run_id, session.qid)) is not None
+    with pytest.raises(NotFoundError, match="no question 'q404'"):
+        session.read_question("q404")
+    session.questions.size = 2
+    for qid in ("q1", "q2", "q3", "q4"):
+        session.read_question(qid)
+    assert len(session.questions) == 2  # bounded whatever the run's size
 
 
 def test_workers_store_access_is_serialised_by_the_lock(tmp_path: Path, store_path: Path) -> None:

@@ -141,7 +141,11 @@ def question_table(con: duckdb.DuckDBPyConnection, run_id: str, *, detail: bool 
 
 
 def evidence_table(
-    con: duckdb.DuckDBPyConnection, run_id: str, retrieved: pa.Table | None = None
+    con: duckdb.DuckDBPyConnection,
+    run_id: str,
+    retrieved: pa.Table | None = None,
+    *,
+    y: str | None = None,
 ) -> pa.Table:
     """Per question (ordered by idx like :func:`question_table`): retrieved rounds in rank
     order with positions, sessions and scores; gold clue positions; source session orders.
@@ -150,7 +154,8 @@ def evidence_table(
     The four inputs are read flat and joined with Arrow: DuckDB's grouped, ordered list
     aggregation over every retrieval of a large run is many times slower. ``retrieved``
     (``qid, rank, round_id, score, origin``) replaces the stored retrievals, e.g. a pool
-    the memory engine re-retrieved.
+    the memory engine re-retrieved. ``y`` keeps only the questions at that Y level (the
+    run-level re-ranking reads its Y3 questions alone).
     """
     from memscope.store.evidence import assemble_evidence
 
@@ -158,8 +163,9 @@ def evidence_table(
     dataset_id = dataset_id[0] if dataset_id else None
     questions = con.sql(
         "SELECT p.qid, q.y, q.clue_rounds, q.source_sessions FROM predictions p "
-        "JOIN questions q ON q.dataset_id = $dataset AND q.qid = p.qid WHERE p.run_id = $run ORDER BY q.idx",
-        params={"run": run_id, "dataset": dataset_id},
+        "JOIN questions q ON q.dataset_id = $dataset AND q.qid = p.qid WHERE p.run_id = $run "
+        "AND ($y IS NULL OR q.y = $y) ORDER BY q.idx",
+        params={"run": run_id, "dataset": dataset_id, "y": y},
     ).to_arrow_table()
     rounds = con.sql(
         "SELECT r.round_id, r.position, s.session_order, r.session_id FROM rounds r "
@@ -175,6 +181,17 @@ def evidence_table(
             params=[run_id],
         ).to_arrow_table()
     return assemble_evidence(questions, rounds, sessions, retrieved)
+
+
+def longest_retrieval(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
+    """The most rounds any one question of the run retrieved (its padded pool's width)."""
+    row = one(
+        con,
+        "SELECT coalesce(max(n), 0) FROM "
+        "(SELECT count(*) AS n FROM retrievals WHERE run_id = ? GROUP BY qid)",
+        [run_id],
+    )
+    return int(row[0]) if row else 0
 
 
 def rounds_table(con: duckdb.DuckDBPyConnection, dataset_id: str) -> pa.Table:

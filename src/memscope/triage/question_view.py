@@ -1,5 +1,7 @@
 """The question screen's view records: everything it draws for one question, built once.
 
+:func:`load_question` takes one question read from the store
+(``usecases.runs.question_read``: the screen never needs the whole run) and
 :func:`question_view` gathers the question, its answers and the compared run's answer;
 :func:`ranking_view` the candidate pool in the current order (re-ranked with alpha,
 lambda and K where the run logged a ranked list), its metrics before → after, why it is
@@ -14,17 +16,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from memscope.errors import MemscopeError
-from memscope.triage.candidate_rows import Candidate, candidates_from_rerun, logged_candidates
+from memscope.triage.candidate_rows import (
+    Candidate,
+    ChannelIndex,
+    candidates_from_rerun,
+    logged_candidates,
+)
 from memscope.triage.evidence_chain import (
     QuestionDetail,
     TimelineEntry,
     build_timeline,
     question_detail,
 )
-from memscope.triage.loaded_run import LoadedRun
+from memscope.triage.round_index import RoundIndex
 from memscope.usecases.benchmarks import Panel
 from memscope.usecases.report.build import RETRIEVAL_NOTES
 from memscope.usecases.rerun.probe import QuestionRerun
+from memscope.usecases.runs.question_read import QuestionRead
 
 
 @dataclass(frozen=True)
@@ -72,7 +80,7 @@ class RankingView:
     message: str
     """Why the pool is empty or not re-ranked ("" when it is)."""
     loading: bool
-    """The run's retrieval evidence is still loading in the background."""
+    """The question's evidence is still loading (always False: it is read with the question)."""
     entries: list[TimelineEntry]
 
     @property
@@ -83,15 +91,43 @@ class RankingView:
         return self.message
 
 
-def question_view(session: LoadedRun, row: int) -> QuestionView:
-    """The question at ``row`` of the session's run, with the compared run's answer."""
-    detail = question_detail(session.data, row)
+@dataclass(frozen=True)
+class LoadedQuestion:
+    """One question read from the store (``usecases.runs.question_read``) with its rounds
+    and channel scores indexed, and its view built: what the screen draws for it, ready
+    before the key that shows it (the app prefetches the next few)."""
+
+    read: QuestionRead
+    rounds: RoundIndex
+    """The dataset rounds its timeline can show (the dataset's round count as ``n``)."""
+    channels: ChannelIndex
+    view: QuestionView
+
+    @property
+    def qid(self) -> str:
+        """The question's id."""
+        return self.read.qid
+
+
+def load_question(
+    read: QuestionRead, other_run_id: str | None, recompute_hint: str | None = None
+) -> LoadedQuestion:
+    """Index a question read from the store and build its view (any thread)."""
+    rounds = RoundIndex(read.rounds, n=read.data.n_rounds)
+    channels = ChannelIndex(read.channels, recompute_hint)
+    return LoadedQuestion(read, rounds, channels, question_view(read, other_run_id))
+
+
+def question_view(read: QuestionRead, other_run_id: str | None) -> QuestionView:
+    """The question of ``read``, with the compared run's answer (``other_run_id``: the
+    compared run, None when none is)."""
+    data = read.data
+    detail = question_detail(data, 0)
     other = None
-    other_row = session.other_row(row)
-    if other_row is not None and session.other is not None:
-        theirs = question_detail(session.other, other_row)
+    if read.other is not None and other_run_id is not None:
+        theirs = question_detail(read.other, 0)
         other = OtherAnswer(
-            str(session.other_run_id),
+            other_run_id,
             theirs.pred,
             theirs.choice,
             theirs.em,
@@ -99,35 +135,31 @@ def question_view(session: LoadedRun, row: int) -> QuestionView:
             theirs.f1,
             theirs.correct,
         )
-    data = session.data
-    return QuestionView(detail, data.benchmark, data.spec.panel, other, session.other_run_id)
+    return QuestionView(detail, data.benchmark, data.spec.panel, other, other_run_id)
 
 
-def ranking_view(
-    session: LoadedRun, detail: QuestionDetail, *, alpha: float, lam: float, k: int
-) -> RankingView:
-    """The candidates of ``detail`` re-ranked with ``alpha`` / ``lam`` / ``k`` where the run
-    logged a ranked list, else as logged; and the timeline around them."""
-    channels = session.channels.scores(detail.qid)
-    kind = session.data.run.retrieval_kind
+def ranking_view(question: LoadedQuestion, *, alpha: float, lam: float, k: int) -> RankingView:
+    """The candidates of ``question`` re-ranked with ``alpha`` / ``lam`` / ``k`` where the
+    run logged a ranked list, else as logged; and the timeline around them."""
+    detail = question.view.detail
+    data = question.read.data
+    channels = question.channels.scores(detail.qid)
+    kind = data.run.retrieval_kind
     rerun: QuestionRerun | None = None
     message = ""
     before: Mapping[str, float | None] | None = None
     after: Mapping[str, float | None] | None = None
-    if not session.evidence_ready:
-        entries = build_timeline(detail, session.rounds, [])
-        return RankingView([], None, None, None, "loading the retrieval evidence …", True, entries)
     if kind == "ranked":
         try:
             from memscope.usecases.rerun.probe import rerun_question
 
             rerun = rerun_question(
-                session.data,
+                data,
                 detail.qid,
                 alpha=alpha,
                 lam=lam,
                 k=k,
-                gap_fill_hint=session.channels.recompute_hint,
+                gap_fill_hint=question.channels.recompute_hint,
             )
         except MemscopeError as error:
             message = error.message
@@ -137,7 +169,7 @@ def ranking_view(
         )
         before, after = rerun.before.metrics, rerun.after.metrics
     else:
-        candidates = logged_candidates(session.data, detail.row, session.rounds, k, channels)
+        candidates = logged_candidates(data, detail.row, question.rounds, k, channels)
         message = message or RETRIEVAL_NOTES.get(kind or "none", "")
-    entries = build_timeline(detail, session.rounds, candidates)
+    entries = build_timeline(detail, question.rounds, candidates)
     return RankingView(candidates, rerun, before, after, message, False, entries)

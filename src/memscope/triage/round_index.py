@@ -1,6 +1,6 @@
 """The dataset's dialogue rounds in memory, looked up by round id: text, media, session.
 
-Built once per session from ``queries.rounds_table``; ``get`` turns one row into a
+Built from ``queries.rounds_table`` (or the part of it one question needs); ``get`` turns one row into a
 :class:`RoundDetail` with its images and audio (the path as written, the file it resolved
 to, the caption a text-only memory saw).
 """
@@ -69,9 +69,13 @@ class RoundDetail:
 
 
 class RoundIndex:
-    """The dataset's rounds (``queries.rounds_table``) with look-ups by round id."""
+    """The dataset's rounds (``queries.rounds_table``) with look-ups by round id.
 
-    def __init__(self, table: pa.Table) -> None:
+    ``table`` may hold only some of the dataset's rounds (those one question's timeline
+    shows); ``n`` is then the dataset's round count, which ages are measured against.
+    """
+
+    def __init__(self, table: pa.Table, n: int | None = None) -> None:
         self.table = table
         ids = table.column("round_id").to_pylist()
         self.row_of: dict[str, int] = {round_id: row for row, round_id in enumerate(ids)}
@@ -83,7 +87,7 @@ class RoundIndex:
         self.dates = table.column("date").to_pylist()
         self.session_orders = table.column("session_order").to_pylist()
         self.id_at_position: dict[int, str] = dict(zip(self.positions.tolist(), ids, strict=True))
-        self.n = len(ids)
+        self.n = len(ids) if n is None else n
 
     def position(self, round_id: str) -> int | None:
         """The global position 1..N of a round (None when unknown to the dataset)."""

@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from memscope.errors import MemscopeError
+from memscope.errors import MemscopeError, NotFoundError
 from memscope.taxonomy import FailureCode, Taxonomy
 from memscope.triage.benchmark_views import ProbeView
 from memscope.triage.candidate_rows import ChannelIndex
@@ -39,12 +39,18 @@ from memscope.triage.loaded_run import (
     save_position,
 )
 from memscope.triage.notice import Notice
+from memscope.triage.question_cache import QuestionCache
+from memscope.triage.question_view import LoadedQuestion, load_question
+from memscope.triage.round_index import RoundIndex
+from memscope.usecases.benchmarks import spec_of
 from memscope.usecases.labels.events import CurrentLabel
 from memscope.usecases.labels.queue import QueueSpec
 from memscope.usecases.rerun.probe import DEFAULT_LAMBDA
+from memscope.usecases.runs import session_io
 from memscope.usecases.runs.loading import RunData
+from memscope.usecases.runs.run_info import RunInfo
 from memscope.usecases.runs.selection import SelectOptions, select_runs
-from memscope.usecases.runs.session_io import EngineStep
+from memscope.usecases.runs.session_io import EngineStep, QuestionContext
 from memscope.usecases.runs.store_access import ReadOptions, Store, WriterLease
 from memscope.usecases.suggest.changes import load_suggestions
 from memscope.usecases.suggest.rules import Suggestion
@@ -52,6 +58,12 @@ from memscope.usecases.suggest.rules import Suggestion
 ALPHA_STEP = 0.1
 LAMBDA_STEP = 0.01
 MAX_K = 100
+PREFETCH_AHEAD = 24
+"""Questions of the queue read ahead of the cursor in the background (``j`` shows them at
+once). A read of 24 costs about what a read of 8 does (opening the store and scanning
+dominate), so one background read serves many keys."""
+PREFETCH_SOON = 4
+"""The prefetch reads again once one of this many next questions is not cached."""
 RUN_RESAMPLES = 200
 """Bootstrap resamples for the live run-level numbers (the CLI's rerun uses 10,000)."""
 
@@ -315,8 +327,8 @@ queue spec and the view parameters with the screen."""
 @dataclass(frozen=True)
 class RerankPlan:
     """What the run-level numbers need now: ``none`` (not shown for this run),
-    ``waiting`` (the evidence is not loaded yet), ``cached`` (``rerank`` holds them) or
-    ``compute`` (start a worker for ``key``)."""
+    ``cached`` (``rerank`` holds them) or ``compute`` (start a worker for ``key``; it reads
+    the columns it needs itself). ``waiting`` is kept for callers that still show it."""
 
     action: Literal["none", "waiting", "cached", "compute"]
     key: RerankKey | None = None
@@ -361,6 +373,9 @@ class TriageSession:
     labels: LabelBook = field(init=False)
     search: SearchProgress = field(default_factory=SearchProgress)
     lease: WriterLease = field(init=False)
+    questions: QuestionCache = field(default_factory=QuestionCache, repr=False)
+    """The questions shown or prefetched lately (bounded; ``read_question``)."""
+    _question_context: tuple[LoadedRun, QuestionContext] | None = field(default=None, repr=False)
     _reranks: dict[RerankKey, RunRerank] = field(default_factory=dict, repr=False)
     _reranks_running: set[RerankKey] = field(default_factory=set, repr=False)
     _position_dirty: bool = field(default=False, repr=False)
@@ -475,6 +490,93 @@ class TriageSession:
         with self.store_lock:
             return load_suggestions(self.store, run.info, notes)
 
+    # -- one question at a time (any thread) ---------------------------------------------
+
+    def _context_of(self, run: LoadedRun) -> QuestionContext:
+        """What every question read of ``run`` shares, read at its first question (the
+        store lock held by the caller); a newly loaded run starts a new cache."""
+        held = self._question_context
+        if held is not None and held[0] is run:
+            return held[1]
+        context = session_io.read_question_context(self.store, run.run_id, run.other_run_id)
+        self._question_context = (run, context)
+        self.questions.clear()
+        return context
+
+    def read_question(self, qid: str) -> LoadedQuestion:
+        """Question ``qid`` of the run on screen, from the cache or read now (one short
+        read of its rows: the whole run is never needed).
+
+        Raises:
+            MemscopeError: it cannot be read (NotFoundError: the run has no such question).
+        """
+        run = self._loaded()
+        found = self.questions.get((run.run_id, qid))
+        if found is not None:
+            return found
+        with self.store_lock:
+            context = self._context_of(run)
+            read = session_io.read_questions(self.store, context.run, [qid]).get(qid)
+        if read is None:
+            raise NotFoundError(
+                f"run {run.run_id!r} has no question {qid!r}", where=str(self.store.path)
+            )
+        question = load_question(read, run.other_run_id, context.recompute_hint)
+        self.questions.put((run.run_id, qid), question)
+        return question
+
+    def prefetch_questions(self, qids: list[str], soon: int = PREFETCH_SOON) -> int:
+        """Read those of ``qids`` not cached yet, in one connection (worker thread), once
+        one of the first ``soon`` is missing (so a store connection serves several
+        questions, not one per key); how many were read. Errors are left to the key that
+        shows the question."""
+        run = self.run
+        if run is None or not self.prefetch_wanted(qids, soon):
+            return 0
+        keys = [(run.run_id, q) for q in qids]
+        self.questions.touch(keys)  # what lies ahead outlives what was visited
+        wanted = [qid for _run, qid in self.questions.missing(keys)]
+        try:
+            with self.store_lock:
+                context = self._context_of(run)
+                reads = session_io.read_questions(self.store, context.run, wanted)
+        except MemscopeError:
+            return 0
+        for qid, read in reads.items():
+            question = load_question(read, run.other_run_id, context.recompute_hint)
+            self.questions.put((run.run_id, qid), question)
+        return len(reads)
+
+    def prefetch_wanted(self, qids: list[str], soon: int = PREFETCH_SOON) -> bool:
+        """Whether one of the first ``soon`` of ``qids`` is not cached (then a prefetch
+        reads every missing one; a key that finds them cached starts no worker)."""
+        run = self.run
+        if run is None:
+            return False
+        return bool(self.questions.missing([(run.run_id, qid) for qid in qids[:soon]]))
+
+    def upcoming_qids(self, ahead: int = PREFETCH_AHEAD, behind: int = 1) -> list[str]:
+        """The qids of the queue just after the cursor (then just before it): what ``j``
+        and ``k`` show next."""
+        run = self.run
+        if run is None or not len(self.rows):
+            return []
+        # From a question that left the queue, ``j`` goes to the one at the cursor (step).
+        first = self.position + (1 if self.qid == self.current_qid else 0)
+        positions = [first + step for step in range(ahead)]
+        positions += [self.position - step for step in range(1, behind + 1)]
+        rows = [int(self.rows[p]) for p in positions if 0 <= p < len(self.rows)]
+        found = run.queue.read_rows(np.array(rows, dtype=np.int64))
+        return [found[row].qid for row in rows if row in found]
+
+    def read_rounds(self, round_ids: list[str]) -> RoundIndex:
+        """Some rounds of the run's dataset (a search's hits), read now (worker thread)."""
+        run = self._loaded()
+        with self.store_lock:
+            context = self._context_of(run)
+            table = session_io.read_rounds_by_id(self.store, context.run.run.dataset_id, round_ids)
+        return RoundIndex(table, n=context.run.n_rounds)
+
     def read_probe(self, run_id: str, qid: str) -> ProbeView:
         """A DMV-Bench probe's target and recall steps.
 
@@ -519,7 +621,10 @@ class TriageSession:
             return MemorySearchResult(
                 title, [], f"the search failed: {type(error).__name__}: {error}"
             )
-        rounds = run.rounds if run is not None else None
+        try:
+            rounds = self.read_rounds([hit.round_id for hit in hits]) if hits else None
+        except MemscopeError:
+            rounds = None  # the hits show by id
         found = []
         for hit in hits:
             detail = rounds.get(hit.round_id) if rounds is not None else None
@@ -826,24 +931,70 @@ class TriageSession:
         key = self.rerank_key()
         if self.run is None or key is None:
             return RerankPlan("none")
-        run = self.run.data.run
+        run = self.run_info()
+        if run is None:
+            return RerankPlan("none")
         # The run-level numbers are the Y3 temporal metrics under the re-rank panel; the
         # evidence and probe panels do not show them, so nothing is computed for those runs.
-        if run.retrieval_kind != "ranked" or self.run.data.spec.panel != "rerank":
+        if run.retrieval_kind != "ranked" or spec_of(run.benchmark).panel != "rerank":
             return RerankPlan("none")
-        if not self.run.evidence_ready:
-            return RerankPlan("waiting", key)
         if key in self._reranks:
             return RerankPlan("cached", key, self._reranks[key])
         return RerankPlan("compute", key)
 
-    def start_rerank(self, key: RerankKey) -> tuple[RunData, RerankParams] | None:
-        """Claim the computation for ``key``: the run's data and the parameters to compute
-        with (:func:`compute_rerank`), or None when it is cached, running or stale."""
+    def start_rerank(self, key: RerankKey) -> RerankParams | None:
+        """Claim the computation for ``key``: the parameters to compute with
+        (:meth:`compute_rerank`), or None when it is cached, running or stale."""
         if key != self.rerank_key() or key in self._reranks or key in self._reranks_running:
             return None
         self._reranks_running.add(key)
-        return self._loaded().data, self.view.as_json()
+        return self.view.as_json()
+
+    def run_info(self) -> RunInfo | None:
+        """The description of the run on screen (read with its first question; None
+        before a run is loaded or when it cannot be read)."""
+        run = self.run
+        if run is None:
+            return None
+        held = self._question_context
+        if held is not None and held[0] is run:
+            return held[1].run.run
+        try:
+            with self.store_lock:
+                return self._context_of(run).run.run
+        except MemscopeError:
+            return None
+
+    def rerank_data(self, run_id: str) -> RunData:
+        """What the run-level re-ranking numbers and the recency sweep of ``run_id`` need
+        (its retrieval evidence, no text), read for one computation (worker thread): the
+        caller drops it, so the app never holds the whole run's evidence.
+
+        Raises:
+            MemscopeError: it cannot be read.
+        """
+        with self.store_lock:
+            return session_io.read_rerank_data(self.store, run_id)
+
+    def run_columns(self, run_id: str, *, evidence: bool) -> RunData:
+        """The columns a run-level number of ``run_id`` needs (the matrix's grid, a figure;
+        ``evidence``: with the retrieval evidence), read for one computation in a worker:
+        the caller drops them after.
+
+        Raises:
+            MemscopeError: they cannot be read.
+        """
+        with self.store_lock:
+            return session_io.read_run_columns(self.store, run_id, evidence=evidence)
+
+    def compute_rerank(self, run_id: str, params: RerankParams) -> RunRerank:
+        """The run-level Y3 numbers of ``run_id`` for ``params`` (worker thread): the
+        columns they need read from the store, computed, dropped."""
+        try:
+            data = self.rerank_data(run_id)
+        except MemscopeError as error:
+            return RunRerank(params, None, error.what)
+        return compute_rerank(data, params)
 
     def adopt_rerank(self, key: RerankKey, rerank: RunRerank) -> bool:
         """Cache a finished computation; True when it is for the parameters on screen."""

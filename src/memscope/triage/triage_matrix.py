@@ -14,10 +14,12 @@ questions carry a labelled or suggested failure code, and in comparison mode
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
+from memscope.usecases.benchmarks import Benchmark
 from memscope.usecases.labels.queue import TriageTable
 from memscope.usecases.report.build import question_metrics
 from memscope.usecases.report.metric_names import METRIC_NAMES
@@ -56,18 +58,38 @@ ALL_COLUMN = "*"
 EI_GAP_COLUMN = "ei_gap"
 
 
-def available_metrics(table: TriageTable, compare: bool, has_retrieval: bool) -> list[MatrixMetric]:
-    """The metrics that make sense for this session's benchmark, in display order."""
+def needs_evidence(metric: MatrixMetric) -> bool:
+    """Whether computing ``metric`` needs the run's retrieval evidence (not only its
+    question and answer scores)."""
+    return metric.key in RETRIEVAL_KEYS
+
+
+def caches_by_parameters(metric: MatrixMetric) -> bool:
+    """Whether a grid of ``metric`` stays valid while the session labels: everything but
+    the label, suggestion and labelled-share counts depends only on the run(s) and K."""
+    return metric.key != "labelled" and not metric.key.startswith(("label:", "suggested:"))
+
+
+def available_metrics(
+    spec: Benchmark,
+    compare: bool,
+    has_retrieval: bool,
+    labels: Mapping[str, Iterable[str]],
+    suggestions: Mapping[str, object],
+) -> list[MatrixMetric]:
+    """The metrics that make sense for this session's benchmark (``spec``), in display
+    order; ``labels`` (qid -> codes) and ``suggestions`` (qid -> suggestion) are the
+    session's small dicts: a code labelled or suggested somewhere gets its count."""
     metrics = [
         MatrixMetric(key, title, "rate")
-        for key, title in table.axes.metrics
+        for key, title in spec.axes.metrics
         if has_retrieval or key not in RETRIEVAL_KEYS
     ]
     metrics.append(MatrixMetric("labelled", "share of failures labelled", "rate"))
     if compare:
-        metrics.append(MatrixMetric("delta", table.spec.matrix.delta_title, "delta"))
-    labelled_codes = sorted({code for codes in table.label.tolist() for code in codes.split()})
-    suggested_codes = sorted({code for code in table.suggested.tolist() if code})
+        metrics.append(MatrixMetric("delta", spec.matrix.delta_title, "delta"))
+    labelled_codes = sorted({code for codes in labels.values() for code in codes})
+    suggested_codes = sorted({code for s in suggestions.values() if (code := _suggested_code(s))})
     metrics += [
         MatrixMetric(f"label:{code}", f"labelled {code}", "count") for code in labelled_codes
     ]
@@ -75,6 +97,24 @@ def available_metrics(table: TriageTable, compare: bool, has_retrieval: bool) ->
         MatrixMetric(f"suggested:{code}", f"suggested {code}", "count") for code in suggested_codes
     ]
     return metrics
+
+
+def _suggested_code(suggestion: object) -> str:
+    """A suggestion's failure code (as the queue's table reads it)."""
+    return str(getattr(suggestion, "code", suggestion) or "")
+
+
+def matrix_table(
+    data: RunData,
+    labels: Mapping[str, Iterable[str]],
+    suggestions: Mapping[str, object],
+    other: RunData | None = None,
+) -> TriageTable:
+    """The per-question columns the grid groups (axes, correctness, labels, suggestions,
+    the compared run's correctness), built from columns read for one computation
+    (``TriageSession.run_columns``) and the session's label and suggestion dicts; the
+    caller drops it with the grid computed."""
+    return TriageTable(data, suggestions, labels, other)
 
 
 def _coordinate_delta(store: Store, run_a: str, run_b: str) -> dict[tuple[str, str], CellValue]:
@@ -122,10 +162,14 @@ def grid_values(
     data: RunData,
     k: int,
     view: MatrixView | None = None,
-    other: RunData | None = None,
+    other_run_id: str | None = None,
     store: Store | None = None,
 ) -> Grid:
-    """The matrix for ``metric`` on ``view`` (default: the benchmark's first view)."""
+    """The matrix for ``metric`` on ``view`` (default: the benchmark's first view).
+
+    ``data`` holds the columns the metric needs, in the rows of ``table`` (the app reads
+    them for this computation: :func:`needs_evidence` says whether they include the
+    retrieval evidence); ``other_run_id`` is the compared run."""
     axes = table.axes
     view = view or axes.views[0]
     row_axis, column_axis = axes.require(view.rows), axes.require(view.columns)
@@ -135,8 +179,8 @@ def grid_values(
     if metric.key == "delta" and _on_coordinates(table, view):
         # On the x × y grid Δ is compare's caption-proof gain of the answer scores.
         found = (
-            _coordinate_delta(store, str(data.run.run_id), str(other.run.run_id))
-            if other is not None and store is not None
+            _coordinate_delta(store, str(data.run.run_id), other_run_id)
+            if other_run_id is not None and store is not None
             else {}
         )
         by_cell = {(r, c): found[(r, c)] for r, _ in rows for c, _ in columns if (r, c) in found}

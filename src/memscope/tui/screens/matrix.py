@@ -25,16 +25,20 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from memscope.errors import MemscopeError
+from memscope.triage.loaded_run import label_codes
+from memscope.triage.notice import Notice
 from memscope.triage.session_service import TriageSession
 from memscope.triage.triage_matrix import (
     ALL_COLUMN,
     EI_GAP_COLUMN,
-    RETRIEVAL_KEYS,
     CellValue,
     Grid,
     MatrixMetric,
     available_metrics,
+    caches_by_parameters,
     grid_values,
+    matrix_table,
+    needs_evidence,
 )
 from memscope.tui.keymap import KeyNames
 from memscope.tui.messages import QueueChanged, ShowScreen
@@ -42,10 +46,10 @@ from memscope.tui.screens.base import SessionScreen
 from memscope.tui.widgets.figure import FigureSpec, FigureView, matrix_figure
 from memscope.tui.widgets.footer import FittingFooter
 from memscope.tui.widgets.status_bar import StatusBar
+from memscope.usecases.benchmarks import Benchmark, spec_of
 
 if TYPE_CHECKING:
     from memscope.triage.loaded_run import LoadedRun
-    from memscope.usecases.runs.loading import RunData
 
 
 def cell_style(metric: MatrixMetric, cell: CellValue | None, largest: float) -> str:
@@ -128,6 +132,9 @@ class MatrixScreen(SessionScreen):
         self._grid_for: tuple[MatrixMetric, int] | None = None
         self._figures: dict[tuple[str, ...], FigureSpec] = {}
         self._figure_drawn: tuple[str, ...] | None = None
+        self._grids: dict[tuple[MatrixMetric, int, int], Grid] = {}
+        """Grids computed for this run by (metric, view, K), but those counting labels."""
+        self._grids_run: LoadedRun | None = None
         """Figures that depend on the run(s) only (and, for MemEye, on EM / Judge)."""
 
     def compose(self) -> ComposeResult:
@@ -145,11 +152,19 @@ class MatrixScreen(SessionScreen):
         if state.run is None:
             return
         session = state.run
+        info = state.run_info()
+        if info is None:
+            self.tell(Notice("The run cannot be read from the store now.", severity="error"))
+            return
         self.metrics = available_metrics(
-            session.table, session.other is not None, session.data.has_retrievals
+            spec_of(info.benchmark),
+            session.other_run_id is not None,
+            info.has_retrievals,
+            self._label_codes(),
+            session.suggestions,
         )
         self.metric_index = min(self.metric_index, len(self.metrics) - 1)
-        self.view_index = min(self.view_index, len(session.table.axes.views) - 1)
+        self.view_index = min(self.view_index, len(self._axes().views) - 1)
         self.query_one(StatusBar).show(state.status_view(with_question=False))
         self.query_one(FigureView).hint = self.keys.keys_for("matrix.figure")
         self._compute()
@@ -165,35 +180,68 @@ class MatrixScreen(SessionScreen):
         state = self.session
         if state.run is None:
             return
-        waiting = self.metric.key in RETRIEVAL_KEYS and not state.run.evidence_ready
+        if self._grids_run is not state.run:  # another run (or the same, reloaded)
+            self._grids_run, self._grids = state.run, {}
+        key = (self.metric, self.view_index, state.view.k)
+        cached = self._grids.get(key)
+        if cached is not None:
+            self.post_message(MatrixComputed(self.metric, self.view_index, cached))
+            return
         self.query_one("#matrix-title", Static).update(
             Text.assemble(
                 ("Matrix ", "bold"),
                 (self.metric.title, "bold cyan"),
-                ("  waiting for the retrieval evidence …" if waiting else "  computing …", "dim"),
+                ("  computing …", "dim"),
             )
         )
-        if not waiting:
-            self._cells(self.metric, self.view_index, state.run, state.view.k)
+        # The session's small dicts, copied here: the worker must not see them change.
+        labels, suggestions = self._label_codes(), dict(state.run.suggestions)
+        self._cells(self.metric, self.view_index, state.run, state.view.k, labels, suggestions)
+
+    def _label_codes(self) -> dict[str, list[str]]:
+        """qid -> the codes of its label as saved (the session's labels)."""
+        run = self.session.run
+        if run is None:
+            return {}
+        return {qid: label_codes(label) for qid, label in run.labels.items()}
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="matrix", description="matrix")
-    def _cells(self, metric: MatrixMetric, view: int, session: LoadedRun, k: int) -> None:
+    def _cells(
+        self,
+        metric: MatrixMetric,
+        view: int,
+        session: LoadedRun,
+        k: int,
+        labels: dict[str, list[str]],
+        suggestions: dict[str, Any],
+    ) -> None:
+        """One grid in the background, from the columns its metric needs, read for it
+        and dropped after (cached by metric, view and K unless it counts labels)."""
         grid: Grid | None
         try:
-            with self.session.using_store() as store:
-                grid = grid_values(
-                    metric,
-                    session.table,
-                    session.data,
-                    k,
-                    session.table.axes.views[view],
-                    session.other,
-                    store,
-                )
+            state = self.session
+            data = state.run_columns(session.run_id, evidence=needs_evidence(metric))
+            other_id = session.other_run_id
+            other = (
+                state.run_columns(other_id, evidence=False)
+                if other_id is not None and metric.key == "delta"
+                else None
+            )
+            table = matrix_table(data, labels, suggestions, other)
+            with state.using_store() as store:
+                grid = grid_values(metric, table, data, k, table.axes.views[view], other_id, store)
         except MemscopeError as error:
             self.app.call_from_thread(self.notify, error.message, severity="error", markup=False)
             grid = None
+        if grid is not None and caches_by_parameters(metric):
+            self.app.call_from_thread(self._keep_grid, session, (metric, view, k), grid)
         self.post_message(MatrixComputed(metric, view, grid))
+
+    def _keep_grid(
+        self, session: LoadedRun, key: tuple[MatrixMetric, int, int], grid: Grid
+    ) -> None:
+        if self._grids_run is session:
+            self._grids[key] = grid
 
     @on(MatrixComputed)
     def _computed(self, message: MatrixComputed) -> None:
@@ -299,8 +347,7 @@ class MatrixScreen(SessionScreen):
             self._compute()
 
     def action_next_view(self) -> None:
-        run = self.session.run
-        views = run.table.axes.views if run is not None else ()
+        views = self._axes().views if self.session.run is not None else ()
         if len(views) > 1:
             self.view_index = (self.view_index + 1) % len(views)
             self._compute()
@@ -329,9 +376,10 @@ class MatrixScreen(SessionScreen):
         metric (EM and Judge from the report, any other from the grid on screen)."""
         session = self.session.run
         assert session is not None  # the matrix is shown only once a run is loaded
-        benchmark = session.table.axes.benchmark
+        spec = self._spec()
+        benchmark = spec.axes.benchmark
         runs = (session.run_id, session.other_run_id or "")
-        if session.table.spec.figure != "grid_lines":
+        if spec.figure != "grid_lines":
             return (benchmark, *runs, "runs")
         if self.metric.key in ("em", "judge"):
             return (benchmark, *runs, self.metric.key, "report")
@@ -354,9 +402,9 @@ class MatrixScreen(SessionScreen):
         assert session is not None
         self._figure(
             key,
-            session.table.axes.benchmark,
-            session.data,
-            session.other,
+            self._spec().axes.benchmark,
+            session.run_id,
+            session.other_run_id,
             self.metric,
             self.grid if key[-1] == "grid" else None,
         )
@@ -372,12 +420,22 @@ class MatrixScreen(SessionScreen):
         self,
         key: tuple[str, ...],
         benchmark: str,
-        data: RunData,
-        other: RunData | None,
+        run_id: str,
+        other_run_id: str | None,
         metric: MatrixMetric,
         grid: Grid | None,
     ) -> None:
+        """The figure in the background, from the columns ``memscope plot`` reads, read
+        for it and dropped after (the figure is cached by what it depends on)."""
         try:
+            # A grid-lines figure of another metric draws the grid on screen: the run's
+            # scores alone say which benchmark it is.
+            data = self.session.run_columns(run_id, evidence=key[-1] != "grid")
+            other = (
+                self.session.run_columns(other_run_id, evidence=True)
+                if other_run_id is not None and data.spec.figure == "retention"
+                else None
+            )
             spec = matrix_figure(data, other, metric.key, metric.title, metric.kind, grid)
         except MemscopeError as error:
             self.post_message(MatrixFigureComputed(key, None, error.message))
@@ -426,16 +484,18 @@ class MatrixScreen(SessionScreen):
         self.post_message(QueueChanged())
         self.post_message(ShowScreen("queue"))
 
+    def _spec(self) -> Benchmark:
+        """The spec of the run's benchmark (read with the run's description)."""
+        info = self.session.run_info()
+        assert info is not None  # the matrix is shown only once a run is loaded and read
+        return spec_of(info.benchmark)
+
     def _axes(self) -> Any:
-        run = self.session.run
-        assert run is not None  # the matrix is shown only once a run is loaded
-        return run.table.axes
+        return self._spec().axes
 
     def _style(self) -> Any:
         """How the run's benchmark shows its matrix (``Benchmark.matrix``)."""
-        run = self.session.run
-        assert run is not None  # the matrix is shown only once a run is loaded
-        return run.table.spec.matrix
+        return self._spec().matrix
 
     def action_back(self) -> None:
         self.post_message(ShowScreen("queue"))

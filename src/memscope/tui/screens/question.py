@@ -19,17 +19,19 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from memscope.engine_jobs.memory_search import EngineStep
+from memscope.errors import MemscopeError
 from memscope.triage.benchmark_views import retention_context
 from memscope.triage.candidate_rows import Candidate
 from memscope.triage.evidence_chain import QuestionDetail, TimelineEntry
 from memscope.triage.label_book import Queued
 from memscope.triage.notice import Notice
 from memscope.triage.question_view import (
+    LoadedQuestion,
     QuestionView,
     RankingView,
-    question_view,
     ranking_view,
 )
+from memscope.triage.round_index import RoundDetail
 from memscope.triage.session_service import TriageSession
 from memscope.tui.keymap import KeyNames, code_bindings, describe_keys
 from memscope.tui.messages import (
@@ -109,6 +111,8 @@ class QuestionScreen(SessionScreen):
         for binding in code_bindings(taxonomy.codes if taxonomy is not None else []):
             # Private: no public way adds a binding with an id (tests/cli/test_private_seams.py).
             self._bindings._add_binding(binding)
+        self.question: LoadedQuestion | None = None
+        """The question on screen, as read from the store (``TriageSession.read_question``)."""
         self.view: QuestionView | None = None
         self.ranking: RankingView | None = None
         self.detail: QuestionDetail | None = None
@@ -149,11 +153,8 @@ class QuestionScreen(SessionScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide the re-ranking keys on probes (DMV-Bench): a probe has no scored pool to
         re-rank (its panel shows the recall steps and the retention context instead)."""
-        if action in ("alpha", "lam", "cutoff", "rerank_reset"):
-            run = self.session.run
-            if run is not None and run.data.spec.panel == "probe":
-                return False
-        return True
+        probe = self.view is not None and self.view.is_probe
+        return not (probe and action in ("alpha", "lam", "cutoff", "rerank_reset"))
 
     def on_resize(self) -> None:
         self.set_class(self.size.width < NARROW_BELOW, "-narrow")
@@ -172,11 +173,17 @@ class QuestionScreen(SessionScreen):
         if state.run is None or state.qid is None:
             return
         session = state.run
-        row = session.table.row_of[state.qid]
+        try:
+            # From the cache when the background prefetch read it, else one short read.
+            question = state.read_question(state.qid)
+        except MemscopeError as error:
+            self.tell(Notice(error.message, title="Question", severity="error"))
+            return
         if state.view.scope == "question" and state.qid != self._shown_qid:
             state.view.reset(state.default_view())  # each question starts unranked
         self._shown_qid = state.qid
-        self.view = view = question_view(session, row)
+        self.question = question
+        self.view = view = question.view
         self.detail = detail = view.detail
         self.selected_round = None
         with self.app.batch_update():  # one repaint for all panes, not one per pane
@@ -198,16 +205,27 @@ class QuestionScreen(SessionScreen):
             body = self.query_one("#question-body")
             if body.scroll_offset.y:
                 body.scroll_home(animate=False)
+        upcoming = state.upcoming_qids()
+        if state.prefetch_wanted(upcoming):  # most keys find the next ones cached already
+            # After this question is painted: the read never competes with its repaint.
+            self.call_after_refresh(self._prefetch, upcoming)
+
+    @work(
+        thread=True, exclusive=True, exit_on_error=False, group="prefetch", description="prefetch"
+    )
+    def _prefetch(self, qids: list[str]) -> None:
+        """Read the next questions of the queue in the background, so ``j`` / ``k`` show
+        them without a store read (a newer prefetch replaces an older one)."""
+        self.session.prefetch_questions(qids)
 
     def _rerank(self, keep_round: bool = True) -> None:
         """Re-rank this question with the current parameters and redraw the candidates and
         timeline (called on every alpha / lambda / K key)."""
-        session, detail, view = self.session.run, self.detail, self.session.view
-        if detail is None or session is None:
+        session, question, view = self.session.run, self.question, self.session.view
+        if question is None or session is None:
             return
-        self.ranking = ranking = ranking_view(
-            session, detail, alpha=view.alpha, lam=view.lam, k=view.k
-        )
+        detail = question.view.detail
+        self.ranking = ranking = ranking_view(question, alpha=view.alpha, lam=view.lam, k=view.k)
         self.rerun, self.candidates, self.entries = (
             ranking.rerun,
             ranking.candidates,
@@ -230,10 +248,11 @@ class QuestionScreen(SessionScreen):
             scope=view.scope,
             note=ranking.note,
         )
-        kind = session.data.spec.panel
+        kind = question.view.panel
         if kind == "probe":
             panel.set_mode("context")
-            panel.show_context(retention_text(retention_context(session.table, detail.row)))
+            row = session.table.row_of[detail.qid]
+            panel.show_context(retention_text(retention_context(session.table, row)))
         elif kind == "evidence":
             scored = any(c.score is not None for c in self.candidates)
             panel.set_mode("rerank-hits" if scored else "hits")
@@ -245,7 +264,7 @@ class QuestionScreen(SessionScreen):
         else:
             panel.set_mode("rerank")
         panel.show_candidates(self.candidates, message)
-        panel.follow_sweep(session.data, view, session.evidence_ready)  # hidden: returns at once
+        panel.follow_sweep(self.session, view)  # hidden: returns at once
         if self.candidates:
             panel.show_question_metrics(ranking.before, ranking.after, detail.is_y3)
         timeline = self._timeline
@@ -258,13 +277,25 @@ class QuestionScreen(SessionScreen):
 
     def _show_round(self, round_id: str | None) -> None:
         self.selected_round = round_id
-        session = self.session.run
-        assert session is not None
-        detail = session.rounds.get(round_id) if round_id else None
+        question = self.question
+        detail = question.rounds.get(round_id) if round_id and question is not None else None
+        retrieved = {c.round_id for c in self.candidates}
+        if round_id and detail is None and question is not None and round_id not in retrieved:
+            # Not one of this question's rounds (a search hit): read it alone. A retrieved
+            # round missing here is unknown to the dataset: nothing to read.
+            detail = self._round_off_timeline(round_id)
         entry = next(
             (e for e in self.entries if e.kind == "round" and e.round_id == round_id), None
         )
         self._round_view.show(detail, entry, self.session.caption_mode)
+
+    def _round_off_timeline(self, round_id: str) -> RoundDetail | None:
+        """A round this question's timeline does not hold (a search hit), read on its own."""
+        try:
+            return self.session.read_rounds([round_id]).get(round_id)
+        except MemscopeError as error:
+            self.tell(Notice(error.message, title="Round", severity="error"))
+            return None
 
     def select_round(self, round_id: str) -> bool:
         """Select ``round_id`` on the timeline; when it is not on it, show it in the round
@@ -470,12 +501,11 @@ class QuestionScreen(SessionScreen):
         self.post_message(PositionMoved())
 
     def action_toggle_sweep(self) -> None:
-        run = self.session.run
-        if run is None:
+        if self.session.run is None:
             return
         panel = self.query_one(CandidatesPanel)
         keys = self.keys.keys_for("question.sweep")
-        if panel.toggle_sweep(run.data, self.session.view, run.evidence_ready, keys):
+        if panel.toggle_sweep(self.session, self.session.view, keys):
             panel.query_one("#rerank-sweep").scroll_visible(animate=False)
 
     def _after_param_change(self) -> None:

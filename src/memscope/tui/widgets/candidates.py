@@ -29,11 +29,11 @@ from memscope.triage.session_service import (
     RunRerank,
     TriageSession,
     ViewParams,
-    compute_rerank,
 )
 from memscope.tui.text import fit, num, plain
 from memscope.tui.widgets.candidate_table import CandidateTable
 from memscope.tui.widgets.figure import FigureView, sweep_spec
+from memscope.usecases.benchmarks import spec_of
 from memscope.usecases.figures import data as figure_data
 from memscope.usecases.report.metric_names import SHORT_NAMES
 
@@ -76,7 +76,6 @@ def _change(before: float | None, after: float | None) -> Text:
 
 if TYPE_CHECKING:
     from memscope.triage.benchmark_views import RetentionContext
-    from memscope.usecases.runs.loading import RunData
 
 RERANK_AFTER_S = 0.15
 """Pause after an alpha / lambda / K key before the run-level numbers are recomputed."""
@@ -144,27 +143,27 @@ class CandidatesPanel(Vertical):
         """Whether the recency sweep is showing."""
         return bool(self.query_one("#rerank-sweep", FigureView).display)
 
-    def toggle_sweep(
-        self, data: RunData, view: ViewParams, evidence_ready: bool, key_name: str
-    ) -> bool:
+    def toggle_sweep(self, session: TriageSession, view: ViewParams, key_name: str) -> bool:
         """Show or hide the run's recency sweep; True when it is now shown."""
         figure = self.query_one("#rerank-sweep", FigureView)
         figure.hint = key_name
         figure.display = not figure.display
         self._sweep_drawn = None
         if figure.display:
-            self.follow_sweep(data, view, evidence_ready)
+            self.follow_sweep(session, view)
         return bool(figure.display)
 
-    def follow_sweep(self, data: RunData, view: ViewParams, evidence_ready: bool) -> None:
+    def follow_sweep(self, session: TriageSession, view: ViewParams) -> None:
         """Keep the sweep in step with the run and ``view``'s lambda, K and alpha: redrawn
         from the cache, computed in a worker only for a new run, lambda or K. Returns at
         once while the sweep is hidden (this runs on every question)."""
         if not self.sweep_shown:
             return
         figure = self.query_one("#rerank-sweep", FigureView)
-        run = data.run
-        if run.retrieval_kind != "ranked" or data.spec.panel != "rerank":
+        run = session.run_info()
+        if run is None:
+            return
+        if run.retrieval_kind != "ranked" or spec_of(run.benchmark).panel != "rerank":
             self._sweep_wanted = self._sweep_drawn = None
             figure.show_message(
                 "The recency sweep re-ranks Y3 questions by their retrieval scores: "
@@ -177,13 +176,10 @@ class CandidatesPanel(Vertical):
             self._draw_sweep()
             return
         self._sweep_drawn = None
-        if not evidence_ready:
-            figure.show_message("recency sweep: waiting for the retrieval evidence …")
-            return
         figure.show_message(f"recency sweep (λ={view.lam:.3f}, K={view.k}): computing …")
         if key not in self._sweeps_running:
             self._sweeps_running.add(key)
-            self._compute_sweep(key, data)
+            self._compute_sweep(key, session)
 
     def _draw_sweep(self) -> None:
         wanted = self._sweep_wanted
@@ -194,9 +190,11 @@ class CandidatesPanel(Vertical):
         self.query_one("#rerank-sweep", FigureView).show(sweep_spec(self.sweeps[key], alpha))
 
     @work(thread=True, exit_on_error=False, group="rerank-sweep", description="sweep")
-    def _compute_sweep(self, key: SweepKey, data: RunData) -> None:
-        """One sweep in the background (one worker per key, never repeated)."""
+    def _compute_sweep(self, key: SweepKey, session: TriageSession) -> None:
+        """One sweep in the background (one worker per key, never repeated), from the
+        columns it needs, read for it and dropped after."""
         try:
+            data = session.rerank_data(key[0])
             sweep = figure_data.recency_sweep(data, lam=key[1], k=key[2])
         except MemscopeError as error:
             self.post_message(SweepComputed(key, None, error.message))
@@ -323,15 +321,17 @@ class CandidatesPanel(Vertical):
         key = session.rerank_key() if session is not None else None
         if session is None or key is None:
             return
-        claimed = session.start_rerank(key)
-        if claimed is not None:
-            data, params = claimed
-            self._compute_run_rerank(key, data, params)
+        params = session.start_rerank(key)
+        if params is not None:
+            self._compute_run_rerank(session, key, params)
 
     @work(thread=True, exit_on_error=False, group="run-rerank", description="run rerank")
-    def _compute_run_rerank(self, key: RerankKey, data: RunData, params: dict[str, Any]) -> None:
-        """One parameter set in the background (claimed once: never repeated)."""
-        self.post_message(RunRerankComputed(key, compute_rerank(data, params)))
+    def _compute_run_rerank(
+        self, session: TriageSession, key: RerankKey, params: dict[str, Any]
+    ) -> None:
+        """One parameter set in the background (claimed once: never repeated); the columns
+        it needs are read for it and dropped after."""
+        self.post_message(RunRerankComputed(key, session.compute_rerank(key[0], params)))
 
     @on(RunRerankComputed)
     def _run_rerank_computed(self, message: RunRerankComputed) -> None:

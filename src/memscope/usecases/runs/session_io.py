@@ -9,7 +9,12 @@ only through here, the import-linter contract ``triage-calls-usecases``).
 - :func:`read_evidence`: a loaded run completed with its retrieval evidence, the
   per-channel scores of its retrieved rounds and whether ``memscope recompute`` can fill the
   scores it did not log.
-- :func:`read_rounds`, :func:`save_position`, :func:`mark_opened`: the dataset's rounds,
+- :func:`read_question_context`, :func:`read_questions`: one question at a time
+  (``usecases.runs.question_read``): what every read of a run shares, then a few
+  questions with their evidence, rounds and the compared run's answer.
+- :func:`read_rerank_data`, :func:`read_run_columns`: the columns the run-level
+  re-ranking numbers, the matrix and its figures need, only.
+- :func:`read_rounds`, :func:`read_rounds_by_id`, :func:`save_position`, :func:`mark_opened`: the dataset's rounds,
   the remembered queue position, the store's default run.
 - :func:`read_probe`: a DMV-Bench probe's stored rows (question, recall steps, products).
 - :func:`probe_seen`: per DMV-Bench probe, whether any recall step retrieved its target.
@@ -21,9 +26,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from memscope.analysis.arrays import PAD
+from memscope.analysis.evidence import EvidenceSet
 from memscope.engine_jobs.memory_search import EngineStep
 from memscope.errors import NotFoundError
 from memscope.store import Store, queries
@@ -31,7 +40,14 @@ from memscope.store import queries_benchmarks as benchmark_queries
 from memscope.store.app_state import AppState, load_app_state, save_app_state
 from memscope.store.samples import load_plan
 from memscope.usecases.labels.sample import SamplePlan, plan_from_rows
-from memscope.usecases.runs.loading import RunData, evidence_from_table, read_questions
+from memscope.usecases.runs.loading import RunData, evidence_from_table
+from memscope.usecases.runs.loading import read_questions as read_run_questions
+from memscope.usecases.runs.question_read import (
+    QuestionRead,
+    RunContext,
+    read_questions,
+    read_run_context,
+)
 from memscope.usecases.runs.run_info import RunInfo
 
 if TYPE_CHECKING:
@@ -44,12 +60,20 @@ __all__ = [
     "EngineStep",
     "EvidenceRead",
     "ProbeRows",
+    "QuestionContext",
+    "QuestionRead",
+    "RunContext",
     "SessionStart",
     "mark_opened",
     "probe_seen",
     "read_evidence",
     "read_probe",
+    "read_question_context",
+    "read_questions",
+    "read_rerank_data",
     "read_rounds",
+    "read_rounds_by_id",
+    "read_run_columns",
     "read_run_data",
     "read_session_start",
     "save_position",
@@ -105,7 +129,7 @@ def read_run_data(store: Store, run_id: str, *, detail: bool = True) -> RunData:
         NotFoundError: no such run in the store.
     """
     with store.read() as con:
-        return read_questions(con, store, run_id, detail=detail)
+        return read_run_questions(con, store, run_id, detail=detail)
 
 
 @dataclass(frozen=True)
@@ -135,10 +159,104 @@ def read_evidence(store: Store, data: RunData) -> EvidenceRead:
     return EvidenceRead(channels, recompute_hint(store, run_id))
 
 
+def read_run_columns(store: Store, run_id: str, *, evidence: bool) -> RunData:
+    """A run's question and answer scores, axes and attributes (no question or answer
+    text), with its retrieval evidence when ``evidence``: what a run-level number (the
+    matrix, a figure) needs, read for that computation; the same reads as ``memscope plot``.
+
+    Raises:
+        NotFoundError: no such run in the store.
+    """
+    from memscope.usecases.runs.loading import load_run
+
+    if evidence:
+        return load_run(store, run_id, detail=False)
+    with store.read() as con:
+        return read_run_questions(con, store, run_id, detail=False)
+
+
+def read_rerank_data(store: Store, run_id: str) -> RunData:
+    """What the run-level re-ranking numbers (``rerun.probe.rerun_run``) and the recency
+    sweep need of a run, and nothing more: its description, the retrieval evidence of its
+    Y3 questions (the only ones re-ranked; with each one's qid and Y level) and its
+    dataset's round count; no question or answer text. The caller computes with it and
+    drops it.
+
+    Raises:
+        NotFoundError: no such run in the store.
+    """
+    with store.read() as con:
+        row = queries.get_run(con, run_id)
+        if row is None:
+            raise NotFoundError(f"no run {run_id!r} in the store", where=str(store.path))
+        run = RunInfo.from_row(row)
+        # Only the Y3 questions are re-ranked: their evidence alone, padded to the whole
+        # run's pool width (the result reports it).
+        table = queries.evidence_table(con, run_id, y="Y3")
+        width = queries.longest_retrieval(con, run_id)
+        n_rounds = queries.dataset_round_count(con, run.dataset_id)
+    evidence, scores = evidence_from_table(table)
+    evidence, scores = _widened(evidence, scores, width)
+    return RunData(run, table.select(["qid", "y"]), table, evidence, scores, n_rounds)
+
+
+def _widened(
+    evidence: EvidenceSet, scores: np.ndarray, width: int
+) -> tuple[EvidenceSet, np.ndarray]:
+    """The candidate columns padded to ``width`` (PAD positions and sessions, NaN scores)."""
+    extra = width - evidence.ranked_pos.shape[1]
+    if extra <= 0:
+        return evidence, scores
+    rows = evidence.ranked_pos.shape[0]
+    pad = np.full((rows, extra), PAD, dtype=evidence.ranked_pos.dtype)
+    widened = replace(
+        evidence,
+        ranked_pos=np.hstack([evidence.ranked_pos, pad]),
+        ranked_session=np.hstack(
+            [evidence.ranked_session, pad.astype(evidence.ranked_session.dtype)]
+        ),
+    )
+    score_pad = np.full((rows, width - scores.shape[1]), np.nan)
+    return widened, np.hstack([scores, score_pad])
+
+
 def read_rounds(store: Store, dataset_id: str) -> pa.Table:
     """The dataset's rounds (``store.queries.rounds_table``)."""
     with store.read() as con:
         return queries.rounds_table(con, dataset_id)
+
+
+def read_rounds_by_id(store: Store, dataset_id: str, round_ids: list[str]) -> pa.Table:
+    """Some rounds of a dataset (``store.queries.rounds_table`` columns), in dialogue order."""
+    from memscope.store.question_reads import rounds_at
+
+    with store.read() as con:
+        return rounds_at(con, dataset_id, round_ids=round_ids)
+
+
+@dataclass(frozen=True)
+class QuestionContext:
+    """What the question reads of one run share (read once per session)."""
+
+    run: RunContext
+    recompute_hint: str | None
+    """The sentence pointing to ``memscope recompute RUN``, None where it cannot work here."""
+
+
+def read_question_context(
+    store: Store, run_id: str, other_run_id: str | None = None
+) -> QuestionContext:
+    """The run's description and round count (and the compared run's), and whether
+    ``memscope recompute`` can fill its missing scores here.
+
+    Raises:
+        NotFoundError: no such run in the store.
+    """
+    from memscope.engine_jobs.gap_fill import recompute_hint
+
+    with store.reading():
+        context = read_run_context(store, run_id, other_run_id)
+        return QuestionContext(context, recompute_hint(store, run_id))
 
 
 def save_position(store: Store, state: AppState) -> None:
