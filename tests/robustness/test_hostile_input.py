@@ -795,15 +795,10 @@ async def test_the_app_shows_a_huge_field_cut_and_t_shows_it_whole(
     assert invoke("ingest", str(run_dir)).exit_code == 0
     app = make_app(OpenRequest([str(run_dir)], question="q1"))
     async with app.run_test(size=(120, 40)) as pilot:
-        # The judge's reasoning comes with the retrieval evidence, loaded after the queue.
+        # The judge's reasoning comes with the question, read from the store when shown.
         await _until(
             pilot,
-            lambda: (
-                app.session.is_open
-                and app.session.qid == "q1"
-                and app.session.run is not None
-                and app.session.run.evidence_ready
-            ),
+            lambda: app.session.is_open and app.session.qid == "q1" and app.session.run is not None,
         )
         await pilot.pause(0.5)
         await pilot.press("t")

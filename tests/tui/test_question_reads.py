@@ -61,7 +61,7 @@ async def test_next_question_comes_from_the_prefetch_not_the_whole_run(demo: Pat
         assert len(session.rows) > session.position + presses + 1
         for _ in range(presses):
             upcoming = session.upcoming_qids()
-            prefetched = session.questions.get((run.run_id, upcoming[0]))
+            prefetched = session.questions.get((run.opened, upcoming[0]))
             assert prefetched is not None  # read in the background before the key
             await pilot.press("j")
             await settle(pilot)
@@ -72,3 +72,22 @@ async def test_next_question_comes_from_the_prefetch_not_the_whole_run(demo: Pat
             assert screen.detail.question in str(answer.content)
             assert screen.candidates and screen.entries  # its pool and timeline, read alone
         assert len(session.questions) <= session.questions.size
+
+
+async def test_the_first_question_is_read_in_the_background_before_enter(demo: Path) -> None:
+    """Once the queue is drawn, the question at the cursor and the next ones are read off
+    the app's thread, so that ``enter`` finds them cached."""
+    app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice", queue="all"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await settle(pilot)
+        session = app.session
+        run = session.run
+        assert run is not None and session.current_qid is not None
+        cached = session.questions.get((run.opened, session.current_qid))
+        assert cached is not None
+        assert all(session.questions.get((run.opened, q)) for q in session.upcoming_qids())
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, QuestionScreen) and screen.question is cached

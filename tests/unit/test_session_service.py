@@ -270,7 +270,7 @@ def test_questions_are_read_one_at_a_time_and_prefetched(tmp_path: Path, store_p
     assert session.prefetch_questions(upcoming) == 0  # cached: nothing read again
     session.step(1)
     assert session.qid == upcoming[0]
-    assert session.questions.get((run.run_id, session.qid)) is not None
+    assert session.questions.get((run.opened, session.qid)) is not None
     with pytest.raises(NotFoundError, match="no question 'q404'"):
         session.read_question("q404")
     session.questions.size = 2

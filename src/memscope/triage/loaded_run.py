@@ -4,14 +4,17 @@ read the labels, verdicts, sample plan and remembered queue position that go wit
 The app's session service (``memscope.triage.session_service``) calls :func:`open_session`
 in a worker: it reads the runs' descriptions, the labels and the queue's row ids, not the
 run itself; the queue reads the rows on screen from the store as they are drawn
-(``usecases.labels.queue_window``). What still needs the whole run (``LoadedRun.data``,
-``table``, ``other``, ``rounds``) reads it on first access, and
-:func:`load_evidence` and :func:`load_suggestions` run in the background; the store is
-used in short connections only, so other memscope processes can use it meanwhile.
+(``usecases.labels.queue_window``), the question screen reads one question at a time
+(``usecases.runs.question_read``), and :func:`load_suggestions` runs in the background.
+What still needs the whole run (``LoadedRun.data``, ``table``, ``other``, ``rounds``: the
+DMV-Bench probe panel's retention context, ``memscope sample``, tests) reads it on first
+access. The store is used in short connections only, so other memscope processes can use
+it meanwhile.
 """
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -34,6 +37,10 @@ from memscope.usecases.suggest.changes import load_suggestions
 from memscope.usecases.suggest.rules import Suggestion
 
 Progress = Callable[[str], None]
+
+
+_OPENED = itertools.count()
+"""Numbers each :class:`LoadedRun` (its ``opened``)."""
 
 
 class LoadedRun:
@@ -61,6 +68,10 @@ class LoadedRun:
     ) -> None:
         self.store = store
         self.info = info
+        self.opened = next(_OPENED)
+        """Which loading of the run this is: the question cache keys on it, so that a run
+        opened again (compared with another, or re-ingested) never shows a question read
+        for an earlier opening."""
         self.other_info = other_info
         self.queue = queue
         self.annotator = annotator
@@ -71,8 +82,6 @@ class LoadedRun:
         """Things the user should know (e.g. label support missing), shown once."""
         self.suggestions_ready = True
         """False while the suggestions are still being loaded in the background."""
-        self.evidence_ready = True
-        """False while the retrieval evidence is still being loaded in the background."""
         self.sample: SamplePlan | None = None
         """The run's stored sample plan, None without one."""
         self.verdicts: dict[str, str] = {}
@@ -233,9 +242,9 @@ def open_session(
 ) -> LoadedRun:
     """Open ``run_ids[0]`` (comparing it with ``run_ids[1]``) for triage.
 
-    The app passes False for both flags and completes the session in the background
-    (:func:`load_evidence`, :func:`load_suggestions`): on a large run those take longer
-    than everything else together, and the queue does not need them; nor does it read the
+    The app passes False for both flags and loads the suggestions in the background
+    (:func:`load_suggestions`): on a large run that takes longer than everything else
+    together, and the queue does not need it; nor does it read the
     run's questions (the queue pages them from the store). ``with_evidence`` reads the run
     whole, with its evidence, at once. ``sample_for="verdicts"`` makes the sampled queue
     the run's verdict sample (``memscope sample RUN --for verdicts``) instead of its
@@ -282,7 +291,6 @@ def open_session(
     if sample is not None:
         queue.set_sample_order(sample.qids, with_passes=sample.purpose == "verdicts")
         session.sample = sample
-    session.evidence_ready = with_evidence
     return session
 
 

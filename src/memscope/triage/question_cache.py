@@ -16,8 +16,8 @@ from memscope.triage.question_view import LoadedQuestion
 CACHED_QUESTIONS = 40
 """Questions kept: the prefetched ones ahead, and a few behind for ``k``."""
 
-QuestionKey = tuple[str, str]
-"""(run id, qid)."""
+QuestionKey = tuple[int, str]
+"""(the loaded run's ``opened`` number, qid)."""
 
 
 class QuestionCache:

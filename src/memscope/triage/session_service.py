@@ -28,12 +28,10 @@ import numpy as np
 from memscope.errors import MemscopeError, NotFoundError
 from memscope.taxonomy import FailureCode, Taxonomy
 from memscope.triage.benchmark_views import ProbeView
-from memscope.triage.candidate_rows import ChannelIndex
 from memscope.triage.label_book import LabelBook
 from memscope.triage.loaded_run import (
     DirRuns,
     LoadedRun,
-    load_evidence,
     mark_opened,
     open_session,
     save_position,
@@ -473,17 +471,6 @@ class TriageSession:
         except MemscopeError:
             pass  # only a convenience for the CLI's default run
 
-    def read_evidence(self, run: LoadedRun) -> ChannelIndex:
-        """Complete ``run`` with its retrieval evidence; the per-channel scores.
-
-        Raises:
-            MemscopeError: the evidence cannot be read.
-        """
-        data = run.data  # read first when the run was opened without it
-        # Shared: the queue's page reads go on meanwhile (a large run's evidence takes seconds).
-        with self.store_lock.shared():
-            return load_evidence(self.store, data)
-
     def read_suggestions(self, run: LoadedRun, notes: list[str]) -> dict[str, Suggestion]:
         """The run's failure suggestions (computed first when it has none); problems go to
         ``notes``."""
@@ -511,7 +498,7 @@ class TriageSession:
             MemscopeError: it cannot be read (NotFoundError: the run has no such question).
         """
         run = self._loaded()
-        found = self.questions.get((run.run_id, qid))
+        found = self.questions.get((run.opened, qid))
         if found is not None:
             return found
         with self.store_lock:
@@ -522,7 +509,7 @@ class TriageSession:
                 f"run {run.run_id!r} has no question {qid!r}", where=str(self.store.path)
             )
         question = load_question(read, run.other_run_id, context.recompute_hint)
-        self.questions.put((run.run_id, qid), question)
+        self.questions.put((run.opened, qid), question)
         return question
 
     def prefetch_questions(self, qids: list[str], soon: int = PREFETCH_SOON) -> int:
@@ -533,7 +520,7 @@ class TriageSession:
         run = self.run
         if run is None or not self.prefetch_wanted(qids, soon):
             return 0
-        keys = [(run.run_id, q) for q in qids]
+        keys = [(run.opened, q) for q in qids]
         self.questions.touch(keys)  # what lies ahead outlives what was visited
         wanted = [qid for _run, qid in self.questions.missing(keys)]
         try:
@@ -544,8 +531,21 @@ class TriageSession:
             return 0
         for qid, read in reads.items():
             question = load_question(read, run.other_run_id, context.recompute_hint)
-            self.questions.put((run.run_id, qid), question)
+            self.questions.put((run.opened, qid), question)
         return len(reads)
+
+    def warm_up(self) -> int:
+        """Read the question at the cursor and the next few (worker thread, once the queue
+        is drawn), so that the first ``enter`` finds them cached rather than reading on the
+        app's thread (and paying pyarrow's first conversions there); how many were read."""
+        try:
+            current = self.current_qid
+            upcoming = self.upcoming_qids() if current is not None else []
+        except MemscopeError:
+            return 0  # the key that shows the question reports it
+        if current is None:
+            return 0
+        return self.prefetch_questions([current, *upcoming], soon=1)
 
     def prefetch_wanted(self, qids: list[str], soon: int = PREFETCH_SOON) -> bool:
         """Whether one of the first ``soon`` of ``qids`` is not cached (then a prefetch
@@ -553,7 +553,7 @@ class TriageSession:
         run = self.run
         if run is None:
             return False
-        return bool(self.questions.missing([(run.run_id, qid) for qid in qids[:soon]]))
+        return bool(self.questions.missing([(run.opened, qid) for qid in qids[:soon]]))
 
     def upcoming_qids(self, ahead: int = PREFETCH_AHEAD, behind: int = 1) -> list[str]:
         """The qids of the queue just after the cursor (then just before it): what ``j``
@@ -679,14 +679,6 @@ class TriageSession:
                 kind=self.start.queue or spec.kind, cell=self.start.cell, text=""
             )
         return spec
-
-    def adopt_evidence(self, run_id: str, channels: ChannelIndex) -> bool:
-        """The retrieval evidence arrived; False when another run is on screen now."""
-        if self.run is None or self.run.run_id != run_id:
-            return False
-        self.run.channels = channels
-        self.run.evidence_ready = True
-        return True
 
     def adopt_suggestions(self, run_id: str, suggestions: dict[str, Suggestion]) -> bool:
         """The suggestions arrived; False when another run is on screen now."""

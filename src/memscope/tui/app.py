@@ -44,7 +44,6 @@ from memscope.tui.keymap import (
     validate_keymap,
 )
 from memscope.tui.messages import (
-    EvidenceLoaded,
     LabelsQueued,
     LabelWritten,
     LoadProgressed,
@@ -103,8 +102,6 @@ class MemscopeApp(App[None]):
         self.navigator = Navigator(self, session, self.keys)
         self._position_timer: Timer | None = None
         self._quit_when_saved = False
-        self._evidence_asked: str | None = None
-        """The run whose retrieval evidence is loading or loaded (read once a screen needs it)."""
 
     @property
     def store(self) -> Store:
@@ -216,42 +213,15 @@ class MemscopeApp(App[None]):
         thread=True, exclusive=True, exit_on_error=False, group="complete", description="complete"
     )
     def complete(self, run: LoadedRun) -> None:
-        """After the queue is up: the suggestions (computed first when the run has none);
-        also makes the run the store's default one."""
+        """After the queue is up: the questions ``enter`` shows first, then the
+        suggestions (computed first when the run has none); also makes the run the store's
+        default one."""
         session = self.session
+        session.warm_up()
         session.mark_opened(run)
         notes: list[str] = []
         found = session.read_suggestions(run, notes)
         self.post_message(SuggestionsLoaded(run.run_id, found, notes))
-
-    @work(
-        thread=True, exclusive=True, exit_on_error=False, group="evidence", description="evidence"
-    )
-    def load_evidence(self, run: LoadedRun) -> None:
-        """The run's retrieval evidence, once the question or matrix screen needs it (the
-        queue does not: it is read from the store a screen at a time)."""
-        try:
-            self.post_message(EvidenceLoaded(run.run_id, self.session.read_evidence(run)))
-        except MemscopeError as error:
-            self.post_message(WorkFailed("loading the retrieval evidence", error))
-
-    def want_evidence(self) -> None:
-        """Start loading the run's evidence if a screen that shows it is up and it is not
-        loading or loaded yet."""
-        run = self.session.run
-        if (
-            run is None
-            or run.evidence_ready
-            or self.navigator.current_main
-            not in (
-                "question",
-                "matrix",
-            )
-        ):
-            return
-        if self._evidence_asked != run.run_id:
-            self._evidence_asked = run.run_id
-            self.load_evidence(run)
 
     @on(RunsScoped)
     def _runs_scoped(self, message: RunsScoped) -> None:
@@ -271,21 +241,9 @@ class MemscopeApp(App[None]):
             self.tell(notice)
         self.navigator.show_main("question" if adopted.open_question else "queue")
         keep_loaded_run_out_of_gc()
-        # After the first paint: the suggestions (and the evidence, when the question
-        # screen opens first) must not delay it.
-        self._evidence_asked = None
+        # After the first paint: the suggestions must not delay it. (No screen needs the
+        # run's whole evidence: the question screen reads one question at a time.)
         self.call_after_refresh(self.complete, message.run)
-        self.call_after_refresh(self.want_evidence)
-
-    @on(EvidenceLoaded)
-    def _evidence_loaded(self, message: EvidenceLoaded) -> None:
-        if not self.session.adopt_evidence(message.run_id, message.channels):
-            return
-        keep_loaded_run_out_of_gc()
-        screen = self.navigator.question_screen
-        if screen is not None and screen.detail is not None:
-            screen.show_question()
-        self.navigator.refresh_views()
 
     @on(SuggestionsLoaded)
     def _suggestions_loaded(self, message: SuggestionsLoaded) -> None:
@@ -322,7 +280,6 @@ class MemscopeApp(App[None]):
         """Show a main screen as the user asked for it (and remember the position)."""
         if self.navigator.show(name, filter_focus=filter_focus):
             self.remember_position()
-        self.want_evidence()
 
     @on(QueueChanged)
     def _queue_changed(self, _message: QueueChanged) -> None:

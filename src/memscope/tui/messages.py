@@ -53,14 +53,6 @@ class RunsScoped(Message):
 
 
 @dataclass
-class EvidenceLoaded(Message):
-    """The retrieval evidence of ``run_id`` is in memory (``channels``: per-channel scores)."""
-
-    run_id: str
-    channels: Any
-
-
-@dataclass
 class SuggestionsLoaded(Message):
     """The failure suggestions of ``run_id`` (qid -> Suggestion) were loaded or computed."""
 
