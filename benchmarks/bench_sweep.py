@@ -14,11 +14,15 @@ run, and reported as the median of ``--repeat`` repetitions and as a ratio of th
 - ``memscope table runs/`` on the ingested store vs the one-query baseline: one DuckDB
   ``read_json`` over every ``predictions.jsonl``, grouped by run and X (≤ 4×);
 - ``memscope runs`` vs the same one-query baseline (no target);
+- the app's runs screen over the ingested sweep, from start to its first row drawn, vs an
+  empty Textual app started the same way (``sweep_screen.py``; no target; ``--no-screen``
+  leaves it out);
 - with ``--tiny N``: first ``memscope ingest`` of N tiny runs (``TINY_QUESTIONS`` questions
   each, one dialog file) side by side in one folder, against the ``read_json`` baseline of
   those files (the target: 5,000 of them in under a minute).
 
     .venv/bin/python benchmarks/bench_sweep.py [--sizes 192 1280] [--tiny 5000] [--repeat 3]
+        [--no-screen]
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import VENV_BIN, WORK, median, print_table, time_command
 from figures import Figure, Target, add_figures_option, at_most, below, write_script_figures
+from sweep_screen import measure_figures as measure_screen_figures
 
 QUESTIONS_PER_RUN = 46
 TASKS = 8
@@ -268,8 +273,11 @@ def _warm_up(root: Path, env: dict[str, str]) -> None:
     time_command([sys.executable, "-c", QUERY_BASELINE, str(root)], env=env)
 
 
-def measure(root: Path, repeat: int) -> dict[str, list[float]]:
-    """Seconds of every step and baseline, one list of ``repeat`` trials each."""
+def measure(
+    root: Path, repeat: int, *, screen: bool = True
+) -> tuple[dict[str, list[float]], list[Figure]]:
+    """Seconds of every step and baseline, one list of ``repeat`` trials each; with
+    ``screen``, the runs screen's figures (``sweep_screen.py``) over the last trial's store."""
     memscope = str(VENV_BIN / "memscope")
     runs = str(root / "runs")
     times: dict[str, list[float]] = {
@@ -281,7 +289,8 @@ def measure(root: Path, repeat: int) -> dict[str, list[float]]:
     cached = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
     cached["PYTHONPYCACHEPREFIX"] = str(WORK / "pycache")
     _warm_up(root, cached)
-    for _ in range(repeat):
+    screen_figures: list[Figure] = []
+    for trial in range(repeat):
         scratch = Path(tempfile.mkdtemp(prefix="memscope-bench-sweep-"))
         env = dict(cached, MEMSCOPE_DB=str(scratch / "store.duckdb"), COLUMNS="200")
         try:
@@ -293,9 +302,14 @@ def measure(root: Path, repeat: int) -> dict[str, list[float]]:
             times["reingest"].append(time_command([memscope, "ingest", runs], env=env))
             times["table"].append(time_command([memscope, "table", runs], env=env))
             times["runs"].append(time_command([memscope, "runs"], env=env))
+            if screen and trial == repeat - 1:
+                # The store now holds the whole sweep: the app opens its runs folder.
+                screen_figures = measure_screen_figures(
+                    scratch / "store.duckdb", repeat, root / "runs"
+                )
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
-    return times
+    return times, screen_figures
 
 
 STEPS: dict[str, tuple[str, str, Target | None]] = {
@@ -352,14 +366,20 @@ def main() -> None:
     parser.add_argument(
         "--tiny", type=int, default=0, metavar="N", help="also time N tiny runs in one folder"
     )
+    parser.add_argument(
+        "--no-screen",
+        dest="screen",
+        action="store_false",
+        help="leave out the app's runs screen (sweep_screen.py)",
+    )
     add_figures_option(parser)
     args = parser.parse_args()
     figures: list[Figure] = []
     rows = []
     for n_runs in args.sizes:
-        times = measure(generated_sweep(n_runs), args.repeat)
+        times, screen_figures = measure(generated_sweep(n_runs), args.repeat, screen=args.screen)
         medians = {name: median(values) for name, values in times.items()}
-        figures += figures_of(n_runs, times, args.repeat)
+        figures += figures_of(n_runs, times, args.repeat) + screen_figures
         for step, (what, baseline, target) in STEPS.items():
             ratio = medians[step] / medians[baseline]
             verdict = "" if target is None else ("met" if target.met(ratio) else "missed")
@@ -371,6 +391,18 @@ def main() -> None:
                     f"{medians[baseline]:.2f} s",
                     f"{ratio:.2f}×",
                     verdict,
+                ]
+            )
+        if screen_figures:
+            empty, ours, ratio_figure = screen_figures
+            rows.append(
+                [
+                    f"{n_runs:,}",
+                    "the app's runs screen to its first row",
+                    f"{ours.value / 1000:.2f} s",
+                    f"{empty.value / 1000:.2f} s",
+                    f"{ratio_figure.value:.2f}×",
+                    "",
                 ]
             )
     if args.tiny:

@@ -33,8 +33,18 @@ def assert_same_run(batch: RunData, alone: RunData) -> None:
     assert batch.questions.to_pylist() == alone.questions.to_pylist()
     assert batch.evidence_table.equals(alone.evidence_table)
     np.testing.assert_array_equal(batch.scores, alone.scores)
-    for name in ("ranked_pos", "ranked_session", "gold_pos", "source_sessions", "has_ranking"):
-        np.testing.assert_array_equal(getattr(batch.evidence, name), getattr(alone.evidence, name))
+    assert batch.scores.dtype == alone.scores.dtype
+    for name in (
+        "ranked_pos",
+        "ranked_session",
+        "gold_pos",
+        "source_sessions",
+        "has_ranking",
+        "is_y3",
+    ):
+        mine, theirs = getattr(batch.evidence, name), getattr(alone.evidence, name)
+        np.testing.assert_array_equal(mine, theirs)
+        assert mine.dtype == theirs.dtype, name
 
 
 @pytest.mark.parametrize("detail", [False, True])
@@ -51,6 +61,18 @@ def test_every_demo_run_reads_as_load_run_reads_it(
         assert_same_run(data, load_run(store, data.run.run_id, detail=detail))
         benchmarks.add(data.benchmark)
     assert {"memeye", "dmv", "cuemem"} <= benchmarks
+
+
+def test_runs_padded_alone_read_alike(
+    demo_store: tuple[Store, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs whose shared padding would waste too much are padded one by one: the same arrays."""
+    from memscope.usecases.runs import batch
+
+    store, run_ids = demo_store
+    monkeypatch.setattr(batch, "SHARED_PADDING_SLACK", -1)
+    for data in load_runs(store, run_ids, detail=False):
+        assert_same_run(data, load_run(store, data.run.run_id, detail=False))
 
 
 def test_question_tables_alone_read_as_question_table(

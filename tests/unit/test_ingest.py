@@ -210,6 +210,32 @@ def test_many_runs_share_write_connections_and_report_in_path_order(
         assert scalar(con, "SELECT count(*) FROM predictions WHERE run_id = 'b'") == 0
 
 
+def test_run_folders_are_resolved_as_path_resolve_does(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The folders found below a root are resolved by resolving the root once: the same
+    paths ``Path.resolve`` gives, through a symlinked root and a relative one with ``..``;
+    the runs are stored at, and found unchanged at, their real paths."""
+    from memscope.adapters import find_run_dirs, resolved_run_dirs
+
+    data = small_dataset()
+    for name in ("a", "b/c", "b/d"):
+        write_run(tmp_path / "real" / "runs" / name, data, good_rows(data))
+    (tmp_path / "real" / "runs" / "elsewhere").symlink_to(tmp_path / "real" / "runs" / "b")
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    monkeypatch.chdir(tmp_path / "real")
+    roots = [tmp_path / "link" / "runs", Path("runs/../runs"), Path("runs/a")]
+    for root in roots:
+        found = find_run_dirs(root)
+        assert resolved_run_dirs(root, found) == [run_dir.resolve() for run_dir in found]
+    real = (tmp_path / "real" / "runs").resolve()
+    outcomes, failures = ingest_paths(store, [tmp_path / "link" / "runs"], OPTIONS)
+    assert not failures
+    assert [o.path for o in outcomes] == [str(real / name) for name in ("a", "b/c", "b/d")]
+    outcomes, _ = ingest_paths(store, [Path("runs/../runs")], OPTIONS)
+    assert [o.status for o in outcomes] == ["unchanged"] * 3
+
+
 def test_ingest_inside_a_shared_read_writes_and_reads_on(tmp_path: Path) -> None:
     """The app ingests a folder inside ``Store.reading()``: the write connection takes the
     read-only one's place meanwhile, and reads after it see the new runs."""

@@ -28,6 +28,7 @@ __all__ = [
     "find_run_dirs",
     "read_run",
     "read_runs",
+    "resolved_run_dirs",
 ]
 
 
@@ -123,3 +124,22 @@ def find_run_dirs(root: Path, unreadable: list[tuple[Path, str]] | None = None) 
             if not spec.runs_nest:
                 dirnames.clear()  # its runs are all here
     return sorted(found)
+
+
+def resolved_run_dirs(root: Path, run_dirs: list[Path]) -> list[Path]:
+    """Each of ``run_dirs`` (what ``find_run_dirs(root)`` found) as ``Path.resolve`` gives it.
+
+    ``root`` is resolved once and the rest of each path appended: the search never enters a
+    symlinked folder below ``root``, so nothing below it has a link to follow (a resolve per
+    run costs a ``lstat`` per folder of its path: 0.2 s over 1,280 runs).
+    """
+    base = root.resolve()
+    resolved = []
+    for run_dir in run_dirs:
+        try:
+            below = run_dir.relative_to(root)
+        except ValueError:  # not found below root after all: resolved on its own
+            resolved.append(run_dir.resolve())
+            continue
+        resolved.append(base / below)
+    return resolved

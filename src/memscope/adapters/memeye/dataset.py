@@ -66,6 +66,9 @@ class ImageResolver:
         self.allowed_roots = [self.data_dir.resolve(), dialog_path.parent.resolve()]
         if image_root is not None:
             self.allowed_roots.append(image_root.resolve())
+        # A dialog names the same few images over and over (one scene in many rounds): each
+        # reference is looked up once, not once per round (a stat per candidate and folder).
+        self._resolved: dict[str, tuple[str | None, str | None]] = {}
 
     def candidates(self, raw: str) -> list[Path]:
         """Every place MemEye would look for ``raw``, in order."""
@@ -93,6 +96,13 @@ class ImageResolver:
 
     def resolve(self, raw: str) -> tuple[str | None, str | None]:
         """Return ``(file, problem)``: the resolved absolute file, or None and why."""
+        found = self._resolved.get(raw)
+        if found is None:
+            found = self._resolved[raw] = self._look_up(raw)
+        return found
+
+    def _look_up(self, raw: str) -> tuple[str | None, str | None]:
+        """``resolve`` without the memory of earlier references."""
         outside = False
         for candidate in self.candidates(raw):
             try:

@@ -8,6 +8,7 @@ runs have tens of thousands of them.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 from typing import overload
@@ -42,15 +43,19 @@ def mask_secrets(value: JSONValue) -> JSONValue:
     if isinstance(value, dict):
         return {
             key: (
-                MASK
-                if SECRET_KEY.search(str(key)) and item not in (None, "")
-                else mask_secrets(item)
+                MASK if _is_secret_key(str(key)) and item not in (None, "") else mask_secrets(item)
             )
             for key, item in value.items()
         }
     if isinstance(value, list):
         return [mask_secrets(item) for item in value]
     return value
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_secret_key(key: str) -> bool:
+    """Whether a config key names a secret (the same keys recur in every run of a sweep)."""
+    return SECRET_KEY.search(key) is not None
 
 
 def read_memeye_run(run_dir: Path, dataset: Path | None = None) -> RunRecord:
@@ -171,6 +176,7 @@ def locate_dialog_json(
     )
     name = Path(recorded).name if recorded else None
     tried: list[Path] = []
+    seen: set[Path] = set()  # a set: the candidates of six ancestors repeat each other
     candidates: list[Path] = []
     if override is not None:
         override = override.expanduser()
@@ -191,8 +197,9 @@ def locate_dialog_json(
         for ancestor in [run_dir, *run_dir.parents][:6]:
             candidates += [ancestor / "data" / "dialog" / name, ancestor / "dialog" / name]
     for candidate in candidates:
-        if candidate in tried:
+        if candidate in seen:
             continue
+        seen.add(candidate)
         tried.append(candidate)
         if candidate.is_file():
             return candidate.resolve()

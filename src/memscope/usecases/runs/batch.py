@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from memscope.analysis.arrays import pad_lists
+from memscope.analysis.evidence import EvidenceSet
 from memscope.errors import NotFoundError
 from memscope.store import Store
 from memscope.store.evidence_batch import assemble_runs_evidence
@@ -49,19 +51,76 @@ def load_runs(store: Store, run_ids: Sequence[str], *, detail: bool = True) -> l
     evidence_of = assemble_runs_evidence(
         evidence_questions, rounds, sessions, retrievals, dataset_of
     )
+    arrays = _evidence_arrays([evidence_of[run_id] for run_id in wanted])
     loaded: dict[str, RunData] = {}
-    for run_id in wanted:
-        evidence_rows = evidence_of[run_id]
-        evidence, scores = evidence_from_table(evidence_rows)
+    for run_id, (evidence, scores) in zip(wanted, arrays, strict=True):
         loaded[run_id] = RunData(
             RunInfo.from_row(runs[run_id]),
             questions[run_id],
-            evidence_rows,
+            evidence_of[run_id],
             evidence,
             scores,
             n_rounds[dataset_of[run_id]],
         )
     return [loaded[run_id] for run_id in run_ids]
+
+
+# Padding every run's lists into one matrix wastes (rows × widest) cells on runs with
+# shorter lists: beyond this many cells more than the runs' own, each is padded alone.
+SHARED_PADDING_SLACK = 1 << 20
+
+
+def _evidence_arrays(tables: list[pa.Table]) -> list[tuple[EvidenceSet, np.ndarray]]:
+    """``evidence_from_table`` of each evidence table, their lists padded in one pass.
+
+    Each run's matrices are its rows of the shared ones, cut to its own longest list: the
+    arrays ``evidence_from_table`` gives it alone (``tests/unit/test_batch_loading.py``).
+    """
+    import pyarrow.compute as pc
+
+    sizes = np.array([table.num_rows for table in tables], dtype=np.int64)
+    if not sizes.sum():
+        return [evidence_from_table(table) for table in tables]
+    whole = pa.concat_tables(tables)
+    stops = np.cumsum(sizes)
+    starts = stops - sizes
+    filled = np.flatnonzero(sizes)
+
+    def padded(name: str, **fill: Any) -> list[np.ndarray]:
+        column = whole.column(name).combine_chunks()
+        lengths = pc.fill_null(pc.list_value_length(column), 0).to_numpy(zero_copy_only=False)
+        widths = np.zeros(len(tables), dtype=np.int64)
+        widths[filled] = np.maximum.reduceat(lengths, starts[filled])
+        own_cells = int((sizes * widths).sum())
+        if whole.num_rows * int(widths.max()) > own_cells + SHARED_PADDING_SLACK:
+            return [pad_lists(table.column(name), **fill) for table in tables]
+        matrix = pad_lists(column, **fill)
+        return [
+            matrix[start:stop, :width].copy()
+            for start, stop, width in zip(starts, stops, widths, strict=True)
+        ]
+
+    ranked_pos = padded("ranked_pos")
+    ranked_session = padded("ranked_session")
+    scores = padded("scores", fill=np.nan, dtype=np.float64)
+    gold_pos = padded("gold_pos")
+    sources = padded("source_sessions")
+    y = whole.column("y").to_numpy(zero_copy_only=False)
+    has_ranking = whole.column("has_ranking").to_numpy(zero_copy_only=False).astype(bool)
+    return [
+        (
+            EvidenceSet(
+                ranked_pos=ranked_pos[run],
+                ranked_session=ranked_session[run],
+                gold_pos=gold_pos[run],
+                source_sessions=sources[run],
+                has_ranking=has_ranking[start:stop].copy(),
+                is_y3=(y[start:stop] == "Y3"),
+            ),
+            scores[run],
+        )
+        for run, (start, stop) in enumerate(zip(starts, stops, strict=True))
+    ]
 
 
 def load_question_tables(

@@ -8,7 +8,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from memscope.adapters import Benchmark, ReadOptions, detect, find_run_dirs
+from memscope.adapters import Benchmark, ReadOptions, detect, find_run_dirs, resolved_run_dirs
 from memscope.adapters.files import current_stats
 from memscope.adapters.run_sources import REMEMBERED_HISTORIES, recorded_sources
 from memscope.errors import InputError, MemscopeError, NotFoundError, RunDirError
@@ -202,6 +202,7 @@ def ingest_paths(
     outcomes: list[IngestOutcome] = []
     failures: list[IngestFailure] = []
     found: list[list[Path]] = []
+    found_resolved: list[list[Path]] = []  # the same, each resolved
     for path in paths:
         unreadable: list[tuple[Path, str]] = []
         run_dirs = find_run_dirs(path, unreadable)
@@ -223,8 +224,9 @@ def ingest_paths(
             detect(path)  # raises the specific "not a run directory" message
             raise RunDirError("no run directories found", where=str(path))
         found.append(run_dirs)
+        found_resolved.append(resolved_run_dirs(path, run_dirs))
     # Run ids are settled over everything found together (identity.run_labels).
-    labels = run_labels([run_dir.resolve() for run_dirs in found for run_dir in run_dirs])
+    labels = run_labels([run_dir for run_dirs in found_resolved for run_dir in run_dirs])
     stored: dict[str, StoredRunState] = {}
     if store.exists:
         with store.read() as con:
@@ -264,9 +266,8 @@ def ingest_paths(
             pending.clear()
             pending_bytes = 0
 
-        for run_dirs in found:
-            for run_dir in run_dirs:
-                resolved = run_dir.resolve()
+        for run_dirs, resolved_dirs in zip(found, found_resolved, strict=True):
+            for run_dir, resolved in zip(run_dirs, resolved_dirs, strict=True):
                 unchanged = _unchanged_by_stats(stored.get(str(resolved)), resolved)
                 if unchanged is not None:
                     store_pending()  # outcomes are reported in the order of the folders
