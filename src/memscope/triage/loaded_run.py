@@ -7,7 +7,7 @@ run itself; the queue reads the rows on screen from the store as they are drawn
 (``usecases.labels.queue_window``), the question screen reads one question at a time
 (``usecases.runs.question_read``), and :func:`load_suggestions` runs in the background.
 What still needs the whole run (``LoadedRun.data``, ``table``, ``other``, ``rounds``: the
-DMV-Bench probe panel's retention context, ``memscope sample``, tests) reads it on first
+DMV-Bench probe panel's retention context, and tests) reads it on first
 access. The store is used in short connections only, so other memscope processes can use
 it meanwhile.
 """
