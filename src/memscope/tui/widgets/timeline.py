@@ -166,6 +166,11 @@ class Timeline(ScrollView, can_focus=True):
         if rounds:
             self._highlight(rounds[-1] if where < 0 else rounds[0])
 
+    def on_resize(self, _event: events.Resize) -> None:
+        # A timeline filled before its first layout had no height to scroll by: keep the
+        # highlighted round in view once it has one (and whenever the pane changes size).
+        self.call_after_refresh(self._scroll_to_highlight)
+
     def on_click(self, event: events.Click) -> None:
         line = event.y + int(self.scroll_offset.y)
         if 0 <= line < len(self.entries) and self.entries[line].kind == "round":
