@@ -449,10 +449,17 @@ def test_a_questions_suggestion_comes_with_its_read_once_the_run_has_them(
     assert run is not None and session.qid is not None and not run.suggestions_ready
     before = session.read_question(session.qid)
     assert not before.read.suggestion_read
+    elsewhere = session.read_question("q4")  # not the cursor's nor one of the next
+    assert session.qid != "q4" and "q4" not in session.upcoming_qids()
     assert session.suggestion(session.qid) is None  # not ready: "loading …" in the bar
     assert not session.label_bar_view(session.qid).suggestions_ready
     notes: list[str] = []
     codes = session.ensure_suggestions(run, notes)
+    assert run.suggestions_stored and not run.suggestions_ready  # not shown yet
+    # The worker completed the cursor's question in the cache (the label bar reads none on
+    # the app's thread); one read elsewhere before is completed when it is shown.
+    assert session.questions.get((run.opened, session.qid)).read.suggestion_read
+    assert not session.questions.get((run.opened, "q4")).read.suggestion_read
     stored = load_suggestions(session.store, run.run_id)
     assert stored and codes == sorted({s.code for s in stored.values()})
     assert not hasattr(run, "suggestions")  # no qid -> Suggestion dict for the run
@@ -460,10 +467,12 @@ def test_a_questions_suggestion_comes_with_its_read_once_the_run_has_them(
     assert not session.adopt_suggestions("another-run", codes)
     for qid in ("q1", "q2", "q3", "q4"):
         assert session.suggestion(qid) == stored.get(qid), qid
-    # The question read before was completed in the cache, not read again whole.
+    # The questions read before were completed in the cache, not read again whole.
     again = session.read_question(session.qid)
     assert again.read.suggestion_read and again.read.suggestion == stored.get(session.qid)
     assert again.view is before.view
+    completed = session.read_question("q4")
+    assert completed.read.suggestion_read and completed.view is elsewhere.view
     view = session.label_bar_view(session.qid)
     assert view.suggestions_ready and view.suggestion == stored.get(session.qid)
     # A question read now carries its suggestion from its own read.

@@ -85,7 +85,11 @@ class LoadedRun:
         self.notes: list[str] = []
         """Things the user should know (e.g. label support missing), shown once."""
         self.suggestions_ready = True
-        """False while the suggestions are still being loaded in the background."""
+        """False while the suggestions are still being loaded in the background (the label
+        bar says so, the queue has no suggested column)."""
+        self.suggestions_stored = True
+        """Whether the run's suggestions are in the store (set by the background worker as
+        soon as they are, before ``suggestions_ready``): question reads read theirs."""
         self.sample: SamplePlan | None = None
         """The run's stored sample plan, None without one."""
         self.verdicts: dict[str, str] = {}
@@ -127,7 +131,7 @@ class LoadedRun:
         """The suggestions are computed and stored (the queue joins them, a question's read
         reads its own); ``codes``: their distinct primary codes."""
         self.suggested_codes = list(codes)
-        self.suggestions_ready = True
+        self.suggestions_stored = self.suggestions_ready = True
         self.queue.set_suggestions_ready(True)
         # The store lock first, then this run's (as ``_once``): the table, when built, is
         # then never built meanwhile without them.
@@ -299,7 +303,7 @@ def open_session(
         say("Loading failure suggestions …")
         session.set_suggestions_ready(ensure_suggestions(store, start.run, notes))
     else:
-        session.suggestions_ready = False
+        session.suggestions_ready = session.suggestions_stored = False
         queue.set_suggestions_ready(False)
     session.verdicts = _verdicts(store, run_id, annotator)
     sample = start.sample

@@ -46,7 +46,7 @@ from memscope.usecases.labels.queue import QueueSpec
 from memscope.usecases.rerun.probe import DEFAULT_LAMBDA
 from memscope.usecases.runs import session_io
 from memscope.usecases.runs.loading import RunData
-from memscope.usecases.runs.question_read import read_suggestion
+from memscope.usecases.runs.question_read import read_suggestion, read_suggestions
 from memscope.usecases.runs.run_info import RunInfo
 from memscope.usecases.runs.selection import SelectOptions, select_runs
 from memscope.usecases.runs.session_io import EngineStep, QuestionContext
@@ -477,7 +477,34 @@ class TriageSession:
         none are kept: a question's comes with its read); their distinct primary codes come
         back, problems go to ``notes``."""
         with self.store_lock:
-            return ensure_suggestions(self.store, run.info, notes)
+            codes = ensure_suggestions(self.store, run.info, notes)
+        run.suggestions_stored = True  # question reads from now on read theirs
+        self._complete_suggestions(run)
+        return codes
+
+    def _complete_suggestions(self, run: LoadedRun) -> None:
+        """Read the suggestions of the cached questions read before the run's were stored
+        (the cursor's and the next ones, from ``warm_up``) in one short read, here in the
+        worker, so that the label bar never reads one on the app's thread."""
+        try:
+            qids = [q for q in [self.current_qid, *self.upcoming_qids()] if q is not None]
+        except MemscopeError:
+            return
+        stale: dict[str, LoadedQuestion] = {}
+        for qid in qids:
+            question = self.questions.get((run.opened, qid))
+            if question is not None and not question.read.suggestion_read:
+                stale[qid] = question
+        if not stale:
+            return
+        try:
+            with self.store_lock:
+                found = read_suggestions(self.store, run.run_id, list(stale))
+        except MemscopeError:
+            return  # the label bar reads each one when it shows it
+        for qid, question in stale.items():
+            read = replace(question.read, suggestion=found.get(qid), suggestion_read=True)
+            self.questions.put((run.opened, qid), replace(question, read=read))
 
     def suggestion(self, qid: str) -> Suggestion | None:
         """The failure suggestion of ``qid`` of the run on screen (None: none, or not ready
@@ -521,7 +548,7 @@ class TriageSession:
         found = self.questions.get((run.opened, qid))
         if found is not None:
             return found
-        ready = run.suggestions_ready  # before the read: they are stored by then
+        ready = run.suggestions_stored  # before the read: they are stored by then
         with self.store_lock:
             context = self._context_of(run)
             read = session_io.read_questions(
@@ -546,7 +573,7 @@ class TriageSession:
         keys = [(run.opened, q) for q in qids]
         self.questions.touch(keys)  # what lies ahead outlives what was visited
         wanted = [qid for _run, qid in self.questions.missing(keys)]
-        ready = run.suggestions_ready  # before the read: they are stored by then
+        ready = run.suggestions_stored  # before the read: they are stored by then
         try:
             with self.store_lock:
                 context = self._context_of(run)

@@ -168,12 +168,18 @@ def read_suggestion(store: Store, run_id: str, qid: str) -> Suggestion | None:
     """The stored failure suggestion of one question (rank 1, with the other codes as
     alternatives), None when it has none: for a question read before its run's
     suggestions were stored."""
+    return read_suggestions(store, run_id, [qid]).get(qid)
+
+
+def read_suggestions(store: Store, run_id: str, qids: list[str]) -> dict[str, Suggestion]:
+    """The stored failure suggestions of a few questions by qid (those without one are
+    left out), in one short read."""
     from memscope.store.suggestions import question_suggestion_rows
     from memscope.usecases.suggest.rules import suggestions_from_rows
 
     with store.read() as con:
-        rows = question_suggestion_rows(con, run_id, [qid])
-    return suggestions_from_rows(rows).get(qid)
+        rows = question_suggestion_rows(con, run_id, qids)
+    return suggestions_from_rows(rows)
 
 
 def _other_rows(con: Any, context: RunContext, questions: pa.Table) -> dict[str, RunData]:
