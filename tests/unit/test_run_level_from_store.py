@@ -28,6 +28,8 @@ from memscope.usecases.rerun.probe import rerun_question
 from memscope.usecases.runs import session_io
 from memscope.usecases.runs.ingest import ingest_dir
 from memscope.usecases.runs.loading import load_run
+from memscope.usecases.suggest.changes import stored_codes
+from memscope.usecases.suggest.rules import load_suggestions
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
 from generate_run import generate
@@ -48,14 +50,20 @@ def test_matrix_grids_from_the_store_equal_the_whole_run_in_memory(
     suggestion dicts, equals the one over the queue's whole-run table in memory."""
     store, run_id = generated
     session = open_session(store, [run_id], "alice")  # the whole run, evidence included
-    table = session.table
+    # The former whole-run table: every question's Suggestion held in memory.
+    table = matrix_table(session.data, {}, load_suggestions(store, run_id))
+    # The session's lazy table reads the codes from the store when built: the same column.
+    assert session.table.suggested.tolist() == table.suggested.tolist()
     qids = [str(q) for q in session.data.qids]
     labels = {qids[0]: ["RET-MISS"], qids[5]: ["SEL-STALE", "RET-MISS"], qids[9]: []}
     for qid, codes in labels.items():
         table.set_label(qid, codes)
-    assert session.suggestions  # the suggested-code counts have something to count
+    # Read from the store as the matrix reads them (the session keeps none per question).
+    suggested = stored_codes(store, run_id)
+    assert suggested  # the suggested-code counts have something to count
+    assert session.suggested_codes == sorted(set(suggested.values()))
     metrics = available_metrics(
-        session.data.spec, False, session.data.has_retrievals, labels, session.suggestions
+        session.data.spec, False, session.data.has_retrievals, labels, session.suggested_codes
     )
     keys = {m.key for m in metrics}
     assert {"label:RET-MISS", "label:SEL-STALE", "labelled"} <= keys
@@ -63,7 +71,7 @@ def test_matrix_grids_from_the_store_equal_the_whole_run_in_memory(
     assert any(needs_evidence(m) for m in metrics) and not all(needs_evidence(m) for m in metrics)
     for metric in metrics:
         columns = session_io.read_run_columns(store, run_id, evidence=needs_evidence(metric))
-        ours = matrix_table(columns, labels, session.suggestions)
+        ours = matrix_table(columns, labels, suggested)
         for view in table.axes.views:
             for k in (1, 5):
                 assert grid_values(metric, ours, columns, k, view, None, store) == grid_values(

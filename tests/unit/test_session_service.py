@@ -20,6 +20,7 @@ from memscope.triage.loaded_run import DirRuns, LoadedRun
 from memscope.triage.notice import Notice
 from memscope.triage.session_service import StartRequest, TriageSession, compute_rerank
 from memscope.usecases.runs.loading import load_run
+from memscope.usecases.suggest.rules import load_suggestions
 
 
 class Taxonomy:
@@ -435,3 +436,73 @@ def test_a_verdict_made_before_the_app_opened_is_shown_and_cycled_from(
     session.labels.cycle_verdict()
     write_labels(session)
     assert session.label_bar_view("q1").verdict is None
+
+
+def test_a_questions_suggestion_comes_with_its_read_once_the_run_has_them(
+    tmp_path: Path, store_path: Path
+) -> None:
+    """The background worker only makes sure the run's suggestions are stored (nothing is
+    kept for the whole run); a question read before that has none and is read again for
+    its suggestion once they are ready; one read after carries it, alternatives included."""
+    session = open_session(tmp_path, store_path)
+    run = session.run
+    assert run is not None and session.qid is not None and not run.suggestions_ready
+    before = session.read_question(session.qid)
+    assert not before.read.suggestion_read
+    elsewhere = session.read_question("q4")  # not the cursor's nor one of the next
+    assert session.qid != "q4" and "q4" not in session.upcoming_qids()
+    assert session.suggestion(session.qid) is None  # not ready: "loading …" in the bar
+    assert not session.label_bar_view(session.qid).suggestions_ready
+    notes: list[str] = []
+    codes = session.ensure_suggestions(run, notes)
+    assert run.suggestions_stored and not run.suggestions_ready  # not shown yet
+    # The worker completed the cursor's question in the cache (the label bar reads none on
+    # the app's thread); one read elsewhere before is completed when it is shown.
+    assert session.questions.get((run.opened, session.qid)).read.suggestion_read
+    assert not session.questions.get((run.opened, "q4")).read.suggestion_read
+    stored = load_suggestions(session.store, run.run_id)
+    assert stored and codes == sorted({s.code for s in stored.values()})
+    assert not hasattr(run, "suggestions")  # no qid -> Suggestion dict for the run
+    assert session.adopt_suggestions(run.run_id, codes) and run.suggested_codes == codes
+    assert not session.adopt_suggestions("another-run", codes)
+    for qid in ("q1", "q2", "q3", "q4"):
+        assert session.suggestion(qid) == stored.get(qid), qid
+    # The questions read before were completed in the cache, not read again whole.
+    again = session.read_question(session.qid)
+    assert again.read.suggestion_read and again.read.suggestion == stored.get(session.qid)
+    assert again.view is before.view
+    completed = session.read_question("q4")
+    assert completed.read.suggestion_read and completed.view is elsewhere.view
+    view = session.label_bar_view(session.qid)
+    assert view.suggestions_ready and view.suggestion == stored.get(session.qid)
+    # A question read now carries its suggestion from its own read.
+    session.questions.clear()
+    qid = next(iter(stored))
+    fresh = session.read_question(qid)
+    assert fresh.read.suggestion_read and fresh.read.suggestion == stored[qid]
+    assert fresh.read.suggestion.codes == stored[qid].codes
+
+
+def test_accept_uses_the_suggestion_read_with_the_question(
+    tmp_path: Path, store_path: Path
+) -> None:
+    session = open_session(tmp_path, store_path)
+    run = session.run
+    assert run is not None
+    waiting = session.labels.accept()
+    assert isinstance(waiting, Notice) and "still loading" in waiting.text
+    codes = session.ensure_suggestions(run, [])
+    session.adopt_suggestions(run.run_id, codes)
+    stored = load_suggestions(session.store, run.run_id)
+    unsuggested = [qid for qid in ("q1", "q2", "q3") if qid not in stored]
+    suggested = [qid for qid in ("q1", "q2", "q3") if qid in stored]
+    assert suggested
+    if unsuggested:
+        assert session.jump_to_qid(unsuggested[0])
+        refused = session.labels.accept()
+        assert isinstance(refused, Notice) and "No suggestion for this question" in refused.text
+    assert session.jump_to_qid(suggested[0])
+    assert isinstance(session.labels.accept(), Queued)
+    write_labels(session)
+    label = session.labels.committed(suggested[0])
+    assert label is not None and list(label.codes) == [stored[suggested[0]].code]

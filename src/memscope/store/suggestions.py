@@ -89,6 +89,48 @@ def suggestion_rows(con: duckdb.DuckDBPyConnection, run_id: str | None) -> list[
     return result
 
 
+def question_suggestion_rows(
+    con: duckdb.DuckDBPyConnection, run_id: str, qids: list[str]
+) -> list[dict[str, Any]]:
+    """Stored suggestions of ``qids`` of one run (a question read's share): per question,
+    primary (rank 1) first."""
+    if not qids:
+        return []
+    found = rows(
+        con,
+        f"SELECT {', '.join(SUGGESTION_COLUMNS)} FROM suggestions "
+        "WHERE run_id = ? AND list_contains(?, qid) ORDER BY ordinal",
+        [run_id, qids],
+    )
+    result = []
+    for row in found:
+        item = dict(zip(SUGGESTION_COLUMNS, row, strict=True))
+        item["numbers"] = json.loads(item["numbers"]) if item["numbers"] else {}
+        result.append(item)
+    return result
+
+
+def suggested_codes(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, str]:
+    """qid -> the primary (rank 1) suggested code of each suggested question of a run (for
+    one run-level computation: the caller drops it after)."""
+    found = rows(
+        con,
+        "SELECT qid, code FROM suggestions WHERE run_id = ? AND rank = 1",
+        [run_id],
+    )
+    return {str(qid): str(code) for qid, code in found}
+
+
+def suggested_code_set(con: duckdb.DuckDBPyConnection, run_id: str) -> list[str]:
+    """The distinct primary (rank 1) suggested codes of a run, sorted."""
+    found = rows(
+        con,
+        "SELECT DISTINCT code FROM suggestions WHERE run_id = ? AND rank = 1 ORDER BY code",
+        [run_id],
+    )
+    return [str(code) for (code,) in found if code]
+
+
 def suggestion_state(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any] | None:
     """When and under which run hash the run's suggestions were computed (None: never)."""
     found = one(

@@ -171,7 +171,7 @@ class LabelBook:
         assert run is not None
         if not run.suggestions_ready:
             return Notice("The suggestions are still loading; try again in a moment.")
-        if qid not in run.suggestions:
+        if self.session.suggestion(qid) is None:  # as read with the question
             return Notice("No suggestion for this question: toggle a code with its key instead.")
         return self._push(self._op("accept"), UNKNOWN)
 

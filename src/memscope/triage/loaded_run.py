@@ -5,7 +5,9 @@ The app's session service (``memscope.triage.session_service``) calls :func:`ope
 in a worker: it reads the runs' descriptions, the labels and the queue's row ids, not the
 run itself; the queue reads the rows on screen from the store as they are drawn
 (``usecases.labels.queue_window``), the question screen reads one question at a time
-(``usecases.runs.question_read``), and :func:`load_suggestions` runs in the background.
+(``usecases.runs.question_read``, each with its failure suggestion), and
+:func:`ensure_suggestions` computes and stores the run's suggestions in the background
+(none are kept for the whole run).
 What still needs the whole run (``LoadedRun.data``, ``table``, ``other``, ``rounds``: the
 DMV-Bench probe panel's retention context, and tests) reads it on first
 access. The store is used in short connections only, so other memscope processes can use
@@ -33,8 +35,7 @@ from memscope.usecases.runs.loading import RunData
 from memscope.usecases.runs.run_info import RunInfo
 from memscope.usecases.runs.session_io import AppState
 from memscope.usecases.runs.store_access import Store
-from memscope.usecases.suggest.changes import load_suggestions
-from memscope.usecases.suggest.rules import Suggestion
+from memscope.usecases.suggest.changes import ensure_suggestions
 
 Progress = Callable[[str], None]
 
@@ -77,11 +78,18 @@ class LoadedRun:
         self.annotator = annotator
         self.labels: dict[str, CurrentLabel] = dict(labels or {})
         self.saved = saved
-        self.suggestions: dict[str, Suggestion] = {}
+        self.suggested_codes: list[str] = []
+        """The distinct primary codes of the run's failure suggestions (the matrix's
+        "suggested CODE" metrics); a question's own suggestion is read with the question
+        (``TriageSession.suggestion``), never held here for the whole run."""
         self.notes: list[str] = []
         """Things the user should know (e.g. label support missing), shown once."""
         self.suggestions_ready = True
-        """False while the suggestions are still being loaded in the background."""
+        """False while the suggestions are still being loaded in the background (the label
+        bar says so, the queue has no suggested column)."""
+        self.suggestions_stored = True
+        """Whether the run's suggestions are in the store (set by the background worker as
+        soon as they are, before ``suggestions_ready``): question reads read theirs."""
         self.sample: SamplePlan | None = None
         """The run's stored sample plan, None without one."""
         self.verdicts: dict[str, str] = {}
@@ -119,13 +127,27 @@ class LoadedRun:
         if self._table is not None:
             self._table.set_label(qid, codes)
 
-    def set_suggestions(self, suggestions: dict[str, Suggestion]) -> None:
-        """The suggestions arrived (they are in the store now: the queue joins them)."""
-        self.suggestions = suggestions
-        self.suggestions_ready = True
+    def set_suggestions_ready(self, codes: list[str]) -> None:
+        """The suggestions are computed and stored (the queue joins them, a question's read
+        reads its own); ``codes``: their distinct primary codes."""
+        self.suggested_codes = list(codes)
+        self.suggestions_stored = self.suggestions_ready = True
         self.queue.set_suggestions_ready(True)
-        if self._table is not None:
-            self._table.set_suggestions(suggestions)
+        # The store lock first, then this run's (as ``_once``): the table, when built, is
+        # then never built meanwhile without them.
+        with self._lock, self._built:
+            if self._table is not None:
+                self._table.set_suggestions(self._stored_codes())
+
+    def _stored_codes(self) -> dict[str, str]:
+        """qid -> the primary suggested code, read from the store ({} until they are ready):
+        for the lazy table only, which keeps them in its own column."""
+        if not self.suggestions_ready:
+            return {}
+        from memscope.usecases.suggest.changes import stored_codes
+
+        with self._lock:
+            return stored_codes(self.store, self.run_id)
 
     # -- the whole run, read on first access --------------------------------------------
 
@@ -181,7 +203,7 @@ class LoadedRun:
     def _build_table(self) -> TriageTable:
         table = TriageTable(
             self.data,
-            self.suggestions,
+            self._stored_codes(),
             {qid: label_codes(label) for qid, label in self.labels.items()},
             self.other,
         )
@@ -242,8 +264,8 @@ def open_session(
 ) -> LoadedRun:
     """Open ``run_ids[0]`` (comparing it with ``run_ids[1]``) for triage.
 
-    The app passes False for both flags and loads the suggestions in the background
-    (:func:`load_suggestions`): on a large run that takes longer than everything else
+    The app passes False for both flags and makes sure of the suggestions in the
+    background (:func:`ensure_suggestions`): on a large run that takes longer than everything else
     together, and the queue does not need it; nor does it read the
     run's questions (the queue pages them from the store). ``with_evidence`` reads the run
     whole, with its evidence, at once. ``sample_for="verdicts"`` makes the sampled queue
@@ -278,9 +300,10 @@ def open_session(
     if data is not None:
         session.channels = load_evidence(store, data)
     if with_suggestions:
-        session.set_suggestions(load_suggestions(store, start.run, notes, say))
+        say("Loading failure suggestions …")
+        session.set_suggestions_ready(ensure_suggestions(store, start.run, notes))
     else:
-        session.suggestions_ready = False
+        session.suggestions_ready = session.suggestions_stored = False
         queue.set_suggestions_ready(False)
     session.verdicts = _verdicts(store, run_id, annotator)
     sample = start.sample

@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -46,11 +46,12 @@ from memscope.usecases.labels.queue import QueueSpec
 from memscope.usecases.rerun.probe import DEFAULT_LAMBDA
 from memscope.usecases.runs import session_io
 from memscope.usecases.runs.loading import RunData
+from memscope.usecases.runs.question_read import read_suggestion, read_suggestions
 from memscope.usecases.runs.run_info import RunInfo
 from memscope.usecases.runs.selection import SelectOptions, select_runs
 from memscope.usecases.runs.session_io import EngineStep, QuestionContext
 from memscope.usecases.runs.store_access import ReadOptions, Store, WriterLease
-from memscope.usecases.suggest.changes import load_suggestions
+from memscope.usecases.suggest.changes import ensure_suggestions, stored_codes
 from memscope.usecases.suggest.rules import Suggestion
 
 ALPHA_STEP = 0.1
@@ -471,11 +472,57 @@ class TriageSession:
         except MemscopeError:
             pass  # only a convenience for the CLI's default run
 
-    def read_suggestions(self, run: LoadedRun, notes: list[str]) -> dict[str, Suggestion]:
-        """The run's failure suggestions (computed first when it has none); problems go to
-        ``notes``."""
+    def ensure_suggestions(self, run: LoadedRun, notes: list[str]) -> list[str]:
+        """Make sure the run's failure suggestions are computed and stored (worker thread;
+        none are kept: a question's comes with its read); their distinct primary codes come
+        back, problems go to ``notes``."""
         with self.store_lock:
-            return load_suggestions(self.store, run.info, notes)
+            codes = ensure_suggestions(self.store, run.info, notes)
+        run.suggestions_stored = True  # question reads from now on read theirs
+        self._complete_suggestions(run)
+        return codes
+
+    def _complete_suggestions(self, run: LoadedRun) -> None:
+        """Read the suggestions of the cached questions read before the run's were stored
+        (the cursor's and the next ones, from ``warm_up``) in one short read, here in the
+        worker, so that the label bar never reads one on the app's thread."""
+        try:
+            qids = [q for q in [self.current_qid, *self.upcoming_qids()] if q is not None]
+        except MemscopeError:
+            return
+        stale: dict[str, LoadedQuestion] = {}
+        for qid in qids:
+            question = self.questions.get((run.opened, qid))
+            if question is not None and not question.read.suggestion_read:
+                stale[qid] = question
+        if not stale:
+            return
+        try:
+            with self.store_lock:
+                found = read_suggestions(self.store, run.run_id, list(stale))
+        except MemscopeError:
+            return  # the label bar reads each one when it shows it
+        for qid, question in stale.items():
+            read = replace(question.read, suggestion=found.get(qid), suggestion_read=True)
+            self.questions.put((run.opened, qid), replace(question, read=read))
+
+    def suggestion(self, qid: str) -> Suggestion | None:
+        """The failure suggestion of ``qid`` of the run on screen (None: none, or not ready
+        yet): as read with the question, or read now (one short read) when the question
+        was read before the run's suggestions were ready."""
+        run = self._loaded()
+        if not run.suggestions_ready:
+            return None
+        key = (run.opened, qid)
+        question = self.questions.get(key)
+        if question is not None and question.read.suggestion_read:
+            return question.read.suggestion
+        with self.store_lock:
+            found = read_suggestion(self.store, run.run_id, qid)
+        if question is not None:
+            read = replace(question.read, suggestion=found, suggestion_read=True)
+            self.questions.put(key, replace(question, read=read))
+        return found
 
     # -- one question at a time (any thread) ---------------------------------------------
 
@@ -501,9 +548,12 @@ class TriageSession:
         found = self.questions.get((run.opened, qid))
         if found is not None:
             return found
+        ready = run.suggestions_stored  # before the read: they are stored by then
         with self.store_lock:
             context = self._context_of(run)
-            read = session_io.read_questions(self.store, context.run, [qid]).get(qid)
+            read = session_io.read_questions(
+                self.store, context.run, [qid], with_suggestions=ready
+            ).get(qid)
         if read is None:
             raise NotFoundError(
                 f"run {run.run_id!r} has no question {qid!r}", where=str(self.store.path)
@@ -523,10 +573,13 @@ class TriageSession:
         keys = [(run.opened, q) for q in qids]
         self.questions.touch(keys)  # what lies ahead outlives what was visited
         wanted = [qid for _run, qid in self.questions.missing(keys)]
+        ready = run.suggestions_stored  # before the read: they are stored by then
         try:
             with self.store_lock:
                 context = self._context_of(run)
-                reads = session_io.read_questions(self.store, context.run, wanted)
+                reads = session_io.read_questions(
+                    self.store, context.run, wanted, with_suggestions=ready
+                )
         except MemscopeError:
             return 0
         for qid, read in reads.items():
@@ -680,11 +733,12 @@ class TriageSession:
             )
         return spec
 
-    def adopt_suggestions(self, run_id: str, suggestions: dict[str, Suggestion]) -> bool:
-        """The suggestions arrived; False when another run is on screen now."""
+    def adopt_suggestions(self, run_id: str, codes: list[str]) -> bool:
+        """The run's suggestions are stored (``codes``: their distinct primary codes);
+        False when another run is on screen now."""
         if self.run is None or self.run.run_id != run_id:
             return False
-        self.run.set_suggestions(suggestions)
+        self.run.set_suggestions_ready(codes)
         return True
 
     def shows(self, run_ids: list[str]) -> bool:
@@ -866,7 +920,7 @@ class TriageSession:
         label = self.labels.committed(qid)
         return LabelBarView(
             qid=qid,
-            suggestion=run.suggestions.get(qid),
+            suggestion=self.suggestion(qid),
             suggestions_ready=run.suggestions_ready,
             codes=list(self.taxonomy.codes) if self.taxonomy is not None else [],
             current=set(label.codes) if label is not None else set(),
@@ -978,6 +1032,19 @@ class TriageSession:
         """
         with self.store_lock:
             return session_io.read_run_columns(self.store, run_id, evidence=evidence)
+
+    def run_suggested(self, run: LoadedRun) -> dict[str, str]:
+        """qid -> the primary suggested code of ``run``'s questions ({} until its
+        suggestions are ready), read for one computation in a worker (a "suggested CODE"
+        count): the caller drops it after.
+
+        Raises:
+            MemscopeError: they cannot be read.
+        """
+        if not run.suggestions_ready:
+            return {}
+        with self.store_lock:
+            return stored_codes(self.store, run.run_id)
 
     def compute_rerank(self, run_id: str, params: RerankParams) -> RunRerank:
         """The run-level Y3 numbers of ``run_id`` for ``params`` (worker thread): the

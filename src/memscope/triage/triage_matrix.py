@@ -75,11 +75,12 @@ def available_metrics(
     compare: bool,
     has_retrieval: bool,
     labels: Mapping[str, Iterable[str]],
-    suggestions: Mapping[str, object],
+    suggested_codes: Iterable[str],
 ) -> list[MatrixMetric]:
     """The metrics that make sense for this session's benchmark (``spec``), in display
-    order; ``labels`` (qid -> codes) and ``suggestions`` (qid -> suggestion) are the
-    session's small dicts: a code labelled or suggested somewhere gets its count."""
+    order; ``labels`` (qid -> codes) is the session's small dict and ``suggested_codes``
+    the run's distinct suggested codes: a code labelled or suggested somewhere gets its
+    count."""
     metrics = [
         MatrixMetric(key, title, "rate")
         for key, title in spec.axes.metrics
@@ -89,19 +90,14 @@ def available_metrics(
     if compare:
         metrics.append(MatrixMetric("delta", spec.matrix.delta_title, "delta"))
     labelled_codes = sorted({code for codes in labels.values() for code in codes})
-    suggested_codes = sorted({code for s in suggestions.values() if (code := _suggested_code(s))})
+    suggested = sorted({code for code in suggested_codes if code})
     metrics += [
         MatrixMetric(f"label:{code}", f"labelled {code}", "count") for code in labelled_codes
     ]
     metrics += [
-        MatrixMetric(f"suggested:{code}", f"suggested {code}", "count") for code in suggested_codes
+        MatrixMetric(f"suggested:{code}", f"suggested {code}", "count") for code in suggested
     ]
     return metrics
-
-
-def _suggested_code(suggestion: object) -> str:
-    """A suggestion's failure code (as the queue's table reads it)."""
-    return str(getattr(suggestion, "code", suggestion) or "")
 
 
 def matrix_table(
@@ -112,8 +108,9 @@ def matrix_table(
 ) -> TriageTable:
     """The per-question columns the grid groups (axes, correctness, labels, suggestions,
     the compared run's correctness), built from columns read for one computation
-    (``TriageSession.run_columns``) and the session's label and suggestion dicts; the
-    caller drops it with the grid computed."""
+    (``TriageSession.run_columns``), the session's label dict and the suggested codes
+    (qid -> code, read for a "suggested CODE" count only: ``TriageSession.run_suggested``);
+    the caller drops it with the grid computed."""
     return TriageTable(data, suggestions, labels, other)
 
 

@@ -214,14 +214,14 @@ class MemscopeApp(App[None]):
     )
     def complete(self, run: LoadedRun) -> None:
         """After the queue is up: the questions ``enter`` shows first, then the
-        suggestions (computed first when the run has none); also makes the run the store's
-        default one."""
+        suggestions made sure of (computed and stored when the run has none; none are
+        kept: a question's is read with it); also makes the run the store's default one."""
         session = self.session
         session.warm_up()
         session.mark_opened(run)
         notes: list[str] = []
-        found = session.read_suggestions(run, notes)
-        self.post_message(SuggestionsLoaded(run.run_id, found, notes))
+        codes = session.ensure_suggestions(run, notes)
+        self.post_message(SuggestionsLoaded(run.run_id, codes, notes))
 
     @on(RunsScoped)
     def _runs_scoped(self, message: RunsScoped) -> None:
@@ -247,7 +247,7 @@ class MemscopeApp(App[None]):
 
     @on(SuggestionsLoaded)
     def _suggestions_loaded(self, message: SuggestionsLoaded) -> None:
-        if not self.session.adopt_suggestions(message.run_id, message.suggestions):
+        if not self.session.adopt_suggestions(message.run_id, message.codes):
             return
         keep_loaded_run_out_of_gc()
         for note in message.notes:

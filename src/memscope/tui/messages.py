@@ -25,7 +25,6 @@ from memscope.triage.session_service import FoundRound
 
 if TYPE_CHECKING:
     from memscope.media.audio import AudioClip
-    from memscope.usecases.suggest.rules import Suggestion
 
 
 @dataclass
@@ -54,10 +53,12 @@ class RunsScoped(Message):
 
 @dataclass
 class SuggestionsLoaded(Message):
-    """The failure suggestions of ``run_id`` (qid -> Suggestion) were loaded or computed."""
+    """The failure suggestions of ``run_id`` are stored (loaded or computed): the label bar
+    and the queue show them from now on."""
 
     run_id: str
-    suggestions: dict[str, Suggestion]
+    codes: list[str]
+    """Their distinct primary codes (the matrix's "suggested CODE" metrics)."""
     notes: list[str]
 
 

@@ -161,7 +161,7 @@ class MatrixScreen(SessionScreen):
             session.other_run_id is not None,
             info.has_retrievals,
             self._label_codes(),
-            session.suggestions,
+            session.suggested_codes,
         )
         self.metric_index = min(self.metric_index, len(self.metrics) - 1)
         self.view_index = min(self.view_index, len(self._axes().views) - 1)
@@ -194,9 +194,9 @@ class MatrixScreen(SessionScreen):
                 ("  computing …", "dim"),
             )
         )
-        # The session's small dicts, copied here: the worker must not see them change.
-        labels, suggestions = self._label_codes(), dict(state.run.suggestions)
-        self._cells(self.metric, self.view_index, state.run, state.view.k, labels, suggestions)
+        # The session's small label dict, copied here: the worker must not see it change.
+        labels = self._label_codes()
+        self._cells(self.metric, self.view_index, state.run, state.view.k, labels)
 
     def _label_codes(self) -> dict[str, list[str]]:
         """qid -> the codes of its label as saved (the session's labels)."""
@@ -213,7 +213,6 @@ class MatrixScreen(SessionScreen):
         session: LoadedRun,
         k: int,
         labels: dict[str, list[str]],
-        suggestions: dict[str, Any],
     ) -> None:
         """One grid in the background, from the columns its metric needs, read for it
         and dropped after (cached by metric, view and K unless it counts labels)."""
@@ -227,7 +226,9 @@ class MatrixScreen(SessionScreen):
                 if other_id is not None and metric.key == "delta"
                 else None
             )
-            table = matrix_table(data, labels, suggestions, other)
+            # qid -> code for a "suggested CODE" count only, dropped with the table.
+            suggested = state.run_suggested(session) if metric.key.startswith("suggested:") else {}
+            table = matrix_table(data, labels, suggested, other)
             with state.using_store() as store:
                 grid = grid_values(metric, table, data, k, table.axes.views[view], other_id, store)
         except MemscopeError as error:

@@ -459,14 +459,14 @@ def accept_suggestion(
     Raises:
         NotFoundError: the question has no suggestion (it did not fail, or no rule explains it).
     """
-    from memscope.usecases.suggest.rules import load_suggestions, suggest_run, suggestion_state
+    from memscope.usecases.runs.question_read import read_suggestion
+    from memscope.usecases.suggest.rules import suggest_run, suggestion_state
 
     if suggestion_state(store, run_id) is None:
         with store.read() as con:
             require_run(con, run_id)
         suggest_run(store, run_id)
-    suggestions = load_suggestions(store, run_id)
-    suggestion = suggestions.get(qid)
+    suggestion = read_suggestion(store, run_id, qid)  # this question's alone, not the run's
     if suggestion is None:
         with store.read() as con:
             require_question(con, run_id, qid)

@@ -22,6 +22,8 @@ from memscope.usecases.runs.run_info import RunInfo
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from memscope.usecases.suggest.rules import Suggestion
+
 CONTEXT_ROUNDS = 1
 """Rounds read on each side of a gold clue (the timeline's conversational context)."""
 
@@ -41,6 +43,12 @@ class QuestionRead:
     other: RunData | None
     """The compared run's row for the same question (matched by question key), None when
     no run is compared or it lacks the question."""
+    suggestion: Suggestion | None = None
+    """Its stored failure suggestion (rank 1, with the other codes as alternatives), None
+    when it has none or they were not read."""
+    suggestion_read: bool = False
+    """Whether ``suggestion`` was read (the caller asked for it: the run's suggestions were
+    computed and stored by then)."""
 
 
 @dataclass(frozen=True)
@@ -71,11 +79,21 @@ def read_run_context(store: Store, run_id: str, other_run_id: str | None = None)
 
 
 def read_questions(
-    store: Store, context: RunContext, qids: list[str], *, around: int = CONTEXT_ROUNDS
+    store: Store,
+    context: RunContext,
+    qids: list[str],
+    *,
+    around: int = CONTEXT_ROUNDS,
+    with_suggestions: bool = False,
 ) -> dict[str, QuestionRead]:
-    """``qids`` of the run read in one connection (qids the run lacks are left out)."""
+    """``qids`` of the run read in one connection (qids the run lacks are left out);
+    ``with_suggestions``: with their stored failure suggestions (ask only once the run's
+    are computed: before, the store may hold none or ones made for older files)."""
     import pyarrow as pa
     import pyarrow.compute as pc
+
+    from memscope.store.suggestions import question_suggestion_rows
+    from memscope.usecases.suggest.rules import suggestions_from_rows
 
     run = context.run
     found: dict[str, QuestionRead] = {}
@@ -99,6 +117,11 @@ def read_questions(
             con, run.dataset_id, positions=sorted(positions), round_ids=sorted(round_ids)
         )
         others = _other_rows(con, context, questions)
+        suggestions = (
+            suggestions_from_rows(question_suggestion_rows(con, run.run_id, qids))
+            if with_suggestions
+            else {}
+        )
     channel_qids = channels.column("qid")
     for row, qid in enumerate(questions.column("qid").to_pylist()):
         one_question = questions.slice(row, 1)
@@ -106,24 +129,57 @@ def read_questions(
         ev, scores = evidence_from_table(one_evidence)
         data = RunData(run, one_question, one_evidence, ev, scores, context.n_rounds)
         mine = channels.filter(pc.equal(channel_qids, pa.scalar(qid, channel_qids.type)))
-        found[str(qid)] = QuestionRead(str(qid), data, rounds, mine, others.get(str(qid)))
+        found[str(qid)] = QuestionRead(
+            str(qid),
+            data,
+            rounds,
+            mine,
+            others.get(str(qid)),
+            suggestions.get(str(qid)),
+            with_suggestions,
+        )
     return found
 
 
 def read_question(
-    store: Store, context: RunContext, qid: str, *, around: int = CONTEXT_ROUNDS
+    store: Store,
+    context: RunContext,
+    qid: str,
+    *,
+    around: int = CONTEXT_ROUNDS,
+    with_suggestions: bool = False,
 ) -> QuestionRead:
     """One question of the run (see :func:`read_questions`).
 
     Raises:
         NotFoundError: the run has no question ``qid``.
     """
-    found = read_questions(store, context, [qid], around=around).get(qid)
+    found = read_questions(
+        store, context, [qid], around=around, with_suggestions=with_suggestions
+    ).get(qid)
     if found is None:
         raise NotFoundError(
             f"run {context.run.run_id!r} has no question {qid!r}", where=str(store.path)
         )
     return found
+
+
+def read_suggestion(store: Store, run_id: str, qid: str) -> Suggestion | None:
+    """The stored failure suggestion of one question (rank 1, with the other codes as
+    alternatives), None when it has none: for a question read before its run's
+    suggestions were stored."""
+    return read_suggestions(store, run_id, [qid]).get(qid)
+
+
+def read_suggestions(store: Store, run_id: str, qids: list[str]) -> dict[str, Suggestion]:
+    """The stored failure suggestions of a few questions by qid (those without one are
+    left out), in one short read."""
+    from memscope.store.suggestions import question_suggestion_rows
+    from memscope.usecases.suggest.rules import suggestions_from_rows
+
+    with store.read() as con:
+        rows = question_suggestion_rows(con, run_id, qids)
+    return suggestions_from_rows(rows)
 
 
 def _other_rows(con: Any, context: RunContext, questions: pa.Table) -> dict[str, RunData]:

@@ -135,11 +135,15 @@ def refresh_suggestions(
     force: bool = False,
     run_hash: str | None = None,
     twins: list[str] | None = None,
+    keep: bool = True,
 ) -> SuggestionRefresh:
     """The run's suggestions, recomputed when ``force``, when none are stored, when they
     were made for other files (``run_hash``, default the stored run's, differs), when a
     pinned twin left the store, or when ``twins`` (what ``--twin`` named) differ from the
     pinned ones.
+
+    ``keep=False``: the outcome holds no suggestions (the caller reads them from the
+    store), and the stored ones are read only to name what changed with the twins.
 
     Raises:
         InputError: ``twins`` names a run that is not a twin of this one.
@@ -157,22 +161,24 @@ def refresh_suggestions(
         raise NotFoundError(f"no run {run_id!r} in the store", where=str(store.path))
     run = RunInfo.from_row(row)
     state = suggest.suggestion_state(store, run_id)
-    before = suggest.load_suggestions(store, run_id) if state is not None else {}
     twins_before = list(state.get("twin_run_ids") or []) if state is not None else None
     chosen = choose_twins(store, run, requested=twins, pinned=twins_before)
     unused = [twin for twin in find_twins(store, run).ids if twin not in chosen.ids]
     run_hash = run_hash if run_hash is not None else run.content_hash
     stale = state is not None and state.get("run_hash") not in (None, run_hash)
+    twins_changed = twins_before is not None and not chosen.same_as(twins_before)
+    # The stored ones are read only where they are returned or compared with the new ones
+    # (``keep=False``: the caller reads them per question from the store).
+    wanted_before = state is not None and (keep or twins_changed)
+    before = suggest.load_suggestions(store, run_id) if wanted_before else {}
     if not (force or state is None or stale or not chosen.same_as(twins_before)):
         return SuggestionRefresh(before, twins_before, chosen.ids, [], False, unused, run_id)
     suggest.suggest_run(store, run_id, chosen)
-    after = suggest.load_suggestions(store, run_id)
-    changes = (
-        changes_between(before, after)
-        if twins_before is not None and not chosen.same_as(twins_before)
-        else []
+    after = suggest.load_suggestions(store, run_id) if keep or twins_changed else {}
+    changes = changes_between(before, after) if twins_changed else []
+    return SuggestionRefresh(
+        after if keep else {}, twins_before, chosen.ids, changes, True, unused, run_id
     )
-    return SuggestionRefresh(after, twins_before, chosen.ids, changes, True, unused, run_id)
 
 
 def load_suggestions(
@@ -205,3 +211,34 @@ def load_suggestions(
             raise  # the user asked for these twins: a refusal is the command's answer
         notes.append(f"Suggestions could not be loaded: {error.message}")
         return {}
+
+
+def ensure_suggestions(store: Store, data: RunData | RunInfo, notes: list[str]) -> list[str]:
+    """Make sure the run's failure suggestions are computed and stored (as
+    :func:`load_suggestions` does) without keeping them: the app reads a question's with
+    the question; the distinct primary codes come back (the matrix's "suggested CODE"
+    metrics), [] when they could not be computed (why goes to ``notes``)."""
+    from memscope.store.suggestions import suggested_code_set
+    from memscope.usecases.runs.run_info import RunInfo
+
+    run = data if isinstance(data, RunInfo) else data.run
+    run_id = str(run.run_id)
+    try:
+        refreshed = refresh_suggestions(store, run_id, run_hash=run.content_hash, keep=False)
+        notice = refreshed.notice()
+        if notice:
+            notes.append(notice[:1].upper() + notice[1:])
+        with store.read() as con:
+            return suggested_code_set(con, run_id)
+    except MemscopeError as error:
+        notes.append(f"Suggestions could not be loaded: {error.message}")
+        return []
+
+
+def stored_codes(store: Store, run_id: str) -> dict[str, str]:
+    """qid -> the primary code of each stored suggestion of the run, for one computation
+    (the matrix's counts, the lazy triage table): the caller drops it after."""
+    from memscope.store.suggestions import suggested_codes
+
+    with store.read() as con:
+        return suggested_codes(con, run_id)
