@@ -114,6 +114,9 @@ class StoreQueue:
         """Bumped by every change the queue depends on (labels, sample, suggestions)."""
         self._selected: tuple[tuple[QueueSpec, int], np.ndarray] | None = None
         self._cache: dict[int, QueueRow] = {}
+        self._stale: set[int] = set()
+        """Cached rows drawn before the suggestions were ready: drawn again from a new
+        read, but their qid still answers ``qid_of`` without one (the store may be busy)."""
         self._labelled_rows: dict[str, int] = {}
         self._in_queue = np.zeros(len(self.row_idx), dtype=bool)
 
@@ -149,6 +152,7 @@ class StoreQueue:
         for qid, codes in labels.items():
             self.set_label(qid, codes)
         self._cache.clear()
+        self._stale.clear()
 
     def set_sample_order(self, qids: Iterable[str], *, with_passes: bool = False) -> None:
         """The sampled queue's order (see ``TriageTable.set_sample_order``)."""
@@ -160,7 +164,7 @@ class StoreQueue:
         """The stored suggestions are (not yet) the run's current ones: shown once ready."""
         self.suggestions_ready = ready
         self._version += 1
-        self._cache.clear()
+        self._stale = set(self._cache)
 
     # -- the queue --------------------------------------------------------------------
 
@@ -223,7 +227,7 @@ class StoreQueue:
         with self._reading() as con:
             idx = sql.queue_order(con, query)
         rows = self.rows_of(idx)
-        self._query, self._cache = query, {}
+        self._query, self._cache, self._stale = query, {}, set()
         self._in_queue = np.zeros(len(self.row_idx), dtype=bool)
         self._in_queue[rows] = True
         self._selected = (key, rows)
@@ -266,15 +270,19 @@ class StoreQueue:
     # -- the rows drawn ---------------------------------------------------------------
 
     def cached(self, row: int) -> QueueRow | None:
-        """Row ``row`` if it was read already."""
-        return self._cache.get(row)
+        """Row ``row`` if it was read already (and is up to date)."""
+        return self._cache.get(row) if row not in self._stale else None
 
     def read_rows(self, rows: np.ndarray) -> dict[int, QueueRow]:
         """The rows ``rows`` as the queue draws them (one query for those not cached)."""
-        wanted = [int(row) for row in rows.tolist() if int(row) not in self._cache]
+        wanted = [
+            int(row)
+            for row in rows.tolist()
+            if int(row) not in self._cache or int(row) in self._stale
+        ]
         if wanted:
             if len(self._cache) + len(wanted) > CACHE_ROWS:
-                self._cache = {}
+                self._cache, self._stale = {}, set()
             # The labels and suggestions as they are now (the queue's order stays as selected).
             query = replace(
                 self._query or self.query(QueueSpec()),
@@ -287,6 +295,7 @@ class StoreQueue:
             frame = self._axis_frame_if_shown()
             for item, row in zip(found, idx_rows.tolist(), strict=True):
                 self._cache[row] = self._row(row, item, frame)
+                self._stale.discard(row)
         return {int(row): self._cache[int(row)] for row in rows.tolist() if int(row) in self._cache}
 
     def window(self, rows: np.ndarray, first: int, height: int) -> dict[int, QueueRow]:
@@ -294,7 +303,7 @@ class StoreQueue:
         queue), reading them with a margin of :data:`PAGE_MARGIN` screens when any is
         missing."""
         shown = rows[max(0, first) : max(0, first) + max(1, height)]
-        if all(int(row) in self._cache for row in shown.tolist()):
+        if all(int(row) in self._cache and int(row) not in self._stale for row in shown.tolist()):
             return {int(row): self._cache[int(row)] for row in shown.tolist()}
         margin = PAGE_MARGIN * max(1, height)
         self.read_rows(rows[max(0, first - margin) : first + height + margin])
