@@ -137,26 +137,7 @@ def ingest_run(
         replace_run_details(con, run_id, record.detail_tables, replacing=previous is not None)
         con.execute(
             "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now()::TIMESTAMP, NULL)",
-            [
-                run_id,
-                record.benchmark,
-                record.dataset.dataset_id,
-                record.path,
-                record.content_hash,
-                json.dumps(record.file_stats),
-                record.task,
-                record.model,
-                record.method,
-                record.base_method,
-                record.modality,
-                record.mode,
-                record.top_k,
-                record.retrieval_kind,
-                n_questions,
-                json.dumps(record.config, default=str),
-                json.dumps(metrics, default=str),
-                json.dumps([str(notice) for notice in notices]),
-            ],
+            run_row(run_id, record, n_questions, metrics, notices),
         )
         con.commit()
     except BaseException:
@@ -171,6 +152,37 @@ def ingest_run(
         notices,
         check if isinstance(check, dict) else None,
     )
+
+
+def run_row(
+    run_id: str,
+    record: RunRecord,
+    n_questions: int,
+    metrics: dict[str, Any],
+    notices: list[Notice],
+) -> list[Any]:
+    """The ``runs`` columns of run ``run_id``, in order, up to its notices (the batched
+    ingest and :func:`ingest_run` write the same row)."""
+    return [
+        run_id,
+        record.benchmark,
+        record.dataset.dataset_id,
+        record.path,
+        record.content_hash,
+        json.dumps(record.file_stats),
+        record.task,
+        record.model,
+        record.method,
+        record.base_method,
+        record.modality,
+        record.mode,
+        record.top_k,
+        record.retrieval_kind,
+        n_questions,
+        json.dumps(record.config, default=str),
+        json.dumps(metrics, default=str),
+        json.dumps([str(notice) for notice in notices]),
+    ]
 
 
 def _with_stored_check(

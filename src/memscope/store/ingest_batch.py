@@ -22,7 +22,6 @@ row).
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from collections import Counter
@@ -34,7 +33,7 @@ from memscope.adapters.registry import benchmark
 from memscope.adapters.upstream_summary import CHECK_KEY
 from memscope.records import BulkSource, DatasetSource, Notice, RunRecord
 from memscope.store.connection import rollback_quietly
-from memscope.store.ingest import IngestOutcome, store_new_dataset
+from memscope.store.ingest import IngestOutcome, run_row, store_new_dataset
 from memscope.store.literal_files import GLOB_CHARACTERS
 from memscope.store.loaders.finite import METRIC_COLUMNS
 from memscope.store.loaders.memeye import (
@@ -330,7 +329,7 @@ def _store(
         n_questions, means = counts[run_id]
         metrics, checked = _checked_metrics(record, n_questions, means)
         notices = dataset_notices.get(index, []) + checked  # as ingest_run orders them
-        run_rows.append(_run_row(record, n_questions, metrics, notices))
+        run_rows.append(run_row(record.run_id, record, n_questions, metrics, notices))
         check = metrics.get(CHECK_KEY)
         outcomes[index] = IngestOutcome(
             run_id,
@@ -422,32 +421,6 @@ def _checked_metrics(
     return metrics, list(notices)
 
 
-def _run_row(
-    record: RunRecord, n_questions: int, metrics: dict[str, Any], notices: list[Notice]
-) -> list[Any]:
-    """The ``runs`` columns of a batched run, as ``ingest_run`` writes them."""
-    return [
-        record.run_id,
-        record.benchmark,
-        record.dataset.dataset_id,
-        record.path,
-        record.content_hash,
-        json.dumps(record.file_stats),
-        record.task,
-        record.model,
-        record.method,
-        record.base_method,
-        record.modality,
-        record.mode,
-        record.top_k,
-        record.retrieval_kind,
-        n_questions,
-        json.dumps(record.config, default=str),
-        json.dumps(metrics, default=str),
-        json.dumps([str(notice) for notice in notices]),
-    ]
-
-
 RUN_COLUMN_TYPES = (
     *["VARCHAR"] * 12,  # run_id … mode (file_stats as JSON text)
     "INTEGER",  # top_k
@@ -455,7 +428,7 @@ RUN_COLUMN_TYPES = (
     "INTEGER",  # n_questions
     *["VARCHAR"] * 3,  # config, metrics, notices (JSON text)
 )
-"""The types of the ``runs`` columns :func:`_run_row` fills, in order (JSON ones as text,
+"""The types of the ``runs`` columns :func:`~memscope.store.ingest.run_row` fills, in order (JSON ones as text,
 cast on insert as ``ingest_run``'s parameters are)."""
 
 
