@@ -176,9 +176,13 @@ def evidence_table(
         "SELECT session_id, session_order FROM sessions WHERE dataset_id = ?", params=[dataset_id]
     ).to_arrow_table()
     if retrieved is None:
+        # With ``y``, only those questions' candidates: a third of a large run's rows (the
+        # whole set would be read into memory only to be dropped by the join).
         retrieved = con.sql(
-            "SELECT qid, rank, round_id, score, origin FROM retrievals WHERE run_id = ?",
-            params=[run_id],
+            "SELECT qid, rank, round_id, score, origin FROM retrievals WHERE run_id = $run "
+            "AND ($y IS NULL OR qid IN (SELECT qid FROM questions "
+            "WHERE dataset_id = $dataset AND y = $y))",
+            params={"run": run_id, "dataset": dataset_id, "y": y},
         ).to_arrow_table()
     return assemble_evidence(questions, rounds, sessions, retrieved)
 
