@@ -61,6 +61,18 @@ class RunContext:
     other: RunInfo | None = None
 
 
+def stored_run_info(con: Any, store: Store, run_id: str) -> RunInfo:
+    """The stored description of run ``run_id`` (``con``: a read of ``store``).
+
+    Raises:
+        NotFoundError: no such run in the store.
+    """
+    row = queries.get_run(con, run_id)
+    if row is None:
+        raise NotFoundError(f"no run {run_id!r} in the store", where=str(store.path))
+    return RunInfo.from_row(row)
+
+
 def read_run_context(store: Store, run_id: str, other_run_id: str | None = None) -> RunContext:
     """The run's description and its dataset's round count (and the compared run's).
 
@@ -68,10 +80,7 @@ def read_run_context(store: Store, run_id: str, other_run_id: str | None = None)
         NotFoundError: no such run in the store.
     """
     with store.read() as con:
-        row = queries.get_run(con, run_id)
-        if row is None:
-            raise NotFoundError(f"no run {run_id!r} in the store", where=str(store.path))
-        run = RunInfo.from_row(row)
+        run = stored_run_info(con, store, run_id)
         other_row = queries.get_run(con, other_run_id) if other_run_id else None
         n_rounds = queries.dataset_round_count(con, run.dataset_id)
     other = RunInfo.from_row(other_row) if other_row is not None else None

@@ -47,6 +47,7 @@ from memscope.usecases.runs.question_read import (
     RunContext,
     read_questions,
     read_run_context,
+    stored_run_info,
 )
 from memscope.usecases.runs.run_info import RunInfo
 
@@ -102,8 +103,8 @@ def read_session_start(store: Store, run_ids: list[str], annotator: str) -> Sess
         NotFoundError: no such run in the store.
     """
     with store.read() as con:
-        run = _run_info(con, store, run_ids[0])
-        other = _run_info(con, store, run_ids[1]) if len(run_ids) > 1 else None
+        run = stored_run_info(con, store, run_ids[0])
+        other = stored_run_info(con, store, run_ids[1]) if len(run_ids) > 1 else None
         saved = load_app_state(con, run.run_id, annotator)
         found = load_plan(con, run.run_id)
     sample = (
@@ -112,13 +113,6 @@ def read_session_start(store: Store, run_ids: list[str], annotator: str) -> Sess
         else None
     )
     return SessionStart(run, other, saved, sample)
-
-
-def _run_info(con: Any, store: Store, run_id: str) -> RunInfo:
-    row = queries.get_run(con, run_id)
-    if row is None:
-        raise NotFoundError(f"no run {run_id!r} in the store", where=str(store.path))
-    return RunInfo.from_row(row)
 
 
 def read_run_data(store: Store, run_id: str, *, detail: bool = True) -> RunData:
@@ -186,10 +180,7 @@ def read_rerank_data(store: Store, run_id: str) -> RunData:
         NotFoundError: no such run in the store.
     """
     with store.read() as con:
-        row = queries.get_run(con, run_id)
-        if row is None:
-            raise NotFoundError(f"no run {run_id!r} in the store", where=str(store.path))
-        run = RunInfo.from_row(row)
+        run = stored_run_info(con, store, run_id)
         # Only the Y3 questions are re-ranked: their evidence alone, padded to the whole
         # run's pool width (the result reports it).
         table = queries.evidence_table(con, run_id, y="Y3")
