@@ -38,8 +38,8 @@ async def main(run: str) -> None:
         for words in ("kind:update", "kind:fact gap:>=1"):
             notice = app.session.change_queue(kind="all", text=words)
             assert notice is None, notice
-            table = app.session.run.table
-            print(f"{words}: {' '.join(str(table.qids[row]) for row in app.session.rows)}")
+            queue = app.session.run.queue  # the queue names its questions by idx
+            print(f"{words}: {' '.join(queue.qid_of(int(row)) for row in app.session.rows)}")
 
 
 if __name__ == "__main__":

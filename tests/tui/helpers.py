@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from memscope.tui.app import MemscopeApp
 from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.screens.queue import QueueScreen
@@ -36,3 +38,11 @@ async def ready(pilot: Any) -> MemscopeApp:
 def shown_text(widget: Any) -> str:
     """The plain text a Static-like widget shows."""
     return str(getattr(widget, "content", ""))
+
+
+def table_rows(app: Any, rows: Any = None) -> np.ndarray:
+    """The rows of the run's in-memory table (``session.run.table``, read whole for the
+    check) holding the queue's questions: the queue names a question by its ``idx``."""
+    table = app.session.run.table
+    named = app.session.rows if rows is None else rows
+    return np.searchsorted(table.idx, np.asarray(named, dtype=np.int64))

@@ -8,7 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
-from helpers import ready, settle, shown_text
+from helpers import ready, settle, shown_text, table_rows
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 from typer.testing import CliRunner
@@ -99,7 +99,7 @@ async def test_memeye_matrix_filter_and_rerank_panel(demo: Path) -> None:
         queue = await filter_queue(pilot, "y:Y3")
         state = app.session
         assert len(state.rows) == report["answer"]["by_y"]["Y3"]["n"]
-        assert set(state.run.table.y[state.rows].tolist()) == {"Y3"}
+        assert set(state.run.table.y[table_rows(app)].tolist()) == {"Y3"}
         assert header(queue)[:3] == ["qid", "X", "Y"]
 
         screen = await open_question(pilot)
@@ -146,8 +146,8 @@ async def test_cuemem_matrix_filter_and_evidence_hits_panel(demo: Path) -> None:
         state = app.session
         axes = state.run.table.axis_labels
         assert len(state.rows) == by_task["personalized_recommendation"]["n_implicit"] > 0
-        assert set(axes["task"][state.rows].tolist()) == {"personalized_recommendation"}
-        assert set(axes["evidence"][state.rows].tolist()) == {"implicit"}
+        assert set(axes["task"][table_rows(app)].tolist()) == {"personalized_recommendation"}
+        assert set(axes["evidence"][table_rows(app)].tolist()) == {"implicit"}
 
         screen = await open_question(pilot)
         panel = screen.query_one(CandidatesPanel)
@@ -201,8 +201,8 @@ async def test_dmv_matrix_filter_and_retention_panel(demo: Path) -> None:
         assert len(state.rows) == sum(
             c["n"] for (reach, bank), c in cells.items() if reach == "2" and int(bank) >= 9
         )
-        assert set(numbers["reach"][state.rows].tolist()) == {2.0}
-        assert (numbers["bank"][state.rows] >= 9).all()
+        assert set(numbers["reach"][table_rows(app)].tolist()) == {2.0}
+        assert (numbers["bank"][table_rows(app)] >= 9).all()
 
         screen = await open_question(pilot)
         assert screen.query_one(ProbePanel).display

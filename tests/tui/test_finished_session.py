@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from helpers import ready, settle, shown_text
+from helpers import ready, settle, shown_text, table_rows
 
 from memscope.engine_jobs.memory_search import EngineStep
 from memscope.tui.app import MemscopeApp, make_app
@@ -82,22 +82,24 @@ async def test_queue_has_a_mode_column_and_sorts_qids_by_number(demo: Path) -> N
         change_queue(app, kind="all", sort="qid")
         await settle(pilot)
         table = app.session.run.table
-        qids = [str(table.qids[row]) for row in app.session.rows]
+        qids = [str(table.qids[row]) for row in table_rows(app)]
         assert qids[:3] == ["q1", "q2", "q3"] and qids.index("q10") > qids.index("q9")
         change_queue(app, descending=True)
-        assert str(table.qids[app.session.rows[0]]) == "q47"
+        assert str(table.qids[table_rows(app)[0]]) == "q47"
         change_queue(app, sort="mode", descending=False)
         await settle(pilot)
-        modes = [str(table.mode[row]) for row in app.session.rows]
+        modes = [str(table.mode[row]) for row in table_rows(app)]
         assert modes == sorted(modes) and modes[0] == "mcq" and modes[-1] == "open"
         first = "".join(s.text for s in app.screen.query_one(QueueTable).render_line(0))
         assert " MCQ " in first  # the column shows it
         # The rotation summary tells an MCQ item's four rotations apart from its open twin:
         # in the demo q6 is right in two rotations of four (EM 0.5), q24 in one (EM 0.25).
         queue = app.screen.query_one(QueueTable)
-        assert queue._cell("mode", table.row_of["q6"])[0] == "MCQ 2/4"
-        assert queue._cell("mode", table.row_of["q24"])[0] == "MCQ 1/4"
-        open_rows = [row for row in app.session.rows if str(table.mode[row]) == "open"]
+        assert queue._cell("mode", int(table.idx[table.row_of["q6"]]))[0] == "MCQ 2/4"
+        assert queue._cell("mode", int(table.idx[table.row_of["q24"]]))[0] == "MCQ 1/4"
+        open_rows = [
+            int(table.idx[row]) for row in table_rows(app) if str(table.mode[row]) == "open"
+        ]
         assert queue._cell("mode", open_rows[0])[0] == "open"
 
 
@@ -140,7 +142,7 @@ async def test_a_matrix_cell_opens_all_its_questions_failing_first_and_esc_retur
         await settle(pilot)
         assert isinstance(app.screen, QueueScreen)
         assert app.session.spec.kind == "all" and app.session.spec.cell == "X1_Y1"
-        correct = [app.session.run.table.correct[row] for row in app.session.rows]
+        correct = [app.session.run.table.correct[row] for row in table_rows(app)]
         assert len(correct) == 4 and correct == sorted(correct) and correct[0] == 0.0
         await pilot.press("escape")
         await settle(pilot)

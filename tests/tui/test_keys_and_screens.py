@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import ready, settle, shown_text
+from helpers import ready, settle, shown_text, table_rows
 from textual.widgets import DataTable
 
 from memscope.config import load_config
@@ -127,7 +127,7 @@ async def test_queue_kinds_sort_and_bad_filter(demo: Path) -> None:
         await pilot.press("s", "s", "s", "s", "s", "s")  # idx → … → score
         await settle(pilot)
         assert app.session.spec.sort == "score"
-        scores = app.session.run.table.score[app.session.rows]
+        scores = app.session.run.table.score[table_rows(app)]
         assert list(scores) == sorted(scores)
         await pilot.press("slash")
         for char in "nonsense:1":
@@ -160,7 +160,7 @@ async def test_matrix_opens_the_queue_of_a_cell(demo: Path) -> None:
         await settle(pilot)
         assert isinstance(app.screen, QueueScreen)
         assert app.session.spec.cell == "X4_Y3"
-        assert all(app.session.run.table.cell[r] == "X4_Y3" for r in app.session.rows)
+        assert all(app.session.run.table.cell[r] == "X4_Y3" for r in table_rows(app))
 
 
 async def test_runs_screen_opens_comparison_mode(demo: Path) -> None:

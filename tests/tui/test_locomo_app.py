@@ -6,7 +6,7 @@ image that is only a URL. The data is read from the shared samples (CC BY-NC), n
 
 from __future__ import annotations
 
-from helpers import settle, shown_text
+from helpers import settle, shown_text, table_rows
 from test_benchmark_axes import SIZE, cell, filter_queue, header, labels, open_matrix, report_json
 from typer.testing import CliRunner
 
@@ -39,8 +39,10 @@ async def test_locomo_matrix_queue_and_question() -> None:
         assert header(queue)[:3] == ["qid", "category", "age"]
         state = app.session
         axes = state.run.table.axis_labels
-        assert len(state.rows) > 0 and set(axes["category"][state.rows].tolist()) == {"temporal"}
-        assert all(n >= 10 for n in state.run.table.axis_numbers["age"][state.rows].tolist())
+        assert len(state.rows) > 0 and set(axes["category"][table_rows(app)].tolist()) == {
+            "temporal"
+        }
+        assert all(n >= 10 for n in state.run.table.axis_numbers["age"][table_rows(app)].tolist())
 
         await pilot.press("enter")
         await settle(pilot)

@@ -10,7 +10,7 @@ import re
 import shlex
 from pathlib import Path
 
-from helpers import ready, settle, shown_text
+from helpers import ready, settle, shown_text, table_rows
 from typer.testing import CliRunner
 
 from memscope.cli import app as cli
@@ -70,7 +70,7 @@ async def test_first_five_minutes(store: Store, monkeypatch) -> None:
             await pilot.press(key)
         await pilot.press("enter")
         await settle(pilot)
-        qids = [str(app.session.run.table.qids[row]) for row in app.session.rows]
+        qids = [str(app.session.run.table.qids[row]) for row in table_rows(app)]
         for _ in range(qids.index("q37")):
             await pilot.press("j")
         await pilot.press("enter")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import ready, settle, shown_text
+from helpers import ready, settle, shown_text, table_rows
 from typer.testing import CliRunner
 
 from memscope.cli import app as cli
@@ -67,7 +67,7 @@ async def test_first_five_minutes_at_100x30(store: Store, monkeypatch) -> None:
             await pilot.press(key)
         await pilot.press("enter")
         await settle(pilot)
-        qids = [str(app.session.run.table.qids[row]) for row in app.session.rows]
+        qids = [str(app.session.run.table.qids[row]) for row in table_rows(app)]
         for _ in range(qids.index("q37")):
             await pilot.press("j")
         await pilot.press("enter")

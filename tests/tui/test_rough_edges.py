@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import ready, settle
+from helpers import ready, settle, table_rows
 from textual.widgets import DataTable, Input
 from typer.testing import CliRunner
 
@@ -69,7 +69,7 @@ async def test_slash_on_the_matrix_opens_the_queue_filter(demo: Path) -> None:
         await settle(pilot)
         assert app.session.spec.text == "y:Y3"
         assert len(app.session.rows) > 0
-        assert all(app.session.run.table.y[row] == "Y3" for row in app.session.rows)
+        assert all(app.session.run.table.y[row] == "Y3" for row in table_rows(app))
 
 
 async def test_the_quit_summary_counts_this_sessions_labels_only(demo: Path, store: Store) -> None:

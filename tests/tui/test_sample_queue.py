@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import ready, settle
+from helpers import ready, settle, table_rows
 
 from memscope.adapters import ReadOptions
 from memscope.store import Store
@@ -26,7 +26,7 @@ async def test_sampled_queue_follows_the_plan_and_counts_progress(store: Store) 
     async with app.run_test() as pilot:
         await ready(pilot)
         state = app.session
-        shown = [str(state.run.table.qids[row]) for row in state.rows]
+        shown = [str(state.run.table.qids[row]) for row in table_rows(app)]
         assert shown == plan.qids  # every failure, planned first, in plan order
         first = plan.qids[0]
         stratum = plan.stratum_of[first]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import ready, settle, shown_text
+from helpers import ready, settle, shown_text, table_rows
 from typer.testing import CliRunner
 
 from memscope.cli import app as cli
@@ -49,9 +49,9 @@ async def test_full_triage_session(demo: Path, store: Store, tmp_path: Path) -> 
         await type_text(pilot, "y:Y3")
         await pilot.press("enter")
         await settle(pilot)
-        y3_rows = [str(app.session.run.table.qids[r]) for r in app.session.rows]
+        y3_rows = [str(app.session.run.table.qids[r]) for r in table_rows(app)]
         assert 0 < len(y3_rows) < failing
-        assert all(app.session.run.table.y[r] == "Y3" for r in app.session.rows)
+        assert all(app.session.run.table.y[r] == "Y3" for r in table_rows(app))
         assert "q37" in y3_rows
 
         # Move down the queue to q37 and open it.

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import ready, settle
+from helpers import ready, settle, table_rows
 
 from memscope.adapters import ReadOptions
 from memscope.store import Store
@@ -37,9 +37,9 @@ async def test_the_verdict_queue_serves_the_verdict_sample_and_v_stores_a_verdic
         await ready(pilot)
         state = app.session
         table = state.run.table
-        shown = [str(table.qids[row]) for row in state.rows]
+        shown = [str(table.qids[row]) for row in table_rows(app)]
         assert shown == drawn.qids  # exactly the sample, in its order
-        assert {float(table.correct[row]) for row in state.rows} == {0.0, 1.0}
+        assert {float(table.correct[row]) for row in table_rows(app)} == {0.0, 1.0}
         status = status_view_text(state.status_view(with_question=False)).plain
         assert f"verdict sample: 0 of {len(drawn.qids)} planned" in status
 
@@ -61,7 +61,7 @@ async def test_the_failure_sample_stays_the_default_of_the_sampled_queue(store: 
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         table = app.session.run.table
-        assert all(float(table.correct[row]) == 0.0 for row in app.session.rows)
+        assert all(float(table.correct[row]) == 0.0 for row in table_rows(app))
 
 
 def test_the_verdict_queue_needs_a_drawn_verdict_sample(store: Store) -> None:

@@ -15,7 +15,7 @@ from builders import dialog, open_row, qa, rag_runtime, write_run
 from memscope.adapters import ReadOptions
 from memscope.errors import DatasetError, RunDirError, StoreBusyError
 from memscope.store import Store
-from memscope.store.migrations import all_migrations
+from memscope.store.migrations import all_migrations, shipped_versions
 from memscope.store.sql import rows, scalar
 from memscope.usecases.runs.ingest import ingest_dir, ingest_paths, resolve_run
 from support import UPSTREAM_RUNS, upstream_run
@@ -405,6 +405,8 @@ def test_migrations_from_an_empty_store(store: Store) -> None:
         ]
         tables = {r[0] for r in rows(con, "SELECT table_name FROM information_schema.tables")}
     assert versions == [m.version for m in all_migrations()] and versions[0] == 1
+    # What a read checks a store against, without importing the migrations.
+    assert shipped_versions() == set(versions)
     assert {
         "datasets",
         "sessions",

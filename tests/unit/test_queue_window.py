@@ -1,6 +1,8 @@
 """The queue as SQL over the store (usecases/labels/queue_window.py, store/queue_rows.py):
-every queue kind, filter and sort gives exactly the rows the in-memory TriageTable gives
-on the same run, labels and sample; the rows drawn are read page by page."""
+every queue kind, filter and sort gives exactly the questions the in-memory TriageTable
+gives on the same run, labels and sample (the store's queue names a question by its idx,
+the table by its row); the rows drawn are read page by page; a queue's head, read alone,
+is the whole queue's beginning."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from builders import small_run
 from memscope.adapters import ReadOptions
 from memscope.errors import InputError
 from memscope.store import Store
+from memscope.usecases.labels import queue_window
 from memscope.usecases.labels.queue import SORT_KEYS, QueueSpec, TriageTable
 from memscope.usecases.labels.queue_window import StoreQueue
 from memscope.usecases.runs.ingest import ingest_dir, ingest_dir_runs
@@ -39,7 +42,7 @@ def both(store: Store, run_id: str, other: str | None = None) -> tuple[TriageTab
 
 
 def same(table: TriageTable, queue: StoreQueue, spec: QueueSpec) -> None:
-    expected = table.select(spec).tolist()
+    expected = table.idx[table.select(spec)].tolist()
     assert queue.select(spec).tolist() == expected, spec
 
 
@@ -131,7 +134,9 @@ def test_the_page_holds_what_the_table_draws(demo: Store) -> None:
     assert list(drawn) == rows[:10].tolist()
     every = queue.read_rows(rows)
     assert len(every) == len(table)
-    for row, item in every.items():
+    row_of_idx = {int(idx): row for row, idx in enumerate(table.idx.tolist())}
+    for idx, item in every.items():
+        row = row_of_idx[idx]
         assert item.qid == table.qids[row] and item.question == table.question[row]
         assert item.label == table.label[row] and item.rotations == table.rotations[row]
         assert item.mode == table.mode[row] and (item.x, item.y) == (table.x[row], table.y[row])
@@ -139,12 +144,64 @@ def test_the_page_holds_what_the_table_draws(demo: Store) -> None:
             [item.correct, item.score, item.other_correct],
             [table.correct[row], table.score[row], table.other_correct[row]],  # type: ignore[index]
         )
-    assert (
-        queue.row_of("q37") == table.row_of["q37"] and queue.qid_of(rows[0]) == table.qids[rows[0]]
-    )
+    assert table.idx[table.row_of["q37"]] == queue.row_of("q37")
+    assert queue.qid_of(rows[0]) == table.qids[row_of_idx[int(rows[0])]]
     dmv, dmv_queue = both(demo, "dmv_f2_demo:TextOnly")
     shown = dmv_queue.read_rows(dmv_queue.select(QueueSpec(kind="all")))
+    dmv_row = {int(idx): row for row, idx in enumerate(dmv.idx.tolist())}
     for key in dmv_queue.axis_columns():
         assert [item.axes[key] for item in shown.values()] == [
-            dmv.axis_labels[key][row] for row in shown
+            dmv.axis_labels[key][dmv_row[idx]] for idx in shown
         ]
+
+
+def test_a_queues_head_is_the_whole_queues_beginning(
+    demo: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memscope.store import queue_rows
+
+    _table, queue = both(demo, "srag_v")
+    queue.set_label("q37", ["SEL-STALE"])
+    specs = [
+        QueueSpec(kind=kind, text=text, descending=descending)
+        for kind, text, descending in itertools.product(
+            ("failing", "all", "unlabelled"), ("", "y:Y3", "the", "labelled:yes"), (False, True)
+        )
+    ]
+    for spec in specs:
+        whole = queue.select(spec).tolist()
+        for count in (1, 3, 10, len(whole), 1000):
+            head = queue.head(spec, count)
+            assert head is not None and head.tolist() == whole[:count], (spec, count)
+            # Fewer rows than asked: the head is the whole queue, nothing left to count.
+            assert (queue.head_read(spec) is None) == (len(whole) < count), (spec, count)
+            assert all(queue.cached(int(row)) is not None for row in head)
+    # Only the run's own order has a head; a sparse filter gives up after a few ranges.
+    assert queue.head(QueueSpec(sort="score"), 5) is None
+    queue.set_sample_order(["q40", "q3"])
+    assert queue.head(QueueSpec(kind="sample"), 5) is None
+    monkeypatch.setattr(queue_rows, "HEAD_STEPS", 1)
+    assert queue.head(QueueSpec(kind="all", text="watering"), 2) is None  # 1 in the first 8
+    _, compared = both(demo, "srag_v", "fc_v")
+    assert compared.head(QueueSpec(), 5) is None
+
+
+def test_a_head_around_a_question_is_the_whole_queue_around_it(
+    demo: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(queue_window, "HEAD_BEFORE", 3)
+    _table, queue = both(demo, "srag_v")
+    for spec in (QueueSpec(kind="all"), QueueSpec(descending=True), QueueSpec(text="y:Y3")):
+        whole = queue.select(spec).tolist()
+        for place in (0, 1, 3, 4, len(whole) // 2, len(whole) - 1):
+            qid = queue.qid_of(whole[place])
+            head = queue.head(spec, 5, around=qid)
+            assert head is not None, (spec, qid)
+            first = max(0, place - 3)
+            assert head.tolist() == whole[first : place + 5], (spec, qid)
+            # Its place in the whole queue is known where every row before it was read.
+            assert (queue.head_offset == 0) == (place < 3), (spec, qid)
+    failing = queue.select(QueueSpec())
+    passing = set(queue.select(QueueSpec(kind="all")).tolist()) - set(failing.tolist())
+    assert queue.head(QueueSpec(), 5, around=queue.qid_of(passing.pop())) is None
+    assert queue.head(QueueSpec(), 5, around="no-such-question") is None

@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from builders import small_run
@@ -72,15 +73,17 @@ def test_the_queue_opens_without_reading_the_run(tmp_path: Path, store_path: Pat
     session = open_session(tmp_path, store_path)
     run = session.run
     assert run is not None
-    # Only the queue's row ids and its first screen were read: the run stays in the store.
+    # Only the queue's head (its first screen) was read: the run stays in the store.
     assert run._data is None and run._table is None and run._rounds is None
-    assert len(run.queue) == 4 and session.rows.tolist() == [0, 1, 2]
+    assert session.counted  # a head shorter than a screen is the whole queue
+    assert [run.queue.qid_of(row) for row in session.rows] == ["q1", "q2", "q3"]
     assert session.change_queue(kind="all", sort="score", descending=True) is None
     assert session.jump_to_qid("q2") and session.qid == "q2"
     assert session.progress == (0, 4)
     assert run._data is None  # filtering, sorting and moving are SQL over the store
     # What still needs the whole run reads it on first access, the same rows.
-    assert [str(run.table.qids[row]) for row in session.rows] == [
+    rows = np.searchsorted(run.table.idx, session.rows)  # the queue names questions by idx
+    assert [str(run.table.qids[row]) for row in rows] == [
         run.queue.qid_of(row) for row in session.rows
     ]
     assert run._data is not None and not session.store_lock.locked()
@@ -102,7 +105,7 @@ def test_an_invalid_filter_leaves_the_queue_as_it_was(tmp_path: Path, store_path
     assert isinstance(notice, Notice) and notice.severity == "error"
     assert (session.spec, session.rows.tolist(), session.qid) == before
     assert session.change_queue(text="y:Y3") is None
-    assert [str(session.run.table.qids[r]) for r in session.rows] == ["q1", "q3"]  # type: ignore[union-attr]
+    assert [session.run.queue.qid_of(r) for r in session.rows] == ["q1", "q3"]  # type: ignore[union-attr]
 
 
 def test_a_matrix_cell_queue_comes_back_to_the_queue_it_replaced(
@@ -157,7 +160,7 @@ def test_a_queue_read_asks_the_lingering_label_writer_for_the_store(
     writer.start()
     assert saved.wait(10) and session.store_lock.locked()  # written, the writer lingers
     started = time.monotonic()
-    assert session.run.queue.find_rows(["q3"]) == {"q3": 2}  # type: ignore[union-attr]
+    assert session.run.queue.find_rows(["q3"]) == {"q3": 3}  # type: ignore[union-attr]  # its idx
     assert time.monotonic() - started < 5.0  # it gave the store back, not after 30 s
     writer.join(10)
     assert not writer.is_alive() and not session.store_lock.locked()
@@ -178,7 +181,7 @@ def test_queue_reads_go_on_beside_the_evidence_read_but_wait_for_a_writer(
     reader = threading.Thread(target=hold, args=(True,))  # as read_evidence holds it
     reader.start()
     assert holding.wait(5) and session.store_lock.locked()
-    assert queue.find_rows(["q2"]) == {"q2": 1}  # side by side with the reader
+    assert queue.find_rows(["q2"]) == {"q2": 2}  # side by side with the reader (its idx)
     assert not session.store_lock.acquire(timeout=0.05)  # a writer waits for the reader
     release.set()
     reader.join(5)
@@ -192,7 +195,7 @@ def test_queue_reads_go_on_beside_the_evidence_read_but_wait_for_a_writer(
     writer.join(5)
     assert not session.store_lock.locked()
     with session.store_lock, session.store_lock.shared(), session.store_lock:  # re-entrant
-        assert queue.find_rows(["q1"]) == {"q1": 0}
+        assert queue.find_rows(["q1"]) == {"q1": 1}
     assert not session.store_lock.locked()
 
 

@@ -96,6 +96,12 @@ def damaged(path: Path, what: str) -> StoreDamagedError:
     )
 
 
+def load_driver() -> None:
+    """Import DuckDB now (a front end that opens the store on every path imports it with
+    its own modules, rather than in the middle of its first screen)."""
+    import duckdb  # noqa: F401
+
+
 def connect_offline(
     path: str = ":memory:", *, read_only: bool = False
 ) -> duckdb.DuckDBPyConnection:
@@ -421,11 +427,11 @@ class Store:
                 ) from None
 
     def _schema_is_current(self, con: duckdb.DuckDBPyConnection) -> bool:
-        from memscope.store.migrations import all_migrations, applied_versions
+        from memscope.store.migrations import applied_versions, shipped_versions
 
         with self._translated_errors():
             done = applied_versions(con)
-        return done == {migration.version for migration in all_migrations()}
+        return done == shipped_versions()
 
     def _ensure_schema(self, con: duckdb.DuckDBPyConnection) -> None:
         import duckdb

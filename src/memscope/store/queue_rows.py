@@ -3,8 +3,9 @@ order, and the few rows on screen.
 
 A :class:`QueueQuery` is a queue spec already validated by the use case
 (``usecases.labels.queue_window``); :func:`queue_order` runs it in DuckDB and returns the
-questions' ``idx`` in queue order, and :func:`queue_page` reads the columns the queue shows
-for a handful of them. What changes while the app runs and is small (the annotator's labels,
+questions' ``idx`` in queue order, :func:`queue_page` reads the columns the queue shows
+for a handful of them, and :func:`queue_head` the first screenful of a queue in the run's
+order without computing the rest (what the app draws first). What changes while the app runs and is small (the annotator's labels,
 the sample plan's order, the questions an axis filter keeps) reaches SQL as list
 parameters (not Arrow tables: building one imports pandas, seconds on a cold start); the
 suggestions are joined from the store's ``suggestions`` table.
@@ -29,20 +30,32 @@ def _number(column: str) -> str:
     return f"CASE WHEN isnan({column}) THEN NULL ELSE {column} END"
 
 
-def _base_sql(run_param: str, page: bool = False) -> str:
-    """One row per question of the run ``run_param`` names (``page``: only those whose idx
-    is in ``$page``), with the columns the queue filters and sorts by (text columns with
-    ``""`` for missing, scores with NULL)."""
+def _base_sql(run_param: str, within: str | None = None) -> str:
+    """One row per question of the run ``run_param`` names (``within``: only the questions
+    that SQL condition on ``q`` keeps, e.g. an idx list or range), with the columns the
+    queue filters and sorts by (text columns with ``""`` for missing, scores with NULL)."""
     em, judge, f1 = _number("p.em"), _number("p.judge"), _number("p.f1")
-    return (
+    columns = (
         "SELECT q.idx, p.qid, q.question_key, coalesce(q.task, '') AS task, "
         "coalesce(q.x, '') AS x, coalesce(q.y, '') AS y, coalesce(p.mode, '') AS mode, "
         "coalesce(q.question, '') AS question, "
-        f"{em} AS em, {judge} AS judge, {f1} AS f1 "
-        "FROM predictions p JOIN runs r USING (run_id) "
-        "JOIN questions q ON q.dataset_id = r.dataset_id AND q.qid = p.qid "
-        f"WHERE p.run_id = {run_param}"
-        + (" AND q.idx IN (SELECT unnest($page::BIGINT[]))" if page else "")
+        f"{em} AS em, {judge} AS judge, {f1} AS f1, "
+        "coalesce(json_array_length(p.rotations), 0)::INTEGER AS n_rotations "
+    )
+    if within is None:
+        return (
+            columns + "FROM predictions p JOIN runs r USING (run_id) "
+            "JOIN questions q ON q.dataset_id = r.dataset_id AND q.qid = p.qid "
+            f"WHERE p.run_id = {run_param}"
+        )
+    # A few questions: found by idx first, then their predictions (a join from the whole
+    # run's predictions would scan all of them for a screenful).
+    return (
+        columns
+        + f"FROM (SELECT * FROM questions q WHERE q.dataset_id = $dataset AND ({within})) q "
+        f"JOIN (SELECT * FROM predictions WHERE run_id = {run_param} AND qid IN "
+        f"(SELECT q.qid FROM questions q WHERE q.dataset_id = $dataset AND ({within}))) p "
+        "ON p.qid = q.qid"
     )
 
 
@@ -83,6 +96,8 @@ class QueueQuery:
 
     run_id: str
     kind: str = "failing"
+    dataset_id: str | None = None
+    """The run's dataset: reading a few questions by idx needs it (:func:`queue_page`)."""
     cell: str | None = None
     fields: dict[str, str] = field(default_factory=dict)
     words: tuple[str, ...] = ()
@@ -100,30 +115,38 @@ class QueueQuery:
     f1_at: float = 0.5
 
 
-def _joined_sql(query: QueueQuery, page: bool = False) -> tuple[str, dict[str, Any]]:
-    """Every question of the run (``page``: those in ``$page``) with the queue's columns,
-    the label, the suggestion, the sample rank and the compared run's correctness (SQL,
-    parameters)."""
+def _joined_sql(query: QueueQuery, within: str | None = None) -> tuple[str, dict[str, Any]]:
+    """Every question of the run (``within``: those that SQL condition on ``q`` keeps) with
+    the queue's columns, the label, the suggestion, the sample rank and the compared run's
+    correctness (SQL, parameters)."""
     # A compared run's questions are matched by their occurrence over the whole run, so
     # then the page is cut from every question (the caller's filter), not at the source.
-    page = page and query.other_run_id is None
-    base = _scored_sql(_base_sql("$run", page), query.judge_at, query.f1_at)
+    if query.other_run_id is not None:
+        within = None
+    base = _scored_sql(_base_sql("$run", within), query.judge_at, query.f1_at)
     params: dict[str, Any] = {
         "run": query.run_id,
         "label_qids": list(query.labels),
         "label_codes": list(query.labels.values()),
     }
+    if within is not None:
+        params["dataset"] = query.dataset_id
     # The primary suggestion (rank 1) of each question; none while they are being computed.
-    suggestions = (
-        "SELECT qid, code FROM suggestions WHERE run_id = $run AND rank = 1"
-        if query.with_suggestions
-        else "SELECT NULL::VARCHAR AS qid, NULL::VARCHAR AS code WHERE false"
-    )
+    if not query.with_suggestions:
+        suggestions = "SELECT NULL::VARCHAR AS qid, NULL::VARCHAR AS code WHERE false"
+    elif within is None:
+        suggestions = "SELECT qid, code FROM suggestions WHERE run_id = $run AND rank = 1"
+    else:
+        suggestions = (
+            "SELECT qid, code FROM suggestions WHERE run_id = $run AND rank = 1 AND qid IN "
+            f"(SELECT q.qid FROM questions q WHERE q.dataset_id = $dataset AND ({within}))"
+        )
     labels = (
         "SELECT unnest($label_qids::VARCHAR[]) AS qid, unnest($label_codes::VARCHAR[]) AS codes"
     )
     select = (
         "s.idx, s.qid, s.task, s.x, s.y, s.mode, s.question, s.em, s.correct, s.score, "
+        "s.n_rotations, "
         "coalesce(g.code, '') AS suggested, coalesce(l.codes, '') AS label, "
         "coalesce(l.codes, '') <> '' AS labelled, "
         + ("sm.rank AS sample_rank" if query.sample is not None else "NULL::BIGINT AS sample_rank")
@@ -259,28 +282,82 @@ def queue_page(
 ) -> list[dict[str, Any]]:
     """The queue's columns (:data:`PAGE_COLUMNS`, with ``n_rotations``) of the questions
     ``idx``, in no particular order."""
-    joined, params = _joined_sql(query, page=True)
+    within = "q.idx IN (SELECT unnest($page::BIGINT[]))" if query.dataset_id else None
+    joined, params = _joined_sql(query, within)
     params["page"] = np.asarray(idx, dtype=np.int64).tolist()
-    sql = (
-        f"SELECT {', '.join('j.' + name for name in PAGE_COLUMNS)}, "
-        f"coalesce(json_array_length(p.rotations), 0)::INTEGER AS n_rotations "
-        f"FROM ({joined}) j JOIN predictions p ON p.run_id = $run AND p.qid = j.qid "
-        "WHERE j.idx IN (SELECT unnest($page::BIGINT[]))"
-    )
+    return _page_rows(con, joined, "idx IN (SELECT unnest($page::BIGINT[]))", params)
+
+
+def _page_rows(
+    con: duckdb.DuckDBPyConnection,
+    joined: str,
+    where: str,
+    params: dict[str, Any],
+    order: str = "",
+) -> list[dict[str, Any]]:
+    """:data:`PAGE_COLUMNS` and ``n_rotations`` of the rows of ``joined`` that ``where``
+    keeps (``order``: an ``ORDER BY … LIMIT …`` tail)."""
+    sql = f"SELECT {', '.join(PAGE_COLUMNS)}, n_rotations FROM ({joined}) WHERE {where} {order}"
     result = con.execute(sql, params)
     names = [column[0] for column in result.description]
     return [dict(zip(names, row, strict=True)) for row in result.fetchall()]
 
 
-def run_question_idx(con: duckdb.DuckDBPyConnection, run_id: str) -> np.ndarray:
-    """The ``idx`` of every question of the run, ascending (row n of the run is the n-th)."""
-    found = con.execute(
-        "SELECT q.idx FROM predictions p JOIN runs r USING (run_id) "
-        "JOIN questions q ON q.dataset_id = r.dataset_id AND q.qid = p.qid "
-        "WHERE p.run_id = ? ORDER BY q.idx",
-        [run_id],
-    ).fetchnumpy()["idx"]
-    return np.asarray(found, dtype=np.int64)
+def queue_head(
+    con: duckdb.DuckDBPyConnection, query: QueueQuery, count: int, start: int | None = None
+) -> list[dict[str, Any]] | None:
+    """The first ``count`` rows of the queue (as :func:`queue_page` gives them, in queue
+    order), read without computing the whole queue; None when that is not possible
+    cheaply (a sort other than the run's order, a sample, a compared run: then
+    :func:`queue_order` it is). ``start``: the first ``count`` rows from the question of
+    that idx on (in the queue's direction), rather than from the queue's top.
+
+    The questions are taken in idx ranges that grow until ``count`` rows are found (or
+    the dataset's questions run out): a screenful of a million-question run costs a few
+    reads of a few thousand questions each, not the whole run.
+    """
+    if (
+        query.sort != "idx"
+        or query.sample is not None
+        or query.other_run_id is not None
+        or query.dataset_id is None
+    ):
+        return None
+    bounds = con.execute(
+        "SELECT min(idx), max(idx) FROM questions WHERE dataset_id = ?", [query.dataset_id]
+    ).fetchone()
+    if bounds is None or bounds[0] is None:
+        return []
+    low, high = int(bounds[0]), int(bounds[1])
+    if start is not None:  # the ranges begin at ``start``, in the queue's direction
+        low, high = (low, min(high, start)) if query.descending else (max(low, start), high)
+    joined, params = _joined_sql(query, within="q.idx >= $from_idx AND q.idx < $to_idx")
+    kept = f"SELECT * FROM ({joined}) WHERE {_where(query, params)}"
+    direction = " DESC" if query.descending else ""
+    span = max(1, 4 * count)
+    found: list[dict[str, Any]] = []
+    start, end = low, high + 1  # the ranges not read yet: [start, end)
+    for _ in range(HEAD_STEPS):
+        if start >= end:
+            return found
+        if query.descending:
+            params["from_idx"], params["to_idx"] = max(start, end - span), end
+            end = params["from_idx"]
+        else:
+            params["from_idx"], params["to_idx"] = start, min(end, start + span)
+            start = params["to_idx"]
+        found += _page_rows(
+            con, kept, "true", params, f"ORDER BY idx{direction} LIMIT {count - len(found)}"
+        )
+        if len(found) >= count:
+            return found
+        span *= 4
+    return found if start >= end else None
+
+
+HEAD_STEPS = 3
+"""How many growing idx ranges :func:`queue_head` reads before it leaves the queue's head to
+:func:`queue_order` (a sparse filter over a large run)."""
 
 
 def queue_shape(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[int, bool]:

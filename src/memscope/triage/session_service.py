@@ -192,6 +192,9 @@ class SearchProgress:
 
 FIRST_SCREEN = 60
 """Rows the loading worker reads for the queue's first screen (a tall terminal's worth)."""
+HEAD_ROWS = 120
+"""Rows of a queue read before the whole of it is known (two tall screens: scrolling
+within them needs no read while the rest is counted)."""
 
 SEARCH_HITS = 10
 """How many rounds a memory-bank search lists."""
@@ -266,6 +269,11 @@ class StatusView:
     pending: int
     sample_progress: str | None
     """``sample: 37 of 60 planned · stratum X4Y3 5/8`` on a sampled queue, else None."""
+    counted: bool = True
+    """False while the queue's length is still being counted (``total`` is its head's)."""
+    placed: bool = True
+    """False while the cursor's place in the whole queue is not known yet (a queue opened
+    around a remembered question, still being counted)."""
     engine_line: str | None = None
     """A running memory-engine search's step (``loading all-MiniLM-L6-v2 … 4 s``), else None."""
 
@@ -347,9 +355,11 @@ class TriageSession:
     """The loaded run (None until the first load finished)."""
     spec: QueueSpec = field(default_factory=QueueSpec)
     rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    """The queue: row numbers of the run's questions (their place in idx order, as in
-    ``run.data`` and ``run.table``) in queue order; the rows themselves stay in the store
-    (``run.queue`` reads those drawn)."""
+    """The queue: the run's questions (their ``idx``) in queue order; the rows themselves
+    stay in the store (``run.queue`` reads those drawn)."""
+    counted: bool = True
+    """Whether ``rows`` is the whole queue (False while only its head is read: the worker
+    that completes the run's opening counts the rest, :meth:`count_queue`)."""
     position: int = 0
     qid: str | None = None
     """The question on screen (it may have left the queue after a filter change)."""
@@ -449,18 +459,49 @@ class TriageSession:
             return run
 
     def _prepare_queue(self, run: LoadedRun) -> None:
-        """Select the queue :meth:`adopt` will show and read its first screen (in the
-        loading worker: the app thread then finds both ready)."""
+        """Read what :meth:`adopt` will show first (in the loading worker: the app thread
+        then finds it ready): the queue's head, or its rows around the question the cursor
+        starts on (:meth:`count_queue` completes it once it is drawn); else (a queue
+        without a cheap head) the whole queue and the screen around that question."""
         spec = self._start_spec(run, first_open=self.run is None)
+        saved = run.saved.qid if run.saved is not None else None
+        question = self.start.question if self.run is None else None
         try:
+            if run.queue.head(spec, HEAD_ROWS, around=question or saved) is not None:
+                return
             rows = run.queue.select(spec)
         except MemscopeError:
             return  # adopt falls back to the default queue and says nothing more
-        saved = run.saved.qid if run.saved is not None else None
         row = run.queue.find_rows([saved]).get(saved) if saved else None
         found = np.flatnonzero(rows == row) if row is not None else np.zeros(0)
         position = int(found[0]) if found.size else 0
         run.queue.window(rows, max(0, position - FIRST_SCREEN // 2), FIRST_SCREEN)
+
+    def prepare_count(self) -> QueueSpec | None:
+        """While the queue on screen is only its head: compute the whole of it and the
+        run's shape for :meth:`count_queue` (worker thread); the spec counted (None:
+        nothing to count)."""
+        run, spec = self.run, self.spec
+        if run is None or self.counted:
+            return None
+        try:
+            run.queue.prepare(spec)
+            run.queue.read_shape()
+        except MemscopeError:
+            pass  # count_queue computes it on the app thread then
+        return spec
+
+    def count_queue(self, spec: QueueSpec) -> bool:
+        """Put the whole queue ``spec`` in place of its head, the cursor kept on its
+        question (app thread); False when another queue is on screen by now."""
+        if self.run is None or self.counted or spec != self.spec:
+            return False
+        try:
+            self.run.queue.select(spec)  # the prepared one, or computed now
+            self.apply(spec, keep_qid=self.qid)
+        except MemscopeError:
+            return False
+        return True
 
     def mark_opened(self, run: LoadedRun) -> None:
         """Make ``run`` the store's default run (a convenience: errors are ignored)."""
@@ -756,10 +797,12 @@ class TriageSession:
 
     def apply(self, spec: QueueSpec, keep_qid: str | None = None) -> None:
         """Switch to the queue ``spec`` (raises InputError when its filter is invalid) and
-        put the cursor on ``keep_qid`` when it is in the new queue, else at the top."""
+        put the cursor on ``keep_qid`` when it is in the new queue, else at the top. The
+        queue's head stands for it where the loading worker read only that."""
         queue = self._loaded().queue
-        rows = queue.select(spec)
-        self.spec, self.rows = spec, rows
+        head = queue.head_read(spec)
+        rows = head if head is not None else queue.select(spec)
+        self.spec, self.rows, self.counted = spec, rows, head is None
         self.position = 0
         target = keep_qid or self.qid
         if target is not None:
@@ -912,6 +955,8 @@ class TriageSession:
             pending=self.labels.pending_total(),
             sample_progress=sample_line,
             engine_line=self.search.line(),
+            counted=self.counted,
+            placed=self.counted or run.queue.head_offset == 0,
         )
 
     def label_bar_view(self, qid: str) -> LabelBarView:

@@ -50,6 +50,7 @@ from memscope.tui.messages import (
     OpenRuns,
     PositionMoved,
     QueueChanged,
+    QueueCounted,
     RunsScoped,
     SessionLoaded,
     ShowScreen,
@@ -59,14 +60,30 @@ from memscope.tui.messages import (
 from memscope.tui.navigator import Navigator
 from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.base import show_notice
+from memscope.usecases.benchmarks import benchmarks
 from memscope.usecases.labels.queue import QUEUE_KINDS, parse_cell
-from memscope.usecases.runs.store_access import ReadOptions, Store, open_store, read_options
+from memscope.usecases.runs.store_access import (
+    ReadOptions,
+    Store,
+    load_driver,
+    open_store,
+    read_options,
+)
 
 if TYPE_CHECKING:
     from textual.app import SystemCommand
 
     from memscope.taxonomy import Taxonomy
 
+# Every way through the app opens the store and a run of some benchmark: DuckDB and the
+# installed benchmark plugins (entry points) are imported with the app's modules, not by the
+# loading worker while the first screens are being drawn (together they hold the
+# interpreter for over a tenth of a second).
+load_driver()
+benchmarks()
+
+LOADING_SCREEN_AFTER_S = 0.3
+"""How long opening a run may take before the loading screen shows."""
 SAVE_POSITION_AFTER_S = 0.8
 """Idle time after a move before the queue position is written (one write per pause, not per key)."""
 
@@ -101,6 +118,7 @@ class MemscopeApp(App[None]):
         self.keys = KeyNames(binding_catalogue(session.taxonomy, keymap))
         self.navigator = Navigator(self, session, self.keys)
         self._position_timer: Timer | None = None
+        self._loading_later: Timer | None = None
         self._quit_when_saved = False
 
     @property
@@ -146,7 +164,13 @@ class MemscopeApp(App[None]):
             if restored is not None:
                 self.write_labels()
                 self.tell(restored)
-        self.navigator.push_loading(" ".join(self.run_refs) or "the last run")
+        # The loading screen only for a load that takes a while: drawn at once, it would
+        # compete with a quick load for the interpreter (its spinner repaints many times
+        # a second), and a run that opens at once needs no spinner.
+        what = " ".join(self.run_refs) or "the last run"
+        self._loading_later = self.set_timer(
+            LOADING_SCREEN_AFTER_S, lambda: self.navigator.push_loading(what)
+        )
         self.load(self.run_refs)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
@@ -213,18 +237,28 @@ class MemscopeApp(App[None]):
         thread=True, exclusive=True, exit_on_error=False, group="complete", description="complete"
     )
     def complete(self, run: LoadedRun) -> None:
-        """After the queue is up: the questions ``enter`` shows first, then the
-        suggestions made sure of (computed and stored when the run has none; none are
+        """After the queue is up: the whole queue where only its head was read, the
+        questions ``enter`` shows first, then the suggestions made sure of (computed and stored when the run has none; none are
         kept: a question's is read with it); also makes the run the store's default one."""
         session = self.session
+        counted = session.prepare_count()
+        if counted is not None:
+            self.post_message(QueueCounted(counted))
         session.warm_up()
         session.mark_opened(run)
         notes: list[str] = []
         codes = session.ensure_suggestions(run, notes)
         self.post_message(SuggestionsLoaded(run.run_id, codes, notes))
 
+    def _loaded(self) -> None:
+        """The first load is over: no loading screen for it any more."""
+        if self._loading_later is not None:
+            self._loading_later.stop()
+            self._loading_later = None
+
     @on(RunsScoped)
     def _runs_scoped(self, message: RunsScoped) -> None:
+        self._loaded()
         self.session.runs_scope = (message.path, list(message.run_ids))
         for note in message.notes:
             self.notify(note, severity="warning", markup=False)
@@ -236,6 +270,7 @@ class MemscopeApp(App[None]):
 
     @on(SessionLoaded)
     def _session_loaded(self, message: SessionLoaded) -> None:
+        self._loaded()
         adopted = self.session.adopt(message.run, message.question)
         for notice in adopted.notices:
             self.tell(notice)
@@ -244,6 +279,11 @@ class MemscopeApp(App[None]):
         # After the first paint: the suggestions must not delay it. (No screen needs the
         # run's whole evidence: the question screen reads one question at a time.)
         self.call_after_refresh(self.complete, message.run)
+
+    @on(QueueCounted)
+    def _queue_counted(self, message: QueueCounted) -> None:
+        if self.session.count_queue(message.spec):
+            self.navigator.queue_counted()
 
     @on(SuggestionsLoaded)
     def _suggestions_loaded(self, message: SuggestionsLoaded) -> None:
@@ -257,6 +297,7 @@ class MemscopeApp(App[None]):
     @on(WorkFailed)
     def _work_failed(self, message: WorkFailed) -> None:
         if message.fatal:
+            self._loaded()
             self.navigator.show_fatal(message.what, message.error)
         else:
             self.notify(message.error.message, title=message.what, severity="error", markup=False)

@@ -25,6 +25,7 @@ from memscope.triage.session_service import FoundRound
 
 if TYPE_CHECKING:
     from memscope.media.audio import AudioClip
+    from memscope.usecases.labels.queue import QueueSpec
 
 
 @dataclass
@@ -49,6 +50,14 @@ class RunsScoped(Message):
     path: str
     run_ids: list[str]
     notes: list[str]
+
+
+@dataclass
+class QueueCounted(Message):
+    """The whole queue ``spec`` (drawn from its head so far) is computed: it replaces the
+    head on screen."""
+
+    spec: QueueSpec
 
 
 @dataclass

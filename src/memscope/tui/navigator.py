@@ -34,6 +34,8 @@ class Navigator:
         self.current_main = ""
         """The main screen showing (below any dialog); empty before the first one."""
         self._question: QuestionScreen | None = None
+        self._loading_step = "starting …"
+        """The loader's last step (a loading screen shown late starts from it)."""
 
     def install_screens(self) -> None:
         """Create the main screens once, each with the session and the key names."""
@@ -99,13 +101,15 @@ class Navigator:
     def push_loading(self, what: str) -> None:
         """Show the loading screen while a run is opened."""
         app = self.app
+        screen = LoadingScreen(what, self._loading_step)
         if len(app.screen_stack) > 1:
-            app.switch_screen(LoadingScreen(what))
+            app.switch_screen(screen)
         else:
-            app.push_screen(LoadingScreen(what))
+            app.push_screen(screen)
 
     def loading_step(self, text: str) -> None:
-        """Show the loader's progress."""
+        """Show the loader's progress (kept for a loading screen shown later)."""
+        self._loading_step = text
         if isinstance(self.app.screen, LoadingScreen):
             self.app.screen.update(text)
 
@@ -134,6 +138,15 @@ class Navigator:
         question = self.question_screen
         if question is not None and question.detail is not None:
             question.refresh_labels()
+
+    def queue_counted(self) -> None:
+        """Redraw what shows the queue's length and the cursor's place in it (the whole
+        queue replaced the head drawn first)."""
+        if isinstance(self.app.screen, QueueScreen):
+            self.app.screen.refresh_queue()
+        question = self.question_screen
+        if question is not None and question.detail is not None:
+            question.refresh_status()
 
     def labels_changed(self, qid: str) -> None:
         """Redraw what shows labels after a change was queued or saved."""

@@ -31,14 +31,30 @@ class Migration:
     apply: Callable[[duckdb.DuckDBPyConnection], None]
 
 
+def _module_names() -> list[str]:
+    """The migration modules' names (``mNNN_name``)."""
+    return [
+        info.name
+        for info in pkgutil.iter_modules(__path__)
+        if info.name.startswith("m") and info.name[1:4].isdigit()
+    ]
+
+
+def shipped_versions() -> set[int]:
+    """The versions of every migration shipped, from the modules' names alone (the ``NNN``
+    of ``mNNN_name``, which each module's ``VERSION`` repeats): whether a store is
+    current is known without importing them."""
+    return {int(name[1:4]) for name in _module_names()}
+
+
 def all_migrations() -> list[Migration]:
     """Every migration shipped with this memscope, in version order."""
     found: list[Migration] = []
-    for info in pkgutil.iter_modules(__path__):
-        if not info.name.startswith("m") or not info.name[1:4].isdigit():
-            continue
-        module: ModuleType = importlib.import_module(f"{__name__}.{info.name}")
-        found.append(Migration(int(module.VERSION), info.name, module.apply))
+    for name in _module_names():
+        module: ModuleType = importlib.import_module(f"{__name__}.{name}")
+        if int(module.VERSION) != int(name[1:4]):
+            raise RuntimeError(f"migration {name} says VERSION = {module.VERSION}")
+        found.append(Migration(int(module.VERSION), name, module.apply))
     found.sort(key=lambda migration: migration.version)
     versions = [migration.version for migration in found]
     if len(set(versions)) != len(versions):

@@ -16,9 +16,10 @@ class LoadingScreen(Screen[None]):
 
     BINDINGS = [("q", "app.quit", "Quit")]
 
-    def __init__(self, what: str) -> None:
+    def __init__(self, what: str, step: str = "starting …") -> None:
         super().__init__()
         self.what = what
+        self.step = step
 
     def compose(self) -> ComposeResult:
         with Middle():
@@ -34,7 +35,7 @@ class LoadingScreen(Screen[None]):
             with Center():
                 yield LoadingIndicator(id="loading-spinner")
             with Center():
-                yield Static(Text("starting …", style="dim"), id="loading-step")
+                yield Static(plain(self.step, "dim", one_line=True), id="loading-step")
 
     def update(self, step: str) -> None:
         """Show the loader's current step."""

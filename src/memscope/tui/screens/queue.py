@@ -90,8 +90,8 @@ class QueueScreen(SessionScreen):
         title.no_wrap, title.overflow = True, "ellipsis"
         self.query_one("#queue-title", Static).update(title)
         empty = self.query_one("#queue-empty", Static)
-        empty.display = total == 0
-        if total == 0:
+        empty.display = total == 0 and state.counted
+        if empty.display:
             empty.update(
                 Text(
                     f"No question in this queue. Press {keys('queue.kind')} for another queue "

@@ -22,8 +22,14 @@ def status_text(
     qid: str | None = None,
     in_queue: bool = True,
     pending: int = 0,
+    counted: bool = True,
+    placed: bool = True,
 ) -> Text:
-    """``srag_v · failing · 12/230 · labelled 3/230 · alice``."""
+    """``srag_v · failing · 12/230 · labelled 3/230 · alice`` (``12/…`` while the queue
+    is still being counted: ``counted`` False; ``…/…`` while the question's place in it is
+    not known yet either: ``placed`` False)."""
+    of = str(total) if counted else "…"
+    at = str(position + 1) if placed else "…"
     text = Text()
     text.append(" memscope ", "bold black on cyan")
     text.append(" ")
@@ -37,13 +43,18 @@ def status_text(
         text.append(" · ", "dim")
         text.append_text(plain(qid, "bold cyan", one_line=True))
         text.append(
-            f" {position + 1}/{total}" if in_queue and total else " (not in this queue)",
+            f" {at}/{of}" if in_queue and total else " (not in this queue)",
             "bold" if in_queue else "yellow",
         )
-    else:
+    elif counted:
         text.append(f" · {total} question{'s' if total != 1 else ''}", "bold")
+    else:
+        text.append(" · counting questions …", "bold")
     text.append(" · labelled ", "dim")
-    text.append(f"{labelled}/{total}", "bold green" if total and labelled == total else "bold")
+    text.append(
+        f"{labelled}/{total}" if counted else "…",
+        "bold green" if counted and total and labelled == total else "bold",
+    )
     text.append(" · ", "dim")
     text.append_text(plain(annotator, "dim", one_line=True))
     if pending:
@@ -69,6 +80,8 @@ def status_view_text(view: StatusView | None) -> Text:
         qid=view.qid,
         in_queue=view.in_queue,
         pending=view.pending,
+        counted=view.counted,
+        placed=view.placed,
     )
     if view.sample_progress:
         line.append(f"  ·  {view.sample_progress}")

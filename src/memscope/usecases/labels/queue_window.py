@@ -3,11 +3,15 @@ the rows on screen (and a margin) are read.
 
 :class:`StoreQueue` has :class:`~memscope.usecases.labels.queue.TriageTable`'s queue
 operations (``select``, ``set_label``, ``set_sample_order``, ``progress``) without holding
-the run: it keeps one integer per question (its ``idx``, so that a row number is the
-question's place in the run, as in ``RunData``) and a small cache of the rows drawn. A
+the run: a question is named by its ``idx`` (its row in the queue's arrays), the queue is
+an array of them and only a bounded cache of the rows drawn is kept. A
 :class:`~memscope.usecases.labels.queue.QueueSpec` is validated here and run as SQL
 (``store.queue_rows``); a benchmark-axis filter (``reach:2``, ``evidence:implicit``) is
 computed over the axis values, read for that purpose once (:class:`AxisFrame`).
+
+Opening a run reads nothing of the whole run: :meth:`StoreQueue.head` reads the queue's
+first screenful, and the whole queue (:meth:`StoreQueue.prepare`) and the run's shape
+(:meth:`StoreQueue.read_shape`) follow in a worker once that is drawn.
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ PAGE_MARGIN = 3
 """Screens read ahead and behind the one drawn (one query serves a few scroll steps)."""
 STEP_MARGIN = 100
 """Rows read around a question reached outside the rows drawn (stepping with ``j``/``k``)."""
+HEAD_BEFORE = 30
+"""Rows read before a remembered question when the queue opens around it (half a screen
+and more: scrolling up from it needs no read while the queue is counted)."""
 CACHE_ROWS = 4000
 """Rows kept drawn-ready before the cache is emptied (a screen is a few dozen)."""
 
@@ -62,10 +69,17 @@ class QueueRow:
 @dataclass
 class AxisFrame:
     """The benchmark-axis values of every question of a run (read once, when an axis
-    filter or an axis column first needs them): labels and, for numeric axes, numbers."""
+    filter or an axis column first needs them): labels and, for numeric axes, numbers,
+    in the order of ``idx`` (ascending)."""
 
+    idx: np.ndarray
     labels: dict[str, np.ndarray]
     numbers: dict[str, np.ndarray]
+
+    def at(self, idx: int) -> int | None:
+        """The frame position of question ``idx`` (None: not a question of the run)."""
+        place = int(np.searchsorted(self.idx, idx))
+        return place if place < len(self.idx) and int(self.idx[place]) == idx else None
 
 
 def _float(value: Any) -> float:
@@ -99,9 +113,12 @@ class StoreQueue:
         """The run's benchmark: how its queue, matrix and panels are shown."""
         self.axes = self.spec.axes
         """The run's benchmark axes: the queue's columns and filter words."""
-        with self._reading(con) as reader:
-            self.row_idx = sql.run_question_idx(reader, run.run_id)
-            self.qid_width, self.mixes_tasks = sql.queue_shape(reader, run.run_id)
+        self.qid_width = 0
+        """The longest qid of the run (of the rows read so far until :meth:`read_shape`)."""
+        self.mixes_tasks = False
+        """Whether the run mixes tasks (as far as the rows read so far say, until
+        :meth:`read_shape`)."""
+        self.shape_read = False
         self.labels: dict[str, str] = {}
         """qid -> its current label's codes joined by spaces (labelled questions only)."""
         self.suggestions_ready = True
@@ -113,15 +130,41 @@ class StoreQueue:
         self._version = 0
         """Bumped by every change the queue depends on (labels, sample, suggestions)."""
         self._selected: tuple[tuple[QueueSpec, int], np.ndarray] | None = None
+        self._prepared: tuple[tuple[QueueSpec, int], np.ndarray] | None = None
+        """A whole queue a worker computed (:meth:`prepare`), taken by :meth:`select`."""
+        self._drawn: tuple[QueueSpec, int] | None = None
+        """The queue whose rows the cache holds (its head's or the whole one's)."""
+        self._rows = np.zeros(0, dtype=np.int64)
+        """The queue last returned (its head, or the whole of it)."""
+        self.head_offset: int | None = 0
+        """Where the head read last starts in the whole queue (0: at its top; None: not
+        known until the queue is counted, a head read around a question)."""
         self._cache: dict[int, QueueRow] = {}
         self._stale: set[int] = set()
         """Cached rows drawn before the suggestions were ready: drawn again from a new
         read, but their qid still answers ``qid_of`` without one (the store may be busy)."""
         self._labelled_rows: dict[str, int] = {}
-        self._in_queue = np.zeros(len(self.row_idx), dtype=bool)
+        self._in_queue = np.zeros(0, dtype=np.int64)
+        """The queue's rows, sorted (what ``progress`` counts in)."""
+        if con is not None:  # a caller holding a connection: the shape read with it now
+            self.read_shape(con)
 
-    def __len__(self) -> int:
-        return len(self.row_idx)
+    def read_shape(self, con: Any = None) -> None:
+        """Read the run's longest qid and whether it mixes tasks (a scan of the run: in a
+        worker, once the first screen is drawn)."""
+        with self._reading(con) as reader:
+            self.qid_width, self.mixes_tasks = sql.queue_shape(reader, self.run.run_id)
+        self.shape_read = True
+
+    def _widen_shape(self, rows: Iterable[QueueRow]) -> None:
+        """Until the run's shape is read: what the rows read so far show of it."""
+        if self.shape_read:
+            return
+        tasks = set()
+        for item in rows:
+            self.qid_width = max(self.qid_width, len(item.qid))
+            tasks.add(item.task)
+        self.mixes_tasks = self.mixes_tasks or len(tasks) > 1
 
     @property
     def compare(self) -> bool:
@@ -181,7 +224,7 @@ class StoreQueue:
             axis = self.axes.axis(name)
             if axis is not None and name not in ("x", "y"):
                 mask = self._axis_mask(name, value)
-                kept = self.row_idx[mask]
+                kept = self.axis_frame().idx[mask]
                 keep = kept if keep is None else np.intersect1d(keep, kept)
                 continue
             if axis is None and name in all_axis_keys() and name != "task":
@@ -197,6 +240,7 @@ class StoreQueue:
             fields[name] = value
         return sql.QueueQuery(
             run_id=self.run.run_id,
+            dataset_id=self.run.dataset_id,
             kind=spec.kind,
             cell=spec.cell,
             fields=fields,
@@ -214,28 +258,100 @@ class StoreQueue:
         )
 
     def select(self, spec: QueueSpec) -> np.ndarray:
-        """Row numbers of the queue ``spec`` describes, in its order (like
-        ``TriageTable.select``); the rows drawn next are read for this queue.
+        """The questions (``idx``) of the queue ``spec`` describes, in its order (like
+        ``TriageTable.select``, with idx for row numbers); the rows drawn next are read for
+        this queue.
 
         Raises:
             InputError: when the spec's filter expression is invalid.
         """
         key = (spec, self._version)
         if self._selected is not None and self._selected[0] == key:
-            return self._selected[1]  # the loading worker selected it already
-        query = self.query(spec)
-        with self._reading() as con:
-            idx = sql.queue_order(con, query)
-        rows = self.rows_of(idx)
-        self._query, self._cache, self._stale = query, {}, set()
-        self._in_queue = np.zeros(len(self.row_idx), dtype=bool)
-        self._in_queue[rows] = True
+            return self._selected[1]
+        prepared = self._prepared
+        if prepared is not None and prepared[0] == key:
+            rows = prepared[1]  # a worker computed it already
+            query = self.query(spec)
+        else:
+            query = self.query(spec)
+            with self._reading() as con:
+                rows = sql.queue_order(con, query)
+        self._query, self._prepared = query, None
+        if self._drawn != key:  # the rows of a queue's head stay drawn when the whole arrives
+            self._cache, self._stale = {}, set()
+        self._drawn, self._rows = key, rows
+        self._in_queue = np.sort(rows)
         self._selected = (key, rows)
         return rows
 
-    def rows_of(self, idx: np.ndarray) -> np.ndarray:
-        """The row numbers of questions ``idx``."""
-        return np.searchsorted(self.row_idx, idx).astype(np.int64)
+    def head(self, spec: QueueSpec, count: int, around: str | None = None) -> np.ndarray | None:
+        """The first ``count`` questions of the queue ``spec`` describes, read with their
+        rows without computing the whole queue (None where that is not possible cheaply:
+        see ``store.queue_rows.queue_head``); :meth:`select` completes it.
+
+        ``around`` (a qid): the rows around that question instead (a screen before it, the
+        rest from it on), where it is in the queue; None where it is not (then where the
+        cursor lands needs the whole queue). :attr:`head_offset` says where it is.
+
+        Raises:
+            InputError: when the spec's filter expression is invalid.
+        """
+        query = self.query(spec)
+        with self._reading() as con:
+            if around is None:
+                found = sql.queue_head(con, query, count)
+                before: list[dict[str, Any]] = []
+            else:
+                at = sql.qid_idx(con, self.run.run_id, [around]).get(around)
+                found = sql.queue_head(con, query, count, start=at) if at is not None else None
+                if not found or int(found[0]["idx"]) != at:
+                    return None  # not in this queue
+                back = replace(query, descending=not query.descending)
+                step = 1 if query.descending else -1
+                earlier = sql.queue_head(con, back, HEAD_BEFORE, start=at + step)
+                if earlier is None:
+                    return None
+                before = earlier[::-1]
+        if found is None:
+            return None
+        self._query, self._cache, self._stale = query, {}, set()
+        self._selected = None
+        self._drawn = (spec, self._version)
+        frame = self._axis_frame_if_shown()
+        every = [*before, *found]
+        rows = np.array([int(item["idx"]) for item in every], dtype=np.int64)
+        for item in every:
+            self._cache[int(item["idx"])] = self._row(int(item["idx"]), item, frame)
+        self._widen_shape(self._cache.values())
+        self._rows, self._in_queue = rows, np.sort(rows)
+        # Fewer rows than asked for before the question: every one before it was read.
+        from_top = around is None or len(before) < HEAD_BEFORE
+        self.head_offset = 0 if from_top else None
+        if from_top and len(found) < count:  # fewer than asked after it too: the whole queue
+            self._selected = ((spec, self._version), rows)
+        return rows
+
+    def head_read(self, spec: QueueSpec) -> np.ndarray | None:
+        """The rows :meth:`head` read for ``spec`` last, while nothing it depends on
+        changed since (None otherwise)."""
+        if self._drawn != (spec, self._version) or (
+            self._selected is not None and self._selected[0] == self._drawn
+        ):
+            return None
+        return self._rows
+
+    def prepare(self, spec: QueueSpec) -> None:
+        """Compute the whole queue ``spec`` describes, for :meth:`select` to take (a worker:
+        nothing drawn changes meanwhile).
+
+        Raises:
+            InputError: when the spec's filter expression is invalid.
+        """
+        key = (spec, self._version)
+        query = self.query(spec)
+        with self._reading() as con:
+            rows = sql.queue_order(con, query)
+        self._prepared = (key, rows)
 
     def progress(self, rows: np.ndarray) -> tuple[int, int]:
         """(labelled, total) over ``rows`` (the queue last selected)."""
@@ -247,21 +363,19 @@ class StoreQueue:
             self._labelled_rows.update(dict.fromkeys(set(missing) - set(found), -1))
         labelled = [row for qid in self.labels if (row := self._labelled_rows.get(qid, -1)) >= 0]
         in_queue = self._in_queue
-        if len(in_queue) != len(self.row_idx) or not len(rows):
+        if not labelled or not len(rows) or len(in_queue) != len(rows):
             return 0, len(rows)
-        return int(in_queue[np.array(labelled, dtype=np.int64)].sum()) if labelled else 0, len(rows)
+        wanted = np.array(labelled, dtype=np.int64)
+        places = np.minimum(np.searchsorted(in_queue, wanted), len(in_queue) - 1)
+        return int((in_queue[places] == wanted).sum()), len(rows)
 
     def find_rows(self, qids: list[str]) -> dict[str, int]:
-        """qid -> row number of those of ``qids`` that are questions of the run."""
+        """qid -> row (its idx) of those of ``qids`` that are questions of the run."""
         with self._reading() as con:
-            found = sql.qid_idx(con, self.run.run_id, qids)
-        if not found:
-            return {}
-        rows = self.rows_of(np.array(list(found.values()), dtype=np.int64))
-        return dict(zip(found, rows.tolist(), strict=True))
+            return sql.qid_idx(con, self.run.run_id, qids)
 
     def row_of(self, qid: str) -> int | None:
-        """The row number of ``qid`` (None: not a question of the run)."""
+        """The row (idx) of ``qid`` (None: not a question of the run)."""
         for row, item in self._cache.items():
             if item.qid == qid:
                 return row
@@ -290,12 +404,13 @@ class StoreQueue:
                 with_suggestions=self.suggestions_ready,
             )
             with self._reading() as con:
-                found = sql.queue_page(con, query, self.row_idx[np.array(wanted)])
-            idx_rows = self.rows_of(np.array([item["idx"] for item in found], dtype=np.int64))
+                found = sql.queue_page(con, query, np.array(wanted, dtype=np.int64))
             frame = self._axis_frame_if_shown()
-            for item, row in zip(found, idx_rows.tolist(), strict=True):
+            for item in found:
+                row = int(item["idx"])
                 self._cache[row] = self._row(row, item, frame)
                 self._stale.discard(row)
+            self._widen_shape(self._cache[int(item["idx"])] for item in found)
         return {int(row): self._cache[int(row)] for row in rows.tolist() if int(row) in self._cache}
 
     def window(self, rows: np.ndarray, first: int, height: int) -> dict[int, QueueRow]:
@@ -317,7 +432,7 @@ class StoreQueue:
         if item is None:
             # Stepping through the queue (``j`` on the question screen): read the rows
             # around it too, so that the next steps need no read.
-            rows = self._selected[1] if self._selected is not None else np.zeros(0, np.int64)
+            rows = self._rows
             found = np.flatnonzero(rows == row)
             if found.size:
                 at = int(found[0])
@@ -329,7 +444,12 @@ class StoreQueue:
         rotations = int(item.get("n_rotations") or 0)
         em = _float(item["em"])
         right = int(np.rint(0.0 if np.isnan(em) else em * rotations))
-        axes = {key: str(labels[row]) for key, labels in frame.labels.items()} if frame else {}
+        place = frame.at(row) if frame is not None else None
+        axes = (
+            {key: str(labels[place]) for key, labels in frame.labels.items()}
+            if frame is not None and place is not None
+            else {}
+        )
         return QueueRow(
             row=row,
             qid=str(item["qid"]),
@@ -369,7 +489,8 @@ class StoreQueue:
                 with self._reading() as con:
                     table = read_axis_sources(con, self.run.run_id)
                 labels, numbers, _levels = axis_columns(table, self.axes)
-                self._axis_frame = AxisFrame(labels, numbers)
+                idx = np.asarray(table.column("idx").to_numpy(), dtype=np.int64)
+                self._axis_frame = AxisFrame(idx, labels, numbers)
             return self._axis_frame
 
     def _axis_mask(self, key: str, value: str) -> np.ndarray:

@@ -14,6 +14,7 @@ from memscope.adapters.base import ReadOptions, read_options
 from memscope.adapters.spec import ReadOption
 from memscope.paths import resolve_store_path
 from memscope.store import Store
+from memscope.store.connection import load_driver
 from memscope.store.ingest import IngestOutcome
 from memscope.store.lease import WriterLease
 
@@ -28,6 +29,7 @@ __all__ = [
     "declared_read_options",
     "json_objects",
     "list_runs",
+    "load_driver",
     "open_store",
     "read_options",
 ]
