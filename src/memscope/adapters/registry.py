@@ -19,12 +19,15 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from importlib import metadata
+from typing import TYPE_CHECKING
 
 from memscope.adapters.guarded import guarded
 from memscope.adapters.spec import Benchmark
 from memscope.adapters.spec_check import clashes, validate
 from memscope.errors import PluginError
+
+if TYPE_CHECKING:
+    from importlib import metadata
 
 GROUP = "memscope.benchmarks"
 """The entry-point group benchmarks register under."""
@@ -102,6 +105,10 @@ def registry() -> Registry:
     global _loaded
     with _lock:
         if _loaded is None:
+            # Imported here: importlib.metadata (with email and zipfile) costs ~10 ms, paid
+            # by the first use of the registry rather than by every import of memscope.
+            from importlib import metadata
+
             _loaded = _load(metadata.entry_points(group=GROUP))
         return _loaded
 

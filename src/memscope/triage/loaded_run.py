@@ -21,21 +21,22 @@ import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memscope.triage.candidate_rows import ChannelIndex
 from memscope.triage.round_index import RoundIndex
 from memscope.usecases.labels.events import CurrentLabel
 from memscope.usecases.labels.queue import QueueSpec, TriageTable
 from memscope.usecases.labels.queue_window import StoreQueue
-from memscope.usecases.labels.sample import SamplePlan
 from memscope.usecases.runs import session_io
-from memscope.usecases.runs.ingest import effective_k
 from memscope.usecases.runs.loading import RunData
 from memscope.usecases.runs.run_info import RunInfo
 from memscope.usecases.runs.session_io import AppState
 from memscope.usecases.runs.store_access import Store
 from memscope.usecases.suggest.changes import ensure_suggestions
+
+if TYPE_CHECKING:
+    from memscope.usecases.labels.sample import SamplePlan
 
 Progress = Callable[[str], None]
 
@@ -119,6 +120,8 @@ class LoadedRun:
     @property
     def k(self) -> int:
         """The run's cut-off K (its top_k, else 10)."""
+        from memscope.usecases.runs.ingest import effective_k
+
         return effective_k(self.info, None)
 
     def set_label(self, qid: str, codes: list[str] | tuple[str, ...]) -> None:

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from typing import TYPE_CHECKING
 
-from memscope.triage.question_view import LoadedQuestion
+if TYPE_CHECKING:
+    from memscope.triage.question_view import LoadedQuestion
 
 CACHED_QUESTIONS = 40
 """Questions kept: the prefetched ones ahead, and a few behind for ``k``."""

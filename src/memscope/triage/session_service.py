@@ -21,13 +21,12 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from memscope.errors import MemscopeError, NotFoundError
 from memscope.taxonomy import FailureCode, Taxonomy
-from memscope.triage.benchmark_views import ProbeView
 from memscope.triage.label_book import LabelBook
 from memscope.triage.loaded_run import (
     DirRuns,
@@ -38,21 +37,26 @@ from memscope.triage.loaded_run import (
 )
 from memscope.triage.notice import Notice
 from memscope.triage.question_cache import QuestionCache
-from memscope.triage.question_view import LoadedQuestion, load_question
-from memscope.triage.round_index import RoundIndex
 from memscope.usecases.benchmarks import spec_of
 from memscope.usecases.labels.events import CurrentLabel
 from memscope.usecases.labels.queue import QueueSpec
-from memscope.usecases.rerun.probe import DEFAULT_LAMBDA
+from memscope.usecases.rerun.defaults import DEFAULT_LAMBDA
 from memscope.usecases.runs import session_io
-from memscope.usecases.runs.loading import RunData
 from memscope.usecases.runs.question_read import read_suggestion, read_suggestions
-from memscope.usecases.runs.run_info import RunInfo
 from memscope.usecases.runs.selection import SelectOptions, select_runs
 from memscope.usecases.runs.session_io import EngineStep, QuestionContext
 from memscope.usecases.runs.store_access import ReadOptions, Store, WriterLease
 from memscope.usecases.suggest.changes import ensure_suggestions, stored_codes
-from memscope.usecases.suggest.rules import Suggestion
+
+if TYPE_CHECKING:
+    # Only the question, probe and matrix screens' methods use these: imported there, so
+    # the app's start does not pay for them.
+    from memscope.triage.benchmark_views import ProbeView
+    from memscope.triage.question_view import LoadedQuestion
+    from memscope.triage.round_index import RoundIndex
+    from memscope.usecases.runs.loading import RunData
+    from memscope.usecases.runs.run_info import RunInfo
+    from memscope.usecases.suggest.rules import Suggestion
 
 ALPHA_STEP = 0.1
 LAMBDA_STEP = 0.01
@@ -599,6 +603,8 @@ class TriageSession:
             raise NotFoundError(
                 f"run {run.run_id!r} has no question {qid!r}", where=str(self.store.path)
             )
+        from memscope.triage.question_view import load_question
+
         question = load_question(read, run.other_run_id, context.recompute_hint)
         self.questions.put((run.opened, qid), question)
         return question
@@ -623,6 +629,8 @@ class TriageSession:
                 )
         except MemscopeError:
             return 0
+        from memscope.triage.question_view import load_question
+
         for qid, read in reads.items():
             question = load_question(read, run.other_run_id, context.recompute_hint)
             self.questions.put((run.opened, qid), question)
@@ -669,6 +677,8 @@ class TriageSession:
         with self.store_lock:
             context = self._context_of(run)
             table = session_io.read_rounds_by_id(self.store, context.run.run.dataset_id, round_ids)
+        from memscope.triage.round_index import RoundIndex
+
         return RoundIndex(table, n=context.run.n_rounds)
 
     def read_probe(self, run_id: str, qid: str) -> ProbeView:

@@ -452,29 +452,21 @@ def screen_bindings(
 ) -> list[tuple[str, list[Any]]]:
     """Per screen, its own bindings and its widgets' (the taxonomy's code keys on the question
     screen; ``extra_codes`` False: the shipped codes only)."""
-    from memscope.tui.screens.dialogs import CodePicker, ErrorDialog, ExportDialog, NoteDialog
-    from memscope.tui.screens.help import HelpScreen
-    from memscope.tui.screens.matrix import MatrixScreen
-    from memscope.tui.screens.question import QuestionScreen
-    from memscope.tui.screens.queue import QueueScreen
-    from memscope.tui.screens.runs import RunsScreen
-    from memscope.tui.screens.search import SearchDialog
-    from memscope.tui.widgets.queue_table import QueueTable
-    from memscope.tui.widgets.timeline import Timeline
+    from memscope.tui import bindings
 
     found = taxonomy.codes if taxonomy is not None else []
     codes = code_bindings([code for code in found if extra_codes or not code.extra])
     return [
-        ("queue", [*QueueTable.BINDINGS, *QueueScreen.BINDINGS]),
-        ("question", [*QuestionScreen.BINDINGS, *Timeline.BINDINGS, *codes]),
-        ("matrix", list(MatrixScreen.BINDINGS)),
-        ("runs", list(RunsScreen.BINDINGS)),
-        ("help", list(HelpScreen.BINDINGS)),
-        ("note", list(NoteDialog.BINDINGS)),
-        ("codes", list(CodePicker.BINDINGS)),
-        ("error", list(ErrorDialog.BINDINGS)),
-        ("search", list(SearchDialog.BINDINGS)),
-        ("export", list(ExportDialog.BINDINGS)),
+        ("queue", [*bindings.QUEUE_TABLE, *bindings.QUEUE]),
+        ("question", [*bindings.QUESTION, *bindings.TIMELINE, *codes]),
+        ("matrix", list(bindings.MATRIX)),
+        ("runs", list(bindings.RUNS)),
+        ("help", list(bindings.HELP)),
+        ("note", list(bindings.NOTE)),
+        ("codes", list(bindings.CODES)),
+        ("error", list(bindings.ERROR)),
+        ("search", list(bindings.SEARCH)),
+        ("export", list(bindings.EXPORT)),
     ]
 
 

@@ -20,13 +20,18 @@ def run_triage_app(request: OpenRequest) -> str | None:
     Raises:
         MemscopeError: a bad option, config or run reference, before the terminal is taken.
     """
-    from memscope.tui.app import make_app
-    from memscope.tui.widgets.image_preview import ImagePreview, load_renderer
-    from memscope.usecases.runs.selection import SelectOptions, check_refs, select_runs
+    from memscope.tui.heap import starting_without_gc
 
-    triage_app = make_app(request)
-    refs = list(request.refs)
-    check_refs(triage_app.store, refs)
+    # The imports and the app's construction build only long-lived objects: no collection
+    # needs to walk them (tui/heap.py).
+    with starting_without_gc():
+        from memscope.tui.app import make_app
+        from memscope.tui.widgets.image_preview import ImagePreview, load_renderer
+        from memscope.usecases.runs.selection import SelectOptions, check_refs, select_runs
+
+        triage_app = make_app(request)
+        refs = list(request.refs)
+        check_refs(triage_app.store, refs)
     sample = request.sample
     if sample is not None and sample.purpose == "verdicts":
         # The verdict sample is drawn by `memscope sample --for verdicts`, never here.

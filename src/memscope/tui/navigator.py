@@ -2,26 +2,30 @@
 
 The four main screens (queue, question, matrix, runs) are installed once and switched
 between, so each keeps its widgets; the loading screen and the fatal-error dialog are
-pushed on top. The navigator works the app's screen stack and knows which main screen is
+pushed on top. Only the queue screen is built at the start: the others, and the modules
+they need, are imported and installed the first time they are shown (the start pays for
+the loading and queue screens alone). The navigator works the app's screen stack and knows which main screen is
 showing; it never calls back into the app (the app decides what follows a switch, such as
 remembering the position), and what a screen does in the background stays on that screen.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
+from textual.screen import Screen
 
-from memscope.errors import MemscopeError
-from memscope.triage.session_service import TriageSession
-from memscope.tui.keymap import KeyNames
-from memscope.tui.screens.dialogs import ErrorDialog
 from memscope.tui.screens.loading import LoadingScreen
-from memscope.tui.screens.matrix import MatrixScreen
-from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.screens.queue import QueueScreen
-from memscope.tui.screens.runs import RunsScreen
+
+if TYPE_CHECKING:
+    from memscope.errors import MemscopeError
+    from memscope.triage.session_service import TriageSession
+    from memscope.tui.keymap import KeyNames
+    from memscope.tui.screens.question import QuestionScreen
+
+MAIN_SCREENS = ("queue", "question", "matrix", "runs")
 
 
 class Navigator:
@@ -33,22 +37,46 @@ class Navigator:
         self.keys = keys
         self.current_main = ""
         """The main screen showing (below any dialog); empty before the first one."""
+        self._installed: dict[str, Screen[Any]] = {}
+        """The main screens built so far, by name (each is installed once, when first needed)."""
         self._question: QuestionScreen | None = None
         self._loading_step = "starting …"
         """The loader's last step (a loading screen shown late starts from it)."""
 
     def install_screens(self) -> None:
-        """Create the main screens once, each with the session and the key names."""
-        app, session, keys = self.app, self.session, self.keys
-        app.install_screen(QueueScreen(session, keys), "queue")
-        self._question = QuestionScreen(session, keys)
-        app.install_screen(self._question, "question")
-        app.install_screen(MatrixScreen(session, keys), "matrix")
-        app.install_screen(RunsScreen(session, keys), "runs")
+        """Install the queue screen (the others are installed when first shown)."""
+        self._screen("queue")
+
+    def _screen(self, name: str) -> Screen[Any]:
+        """Main screen ``name``, built with the session and the key names and installed
+        the first time it is asked for (its module is imported then too)."""
+        screen = self._installed.get(name)
+        if screen is not None:
+            return screen
+        session, keys = self.session, self.keys
+        if name == "queue":
+            screen = QueueScreen(session, keys)
+        elif name == "question":
+            from memscope.tui.screens.question import QuestionScreen
+
+            screen = self._question = QuestionScreen(session, keys)
+        elif name == "matrix":
+            from memscope.tui.screens.matrix import MatrixScreen
+
+            screen = MatrixScreen(session, keys)
+        elif name == "runs":
+            from memscope.tui.screens.runs import RunsScreen
+
+            screen = RunsScreen(session, keys)
+        else:
+            raise ValueError(f"no main screen {name!r} (main screens: {', '.join(MAIN_SCREENS)})")
+        self.app.install_screen(screen, name)
+        self._installed[name] = screen
+        return screen
 
     @property
     def question_screen(self) -> QuestionScreen | None:
-        """The question screen (installed once; None before), also while the app closes."""
+        """The question screen (None before it was first shown), also while the app closes."""
         return self._question
 
     @property
@@ -63,7 +91,7 @@ class Navigator:
         while len(app.screen_stack) > 2 and app.screen.is_modal:
             app.pop_screen()
         current = app.screen
-        if current is app.get_screen(name):
+        if current is self._screen(name):
             if hasattr(current, "on_screen_resume"):
                 current.on_screen_resume()  # refresh in place
             return
@@ -89,7 +117,7 @@ class Navigator:
         elif name == "queue":
             self.show_main("queue")
             if filter_focus:
-                queue = app.get_screen("queue")
+                queue = self._screen("queue")
                 assert isinstance(queue, QueueScreen)
                 app.call_after_refresh(queue.action_filter)
         elif name == "matrix":
@@ -116,6 +144,8 @@ class Navigator:
     def show_fatal(self, what: str, error: MemscopeError) -> None:
         """The run could not be opened: explain, then offer the runs in the store."""
 
+        from memscope.tui.screens.dialogs import ErrorDialog
+
         def after(_result: object) -> None:
             self.show_main("queue" if self.session.is_open else "runs")
 
@@ -133,7 +163,10 @@ class Navigator:
         screen = self.app.screen
         if isinstance(screen, QueueScreen):
             screen.refresh_queue()
-        elif isinstance(screen, MatrixScreen):
+        elif screen is self._installed.get("matrix"):
+            from memscope.tui.screens.matrix import MatrixScreen  # imported: it was shown
+
+            assert isinstance(screen, MatrixScreen)
             screen.on_screen_resume()
         question = self.question_screen
         if question is not None and question.detail is not None:

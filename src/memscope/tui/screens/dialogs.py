@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from memscope.errors import MemscopeError
+from memscope.tui import bindings
 from memscope.tui.text import name, plain
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 class NoteDialog(ModalScreen[str | None]):
     """Edit a question's note; enter saves, escape cancels (returns None)."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="note.cancel")]
+    BINDINGS = bindings.NOTE
 
     def __init__(self, qid: str, note: str) -> None:
         super().__init__()
@@ -55,7 +55,7 @@ class NoteDialog(ModalScreen[str | None]):
 class CodePicker(ModalScreen[str | None]):
     """Every failure code (also those without a key); enter toggles the highlighted one."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="codes.cancel")]
+    BINDINGS = bindings.CODES
 
     def __init__(
         self, codes: Sequence[FailureCode], current: set[str], keys: dict[str, str]
@@ -98,7 +98,7 @@ class CodePicker(ModalScreen[str | None]):
 class ErrorDialog(ModalScreen[None]):
     """A blocking error: what, where and what to do; any key in BINDINGS closes it."""
 
-    BINDINGS = [Binding("escape,enter,q", "close", "Close", id="error.close")]
+    BINDINGS = bindings.ERROR
 
     def __init__(self, title: str, error: MemscopeError) -> None:
         super().__init__()
@@ -122,7 +122,7 @@ class ErrorDialog(ModalScreen[None]):
 class ExportDialog(ModalScreen[str | None]):
     """Where to export the run's labels; the file name's ending picks the format."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel")]
+    BINDINGS = bindings.EXPORT
 
     def __init__(self, run_id: str, path: str) -> None:
         super().__init__()

@@ -12,11 +12,11 @@ from collections.abc import Iterable
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from memscope.tui import bindings
 from memscope.tui.keymap import BindingInfo, describe_keys
 from memscope.tui.text import plain
 
@@ -97,9 +97,7 @@ def help_table(bindings: Iterable[BindingInfo], config_path: str) -> Table:
 class HelpScreen(ModalScreen[None]):
     """Every binding; any of escape, q or ? closes it."""
 
-    BINDINGS = [
-        Binding("escape,q,question_mark", "dismiss", "Close", id="help.close"),
-    ]
+    BINDINGS = bindings.HELP
 
     def __init__(
         self, bindings: list[BindingInfo], config_path: str, scope: str | None = None

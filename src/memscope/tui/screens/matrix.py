@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
@@ -40,6 +39,7 @@ from memscope.triage.triage_matrix import (
     matrix_table,
     needs_evidence,
 )
+from memscope.tui import bindings
 from memscope.tui.keymap import KeyNames
 from memscope.tui.messages import QueueChanged, ShowScreen
 from memscope.tui.screens.base import SessionScreen
@@ -110,17 +110,7 @@ class MatrixScreen(SessionScreen):
 
     SCOPE = "matrix"
 
-    BINDINGS = [
-        Binding("enter", "open_cell", "Queue for cell", id="matrix.open"),
-        Binding("m", "next_metric(1)", "Next metric", id="matrix.metric"),
-        Binding("M", "next_metric(-1)", "Previous metric", id="matrix.metric_back"),
-        Binding("v", "next_view", "Next view", id="matrix.view"),
-        Binding("f", "toggle_figure", "Figure", id="matrix.figure"),
-        Binding("escape", "back", "Back", id="matrix.back"),
-        # The filter belongs to the queue (the grid is always the whole run): / opens it
-        # there, as on the question screen.
-        Binding("slash", "filter", "Filter the queue", show=False, id="matrix.filter"),
-    ]
+    BINDINGS = bindings.MATRIX
 
     def __init__(self, session: TriageSession, keys: KeyNames) -> None:
         super().__init__(session, keys)

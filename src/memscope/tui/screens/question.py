@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Container
 from textual.timer import Timer
 from textual.widgets import Static
@@ -33,6 +32,7 @@ from memscope.triage.question_view import (
 )
 from memscope.triage.round_index import RoundDetail
 from memscope.triage.session_service import TriageSession
+from memscope.tui import bindings
 from memscope.tui.keymap import KeyNames, code_bindings, describe_keys
 from memscope.tui.messages import (
     AudioFinished,
@@ -70,40 +70,7 @@ class QuestionScreen(SessionScreen):
 
     SCOPE = "question"
 
-    BINDINGS = [
-        Binding("j", "step(1)", "Next", id="question.next"),
-        Binding("k", "step(-1)", "Prev", id="question.previous"),
-        Binding("escape", "back", "Queue", id="question.back"),
-        Binding("enter", "accept", "Accept", id="question.accept"),
-        Binding("l", "pick_code", "Codes…", id="question.pick_code"),
-        Binding("n", "note", "Note", id="question.note"),
-        Binding("u", "undo", "Undo", id="question.undo"),
-        Binding(
-            "v",
-            "cycle_verdict",
-            "Verdict on the answer: correct/wrong/unsure/none",
-            show=False,
-            id="question.verdict",
-        ),
-        Binding("x", "clear_label", "Clear", show=False, id="question.clear"),
-        Binding("c", "toggle_caption", "Caption/native", id="question.caption"),
-        Binding("p", "play", "Play", id="question.audio"),
-        Binding("t", "full_text", "Full text", show=False, id="question.full_text"),
-        Binding("left_square_bracket", "alpha(-1)", "α−", id="question.alpha_down"),
-        Binding("right_square_bracket", "alpha(1)", "α+", id="question.alpha_up"),
-        Binding("left_curly_bracket", "lam(-1)", "λ−", show=False, id="question.lambda_down"),
-        Binding("right_curly_bracket", "lam(1)", "λ+", show=False, id="question.lambda_up"),
-        Binding("less_than_sign", "cutoff(-1)", "K−", show=False, id="question.k_down"),
-        Binding("greater_than_sign", "cutoff(1)", "K+", show=False, id="question.k_up"),
-        Binding(
-            "equals_sign", "rerank_reset", "Reset re-rank", show=False, id="question.rerank_reset"
-        ),
-        Binding("g", "toggle_scope", "α/λ/K scope", show=False, id="question.rerank_scope"),
-        Binding("f", "toggle_sweep", "Recency sweep figure", show=False, id="question.sweep"),
-        Binding("slash", "filter", "Filter", show=False, id="question.filter"),
-        Binding("s", "search", "Search memory", show=False, id="question.search"),
-        Binding("i", "similar", "Similar images", show=False, id="question.similar"),
-    ]
+    BINDINGS = bindings.QUESTION
 
     def __init__(self, session: TriageSession, keys: KeyNames) -> None:
         super().__init__(session, keys)

@@ -10,9 +10,9 @@ from __future__ import annotations
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.widgets import Input, Static
 
+from memscope.tui import bindings
 from memscope.tui.messages import PositionMoved, ShowScreen
 from memscope.tui.screens.base import SessionScreen
 from memscope.tui.text import whole_hints
@@ -29,14 +29,7 @@ class QueueScreen(SessionScreen):
 
     SCOPE = "queue"
 
-    BINDINGS = [
-        Binding("slash", "filter", "Filter", id="queue.filter"),
-        Binding("f", "cycle_kind", "Failing/all/unlabelled", id="queue.kind"),
-        Binding("s", "cycle_sort", "Sort", id="queue.sort"),
-        Binding("o", "reverse", "Order", show=False, id="queue.reverse"),
-        Binding("c", "clear_filter", "Clear filter", show=False, id="queue.clear_filter"),
-        Binding("escape", "escape", "Clear / cancel", show=False, id="queue.escape"),
-    ]
+    BINDINGS = bindings.QUEUE
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")

@@ -8,11 +8,11 @@ from typing import Any
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
 from memscope.errors import MemscopeError
 from memscope.triage.session_service import TriageSession
+from memscope.tui import bindings
 from memscope.tui.keymap import KeyNames
 from memscope.tui.messages import OpenRuns, RunsListed, ShowScreen, WorkFailed
 from memscope.tui.screens.base import SessionScreen
@@ -39,15 +39,7 @@ class RunsScreen(SessionScreen):
 
     SCOPE = "runs"
 
-    BINDINGS = [
-        # priority: the table's own enter (select the row) would hide this one from the footer.
-        Binding("enter", "open", "Open (2 marked: compare)", id="runs.open", priority=True),
-        Binding("space", "mark", "Mark to compare", id="runs.mark"),
-        Binding("escape", "back", "Back", id="runs.back"),
-        # j/k move as everywhere else in the app (the table keeps its own down/up).
-        Binding("j", "move(1)", "Next run", show=False, id="runs.next"),
-        Binding("k", "move(-1)", "Previous run", show=False, id="runs.previous"),
-    ]
+    BINDINGS = bindings.RUNS
 
     def __init__(self, session: TriageSession, keys: KeyNames) -> None:
         super().__init__(session, keys)

@@ -15,12 +15,12 @@ from typing import Any
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from memscope.tui import bindings
 from memscope.tui.messages import SearchFinished
 from memscope.tui.text import clip, num, plain
 
@@ -44,7 +44,7 @@ def hit_fields(hit: object) -> tuple[str, float | None, str]:
 class SearchDialog(ModalScreen[str | None]):
     """A query box (omitted for image similarity) and the hits; returns a round id."""
 
-    BINDINGS = [Binding("escape", "cancel", "Close", id="search.close")]
+    BINDINGS = bindings.SEARCH
     AUTO_FOCUS = "#search-input, #search-hits"  # focused as the screen starts: no key is lost
 
     model_loaded = False

@@ -17,7 +17,6 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -26,6 +25,7 @@ from textual.strip import Strip
 from textual.widgets import Static
 
 from memscope.textsafe import printable
+from memscope.tui import bindings
 from memscope.tui.text import fit
 from memscope.usecases.labels.queue_window import QueueRow, StoreQueue
 
@@ -69,15 +69,7 @@ class QueueTable(ScrollView, can_focus=True):
     """Rows of the triage queue with a cursor; posts Highlighted / Selected."""
 
     COMPONENT_CLASSES = {"queue-table--cursor", "queue-table--labelled", "queue-table--header"}
-    BINDINGS = [
-        Binding("j,down", "cursor(1)", "Next", show=False, id="queue.next"),
-        Binding("k,up", "cursor(-1)", "Previous", show=False, id="queue.previous"),
-        Binding("pagedown", "page(1)", "Page down", show=False, id="queue.page_down"),
-        Binding("pageup", "page(-1)", "Page up", show=False, id="queue.page_up"),
-        Binding("home", "jump(0)", "First", show=False, id="queue.first"),
-        Binding("end", "jump(-1)", "Last", show=False, id="queue.last"),
-        Binding("enter", "select", "Open", id="queue.open"),
-    ]
+    BINDINGS = bindings.QUEUE_TABLE
 
     cursor: reactive[int] = reactive(0, always_update=True)
 

@@ -12,13 +12,13 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from memscope.triage.evidence_chain import TimelineEntry
+from memscope.tui import bindings
 from memscope.tui.text import clip, plain
 from memscope.tui.widgets.text_view import settle_scrollbar
 
@@ -73,14 +73,7 @@ class Timeline(ScrollView, can_focus=True):
     """Timeline entries with a highlight that only lands on rounds."""
 
     COMPONENT_CLASSES = {"timeline--highlight"}
-    BINDINGS = [
-        Binding("down", "move(1)", "Next round", show=False, id="question.round_next"),
-        Binding("up", "move(-1)", "Previous round", show=False, id="question.round_previous"),
-        Binding("home", "edge(0)", "First round", show=False),
-        Binding("end", "edge(-1)", "Last round", show=False),
-        Binding("pagedown", "move(10)", "Page down", show=False),
-        Binding("pageup", "move(-10)", "Page up", show=False),
-    ]
+    BINDINGS = bindings.TIMELINE
 
     class RoundChosen(Message):
         """The highlighted round changed."""

@@ -1,0 +1,11 @@
+"""The re-ranking probe's default parameters, apart from the probe itself.
+
+The app's view parameters start from them; importing them here rather than from
+``usecases.rerun.probe`` keeps the probe (and what it imports) out of the app's start.
+"""
+
+from __future__ import annotations
+
+from memscope.analysis.rerank import DEFAULT_LAMBDA
+
+__all__ = ["DEFAULT_LAMBDA"]
