@@ -2,8 +2,9 @@
 
 ``memscope open`` imports ``tui.app`` and builds the app (``make_app``: the config, the
 binding catalogue, the session) before the first paint; every other screen, the question
-view models, the re-rank probe, figures and the registry's entry-point machinery are
-imported the first time they are used. Each check runs in a fresh interpreter and looks
+view models, the re-rank probe and figures are imported the first time they are used.
+(DuckDB and the installed benchmarks, read from their entry points, come with the app
+module: every open needs them, and ``memscope open``'s options read the benchmarks too.) Each check runs in a fresh interpreter and looks
 at ``sys.modules`` (not at a time), so it fails exactly when one of them creeps back in.
 """
 
@@ -43,8 +44,7 @@ NOT_AT_START = (
     "memscope.usecases.report.build",
     "memscope.usecases.figures.data",
     "memscope.usecases.suggest.rules",
-    # libraries only they (or the registry's first use) need
-    "importlib.metadata",
+    # libraries only they need
     "textual_plotext",
     "textual_image",
     "pyarrow",
