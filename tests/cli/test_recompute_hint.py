@@ -45,8 +45,23 @@ def test_the_app_says_nothing_of_recompute_for_srag_v(store: Store) -> None:
     session = open_session(store, ["srag_v"], "alice")
     assert session.channels.recompute_hint is None
     context = session_io.read_question_context(store, "srag_v")
-    assert context.recompute_hint is None
+    assert not context.recompute_hint.known  # found out after the first questions are read
+    session_io.find_recompute_hint(store, "srag_v", context.recompute_hint)
+    assert context.recompute_hint.known and context.recompute_hint.text is None
     read = session_io.read_questions(store, context.run, ["q37"])["q37"]
     question = load_question(read, None, context.recompute_hint)
     view = ranking_view(question, alpha=0.7, lam=0.02, k=10)
     assert view.note == "5 of 10 candidates have scores; ranks 6–10 keep their order"
+
+
+def test_the_apps_questions_point_to_recompute_once_it_is_found_out(store: Store) -> None:
+    assert runner.invoke(app, ["ingest", str(RUNS / "srag_t")]).exit_code == 0
+    context = session_io.read_question_context(store, "srag_t")
+    read = session_io.read_questions(store, context.run, ["q37"])["q37"]
+    question = load_question(read, None, context.recompute_hint)  # read before it is known
+    assert question.channels.recompute_hint is None
+    session_io.find_recompute_hint(store, "srag_t", context.recompute_hint)
+    hint = question.channels.recompute_hint
+    assert hint is not None and hint.startswith("`memscope recompute srag_t` can recompute")
+    view = ranking_view(question, alpha=0.7, lam=0.02, k=10)
+    assert view.note is not None and "`memscope recompute srag_t`" in view.note

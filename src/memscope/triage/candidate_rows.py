@@ -14,6 +14,7 @@ import numpy as np
 
 from memscope.triage.round_index import RoundIndex, float_or_none
 from memscope.usecases.runs.loading import RunData
+from memscope.usecases.runs.session_io import RecomputeHint
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -46,8 +47,14 @@ class ChannelIndex:
     ``recompute_hint``, the sentence pointing to ``memscope recompute`` where it can fill
     the scores the run did not log on this machine (None where it cannot)."""
 
-    def __init__(self, table: pa.Table | None, recompute_hint: str | None = None) -> None:
-        self.recompute_hint = recompute_hint
+    def __init__(
+        self, table: pa.Table | None, recompute_hint: str | RecomputeHint | None = None
+    ) -> None:
+        self._hint = (
+            recompute_hint
+            if isinstance(recompute_hint, RecomputeHint)
+            else RecomputeHint(recompute_hint, known=True)
+        )
         self._table = table
         self._spans: dict[str, tuple[int, int]] = {}
         if table is not None and table.num_rows:
@@ -57,6 +64,12 @@ class ChannelIndex:
             self._spans = {
                 str(qids[s]): (int(s), int(e - s)) for s, e in zip(starts, ends, strict=True)
             }
+
+    @property
+    def recompute_hint(self) -> str | None:
+        """The sentence pointing to ``memscope recompute`` (None where it cannot work here,
+        or while that is still being found out)."""
+        return self._hint.text
 
     def scores(self, qid: str) -> dict[str, tuple[float | None, float | None]]:
         """round id -> (text score, image score) for one question (empty when not logged)."""

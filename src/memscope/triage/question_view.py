@@ -33,6 +33,7 @@ from memscope.usecases.benchmarks import Panel
 from memscope.usecases.report.build import RETRIEVAL_NOTES
 from memscope.usecases.rerun.probe import QuestionRerun
 from memscope.usecases.runs.question_read import QuestionRead
+from memscope.usecases.runs.session_io import RecomputeHint
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,9 @@ class LoadedQuestion:
 
 
 def load_question(
-    read: QuestionRead, other_run_id: str | None, recompute_hint: str | None = None
+    read: QuestionRead,
+    other_run_id: str | None,
+    recompute_hint: str | RecomputeHint | None = None,
 ) -> LoadedQuestion:
     """Index a question read from the store and build its view (any thread)."""
     rounds = RoundIndex(read.rounds, n=read.data.n_rounds)

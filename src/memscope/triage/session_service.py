@@ -507,6 +507,18 @@ class TriageSession:
             return False
         return True
 
+    def find_recompute_hint(self, run: LoadedRun) -> None:
+        """Find out whether ``memscope recompute`` can fill ``run``'s missing scores here, for
+        the questions read and to be read (worker thread, last: it imports the memory
+        engine's model look-up)."""
+        try:
+            with self.store_lock:
+                hint = self._context_of(run).recompute_hint
+                if not hint.known:
+                    session_io.find_recompute_hint(self.store, run.run_id, hint)
+        except MemscopeError:
+            pass  # the candidates panel says nothing of recompute
+
     def mark_opened(self, run: LoadedRun) -> None:
         """Make ``run`` the store's default run (a convenience: errors are ignored)."""
         if self.read_only_reason is not None:

@@ -238,8 +238,9 @@ class MemscopeApp(App[None]):
     )
     def complete(self, run: LoadedRun) -> None:
         """After the queue is up: the whole queue where only its head was read, the
-        questions ``enter`` shows first, then the suggestions made sure of (computed and stored when the run has none; none are
-        kept: a question's is read with it); also makes the run the store's default one."""
+        questions ``enter`` shows first, the suggestions made sure of (computed and stored
+        when the run has none; none are kept: a question's is read with it), last whether
+        ``memscope recompute`` can work here; also makes the run the store's default one."""
         session = self.session
         counted = session.prepare_count()
         if counted is not None:
@@ -249,6 +250,7 @@ class MemscopeApp(App[None]):
         notes: list[str] = []
         codes = session.ensure_suggestions(run, notes)
         self.post_message(SuggestionsLoaded(run.run_id, codes, notes))
+        session.find_recompute_hint(run)
 
     def _loaded(self) -> None:
         """The first load is over: no loading screen for it any more."""

@@ -11,7 +11,8 @@ only through here, the import-linter contract ``triage-calls-usecases``).
   scores it did not log.
 - :func:`read_question_context`, :func:`read_questions`: one question at a time
   (``usecases.runs.question_read``): what every read of a run shares, then a few
-  questions with their evidence, rounds and the compared run's answer.
+  questions with their evidence, rounds and the compared run's answer;
+  :func:`find_recompute_hint` completes the shared part once the app is idle.
 - :func:`read_rerank_data`, :func:`read_run_columns`: the columns the run-level
   re-ranking numbers, the matrix and its figures need, only.
 - :func:`read_rounds`, :func:`read_rounds_by_id`, :func:`save_position`, :func:`mark_opened`: the dataset's rounds,
@@ -63,8 +64,10 @@ __all__ = [
     "ProbeRows",
     "QuestionContext",
     "QuestionRead",
+    "RecomputeHint",
     "RunContext",
     "SessionStart",
+    "find_recompute_hint",
     "mark_opened",
     "probe_seen",
     "read_evidence",
@@ -225,29 +228,45 @@ def read_rounds_by_id(store: Store, dataset_id: str, round_ids: list[str]) -> pa
         return rounds_at(con, dataset_id, round_ids=round_ids)
 
 
+class RecomputeHint:
+    """The sentence pointing to ``memscope recompute RUN`` for a run's questions, found out
+    after they are read (:func:`find_recompute_hint`: it looks the run's models up with the
+    memory engine, a second and 20 MiB of imports): None until then, and where recompute
+    cannot work on this machine."""
+
+    def __init__(self, text: str | None = None, *, known: bool = False) -> None:
+        self.text = text
+        self.known = known
+
+
 @dataclass(frozen=True)
 class QuestionContext:
     """What the question reads of one run share (read once per session)."""
 
     run: RunContext
-    recompute_hint: str | None
-    """The sentence pointing to ``memscope recompute RUN``, None where it cannot work here."""
+    recompute_hint: RecomputeHint
+    """Whether ``memscope recompute`` can fill the run's missing scores here (found out
+    later: :func:`find_recompute_hint`)."""
 
 
 def read_question_context(
     store: Store, run_id: str, other_run_id: str | None = None
 ) -> QuestionContext:
-    """The run's description and round count (and the compared run's), and whether
-    ``memscope recompute`` can fill its missing scores here.
+    """The run's description and round count (and the compared run's).
 
     Raises:
         NotFoundError: no such run in the store.
     """
+    with store.reading():
+        return QuestionContext(read_run_context(store, run_id, other_run_id), RecomputeHint())
+
+
+def find_recompute_hint(store: Store, run_id: str, hint: RecomputeHint) -> None:
+    """Fill ``hint`` for ``run_id``: whether ``memscope recompute`` can fill its missing
+    scores here (worker thread)."""
     from memscope.engine_jobs.gap_fill import recompute_hint
 
-    with store.reading():
-        context = read_run_context(store, run_id, other_run_id)
-        return QuestionContext(context, recompute_hint(store, run_id))
+    hint.text, hint.known = recompute_hint(store, run_id), True
 
 
 def save_position(store: Store, state: AppState) -> None:
