@@ -140,18 +140,20 @@ def child(mode: str, run_id: str, presses: int) -> dict[str, Any]:
 
     from textual.app import App
 
-    from memscope.tui.app import make_app
-    from memscope.tui.open_request import OpenRequest
-    from memscope.tui.paint_clock import PaintClock
-    from memscope.tui.screens.question import QuestionScreen
-    from memscope.tui.screens.queue import QueueScreen
+    from memscope.tui.heap import starting_without_gc
 
-    try:  # no terminal to draw images on (MEMSCOPE_IMAGE_RENDERER=none says so too)
+    # As ``memscope open`` does (tui/launch.py): the imports and the app's construction
+    # with the garbage collector off, what they built frozen.
+    with starting_without_gc():
+        from memscope.tui.app import make_app
+        from memscope.tui.open_request import OpenRequest
+        from memscope.tui.paint_clock import PaintClock
+        from memscope.tui.screens.queue import QueueScreen
+    if mode == "next":  # only the question screen's measurement shows it (and images)
+        from memscope.tui.screens.question import QuestionScreen
         from memscope.tui.widgets.image_preview import ImagePreview
 
-        ImagePreview.renderer = None
-    except (ImportError, AttributeError):
-        pass
+        ImagePreview.renderer = None  # no terminal to draw images on
     memory = {"imports": resident_mib()}
     deadline_s = 1800.0
     # A fresh annotator per process: nothing to resume, so every start lands on the queue.
@@ -199,7 +201,8 @@ def child(mode: str, run_id: str, presses: int) -> dict[str, Any]:
             await pilot.pause()
         empty_s = time.perf_counter() - began
         began = time.perf_counter()
-        app = make_app(OpenRequest([run_id], annotator=annotator))
+        with starting_without_gc():
+            app = make_app(OpenRequest([run_id], annotator=annotator))
         clock = clock_for(app)
         async with app.run_test(size=(120, 40)) as pilot:
             await until(pilot, lambda: bool(queue_paints(clock)), "a drawn queue")
@@ -221,7 +224,8 @@ def child(mode: str, run_id: str, presses: int) -> dict[str, Any]:
                 return result
 
             QuestionScreen.show_question = timed_show  # type: ignore[method-assign]
-        app = make_app(OpenRequest([run_id], annotator=annotator, queue="all"))
+        with starting_without_gc():
+            app = make_app(OpenRequest([run_id], annotator=annotator, queue="all"))
         clock = clock_for(app)
         settled: list[float] = []
         first_paint: list[float] = []
@@ -306,12 +310,14 @@ EMPTY_APP = (
 # (to see the queue drawn) and nothing of this script (argv: the run id, the annotator).
 MEMSCOPE_APP = (
     "import asyncio, os, sys\n"
-    "from memscope.tui.app import make_app\n"
-    "from memscope.tui.open_request import OpenRequest\n"
-    "from memscope.tui.paint_clock import PaintClock\n"
-    "from memscope.tui.screens.queue import QueueScreen\n"
-    "async def main():\n"
+    "from memscope.tui.heap import starting_without_gc\n"
+    "with starting_without_gc():  # as memscope open starts (tui/launch.py)\n"
+    "    from memscope.tui.app import make_app\n"
+    "    from memscope.tui.open_request import OpenRequest\n"
+    "    from memscope.tui.paint_clock import PaintClock\n"
+    "    from memscope.tui.screens.queue import QueueScreen\n"
     "    app = make_app(OpenRequest([sys.argv[1]], annotator=sys.argv[2]))\n"
+    "async def main():\n"
     "    clock = PaintClock(mark=lambda: bool(app.session.is_open)).install(app)\n"
     "    drawn = lambda: any(o and isinstance(s, QueueScreen) for s, o in zip(clock.screens, clock.marks))\n"
     "    async with app.run_test(size=(120, 40)) as pilot:\n"
