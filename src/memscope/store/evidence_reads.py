@@ -1,0 +1,210 @@
+"""The reads behind a run's evidence tables (``store.evidence.assemble_evidence``): its
+dataset's rounds and sessions, its questions and their stored retrievals, whole
+(``queries.evidence_table``) or in chunks of questions (:func:`evidence_chunks`, the
+run-level re-rank of a large run: one chunk's Arrow lists alive at a time).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from memscope.store.sql import one, one_row
+
+if TYPE_CHECKING:
+    import duckdb
+    import pyarrow as pa
+
+CHUNK_READ_MEMORY = "32MB"
+"""DuckDB's memory limit while :func:`evidence_chunks` reads (each chunk's joins are
+small). Without it DuckDB keeps every block the chunks scanned cached, most of the
+retrievals table (about 100 MB at 1,000,000 questions), though each chunk reads others."""
+
+_RUN_QUESTIONS = (
+    "predictions p JOIN questions q ON q.dataset_id = $dataset AND q.qid = p.qid "
+    "WHERE p.run_id = $run"
+)
+"""A run's questions."""
+_AT_LEVEL = "($y IS NULL OR coalesce(q.y = $y, false))"
+"""A question at level ``$y`` (any when NULL)."""
+_IDX_RANGE = "AND ($low IS NULL OR {idx} >= $low) AND ($high IS NULL OR {idx} < $high)"
+"""Questions with idx in ``[$low, $high)`` (a NULL bound: unbounded)."""
+_RETRIEVED = "SELECT qid, rank, round_id, score, origin FROM retrievals"
+
+
+@dataclass(frozen=True)
+class EvidenceSource:
+    """What every evidence read of a run shares: its dataset's rounds and sessions."""
+
+    run_id: str
+    y: str | None
+    """Only the questions at this Y level (None: all)."""
+    dataset_id: str | None
+    rounds: pa.Table
+    sessions: pa.Table
+
+    @classmethod
+    def of(cls, con: duckdb.DuckDBPyConnection, run_id: str, y: str | None) -> EvidenceSource:
+        """Read the dataset's rounds and sessions of ``run_id``."""
+        found = one(con, "SELECT dataset_id FROM runs WHERE run_id = ?", [run_id])
+        dataset_id = found[0] if found else None
+        rounds = con.sql(
+            "SELECT r.round_id, r.position, s.session_order, r.session_id FROM rounds r "
+            "JOIN sessions s USING (dataset_id, session_id) WHERE r.dataset_id = ?",
+            params=[dataset_id],
+        ).to_arrow_table()
+        sessions = con.sql(
+            "SELECT session_id, session_order FROM sessions WHERE dataset_id = ?",
+            params=[dataset_id],
+        ).to_arrow_table()
+        return cls(run_id, y, dataset_id, rounds, sessions)
+
+    def largest(self) -> int:
+        """The largest dialogue position or session order of the dataset (0: none)."""
+        import pyarrow.compute as pc
+
+        values = [
+            pc.max(self.rounds.column("position")).as_py(),
+            pc.max(self.sessions.column("session_order")).as_py(),
+        ]
+        return max([0, *(int(value) for value in values if value is not None)])
+
+    def params(self) -> dict[str, Any]:
+        """The run, dataset and level parameters of this module's SQL."""
+        return {"run": self.run_id, "dataset": self.dataset_id, "y": self.y}
+
+    def questions(
+        self, con: duckdb.DuckDBPyConnection, low: int | None = None, high: int | None = None
+    ) -> pa.Table:
+        """The run's questions (at level ``y``) with idx in ``[low, high)``, by idx."""
+        return con.sql(
+            f"SELECT p.qid, q.y, q.clue_rounds, q.source_sessions FROM {_RUN_QUESTIONS} "
+            f"AND {_AT_LEVEL} {_IDX_RANGE.format(idx='q.idx')} ORDER BY q.idx",
+            params=self.params() | {"low": low, "high": high},
+        ).to_arrow_table()
+
+    def retrieved(self, con: duckdb.DuckDBPyConnection) -> pa.Table:
+        """The stored retrievals of the run's questions (at level ``y``)."""
+        if self.y is None:
+            return con.sql(f"{_RETRIEVED} WHERE run_id = ?", params=[self.run_id]).to_arrow_table()
+        # Only those questions' candidates: a third of a large run's rows (the whole set
+        # would be read into memory only to be dropped by the join).
+        return con.sql(
+            f"{_RETRIEVED} WHERE run_id = $run AND qid IN (SELECT qid FROM questions "
+            "WHERE dataset_id = $dataset AND y = $y)",
+            params={"run": self.run_id, "dataset": self.dataset_id, "y": self.y},
+        ).to_arrow_table()
+
+    def retrieved_between(
+        self, con: duckdb.DuckDBPyConnection, low: int | None, high: int | None
+    ) -> pa.Table:
+        """The stored retrievals of the run's questions of every level with idx in
+        ``[low, high)``."""
+        where = (
+            "run_id = $run AND qid IN (SELECT qid FROM questions WHERE dataset_id = $dataset "
+            f"{_IDX_RANGE.format(idx='idx')})"
+        )
+        params = {"run": self.run_id, "dataset": self.dataset_id, "low": low, "high": high}
+        # A run's candidates are stored together, question by question, so a range of
+        # questions lies in a few row groups: find its rows from the qid column alone,
+        # then read the other columns of those rows only (DuckDB skips the row groups
+        # outside a rowid range) rather than of the whole table for every chunk.
+        first, last = one_row(
+            con, f"SELECT min(rowid), max(rowid) FROM retrievals WHERE {where}", params
+        )
+        return con.sql(
+            f"{_RETRIEVED} WHERE rowid BETWEEN $first AND $last AND {where}",
+            params=params | {"first": first, "last": last},
+        ).to_arrow_table()
+
+
+@dataclass(frozen=True)
+class EvidenceChunk:
+    """The evidence of some questions, with the longest pool around them."""
+
+    table: pa.Table
+    """``queries.evidence_table``'s rows of these questions, by idx."""
+    longest: int
+    """The most candidates any question of the run in this chunk's idx range retrieved,
+    whatever its level (with the other chunks': the run's pool width)."""
+
+
+@dataclass(frozen=True)
+class EvidenceChunks:
+    """``queries.evidence_table``'s rows in chunks of questions (:func:`evidence_chunks`)."""
+
+    at_most: int
+    """At most how many questions the chunks hold together (the dataset's at the level),
+    so that a reader can size its arrays once."""
+    largest: int
+    """The largest dialogue position or session order an evidence list can hold (the
+    dataset's), so a reader can keep them in the narrowest integer type."""
+    chunks: Iterator[EvidenceChunk]
+    """Read lazily, in idx order, on the connection they came from (at least one)."""
+
+
+def evidence_chunks(
+    con: duckdb.DuckDBPyConnection, run_id: str, *, y: str | None, questions: int
+) -> EvidenceChunks:
+    """``queries.evidence_table`` of ``run_id`` (its questions at level ``y``) read by
+    ranges of idx holding ``questions`` questions of the dataset (of every level) each: a
+    run-level computation over a large run then holds one chunk's Arrow lists at a time,
+    never the whole run's. The chunks hold every question at level ``y`` once; their
+    ranges cover every question of the run, so the maximum of their ``longest`` is
+    ``queries.longest_retrieval``.
+    """
+    import numpy as np
+
+    source = EvidenceSource.of(con, run_id, y)
+    # The dataset's questions, not the run's: no join of a million qids to plan the reads.
+    found = con.sql(
+        "SELECT idx FROM questions WHERE dataset_id = ?", params=[source.dataset_id]
+    ).fetchnumpy()["idx"]
+    idx = np.sort(np.asarray(found, dtype=np.int64))
+    at_most = one_row(
+        con,
+        f"SELECT count(*) FROM questions q WHERE dataset_id = $dataset AND {_AT_LEVEL}",
+        {"dataset": source.dataset_id, "y": y},
+    )[0]
+    # Half-open idx ranges from every ``questions``-th question's idx on (a question
+    # sharing an idx with the one before a cut still lands in one chunk); the first
+    # starts unbounded and the last ends so, whatever the store holds.
+    starts = [int(start) for start in np.unique(idx[:: max(1, questions)])]
+    bounds = list(zip([None, *starts[1:]], [*starts[1:], None], strict=True))
+    del found, idx
+
+    def chunks() -> Iterator[EvidenceChunk]:
+        from memscope.store.evidence import assemble_evidence
+
+        with _buffers_capped(con, CHUNK_READ_MEMORY):
+            for low, high in bounds or [(None, None)]:
+                retrieved = source.retrieved_between(con, low, high)
+                table = assemble_evidence(
+                    source.questions(con, low, high), source.rounds, source.sessions, retrieved
+                )
+                yield EvidenceChunk(table, _longest(retrieved))
+
+    return EvidenceChunks(int(at_most), source.largest(), chunks())
+
+
+def _longest(retrieved: pa.Table) -> int:
+    """The most rows any one qid has in ``retrieved`` (0 when empty)."""
+    import pyarrow.compute as pc
+
+    if not retrieved.num_rows:
+        return 0
+    counts = pc.value_counts(retrieved.column("qid")).field("counts")
+    return int(pc.max(counts).as_py())
+
+
+@contextmanager
+def _buffers_capped(con: duckdb.DuckDBPyConnection, limit: str) -> Iterator[None]:
+    """DuckDB's ``memory_limit`` set to ``limit`` meanwhile, then put back as it was."""
+    before = one_row(con, "SELECT current_setting('memory_limit')")[0]
+    con.execute(f"SET memory_limit = '{limit}'")
+    try:
+        yield
+    finally:
+        con.execute(f"SET memory_limit = '{before}'")
