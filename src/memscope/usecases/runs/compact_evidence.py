@@ -22,7 +22,7 @@ from memscope.usecases.runs.loading import evidence_from_table
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from memscope.store.evidence_reads import EvidenceChunks
+    from memscope.store.evidence_reads import EvidenceChunk, EvidenceChunks
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,8 @@ class CompactEvidence:
     evidence: EvidenceSet
     """Positions and sessions in :func:`narrowest_int`'s type, padded with PAD."""
     scores: np.ndarray
-    """``(n, width)`` logged or recomputed similarities (float64), NaN where none."""
+    """``(n, S)`` logged or recomputed similarities (float64), NaN where none; ``S`` is
+    one past the last scored column, at most the pool's width (``rerun.probe`` pads)."""
     recomputed: np.ndarray
     """``(n, width)`` whether each candidate's score was recomputed by the memory engine."""
 
@@ -76,73 +77,82 @@ def origin_flags(table: pa.Table, width: int) -> np.ndarray:
     return out
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Candidates:
-    """The per-candidate arrays, ``width`` columns wide."""
+    """The per-candidate arrays, filled chunk by chunk: positions, sessions and flags as
+    wide as the longest pool so far, scores only as wide as the last scored column so far
+    (beyond it every score is missing: MemEye logs five; the analysis pads them back)."""
 
     ranked_pos: np.ndarray
     ranked_session: np.ndarray
-    scores: np.ndarray
     recomputed: np.ndarray
+    scores: np.ndarray
 
     @classmethod
-    def unfilled(cls, rows: int, width: int, kind: type[np.signedinteger]) -> _Candidates:
+    def unfilled(cls, rows: int, kind: type[np.signedinteger]) -> _Candidates:
         """Arrays whose rows :meth:`fill` writes (rows never filled cost no memory)."""
         return cls(
-            np.empty((rows, width), dtype=kind),
-            np.empty((rows, width), dtype=kind),
-            np.empty((rows, width)),
-            np.empty((rows, width), dtype=bool),
+            np.empty((rows, 0), dtype=kind),
+            np.empty((rows, 0), dtype=kind),
+            np.empty((rows, 0), dtype=bool),
+            np.empty((rows, 0)),
         )
 
-    def fill(self, rows: slice, table: pa.Table, evidence: EvidenceSet, scores: np.ndarray) -> None:
-        """Write one chunk's candidates into ``rows``, padded to the arrays' width."""
-        for name, values, pad in (
-            ("ranked_pos", evidence.ranked_pos, PAD),
-            ("ranked_session", evidence.ranked_session, PAD),
-            ("scores", scores, np.nan),
+    def fill(self, rows: slice, chunk: EvidenceChunk) -> EvidenceSet:
+        """Write one chunk's candidates into ``rows``; its evidence."""
+        table = chunk.table
+        evidence, scores = evidence_from_table(table)
+        scored = _scored_width(scores)
+        filled = rows.start
+        if chunk.longest > self.ranked_pos.shape[1]:  # usually the first chunk only
+            self.ranked_pos = _wider(self.ranked_pos, chunk.longest, filled, PAD)
+            self.ranked_session = _wider(self.ranked_session, chunk.longest, filled, PAD)
+            self.recomputed = _wider(self.recomputed, chunk.longest, filled, False)
+        if scored > self.scores.shape[1]:
+            self.scores = _wider(self.scores, scored, filled, np.nan)
+        for target, values, pad in (
+            (self.ranked_pos, evidence.ranked_pos, PAD),
+            (self.ranked_session, evidence.ranked_session, PAD),
+            (self.scores, scores[:, : self.scores.shape[1]], np.nan),
         ):
-            target = getattr(self, name)
             target[rows] = pad
             target[rows, : values.shape[1]] = values
-        self.recomputed[rows] = origin_flags(table, self.width)
-
-    @property
-    def width(self) -> int:
-        return int(self.ranked_pos.shape[1])
-
-    def widened(self, width: int, filled: int) -> _Candidates:
-        """The same candidates, their first ``filled`` rows padded to ``width`` columns."""
-        out = _Candidates.unfilled(len(self.ranked_pos), width, self.ranked_pos.dtype.type)
-        rows = slice(0, filled)
-        for name, pad in (
-            ("ranked_pos", PAD),
-            ("ranked_session", PAD),
-            ("scores", np.nan),
-            ("recomputed", False),
-        ):
-            getattr(out, name)[rows] = pad
-            getattr(out, name)[rows, : self.width] = getattr(self, name)[rows]
-        return out
+        self.recomputed[rows] = origin_flags(table, self.ranked_pos.shape[1])
+        return evidence
 
     def head(self, rows: int) -> _Candidates:
         """The first ``rows`` rows (views)."""
         return _Candidates(
             self.ranked_pos[:rows],
             self.ranked_session[:rows],
-            self.scores[:rows],
             self.recomputed[:rows],
+            self.scores[:rows],
         )
+
+
+def _scored_width(scores: np.ndarray) -> int:
+    """One past the last column holding any score (0: none)."""
+    columns = np.flatnonzero(~np.isnan(scores).all(axis=0))
+    return int(columns[-1]) + 1 if columns.size else 0
+
+
+def _wider(array: np.ndarray, width: int, filled: int, pad: float | bool) -> np.ndarray:
+    """``array`` ``width`` columns wide, its first ``filled`` rows kept and padded."""
+    out = np.empty((array.shape[0], width), dtype=array.dtype)
+    out[:filled] = pad
+    out[:filled, : array.shape[1]] = array[:filled]
+    return out
 
 
 def compact_evidence(chunks: EvidenceChunks) -> CompactEvidence:
     """Read ``chunks`` one at a time into arrays as wide as the run's longest pool (the
-    largest ``longest`` of the chunks): only one chunk's Arrow table is alive at a time."""
+    largest ``longest`` of the chunks; the scores up to the last scored column): only one
+    chunk's Arrow table is alive at a time."""
     import pyarrow as pa
 
     at_most = chunks.at_most
     kind = narrowest_int(chunks.largest)
-    candidates = _Candidates.unfilled(at_most, 0, kind)
+    candidates = _Candidates.unfilled(at_most, kind)
     has_ranking = np.empty(at_most, dtype=bool)
     is_y3 = np.empty(at_most, dtype=bool)
     # Gold clues and source sessions are a few per question, their widths known only at
@@ -152,19 +162,15 @@ def compact_evidence(chunks: EvidenceChunks) -> CompactEvidence:
     question_parts: list[pa.Table] = []
     start = 0
     for chunk in chunks.chunks:
-        table = chunk.table
-        if chunk.longest > candidates.width:  # usually the first chunk only
-            candidates = candidates.widened(chunk.longest, start)
-        rows = slice(start, start + table.num_rows)
+        rows = slice(start, start + chunk.table.num_rows)
         if rows.stop > at_most:  # pragma: no cover - a run's questions are its dataset's
             raise RuntimeError(f"more than the {at_most} questions the dataset holds")
-        evidence, scores = evidence_from_table(table)
-        candidates.fill(rows, table, evidence, scores)
+        evidence = candidates.fill(rows, chunk)
         has_ranking[rows] = evidence.has_ranking
         is_y3[rows] = evidence.is_y3
         gold_parts.append(evidence.gold_pos.astype(kind))
         source_parts.append(evidence.source_sessions.astype(kind))
-        question_parts.append(table.select(["qid", "y"]))
+        question_parts.append(chunk.table.select(["qid", "y"]))
         start = rows.stop
     candidates = candidates.head(start)
     # One copy of the qids and levels: the chunks' own buffers are let go.
