@@ -77,11 +77,18 @@ class EvidenceSource:
         return {"run": self.run_id, "dataset": self.dataset_id, "y": self.y}
 
     def questions(
-        self, con: duckdb.DuckDBPyConnection, low: int | None = None, high: int | None = None
+        self,
+        con: duckdb.DuckDBPyConnection,
+        low: int | None = None,
+        high: int | None = None,
+        *,
+        with_idx: bool = False,
     ) -> pa.Table:
-        """The run's questions (at level ``y``) with idx in ``[low, high)``, by idx."""
+        """The run's questions (at level ``y``) with idx in ``[low, high)``, by idx
+        (``with_idx``: with their idx as a last column)."""
+        idx = ", q.idx" if with_idx else ""
         return con.sql(
-            f"SELECT p.qid, q.y, q.clue_rounds, q.source_sessions FROM {_RUN_QUESTIONS} "
+            f"SELECT p.qid, q.y, q.clue_rounds, q.source_sessions{idx} FROM {_RUN_QUESTIONS} "
             f"AND {_AT_LEVEL} {_IDX_RANGE.format(idx='q.idx')} ORDER BY q.idx",
             params=self.params() | {"low": low, "high": high},
         ).to_arrow_table()
@@ -98,27 +105,52 @@ class EvidenceSource:
             params={"run": self.run_id, "dataset": self.dataset_id, "y": self.y},
         ).to_arrow_table()
 
-    def retrieved_between(
+    def rowids(
         self, con: duckdb.DuckDBPyConnection, low: int | None, high: int | None
+    ) -> tuple[int | None, int | None]:
+        """The first and last rowid of the stored retrievals of the run's questions of
+        every level with idx in ``[low, high)`` (None, None: there are none)."""
+        first, last = one_row(
+            con,
+            f"SELECT min(rowid), max(rowid) FROM retrievals WHERE {_IN_RANGE}",
+            {"run": self.run_id, "dataset": self.dataset_id, "low": low, "high": high},
+        )
+        return first, last
+
+    def retrieved_between(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        low: int | None,
+        high: int | None,
+        rowids: tuple[int | None, int | None],
     ) -> pa.Table:
         """The stored retrievals of the run's questions of every level with idx in
-        ``[low, high)``."""
-        where = (
-            "run_id = $run AND qid IN (SELECT qid FROM questions WHERE dataset_id = $dataset "
-            f"{_IDX_RANGE.format(idx='idx')})"
-        )
-        params = {"run": self.run_id, "dataset": self.dataset_id, "low": low, "high": high}
-        # A run's candidates are stored together, question by question, so a range of
-        # questions lies in a few row groups: find its rows from the qid column alone,
-        # then read the other columns of those rows only (DuckDB skips the row groups
-        # outside a rowid range) rather than of the whole table for every chunk.
-        first, last = one_row(
-            con, f"SELECT min(rowid), max(rowid) FROM retrievals WHERE {where}", params
-        )
+        ``[low, high)``, looked for between ``rowids`` (:meth:`rowids` of a range holding
+        this one): DuckDB skips the row groups outside them, so a chunk reads the other
+        columns of its own rows, not of the whole table."""
         return con.sql(
-            f"{_RETRIEVED} WHERE rowid BETWEEN $first AND $last AND {where}",
-            params=params | {"first": first, "last": last},
+            f"{_RETRIEVED} WHERE rowid BETWEEN $first AND $last AND {_IN_RANGE}",
+            params={
+                "run": self.run_id,
+                "dataset": self.dataset_id,
+                "low": low,
+                "high": high,
+                "first": rowids[0],
+                "last": rowids[1],
+            },
         ).to_arrow_table()
+
+
+_IN_RANGE = (
+    "run_id = $run AND qid IN (SELECT qid FROM questions WHERE dataset_id = $dataset "
+    f"{_IDX_RANGE.format(idx='idx')})"
+)
+"""The run's retrievals of its questions of every level with idx in ``[$low, $high)``."""
+CHUNKS_PER_PLAN = 8
+"""Chunks whose questions and candidates' rowids one query each finds together: a run's
+candidates are stored together, question by question, so a range of questions lies in a
+few row groups; the scans of the predictions and retrievals tables those two queries make
+then happen once per this many chunks."""
 
 
 @dataclass(frozen=True)
@@ -179,13 +211,25 @@ def evidence_chunks(
     def chunks() -> Iterator[EvidenceChunk]:
         from memscope.store.evidence import assemble_evidence
 
+        ranges = bounds or [(None, None)]
         with _settings(con, CHUNK_READ_SETTINGS):
-            for low, high in bounds or [(None, None)]:
-                retrieved = source.retrieved_between(con, low, high)
-                table = assemble_evidence(
-                    source.questions(con, low, high), source.rounds, source.sessions, retrieved
-                )
-                yield EvidenceChunk(table, _longest(retrieved))
+            for first in range(0, len(ranges), CHUNKS_PER_PLAN):
+                group = ranges[first : first + CHUNKS_PER_PLAN]
+                low, high = group[0][0], group[-1][1]
+                questions = source.questions(con, low, high, with_idx=True)
+                rowids = source.rowids(con, low, high)
+                idx = questions.column("idx").to_numpy()
+                for chunk_low, chunk_high in group:
+                    start = 0 if chunk_low is None else int(np.searchsorted(idx, chunk_low))
+                    stop = len(idx) if chunk_high is None else int(np.searchsorted(idx, chunk_high))
+                    retrieved = source.retrieved_between(con, chunk_low, chunk_high, rowids)
+                    table = assemble_evidence(
+                        questions.slice(start, stop - start),
+                        source.rounds,
+                        source.sessions,
+                        retrieved,
+                    )
+                    yield EvidenceChunk(table, _longest(retrieved))
 
     return EvidenceChunks(int(at_most), source.largest(), chunks())
 
