@@ -106,16 +106,27 @@ class EvidenceSource:
         ).to_arrow_table()
 
     def rowids(
-        self, con: duckdb.DuckDBPyConnection, low: int | None, high: int | None
-    ) -> tuple[int | None, int | None]:
-        """The first and last rowid of the stored retrievals of the run's questions of
-        every level with idx in ``[low, high)`` (None, None: there are none)."""
-        first, last = one_row(
-            con,
-            f"SELECT min(rowid), max(rowid) FROM retrievals WHERE {_IN_RANGE}",
-            {"run": self.run_id, "dataset": self.dataset_id, "low": low, "high": high},
+        self, con: duckdb.DuckDBPyConnection, ranges: list[tuple[int | None, int | None]]
+    ) -> list[tuple[int | None, int | None]]:
+        """Per idx range (consecutive, in order), the first and last rowid of the stored
+        retrievals of the run's questions of every level in it (None, None: none), from
+        one scan of the retrievals' qids."""
+        low, high = ranges[0][0], ranges[-1][1]
+        # Which range a question is in, from the ranges' lower bounds (integers).
+        cases = " ".join(
+            f"WHEN q.idx < {int(start)} THEN {number}"
+            for number, (_, start) in enumerate(ranges[:-1])
+            if start is not None
         )
-        return first, last
+        which = f"CASE {cases} ELSE {len(ranges) - 1} END" if cases else "0"
+        found = con.execute(
+            f"SELECT {which} AS part, min(r.rowid), max(r.rowid) FROM retrievals r "
+            "JOIN questions q ON q.dataset_id = $dataset AND q.qid = r.qid "
+            f"WHERE r.run_id = $run {_IDX_RANGE.format(idx='q.idx')} GROUP BY part",
+            {"run": self.run_id, "dataset": self.dataset_id, "low": low, "high": high},
+        ).fetchall()
+        by_part = {int(part): (first, last) for part, first, last in found}
+        return [by_part.get(number, (None, None)) for number in range(len(ranges))]
 
     def retrieved_between(
         self,
@@ -125,9 +136,9 @@ class EvidenceSource:
         rowids: tuple[int | None, int | None],
     ) -> pa.Table:
         """The stored retrievals of the run's questions of every level with idx in
-        ``[low, high)``, looked for between ``rowids`` (:meth:`rowids` of a range holding
-        this one): DuckDB skips the row groups outside them, so a chunk reads the other
-        columns of its own rows, not of the whole table."""
+        ``[low, high)``, looked for between ``rowids`` (:meth:`rowids`): DuckDB skips the
+        row groups outside them, so a chunk reads the other columns of its own rows, not
+        of the whole table."""
         return con.sql(
             f"{_RETRIEVED} WHERE rowid BETWEEN $first AND $last AND {_IN_RANGE}",
             params={
@@ -147,10 +158,10 @@ _IN_RANGE = (
 )
 """The run's retrievals of its questions of every level with idx in ``[$low, $high)``."""
 CHUNKS_PER_PLAN = 8
-"""Chunks whose questions and candidates' rowids one query each finds together: a run's
-candidates are stored together, question by question, so a range of questions lies in a
-few row groups; the scans of the predictions and retrievals tables those two queries make
-then happen once per this many chunks."""
+"""Chunks whose questions and candidates' rowid ranges one query each finds together: a
+run's candidates are stored together, question by question, so a range of questions lies
+in a few row groups; the scans of the predictions and retrievals tables those two queries
+make then happen once per this many chunks."""
 
 
 @dataclass(frozen=True)
@@ -217,9 +228,10 @@ def evidence_chunks(
                 group = ranges[first : first + CHUNKS_PER_PLAN]
                 low, high = group[0][0], group[-1][1]
                 questions = source.questions(con, low, high, with_idx=True)
-                rowids = source.rowids(con, low, high)
                 idx = questions.column("idx").to_numpy()
-                for chunk_low, chunk_high in group:
+                for (chunk_low, chunk_high), rowids in zip(
+                    group, source.rowids(con, group), strict=True
+                ):
                     start = 0 if chunk_low is None else int(np.searchsorted(idx, chunk_low))
                     stop = len(idx) if chunk_high is None else int(np.searchsorted(idx, chunk_high))
                     retrieved = source.retrieved_between(con, chunk_low, chunk_high, rowids)
