@@ -112,11 +112,11 @@ class EvidenceSource:
         retrievals of the run's questions of every level in it (None, None: none), from
         one scan of the retrievals' qids."""
         low, high = ranges[0][0], ranges[-1][1]
-        # Which range a question is in, from the ranges' lower bounds (integers).
+        # Which range a question is in, from the ranges' upper bounds (integers).
         cases = " ".join(
-            f"WHEN q.idx < {int(start)} THEN {number}"
-            for number, (_, start) in enumerate(ranges[:-1])
-            if start is not None
+            f"WHEN q.idx < {int(bound)} THEN {number}"
+            for number, (_, bound) in enumerate(ranges[:-1])
+            if bound is not None
         )
         which = f"CASE {cases} ELSE {len(ranges) - 1} END" if cases else "0"
         found = con.execute(
@@ -196,8 +196,8 @@ def evidence_chunks(
     ranges of idx holding ``questions`` questions of the dataset (of every level) each: a
     run-level computation over a large run then holds one chunk's Arrow lists at a time,
     never the whole run's. The chunks hold every question at level ``y`` once; their
-    ranges cover every question of the run, so the maximum of their ``longest`` is
-    ``queries.longest_retrieval``.
+    ranges cover every question of the run, so the maximum of their ``longest`` is the
+    run's pool width (the most candidates any of its questions retrieved).
     """
     import numpy as np
 
@@ -227,8 +227,8 @@ def evidence_chunks(
             for first in range(0, len(ranges), CHUNKS_PER_PLAN):
                 group = ranges[first : first + CHUNKS_PER_PLAN]
                 low, high = group[0][0], group[-1][1]
-                questions = source.questions(con, low, high, with_idx=True)
-                idx = questions.column("idx").to_numpy()
+                at_level = source.questions(con, low, high, with_idx=True)
+                idx = at_level.column("idx").to_numpy()
                 for (chunk_low, chunk_high), rowids in zip(
                     group, source.rowids(con, group), strict=True
                 ):
@@ -236,7 +236,7 @@ def evidence_chunks(
                     stop = len(idx) if chunk_high is None else int(np.searchsorted(idx, chunk_high))
                     retrieved = source.retrieved_between(con, chunk_low, chunk_high, rowids)
                     table = assemble_evidence(
-                        questions.slice(start, stop - start),
+                        at_level.slice(start, stop - start),
                         source.rounds,
                         source.sessions,
                         retrieved,
