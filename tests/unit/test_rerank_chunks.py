@@ -78,20 +78,29 @@ UNRANKED_IDX = 10
 """Its retrieved rounds lose their ranks: an unranked set."""
 
 
-def _run_dir(tmp_path: Path, levels: list[str] | None = None) -> Path:
+def _run_dir(
+    tmp_path: Path, levels: list[str] | None = None, answered: list[int] | None = None
+) -> Path:
     qas, rows = [], []
     for idx, (y, clue, sessions, _) in enumerate(QUESTIONS, start=1):
         level = levels[idx - 1] if levels else y
         qas.append(qa(f"Question {idx}?", "an answer", [["X1"], [level]], clue, sessions))
     data = dialog(SESSIONS, qas)
     for idx, (_, _, _, seed) in enumerate(QUESTIONS, start=1):
+        if answered is not None and idx not in answered:
+            continue
         scores = None if seed is None else [round(0.95 - 0.07 * i, 4) for i in range(len(seed))]
         rows.append(open_row(idx, data, seed=seed, scores=scores))
     return write_run(tmp_path / "runs" / "mixed", data, rows)
 
 
-def _ingested(store: Store, tmp_path: Path, levels: list[str] | None = None) -> str:
-    run_id = ingest_dir(store, _run_dir(tmp_path, levels), ReadOptions()).run_id
+def _ingested(
+    store: Store,
+    tmp_path: Path,
+    levels: list[str] | None = None,
+    answered: list[int] | None = None,
+) -> str:
+    run_id = ingest_dir(store, _run_dir(tmp_path, levels, answered), ReadOptions()).run_id
     with store.write() as con:
         qid_of = dict(con.execute("SELECT idx, qid FROM questions").fetchall())
         con.execute(
@@ -263,3 +272,25 @@ def test_a_run_without_y3_questions_keeps_its_pool_width(store: Store, tmp_path:
         assert result["n"] == 0 and result["scored"]["pool_size"] == 9
         assert result == rerun_run(_whole_y3_read(store, run_id), [0.5], resamples=50)
         assert result == rerun_run(load_run(store, run_id), [0.5], resamples=50)
+
+
+@pytest.mark.parametrize(
+    ("answered", "n"),
+    [([1, 2, 3, 13, 14], 4), ([9], 0)],
+    ids=["some questions", "one without retrievals"],
+)
+def test_a_run_of_part_of_its_dataset(
+    store: Store, tmp_path: Path, answered: list[int], n: int
+) -> None:
+    """Chunks of the dataset's questions that hold nothing of the run are skipped; a run
+    with nothing to read still gets its (empty) evidence."""
+    run_id = _ingested(store, tmp_path, answered=answered)
+    whole = _whole_y3_read(store, run_id)
+    for chunk in (1, 2, 1000):
+        data = session_io.read_rerank_data(store, run_id, chunk=chunk)
+        assert data.questions.to_pylist() == whole.questions.to_pylist()
+        assert data.evidence.ranked_pos.shape == whole.evidence.ranked_pos.shape
+        result = rerun_run(data, [0.4], resamples=50)
+        assert result["n"] == n
+        assert result == rerun_run(whole, [0.4], resamples=50)
+        assert result == rerun_run(load_run(store, run_id), [0.4], resamples=50)

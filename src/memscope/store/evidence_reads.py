@@ -223,6 +223,7 @@ def evidence_chunks(
         from memscope.store.evidence import assemble_evidence
 
         ranges = bounds or [(None, None)]
+        empty = True
         with _settings(con, CHUNK_READ_SETTINGS):
             for first in range(0, len(ranges), CHUNKS_PER_PLAN):
                 group = ranges[first : first + CHUNKS_PER_PLAN]
@@ -234,6 +235,8 @@ def evidence_chunks(
                 ):
                     start = 0 if chunk_low is None else int(np.searchsorted(idx, chunk_low))
                     stop = len(idx) if chunk_high is None else int(np.searchsorted(idx, chunk_high))
+                    if start == stop and rowids[0] is None:
+                        continue  # nothing of the run here (a run of part of its dataset)
                     retrieved = source.retrieved_between(con, chunk_low, chunk_high, rowids)
                     table = assemble_evidence(
                         at_level.slice(start, stop - start),
@@ -241,7 +244,18 @@ def evidence_chunks(
                         source.sessions,
                         retrieved,
                     )
+                    empty = False
                     yield EvidenceChunk(table, _longest(retrieved))
+            if empty:  # the reader still gets the (empty) table's columns
+                yield EvidenceChunk(
+                    assemble_evidence(
+                        source.questions(con),
+                        source.rounds,
+                        source.sessions,
+                        con.sql(f"{_RETRIEVED} WHERE false").to_arrow_table(),
+                    ),
+                    0,
+                )
 
     return EvidenceChunks(int(at_most), source.largest(), chunks())
 
