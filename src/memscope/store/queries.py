@@ -158,44 +158,12 @@ def evidence_table(
     run-level re-ranking reads its Y3 questions alone).
     """
     from memscope.store.evidence import assemble_evidence
+    from memscope.store.evidence_reads import EvidenceSource
 
-    dataset_id = one(con, "SELECT dataset_id FROM runs WHERE run_id = ?", [run_id])
-    dataset_id = dataset_id[0] if dataset_id else None
-    questions = con.sql(
-        "SELECT p.qid, q.y, q.clue_rounds, q.source_sessions FROM predictions p "
-        "JOIN questions q ON q.dataset_id = $dataset AND q.qid = p.qid WHERE p.run_id = $run "
-        "AND ($y IS NULL OR q.y = $y) ORDER BY q.idx",
-        params={"run": run_id, "dataset": dataset_id, "y": y},
-    ).to_arrow_table()
-    rounds = con.sql(
-        "SELECT r.round_id, r.position, s.session_order, r.session_id FROM rounds r "
-        "JOIN sessions s USING (dataset_id, session_id) WHERE r.dataset_id = ?",
-        params=[dataset_id],
-    ).to_arrow_table()
-    sessions = con.sql(
-        "SELECT session_id, session_order FROM sessions WHERE dataset_id = ?", params=[dataset_id]
-    ).to_arrow_table()
+    source = EvidenceSource.of(con, run_id, y)
     if retrieved is None:
-        # With ``y``, only those questions' candidates: a third of a large run's rows (the
-        # whole set would be read into memory only to be dropped by the join).
-        retrieved = con.sql(
-            "SELECT qid, rank, round_id, score, origin FROM retrievals WHERE run_id = $run "
-            "AND ($y IS NULL OR qid IN (SELECT qid FROM questions "
-            "WHERE dataset_id = $dataset AND y = $y))",
-            params={"run": run_id, "dataset": dataset_id, "y": y},
-        ).to_arrow_table()
-    return assemble_evidence(questions, rounds, sessions, retrieved)
-
-
-def longest_retrieval(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
-    """The most rounds any one question of the run retrieved (its padded pool's width)."""
-    row = one(
-        con,
-        "SELECT coalesce(max(n), 0) FROM "
-        "(SELECT count(*) AS n FROM retrievals WHERE run_id = ? GROUP BY qid)",
-        [run_id],
-    )
-    return int(row[0]) if row else 0
+        retrieved = source.retrieved(con)
+    return assemble_evidence(source.questions(con), source.rounds, source.sessions, retrieved)
 
 
 def rounds_table(con: duckdb.DuckDBPyConnection, dataset_id: str) -> pa.Table:

@@ -30,6 +30,10 @@ class RunData:
     scores: np.ndarray
     n_rounds: int
     _columns: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    recomputed: np.ndarray | None = field(default=None, repr=False)
+    """``(n, P)`` whether each candidate's score was recomputed by the memory engine, where
+    the evidence was read compactly (``session_io.read_rerank_data``: ``evidence_table``
+    then has no ``origins``); None: from ``evidence_table``'s ``origins``."""
 
     @property
     def qids(self) -> np.ndarray:

@@ -27,13 +27,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from memscope.analysis.arrays import PAD
-from memscope.analysis.evidence import EvidenceSet
 from memscope.engine_jobs.memory_search import EngineStep
 from memscope.errors import NotFoundError
 from memscope.store import Store, queries
@@ -172,46 +168,42 @@ def read_run_columns(store: Store, run_id: str, *, evidence: bool) -> RunData:
         return read_run_questions(con, store, run_id, detail=False)
 
 
-def read_rerank_data(store: Store, run_id: str) -> RunData:
+RERANK_READ_QUESTIONS = 6_144
+"""Questions of a run (of every level) whose evidence :func:`read_rerank_data` reads at a
+time: one chunk's Arrow lists alive at once."""
+
+
+def read_rerank_data(store: Store, run_id: str, *, chunk: int = RERANK_READ_QUESTIONS) -> RunData:
     """What the run-level re-ranking numbers (``rerun.probe.rerun_run``) and the recency
     sweep need of a run, and nothing more: its description, the retrieval evidence of its
-    Y3 questions (the only ones re-ranked; with each one's qid and Y level) and its
-    dataset's round count; no question or answer text. The caller computes with it and
-    drops it.
+    Y3 questions (the only ones re-ranked; with each one's qid and Y level), padded to the
+    whole run's pool width (the result reports it), and its dataset's round count; no
+    question or answer text. The caller computes with it and drops it.
+
+    The evidence is read ``chunk`` questions at a time into narrow numpy arrays
+    (``runs.compact_evidence``), with the candidates' recomputed-score flags in
+    ``RunData.recomputed``; ``evidence_table`` holds only the qids and Y levels, so this
+    data serves the run-level numbers, not ``rerun_question``.
 
     Raises:
         NotFoundError: no such run in the store.
     """
+    from memscope.store.evidence_reads import evidence_chunks
+    from memscope.usecases.runs.compact_evidence import compact_evidence
+
     with store.read() as con:
         run = stored_run_info(con, store, run_id)
-        # Only the Y3 questions are re-ranked: their evidence alone, padded to the whole
-        # run's pool width (the result reports it).
-        table = queries.evidence_table(con, run_id, y="Y3")
-        width = queries.longest_retrieval(con, run_id)
         n_rounds = queries.dataset_round_count(con, run.dataset_id)
-    evidence, scores = evidence_from_table(table)
-    evidence, scores = _widened(evidence, scores, width)
-    return RunData(run, table.select(["qid", "y"]), table, evidence, scores, n_rounds)
-
-
-def _widened(
-    evidence: EvidenceSet, scores: np.ndarray, width: int
-) -> tuple[EvidenceSet, np.ndarray]:
-    """The candidate columns padded to ``width`` (PAD positions and sessions, NaN scores)."""
-    extra = width - evidence.ranked_pos.shape[1]
-    if extra <= 0:
-        return evidence, scores
-    rows = evidence.ranked_pos.shape[0]
-    pad = np.full((rows, extra), PAD, dtype=evidence.ranked_pos.dtype)
-    widened = replace(
-        evidence,
-        ranked_pos=np.hstack([evidence.ranked_pos, pad]),
-        ranked_session=np.hstack(
-            [evidence.ranked_session, pad.astype(evidence.ranked_session.dtype)]
-        ),
+        compact = compact_evidence(evidence_chunks(con, run_id, y="Y3", questions=chunk))
+    return RunData(
+        run,
+        compact.questions,
+        compact.questions,
+        compact.evidence,
+        compact.scores,
+        n_rounds,
+        recomputed=compact.recomputed,
     )
-    score_pad = np.full((rows, width - scores.shape[1]), np.nan)
-    return widened, np.hstack([scores, score_pad])
 
 
 def read_rounds(store: Store, dataset_id: str) -> pa.Table:
