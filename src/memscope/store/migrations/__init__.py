@@ -16,7 +16,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from memscope.store.connection import rollback_quietly
-from memscope.store.sql import one, rows
+from memscope.store.sql import rows
 
 if TYPE_CHECKING:
     import duckdb
@@ -69,13 +69,16 @@ def latest_version() -> int:
 
 
 def applied_versions(con: duckdb.DuckDBPyConnection) -> set[int]:
-    """Versions recorded in a store (empty for a new store)."""
-    exists = one(
-        con, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
-    )
-    if not exists or not exists[0]:
+    """Versions recorded in a store (empty for a new store; never called inside a
+    transaction, which a missing table would abort)."""
+    import duckdb
+
+    # Asked directly: the catalog views cost a first query several times as much, on
+    # every opening of the store.
+    try:
+        return {row[0] for row in rows(con, "SELECT version FROM schema_migrations")}
+    except duckdb.CatalogException:
         return set()
-    return {row[0] for row in rows(con, "SELECT version FROM schema_migrations")}
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
