@@ -74,9 +74,9 @@ async def test_the_queue_opens_on_its_head_and_the_count_follows(
     counting = threading.Event()
     prepare_count = session_service.TriageSession.prepare_count
 
-    def held(self: session_service.TriageSession) -> object:
+    def held(self: session_service.TriageSession, run: object) -> object:
         counting.wait(10)  # the whole queue is counted only when the test says so
-        return prepare_count(self)
+        return prepare_count(self, run)  # type: ignore[arg-type]
 
     monkeypatch.setattr(session_service.TriageSession, "prepare_count", held)
     app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice", queue="all"))
@@ -147,9 +147,9 @@ async def test_a_run_reopens_around_the_remembered_question(
     counting = threading.Event()
     prepare_count = session_service.TriageSession.prepare_count
 
-    def held(self: session_service.TriageSession) -> object:
+    def held(self: session_service.TriageSession, run: object) -> object:
         counting.wait(10)
-        return prepare_count(self)
+        return prepare_count(self, run)  # type: ignore[arg-type]
 
     monkeypatch.setattr(session_service.TriageSession, "prepare_count", held)
     app = make_app(OpenRequest([run], annotator="alice"))

@@ -509,3 +509,28 @@ def test_accept_uses_the_suggestion_read_with_the_question(
     write_labels(session)
     label = session.labels.committed(suggested[0])
     assert label is not None and list(label.codes) == [stored[suggested[0]].code]
+
+
+def test_the_queue_is_counted_for_the_run_and_queue_still_on_screen(
+    tmp_path: Path, store_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memscope.triage import session_service
+
+    monkeypatch.setattr(session_service, "HEAD_ROWS", 2)  # a head shorter than the queue
+    session = open_session(tmp_path, store_path)
+    run = session.run
+    assert run is not None and not session.counted and len(session.rows) == 2
+    spec = session.prepare_count(run)
+    assert spec == session.spec
+    # A count that arrives after another run was opened, or another queue chosen, is dropped.
+    stranger = session.load([str(tmp_path)], lambda _text: None)
+    assert isinstance(stranger, LoadedRun) and stranger is not run
+    assert not session.count_queue(stranger, spec)
+    assert not session.count_queue(run, spec.with_changes(kind="all"))
+    assert not session.counted
+    assert session.count_queue(run, spec)
+    assert session.counted and [run.queue.qid_of(row) for row in session.rows] == [
+        "q1",
+        "q2",
+        "q3",
+    ]

@@ -481,12 +481,12 @@ class TriageSession:
         position = int(found[0]) if found.size else 0
         run.queue.window(rows, max(0, position - FIRST_SCREEN // 2), FIRST_SCREEN)
 
-    def prepare_count(self) -> QueueSpec | None:
-        """While the queue on screen is only its head: compute the whole of it and the
-        run's shape for :meth:`count_queue` (worker thread); the spec counted (None:
-        nothing to count)."""
-        run, spec = self.run, self.spec
-        if run is None or self.counted:
+    def prepare_count(self, run: LoadedRun) -> QueueSpec | None:
+        """While the queue of ``run`` on screen is only its head: compute the whole of it
+        and the run's shape for :meth:`count_queue` (worker thread); the spec counted
+        (None: nothing to count)."""
+        spec = self.spec
+        if run is not self.run or self.counted:
             return None
         try:
             run.queue.prepare(spec)
@@ -495,10 +495,10 @@ class TriageSession:
             pass  # count_queue computes it on the app thread then
         return spec
 
-    def count_queue(self, spec: QueueSpec) -> bool:
-        """Put the whole queue ``spec`` in place of its head, the cursor kept on its
-        question (app thread); False when another queue is on screen by now."""
-        if self.run is None or self.counted or spec != self.spec:
+    def count_queue(self, run: LoadedRun, spec: QueueSpec) -> bool:
+        """Put the whole queue ``spec`` of ``run`` in place of its head, the cursor kept on
+        its question (app thread); False when another run or queue is on screen by now."""
+        if self.run is not run or self.counted or spec != self.spec:
             return False
         try:
             self.run.queue.select(spec)  # the prepared one, or computed now

@@ -242,9 +242,9 @@ class MemscopeApp(App[None]):
         when the run has none; none are kept: a question's is read with it), last whether
         ``memscope recompute`` can work here; also makes the run the store's default one."""
         session = self.session
-        counted = session.prepare_count()
+        counted = session.prepare_count(run)
         if counted is not None:
-            self.post_message(QueueCounted(counted))
+            self.post_message(QueueCounted(run, counted))
         session.warm_up()
         session.mark_opened(run)
         notes: list[str] = []
@@ -284,7 +284,7 @@ class MemscopeApp(App[None]):
 
     @on(QueueCounted)
     def _queue_counted(self, message: QueueCounted) -> None:
-        if self.session.count_queue(message.spec):
+        if self.session.count_queue(message.run, message.spec):
             self.navigator.queue_counted()
 
     @on(SuggestionsLoaded)

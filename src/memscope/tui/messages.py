@@ -54,9 +54,10 @@ class RunsScoped(Message):
 
 @dataclass
 class QueueCounted(Message):
-    """The whole queue ``spec`` (drawn from its head so far) is computed: it replaces the
-    head on screen."""
+    """The whole queue ``spec`` of ``run`` (drawn from its head so far) is computed: it
+    replaces the head on screen."""
 
+    run: LoadedRun
     spec: QueueSpec
 
 
