@@ -424,6 +424,10 @@ def _memscope(*args: str, env: dict[str, str] | None = None, **kwargs):
     )
 
 
+def _hear_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_during_ingest_says_interrupted(tmp_path: Path) -> None:
     sessions = {f"D{s}": [f"D{s}:{r}" for r in range(1, 21)] for s in range(1, 21)}
     questions = [qa(f"Q{i}?", f"a{i}", [["X1"], ["Y1"]], ["D1:1"], ["D1"]) for i in range(1, 4001)]
@@ -440,7 +444,9 @@ def test_ctrl_c_during_ingest_says_interrupted(tmp_path: Path) -> None:
         if interrupted:
             break
         db = tmp_path / f"store-{delay}.duckdb"
-        process = _memscope("ingest", "--db", str(db), str(run_dir))
+        # Ctrl-C reaches the command even where this test runs in the background (a shell
+        # starts background jobs with SIGINT ignored, and children inherit that).
+        process = _memscope("ingest", "--db", str(db), str(run_dir), preexec_fn=_hear_sigint)
         deadline = time.monotonic() + 60
         while not db.exists() and process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)  # the command is running once it creates the store
