@@ -100,7 +100,6 @@ class StoreQueue:
         other_run_id: str | None = None,
         *,
         lock: AbstractContextManager[Any] | None = None,
-        con: Any = None,
     ) -> None:
         self.store = store
         self.run = run
@@ -146,13 +145,11 @@ class StoreQueue:
         self._labelled_rows: dict[str, int] = {}
         self._in_queue = np.zeros(0, dtype=np.int64)
         """The queue's rows, sorted (what ``progress`` counts in)."""
-        if con is not None:  # a caller holding a connection: the shape read with it now
-            self.read_shape(con)
 
-    def read_shape(self, con: Any = None) -> None:
+    def read_shape(self) -> None:
         """Read the run's longest qid and whether it mixes tasks (a scan of the run: in a
         worker, once the first screen is drawn)."""
-        with self._reading(con) as reader:
+        with self._reading() as reader:
             self.qid_width, self.mixes_tasks = sql.queue_shape(reader, self.run.run_id)
         self.shape_read = True
 
@@ -268,12 +265,11 @@ class StoreQueue:
         key = (spec, self._version)
         if self._selected is not None and self._selected[0] == key:
             return self._selected[1]
+        query = self.query(spec)
         prepared = self._prepared
         if prepared is not None and prepared[0] == key:
             rows = prepared[1]  # a worker computed it already
-            query = self.query(spec)
         else:
-            query = self.query(spec)
             with self._reading() as con:
                 rows = sql.queue_order(con, query)
         self._query, self._prepared = query, None
@@ -317,12 +313,9 @@ class StoreQueue:
         self._query, self._cache, self._stale = query, {}, set()
         self._selected = None
         self._drawn = (spec, self._version)
-        frame = self._axis_frame_if_shown()
         every = [*before, *found]
         rows = np.array([int(item["idx"]) for item in every], dtype=np.int64)
-        for item in every:
-            self._cache[int(item["idx"])] = self._row(int(item["idx"]), item, frame)
-        self._widen_shape(self._cache.values())
+        self._keep(every)
         self._rows, self._in_queue = rows, np.sort(rows)
         # Fewer rows than asked for before the question: every one before it was read.
         from_top = around is None or len(before) < HEAD_BEFORE
@@ -404,14 +397,20 @@ class StoreQueue:
                 with_suggestions=self.suggestions_ready,
             )
             with self._reading() as con:
-                found = sql.queue_page(con, query, np.array(wanted, dtype=np.int64))
-            frame = self._axis_frame_if_shown()
-            for item in found:
-                row = int(item["idx"])
-                self._cache[row] = self._row(row, item, frame)
-                self._stale.discard(row)
-            self._widen_shape(self._cache[int(item["idx"])] for item in found)
+                self._keep(sql.queue_page(con, query, np.array(wanted, dtype=np.int64)))
         return {int(row): self._cache[int(row)] for row in rows.tolist() if int(row) in self._cache}
+
+    def _keep(self, items: list[dict[str, Any]]) -> None:
+        """Cache the rows ``items`` just read (none stale) and what they show of the run's
+        shape."""
+        frame = self._axis_frame_if_shown()
+        kept = []
+        for item in items:
+            row = int(item["idx"])
+            kept.append(self._row(row, item, frame))
+            self._cache[row] = kept[-1]
+            self._stale.discard(row)
+        self._widen_shape(kept)
 
     def window(self, rows: np.ndarray, first: int, height: int) -> dict[int, QueueRow]:
         """The queue's rows at positions ``first`` … ``first + height`` (``rows``: the
