@@ -305,20 +305,33 @@ def _load_predictions(
         return loader(
             con, run_id, record.dataset.dataset_id, source, strict=strict, notices=notices
         )
-    count = _insert_arrow_predictions(con, run_id, source, record.retrievals)
+    count = _insert_arrow_predictions(
+        con, run_id, record.dataset.dataset_id, source, record.retrievals
+    )
     null_non_finite(con, run_id, record.path, notices)
     return count
 
 
 def _insert_arrow_predictions(
-    con: duckdb.DuckDBPyConnection, run_id: str, predictions: pa.Table, retrievals: pa.Table | None
+    con: duckdb.DuckDBPyConnection,
+    run_id: str,
+    dataset_id: str,
+    predictions: pa.Table,
+    retrievals: pa.Table | None,
 ) -> int:
     """Insert predictions (and retrievals) an adapter built as Arrow tables.
 
     The tables carry the columns of ``predictions`` / ``retrievals`` without ``run_id``;
-    missing columns are stored as NULL.
+    missing columns are stored as NULL. A prediction's ``question_idx`` is its question's
+    ``idx`` in the dataset ``dataset_id``.
     """
     _insert_table(con, "predictions", run_id, predictions)
+    # Looked up afterwards rather than joined in: the insert keeps the adapter's row order.
+    con.execute(
+        "UPDATE predictions p SET question_idx = q.idx FROM questions q "
+        "WHERE p.run_id = ? AND q.dataset_id = ? AND q.qid = p.qid",
+        [run_id, dataset_id],
+    )
     if retrievals is not None and retrievals.num_rows:
         _insert_table(con, "retrievals", run_id, retrievals)
     return predictions.num_rows

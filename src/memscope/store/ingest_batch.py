@@ -303,8 +303,10 @@ def _store(
         return {}
     kept = {run_id: by_run[run_id] for run_id in by_run if run_id in counts}
     con.execute(
-        f"INSERT INTO predictions SELECT {prediction_values('r.run_id', 'r.qid')} "
-        "FROM batch_rows r ORDER BY r.run_id, r.ord"
+        f"INSERT INTO predictions SELECT {prediction_values('r.run_id', 'r.qid', 'k.known_idx')} "
+        "FROM batch_rows r LEFT JOIN (SELECT dataset_id AS known_dataset, qid AS known_qid, "
+        "idx AS known_idx FROM questions) k ON k.known_dataset = r.dataset_id "
+        "AND k.known_qid = r.qid ORDER BY r.run_id, r.ord"
     )
     kinds = {_source(batch[index]).options.get("retrieval_kind") for index in kept.values()}
     if "ranked" in kinds:

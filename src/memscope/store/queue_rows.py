@@ -13,6 +13,7 @@ suggestions are joined from the store's ``suggestions`` table.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -30,10 +31,26 @@ def _number(column: str) -> str:
     return f"CASE WHEN isnan({column}) THEN NULL ELSE {column} END"
 
 
-def _base_sql(run_param: str, within: str | None = None) -> str:
+Within = Callable[[str], str]
+"""Which questions a read is about: the SQL condition on a question's idx, given the
+column that holds it (``q.idx`` of a question, ``question_idx`` of its prediction or
+suggestion)."""
+
+
+def in_idx_range(column: str) -> str:
+    """The questions whose idx is in ``[$from_idx, $to_idx)``."""
+    return f"{column} >= $from_idx AND {column} < $to_idx"
+
+
+def in_idx_list(column: str) -> str:
+    """The questions whose idx is in the list ``$page``."""
+    return f"{column} IN (SELECT unnest($page::BIGINT[]))"
+
+
+def _base_sql(run_param: str, within: Within | None = None) -> str:
     """One row per question of the run ``run_param`` names (``within``: only the questions
-    that SQL condition on ``q`` keeps, e.g. an idx list or range), with the columns the
-    queue filters and sorts by (text columns with ``""`` for missing, scores with NULL)."""
+    it keeps, e.g. an idx list or range), with the columns the queue filters and sorts by
+    (text columns with ``""`` for missing, scores with NULL)."""
     em, judge, f1 = _number("p.em"), _number("p.judge"), _number("p.f1")
     columns = (
         "SELECT q.idx, p.qid, q.question_key, coalesce(q.task, '') AS task, "
@@ -48,14 +65,13 @@ def _base_sql(run_param: str, within: str | None = None) -> str:
             "JOIN questions q ON q.dataset_id = r.dataset_id AND q.qid = p.qid "
             f"WHERE p.run_id = {run_param}"
         )
-    # A few questions: found by idx first, then their predictions (a join from the whole
-    # run's predictions would scan all of them for a screenful).
+    # A few questions: they and their predictions are found by idx, each on its own table
+    # (zone maps skip the rest of a large run), then joined.
     return (
         columns
-        + f"FROM (SELECT * FROM questions q WHERE q.dataset_id = $dataset AND ({within})) q "
-        f"JOIN (SELECT * FROM predictions WHERE run_id = {run_param} AND qid IN "
-        f"(SELECT q.qid FROM questions q WHERE q.dataset_id = $dataset AND ({within}))) p "
-        "ON p.qid = q.qid"
+        + f"FROM (SELECT * FROM questions q WHERE q.dataset_id = $dataset AND ({within('q.idx')})) q "
+        f"JOIN (SELECT * FROM predictions WHERE run_id = {run_param} "
+        f"AND ({within('question_idx')})) p ON p.qid = q.qid"
     )
 
 
@@ -115,8 +131,8 @@ class QueueQuery:
     f1_at: float = 0.5
 
 
-def _joined_sql(query: QueueQuery, within: str | None = None) -> tuple[str, dict[str, Any]]:
-    """Every question of the run (``within``: those that SQL condition on ``q`` keeps) with
+def _joined_sql(query: QueueQuery, within: Within | None = None) -> tuple[str, dict[str, Any]]:
+    """Every question of the run (``within``: those it keeps) with
     the queue's columns, the label, the suggestion, the sample rank and the compared run's
     correctness (SQL, parameters)."""
     # A compared run's questions are matched by their occurrence over the whole run, so
@@ -138,8 +154,8 @@ def _joined_sql(query: QueueQuery, within: str | None = None) -> tuple[str, dict
         suggestions = "SELECT qid, code FROM suggestions WHERE run_id = $run AND rank = 1"
     else:
         suggestions = (
-            "SELECT qid, code FROM suggestions WHERE run_id = $run AND rank = 1 AND qid IN "
-            f"(SELECT q.qid FROM questions q WHERE q.dataset_id = $dataset AND ({within}))"
+            "SELECT qid, code FROM suggestions WHERE run_id = $run AND rank = 1 "
+            f"AND ({within('question_idx')})"
         )
     labels = (
         "SELECT unnest($label_qids::VARCHAR[]) AS qid, unnest($label_codes::VARCHAR[]) AS codes"
@@ -282,8 +298,7 @@ def queue_page(
 ) -> list[dict[str, Any]]:
     """The queue's columns (:data:`PAGE_COLUMNS`, with ``n_rotations``) of the questions
     ``idx``, in no particular order."""
-    within = "q.idx IN (SELECT unnest($page::BIGINT[]))" if query.dataset_id else None
-    joined, params = _joined_sql(query, within)
+    joined, params = _joined_sql(query, in_idx_list if query.dataset_id else None)
     params["page"] = np.asarray(idx, dtype=np.int64).tolist()
     return _page_rows(con, joined, "idx IN (SELECT unnest($page::BIGINT[]))", params)
 
@@ -331,7 +346,7 @@ def queue_head(
     low, high = int(bounds[0]), int(bounds[1])
     if start is not None:  # the ranges begin at ``start``, in the queue's direction
         low, high = (low, min(high, start)) if query.descending else (max(low, start), high)
-    joined, params = _joined_sql(query, within="q.idx >= $from_idx AND q.idx < $to_idx")
+    joined, params = _joined_sql(query, within=in_idx_range)
     kept = f"SELECT * FROM ({joined}) WHERE {_where(query, params)}"
     direction = " DESC" if query.descending else ""
     span = max(1, 4 * count)

@@ -62,6 +62,13 @@ def replace_suggestions(
                 "created_at": created_at,
             },
         )
+        # The question's idx, which a page of the queue finds its suggestions by.
+        con.execute(
+            "UPDATE suggestions s SET question_idx = q.idx FROM runs r, questions q "
+            "WHERE s.run_id = ? AND r.run_id = s.run_id AND q.dataset_id = r.dataset_id "
+            "AND q.qid = s.qid",
+            [run_id],
+        )
         n_suggested = len({item["qid"] for item in suggestions})
         con.execute(
             "INSERT INTO suggestion_runs VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -90,17 +97,19 @@ def suggestion_rows(con: duckdb.DuckDBPyConnection, run_id: str | None) -> list[
 
 
 def question_suggestion_rows(
-    con: duckdb.DuckDBPyConnection, run_id: str, qids: list[str]
+    con: duckdb.DuckDBPyConnection, run_id: str, qids: list[str], idx: list[int] | None = None
 ) -> list[dict[str, Any]]:
     """Stored suggestions of ``qids`` of one run (a question read's share): per question,
-    primary (rank 1) first."""
+    primary (rank 1) first. ``idx``: those questions' idx, when known (then found by it,
+    without matching every qid of a large run)."""
     if not qids:
         return []
+    by_idx = "AND list_contains(?, question_idx) " if idx is not None else ""
     found = rows(
         con,
         f"SELECT {', '.join(SUGGESTION_COLUMNS)} FROM suggestions "
-        "WHERE run_id = ? AND list_contains(?, qid) ORDER BY ordinal",
-        [run_id, qids],
+        f"WHERE run_id = ? {by_idx}AND list_contains(?, qid) ORDER BY ordinal",
+        [run_id, *([idx] if idx is not None else []), qids],
     )
     result = []
     for row in found:

@@ -117,16 +117,22 @@ def row_problem_sql() -> str:
     return "CASE " + " ".join(cases) + " END"
 
 
-def prediction_values(run_id: str, qid: str) -> str:
-    """The select list of a ``predictions`` row from a staged row ``r`` (``run_id`` and
-    ``qid``: the SQL of the run's id and the row's question id)."""
+KNOWN_IDX = "(SELECT qid AS known_qid, idx AS known_idx FROM questions WHERE dataset_id = $dataset)"
+"""The dataset's questions' idx by qid, named apart from a staged row's own columns."""
+
+
+def prediction_values(run_id: str, qid: str, question_idx: str) -> str:
+    """The select list of a ``predictions`` row from a staged row ``r`` (``run_id``,
+    ``qid`` and ``question_idx``: the SQL of the run's id, the row's question id and that
+    question's ``idx``)."""
     return (
         f"{run_id}, {qid}, r.ord::INTEGER, "
         "coalesce(mode ->> '$', CASE WHEN rotations IS NOT NULL OR choice IS NOT NULL THEN 'mcq' ELSE 'open' END), "
         "question ->> '$', gt ->> '$', pred ->> '$', choice ->> '$', "
         f"{_number('em')}, TRY_CAST(exact_match AS BOOLEAN), {_number('judge')}, judge_reasoning ->> '$', "
         f"{_number('f1')}, {_number('bleu_1')}, rotations, position_bias, "
-        "TRY_CAST(latency_ms AS BIGINT), usage.total_tokens, method_runtime.selected_round_ids, NULL"
+        "TRY_CAST(latency_ms AS BIGINT), usage.total_tokens, method_runtime.selected_round_ids, NULL, "
+        f"{question_idx}"
     )
 
 
@@ -291,9 +297,10 @@ def load_memeye_predictions(
             fix="See the warnings above; the file may be truncated or from another benchmark.",
         )
     con.execute(
-        f"INSERT INTO predictions SELECT {prediction_values('?', 'g.qid')} "
-        "FROM memeye_rows r JOIN memeye_good g USING (ord) ORDER BY r.ord",
-        [run_id],
+        f"INSERT INTO predictions SELECT {prediction_values('$run', 'g.qid', 'k.known_idx')} "
+        f"FROM memeye_rows r JOIN memeye_good g USING (ord) LEFT JOIN {KNOWN_IDX} k "
+        "ON k.known_qid = g.qid ORDER BY r.ord",
+        {"run": run_id, "dataset": dataset_id},
     )
     sidecar = source.options.get("sidecar")
     retrieval_kind = source.options.get("retrieval_kind")
