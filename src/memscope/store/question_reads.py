@@ -51,16 +51,31 @@ def _question_columns(con: duckdb.DuckDBPyConnection, run_id: str) -> str:
     return QUESTION_COLUMNS
 
 
-def question_rows(con: duckdb.DuckDBPyConnection, run_id: str, qids: list[str]) -> pa.Table:
-    """The rows of ``queries.question_table`` (detailed) for ``qids`` of ``run_id``, by idx."""
+def question_idx(con: duckdb.DuckDBPyConnection, dataset_id: str, qids: list[str]) -> list[int]:
+    """The idx of those of ``qids`` that are questions of the dataset ``dataset_id``: the
+    reads below find a run's rows by it (``question_idx``), which lets DuckDB skip the rest
+    of a large run rather than match every one of its qids."""
+    return [
+        int(row[0])
+        for row in con.execute(
+            "SELECT idx FROM questions WHERE dataset_id = ? AND list_contains(?, qid) ORDER BY idx",
+            [dataset_id, qids],
+        ).fetchall()
+    ]
+
+
+def question_rows(
+    con: duckdb.DuckDBPyConnection, run_id: str, dataset_id: str, idx: list[int]
+) -> pa.Table:
+    """The rows of ``queries.question_table`` (detailed) of the questions ``idx`` of
+    ``run_id`` (whose dataset is ``dataset_id``), by idx."""
     return con.sql(
         f"SELECT {_question_columns(con, run_id)} "
-        "FROM predictions p JOIN runs r USING (run_id) "
-        "JOIN questions q ON q.dataset_id = r.dataset_id AND q.qid = p.qid "
-        # Both sides filtered: the join then never builds over the whole run.
-        "WHERE p.run_id = $run AND list_contains($qids, p.qid) AND list_contains($qids, q.qid) "
+        "FROM (SELECT * FROM questions WHERE dataset_id = $dataset AND list_contains($idx, idx)) q "
+        "JOIN (SELECT * FROM predictions WHERE run_id = $run AND list_contains($idx, question_idx)) p "
+        "ON p.qid = q.qid JOIN runs r ON r.run_id = p.run_id "
         "ORDER BY q.idx",
-        params={"run": run_id, "qids": qids},
+        params={"run": run_id, "dataset": dataset_id, "idx": idx},
     ).to_arrow_table()
 
 
@@ -92,19 +107,21 @@ def key_occurrence(con: duckdb.DuckDBPyConnection, run_id: str, question_key: st
 
 
 def question_evidence(
-    con: duckdb.DuckDBPyConnection, run_id: str, dataset_id: str, qids: list[str]
+    con: duckdb.DuckDBPyConnection, run_id: str, dataset_id: str, idx: list[int]
 ) -> pa.Table:
-    """The rows of ``queries.evidence_table`` for ``qids`` of ``run_id`` (ordered by idx),
-    assembled from the retrievals, clue rounds and sessions of those questions only."""
+    """The rows of ``queries.evidence_table`` for the questions ``idx`` of ``run_id``
+    (ordered by idx), assembled from the retrievals, clue rounds and sessions of those
+    questions only."""
     from memscope.store.evidence import assemble_evidence
 
     questions = con.sql(
-        "SELECT p.qid, q.y, q.clue_rounds, q.source_sessions FROM predictions p "
-        "JOIN questions q ON q.dataset_id = $dataset AND q.qid = p.qid "
-        "WHERE p.run_id = $run AND list_contains($qids, p.qid) AND list_contains($qids, q.qid) "
-        "ORDER BY q.idx",
-        params={"run": run_id, "dataset": dataset_id, "qids": qids},
+        "SELECT p.qid, q.y, q.clue_rounds, q.source_sessions "
+        "FROM (SELECT * FROM questions WHERE dataset_id = $dataset AND list_contains($idx, idx)) q "
+        "JOIN (SELECT * FROM predictions WHERE run_id = $run AND list_contains($idx, question_idx)) p "
+        "ON p.qid = q.qid ORDER BY q.idx",
+        params={"run": run_id, "dataset": dataset_id, "idx": idx},
     ).to_arrow_table()
+    qids = questions.column("qid").to_pylist()
     retrieved = con.sql(
         "SELECT qid, rank, round_id, score, origin FROM retrievals "
         "WHERE run_id = $run AND list_contains($qids, qid)",

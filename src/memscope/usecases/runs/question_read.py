@@ -109,8 +109,9 @@ def read_questions(
     if not qids:
         return found
     with store.read() as con, reads.one_thread(con):
-        questions = reads.question_rows(con, run.run_id, qids)
-        evidence = reads.question_evidence(con, run.run_id, run.dataset_id, qids)
+        idx = reads.question_idx(con, run.dataset_id, qids)
+        questions = reads.question_rows(con, run.run_id, run.dataset_id, idx)
+        evidence = reads.question_evidence(con, run.run_id, run.dataset_id, idx)
         channels = reads.question_channels(con, run.run_id, qids)
         positions: set[int] = set()
         round_ids: set[str] = set()
@@ -127,7 +128,7 @@ def read_questions(
         )
         others = _other_rows(con, context, questions)
         suggestions = (
-            suggestions_from_rows(question_suggestion_rows(con, run.run_id, qids))
+            suggestions_from_rows(question_suggestion_rows(con, run.run_id, qids, idx))
             if with_suggestions
             else {}
         )
