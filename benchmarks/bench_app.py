@@ -65,7 +65,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import WORK, generated_run, generation_seconds, median, print_table
+from common import WORK, bytecode_env, generated_run, generation_seconds, median, print_table
 from figures import (
     STARTED,
     Figure,
@@ -948,14 +948,10 @@ def main() -> None:
 
     figures: list[Figure] = []
     with tempfile.TemporaryDirectory(prefix="memscope-bench-app-") as scratch:
-        # Children import from compiled bytecode, as an installed memscope does (the shared
-        # environment sets PYTHONDONTWRITEBYTECODE; they get a bytecode cache of their own).
-        env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-        env |= {
-            "PYTHONPYCACHEPREFIX": str(WORK / "pycache"),
-            "MEMSCOPE_CONFIG": str(Path(scratch) / "config.toml"),
-            "MEMSCOPE_IMAGE_RENDERER": "none",
-        }
+        # Children import from compiled bytecode, as an installed memscope does.
+        env = bytecode_env(
+            MEMSCOPE_CONFIG=str(Path(scratch) / "config.toml"), MEMSCOPE_IMAGE_RENDERER="none"
+        )
         if args.prepare_only:
             for questions in args.questions:
                 record = prepared_store(questions, env, args.ingest_limit_mib)

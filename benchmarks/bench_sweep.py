@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -39,7 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import VENV_BIN, WORK, median, print_table, time_command
+from common import VENV_BIN, WORK, bytecode_env, median, print_table, time_command
 from figures import Figure, Target, add_figures_option, at_most, below, write_script_figures
 from sweep_screen import measure_figures as measure_screen_figures
 
@@ -205,8 +204,7 @@ def generated_tiny_runs(n_runs: int) -> Path:
 
 def measure_tiny(root: Path, repeat: int) -> dict[str, list[float]]:
     """Seconds of a first ingest of the tiny runs, and of its ``read_json`` baseline."""
-    cached = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    cached["PYTHONPYCACHEPREFIX"] = str(WORK / "pycache")
+    cached = bytecode_env()
     _warm_up(root, cached)
     times: dict[str, list[float]] = {"ingest": [], "read_json": []}
     for _ in range(repeat):
@@ -284,10 +282,8 @@ def measure(
         name: [] for name in ("ingest", "read_json", "reingest", "table", "runs", "query")
     }
     python = [sys.executable, "-c"]
-    # Both sides import from compiled bytecode, as an installed memscope does (where the
-    # environment forbids writing it, a cache of the benchmark's own is used).
-    cached = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    cached["PYTHONPYCACHEPREFIX"] = str(WORK / "pycache")
+    # Both sides import from compiled bytecode, as an installed memscope does.
+    cached = bytecode_env()
     _warm_up(root, cached)
     screen_figures: list[Figure] = []
     for trial in range(repeat):
