@@ -91,6 +91,14 @@ def test_audit_of_the_honcho_judge_against_our_verdicts(judged: dict) -> None:
         assert levels[name]["n_verdicts"] >= 2 and levels[name]["ppi"] is not None
         assert 0.0 <= levels[name]["ppi"]["lambda"] <= 1.0
     assert data["stratified"] is not None
+    # Accuracies are shares: with a handful of verdicts per level their normal intervals
+    # pass 0 or 1, and the JSON reports them within the bounds, as the screen does.
+    shares = [data["stratified"]] + [
+        level[kind] for level in data["levels"] for kind in ("verdict_only", "ppi")
+    ]
+    for share in shares:
+        assert 0.0 <= share["low"] <= share["estimate"] <= share["high"] <= 1.0, share
+    assert any(share["high"] == 1.0 or share["low"] == 0.0 for share in shares)
 
 
 def test_plugin_variance_is_ppi_pythons_with_the_design_weights(judged: dict) -> None:
@@ -105,7 +113,7 @@ def test_plugin_variance_is_ppi_pythons_with_the_design_weights(judged: dict) ->
         invoke("audit", RUN, "--metric", "judge", "--variance", "plugin", "--format", "json")
     )
     overall = data["levels"][0]["ppi"]
-    low, high = ppi_mean_ci(people, grader, everyone, alpha=0.05, w=weights)
+    low, high = np.clip(ppi_mean_ci(people, grader, everyone, alpha=0.05, w=weights), 0.0, 1.0)
     assert overall["low"] == pytest.approx(float(np.ravel(low)[0]), abs=1e-12)
     assert overall["high"] == pytest.approx(float(np.ravel(high)[0]), abs=1e-12)
 

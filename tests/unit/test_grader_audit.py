@@ -80,6 +80,23 @@ def test_plugin_ppi_equals_ppi_mean_ci(seed: int) -> None:
     assert found.grader_mean == pytest.approx(float(grader_all.mean()))
 
 
+def test_a_share_is_reported_within_its_bounds() -> None:
+    """9 of 10 verdicts correct: the normal interval (ppi-python's, lam = 0) passes 1, and
+    what is reported of it stops there; the estimate and the low end are kept."""
+    verdicts = np.array([1.0] * 9 + [0.0])
+    grader = verdicts.copy()
+    grader_all = np.concatenate([grader, np.ones(20)])
+    found = accuracy_estimates(grader_all, verdicts, grader, pseudo=0.0)
+    assert found.verdict_only is not None
+    low, high = ppi_mean_ci(verdicts, grader, grader_all, alpha=0.05, lam=0)
+    assert float(np.ravel(high)[0]) > 1.0  # the case this test is about
+    estimate, shown_low, shown_high = found.verdict_only.as_share
+    assert estimate == pytest.approx(0.9)
+    assert shown_low == pytest.approx(float(np.ravel(low)[0]), abs=1e-12)
+    assert shown_high == 1.0
+    assert found.verdict_only.ci_high == pytest.approx(float(np.ravel(high)[0]), abs=1e-12)
+
+
 def test_adjusted_variance_is_not_narrower_and_keeps_the_centre() -> None:
     grader_all, verdicts, grader = _run(7, n_verdicts=25, accuracy=1.0)
     plugin = accuracy_estimates(grader_all, verdicts, grader)

@@ -56,6 +56,16 @@ class MeanEstimate:
     n_unlabelled: int
 
     @property
+    def as_share(self) -> tuple[float, float, float]:
+        """(estimate, low, high) clipped to [0, 1]: what is reported of a share (a normal
+        interval, or a PPI++ estimate, can pass its bounds; a share cannot)."""
+        return (
+            _unit(self.estimate),
+            _unit(self.ci_low),
+            _unit(self.ci_high),
+        )
+
+    @property
     def effective_n(self) -> float | None:
         """Labels a simple random sample would need for the same variance: ``p(1-p)/se²``.
 
@@ -65,6 +75,10 @@ class MeanEstimate:
         if self.std_error <= 0 or p in (0.0, 1.0):
             return None
         return p * (1.0 - p) / self.std_error**2
+
+
+def _unit(value: float) -> float:
+    return float(min(max(value, 0.0), 1.0))
 
 
 def z_value(level: float = DEFAULT_LEVEL) -> float:

@@ -47,8 +47,7 @@ def _pct(value: float | None) -> str:
 def _interval(value: dict[str, Any] | None) -> str:
     if value is None:
         return "no verdicts"
-    low, high = max(0.0, value["low"]), min(1.0, value["high"])
-    return f"{100 * value['estimate']:.1f}% [{100 * low:.0f}, {100 * high:.0f}]"
+    return f"{100 * value['estimate']:.1f}% [{100 * value['low']:.0f}, {100 * value['high']:.0f}]"
 
 
 def _rate(rate: dict[str, Any]) -> str:

@@ -395,12 +395,14 @@ def corrected_accuracy(
 
 
 def _estimate(found: MeanEstimate | None, *, with_lambda: bool) -> dict[str, Any] | None:
+    """An accuracy estimate for JSON and CSV, clipped to [0, 1] as on screen."""
     if found is None:
         return None
+    estimate, low, high = found.as_share
     data: dict[str, Any] = {
-        "estimate": found.estimate,
-        "low": found.ci_low,
-        "high": found.ci_high,
+        "estimate": estimate,
+        "low": low,
+        "high": high,
         "std_error": found.std_error,
     }
     if with_lambda:

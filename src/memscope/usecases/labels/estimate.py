@@ -52,19 +52,16 @@ MIN_LABELS = 2
 """Labels a stratum needs for an interval (one label has no spread)."""
 
 
-def _clip(value: float) -> float:
-    return float(min(max(value, 0.0), 1.0))
-
-
 def estimate_dict(found: MeanEstimate | None) -> dict[str, Any] | None:
     """JSON-ready estimate (clipped to [0, 1]), or None."""
     if found is None:
         return None
     n_eff = found.effective_n
+    estimate, low, high = found.as_share
     return {
-        "estimate": _clip(found.estimate),
-        "ci_low": _clip(found.ci_low),
-        "ci_high": _clip(found.ci_high),
+        "estimate": estimate,
+        "ci_low": low,
+        "ci_high": high,
         "std_error": found.std_error,
         "lambda": found.lam,
         "effective_n": None if n_eff is None else float(n_eff),
