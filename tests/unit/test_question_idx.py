@@ -10,6 +10,7 @@ from pathlib import Path
 from builders_locomo import layout, run_output, small_dataset
 from memscope.adapters import ReadOptions
 from memscope.store import Store
+from memscope.store.queue_rows import queue_shape
 from memscope.store.sql import rows, scalar
 from memscope.usecases.runs.ingest import ingest_paths
 from memscope.usecases.suggest.rules import suggest_run
@@ -91,3 +92,26 @@ def test_a_changed_run_ingested_again_keeps_the_idx(store: Store, upstream_copy:
     with store.read() as con:
         assert scalar(con, "SELECT count(*) FROM predictions") == len(lines) - 1
     assert _mismatches(store, "predictions") == []
+
+
+def test_the_queue_shape_is_the_runs_questions(store: Store, tmp_path: Path) -> None:
+    """The shape the queue is laid out by (its longest qid, whether it mixes tasks), found
+    by question_idx, is what the run's own questions say."""
+    run_ids = _filled_store(store, tmp_path)
+    shapes = {}
+    with store.read() as con:
+        for run_id in run_ids:
+            dataset_id = scalar(con, "SELECT dataset_id FROM runs WHERE run_id = ?", [run_id])
+            tasks = dict(
+                rows(con, "SELECT qid, task FROM questions WHERE dataset_id = ?", [dataset_id])
+            )
+            qids = [
+                qid
+                for (qid,) in rows(con, "SELECT qid FROM predictions WHERE run_id = ?", [run_id])
+                if qid in tasks
+            ]
+            expected = (max(map(len, qids)), len({tasks[qid] or "" for qid in qids}) > 1)
+            shapes[run_id] = queue_shape(con, run_id)
+            assert shapes[run_id] == expected, run_id
+    assert {mixed for _, mixed in shapes.values()} == {True, False}
+    assert len({width for width, _ in shapes.values()}) > 1
