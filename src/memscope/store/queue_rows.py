@@ -132,9 +132,9 @@ class QueueQuery:
 
 
 def _joined_sql(query: QueueQuery, within: Within | None = None) -> tuple[str, dict[str, Any]]:
-    """Every question of the run (``within``: those it keeps) with
-    the queue's columns, the label, the suggestion, the sample rank and the compared run's
-    correctness (SQL, parameters)."""
+    """Every question of the run (``within``: those it keeps) with the queue's columns, the
+    label, the suggestion, the sample rank and the compared run's correctness (SQL,
+    parameters)."""
     # A compared run's questions are matched by their occurrence over the whole run, so
     # then the page is cut from every question (the caller's filter), not at the source.
     if query.other_run_id is not None:
