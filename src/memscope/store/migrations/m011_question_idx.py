@@ -19,18 +19,11 @@ VERSION = 11
 TABLES = ("predictions", "suggestions")
 
 
-def backfill_sql(table: str, run_condition: str = "true") -> str:
-    """Set ``question_idx`` of ``table``'s rows (of the runs ``run_condition`` on ``t``
-    keeps) from their run's dataset's questions."""
-    return (
-        f"UPDATE {table} t SET question_idx = q.idx FROM runs r, questions q "
-        "WHERE r.run_id = t.run_id AND q.dataset_id = r.dataset_id AND q.qid = t.qid "
-        f"AND ({run_condition})"
-    )
-
-
 def apply(con: duckdb.DuckDBPyConnection) -> None:
     """Add ``question_idx`` to predictions and suggestions, and fill it."""
     for table in TABLES:
         con.execute(f"ALTER TABLE {table} ADD COLUMN question_idx INTEGER")
-        con.execute(backfill_sql(table))
+        con.execute(
+            f"UPDATE {table} t SET question_idx = q.idx FROM runs r, questions q "
+            "WHERE r.run_id = t.run_id AND q.dataset_id = r.dataset_id AND q.qid = t.qid"
+        )
