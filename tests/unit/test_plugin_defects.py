@@ -1,0 +1,98 @@
+"""Issue 39, item 5: the defects a plugin author hit, each with its test."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from builders import small_run
+from memscope.adapters import ReadOptions
+from memscope.cli import app
+from memscope.errors import MemscopeError
+from memscope.store import Store
+from memscope.usecases.labels.queue import QueueSpec, TriageTable
+from memscope.usecases.labels.queue_window import StoreQueue
+from memscope.usecases.runs.ingest import ingest_dir_runs, ingest_paths
+from memscope.usecases.runs.loading import load_run
+from memscope.usecases.runs.run_info import RunInfo
+from memscope.usecases.runs.selection import check_refs
+
+RUNS = Path(__file__).resolve().parents[2] / "runs"
+
+
+def _queue(store: Store, run_id: str) -> tuple[TriageTable, StoreQueue]:
+    from memscope.store import queries
+
+    with store.read() as con:
+        row = queries.get_run(con, run_id)
+    assert row is not None
+    return TriageTable(load_run(store, run_id)), StoreQueue(store, RunInfo.from_row(row))
+
+
+def test_every_axis_alias_filters_the_queue_like_its_key(store: Store) -> None:
+    if not (RUNS / "dmv_f2_demo").is_dir():
+        pytest.skip("the demo runs are not in this checkout")
+    ingest_dir_runs(store, RUNS / "dmv_f2_demo", ReadOptions())
+    table, queue = _queue(store, "dmv_f2_demo:TextOnly")
+    for alias, key in (
+        ("bank_size:>=9", "bank:>=9"),
+        ("bank_size:<30 reach:1", "bank:<30 reach:1"),
+    ):
+        expected = table.idx[table.select(QueueSpec(kind="all", text=key))].tolist()
+        assert queue.select(QueueSpec(kind="all", text=alias)).tolist() == expected
+        assert table.idx[table.select(QueueSpec(kind="all", text=alias))].tolist() == expected
+
+
+def test_an_exception_in_the_app_is_never_an_exit_0(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from textual.app import App
+
+    import memscope.tui.app as tui_app
+    import memscope.tui.widgets.image_preview as image_preview
+    from memscope.tui.launch import OpenRequest, run_triage_app
+
+    class Crashing(App[None]):
+        def on_mount(self) -> None:
+            raise KeyError("abs")
+
+    class Stub:
+        def __init__(self) -> None:
+            self.store, self.options, self.app = store, ReadOptions(), Crashing()
+
+        def run(self) -> None:
+            self.app.run(headless=True)
+
+        @property
+        def return_code(self) -> int | None:
+            return self.app.return_code
+
+    monkeypatch.setattr(tui_app, "make_app", lambda request: Stub())
+    monkeypatch.setattr(image_preview, "load_renderer", lambda: None)
+    run_dir = small_run(tmp_path)
+    with pytest.raises(MemscopeError, match="stopped on an unexpected error"):
+        run_triage_app(OpenRequest([str(run_dir)]))
+
+
+def test_a_run_id_memscope_printed_with_a_slash_is_accepted(store: Store, tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    for model in ("gpt-4o-mini", "gpt-5"):
+        small_run(root / model)
+    outcomes, failures = ingest_paths(store, [root], ReadOptions())
+    assert not failures
+    run_id = next(o.run_id for o in outcomes if o.run_id.startswith("gpt-4o-mini/"))
+    assert "/" in run_id
+    check_refs(store, [run_id])  # memscope open's check
+    runner = CliRunner()
+    for command in (
+        ["report", run_id, "-f", "json"],
+        ["table", run_id, "-f", "json"],
+        ["label", run_id, "-q", "q1", "-c", "RET-MISS"],
+    ):
+        result = runner.invoke(app, command)
+        assert result.exit_code == 0, (command, result.output)
+    report = runner.invoke(app, ["report", run_id, "-f", "json"]).stdout
+    assert json.dumps(run_id) in report
