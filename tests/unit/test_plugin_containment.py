@@ -8,10 +8,7 @@ well-behaved parts.
 from __future__ import annotations
 
 import io
-import sys
-import textwrap
 from contextlib import redirect_stdout
-from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -19,51 +16,16 @@ import typer
 
 from builders import small_run
 from memscope.adapters import ReadOptions, detect, find_run_dirs, read_runs, registry
-from memscope.adapters.registry import GROUP, benchmark, benchmarks, unavailable
+from memscope.adapters.registry import benchmark, benchmarks, unavailable
 from memscope.adapters.spec_check import MEMSCOPE_TABLES, RESERVED_FLAGS
 from memscope.errors import PluginError, RunDirError
 from memscope.textsafe import is_printable
-
-ROOT = Path(__file__).resolve().parents[2]
-TOY = ROOT / "examples" / "benchmark-plugin"
-MEMEYE = metadata.EntryPoint(name="memeye", value="memscope.adapters.memeye:BENCHMARK", group=GROUP)
-LOCOMO = metadata.EntryPoint(name="locomo", value="memscope.adapters.locomo:BENCHMARK", group=GROUP)
+from plugin_helpers import TOY, TOY_CLONE, install_plugins
 
 
 @pytest.fixture
 def plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """Write plugin modules (name -> source) and register them beside MemEye."""
-    folder = tmp_path / "plugins"
-    folder.mkdir()
-    monkeypatch.syspath_prepend(str(folder))
-    monkeypatch.syspath_prepend(str(TOY / "src"))
-    written: list[str] = []
-
-    def install(points: dict[str, str], modules: dict[str, str]) -> None:
-        for module, source in modules.items():
-            (folder / f"{module}.py").write_text(textwrap.dedent(source))
-            written.append(module)
-        entry = [
-            metadata.EntryPoint(name=name, value=value, group=GROUP)
-            for name, value in points.items()
-        ]
-        registry.reset([*entry, MEMEYE, LOCOMO])
-
-    yield install
-    registry.reset()
-    for module in written:
-        sys.modules.pop(module, None)
-
-
-TOY_CLONE = """
-    from dataclasses import replace
-    from memscope.adapters.spec import DetailTable, ReadOption
-    from memscope_toybench import BENCHMARK as TOY
-
-    def clone(name, **changes):
-        return replace(TOY, name=name, axes=replace(TOY.axes, benchmark=name), read_options=(),
-                       **changes)
-"""
+    yield from install_plugins(tmp_path, monkeypatch)
 
 
 def test_a_detail_table_named_like_memscopes_own_is_refused_and_labels_survive(

@@ -19,6 +19,7 @@ from memscope.usecases.runs.ingest import ingest_dir_runs, ingest_paths
 from memscope.usecases.runs.loading import load_run
 from memscope.usecases.runs.run_info import RunInfo
 from memscope.usecases.runs.selection import check_refs
+from plugin_helpers import TOY, TOY_CLONE, install_plugins
 
 RUNS = Path(__file__).resolve().parents[2] / "runs"
 
@@ -96,3 +97,55 @@ def test_a_run_id_memscope_printed_with_a_slash_is_accepted(store: Store, tmp_pa
         assert result.exit_code == 0, (command, result.output)
     report = runner.invoke(app, ["report", run_id, "-f", "json"]).stdout
     assert json.dumps(run_id) in report
+
+
+@pytest.fixture
+def plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    yield from install_plugins(tmp_path, monkeypatch)
+
+
+def _versioned(version: str) -> str:
+    return (
+        TOY_CLONE
+        + """
+    from memscope_toybench import run
+
+    class Reader:
+        def sniff(self, path):
+            return run.sniff(path)
+
+        def read_all(self, path, options):
+            records = run.read_all(path, options)
+            for record in records:
+                record.benchmark = "toyv"
+            return records
+"""
+        + f'    BENCHMARK = clone("toyv", reader=Reader(), reader_version="{version}")\n'
+    )
+
+
+def test_a_changed_plugin_reader_is_read_again_and_reread_forces_it(
+    plugins, store: Store, tmp_path: Path
+) -> None:
+    import shutil
+
+    run_dir = tmp_path / "toy_bm25"
+    shutil.copytree(TOY / "runs" / "toy_bm25", run_dir)
+    plugins({"toyv": "toy_v1:BENCHMARK"}, {"toy_v1": _versioned("1")})
+
+    def statuses(options: ReadOptions | None = None) -> list[str]:
+        outcomes, failures = ingest_paths(store, [run_dir], options or ReadOptions())
+        assert not failures, failures
+        return [outcome.status for outcome in outcomes]
+
+    assert statuses() == ["new"]
+    assert statuses() == ["unchanged"]
+    plugins({"toyv": "toy_v2:BENCHMARK"}, {"toy_v2": _versioned("2")})
+    assert statuses() == ["replaced"]  # the reader changed: read again
+    assert statuses() == ["unchanged"]
+    assert statuses(ReadOptions(reread=True)) == ["replaced"]
+    memeye = small_run(tmp_path / "memeye")
+    outcomes, _ = ingest_paths(store, [memeye], ReadOptions())
+    again, _ = ingest_paths(store, [memeye], ReadOptions(reread=True))
+    assert [o.status for o in again] == ["replaced"]
+    assert again[0].run_id == outcomes[0].run_id

@@ -75,6 +75,8 @@ class GuardedReader:
     failures: dict[str, str]
     plugin: bool = False
     """A third-party package (its records are checked; see ``adapters.plugin_rows``)."""
+    version: str = ""
+    """The reader's version, made part of every record's content hash (:func:`reader_is_current`)."""
 
     def sniff(self, path: Path) -> bool:
         try:
@@ -98,9 +100,34 @@ class GuardedReader:
             raise _failed(
                 self.name, self.package, "reading this run directory", error, str(path)
             ) from error
-        if not self.plugin:
-            return records
-        return checked_records(self.name, self.package, records, str(path), strict=options.strict)
+        if self.plugin:
+            records = checked_records(
+                self.name, self.package, records, str(path), strict=options.strict
+            )
+        for record in records:
+            if self.version:
+                record.content_hash = (
+                    f"{record.content_hash}{READER_MARK}{self.name}@{self.version}"
+                )
+            record.reread = options.reread
+        return records
+
+
+READER_MARK = "+reader:"
+"""What joins a run's content hash to its reader's ``name@version``."""
+
+
+def reader_is_current(content_hash: str | None) -> bool:
+    """Whether a stored run's hash was made by the reader its benchmark has now (a hash
+    without a reader version is current: memscope's own readers carry none)."""
+    if not content_hash or READER_MARK not in content_hash:
+        return True
+    from memscope.adapters.registry import registry
+
+    name, _, version = content_hash.rpartition(READER_MARK)[2].partition("@")
+    spec = registry().benchmarks.get(name)
+    reader = getattr(spec, "reader", None) if spec is not None else None
+    return getattr(reader, "version", None) == version
 
 
 def _guarded_hook(
@@ -183,12 +210,20 @@ def sanitised(spec: Benchmark) -> Benchmark:
 
 
 def guarded(
-    spec: Benchmark, package: str, failures: dict[str, str], *, plugin: bool = False
+    spec: Benchmark,
+    package: str,
+    failures: dict[str, str],
+    *,
+    plugin: bool = False,
+    version: str = "",
 ) -> Benchmark:
-    """``spec`` with its reader and summary checks wrapped (see the module docstring)."""
+    """``spec`` with its reader and summary checks wrapped (see the module docstring);
+    ``version`` is the reader's when the spec declares none (a plugin's distribution's)."""
     return replace(
         sanitised(spec),
-        reader=GuardedReader(spec.name, package, spec.reader, failures, plugin),
+        reader=GuardedReader(
+            spec.name, package, spec.reader, failures, plugin, spec.reader_version or version
+        ),
         check_stored=None
         if spec.check_stored is None
         else _guarded_hook(spec.name, package, "check_stored", spec.check_stored),

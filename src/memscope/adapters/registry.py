@@ -163,7 +163,11 @@ def _load(points: Iterable[metadata.EntryPoint]) -> Registry:
             )
             continue
         registry.benchmarks[spec.name] = guarded(
-            spec, _package(point), registry.failures, plugin=not built_in
+            spec,
+            _package(point),
+            registry.failures,
+            plugin=not built_in,
+            version="" if built_in else _version(point),
         )
     return registry
 
@@ -173,6 +177,13 @@ def _package(point: metadata.EntryPoint) -> str:
     dist = getattr(point, "dist", None)
     name = getattr(dist, "name", None)
     return str(name) if name else point.value.partition(":")[0]
+
+
+def _version(point: metadata.EntryPoint) -> str:
+    """The version of the distribution that declares ``point`` ("" when unknown)."""
+    dist = getattr(point, "dist", None)
+    version = getattr(dist, "version", None)
+    return str(version) if version else ""
 
 
 def registry() -> Registry:

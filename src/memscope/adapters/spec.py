@@ -327,6 +327,10 @@ class Benchmark:
     run_writer: RunWriter | None = None
     """How ``memscope retrieve`` writes a native run over the benchmark's datasets; None:
     the engine writes no run for them."""
+    reader_version: str = ""
+    """The reader's version: a run stored by another version is read again by ``ingest``,
+    changed files or not. Empty: a plugin's distribution version (memscope's own readers
+    are versioned with memscope's store)."""
 
     def read_option(self, key: str) -> ReadOption | None:
         """The declared option ``key`` (None when this benchmark has none by that key)."""
