@@ -149,3 +149,28 @@ def test_a_changed_plugin_reader_is_read_again_and_reread_forces_it(
     again, _ = ingest_paths(store, [memeye], ReadOptions(reread=True))
     assert [o.status for o in again] == ["replaced"]
     assert again[0].run_id == outcomes[0].run_id
+
+
+def test_a_read_options_help_keeps_every_character(plugins) -> None:
+    plugins(
+        {"helpy": "helpy:BENCHMARK"},
+        {
+            "helpy": TOY_CLONE
+            + """
+    HELP = "the logs *_retrievallog_<granularity>_<retriever> [one per run]"
+    BENCHMARK = replace(
+        clone("helpy"), read_options=(ReadOption("helpy_logs", "--helpy-logs", HELP),)
+    )
+    """
+        },
+    )
+    result = CliRunner().invoke(app, ["ingest", "--help"], env={"COLUMNS": "250"})
+    assert "*_retrievallog_<granularity>_<retriever> [one per run]" in result.stdout
+
+
+def test_a_clue_word_with_a_note_is_pluralised_on_its_noun() -> None:
+    from memscope.analysis.suggest import _plural
+
+    assert _plural("evidence turn (has_answer)") == "evidence turns (has_answer)"
+    assert _plural("evidence turn (has_answer)", "(s)") == "evidence turn(s) (has_answer)"
+    assert _plural("gold clue", "(s)") == "gold clue(s)"

@@ -46,6 +46,15 @@ REFUSAL = re.compile(
 """An answer that declines to answer (USE-CALIB)."""
 
 
+def _plural(word: str, ending: str = "s") -> str:
+    """``word`` with ``ending`` on its noun, not after a closing note a benchmark added:
+    ``evidence turn (has_answer)`` -> ``evidence turns (has_answer)``."""
+    head, space, note = word.partition(" (")
+    if space and word.endswith(")"):
+        return f"{head}{ending} ({note}"
+    return f"{word}{ending}"
+
+
 def looks_like_refusal(answers: np.ndarray) -> np.ndarray:
     """Whether each answer text declines to answer."""
     return np.array(
@@ -280,7 +289,7 @@ def _miss_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
         (
             f"{_lead(f, i)}the {f.clue_word} ({golds[0]}) not in {_where(f)} → RET-MISS"
             if len(golds) == 1 and f.clue_word == "target"
-            else f"{_lead(f, i)}none of the {len(golds)} {f.clue_word}(s) ({', '.join(golds)}) in {_where(f)} → RET-MISS"
+            else f"{_lead(f, i)}none of the {len(golds)} {_plural(f.clue_word, '(s)')} ({', '.join(golds)}) in {_where(f)} → RET-MISS"
         ),
     )
 
@@ -310,7 +319,7 @@ def _partial_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     numbers: Numbers = {"k": f.k, "coverage": float(f.access["coverage"][i]), "missing": [*missing]}
     return (
         numbers,
-        f"{_lead(f, i)}{found} of {len(golds)} {f.clue_word}s in {_where(f)} (missing {', '.join(missing)}) → RET-PART",
+        f"{_lead(f, i)}{found} of {len(golds)} {_plural(f.clue_word)} in {_where(f)} (missing {', '.join(missing)}) → RET-PART",
     )
 
 
@@ -422,7 +431,7 @@ def _refusal_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
                 "gold_in_k": found,
                 "k": f.k,
             },
-            f"{_lead(f, i)}answer declines although {found} {f.clue_word}(s) are in {_where(f)} → USE-CALIB",
+            f"{_lead(f, i)}answer declines although {found} {_plural(f.clue_word, '(s)')} are in {_where(f)} → USE-CALIB",
         )
     return {"context": f.family}, "answer declines although the evidence was in context → USE-CALIB"
 
@@ -457,7 +466,7 @@ def _assoc_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     return {
         "gold_in_k": found,
         "k": f.k,
-    }, f"{kind} question, {found} {f.clue_word}s in {_where(f)}, answer wrong → USE-ASSOC"
+    }, f"{kind} question, {found} {_plural(f.clue_word)} in {_where(f)}, answer wrong → USE-ASSOC"
 
 
 def _use_fires(f: RunFacts) -> np.ndarray:
@@ -473,7 +482,7 @@ def _use_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
         (
             f"{level}, the {f.clue_word} ({golds[0]}) in {_where(f)}, wrong product chosen → USE-EVID"
             if len(golds) == 1 and f.clue_word == "target"
-            else f"{level}, all {len(golds)} {f.clue_word}(s) ({', '.join(golds)}) in {_where(f)}, answer wrong → USE-EVID"
+            else f"{level}, all {len(golds)} {_plural(f.clue_word, '(s)')} ({', '.join(golds)}) in {_where(f)}, answer wrong → USE-EVID"
         ),
     )
 
