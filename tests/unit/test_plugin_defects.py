@@ -174,3 +174,16 @@ def test_a_clue_word_with_a_note_is_pluralised_on_its_noun() -> None:
     assert _plural("evidence turn (has_answer)") == "evidence turns (has_answer)"
     assert _plural("evidence turn (has_answer)", "(s)") == "evidence turn(s) (has_answer)"
     assert _plural("gold clue", "(s)") == "gold clue(s)"
+
+
+def test_rerun_suggests_no_way_the_benchmark_or_run_refuses(plugins, store: Store) -> None:
+    plugins({"toyv": "toy_v1:BENCHMARK"}, {"toy_v1": _versioned("1")})
+    outcomes, failures = ingest_paths(store, [TOY / "runs" / "toy_bm25"], ReadOptions())
+    assert not failures
+    result = CliRunner().invoke(
+        app, ["rerun", outcomes[0].run_id, "--alpha", "0.5"], env={"COLUMNS": "250"}
+    )
+    said = result.output
+    assert result.exit_code != 0 and "no retrieval scores to re-rank" in said
+    assert "--requery" not in said and "memscope retrieve" not in said
+    assert "ToyBench runs can be re-ranked only where they log retrieval scores" in said
