@@ -187,3 +187,27 @@ def test_rerun_suggests_no_way_the_benchmark_or_run_refuses(plugins, store: Stor
     assert result.exit_code != 0 and "no retrieval scores to re-rank" in said
     assert "--requery" not in said and "memscope retrieve" not in said
     assert "ToyBench runs can be re-ranked only where they log retrieval scores" in said
+
+
+def test_check_table_gets_the_run_dir_and_a_missing_summary_names_the_plugins_file(
+    plugins, store: Store, tmp_path: Path
+) -> None:
+    import shutil
+
+    plugins({"toyv": "toy_v1:BENCHMARK"}, {"toy_v1": _versioned("1")})
+    with_summary = tmp_path / "with" / "toy_bm25"
+    shutil.copytree(TOY / "runs" / "toy_bm25", with_summary)
+    without = tmp_path / "without" / "toy_plain"
+    shutil.copytree(TOY / "runs" / "toy_bm25", without)
+    (without / "summary.toybench.json").unlink()
+    _, failures = ingest_paths(store, [with_summary, without], ReadOptions())
+    assert not failures
+    runner = CliRunner()
+    env = {"COLUMNS": "250"}
+    checked = runner.invoke(app, ["table", "toy_bm25", "--check-upstream"], env=env)
+    assert checked.exit_code == 0, checked.output
+    assert "agree" in checked.output and "no benchmark-written summary" not in checked.output
+    missing = runner.invoke(app, ["table", "toy_plain", "--check-upstream"], env=env)
+    said = missing.output
+    assert "no benchmark-written summary (ToyBench summary.toybench.json)" in said
+    assert "MemEye" not in said and "DMV-Bench" not in said

@@ -253,6 +253,12 @@ class RunColumns(Protocol):
         """The run's row (``run_id``, ``path``, ``method``, ``top_k`` …)."""
         ...
 
+    @property
+    def run_dir(self) -> Path:
+        """The directory the run's files were read from (its ``path`` without a ``#part``):
+        where upstream's own summary is looked for."""
+        ...
+
     def column(self, name: str) -> np.ndarray:
         """A question-table column (``em``, ``judge``, ``f1`` as floats with NaN)."""
         ...
@@ -319,6 +325,9 @@ class Benchmark:
     """Why ``rerun`` finds nothing to re-rank in a run without retrieval scores."""
     check_stored: StoredCheck | None = None
     check_table: TableCheck | None = None
+    summary_files: str = ""
+    """Upstream's own summary files ``check_table`` reads, in words (``summary.toybench.json``),
+    for the message when none names a run."""
     extras: Mapping[str, object] = field(default_factory=dict)
     """Anything else a plugin wants to carry (memscope reads nothing from it)."""
     dataset_reader: DatasetReader | None = None

@@ -47,5 +47,6 @@ BENCHMARK = Benchmark(
     no_scores_reason="ToyBench's answers file keeps the retrieved turns in rank order but no scores",
     check_stored=check_stored,
     check_table=check_table,
+    summary_files="summary.toybench.json",
 )
 """ToyBench's spec (entry point ``toybench`` of ``memscope.benchmarks``)."""

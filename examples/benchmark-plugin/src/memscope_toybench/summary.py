@@ -56,7 +56,7 @@ def check_stored(
 
 def check_table(data: RunColumns) -> list[dict[str, Any]]:
     """Per kind, the summary's ``n`` and ``correct`` against the run's stored rows."""
-    run_dir = Path(str(data.run.get("path") or ""))
+    run_dir = data.run_dir
     summary = _summary(run_dir)
     by_kind = summary.get("by_kind") if summary else None
     if not isinstance(by_kind, dict):

@@ -69,6 +69,7 @@ BENCHMARK = Benchmark(
     report_sections=("retention",),
     matrix=MatrixStyle(delta_title="Δ TSR (other − this)"),
     check_table=check_table,
+    summary_files="f2_summary.csv",
     no_scores_reason="DMV-Bench logs the retrieved bank entries in rank order but never their scores",
     # `memscope retrieve` over this benchmark's stored datasets (by dataset or run id)
     # writes the MemEye layout, as it always has.

@@ -55,6 +55,7 @@ BENCHMARK = Benchmark(
     matrix=MatrixStyle(delta_title="Δ accuracy (other − this)"),
     no_scores_reason="LoCoMo's run files keep the retrieved ids in rank order but no scores",
     check_table=check_table,
+    summary_files="<run>_stats.json",
     dataset_reader=ModuleDatasetReader(
         "memscope.adapters.locomo.dataset",
         accepts="data/locomo10.json, a list of conversations with their QAs",

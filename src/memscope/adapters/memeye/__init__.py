@@ -46,6 +46,7 @@ BENCHMARK = Benchmark(
     ),
     check_stored=check_stored,
     check_table=check_table,
+    summary_files="matrices/*/summary.csv",
     dataset_reader=DATASET_READER,
     run_writer=RUN_WRITER,
 )
