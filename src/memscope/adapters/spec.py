@@ -37,6 +37,22 @@ if TYPE_CHECKING:
         RunRecord,
     )
 
+API_VERSION = "1.0"
+"""The version of the plugin contract (``memscope.plugin``): ``MAJOR.MINOR``. A spec written
+for ``M.m`` loads where memscope's major is ``M`` and its minor at least ``m``; a new major
+is a change a plugin must follow (a field removed or its meaning changed)."""
+
+
+def api_compatible(declared: str) -> bool:
+    """Whether a spec written for contract version ``declared`` loads in this memscope."""
+    try:
+        major, minor = (int(part) for part in declared.split("."))
+        ours_major, ours_minor = (int(part) for part in API_VERSION.split("."))
+    except (AttributeError, ValueError):
+        return False
+    return major == ours_major and minor <= ours_minor
+
+
 Panel = Literal["rerank", "evidence", "probe"]
 """What the question screen's right-hand panel shows: ``rerank`` the recency re-rank of a
 scored candidate pool (and the run-level temporal numbers under it); ``evidence`` the
@@ -294,6 +310,9 @@ class Benchmark:
     reader: RunReader
     axes: BenchmarkAxes
     table: TableLayout
+    api_version: str = ""
+    """The plugin contract version the spec was written for (``memscope.plugin.API_VERSION``
+    when it was written): the registry refuses a spec this memscope cannot honour."""
     marker_files: tuple[str, ...] = ()
     """File names whose presence makes a folder one of its run directories: where one is a
     FIFO, device or folder, memscope names it instead of saying "not a run directory"."""

@@ -20,7 +20,14 @@ from dataclasses import fields
 from typing import get_args
 
 from memscope.adapters.axes import BenchmarkAxes
-from memscope.adapters.spec import Benchmark, Figure, Panel, ReportSection
+from memscope.adapters.spec import (
+    API_VERSION,
+    Benchmark,
+    Figure,
+    Panel,
+    ReportSection,
+    api_compatible,
+)
 from memscope.records import RunRecord
 
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -161,6 +168,12 @@ QUEUE_WORDS = ("code", "label", "correct", "labelled", "mode", "other")
 def validate(spec: Benchmark) -> list[str]:
     """Every way ``spec`` breaks the contract, in words (empty when it keeps it)."""
     problems: list[str] = []
+    if not api_compatible(spec.api_version):
+        return [
+            f"it was written for plugin API {spec.api_version or '(none declared)'}, and this "
+            f"memscope speaks plugin API {API_VERSION} (memscope.plugin.API_VERSION); "
+            "install a version of the plugin written for it"
+        ]
     if not NAME.match(spec.name):
         problems.append(f"name {spec.name!r} must be lower-case letters, digits and _")
     for label, text in (("title", spec.title), ("run_files", spec.run_files)):

@@ -16,7 +16,14 @@ memscope's contract for a spec is in its docs/benchmarks.md.
 
 from __future__ import annotations
 
-from memscope.adapters.spec import Benchmark, MatrixStyle, ModuleReader, ReadOption, TableLayout
+from memscope.plugin import (
+    API_VERSION,
+    Benchmark,
+    MatrixStyle,
+    ModuleReader,
+    ReadOption,
+    TableLayout,
+)
 
 from memscope_toybench.axes import AXES, NAME
 from memscope_toybench.summary import check_stored, check_table
@@ -29,6 +36,7 @@ PHOTOS_OPTION = ReadOption(
 )
 
 BENCHMARK = Benchmark(
+    api_version=API_VERSION,
     name=NAME,
     title="ToyBench",
     run_files="ToyBench answers.toybench.csv",

@@ -17,11 +17,16 @@ import math
 from pathlib import Path
 from typing import Any
 
-from memscope.adapters.files import read_json_file
-from memscope.adapters.spec import RunColumns, StoredMeans
-from memscope.adapters.upstream_summary import check_notices, summary_check
-from memscope.errors import MemscopeError
-from memscope.records import Notice, RunRecord
+from memscope.plugin import (
+    MemscopeError,
+    Notice,
+    RunColumns,
+    RunRecord,
+    StoredMeans,
+    check_notices,
+    read_json_file,
+    summary_check,
+)
 
 SUMMARY_FILE = "summary.toybench.json"
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from memscope.adapters.locomo.axes import AXES
 from memscope.adapters.locomo.summary import check_table
-from memscope.adapters.spec import (
+from memscope.plugin import (
+    API_VERSION,
     Benchmark,
     MatrixStyle,
     ModuleDatasetReader,
@@ -35,6 +36,7 @@ IMAGES_OPTION = ReadOption(
 )
 
 BENCHMARK = Benchmark(
+    api_version=API_VERSION,
     name="locomo",
     title="LoCoMo",
     run_files="LoCoMo evaluate_qa.py output (*.json with <key>_prediction)",

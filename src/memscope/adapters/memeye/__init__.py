@@ -12,7 +12,8 @@ from __future__ import annotations
 from memscope.adapters.memeye.axes import AXES
 from memscope.adapters.memeye.summary import check_stored, check_table
 from memscope.adapters.memeye.table import LAYOUT
-from memscope.adapters.spec import (
+from memscope.plugin import (
+    API_VERSION,
     Benchmark,
     MatrixStyle,
     ModuleDatasetReader,
@@ -27,6 +28,7 @@ RUN_WRITER = ModuleRunWriter("memscope.adapters.memeye.native_run", answers=True
 """MemEye's layout plus ``retrieval.jsonl`` (config.json, metrics.json, predictions.jsonl)."""
 
 BENCHMARK = Benchmark(
+    api_version=API_VERSION,
     name="memeye",
     title="MemEye",
     run_files="MemEye predictions.jsonl + metrics.json",
