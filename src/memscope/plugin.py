@@ -10,7 +10,7 @@ incompatible one, naming the plugin, its version and memscope's.
 What is here (docs/benchmarks.md says what each is for):
 
 - the spec and its parts: :class:`Benchmark`, :class:`TableLayout`, :class:`MatrixStyle`,
-  :class:`ReadOption`, :class:`DetailTable`, :class:`Pairing`, the axes (:class:`Axis`,
+  :class:`ReadOption`, :class:`DetailTable`, :class:`Pairing`, :class:`QuestionMatch`, the axes (:class:`Axis`,
   :class:`Level`, :class:`MatrixView`, :class:`BenchmarkAxes`) and the lazily imported hooks
   (:class:`ModuleReader`, :class:`ModuleDatasetReader`, :class:`ModuleRunWriter`);
 - what a reader is given and returns: :class:`ReadOptions`, the records (:class:`RunRecord`,
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         ModuleReader,
         ModuleRunWriter,
         Pairing,
+        QuestionMatch,
         ReadOption,
         RunColumns,
         RunReader,
@@ -135,6 +136,7 @@ _HOMES = {
     "Notice": "memscope.records",
     "PERCENT_TOLERANCE": "memscope.adapters.upstream_summary",
     "Pairing": "memscope.adapters.spec",
+    "QuestionMatch": "memscope.adapters.spec",
     "PluginError": "memscope.errors",
     "QuestionRecord": "memscope.records",
     "RATE_TOLERANCE": "memscope.adapters.upstream_summary",
@@ -230,6 +232,7 @@ __all__ = [
     "Notice",
     "Pairing",
     "PluginError",
+    "QuestionMatch",
     "QuestionRecord",
     "ReadOption",
     "ReadOptions",

@@ -253,6 +253,29 @@ class MatrixStyle:
 
 
 @dataclass(frozen=True)
+class QuestionMatch:
+    """Which questions have a property the diagnostics need, declared by the benchmark.
+
+    ``source`` names where each question's value is read, as an axis's does
+    (``column:y``, ``extra:question_type``); a question matches when its value is one of
+    ``values`` (case-insensitive), or with ``contains`` holds one of them
+    (``refusal`` in ``Answer Refusal``).
+    """
+
+    source: str
+    values: tuple[str, ...]
+    contains: bool = False
+
+    def matches(self, value: object) -> bool:
+        """Whether a question whose value is ``value`` matches."""
+        if value is None or value == "":
+            return False
+        text = str(value).lower()
+        wanted = [one.lower() for one in self.values]
+        return any(one in text for one in wanted) if self.contains else text in wanted
+
+
+@dataclass(frozen=True)
 class Pairing:
     """Question attributes that say which question it is across run directories."""
 
@@ -337,6 +360,12 @@ class Benchmark:
     figure: Figure = "grid_lines"
     report_sections: tuple[ReportSection, ...] = ()
     matrix: MatrixStyle = MatrixStyle()
+    latest_state: QuestionMatch | None = None
+    """The questions that ask for the latest state of something that changed (MemEye's Y3,
+    a knowledge update): temporal authority and the stale/latest rules apply to these."""
+    declines: QuestionMatch | None = None
+    """The questions the model should decline (an answer-refusal task, an adversarial
+    question): the refusal checks (USE-CALIB) apply to these."""
     task_attribute: str | None = None
     """Where a question's task is kept when it is not the run's task (CUE-Mem's
     ``task_group``): suggestions and explanations use it."""

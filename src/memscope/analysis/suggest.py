@@ -82,8 +82,9 @@ class RunFacts:
         n_rounds: dialogue length N.
         visual_twin / oracle: id of the matched twin run (None when there is none) and its
             correctness per question (NaN where the question is not in the twin).
-        refusal / refusal_task / implicit: answer declines; the question belongs to an
-            Answer Refusal task; the question is an implicit-cue pattern question (CUE-Mem).
+        refusal / refusal_task / implicit: answer declines; the question should be declined
+            (the benchmark's declared ``declines``); the question is an implicit-cue
+            pattern question (CUE-Mem).
         place / clue_word: the explanation's words for where a question sits and for its
             evidence, per benchmark.
     """
@@ -112,6 +113,9 @@ class RunFacts:
     refusal: np.ndarray | None = None
     refusal_task: np.ndarray | None = None
     implicit: np.ndarray | None = None
+    latest: np.ndarray | None = None
+    """Whether each question asks for the latest state of something that changed (what the
+    benchmark declares, ``Benchmark.latest_state``); None: the evidence's own flag."""
     place: np.ndarray | None = None
     """Where each question sits on its benchmark's axes, in the benchmark's words
     (``reach 2 · bank 9``, ``Entity Recall · implicit · image``); MemEye uses ``y``."""
@@ -124,6 +128,12 @@ class RunFacts:
     def n(self) -> int:
         """Number of questions."""
         return len(self.failed)
+
+    @property
+    def latest_state(self) -> np.ndarray:
+        """The latest-state questions: temporal authority and the stale/latest rules apply
+        to these only."""
+        return self.latest if self.latest is not None else self.evidence.is_y3
 
     def flag(self, name: str) -> np.ndarray:
         """An optional boolean array, all False when the caller did not provide it."""
@@ -295,7 +305,7 @@ def _miss_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
 
 
 def _latest_fires(f: RunFacts) -> np.ndarray:
-    return (_y(f) == "Y3") & _eq(f.temporal["latest_at_k"], 0.0)
+    return f.latest_state & _eq(f.temporal["latest_at_k"], 0.0)
 
 
 def _latest_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
@@ -327,7 +337,7 @@ def _partial_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
 
 
 def _stale_fires(f: RunFacts) -> np.ndarray:
-    return (_y(f) == "Y3") & _eq(f.temporal["rank_inversion"], 1.0)
+    return f.latest_state & _eq(f.temporal["rank_inversion"], 1.0)
 
 
 def _stale_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
@@ -438,7 +448,7 @@ def _refusal_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
 
 def _state_fires(f: RunFacts) -> np.ndarray:
     return (
-        (_y(f) == "Y3")
+        f.latest_state
         & _eq(f.temporal["latest_at_k"], 1.0)
         & _eq(f.temporal["stale_dominance"], 0.0)
     )
@@ -470,7 +480,7 @@ def _assoc_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
 
 
 def _use_fires(f: RunFacts) -> np.ndarray:
-    return (_y(f) != "Y3") & _eq(f.access["full_clue"], 1.0)
+    return ~f.latest_state & _eq(f.access["full_clue"], 1.0)
 
 
 def _use_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:

@@ -14,7 +14,14 @@ from __future__ import annotations
 
 from memscope.adapters.cuemem.axes import AXES
 from memscope.adapters.cuemem.table import LAYOUT
-from memscope.plugin import API_VERSION, Benchmark, DetailTable, ModuleReader, ModuleRunWriter
+from memscope.plugin import (
+    API_VERSION,
+    Benchmark,
+    DetailTable,
+    ModuleReader,
+    ModuleRunWriter,
+    QuestionMatch,
+)
 
 RETRIEVED_ITEMS = DetailTable(
     "cue_retrieved_items",
@@ -53,6 +60,8 @@ BENCHMARK = Benchmark(
     figure="setting_bars",
     report_sections=("settings",),
     task_attribute="task_group",
+    # Answer Refusal questions should be declined (USE-CALIB checks them).
+    declines=QuestionMatch("extra:task_group", ("refusal",), contains=True),
     # `memscope retrieve` over this benchmark's stored datasets (by dataset or run id)
     # writes the MemEye layout, as it always has.
     run_writer=MEMEYE_RUN_WRITER,

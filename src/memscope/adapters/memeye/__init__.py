@@ -19,6 +19,7 @@ from memscope.plugin import (
     ModuleDatasetReader,
     ModuleReader,
     ModuleRunWriter,
+    QuestionMatch,
 )
 
 DATASET_READER = ModuleDatasetReader(
@@ -30,6 +31,8 @@ RUN_WRITER = ModuleRunWriter("memscope.adapters.memeye.native_run", answers=True
 BENCHMARK = Benchmark(
     api_version=API_VERSION,
     name="memeye",
+    # Y3 questions ask for the latest state of something that changed.
+    latest_state=QuestionMatch("column:y", ("Y3",)),
     title="MemEye",
     run_files="MemEye predictions.jsonl + metrics.json",
     reader=ModuleReader("memscope.adapters.memeye.run", "is_memeye_run", "read_all"),
