@@ -98,3 +98,27 @@ def test_a_spec_for_another_api_version_is_refused_naming_both(plugins) -> None:
     future = found.problems["future"]
     assert "versions:FUTURE" in future and "99.0" in future and API_VERSION in future
     assert "(none declared)" in found.problems["bare"]
+
+
+def test_the_docs_list_every_field_of_every_record() -> None:
+    import dataclasses
+
+    from memscope.plugin import (
+        DatasetRecord,
+        Notice,
+        QuestionRecord,
+        RoundRecord,
+        RunRecord,
+        SessionRecord,
+    )
+
+    docs = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    section = docs.split("## Records: every field", 1)[1].split("\n## ", 1)[0]
+    missing = [
+        f"{record.__name__}.{field.name}"
+        for record in (RunRecord, DatasetRecord, SessionRecord, RoundRecord, QuestionRecord, Notice)
+        for field in dataclasses.fields(record)
+        if f"`{field.name}`" not in section
+        and not (field.name.startswith("audio_") and "`audio_`" in section)
+    ]
+    assert missing == []
