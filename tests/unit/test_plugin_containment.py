@@ -266,3 +266,29 @@ def test_a_plugins_titles_reach_the_terminal_sanitised(plugins) -> None:
     shown = [spec.title, spec.axes.name, spec.matrix.corner, *(a.title for a in spec.axes.axes)]
     assert all(isinstance(text, str) and is_printable(text) for text in shown)
     assert spec.title == "Loud\\x1b[2J"
+
+
+def test_ingest_says_which_plugin_claimed_another_readers_folder(plugins, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from memscope.cli import app
+
+    plugins(
+        {"aaa_greedy": "evil_greedy2:BENCHMARK"},
+        {
+            "evil_greedy2": TOY_CLONE
+            + """
+    class Reader:
+        def sniff(self, path):
+            return True
+        def read_all(self, path, options):
+            return []
+
+    BENCHMARK = replace(clone("aaa_greedy"), reader=Reader(), sniff_order=1)
+    """
+        },
+    )
+    small_run(tmp_path / "root")
+    result = CliRunner().invoke(app, ["ingest", str(tmp_path / "root")], env={"COLUMNS": "250"})
+    assert "ingested" in result.output
+    assert "benchmark 'aaa_greedy': its sniff claims" in " ".join(result.output.split())

@@ -103,6 +103,11 @@ def ingest(
             on_outcome=report,
             on_progress=progress,
         )
+    from memscope.usecases.benchmarks import plugin_failures
+
+    # A plugin's sniff that failed or claimed another reader's folder is said, named.
+    for name, why in sorted(plugin_failures().items()):
+        warn(f"benchmark {name!r}: {why}")
     if failures:
         stderr.print(f"{len(failures)} run(s) could not be ingested.")
         raise typer.Exit(1)
