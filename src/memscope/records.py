@@ -186,6 +186,9 @@ class RunRecord:
     detail_tables: dict[str, pa.Table] = field(default_factory=dict)
     """Benchmark-specific per-run tables (e.g. DMV-Bench recall steps), keyed by store
     table name and written in the run's transaction; see ``store/run_details.py``."""
+    reread: bool = False
+    """Stored again even where the stored run has the same content hash (``ingest
+    --reread``: set by memscope from ``ReadOptions.reread``, never by a reader)."""
 
 
 # --- The memory engine's native runs (``memscope retrieve``) ----------------------------------

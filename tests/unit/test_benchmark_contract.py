@@ -24,7 +24,7 @@ from memscope.adapters import detect, find_run_dirs, registry
 from memscope.adapters.axes import Axis, BenchmarkAxes, Level, MatrixView
 from memscope.adapters.base import ReadOptions
 from memscope.adapters.registry import GROUP, benchmark, benchmarks
-from memscope.adapters.spec import Benchmark, ModuleReader, ReadOption, TableLayout
+from memscope.adapters.spec import API_VERSION, Benchmark, ModuleReader, ReadOption, TableLayout
 from memscope.adapters.spec_check import QUEUE_WORDS, validate
 from memscope.errors import PluginError, RunDirError
 from memscope.triage.triage_matrix import SHARED_METRICS
@@ -109,6 +109,7 @@ TINY_AXES = BenchmarkAxes(
     metrics=(("accuracy", "accuracy"),),
 )
 TINY = Benchmark(
+    api_version=API_VERSION,
     name="tiny",
     title="Tiny",
     run_files="tiny.csv",

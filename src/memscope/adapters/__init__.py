@@ -13,6 +13,7 @@ from pathlib import Path
 
 from memscope.adapters.base import ReadOptions
 from memscope.adapters.registry import benchmark, benchmarks, unavailable
+from memscope.adapters.registry import registry as loaded_registry
 from memscope.adapters.spec import Benchmark, RunReader
 from memscope.errors import RunDirError
 from memscope.file_kinds import not_regular
@@ -32,6 +33,33 @@ __all__ = [
 ]
 
 
+def _plugin(spec: Benchmark) -> bool:
+    """Whether ``spec`` comes from a third-party package (not one of memscope's own)."""
+    return bool(getattr(spec.reader, "plugin", False))
+
+
+def _claimant(path: Path, known: list[Benchmark]) -> Benchmark | None:
+    """The benchmark whose reader claims the directory ``path`` (None: no reader does).
+
+    Readers are asked in sniffing order. A plugin's claim is checked against every other
+    reader: where another claims the folder too, a built-in wins over a plugin (a greedy
+    sniff must not take memscope's own runs), and the plugin is told so in ``failures``
+    (``memscope benchmarks`` and "not a run directory" messages show it).
+    """
+    first = next((spec for spec in known if spec.reader.sniff(path)), None)
+    if first is None or not _plugin(first):
+        return first
+    others = [spec for spec in known if spec is not first and spec.reader.sniff(path)]
+    if not others:
+        return first
+    winner = next((spec for spec in others if not _plugin(spec)), first)
+    names = ", ".join(spec.name for spec in others)
+    loaded_registry().failures[first.name] = (
+        f"its sniff claims {path}, which {names} also claims; memscope reads it as {winner.name}"
+    )
+    return winner
+
+
 def detect(path: Path) -> Benchmark:
     """The benchmark whose runs the directory ``path`` holds.
 
@@ -47,9 +75,9 @@ def detect(path: Path) -> Benchmark:
             fix="Pass the folder that holds the run's files (e.g. predictions.jsonl).",
         )
     known = benchmarks()
-    for spec in known:
-        if spec.reader.sniff(path):
-            return spec
+    claimant = _claimant(path, known)
+    if claimant is not None:
+        return claimant
     # A run whose marking file is a FIFO or a folder: say so, not "no run".
     for name in (name for spec in known for name in spec.marker_files):
         kind = not_regular(path / name)
@@ -115,15 +143,35 @@ def find_run_dirs(root: Path, unreadable: list[tuple[Path, str]] | None = None) 
         if unreadable is not None:
             unreadable.append((Path(error.filename or root), error.strerror or str(error)))
 
+    # Folders a plugin claimed without nesting: below them only another benchmark's runs
+    # count, so a greedy sniff cannot hide them (and is named when it would have).
+    claimed: dict[Path, Benchmark] = {}
     for current, dirnames, _files in os.walk(root, followlinks=False, onerror=skipped):
         directory = Path(current)
         dirnames[:] = sorted(name for name in dirnames if not name.startswith("."))
-        spec = next((spec for spec in known if spec.reader.sniff(directory)), None)
-        if spec is not None:
-            found.append(directory)
-            if not spec.runs_nest:
-                dirnames.clear()  # its runs are all here
+        above = (
+            next((claimed[p] for p in directory.parents if p in claimed), None) if claimed else None
+        )
+        spec = _claimant(directory, [spec for spec in known if spec is not above])
+        if spec is None:
+            continue
+        found.append(directory)
+        if above is not None:
+            loaded_registry().failures[above.name] = (
+                f"its sniff claims {_parent_in(directory, claimed)}, which holds runs of "
+                f"{spec.name} below it ({directory}); memscope reads those too"
+            )
+        if spec.runs_nest:
+            continue
+        if _plugin(spec):
+            claimed[directory] = spec
+        else:
+            dirnames.clear()  # its runs are all here
     return sorted(found)
+
+
+def _parent_in(directory: Path, claimed: dict[Path, Benchmark]) -> Path:
+    return next(parent for parent in directory.parents if parent in claimed)
 
 
 def resolved_run_dirs(root: Path, run_dirs: list[Path]) -> list[Path]:

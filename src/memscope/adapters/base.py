@@ -14,12 +14,14 @@ class ReadOptions:
     ``dataset`` overrides the dataset path a run recorded (``--dataset``); ``extra`` holds
     the benchmarks' own options by key (``Benchmark.read_options``, e.g. DMV-Bench's cue
     registry); ``strict`` (``--strict``) makes an adapter that reads rows itself refuse a run with any
-    bad row instead of skipping it.
+    bad row instead of skipping it; ``reread`` (``ingest --reread``) stores every run again.
     """
 
     dataset: Path | None = None
     extra: Mapping[str, object] = field(default_factory=dict)
     strict: bool = False
+    reread: bool = False
+    """``ingest --reread``: read and store every run again, changed or not."""
 
     def path_option(self, key: str) -> Path | None:
         """The benchmark's option ``key`` as a path (None when it was not given)."""

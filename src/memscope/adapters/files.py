@@ -178,3 +178,19 @@ def media_kind(path: Path) -> str | None:
     if head[4:8] == b"ftyp" and head[8:11] in (b"M4A", b"M4B", b"mp4", b"iso", b"MSN"):
         return "audio"
     return None
+
+
+def strings(value: object) -> list[str]:
+    """Return ``value`` as a list of non-empty stripped strings ([] for anything else)."""
+    if isinstance(value, str):
+        value = [value]
+    elif not isinstance(value, list):
+        return []
+    result = []
+    for item in value:
+        if item is None:
+            continue
+        text = (item if isinstance(item, str) else str(item)).strip()
+        if text:
+            result.append(text)
+    return result

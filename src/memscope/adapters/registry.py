@@ -16,6 +16,9 @@ benchmark's reading, and never takes the other benchmarks down.
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -52,20 +55,90 @@ class Registry:
 _lock = threading.Lock()
 _loaded: Registry | None = None
 
+BUILT_IN_MODULE = "memscope.adapters."
+"""Where memscope's own benchmark packages live: an entry point into it is a built-in."""
+IMPORT_SECONDS = 20.0
+"""How long a plugin's package may take to import before memscope goes on without it
+(``MEMSCOPE_PLUGIN_IMPORT_SECONDS`` overrides)."""
+
+
+def _built_in(point: metadata.EntryPoint) -> bool:
+    return point.value.startswith(BUILT_IN_MODULE)
+
+
+def _import_seconds() -> float:
+    try:
+        return max(0.01, float(os.environ.get("MEMSCOPE_PLUGIN_IMPORT_SECONDS", IMPORT_SECONDS)))
+    except ValueError:
+        return IMPORT_SECONDS
+
+
+def _load_point(point: metadata.EntryPoint) -> object:
+    """``point.load()`` for a plugin, contained: whatever it prints goes nowhere, whatever it
+    raises (``sys.exit`` and other BaseExceptions included) is a PluginError naming it, and
+    an import that does not finish in time leaves it unloaded instead of hanging memscope.
+
+    Raises:
+        PluginError: the package failed to load, in words.
+    """
+    outcome: list[object] = []
+    failure: list[BaseException] = []
+
+    def load() -> None:
+        try:
+            outcome.append(point.load())
+        except BaseException as error:
+            failure.append(error)
+
+    worker = threading.Thread(target=load, name=f"memscope-plugin-{point.name}", daemon=True)
+    # What the package prints while it imports would corrupt memscope's own output (a
+    # ``--format json`` document): it goes to a buffer that nobody reads.
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        worker.start()
+        worker.join(_import_seconds())
+    if worker.is_alive():
+        raise PluginError(
+            f"its package did not finish importing within {_import_seconds():g} s "
+            f"({point.value}); memscope goes on without it"
+        )
+    if failure:
+        error = failure[0]
+        if isinstance(error, KeyboardInterrupt):
+            raise error
+        raise PluginError(
+            f"its package failed to load ({point.value}: {type(error).__name__}: {error})"
+        )
+    return outcome[0]
+
 
 def _load(points: Iterable[metadata.EntryPoint]) -> Registry:
     registry = Registry()
     # The same entry point seen twice (an installed copy and a stale build's metadata on
     # the path) is one registration; the same name for two objects is a clash.
     unique = {(point.name, point.value): point for point in points}
-    for point in sorted(unique.values(), key=lambda p: (p.name, p.value)):
+    # memscope's own benchmarks first: on any clash (a name, a flag, a table) the plugin is
+    # the one refused, whatever its name sorts as.
+    ordered = sorted(unique.values(), key=lambda p: (not _built_in(p), p.name, p.value))
+    # The built-ins' names are reserved: a plugin can never replace one.
+    reserved = {point.name for point in ordered if _built_in(point)}
+    for point in ordered:
+        built_in = _built_in(point)
+        if not built_in and point.name in reserved:
+            registry.problems[f"{point.name} ({point.value})"] = (
+                f"the plugin {point.value} registers as {point.name!r}, the name reserved for "
+                "memscope's built-in benchmark; the plugin is not loaded"
+            )
+            continue
         if point.name in registry.benchmarks or point.name in registry.problems:
             registry.problems[point.name] = (
                 f"registered twice (again by {point.value}); memscope keeps the first"
             )
             continue
         try:
-            spec = point.load()
+            spec = point.load() if built_in else _load_point(point)
+        except PluginError as error:
+            registry.problems[point.name] = error.what
+            continue
         except Exception as error:  # a broken plugin must not take the others down
             registry.problems[point.name] = (
                 f"its package failed to load ({point.value}: {type(error).__name__}: {error})"
@@ -89,7 +162,13 @@ def _load(points: Iterable[metadata.EntryPoint]) -> Registry:
                 f"{broken[0]}{more}"
             )
             continue
-        registry.benchmarks[spec.name] = guarded(spec, _package(point), registry.failures)
+        registry.benchmarks[spec.name] = guarded(
+            spec,
+            _package(point),
+            registry.failures,
+            plugin=not built_in,
+            version="" if built_in else _version(point),
+        )
     return registry
 
 
@@ -98,6 +177,13 @@ def _package(point: metadata.EntryPoint) -> str:
     dist = getattr(point, "dist", None)
     name = getattr(dist, "name", None)
     return str(name) if name else point.value.partition(":")[0]
+
+
+def _version(point: metadata.EntryPoint) -> str:
+    """The version of the distribution that declares ``point`` ("" when unknown)."""
+    dist = getattr(point, "dist", None)
+    version = getattr(dist, "version", None)
+    return str(version) if version else ""
 
 
 def registry() -> Registry:

@@ -37,6 +37,22 @@ if TYPE_CHECKING:
         RunRecord,
     )
 
+API_VERSION = "1.0"
+"""The version of the plugin contract (``memscope.plugin``): ``MAJOR.MINOR``. A spec written
+for ``M.m`` loads where memscope's major is ``M`` and its minor at least ``m``; a new major
+is a change a plugin must follow (a field removed or its meaning changed)."""
+
+
+def api_compatible(declared: str) -> bool:
+    """Whether a spec written for contract version ``declared`` loads in this memscope."""
+    try:
+        major, minor = (int(part) for part in declared.split("."))
+        ours_major, ours_minor = (int(part) for part in API_VERSION.split("."))
+    except (AttributeError, ValueError):
+        return False
+    return major == ours_major and minor <= ours_minor
+
+
 Panel = Literal["rerank", "evidence", "probe"]
 """What the question screen's right-hand panel shows: ``rerank`` the recency re-rank of a
 scored candidate pool (and the run-level temporal numbers under it); ``evidence`` the
@@ -237,6 +253,29 @@ class MatrixStyle:
 
 
 @dataclass(frozen=True)
+class QuestionMatch:
+    """Which questions have a property the diagnostics need, declared by the benchmark.
+
+    ``source`` names where each question's value is read, as an axis's does
+    (``column:y``, ``extra:question_type``); a question matches when its value is one of
+    ``values`` (case-insensitive), or with ``contains`` holds one of them
+    (``refusal`` in ``Answer Refusal``).
+    """
+
+    source: str
+    values: tuple[str, ...]
+    contains: bool = False
+
+    def matches(self, value: object) -> bool:
+        """Whether a question whose value is ``value`` matches."""
+        if value is None or value == "":
+            return False
+        text = str(value).lower()
+        wanted = [one.lower() for one in self.values]
+        return any(one in text for one in wanted) if self.contains else text in wanted
+
+
+@dataclass(frozen=True)
 class Pairing:
     """Question attributes that say which question it is across run directories."""
 
@@ -251,6 +290,12 @@ class RunColumns(Protocol):
     @property
     def run(self) -> Mapping[str, object]:
         """The run's row (``run_id``, ``path``, ``method``, ``top_k`` …)."""
+        ...
+
+    @property
+    def run_dir(self) -> Path:
+        """The directory the run's files were read from (its ``path`` without a ``#part``):
+        where upstream's own summary is looked for."""
         ...
 
     def column(self, name: str) -> np.ndarray:
@@ -288,6 +333,9 @@ class Benchmark:
     reader: RunReader
     axes: BenchmarkAxes
     table: TableLayout
+    api_version: str = ""
+    """The plugin contract version the spec was written for (``memscope.plugin.API_VERSION``
+    when it was written): the registry refuses a spec this memscope cannot honour."""
     marker_files: tuple[str, ...] = ()
     """File names whose presence makes a folder one of its run directories: where one is a
     FIFO, device or folder, memscope names it instead of saying "not a run directory"."""
@@ -312,6 +360,12 @@ class Benchmark:
     figure: Figure = "grid_lines"
     report_sections: tuple[ReportSection, ...] = ()
     matrix: MatrixStyle = MatrixStyle()
+    latest_state: QuestionMatch | None = None
+    """The questions that ask for the latest state of something that changed (MemEye's Y3,
+    a knowledge update): temporal authority and the stale/latest rules apply to these."""
+    declines: QuestionMatch | None = None
+    """The questions the model should decline (an answer-refusal task, an adversarial
+    question): the refusal checks (USE-CALIB) apply to these."""
     task_attribute: str | None = None
     """Where a question's task is kept when it is not the run's task (CUE-Mem's
     ``task_group``): suggestions and explanations use it."""
@@ -319,6 +373,9 @@ class Benchmark:
     """Why ``rerun`` finds nothing to re-rank in a run without retrieval scores."""
     check_stored: StoredCheck | None = None
     check_table: TableCheck | None = None
+    summary_files: str = ""
+    """Upstream's own summary files ``check_table`` reads, in words (``summary.toybench.json``),
+    for the message when none names a run."""
     extras: Mapping[str, object] = field(default_factory=dict)
     """Anything else a plugin wants to carry (memscope reads nothing from it)."""
     dataset_reader: DatasetReader | None = None
@@ -327,6 +384,10 @@ class Benchmark:
     run_writer: RunWriter | None = None
     """How ``memscope retrieve`` writes a native run over the benchmark's datasets; None:
     the engine writes no run for them."""
+    reader_version: str = ""
+    """The reader's version: a run stored by another version is read again by ``ingest``,
+    changed files or not. Empty: a plugin's distribution version (memscope's own readers
+    are versioned with memscope's store)."""
 
     def read_option(self, key: str) -> ReadOption | None:
         """The declared option ``key`` (None when this benchmark has none by that key)."""

@@ -20,7 +20,14 @@ from dataclasses import fields
 from typing import get_args
 
 from memscope.adapters.axes import BenchmarkAxes
-from memscope.adapters.spec import Benchmark, Figure, Panel, ReportSection
+from memscope.adapters.spec import (
+    API_VERSION,
+    Benchmark,
+    Figure,
+    Panel,
+    ReportSection,
+    api_compatible,
+)
 from memscope.records import RunRecord
 
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -30,8 +37,128 @@ SOURCE_KINDS = ("column", "extra", "own")
 TABLE_WORDS = ("cell",)
 """``--by`` words every benchmark's table takes besides its axes (``task`` with
 ``TableLayout.run_task_axis``)."""
-RESERVED_OPTION_KEYS = ("dataset",)
+RESERVED_OPTION_KEYS = ("dataset", "strict", "db", "annotator")
 """Option keys memscope itself uses (``--dataset``; the key of ``memscope_sources.json``)."""
+RESERVED_FLAGS = frozenset(
+    [
+        "--accept",
+        "--all",
+        "--allocation",
+        "--allow-changed-run",
+        "--alpha",
+        "--annotator",
+        "--annotators",
+        "--answer-api-key-env",
+        "--answer-endpoint",
+        "--answer-max-tokens",
+        "--answer-model",
+        "--answer-timeout",
+        "--average",
+        "--baseline",
+        "--batch-size",
+        "--by",
+        "--cell",
+        "--channel",
+        "--check-upstream",
+        "--ci",
+        "--clear",
+        "--code",
+        "--corrected",
+        "--dataset",
+        "--db",
+        "--device",
+        "--disagreements",
+        "--for",
+        "--force",
+        "--format",
+        "--group",
+        "--help",
+        "--history",
+        "--image-model",
+        "--image-pretrained",
+        "--image-root",
+        "--image-weight",
+        "--include-suggestions",
+        "--ingest",
+        "--install-completion",
+        "--k",
+        "--label",
+        "--lambda",
+        "--level",
+        "--limit",
+        "--method",
+        "--metric",
+        "--n",
+        "--no-images",
+        "--note",
+        "--out",
+        "--overwrite",
+        "--per-run",
+        "--pool",
+        "--primary",
+        "--question",
+        "--queue",
+        "--raters",
+        "--requery",
+        "--reread",
+        "--resamples",
+        "--run",
+        "--sample-size",
+        "--save-labels",
+        "--seed",
+        "--show-completion",
+        "--similar-to",
+        "--strata",
+        "--strict",
+        "--summary",
+        "--text-model",
+        "--text-weight",
+        "--threads",
+        "--threshold",
+        "--twin",
+        "--undo",
+        "--undo-verdict",
+        "--variance",
+        "--verdict",
+        "--verify",
+        "--version",
+        "--visual-weight",
+    ]
+)
+"""memscope's own command-line flags: a read option may take none of them (a plugin's
+``--db`` would make memscope write another store than the one given). A test holds this
+list to the CLI (``tests/unit/test_plugin_containment.py``)."""
+MEMSCOPE_TABLES = frozenset(
+    [
+        "app_state",
+        "datasets",
+        "embedding_items",
+        "embeddings",
+        "label_events",
+        "label_imports",
+        "predictions",
+        "questions",
+        "recompute_runs",
+        "recomputed_scores",
+        "reruns",
+        "retrievals",
+        "rounds",
+        "runs",
+        "sample_items",
+        "sample_plans",
+        "schema_migrations",
+        "sessions",
+        "suggestion_runs",
+        "suggestions",
+        "verdict_events",
+        "verdict_sample_items",
+    ]
+)
+"""memscope's own store tables: never a benchmark's detail table (a re-ingest deletes a
+run's rows from its benchmark's detail tables). A test holds it to a fresh store."""
+LEGACY_DETAIL_TABLES = frozenset({"cue_retrieved_items"})
+"""Detail tables that predate the ``<benchmark>_`` rule (migration 005). Their built-in
+owner loads before any plugin, so a plugin declaring one is refused as a clash."""
 CELL_QUEUES = ("cell", "filter")
 QUEUE_WORDS = ("code", "label", "correct", "labelled", "mode", "other")
 """The queue's own filter words (``usecases.triage_queue.FILTER_FIELDS`` but the axis-like
@@ -41,6 +168,12 @@ QUEUE_WORDS = ("code", "label", "correct", "labelled", "mode", "other")
 def validate(spec: Benchmark) -> list[str]:
     """Every way ``spec`` breaks the contract, in words (empty when it keeps it)."""
     problems: list[str] = []
+    if not api_compatible(spec.api_version):
+        return [
+            f"it was written for plugin API {spec.api_version or '(none declared)'}, and this "
+            f"memscope speaks plugin API {API_VERSION} (memscope.plugin.API_VERSION); "
+            "install a version of the plugin written for it"
+        ]
     if not NAME.match(spec.name):
         problems.append(f"name {spec.name!r} must be lower-case letters, digits and _")
     for label, text in (("title", spec.title), ("run_files", spec.run_files)):
@@ -142,6 +275,8 @@ def _options(spec: Benchmark) -> list[str]:
     keys = [option.key for option in spec.read_options]
     flags = [option.flag for option in spec.read_options]
     for option in spec.read_options:
+        if option.flag in RESERVED_FLAGS:
+            problems.append(f"read option flag {option.flag} is one of memscope's own flags")
         if not option.key.isidentifier() or option.key in RESERVED_OPTION_KEYS:
             problems.append(
                 f"read option key {option.key!r} must be a Python name other than "
@@ -162,6 +297,13 @@ def _details(spec: Benchmark) -> list[str]:
         names = [name for name, _ in table.columns]
         if not NAME.match(table.name):
             problems.append(f"detail table name {table.name!r} must be a plain lower-case name")
+        elif table.name in MEMSCOPE_TABLES or table.name.startswith("memscope_"):
+            problems.append(f"detail table name {table.name!r} is one of memscope's own tables")
+        elif not table.name.startswith(f"{spec.name}_") and table.name not in LEGACY_DETAIL_TABLES:
+            problems.append(
+                f"detail table name {table.name!r} must start with the benchmark's name "
+                f"({spec.name}_…): a plugin's tables live in its own namespace"
+            )
         if not names or "run_id" in names or not all(NAME.match(name) for name in names):
             problems.append(
                 f"detail table {table.name!r}: columns must be plain names, without run_id "

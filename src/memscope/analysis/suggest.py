@@ -46,6 +46,15 @@ REFUSAL = re.compile(
 """An answer that declines to answer (USE-CALIB)."""
 
 
+def _plural(word: str, ending: str = "s") -> str:
+    """``word`` with ``ending`` on its noun, not after a closing note a benchmark added:
+    ``evidence turn (has_answer)`` -> ``evidence turns (has_answer)``."""
+    head, space, note = word.partition(" (")
+    if space and word.endswith(")"):
+        return f"{head}{ending} ({note}"
+    return f"{word}{ending}"
+
+
 def looks_like_refusal(answers: np.ndarray) -> np.ndarray:
     """Whether each answer text declines to answer."""
     return np.array(
@@ -73,8 +82,9 @@ class RunFacts:
         n_rounds: dialogue length N.
         visual_twin / oracle: id of the matched twin run (None when there is none) and its
             correctness per question (NaN where the question is not in the twin).
-        refusal / refusal_task / implicit: answer declines; the question belongs to an
-            Answer Refusal task; the question is an implicit-cue pattern question (CUE-Mem).
+        refusal / refusal_task / implicit: answer declines; the question should be declined
+            (the benchmark's declared ``declines``); the question is an implicit-cue
+            pattern question (CUE-Mem).
         place / clue_word: the explanation's words for where a question sits and for its
             evidence, per benchmark.
     """
@@ -103,6 +113,9 @@ class RunFacts:
     refusal: np.ndarray | None = None
     refusal_task: np.ndarray | None = None
     implicit: np.ndarray | None = None
+    latest: np.ndarray | None = None
+    """Whether each question asks for the latest state of something that changed (what the
+    benchmark declares, ``Benchmark.latest_state``); None: the evidence's own flag."""
     place: np.ndarray | None = None
     """Where each question sits on its benchmark's axes, in the benchmark's words
     (``reach 2 · bank 9``, ``Entity Recall · implicit · image``); MemEye uses ``y``."""
@@ -115,6 +128,12 @@ class RunFacts:
     def n(self) -> int:
         """Number of questions."""
         return len(self.failed)
+
+    @property
+    def latest_state(self) -> np.ndarray:
+        """The latest-state questions: temporal authority and the stale/latest rules apply
+        to these only."""
+        return self.latest if self.latest is not None else self.evidence.is_y3
 
     def flag(self, name: str) -> np.ndarray:
         """An optional boolean array, all False when the caller did not provide it."""
@@ -280,13 +299,13 @@ def _miss_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
         (
             f"{_lead(f, i)}the {f.clue_word} ({golds[0]}) not in {_where(f)} → RET-MISS"
             if len(golds) == 1 and f.clue_word == "target"
-            else f"{_lead(f, i)}none of the {len(golds)} {f.clue_word}(s) ({', '.join(golds)}) in {_where(f)} → RET-MISS"
+            else f"{_lead(f, i)}none of the {len(golds)} {_plural(f.clue_word, '(s)')} ({', '.join(golds)}) in {_where(f)} → RET-MISS"
         ),
     )
 
 
 def _latest_fires(f: RunFacts) -> np.ndarray:
-    return (_y(f) == "Y3") & _eq(f.temporal["latest_at_k"], 0.0)
+    return f.latest_state & _eq(f.temporal["latest_at_k"], 0.0)
 
 
 def _latest_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
@@ -310,7 +329,7 @@ def _partial_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     numbers: Numbers = {"k": f.k, "coverage": float(f.access["coverage"][i]), "missing": [*missing]}
     return (
         numbers,
-        f"{_lead(f, i)}{found} of {len(golds)} {f.clue_word}s in {_where(f)} (missing {', '.join(missing)}) → RET-PART",
+        f"{_lead(f, i)}{found} of {len(golds)} {_plural(f.clue_word)} in {_where(f)} (missing {', '.join(missing)}) → RET-PART",
     )
 
 
@@ -318,7 +337,7 @@ def _partial_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
 
 
 def _stale_fires(f: RunFacts) -> np.ndarray:
-    return (_y(f) == "Y3") & _eq(f.temporal["rank_inversion"], 1.0)
+    return f.latest_state & _eq(f.temporal["rank_inversion"], 1.0)
 
 
 def _stale_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
@@ -422,14 +441,14 @@ def _refusal_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
                 "gold_in_k": found,
                 "k": f.k,
             },
-            f"{_lead(f, i)}answer declines although {found} {f.clue_word}(s) are in {_where(f)} → USE-CALIB",
+            f"{_lead(f, i)}answer declines although {found} {_plural(f.clue_word, '(s)')} are in {_where(f)} → USE-CALIB",
         )
     return {"context": f.family}, "answer declines although the evidence was in context → USE-CALIB"
 
 
 def _state_fires(f: RunFacts) -> np.ndarray:
     return (
-        (_y(f) == "Y3")
+        f.latest_state
         & _eq(f.temporal["latest_at_k"], 1.0)
         & _eq(f.temporal["stale_dominance"], 0.0)
     )
@@ -457,11 +476,11 @@ def _assoc_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     return {
         "gold_in_k": found,
         "k": f.k,
-    }, f"{kind} question, {found} {f.clue_word}s in {_where(f)}, answer wrong → USE-ASSOC"
+    }, f"{kind} question, {found} {_plural(f.clue_word)} in {_where(f)}, answer wrong → USE-ASSOC"
 
 
 def _use_fires(f: RunFacts) -> np.ndarray:
-    return (_y(f) != "Y3") & _eq(f.access["full_clue"], 1.0)
+    return ~f.latest_state & _eq(f.access["full_clue"], 1.0)
 
 
 def _use_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
@@ -473,7 +492,7 @@ def _use_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
         (
             f"{level}, the {f.clue_word} ({golds[0]}) in {_where(f)}, wrong product chosen → USE-EVID"
             if len(golds) == 1 and f.clue_word == "target"
-            else f"{level}, all {len(golds)} {f.clue_word}(s) ({', '.join(golds)}) in {_where(f)}, answer wrong → USE-EVID"
+            else f"{level}, all {len(golds)} {_plural(f.clue_word, '(s)')} ({', '.join(golds)}) in {_where(f)}, answer wrong → USE-EVID"
         ),
     )
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
 from enum import Enum
@@ -157,11 +158,20 @@ def _benchmark_option_params() -> list[Parameter]:
         TyperOption(
             param_decls=[option.flag, option.key],
             default=None,
-            help=f"{option.help} ({title})",
+            help=markdown_literal(f"{option.help} ({title})"),
             show_default=False,
         )
         for title, option in declared_read_options()
     ]
+
+
+_MARKDOWN = re.compile(r"([\\`*_\[\]<>#|~])")
+
+
+def markdown_literal(text: str) -> str:
+    """``text`` as the CLI's help (Markdown) shows it, character for character: a plugin's
+    ``*_retrievallog_<granularity>_<retriever>`` is a file pattern, not emphasis."""
+    return _MARKDOWN.sub(r"\\\1", text)
 
 
 class ReadsRuns(TyperCommand):
@@ -178,7 +188,14 @@ class ReadsRuns(TyperCommand):
     def _benchmark_params(self) -> list[Parameter]:
         if self._extra is None:
             own = {param.name for param in self.params}
-            self._extra = [p for p in _benchmark_option_params() if p.name not in own]
+            flags = {opt for param in self.params for opt in param.opts}
+            # A flag the command has itself is never a benchmark's (the registry refuses a
+            # plugin that declares one of memscope's flags; this keeps the command whole).
+            self._extra = [
+                p
+                for p in _benchmark_option_params()
+                if p.name not in own and not flags.intersection(p.opts)
+            ]
         return self._extra
 
     def get_params(self, ctx: Context) -> list[Parameter]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -49,13 +50,21 @@ def ingest(
             help="Hash every run's files even where their sizes and modification times are unchanged.",
         ),
     ] = False,
+    reread: Annotated[
+        bool,
+        typer.Option(
+            "--reread",
+            help="Read and store every run again, changed or not (after a benchmark's reader changed).",
+        ),
+    ] = False,
     db: DbOption = None,
 ) -> None:
     """Ingest run directories into the store (every run below each PATH).
 
-    An unchanged run is skipped: one whose files kept their sizes and modification times
-    is not read again (--verify reads and hashes it all the same); a changed one replaces
-    its old rows. Bad lines are reported as file:line and skipped (refused with --strict).
+    An unchanged run is skipped: one whose files kept their sizes and modification times,
+    read by the same version of its benchmark's reader, is not read again (--verify reads
+    and hashes it all the same; --reread stores it again); a changed one replaces its old
+    rows. Bad lines are reported as file:line and skipped (refused with --strict).
     """
     from memscope.usecases.runs.ingest import IngestFailure, ingest_paths
     from memscope.usecases.runs.store_access import IngestOutcome
@@ -88,12 +97,17 @@ def ingest(
         _, failures = ingest_paths(
             store,
             paths,
-            read_options(dataset),
+            replace(read_options(dataset), reread=reread),
             strict=strict,
             verify=verify,
             on_outcome=report,
             on_progress=progress,
         )
+    from memscope.usecases.benchmarks import plugin_failures
+
+    # A plugin's sniff that failed or claimed another reader's folder is said, named.
+    for name, why in sorted(plugin_failures().items()):
+        warn(f"benchmark {name!r}: {why}")
     if failures:
         stderr.print(f"{len(failures)} run(s) could not be ingested.")
         raise typer.Exit(1)

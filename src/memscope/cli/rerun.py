@@ -150,11 +150,13 @@ def rerun(
     data = load_run(store, run_id, retrievals=retrievals)
     require_ranked(data)
     hint = None
+    can_requery = True
     if not requery:  # point to `memscope recompute` only where it can work on this machine
-        from memscope.engine_jobs.gap_fill import recompute_hint
+        from memscope.engine_jobs.gap_fill import recompute_hint, requery_possible
 
         hint = recompute_hint(store, run_id)
-    require_scores(data, hint)
+        can_requery = requery_possible(store, run_id)
+    require_scores(data, hint, requery=can_requery)
     if question is not None:
         results = [
             rerun_question(data, question, alpha=value, lam=lam, k=k, pool=pool, gap_fill_hint=hint)

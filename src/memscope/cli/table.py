@@ -146,7 +146,7 @@ def table(
         bool,
         typer.Option(
             "--check-upstream",
-            help="Check the per-run numbers against the benchmark's own summary (MemEye matrices/*/summary.csv, DMV-Bench f2_summary.csv); the verdict goes to stderr (into the JSON with --format json).",
+            help="Check the per-run numbers against the benchmark's own summary (each benchmark's summary files, e.g. MemEye's matrices/*/summary.csv); the verdict goes to stderr (into the JSON with --format json).",
         ),
     ] = False,
     k: Annotated[
@@ -237,7 +237,8 @@ def table(
     if output is TableFormat.json:
         payload = result.to_json()
         if upstream is not None:
-            payload["upstream"] = upstream
+            # The summary files are words for the text's message, not data.
+            payload["upstream"] = {k: v for k, v in upstream.items() if k != "summary_files"}
         if out is None:
             print_json(payload)
             return

@@ -298,7 +298,9 @@ def render_csv(table: ResultsTable) -> str:
 def render_upstream(check: dict[str, Any]) -> str:
     """The upstream comparison as text: a one-line verdict, then each difference."""
     if not check["checks"]:
-        return "upstream: no benchmark-written summary (MemEye matrices/*/summary.csv, DMV-Bench f2_summary.csv) names these runs"
+        files = check.get("summary_files") or []
+        where = f" ({', '.join(files)})" if files else ""
+        return f"upstream: no benchmark-written summary{where} names these runs"
     lines = []
     if check["n_disagreeing"]:
         lines.append(

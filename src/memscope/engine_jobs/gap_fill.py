@@ -276,6 +276,17 @@ def undo_gap_fill(store: Store, run_id: str) -> bool:
     return undone
 
 
+def requery_possible(store: Store, run_id: str) -> bool:
+    """Whether ``rerun --requery`` can reproduce the retriever of run ``run_id``."""
+    with store.read() as con:
+        run = queries.get_run(con, run_id)
+        if run is None:
+            return False
+        config, metrics = queries.run_config(con, run_id)
+    settings, _details = run_method_settings(run, config, metrics)
+    return settings is not None
+
+
 def recompute_hint(store: Store, run_id: str) -> str | None:
     """The sentence pointing to ``memscope recompute RUN``, or None where it cannot work here.
 

@@ -107,7 +107,7 @@ def ingest_run(
         MemscopeError: from the loader for bad input; nothing is written then.
     """
     previous = stored_run_state(con, record.path)
-    if previous and previous.content_hash == record.content_hash:
+    if previous and previous.content_hash == record.content_hash and not record.reread:
         if previous.file_stats != record.file_stats:
             con.execute(
                 "UPDATE runs SET file_stats = ? WHERE run_id = ?",

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from memscope.adapters.registry import benchmarks
 from memscope.adapters.spec import DetailTable
+from memscope.adapters.spec_check import MEMSCOPE_TABLES
 from memscope.errors import StoreError
 from memscope.store.sql import rows
 
@@ -22,8 +23,16 @@ if TYPE_CHECKING:
 
 
 def detail_tables() -> dict[str, DetailTable]:
-    """Every installed benchmark's detail tables by name (``Benchmark.detail_tables``)."""
-    return {table.name: table for spec in benchmarks() for table in spec.detail_tables}
+    """Every installed benchmark's detail tables by name (``Benchmark.detail_tables``).
+
+    Never one of memscope's own tables, whatever a spec says: a re-ingest deletes the run's
+    rows from each of these (the registry refuses such a spec; this is the second lock)."""
+    return {
+        table.name: table
+        for spec in benchmarks()
+        for table in spec.detail_tables
+        if table.name not in MEMSCOPE_TABLES and not table.name.startswith("memscope_")
+    }
 
 
 def ensure_detail_table(con: duckdb.DuckDBPyConnection, table: DetailTable) -> None:

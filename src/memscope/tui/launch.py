@@ -18,7 +18,8 @@ def run_triage_app(request: OpenRequest) -> str | None:
     one-line summary of the session to print then (None when nothing was opened).
 
     Raises:
-        MemscopeError: a bad option, config or run reference, before the terminal is taken.
+        MemscopeError: a bad option, config or run reference, before the terminal is taken;
+            or the app stopped on an exception (never an exit 0).
     """
     from memscope.tui.heap import starting_without_gc
 
@@ -64,6 +65,14 @@ def run_triage_app(request: OpenRequest) -> str | None:
     # textual-image asks the terminal what it can draw; that is only possible before Textual starts.
     ImagePreview.renderer = load_renderer()
     triage_app.run()
+    if triage_app.return_code:
+        # Textual printed the traceback as the app closed; the process must not end 0.
+        from memscope.errors import MemscopeError
+
+        raise MemscopeError(
+            "the app stopped on an unexpected error (its traceback is above)",
+            fix="This is a bug in memscope; please report it with the traceback.",
+        )
     from memscope.tui.export_action import quit_summary
 
     return quit_summary(triage_app)

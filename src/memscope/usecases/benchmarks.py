@@ -27,8 +27,18 @@ __all__ = [
     "coordinate_cells",
     "coordinate_levels",
     "installed",
+    "plugin_failures",
     "spec_of",
 ]
+
+
+def plugin_failures() -> dict[str, str]:
+    """Benchmark name -> what its code did that memscope worked around in this process (a
+    sniff that raised, a folder its sniff claimed that another reader claims too), for the
+    warnings ``ingest`` ends with."""
+    from memscope.adapters.registry import registry
+
+    return dict(registry().failures)
 
 
 def spec_of(name: str | None) -> Benchmark:

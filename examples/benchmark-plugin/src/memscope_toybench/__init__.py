@@ -16,7 +16,14 @@ memscope's contract for a spec is in its docs/benchmarks.md.
 
 from __future__ import annotations
 
-from memscope.adapters.spec import Benchmark, MatrixStyle, ModuleReader, ReadOption, TableLayout
+from memscope.plugin import (
+    API_VERSION,
+    Benchmark,
+    MatrixStyle,
+    ModuleReader,
+    ReadOption,
+    TableLayout,
+)
 
 from memscope_toybench.axes import AXES, NAME
 from memscope_toybench.summary import check_stored, check_table
@@ -29,6 +36,7 @@ PHOTOS_OPTION = ReadOption(
 )
 
 BENCHMARK = Benchmark(
+    api_version=API_VERSION,
     name=NAME,
     title="ToyBench",
     run_files="ToyBench answers.toybench.csv",
@@ -47,5 +55,6 @@ BENCHMARK = Benchmark(
     no_scores_reason="ToyBench's answers file keeps the retrieved turns in rank order but no scores",
     check_stored=check_stored,
     check_table=check_table,
+    summary_files="summary.toybench.json",
 )
 """ToyBench's spec (entry point ``toybench`` of ``memscope.benchmarks``)."""

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from memscope.adapters.axes import Axis, BenchmarkAxes, Level, MatrixView
+from memscope.plugin import Axis, BenchmarkAxes, Level, MatrixView
 
 NAME = "toybench"
 """The benchmark's name: the entry point's name, stored with every run."""

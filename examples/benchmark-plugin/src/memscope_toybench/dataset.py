@@ -21,15 +21,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memscope.adapters.files import media_kind, read_json_file
-from memscope.errors import DatasetError
-from memscope.identity import qid_for, question_key
-from memscope.records import (
+from memscope.plugin import (
+    DatasetError,
     DatasetRecord,
     Notice,
     QuestionRecord,
     RoundRecord,
     SessionRecord,
+    media_kind,
+    qid_for,
+    question_key,
+    read_json_file,
 )
 
 from memscope_toybench.axes import NAME

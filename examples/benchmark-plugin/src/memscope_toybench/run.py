@@ -26,11 +26,15 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memscope.adapters.arrow_rows import typed_table
-from memscope.adapters.base import ReadOptions
-from memscope.adapters.files import file_digest, read_json_file
-from memscope.errors import RunDirError
-from memscope.records import Notice, RunRecord
+from memscope.plugin import (
+    Notice,
+    ReadOptions,
+    RunDirError,
+    RunRecord,
+    file_digest,
+    read_json_file,
+    typed_table,
+)
 
 from memscope_toybench.axes import NAME
 from memscope_toybench.dataset import BUNDLED, DIALOGUE_FILE, MODE, ToyDataset, read_dataset

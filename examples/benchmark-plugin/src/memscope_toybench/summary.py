@@ -17,11 +17,16 @@ import math
 from pathlib import Path
 from typing import Any
 
-from memscope.adapters.files import read_json_file
-from memscope.adapters.spec import RunColumns, StoredMeans
-from memscope.adapters.upstream_summary import check_notices, summary_check
-from memscope.errors import MemscopeError
-from memscope.records import Notice, RunRecord
+from memscope.plugin import (
+    MemscopeError,
+    Notice,
+    RunColumns,
+    RunRecord,
+    StoredMeans,
+    check_notices,
+    read_json_file,
+    summary_check,
+)
 
 SUMMARY_FILE = "summary.toybench.json"
 
@@ -56,7 +61,7 @@ def check_stored(
 
 def check_table(data: RunColumns) -> list[dict[str, Any]]:
     """Per kind, the summary's ``n`` and ``correct`` against the run's stored rows."""
-    run_dir = Path(str(data.run.get("path") or ""))
+    run_dir = data.run_dir
     summary = _summary(run_dir)
     by_kind = summary.get("by_kind") if summary else None
     if not isinstance(by_kind, dict):

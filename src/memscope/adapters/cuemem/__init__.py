@@ -14,8 +14,14 @@ from __future__ import annotations
 
 from memscope.adapters.cuemem.axes import AXES
 from memscope.adapters.cuemem.table import LAYOUT
-from memscope.adapters.memeye import RUN_WRITER as MEMEYE_RUN_WRITER
-from memscope.adapters.spec import Benchmark, DetailTable, ModuleReader
+from memscope.plugin import (
+    API_VERSION,
+    Benchmark,
+    DetailTable,
+    ModuleReader,
+    ModuleRunWriter,
+    QuestionMatch,
+)
 
 RETRIEVED_ITEMS = DetailTable(
     "cue_retrieved_items",
@@ -36,7 +42,12 @@ RETRIEVED_ITEMS = DetailTable(
 )
 """One row per item an RQ3 unified index retrieved (``retrieved_items``, §3.4)."""
 
+MEMEYE_RUN_WRITER = ModuleRunWriter("memscope.adapters.memeye.native_run", answers=True)
+"""`memscope retrieve` writes runs over these datasets in MemEye's layout (named by its
+module, not imported: a benchmark package imports memscope only through memscope.plugin)."""
+
 BENCHMARK = Benchmark(
+    api_version=API_VERSION,
     name="cuemem",
     title="CUE-Mem",
     run_files="CUE-Mem *_results.json (or human-baseline submissions)",
@@ -49,6 +60,8 @@ BENCHMARK = Benchmark(
     figure="setting_bars",
     report_sections=("settings",),
     task_attribute="task_group",
+    # Answer Refusal questions should be declined (USE-CALIB checks them).
+    declines=QuestionMatch("extra:task_group", ("refusal",), contains=True),
     # `memscope retrieve` over this benchmark's stored datasets (by dataset or run id)
     # writes the MemEye layout, as it always has.
     run_writer=MEMEYE_RUN_WRITER,

@@ -45,11 +45,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memscope.adapters.cuemem.roots import RESULTS_SUFFIX, has_results
-from memscope.adapters.files import read_json_file
-from memscope.adapters.upstream_summary import Comparison, check_notices, summary_check
-from memscope.errors import MemscopeError
-from memscope.json_types import JSONObject, JSONValue
-from memscope.records import Notice
+from memscope.plugin import (
+    Comparison,
+    JSONObject,
+    JSONValue,
+    MemscopeError,
+    Notice,
+    check_notices,
+    read_json_file,
+    summary_check,
+)
 
 AGGREGATE_PREFIX = "aggregated_"
 OVERALL_AGGREGATE = re.compile(r"^aggregated_accuracy(?:_[^/]+)?\.json$")

@@ -8,7 +8,7 @@ The task is the QA's ``task_group`` and the evidence setting its ``explicitness`
 
 from __future__ import annotations
 
-from memscope.adapters.axes import Axis, BenchmarkAxes, Level, MatrixView
+from memscope.plugin import Axis, BenchmarkAxes, Level, MatrixView
 
 MODALITY_SUFFIXES = {
     "img": "image",

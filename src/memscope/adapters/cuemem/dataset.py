@@ -27,13 +27,21 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from memscope.adapters.files import media_kind, read_json_file
-from memscope.adapters.memeye.dataset import strings
-from memscope.errors import DatasetError
-from memscope.file_kinds import read_regular
-from memscope.identity import question_key
-from memscope.json_types import JSONObject, JSONValue
-from memscope.records import DatasetRecord, Notice, QuestionRecord, RoundRecord, SessionRecord
+from memscope.plugin import (
+    DatasetError,
+    DatasetRecord,
+    JSONObject,
+    JSONValue,
+    Notice,
+    QuestionRecord,
+    RoundRecord,
+    SessionRecord,
+    media_kind,
+    question_key,
+    read_json_file,
+    read_regular,
+    strings,
+)
 
 BENCHMARK = "cuemem"
 QA_LIST_KEYS = ("human-annotated QAs", "human_annotated_qas", "qas")

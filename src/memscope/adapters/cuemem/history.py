@@ -20,8 +20,7 @@ import re
 from pathlib import Path
 
 from memscope.adapters.cuemem.roots import CAPTION_VARIANTS
-from memscope.adapters.files import files_named, refuse_special
-from memscope.errors import DatasetError
+from memscope.plugin import DatasetError, files_named, refuse_special
 
 PROFILE_STEM = re.compile(r"^p(\d+)$")
 ANCESTOR_LEVELS = 8

@@ -30,21 +30,25 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeGuard
 
-from memscope.adapters.base import ReadOptions
 from memscope.adapters.cuemem.dataset import CueDataset, read_cuemem_dataset
 from memscope.adapters.cuemem.history import locate_history
 from memscope.adapters.cuemem.names import HUMAN, human_method
-from memscope.adapters.files import file_digest, read_json_file
-from memscope.adapters.upstream_summary import (
+from memscope.plugin import (
     CHECK_KEY,
     PERCENT_TOLERANCE,
     Comparison,
+    DatasetError,
+    JSONObject,
+    JSONValue,
+    Notice,
+    ReadOptions,
+    RunDirError,
+    RunRecord,
     check_notices,
+    file_digest,
+    read_json_file,
     summary_check,
 )
-from memscope.errors import DatasetError, RunDirError
-from memscope.json_types import JSONObject, JSONValue
-from memscope.records import Notice, RunRecord
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -232,7 +236,7 @@ def _predictions(
     path: Path, details: list[JSONValue], dataset: CueDataset, strict: bool, notices: list[Notice]
 ) -> tuple[pa.Table, int, int]:
     """The predictions table, how many details named a QA, and how many were answered."""
-    from memscope.adapters.arrow_rows import typed_table  # pyarrow: loaded only to build tables
+    from memscope.plugin import typed_table
 
     questions = {q.qid: q for q in dataset.record.questions}
     columns: dict[str, list[object]] = {
@@ -375,6 +379,6 @@ def submission_check(
 
 
 def _no_retrievals() -> pa.Table:
-    from memscope.adapters.arrow_rows import typed_table
+    from memscope.plugin import typed_table
 
     return typed_table({name: [] for name in ("qid", "rank", "round_id", "score", "origin")})

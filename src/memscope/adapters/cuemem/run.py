@@ -38,24 +38,30 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memscope.adapters.base import ReadOptions
 from memscope.adapters.cuemem import aggregated, human, roots
 from memscope.adapters.cuemem.dataset import CueDataset, read_cuemem_dataset
 from memscope.adapters.cuemem.history import history_names, locate_history
-from memscope.adapters.files import file_digest, read_json_file
-from memscope.adapters.run_sources import recorded_sources
-from memscope.adapters.upstream_summary import (
+from memscope.plugin import (
     CHECK_KEY,
     PERCENT_TOLERANCE,
+    BulkSource,
     Comparison,
+    DatasetError,
+    JSONObject,
+    JSONValue,
+    Notice,
+    ReadOptions,
+    RetrievalKind,
+    RunDirError,
+    RunRecord,
     check_notices,
+    file_digest,
     merge_checks,
+    read_json_file,
+    read_regular,
+    recorded_sources,
     summary_check,
 )
-from memscope.errors import DatasetError, RunDirError
-from memscope.file_kinds import read_regular
-from memscope.json_types import JSONObject, JSONValue
-from memscope.records import BulkSource, Notice, RetrievalKind, RunRecord
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -474,7 +480,7 @@ def _tables(
     notices: list[Notice],
 ) -> tuple[pa.Table, pa.Table, pa.Table, int]:
     """Predictions, retrievals and retrieved items (Arrow) and how many rows matched a QA."""
-    from memscope.adapters.arrow_rows import typed_table  # pyarrow: loaded only to build tables
+    from memscope.plugin import typed_table
 
     questions = {q.qid: q for q in dataset.record.questions}
     prediction: dict[str, list[object]] = {

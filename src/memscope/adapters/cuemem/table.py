@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from memscope.adapters.cuemem.names import DISPLAY_NAMES
-from memscope.adapters.spec import CellMean, Derived, TableLayout
+from memscope.plugin import CellMean, Derived, TableLayout
 
 MEMORY_TASKS = ("entity_recall", "long_pattern", "personalized_recommendation")
 """The tasks Memory Avg. averages (Answer Refusal is reported apart)."""

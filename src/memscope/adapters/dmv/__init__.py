@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from memscope.adapters.dmv.axes import AXES
 from memscope.adapters.dmv.summary import check_table
-from memscope.adapters.memeye import RUN_WRITER as MEMEYE_RUN_WRITER
-from memscope.adapters.spec import (
+from memscope.plugin import (
+    API_VERSION,
     Benchmark,
     DetailTable,
     MatrixStyle,
     ModuleReader,
+    ModuleRunWriter,
     Pairing,
     ReadOption,
     TableLayout,
@@ -42,7 +43,12 @@ RECALL_STEPS = DetailTable(
 )
 """One row per recall step of a probe, from the system's log (docs/formats.md §2.3)."""
 
+MEMEYE_RUN_WRITER = ModuleRunWriter("memscope.adapters.memeye.native_run", answers=True)
+"""`memscope retrieve` writes runs over these datasets in MemEye's layout (named by its
+module, not imported: a benchmark package imports memscope only through memscope.plugin)."""
+
 BENCHMARK = Benchmark(
+    api_version=API_VERSION,
     name="dmv",
     title="DMV-Bench",
     run_files="DMV-Bench f2_per_probe.csv",
@@ -69,6 +75,7 @@ BENCHMARK = Benchmark(
     report_sections=("retention",),
     matrix=MatrixStyle(delta_title="Δ TSR (other − this)"),
     check_table=check_table,
+    summary_files="f2_summary.csv",
     no_scores_reason="DMV-Bench logs the retrieved bank entries in rank order but never their scores",
     # `memscope retrieve` over this benchmark's stored datasets (by dataset or run id)
     # writes the MemEye layout, as it always has.

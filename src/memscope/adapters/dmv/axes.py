@@ -3,7 +3,7 @@ target's encoding position, all read from the probe's attributes (``adapters.dmv
 
 from __future__ import annotations
 
-from memscope.adapters.axes import Axis, BenchmarkAxes, MatrixView
+from memscope.plugin import Axis, BenchmarkAxes, MatrixView
 
 REACH_AXIS = Axis(key="reach", title="reach", source="extra:reach", numeric=True, width=5)
 BANK_AXIS = Axis(

@@ -16,10 +16,14 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memscope.adapters.files import read_json_file, refuse_special
-from memscope.errors import DatasetError
-from memscope.file_kinds import read_regular
-from memscope.json_types import JSONObject, JSONValue
+from memscope.plugin import (
+    DatasetError,
+    JSONObject,
+    JSONValue,
+    read_json_file,
+    read_regular,
+    refuse_special,
+)
 
 REGISTRY_FILE = "cue_registry.json"
 CATALOGUE_FILE = "seed_v2.json"

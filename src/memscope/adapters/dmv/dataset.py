@@ -33,9 +33,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memscope.adapters.dmv.catalogue import Product, ProductData
-from memscope.identity import question_key
-from memscope.json_types import JSONObject
-from memscope.records import DatasetRecord, Notice, QuestionRecord, RoundRecord, SessionRecord
+from memscope.plugin import (
+    DatasetRecord,
+    JSONObject,
+    Notice,
+    QuestionRecord,
+    RoundRecord,
+    SessionRecord,
+    question_key,
+)
 
 if TYPE_CHECKING:
     from memscope.adapters.dmv.run import ProbeRow, SystemLogs

@@ -22,8 +22,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memscope.errors import RunDirError
-from memscope.file_kinds import read_regular
+from memscope.plugin import RunDirError, read_regular
 
 HEADER = re.compile(r"^=== F2 task=(?P<task>\S+) system=(?P<system>.+?) D=(?P<depth>\d+) ===$")
 REPLAY = re.compile(

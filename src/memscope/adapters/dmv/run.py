@@ -24,23 +24,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memscope.adapters.base import ReadOptions
 from memscope.adapters.dmv.catalogue import locate_registry, read_product_data
 from memscope.adapters.dmv.dataset import ProbeKey, build_dmv_dataset
 from memscope.adapters.dmv.logs import TaskLog, parse_task_log
-from memscope.adapters.files import file_digest
-from memscope.adapters.run_sources import recorded_sources
-from memscope.adapters.upstream_summary import (
+from memscope.plugin import (
     CHECK_KEY,
     RATE_TOLERANCE,
     Comparison,
+    JSONObject,
+    Notice,
+    ReadOptions,
+    RunDirError,
+    RunRecord,
     check_notices,
+    file_digest,
+    open_regular,
+    recorded_sources,
     summary_check,
 )
-from memscope.errors import RunDirError
-from memscope.file_kinds import open_regular
-from memscope.json_types import JSONObject
-from memscope.records import Notice, RunRecord
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -511,7 +512,7 @@ def _system_tables(
     own (its log's replay line for the recall session; 0 for a memoryless system),
     never another system's.
     """
-    from memscope.adapters.arrow_rows import typed_table  # pyarrow: loaded only to build tables
+    from memscope.plugin import typed_table
 
     prediction: dict[str, list[object]] = {
         name: []

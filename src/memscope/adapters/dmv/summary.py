@@ -12,11 +12,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from memscope.adapters.upstream_summary import csv_comparison, mean_defined, read_csv_rows
-from memscope.json_types import JSONObject
+from memscope.plugin import JSONObject, csv_comparison, mean_defined, read_csv_rows
 
 if TYPE_CHECKING:
-    from memscope.adapters.spec import RunColumns
+    from memscope.plugin import RunColumns
 
 SUMMARY = "f2_summary.csv"
 

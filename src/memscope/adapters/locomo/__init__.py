@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from memscope.adapters.locomo.axes import AXES
 from memscope.adapters.locomo.summary import check_table
-from memscope.adapters.spec import (
+from memscope.plugin import (
+    API_VERSION,
     Benchmark,
     MatrixStyle,
     ModuleDatasetReader,
@@ -35,6 +36,7 @@ IMAGES_OPTION = ReadOption(
 )
 
 BENCHMARK = Benchmark(
+    api_version=API_VERSION,
     name="locomo",
     title="LoCoMo",
     run_files="LoCoMo evaluate_qa.py output (*.json with <key>_prediction)",
@@ -55,6 +57,7 @@ BENCHMARK = Benchmark(
     matrix=MatrixStyle(delta_title="Δ accuracy (other − this)"),
     no_scores_reason="LoCoMo's run files keep the retrieved ids in rank order but no scores",
     check_table=check_table,
+    summary_files="<run>_stats.json",
     dataset_reader=ModuleDatasetReader(
         "memscope.adapters.locomo.dataset",
         accepts="data/locomo10.json, a list of conversations with their QAs",

@@ -13,7 +13,7 @@ The values are set by ``adapters.locomo.dataset``.
 
 from __future__ import annotations
 
-from memscope.adapters.axes import Axis, BenchmarkAxes, Level, MatrixView
+from memscope.plugin import Axis, BenchmarkAxes, Level, MatrixView
 
 CATEGORY_VALUES = {
     1: "multi_hop",

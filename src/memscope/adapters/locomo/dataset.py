@@ -41,11 +41,19 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memscope.adapters.files import read_json_file
-from memscope.errors import DatasetError
-from memscope.identity import KEY_SEPARATOR, question_key
-from memscope.json_types import JSONObject, JSONValue
-from memscope.records import DatasetRecord, Notice, QuestionRecord, RoundRecord, SessionRecord
+from memscope.plugin import (
+    KEY_SEPARATOR,
+    DatasetError,
+    DatasetRecord,
+    JSONObject,
+    JSONValue,
+    Notice,
+    QuestionRecord,
+    RoundRecord,
+    SessionRecord,
+    question_key,
+    read_json_file,
+)
 
 BENCHMARK = "locomo"
 MODE = "open"
@@ -583,6 +591,6 @@ def _item_problem(item: JSONValue) -> str | None:
 
 def _local_image(path: Path) -> str | None:
     """``path`` as a string when it is a regular image file (by its first bytes), else None."""
-    from memscope.adapters.files import media_kind  # the one magic-bytes check
+    from memscope.plugin import media_kind
 
     return str(path) if media_kind(path) == "image" else None

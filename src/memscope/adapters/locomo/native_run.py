@@ -32,13 +32,20 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-from memscope.adapters.files import read_json_file
 from memscope.adapters.locomo.dataset import read_locomo_dataset
-from memscope.adapters.run_sources import SOURCES_FILE, recorded_sources
-from memscope.errors import DatasetError, EngineError
-from memscope.file_kinds import not_regular
-from memscope.json_types import JSONObject, JSONValue
-from memscope.records import EngineRetrieval, EngineRetriever, EngineRunPlan
+from memscope.plugin import (
+    SOURCES_FILE,
+    DatasetError,
+    EngineError,
+    EngineRetrieval,
+    EngineRetriever,
+    EngineRunPlan,
+    JSONObject,
+    JSONValue,
+    not_regular,
+    read_json_file,
+    recorded_sources,
+)
 
 RAG_MODE = "dialog"
 """The engine retrieves dialog turns: upstream's ``--rag-mode dialog``."""

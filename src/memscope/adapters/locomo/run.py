@@ -55,8 +55,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memscope.adapters.base import ReadOptions
-from memscope.adapters.files import file_digest, read_json_file
 from memscope.adapters.locomo.dataset import (
     BENCHMARK,
     MODE,
@@ -66,11 +64,20 @@ from memscope.adapters.locomo.dataset import (
     read_locomo_dataset,
 )
 from memscope.adapters.locomo.summary import stats_files, upstream_stats_check
-from memscope.adapters.run_sources import recorded_sources
-from memscope.adapters.upstream_summary import CHECK_KEY
-from memscope.errors import DatasetError, RunDirError
-from memscope.json_types import JSONObject, JSONValue
-from memscope.records import Notice, RetrievalKind, RunRecord
+from memscope.plugin import (
+    CHECK_KEY,
+    DatasetError,
+    JSONObject,
+    JSONValue,
+    Notice,
+    ReadOptions,
+    RetrievalKind,
+    RunDirError,
+    RunRecord,
+    file_digest,
+    read_json_file,
+    recorded_sources,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -595,7 +602,7 @@ def _tables(
 ) -> tuple[pa.Table, pa.Table, list[str]]:
     """The predictions and retrievals (Arrow) of one key, and the qids without an answer (of a
     retrieval-only key: without a context, which are not rows)."""
-    from memscope.adapters.arrow_rows import typed_table  # pyarrow: loaded only to build tables
+    from memscope.plugin import typed_table
 
     key = run_key.key
     prediction: dict[str, list[object]] = {

@@ -28,17 +28,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeGuard
 
-from memscope.adapters.files import read_json_file
-from memscope.adapters.upstream_summary import Comparison, check_notices, summary_check
-from memscope.errors import MemscopeError
-from memscope.json_types import JSONObject, JSONValue
-from memscope.records import Notice
+from memscope.plugin import (
+    Comparison,
+    JSONObject,
+    JSONValue,
+    MemscopeError,
+    Notice,
+    check_notices,
+    read_json_file,
+    summary_check,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
     from memscope.adapters.locomo.dataset import LocomoDataset
-    from memscope.adapters.spec import RunColumns
+    from memscope.plugin import RunColumns
 
 SUM_TOLERANCE = 1e-6
 """Largest difference of a sum (or of recall) that still agrees; see the module docstring."""

@@ -12,12 +12,14 @@ from __future__ import annotations
 from memscope.adapters.memeye.axes import AXES
 from memscope.adapters.memeye.summary import check_stored, check_table
 from memscope.adapters.memeye.table import LAYOUT
-from memscope.adapters.spec import (
+from memscope.plugin import (
+    API_VERSION,
     Benchmark,
     MatrixStyle,
     ModuleDatasetReader,
     ModuleReader,
     ModuleRunWriter,
+    QuestionMatch,
 )
 
 DATASET_READER = ModuleDatasetReader(
@@ -27,7 +29,10 @@ RUN_WRITER = ModuleRunWriter("memscope.adapters.memeye.native_run", answers=True
 """MemEye's layout plus ``retrieval.jsonl`` (config.json, metrics.json, predictions.jsonl)."""
 
 BENCHMARK = Benchmark(
+    api_version=API_VERSION,
     name="memeye",
+    # Y3 questions ask for the latest state of something that changed.
+    latest_state=QuestionMatch("column:y", ("Y3",)),
     title="MemEye",
     run_files="MemEye predictions.jsonl + metrics.json",
     reader=ModuleReader("memscope.adapters.memeye.run", "is_memeye_run", "read_all"),
@@ -46,6 +51,7 @@ BENCHMARK = Benchmark(
     ),
     check_stored=check_stored,
     check_table=check_table,
+    summary_files="matrices/*/summary.csv",
     dataset_reader=DATASET_READER,
     run_writer=RUN_WRITER,
 )

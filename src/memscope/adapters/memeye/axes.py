@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memscope.adapters.axes import Axis, BenchmarkAxes, Level, MatrixView
+from memscope.plugin import Axis, BenchmarkAxes, Level, MatrixView
 
 X_AXIS = Axis(
     key="x",

@@ -21,9 +21,17 @@ import re
 from pathlib import Path
 from typing import Any
 
-from memscope.errors import DatasetError
-from memscope.file_kinds import NotRegularFileError, open_regular, read_regular
-from memscope.records import DatasetSource, Notice, RoundRecord, SessionRecord
+from memscope.plugin import (
+    DatasetError,
+    DatasetSource,
+    Notice,
+    NotRegularFileError,
+    RoundRecord,
+    SessionRecord,
+    open_regular,
+    read_regular,
+    strings,
+)
 
 IMAGE_PREFIXES = ("../image/", "./image/", "image/", "data/image/")
 MAX_EXAMPLES = 3
@@ -31,22 +39,6 @@ SNIFF_BYTES = 1 << 20
 MAX_LEVEL_DIGITS = 9
 """A label's level (the digits after X / Y) has at most this many digits; longer ones are
 ignored with a notice (they would overflow the store's 32-bit level)."""
-
-
-def strings(value: Any) -> list[str]:
-    """Return ``value`` as a list of non-empty stripped strings ([] for anything else)."""
-    if isinstance(value, str):
-        value = [value]
-    elif not isinstance(value, list):
-        return []
-    result = []
-    for item in value:
-        if item is None:
-            continue
-        text = (item if isinstance(item, str) else str(item)).strip()
-        if text:
-            result.append(text)
-    return result
 
 
 class ImageResolver:

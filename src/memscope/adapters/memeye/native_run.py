@@ -24,9 +24,15 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Self
 
-from memscope.errors import EngineError
-from memscope.file_kinds import not_regular, path_kind
-from memscope.records import EngineCandidate, EngineRetrieval, EngineRetriever, EngineRunPlan
+from memscope.plugin import (
+    EngineCandidate,
+    EngineError,
+    EngineRetrieval,
+    EngineRetriever,
+    EngineRunPlan,
+    not_regular,
+    path_kind,
+)
 
 JSONDocument = dict[str, object]
 """An object this writer builds and writes as JSON (``json.dumps`` checks what is in it)."""

@@ -13,13 +13,23 @@ import re
 from pathlib import Path
 from typing import overload
 
-from memscope.adapters.base import ReadOptions
-from memscope.adapters.files import file_digest, files_named, read_json_file, refuse_special
 from memscope.adapters.memeye.dataset import memeye_dataset_source
-from memscope.errors import DatasetError, RunDirError
-from memscope.json_types import JSONObject, JSONValue
-from memscope.paths import in_working_dir
-from memscope.records import BulkSource, Notice, RetrievalKind, RunRecord
+from memscope.plugin import (
+    BulkSource,
+    DatasetError,
+    JSONObject,
+    JSONValue,
+    Notice,
+    ReadOptions,
+    RetrievalKind,
+    RunDirError,
+    RunRecord,
+    file_digest,
+    files_named,
+    in_working_dir,
+    read_json_file,
+    refuse_special,
+)
 
 PREDICTIONS = "predictions.jsonl"
 SIDE_FILES = ("config.json", "metrics.json")

@@ -14,20 +14,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memscope.adapters.upstream_summary import (
+from memscope.plugin import (
     RATE_TOLERANCE,
     Comparison,
+    JSONObject,
     check_notices,
     csv_comparison,
     mean_defined,
     read_csv_rows,
     summary_check,
 )
-from memscope.json_types import JSONObject
 
 if TYPE_CHECKING:
-    from memscope.adapters.spec import RunColumns, StoredMeans
-    from memscope.records import Notice, RunRecord
+    from memscope.plugin import Notice, RunColumns, RunRecord, StoredMeans
 
 MEANS = ("em", "f1", "bleu_1", "judge")
 """``summary.overall`` means the store keeps a per-question value of."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from memscope.adapters.memeye.axes import X_AXIS, Y_AXIS
-from memscope.adapters.spec import CellMean, TableLayout
+from memscope.plugin import CellMean, TableLayout
 
 CELL_SEPARATOR = "_"
 CELLS = tuple(f"{x.value}{CELL_SEPARATOR}{y.value}" for x in X_AXIS.levels for y in Y_AXIS.levels)

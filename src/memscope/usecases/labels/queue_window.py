@@ -497,7 +497,8 @@ class StoreQueue:
 
         frame = self.axis_frame()
         axis = self.axes.require(key)
-        return level_mask(axis, frame.labels[key], frame.numbers.get(key), value)
+        # ``key`` is the filter word (an alias such as ``abs``); the frame is by axis key.
+        return level_mask(axis, frame.labels[axis.key], frame.numbers.get(axis.key), value)
 
     def _reading(self, con: Any = None) -> AbstractContextManager[Any]:
         if con is not None:

@@ -204,7 +204,9 @@ def require_ranked(data: RunData) -> None:
     )
 
 
-def require_scores(data: RunData, gap_fill_hint: str | None = None) -> None:
+def require_scores(
+    data: RunData, gap_fill_hint: str | None = None, *, requery: bool = True
+) -> None:
     """Refuse a ranked run that logged no retrieval score at all: there is nothing to weigh.
 
     Re-ranking mixes each candidate's similarity with its recency; a run that logged ids
@@ -212,24 +214,37 @@ def require_scores(data: RunData, gap_fill_hint: str | None = None) -> None:
     would be empty. The message says what would give scores: ``gap_fill_hint`` (from
     ``engine_jobs.recompute_hint``) where ``memscope recompute`` can work on this machine.
 
+    ``requery`` says whether ``rerun --requery`` can reproduce the run's retriever; ``memscope
+    retrieve`` is offered only for a benchmark with a run writer: a way the benchmark or the
+    run refuses is never suggested.
+
     Raises:
-        InputError: naming the run and the two ways to get scores.
+        InputError: naming the run and the ways to get scores that can work for it.
     """
     scores = data.scores
     if scores.size and not np.isnan(scores).all():
         return
     why = data.spec.no_scores_reason
-    raise InputError(
-        f"run {data.run.run_id} has no retrieval scores to re-rank: {why}",
-        fix=(
-            (
-                f"{gap_fill_hint[:1].upper()}{gap_fill_hint[1:]}; or re-retrieve"
-                if gap_fill_hint
-                else "Re-retrieve"
-            )
-            + " with the memory engine: `memscope rerun --requery` or `memscope retrieve`."
-        ),
-    )
+    ways = [
+        way
+        for way, works in (
+            ("`memscope rerun --requery`", requery),
+            ("`memscope retrieve`", data.spec.run_writer is not None),
+        )
+        if works
+    ]
+    engine = f"re-retrieve with the memory engine: {' or '.join(ways)}" if ways else ""
+    if gap_fill_hint:
+        hint = f"{gap_fill_hint[:1].upper()}{gap_fill_hint[1:]}"
+        fix = f"{hint}; or {engine}." if engine else f"{hint}."
+    elif engine:
+        fix = f"{engine[:1].upper()}{engine[1:]}."
+    else:
+        fix = (
+            f"{data.spec.title} runs can be re-ranked only where they log retrieval scores; "
+            "the memory engine cannot re-retrieve this one."
+        )
+    raise InputError(f"run {data.run.run_id} has no retrieval scores to re-rank: {why}", fix=fix)
 
 
 def _pool_of(

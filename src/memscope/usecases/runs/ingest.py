@@ -10,6 +10,7 @@ from pathlib import Path
 
 from memscope.adapters import Benchmark, ReadOptions, detect, find_run_dirs, resolved_run_dirs
 from memscope.adapters.files import current_stats
+from memscope.adapters.guarded import reader_is_current
 from memscope.adapters.run_sources import REMEMBERED_HISTORIES, recorded_sources
 from memscope.errors import InputError, MemscopeError, NotFoundError, RunDirError
 from memscope.identity import relabelled, run_labels
@@ -88,7 +89,7 @@ def ingest_dir_runs(
     """
     run_dir = run_dir.resolve()
     spec = detect(run_dir)
-    if not verify:
+    if not verify and not options.reread:
         unchanged = _unchanged_run(store, run_dir)
         if unchanged is not None:
             return [unchanged]
@@ -131,7 +132,7 @@ def _unchanged_run(store: Store, run_dir: Path) -> IngestOutcome | None:
 def _unchanged_by_stats(state: StoredRunState | None, run_dir: Path) -> IngestOutcome | None:
     """The outcome of a run directory whose files all kept the size and modification time
     recorded at its last ingest (a ``stat`` per file, nothing read); else None."""
-    if state is None or not state.file_stats:
+    if state is None or not state.file_stats or not reader_is_current(state.content_hash):
         return None
     try:
         unchanged = current_stats([run_dir / name for name in state.file_stats]) == state.file_stats
@@ -234,7 +235,7 @@ def ingest_paths(
     # The folders whose stored runs _with_remembered_sources would find: a run directory
     # outside them has no data files to remember, and its look-up is skipped.
     related = _RelatedFolders(stored)
-    if verify:
+    if verify or options.reread:
         stored = {}  # every run is read and hashed
 
     def report(results: list[IngestOutcome] | list[IngestFailure]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -96,6 +97,7 @@ class HookColumns:
     def __init__(self, data: RunData) -> None:
         self._data = data
         self.run = data.run.as_row()
+        self.run_dir = Path(str(self.run.get("path") or "").partition("#")[0])
 
     def column(self, name: str) -> np.ndarray:
         """A question-table column (floats with NaN for ``em``, ``judge``, ``f1``)."""

@@ -101,6 +101,16 @@ def select_runs(
     return RunSelection(run_ids, folder=folder, left_out=left_out)
 
 
+def _stored(store: Store, run_id: str) -> bool:
+    """Whether the store holds a run of id ``run_id`` (False without a store)."""
+    if not store.exists:
+        return False
+    from memscope.store import queries
+
+    with store.read() as con:
+        return queries.get_run(con, run_id) is not None
+
+
 def check_refs(store: Store, refs: Sequence[str]) -> None:
     """Refuse a reference that is neither a directory nor an ingested run, ingesting nothing
     (``memscope open`` checks before the app starts).
@@ -118,7 +128,9 @@ def check_refs(store: Store, refs: Sequence[str]) -> None:
         directory, _, part = ref.rpartition(":")
         if directory and part and Path(directory).expanduser().is_dir():
             continue  # DIR:PART, one run of a directory that holds several
-        if "/" in ref or ref.startswith("."):
+        if ("/" in ref or ref.startswith(".")) and not _stored(store, ref):
+            # A run id memscope printed may hold a "/" (``gpt-4o-mini/con``, parent folders
+            # prefixed to tell two same-named directories apart): a stored id is not a path.
             raise RunDirError(
                 "no such run directory",
                 where=ref,

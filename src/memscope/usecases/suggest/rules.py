@@ -26,6 +26,7 @@ from memscope.usecases.runs.question_extras import extra_columns
 from memscope.usecases.suggest.twins import ORACLE_FAMILY, Twins, choose_twins, method_family
 
 if TYPE_CHECKING:
+    from memscope.adapters.spec import QuestionMatch
     from memscope.store import Store
     from memscope.taxonomy import Taxonomy
 
@@ -127,6 +128,21 @@ def _benchmark_words(data: RunData) -> dict[str, Any]:
     }
 
 
+def question_matches(data: RunData, match: QuestionMatch | None) -> np.ndarray:
+    """Which of the run's questions ``match`` declares (all False where it declares none)."""
+    n = data.questions.num_rows
+    if match is None:
+        return np.zeros(n, dtype=bool)
+    kind, _, name = match.source.partition(":")
+    if kind == "column" and name in data.questions.column_names:
+        values = data.column(name)
+    elif kind == "extra":
+        values = data.attribute(name)
+    else:
+        return np.zeros(n, dtype=bool)
+    return np.array([match.matches(value) for value in values.tolist()], dtype=bool)
+
+
 def _implicit(extras: np.ndarray) -> np.ndarray:
     flags = np.zeros(len(extras), dtype=bool)
     for i, raw in enumerate(extras.tolist()):
@@ -205,9 +221,8 @@ def build_facts(store: Store, data: RunData, twins: Twins | None = None) -> RunF
         oracle=oracle,
         oracle_correct=_twin_correctness(store, oracle, keys),
         refusal=looks_like_refusal(data.column("pred")),
-        refusal_task=np.array(
-            [bool(t) and "refusal" in str(t).lower() for t in tasks.tolist()], dtype=bool
-        ),
+        refusal_task=question_matches(data, data.spec.declines),
+        latest=question_matches(data, data.spec.latest_state),
         **_benchmark_words(data),
         implicit=_implicit(data.column("extra"))
         & np.array([bool(t) and "pattern" in str(t).lower() for t in tasks.tolist()], dtype=bool),

@@ -17,12 +17,18 @@ def check_upstream(data: list[RunData]) -> dict[str, Any]:
     """Every comparison with an upstream summary row that names one of the runs.
 
     Returns ``{"checks": [{"source", "run", "field", "upstream", "memscope", "agrees"}],
-    "n_runs_checked", "n_disagreeing", "runs_without_summary": [run id]}``.
+    "n_runs_checked", "n_disagreeing", "runs_without_summary": [run id], "summary_files":
+    [each benchmark's summary files, in words, for the text's message]}``.
     """
     checks: list[dict[str, Any]] = []
     without = []
+    files: list[str] = []
     for run_data in data:
-        check = run_data.spec.check_table
+        spec = run_data.spec
+        described = f"{spec.title} {spec.summary_files}" if spec.summary_files else ""
+        if described and described not in files:
+            files.append(described)
+        check = spec.check_table
         found = check(run_data.hook_view()) if check is not None else []
         if not found:
             without.append(run_data.run.run_id)
@@ -32,4 +38,5 @@ def check_upstream(data: list[RunData]) -> dict[str, Any]:
         "n_runs_checked": len({c["run"] for c in checks}),
         "n_disagreeing": sum(not c["agrees"] for c in checks),
         "runs_without_summary": without,
+        "summary_files": files,
     }

@@ -1,0 +1,273 @@
+"""memscope's plugin contract: every name a benchmark package needs, in one public module.
+
+A benchmark package (memscope's four built-ins, the ToyBench example, yours) imports
+memscope through this module only (an import-linter contract holds the built-ins to it, and
+``tests/unit/test_plugin_api.py`` the example), so what a plugin may rely on is exactly what
+is listed here, versioned by :data:`API_VERSION`. A spec declares the version it was written
+for (``Benchmark(api_version=API_VERSION, …)``); the registry refuses a spec written for an
+incompatible one, naming the plugin, its version and memscope's.
+
+What is here (docs/benchmarks.md says what each is for):
+
+- the spec and its parts: :class:`Benchmark`, :class:`TableLayout`, :class:`MatrixStyle`,
+  :class:`ReadOption`, :class:`DetailTable`, :class:`Pairing`, :class:`QuestionMatch`, the axes (:class:`Axis`,
+  :class:`Level`, :class:`MatrixView`, :class:`BenchmarkAxes`) and the lazily imported hooks
+  (:class:`ModuleReader`, :class:`ModuleDatasetReader`, :class:`ModuleRunWriter`);
+- what a reader is given and returns: :class:`ReadOptions`, the records (:class:`RunRecord`,
+  :class:`DatasetRecord`, :class:`QuestionRecord` …), :func:`typed_table`, :func:`qid_for`,
+  :func:`question_key`;
+- the errors a reader raises (:class:`RunDirError`, :class:`DatasetError` …);
+- file helpers that turn OS and JSON errors into such messages (:func:`read_json_file`,
+  :func:`file_digest`, :func:`media_kind` …) and the summary-check helpers
+  (:func:`summary_check`, :func:`check_notices` …).
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memscope.adapters.arrow_rows import typed_table
+    from memscope.adapters.axes import Axis, BenchmarkAxes, Level, MatrixView
+    from memscope.adapters.base import ReadOptions
+    from memscope.adapters.files import (
+        file_digest,
+        files_named,
+        media_kind,
+        read_json_file,
+        refuse_special,
+        strings,
+    )
+    from memscope.adapters.run_sources import SOURCES_FILE, recorded_sources
+    from memscope.adapters.spec import (
+        API_VERSION,
+        Benchmark,
+        CellMean,
+        DatasetReader,
+        Derived,
+        DetailTable,
+        MatrixStyle,
+        ModuleDatasetReader,
+        ModuleReader,
+        ModuleRunWriter,
+        Pairing,
+        QuestionMatch,
+        ReadOption,
+        RunColumns,
+        RunReader,
+        RunSink,
+        RunWriter,
+        StoredCheck,
+        StoredMeans,
+        TableCheck,
+        TableLayout,
+    )
+    from memscope.adapters.upstream_summary import (
+        CHECK_KEY,
+        PERCENT_TOLERANCE,
+        RATE_TOLERANCE,
+        Comparison,
+        check_notices,
+        csv_comparison,
+        mean_defined,
+        merge_checks,
+        read_csv_rows,
+        summary_check,
+    )
+    from memscope.errors import DatasetError, EngineError, MemscopeError, PluginError, RunDirError
+    from memscope.file_kinds import (
+        NotRegularFileError,
+        not_regular,
+        open_regular,
+        path_kind,
+        read_regular,
+    )
+    from memscope.identity import KEY_SEPARATOR, qid_for, question_key
+    from memscope.json_types import JSONObject, JSONValue
+    from memscope.paths import in_working_dir
+    from memscope.records import (
+        BulkSource,
+        DatasetRecord,
+        DatasetSource,
+        EngineCandidate,
+        EngineRetrieval,
+        EngineRetriever,
+        EngineRunPlan,
+        Notice,
+        QuestionRecord,
+        RetrievalKind,
+        RoundRecord,
+        RunRecord,
+        SessionRecord,
+    )
+
+_HOMES = {
+    "API_VERSION": "memscope.adapters.spec",
+    "Axis": "memscope.adapters.axes",
+    "Benchmark": "memscope.adapters.spec",
+    "BenchmarkAxes": "memscope.adapters.axes",
+    "BulkSource": "memscope.records",
+    "CHECK_KEY": "memscope.adapters.upstream_summary",
+    "CellMean": "memscope.adapters.spec",
+    "Comparison": "memscope.adapters.upstream_summary",
+    "DatasetError": "memscope.errors",
+    "DatasetReader": "memscope.adapters.spec",
+    "DatasetRecord": "memscope.records",
+    "DatasetSource": "memscope.records",
+    "Derived": "memscope.adapters.spec",
+    "DetailTable": "memscope.adapters.spec",
+    "EngineCandidate": "memscope.records",
+    "EngineError": "memscope.errors",
+    "EngineRetrieval": "memscope.records",
+    "EngineRetriever": "memscope.records",
+    "EngineRunPlan": "memscope.records",
+    "JSONObject": "memscope.json_types",
+    "JSONValue": "memscope.json_types",
+    "KEY_SEPARATOR": "memscope.identity",
+    "Level": "memscope.adapters.axes",
+    "MatrixStyle": "memscope.adapters.spec",
+    "MatrixView": "memscope.adapters.axes",
+    "MemscopeError": "memscope.errors",
+    "ModuleDatasetReader": "memscope.adapters.spec",
+    "ModuleReader": "memscope.adapters.spec",
+    "ModuleRunWriter": "memscope.adapters.spec",
+    "NotRegularFileError": "memscope.file_kinds",
+    "Notice": "memscope.records",
+    "PERCENT_TOLERANCE": "memscope.adapters.upstream_summary",
+    "Pairing": "memscope.adapters.spec",
+    "QuestionMatch": "memscope.adapters.spec",
+    "PluginError": "memscope.errors",
+    "QuestionRecord": "memscope.records",
+    "RATE_TOLERANCE": "memscope.adapters.upstream_summary",
+    "ReadOption": "memscope.adapters.spec",
+    "ReadOptions": "memscope.adapters.base",
+    "RetrievalKind": "memscope.records",
+    "RoundRecord": "memscope.records",
+    "RunColumns": "memscope.adapters.spec",
+    "RunDirError": "memscope.errors",
+    "RunReader": "memscope.adapters.spec",
+    "RunRecord": "memscope.records",
+    "RunSink": "memscope.adapters.spec",
+    "RunWriter": "memscope.adapters.spec",
+    "SOURCES_FILE": "memscope.adapters.run_sources",
+    "SessionRecord": "memscope.records",
+    "StoredCheck": "memscope.adapters.spec",
+    "StoredMeans": "memscope.adapters.spec",
+    "TableCheck": "memscope.adapters.spec",
+    "TableLayout": "memscope.adapters.spec",
+    "check_notices": "memscope.adapters.upstream_summary",
+    "csv_comparison": "memscope.adapters.upstream_summary",
+    "file_digest": "memscope.adapters.files",
+    "files_named": "memscope.adapters.files",
+    "in_working_dir": "memscope.paths",
+    "mean_defined": "memscope.adapters.upstream_summary",
+    "media_kind": "memscope.adapters.files",
+    "merge_checks": "memscope.adapters.upstream_summary",
+    "not_regular": "memscope.file_kinds",
+    "open_regular": "memscope.file_kinds",
+    "path_kind": "memscope.file_kinds",
+    "qid_for": "memscope.identity",
+    "question_key": "memscope.identity",
+    "read_csv_rows": "memscope.adapters.upstream_summary",
+    "read_json_file": "memscope.adapters.files",
+    "read_regular": "memscope.file_kinds",
+    "recorded_sources": "memscope.adapters.run_sources",
+    "refuse_special": "memscope.adapters.files",
+    "strings": "memscope.adapters.files",
+    "summary_check": "memscope.adapters.upstream_summary",
+    "typed_table": "memscope.adapters.arrow_rows",
+}
+"""Where each name lives: imported on first use, so that ``import memscope.plugin`` (a
+spec's module, read whenever the registry loads) costs no pyarrow."""
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'memscope.plugin' has no attribute {name!r}")
+    value = getattr(import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+__all__ = [
+    "API_VERSION",
+    "CHECK_KEY",
+    "KEY_SEPARATOR",
+    "PERCENT_TOLERANCE",
+    "RATE_TOLERANCE",
+    "SOURCES_FILE",
+    "Axis",
+    "Benchmark",
+    "BenchmarkAxes",
+    "BulkSource",
+    "CellMean",
+    "Comparison",
+    "DatasetError",
+    "DatasetReader",
+    "DatasetRecord",
+    "DatasetSource",
+    "Derived",
+    "DetailTable",
+    "EngineCandidate",
+    "EngineError",
+    "EngineRetrieval",
+    "EngineRetriever",
+    "EngineRunPlan",
+    "JSONObject",
+    "JSONValue",
+    "Level",
+    "MatrixStyle",
+    "MatrixView",
+    "MemscopeError",
+    "ModuleDatasetReader",
+    "ModuleReader",
+    "ModuleRunWriter",
+    "NotRegularFileError",
+    "Notice",
+    "Pairing",
+    "PluginError",
+    "QuestionMatch",
+    "QuestionRecord",
+    "ReadOption",
+    "ReadOptions",
+    "RetrievalKind",
+    "RoundRecord",
+    "RunColumns",
+    "RunDirError",
+    "RunReader",
+    "RunRecord",
+    "RunSink",
+    "RunWriter",
+    "SessionRecord",
+    "StoredCheck",
+    "StoredMeans",
+    "TableCheck",
+    "TableLayout",
+    "check_notices",
+    "csv_comparison",
+    "file_digest",
+    "files_named",
+    "in_working_dir",
+    "mean_defined",
+    "media_kind",
+    "merge_checks",
+    "not_regular",
+    "open_regular",
+    "path_kind",
+    "qid_for",
+    "question_key",
+    "read_csv_rows",
+    "read_json_file",
+    "read_regular",
+    "recorded_sources",
+    "refuse_special",
+    "strings",
+    "summary_check",
+    "typed_table",
+]
