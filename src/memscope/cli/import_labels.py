@@ -155,6 +155,7 @@ def _import_plain(
         import_plain_verdicts,
         is_plain_verdict_file,
     )
+    from memscope.usecases.labels.targets import default_annotator_notice
 
     if run is None:
         raise InputError(
@@ -171,7 +172,10 @@ def _import_plain(
         )
     store = open_store(db)
     run_id = pick_run(store, run, "import-labels", ingest=False)
+    first_use = default_annotator_notice(store, annotator)
     done = [import_plain_verdicts(store, path, run_id, annotator=annotator) for path in files]
+    if first_use and any(entry.imported for entry in done):
+        stderr.print(f"note: {first_use}", markup=False, highlight=False)
     if output is OutputFormat.json:
         print_json({"verdict_files": [entry.as_dict() for entry in done]})
         return

@@ -305,6 +305,8 @@ class LabelBarView:
     """The person's verdict on the answer as saved (correct, wrong, unsure; None: none)."""
     pending_verdict: str | None = None
     """The verdict asked for but not saved yet (``none``: its removal; None: nothing pending)."""
+    failing: bool | None = None
+    """Whether the question's answer is graded wrong (None: not known yet)."""
 
 
 @dataclass(frozen=True)
@@ -998,7 +1000,15 @@ class TriageSession:
             read_only_reason=self.read_only_reason,
             verdict=self.labels.verdict(qid),
             pending_verdict=self.labels.pending_verdict(qid),
+            failing=self._failing(run, qid),
         )
+
+    def _failing(self, run: LoadedRun, qid: str) -> bool | None:
+        """Whether ``qid``'s answer is graded wrong, from the question as read (None: not read)."""
+        question = self.questions.get((run.opened, qid))
+        if question is None:
+            return None
+        return not question.detail.correct >= 1.0
 
     # -- the remembered position ---------------------------------------------------------
 

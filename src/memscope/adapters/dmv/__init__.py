@@ -67,7 +67,7 @@ BENCHMARK = Benchmark(
     panel="probe",
     figure="retention",
     report_sections=("retention",),
-    matrix=MatrixStyle(delta_title="Δ TSR (other − this)"),
+    matrix=MatrixStyle(delta_title="Δ TSR (B − A)"),
     check_table=check_table,
     no_scores_reason="DMV-Bench logs the retrieved bank entries in rank order but never their scores",
     # `memscope retrieve` over this benchmark's stored datasets (by dataset or run id)
