@@ -67,3 +67,21 @@ def test_a_configured_annotator_is_never_told(srag_v: str, tmp_path: Path, monke
     monkeypatch.setenv("MEMSCOPE_CONFIG", str(config))
     result = invoke("label", srag_v, "-q", "q37", "--verdict", "wrong")
     assert "your OS user name" not in result.stderr and "alice" in result.stderr
+
+
+def test_runs_lists_each_benchmarks_own_score_and_no_blank_model(store, monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    invoke("ingest", str(REPO / "runs" / "srag_v"))
+    invoke("ingest", str(REPO / "runs" / "dmv_f2_demo"))
+    shown = invoke("runs").stdout
+    rows = {
+        cells[0]: cells
+        for line in shown.splitlines()
+        if line.startswith("│")
+        for cells in [[cell.strip() for cell in line.strip("│").split("│")]]
+    }
+    header = next(line for line in shown.splitlines() if line.startswith("┃"))
+    assert " EM " not in header and "score" in header
+    assert "EM 0.495" in rows["srag_v"]
+    dual = rows["dmv_f2_demo:DualMem-a75"]
+    assert "TSR 0.744" in dual and "" not in dual, dual
