@@ -56,3 +56,39 @@ async def test_the_compared_delta_is_b_minus_a_as_compare_says(demo: Path) -> No
         legend = " ".join(shown_text(screen.query_one("#matrix-legend")).split())
         assert "Δ = B − A, as memscope compare A B: A = dmv_f2_demo:TextOnly (this run)" in legend
         assert "B = dmv_f2_demo:DualMem-a75" in legend
+
+
+class RecordingPlot:
+    """A stand-in for plotext's plot object: records the markers each call draws."""
+
+    def __init__(self) -> None:
+        self.markers: list[str] = []
+
+    def scatter(self, xs, ys, color=None, marker=None) -> None:
+        self.markers.append(marker)
+
+    def plot(self, xs, ys, color=None, marker=None) -> None:
+        self.markers.append(marker)
+
+    def __getattr__(self, name: str):
+        return lambda *args, **kwargs: None
+
+
+def test_nominal_categories_are_points_ordered_levels_are_lines() -> None:
+    from memscope.adapters.dmv.axes import REACH_AXIS
+    from memscope.adapters.locomo.axes import CATEGORY_AXIS
+    from memscope.adapters.memeye.axes import X_AXIS
+    from memscope.tui.widgets.figure import _ordered, draw, grid_lines_spec
+    from memscope.usecases.figures.data import Curve
+
+    assert not _ordered(CATEGORY_AXIS) and _ordered(REACH_AXIS) and _ordered(X_AXIS)
+    curves = [Curve("0-4", [1.0, 2.0, 3.0], [0.5, 0.7, 0.2], n=[4, 5, 6])]
+    levels = ("Multi-hop", "Temporal", "Open-domain")
+    nominal = grid_lines_spec(curves, levels, "F1", ordered=False)
+    plotted = RecordingPlot()
+    draw(plotted, nominal)
+    assert not nominal.joined and "·" not in plotted.markers and "●" in plotted.markers
+    assert "no lines" in nominal.note
+    ordered = RecordingPlot()
+    draw(ordered, grid_lines_spec(curves, levels, "F1"))
+    assert "·" in ordered.markers

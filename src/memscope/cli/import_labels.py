@@ -147,7 +147,11 @@ def import_labels_command(
 
 
 def _import_plain(
-    files: list[Path], run: str | None, annotator: str | None, db: str | None, output: OutputFormat
+    files: list[Path],
+    run: str | None,
+    annotator: str | None,
+    db: Path | None,
+    output: OutputFormat,
 ) -> None:
     """``import-labels FILE… --run RUN``: plain ``qid,verdict[,note]`` files for one run."""
     from memscope.cli.run_arg import pick_run

@@ -1008,7 +1008,7 @@ class TriageSession:
         question = self.questions.get((run.opened, qid))
         if question is None:
             return None
-        return not question.detail.correct >= 1.0
+        return not question.view.detail.correct >= 1.0
 
     # -- the remembered position ---------------------------------------------------------
 
