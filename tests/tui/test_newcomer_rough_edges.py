@@ -92,3 +92,79 @@ def test_nominal_categories_are_points_ordered_levels_are_lines() -> None:
     ordered = RecordingPlot()
     draw(ordered, grid_lines_spec(curves, levels, "F1"))
     assert "·" in ordered.markers
+
+
+async def test_the_sample_queue_opens_on_its_first_planned_question_marked(store) -> None:
+    """The README's order: the first five minutes leave the app on q37 of the failing
+    queue; ``--queue sample`` then opens on the plan's first question, and marks the
+    planned rows (●) apart from the rest of the failures."""
+    from memscope.adapters import ReadOptions
+    from memscope.tui.screens.question import QuestionScreen
+    from memscope.tui.widgets.queue_table import QueueHeader, QueueTable
+    from memscope.usecases.labels.sample import open_sample
+    from memscope.usecases.runs.ingest import ingest_dir
+
+    run = Path(__file__).resolve().parents[2] / "runs" / "srag_v"
+    first = make_app(OpenRequest([str(run)], annotator="alice", question="q37"))
+    async with first.run_test() as pilot:
+        await ready(pilot)
+        await settle(pilot)
+        assert isinstance(first.screen, QuestionScreen) and first.session.qid == "q37"
+    run_id = ingest_dir(store, run, ReadOptions()).run_id
+    plan, _new = open_sample(store, run_id, seed=7, sample_size=10)
+    assert plan.qids[0] != "q37" and "q37" not in plan.planned
+    app = make_app(OpenRequest([str(run)], annotator="alice", queue="sample"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        assert not isinstance(app.screen, QuestionScreen)
+        assert app.session.qid == plan.qids[0] and app.session.position == 0
+        table = app.screen.query_one(QueueTable)
+        assert table.planned == frozenset(plan.planned)
+        marks = [table._cell("planned", int(row))[0].strip() for row in table.rows]
+        shown = [table._item(int(row)).qid for row in table.rows]
+        assert shown == plan.qids
+        assert marks == ["●" if qid in plan.planned else "·" for qid in shown]
+        assert "plan" in str(app.screen.query_one(QueueHeader).render())
+
+
+async def test_at_80_columns_the_status_bar_keeps_the_sample_count(store) -> None:
+    from memscope.tui.widgets.status_bar import StatusBar
+
+    run = Path(__file__).resolve().parents[2] / "runs" / "srag_v"
+    from memscope.adapters import ReadOptions
+    from memscope.usecases.labels.sample import open_sample
+    from memscope.usecases.runs.ingest import ingest_dir
+
+    open_sample(store, ingest_dir(store, run, ReadOptions()).run_id, seed=7, sample_size=10)
+    app = make_app(OpenRequest([str(run)], annotator="alice", queue="sample"))
+    async with app.run_test(size=(80, 30)) as pilot:
+        await ready(pilot)
+        bar = app.screen.query_one(StatusBar)
+        line = str(bar.render()).rstrip()
+        assert len(line) <= 80, line
+        assert "sample " in line and "/10" in line and "labelled" in line, line
+
+
+async def test_the_footer_leaves_out_keys_that_do_nothing(demo: Path) -> None:
+    """MemEye's demo has no audio (no ``p``); a DMV-Bench probe has no round to caption and
+    no scored pool to re-rank (no ``c``, no α)."""
+    from memscope.tui.screens.question import QuestionScreen
+
+    memeye = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="t", question="q37"))
+    async with memeye.run_test(size=(160, 40)) as pilot:
+        await ready(pilot)
+        await settle(pilot)
+        screen = memeye.screen
+        assert isinstance(screen, QuestionScreen)
+        assert screen.check_action("alpha", (1,)) and screen.check_action("toggle_caption", ())
+        assert not screen.check_action("play", ())
+    dmv = make_app(
+        OpenRequest([f"{demo / 'runs' / 'dmv_f2_demo'}:TextOnly"], annotator="t", question="q1")
+    )
+    async with dmv.run_test(size=(160, 40)) as pilot:
+        await ready(pilot)
+        await settle(pilot)
+        screen = dmv.screen
+        assert isinstance(screen, QuestionScreen)
+        for action in ("alpha", "toggle_caption", "play"):
+            assert not screen.check_action(action, ()), action
