@@ -84,7 +84,7 @@ def _schema_line(recorded: list[int]) -> str:
     """The schema in words: current (every migration this memscope ships, named), the
     upgrades still to apply, or versions newer than this memscope knows. Version numbers
     skipped in development were never shipped, so a gap is not a missing upgrade."""
-    from memscope.store.migrations import shipped_names
+    from memscope.usecases.runs.store_check import shipped_names
 
     shipped = shipped_names()
     done = set(recorded)
