@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Installs memscope into ./.venv. Safe to run again; a run with more parts upgrades the same venv.
 #
-#   ./scripts/setup.sh                    # the triage tool (seconds: no model libraries)
+#   ./scripts/setup.sh                    # the triage tool and `memscope plot` (no model libraries)
 #   ./scripts/setup.sh --engine           # + the memory engine (torch, open_clip, MiniLM, faiss)
 #   ./scripts/setup.sh --engine --test    # + pytest and the static checks (scripts/test.sh)
 #   PYTHON=python3.12 ./scripts/setup.sh  # pick the interpreter (3.11 or newer)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-extras=()
+# The plot extra (matplotlib) always: the README's figures (`memscope plot`) come right
+# after its set-up, so the set-up installs what they need.
+extras=(plot)
 for arg in "$@"; do
   case "$arg" in
     --engine) extras+=(engine) ;;
@@ -35,10 +37,7 @@ fi
 # --no-compile: byte-compiling every installed module is over a third of the install's time;
 # Python compiles the few modules memscope imports on their first use instead.
 pip=(.venv/bin/python -m pip install -q --no-compile)
-target=.
-if [ ${#extras[@]} -gt 0 ]; then
-  target=".[$(IFS=,; echo "${extras[*]}")]"
-fi
+target=".[$(IFS=,; echo "${extras[*]}")]"
 case " ${extras[*]-} " in
   *" engine "*)
     # The torch and torchvision builds this project is tested with (open_clip needs this
@@ -46,7 +45,7 @@ case " ${extras[*]-} " in
     "${pip[@]}" torch==2.14.1 torchvision==0.29.1
     what="memscope and its memory engine are"
     ;;
-  *) what="memscope (the triage tool; the memory engine: ./scripts/setup.sh --engine) is" ;;
+  *) what="memscope (the triage tool and its figures; the memory engine: ./scripts/setup.sh --engine) is" ;;
 esac
 # The distribution is memscope-triage; a venv made before the rename holds this checkout as
 # `memscope` (the name of an unrelated project on the index), which would shadow it.

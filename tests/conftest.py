@@ -18,11 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from isolation import changes, snapshot, watched_places
+from isolation import StoreTouches, changes, snapshot, watched_places
 from support import DATA
 
 WATCHED = watched_places()
 """The real places, computed before the environment below is redirected."""
+TOUCHES = StoreTouches().install()
+"""What this process did that could reach the clone's store (a change there by anyone
+else, such as the user's own memscope, is theirs: tests/isolation.py)."""
 _REAL_PIP_CONFIG = Path(
     os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config", "pip", "pip.conf"
 )
@@ -60,9 +63,9 @@ os.environ["ALSA_CONFIG_PATH"] = str(Path(__file__).parent / "alsa-null.conf")
 def nothing_outside_tmp_changes() -> Iterator[None]:
     """Fail the run if, by its end, the repository's store or the user's files changed
     (the per-test check below names the test; this one also catches session fixtures)."""
-    before = snapshot(WATCHED)
+    before, mark = snapshot(WATCHED), TOUCHES.mark()
     yield
-    changed = changes(before, snapshot(WATCHED))
+    changed = changes(before, snapshot(WATCHED), TOUCHES.since(mark))
     if changed:
         pytest.fail(
             "the test run changed files outside its temp folders:\n  " + "\n  ".join(changed),
@@ -83,9 +86,9 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     monkeypatch.delenv("MEMSCOPE_DEBUG", raising=False)
     monkeypatch.setenv("COLUMNS", "120")
-    before = snapshot(WATCHED)
+    before, mark = snapshot(WATCHED), TOUCHES.mark()
     yield home
-    changed = changes(before, snapshot(WATCHED))
+    changed = changes(before, snapshot(WATCHED), TOUCHES.since(mark))
     if changed:
         pytest.fail(
             "this test changed files outside its temp folder:\n  " + "\n  ".join(changed),

@@ -5,6 +5,8 @@ the Honcho runs read from shared/ (CC BY-NC: never copied into the repository)."
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from collections import Counter
 from pathlib import Path
 
@@ -716,6 +718,46 @@ def test_the_honcho_runs_ingest_into_a_store(tmp_path: Path) -> None:
     ]
 
 
+def repository_files(repo: Path = REPO) -> list[Path]:
+    """The files that are (or would be) in the repository: tracked, or untracked and not
+    ignored, as git lists them. What a user keeps in git-ignored folders (a store in
+    ``.memscope/`` with LoCoMo ingested, a ``.venv``) is theirs and never committed."""
+    try:
+        listed = subprocess.run(
+            [
+                "git",
+                "-C",
+                str(repo),
+                "ls-files",
+                "-z",
+                "--cached",
+                "--others",
+                "--exclude-standard",
+            ],
+            capture_output=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout (or no git): the repository's files cannot be listed")
+    return [repo / os.fsdecode(name) for name in listed.split(b"\0") if name]
+
+
+def test_the_repository_files_leave_out_what_git_ignores(tmp_path: Path) -> None:
+    """A user's store in the clone's git-ignored ``.memscope/`` (LoCoMo ingested, as the
+    README shows) is not part of the repository the licence check reads."""
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    if subprocess.run([*git, "init", "-q"], capture_output=True).returncode:
+        pytest.skip("git is not available")
+    (tmp_path / ".gitignore").write_text(".memscope/\n")
+    (tmp_path / "tracked.txt").write_text("kept")
+    (tmp_path / "new.txt").write_text("not yet added")
+    (tmp_path / ".memscope").mkdir()
+    (tmp_path / ".memscope" / "memscope.duckdb").write_bytes(b"the user's LoCoMo text")
+    subprocess.run([*git, "add", "tracked.txt", ".gitignore"], check=True)
+    listed = {path.relative_to(tmp_path).as_posix() for path in repository_files(tmp_path)}
+    assert listed == {".gitignore", "tracked.txt", "new.txt"}
+
+
 def test_no_shared_locomo_text_is_in_the_repository() -> None:
     root = shared_locomo()
     data = json.loads((root / "data" / "locomo10.json").read_text(encoding="utf-8"))
@@ -732,19 +774,11 @@ def test_no_shared_locomo_text_is_in_the_repository() -> None:
             if "blip_caption" in t
         ][:1]
     assert len(distinctive) > 40
-    skip = {
-        ".git",
-        ".venv",
-        "__pycache__",
-        ".mypy_cache",
-        ".ruff_cache",
-        ".pytest_cache",
-        "node_modules",
-    }
     found: list[str] = []
-    for path in REPO.rglob("*"):
-        if any(part in skip for part in path.relative_to(REPO).parts) or not path.is_file():
+    for path in repository_files():
+        try:
+            content = path.read_bytes()
+        except OSError:  # listed by git but gone from the work tree (a deletion not committed)
             continue
-        content = path.read_bytes()
         found += [f"{path}: {text[:40]!r}" for text in distinctive if text in content]
     assert not found, found

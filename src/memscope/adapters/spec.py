@@ -248,7 +248,7 @@ class MatrixStyle:
     cell_queue: Literal["cell", "filter"] = "filter"
     """``enter`` on a cell opens the queue as a ``cell`` (MemEye's ``X4Y3``) or as filter
     words (``reach:2 bank:9``)."""
-    delta_title: str = "Δ accuracy (other − this)"
+    delta_title: str = "Δ accuracy (B − A)"
     """The comparison metric's title when two runs are compared."""
 
 

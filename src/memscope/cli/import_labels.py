@@ -21,6 +21,7 @@ from memscope.cli.common import (
     stderr,
     stdout,
 )
+from memscope.errors import InputError
 from memscope.textsafe import printable, printable_id
 
 
@@ -55,6 +56,22 @@ def import_labels_command(
             help="Import labels made on another version of the run (for the questions it still has).",
         ),
     ] = False,
+    run: Annotated[
+        str | None,
+        typer.Option(
+            "--run",
+            help="The run a plain verdict file (qid,verdict[,note] rows) judges.",
+            show_default=False,
+        ),
+    ] = None,
+    annotator: Annotated[
+        str | None,
+        typer.Option(
+            "--annotator",
+            help="Who gave a plain verdict file's verdicts (default: you, as configured).",
+            show_default=False,
+        ),
+    ] = None,
     db: DbOption = None,
     output: FormatOption = OutputFormat.table,
 ) -> None:
@@ -71,7 +88,23 @@ def import_labels_command(
     row; an interrupted import leaves the store as it was. Times with an offset are stored
     as UTC; a time without one is taken as UTC. On a terminal, a line on stderr says what
     the import is doing.
+
+    A plain verdict file, a CSV of qid,verdict[,note] rows (verdict: correct, wrong or
+    unsure) as a person writes it, is imported with --run RUN: each row becomes the
+    annotator's verdict on that run's question (--annotator, default: you). A bad row
+    refuses the file, naming it; a verdict already given is not given twice.
     """
+    from memscope.usecases.labels.import_verdicts import is_plain_verdict_file
+
+    plain = [path for path in files if is_plain_verdict_file(path)]
+    if run is not None or plain:
+        _import_plain(files, run, annotator, db, output)
+        return
+    if annotator is not None:
+        raise InputError(
+            "--annotator is for a plain verdict file (qid,verdict[,note] with --run)",
+            fix="An export keeps each event's own annotator: leave --annotator out.",
+        )
     from memscope.usecases.labels.import_file import import_labels
 
     store = open_store(db)
@@ -110,4 +143,52 @@ def import_labels_command(
             f"imported {result.verdicts_imported} verdict(s), skipped "
             f"{result.verdicts_present} already present",
             markup=False,
+        )
+
+
+def _import_plain(
+    files: list[Path],
+    run: str | None,
+    annotator: str | None,
+    db: Path | None,
+    output: OutputFormat,
+) -> None:
+    """``import-labels FILE… --run RUN``: plain ``qid,verdict[,note]`` files for one run."""
+    from memscope.cli.run_arg import pick_run
+    from memscope.usecases.labels.import_verdicts import (
+        import_plain_verdicts,
+        is_plain_verdict_file,
+    )
+    from memscope.usecases.labels.targets import default_annotator_notice
+
+    if run is None:
+        raise InputError(
+            f"{files[0] if len(files) == 1 else 'these files'}: a plain verdict file "
+            "(qid,verdict[,note]) does not say which run it judges",
+            fix="Name it: `memscope import-labels FILE --run RUN` (`memscope runs` lists them).",
+        )
+    exports = [path for path in files if not is_plain_verdict_file(path)]
+    if exports:
+        raise InputError(
+            f"{printable_id(str(exports[0]))} is not a plain verdict file (qid,verdict[,note]), "
+            "and --run is only for those",
+            fix="Import exports of `memscope export-labels` in a call without --run.",
+        )
+    store = open_store(db)
+    run_id = pick_run(store, run, "import-labels", ingest=False)
+    first_use = default_annotator_notice(store, annotator)
+    done = [import_plain_verdicts(store, path, run_id, annotator=annotator) for path in files]
+    if first_use and any(entry.imported for entry in done):
+        stderr.print(f"note: {first_use}", markup=False, highlight=False)
+    if output is OutputFormat.json:
+        print_json({"verdict_files": [entry.as_dict() for entry in done]})
+        return
+    for entry in done:
+        stdout.print(
+            f"{printable_id(entry.file)}: run {printable_id(entry.run_id)}: "
+            f"{entry.imported} verdict(s) imported as {printable_id(entry.annotator)}, "
+            f"{entry.present} already given",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
         )

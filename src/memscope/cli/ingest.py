@@ -113,12 +113,19 @@ def ingest(
         raise typer.Exit(1)
 
 
+NOT_RECORDED = {"task": "–", "model": "–", "method": "–"}
+"""What the runs list shows where a run file names no task, model or method (DMV-Bench's
+logs name no model): a dash, as for any value memscope does not have, never a blank."""
+
+
 @app.command(rich_help_panel=RUNS, epilog=example("memscope runs --format json"))
 @handles_errors
 def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None:
-    """List the ingested runs."""
+    """List the ingested runs: each with its benchmark's own headline score (EM, DMV-Bench's
+    TSR, CUE-Mem's accuracy) and mean judge score."""
     from datetime import datetime
 
+    from memscope.usecases.benchmarks import headline_name
     from memscope.usecases.labels.instants import utc_text
     from memscope.usecases.runs.store_access import list_runs
 
@@ -169,7 +176,7 @@ def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None
                 for index, name in enumerate(columns)
             ),
             Column("n", rank=1),
-            Column("EM", rank=0),
+            Column("score", rank=0),
             Column("Judge", rank=2),
             Column("retrieval", justify="left", rank=6),
         ],
@@ -179,9 +186,12 @@ def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None
     for row in rows:
         table.add_row(
             Text(printable_id(row["run_id"])),
-            *(Text(printable(row[name] or "", keep_newlines=False)) for name in columns),
+            *(
+                Text(printable(row[name] or NOT_RECORDED[name], keep_newlines=False))
+                for name in columns
+            ),
             str(row["n_questions"]),
-            fmt(row["em"]),
+            f"{headline_name(row['benchmark'])} {fmt(row['em'])}",
             fmt(row["judge"]) if row["n_judged"] else "–",
             row["retrieval_kind"] or "",
         )

@@ -188,6 +188,7 @@ def label(
         record_label,
         undo_label,
     )
+    from memscope.usecases.labels.targets import default_annotator_notice
 
     if verdict is not None or undo_verdict:
         _label_verdict(
@@ -232,6 +233,7 @@ def label(
         )
     store = _store_with_labels_replayed(db)
     run_id = pick_run(store, run, "label", options=read_options(dataset), say=False)
+    first_use = default_annotator_notice(store, annotator)
     event: LabelEvent | None
     if code:
         event = record_label(
@@ -257,6 +259,8 @@ def label(
         if output is OutputFormat.json:
             print_json(None)
         return
+    if first_use:
+        stderr.print(f"note: {first_use}", markup=False, highlight=False)
     if output is OutputFormat.json:
         print_json(event.as_dict())
         return
@@ -281,6 +285,7 @@ def _label_verdict(
 ) -> None:
     """``label --verdict``/``--undo-verdict``, with a code label change (or none) beside it."""
     from memscope.usecases.labels.events import accept_suggestion, record_label
+    from memscope.usecases.labels.targets import default_annotator_notice
     from memscope.usecases.labels.verdicts import (
         record_verdict,
         verdict_word,
@@ -303,6 +308,7 @@ def _label_verdict(
     wanted = verdict_word(verdict) if verdict is not None else None
     store = _store_with_labels_replayed(db)
     run_id = pick_run(store, run, "label", options=read_options(dataset), say=False)
+    first_use = default_annotator_notice(store, annotator)
     label_event: LabelEvent | None = None
     if code:
         label_event = record_label(
@@ -317,6 +323,8 @@ def _label_verdict(
         event = record_verdict(
             store, run_id, question, wanted, annotator=annotator, note=verdict_note
         )
+    if first_use and (event is not None or label_event is not None):
+        stderr.print(f"note: {first_use}", markup=False, highlight=False)
     if output is OutputFormat.json:
         print_json(
             {

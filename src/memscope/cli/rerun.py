@@ -267,6 +267,9 @@ def render_question(result: QuestionRerun) -> Group:
         title_justify="left",
     )
     for name, label in METRIC_NAMES.items():
+        if name in result.answer:  # the answer's own score: the same answer after a re-rank
+            metrics.add_row(f"{label} (answer)", fmt(result.answer[name]), "same answer", "")
+            continue
         before, after = result.before.metrics.get(name), result.after.metrics.get(name)
         delta = None if before is None or after is None else after - before
         metrics.add_row(label, fmt(before), fmt(after), "–" if delta is None else f"{delta:+.3f}")

@@ -80,15 +80,34 @@ def store_check(
         raise typer.Exit(1)
 
 
+def _schema_line(recorded: list[int]) -> str:
+    """The schema in words: current (every migration this memscope ships, named), the
+    upgrades still to apply, or versions newer than this memscope knows. Version numbers
+    skipped in development were never shipped, so a gap is not a missing upgrade."""
+    from memscope.usecases.runs.store_check import shipped_names
+
+    shipped = shipped_names()
+    done = set(recorded)
+    newer = sorted(version for version in done if version > max(shipped, default=0))
+    if newer:
+        return (
+            f"versions up to {max(newer)} recorded, newer than this memscope's "
+            f"{max(shipped)}: a newer memscope wrote it"
+        )
+    named = ", ".join(f"{version} {name}" for version, name in shipped.items())
+    missing = [f"{version} {name}" for version, name in shipped.items() if version not in done]
+    if not done:
+        return "none recorded"
+    if not missing:
+        return f"current: all {len(shipped)} migrations of this memscope applied ({named})"
+    return f"{len(missing)} of {len(shipped)} migrations not yet applied ({', '.join(missing)})"
+
+
 def _print_health(health: StoreHealth, steps: list[str]) -> None:
     size = f"{health.size / 1e6:.1f} MB" if health.size >= 100_000 else f"{health.size} bytes"
     stdout.print(f"store {health.path} ({size})", markup=False)
     if health.opened:
-        versions = ", ".join(map(str, health.versions)) or "none"
-        stdout.print(
-            f"  schema: versions {versions} recorded (this memscope: {health.latest_version})",
-            markup=False,
-        )
+        stdout.print(f"  schema: {_schema_line(health.versions)}", markup=False)
         if health.outdated and health.sound:
             stdout.print("  older schema: memscope upgrades it on first use", markup=False)
         readable = [table for table in health.tables if table.error is None]

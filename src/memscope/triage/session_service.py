@@ -305,6 +305,8 @@ class LabelBarView:
     """The person's verdict on the answer as saved (correct, wrong, unsure; None: none)."""
     pending_verdict: str | None = None
     """The verdict asked for but not saved yet (``none``: its removal; None: nothing pending)."""
+    failing: bool | None = None
+    """Whether the question's answer is graded wrong (None: not known yet)."""
 
 
 @dataclass(frozen=True)
@@ -468,7 +470,7 @@ class TriageSession:
         starts on (:meth:`count_queue` completes it once it is drawn); else (a queue
         without a cheap head) the whole queue and the screen around that question."""
         spec = self._start_spec(run, first_open=self.run is None)
-        saved = run.saved.qid if run.saved is not None else None
+        saved = self._resumed_qid(run, spec)
         question = self.start.question if self.run is None else None
         try:
             if run.queue.head(spec, HEAD_ROWS, around=question or saved) is not None:
@@ -765,8 +767,9 @@ class TriageSession:
         scope = (saved.view or {}).get("rerank_scope") if saved is not None else None
         self.run, self.qid, self.position = run, None, 0
         self.view = ViewParams(k=run.k, scope=scope if scope in ("carry", "question") else "carry")
+        resumed = self._resumed_qid(run, spec)
         try:
-            self.apply(spec, keep_qid=saved.qid if saved else None)
+            self.apply(spec, keep_qid=resumed)
         except MemscopeError:
             self.apply(QueueSpec())
         notices = [Notice(note, severity="warning") for note in run.notes]
@@ -781,9 +784,23 @@ class TriageSession:
                 )
             )
             question = None
-        resume = saved is not None and (saved.view or {}).get("screen") == "question"
+        resume = (
+            resumed is not None
+            and saved is not None
+            and (saved.view or {}).get("screen") == "question"
+        )
         open_question = bool(question) or (first_open and resume and self.qid is not None)
         return Adopted(notices, open_question)
+
+    def _resumed_qid(self, run: LoadedRun, spec: QueueSpec) -> str | None:
+        """The question the cursor resumes on: the one left last, when the queue opening is
+        the one it was left in. A queue of another kind (``--queue sample`` after the
+        failing queue) starts at its own first item: a sample's first planned question."""
+        saved = run.saved
+        if saved is None or saved.qid is None:
+            return None
+        left_in = QueueSpec.from_json(saved.queue).kind
+        return saved.qid if left_in == spec.kind else None
 
     def _start_spec(self, run: LoadedRun, *, first_open: bool) -> QueueSpec:
         """The queue ``run`` opens with: the one remembered, or what ``memscope open``
@@ -998,7 +1015,15 @@ class TriageSession:
             read_only_reason=self.read_only_reason,
             verdict=self.labels.verdict(qid),
             pending_verdict=self.labels.pending_verdict(qid),
+            failing=self._failing(run, qid),
         )
+
+    def _failing(self, run: LoadedRun, qid: str) -> bool | None:
+        """Whether ``qid``'s answer is graded wrong, from the question as read (None: not read)."""
+        question = self.questions.get((run.opened, qid))
+        if question is None:
+            return None
+        return not question.view.detail.correct >= 1.0
 
     # -- the remembered position ---------------------------------------------------------
 

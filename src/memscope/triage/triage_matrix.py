@@ -8,7 +8,7 @@ size, or reach × encoding position): TSR, target in the top K of the first reca
 target seen in any step; every non-MemEye grid also has an "all" column (e.g. TSR by
 reach, the retention curve). Everywhere: the share of failures labelled, how many
 questions carry a labelled or suggested failure code, and in comparison mode
-Δ = other − this. Values come from the shared metric code (``usecases.report.build``,
+Δ = B − A (A the run open, B the one compared with it, as ``memscope compare A B``). Values come from the shared metric code (``usecases.report.build``,
 ``usecases.compare.pairs``, ``analysis.cuemem``); this module only groups them by cell.
 """
 
@@ -151,6 +151,22 @@ class Grid:
     columns: list[tuple[str, str]]
     extra_columns: list[tuple[str, str]]
     cells: dict[tuple[str, str], CellValue]
+
+
+def outside_columns(grid: Grid) -> int:
+    """How many questions the rows' "all" cells hold beyond their columns' cells: those
+    with no level on the column axis (a LoCoMo question whose evidence has no age, say),
+    which "all" counts and no column shows."""
+    extra = 0
+    for row, _ in grid.rows:
+        everything = grid.cells.get((row, ALL_COLUMN))
+        if everything is None:
+            continue
+        in_columns = sum(
+            found.n for column, _ in grid.columns if (found := grid.cells.get((row, column)))
+        )
+        extra += max(everything.n - in_columns, 0)
+    return extra
 
 
 def grid_values(

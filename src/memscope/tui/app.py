@@ -167,11 +167,29 @@ class MemscopeApp(App[None]):
         # The loading screen only for a load that takes a while: drawn at once, it would
         # compete with a quick load for the interpreter (its spinner repaints many times
         # a second), and a run that opens at once needs no spinner.
+        if self.config.user.annotator is None and self.session.read_only_reason is None:
+            self.run_worker(self._say_default_annotator, thread=True, group="annotator-notice")
         what = " ".join(self.run_refs) or "the last run"
         self._loading_later = self.set_timer(
             LOADING_SCREEN_AFTER_S, lambda: self.navigator.push_loading(what)
         )
         self.load(self.run_refs)
+
+    def _say_default_annotator(self) -> None:
+        """At first use, once: labels go under the OS user's name unless one is configured
+        (in a thread: it reads the store, which the first paint need not wait for)."""
+        from memscope.usecases.labels.targets import default_annotator_notice
+
+        if self.session.annotator != self.config.annotator:  # named with --annotator
+            return
+        try:
+            notice = default_annotator_notice(self.store, None)
+        except MemscopeError:  # a busy or damaged store says so elsewhere
+            return
+        if notice:
+            self.call_from_thread(
+                self.notify, notice[0].upper() + notice[1:] + ".", title="Annotator", timeout=12
+            )
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's own palette commands, kept apart under "Textual: …"."""

@@ -17,6 +17,7 @@ from typing import Any
 from memscope.adapters.axes import Axis
 from memscope.adapters.registry import all_axis_keys, benchmark, benchmarks
 from memscope.adapters.spec import Benchmark, Panel
+from memscope.errors import MemscopeError
 
 __all__ = [
     "Benchmark",
@@ -26,10 +27,26 @@ __all__ = [
     "coordinate_axis",
     "coordinate_cells",
     "coordinate_levels",
+    "headline_name",
     "installed",
     "plugin_failures",
     "spec_of",
 ]
+
+HEADLINE_NAMES = {"em": "EM", "tsr": "TSR", "accuracy": "accuracy"}
+"""How the runs list calls a run's mean ``em`` (its answer correctness) per benchmark word."""
+
+
+def headline_name(name: str | None) -> str:
+    """What a run's mean ``em`` is called on its benchmark: DMV-Bench's TSR (its ``tsr``
+    reads ``em``), CUE-Mem's accuracy, else EM; a benchmark that cannot be loaded: EM."""
+    try:
+        table = spec_of(name).table
+    except MemscopeError:
+        return "EM"
+    words = [word for word, column in table.metrics if column == "em"]
+    word = words[0] if words else table.default_metric
+    return HEADLINE_NAMES.get(word, "EM")
 
 
 def plugin_failures() -> dict[str, str]:

@@ -73,7 +73,7 @@ BENCHMARK = Benchmark(
     panel="probe",
     figure="retention",
     report_sections=("retention",),
-    matrix=MatrixStyle(delta_title="Δ TSR (other − this)"),
+    matrix=MatrixStyle(delta_title="Δ TSR (B − A)"),
     check_table=check_table,
     summary_files="f2_summary.csv",
     no_scores_reason="DMV-Bench logs the retrieved bank entries in rank order but never their scores",

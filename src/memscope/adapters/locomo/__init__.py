@@ -54,7 +54,7 @@ BENCHMARK = Benchmark(
     read_options=(IMAGES_OPTION,),
     panel="evidence",
     figure="grid_lines",
-    matrix=MatrixStyle(delta_title="Δ accuracy (other − this)"),
+    matrix=MatrixStyle(delta_title="Δ accuracy (B − A)"),
     no_scores_reason="LoCoMo's run files keep the retrieved ids in rank order but no scores",
     check_table=check_table,
     summary_files="<run>_stats.json",

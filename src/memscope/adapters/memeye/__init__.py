@@ -47,7 +47,7 @@ BENCHMARK = Benchmark(
         legend="X = visual granularity, Y = reasoning depth",
         all_column=False,
         cell_queue="cell",
-        delta_title="caption-proof Δ (other − this)",
+        delta_title="caption-proof Δ (B − A)",
     ),
     check_stored=check_stored,
     check_table=check_table,

@@ -47,6 +47,12 @@ def shipped_versions() -> set[int]:
     return {int(name[1:4]) for name in _module_names()}
 
 
+def shipped_names() -> dict[int, str]:
+    """Each shipped migration's version and name in words (``m010_verdicts`` → "verdicts"),
+    from the modules' names alone; versions never shipped (numbers skipped) are absent."""
+    return {int(name[1:4]): name[5:].replace("_", " ") for name in sorted(_module_names())}
+
+
 def all_migrations() -> list[Migration]:
     """Every migration shipped with this memscope, in version order."""
     found: list[Migration] = []

@@ -24,6 +24,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from memscope.errors import MemscopeError
+from memscope.textsafe import printable_id
 from memscope.triage.loaded_run import label_codes
 from memscope.triage.notice import Notice
 from memscope.triage.session_service import TriageSession
@@ -38,6 +39,7 @@ from memscope.triage.triage_matrix import (
     grid_values,
     matrix_table,
     needs_evidence,
+    outside_columns,
 )
 from memscope.tui import bindings
 from memscope.tui.keymap import KeyNames
@@ -298,13 +300,30 @@ class MatrixScreen(SessionScreen):
             if len(views) > 1
             else ""
         )
+        outside = outside_columns(grid) if grid.extra_columns else 0
+        every = (
+            f" all = every {axes.word('question', 'question')} of the row, {outside} of them in no "
+            f"column (no {grid.column_title} known)"
+            if outside
+            else " all = every column together"
+        )
         extra = (
-            " all = every column together; EI-gap = explicit − implicit."
+            f"{every}; EI-gap = explicit − implicit."
             if any(c == EI_GAP_COLUMN for c, _ in grid.extra_columns)
-            else " all = every column together."
+            else f"{every}."
             if grid.extra_columns
             else ""
         )
+        run = self.session.run
+        if (
+            run is not None
+            and run.other_run_id is not None
+            and self.metrics[self.metric_index].key == "delta"
+        ):
+            extra += (
+                f" Δ = B − A, as memscope compare A B: A = {printable_id(run.run_id)} "
+                f"(this run), B = {printable_id(run.other_run_id)}."
+            )
         what = self._style().legend or f"rows = {grid.row_title}, columns = {grid.column_title}"
         spec = self.session.spec
         if not compact and (spec.text.strip() or spec.cell or spec.kind != "all"):

@@ -89,7 +89,7 @@ class QuestionScreen(SessionScreen):
         self.selected_round: str | None = None
         self._code_keys: dict[str, str] | None = None
         self._shown_qid: str | None = None
-        self._bindings_benchmark: str | None = None
+        self._bindings_key: tuple[str | None, bool, bool, bool] = (None, True, False, True)
         self.player: Player | None = None
         """The audio player, created at the first playback."""
         self._engine_ticker: Timer | None = None
@@ -118,10 +118,28 @@ class QuestionScreen(SessionScreen):
         self._timeline.focus(scroll_visible=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide the re-ranking keys on probes (DMV-Bench): a probe has no scored pool to
-        re-rank (its panel shows the recall steps and the retention context instead)."""
-        probe = self.view is not None and self.view.is_probe
-        return not (probe and action in ("alpha", "lam", "cutoff", "rerank_reset"))
+        """Hide the keys that would do nothing here: the re-ranking keys where the run logged
+        no ranked list (a probe of DMV-Bench, a LoCoMo run without retrieval), the caption
+        key on a probe (no dialogue round), and play where no round of the question has
+        audio."""
+        ranked, probe, audio = self._bindings_key[1:]
+        if action in ("alpha", "lam", "cutoff", "rerank_reset"):
+            return ranked and not probe
+        if action == "toggle_caption":
+            return not probe
+        if action == "play":
+            return audio and not probe
+        return True
+
+    def _key_facts(self) -> tuple[str | None, bool, bool, bool]:
+        """(benchmark, ranked retrieval, a probe, audio in the question): what decides which
+        keys the footer shows for the question on screen."""
+        view, question = self.view, self.question
+        if view is None or question is None:
+            return (None, True, False, True)
+        ranked = question.read.data.run.retrieval_kind == "ranked"
+        audio = any(entry.kind == "round" and entry.has_audio for entry in self.entries)
+        return (view.benchmark, ranked, view.is_probe, audio)
 
     def on_resize(self) -> None:
         self.set_class(self.size.width < NARROW_BELOW, "-narrow")
@@ -164,10 +182,11 @@ class QuestionScreen(SessionScreen):
             self._candidates_panel.follow_run_rerank(state)
             self.refresh_labels()
             self.refresh_status()
-            if view.benchmark != self._bindings_benchmark:
-                # The re-ranking keys come and go with the benchmark. Only then: refreshing
-                # the bindings makes the footer recompose all its keys.
-                self._bindings_benchmark = view.benchmark
+            facts = self._key_facts()
+            if facts != self._bindings_key:
+                # The keys that do something come and go with the run and the question. Only
+                # then: refreshing the bindings makes the footer recompose all its keys.
+                self._bindings_key = facts
                 self.refresh_bindings()
             body = self.query_one("#question-body")
             if body.scroll_offset.y:
@@ -287,7 +306,11 @@ class QuestionScreen(SessionScreen):
         """Redraw the status line."""
         # One line high whatever it says: a repaint, no relayout.
         self._status_bar.update(
-            status_view_text(self.session.status_view(with_question=True)), layout=False
+            status_view_text(
+                self.session.status_view(with_question=True),
+                self._status_bar.size.width or self.app.size.width,
+            ),
+            layout=False,
         )
 
     @on(Timeline.RoundChosen)

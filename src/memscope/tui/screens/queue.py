@@ -57,9 +57,18 @@ class QueueScreen(SessionScreen):
         if state.run is None:
             return
         table = self.query_one(QueueTable)
-        table.show(state.run.queue, state.rows, state.position, state.run.suggestions_ready)
+        sample = state.run.sample
+        planned = (
+            frozenset(sample.planned)
+            if sample is not None and state.spec.kind == "sample"
+            else None
+        )
+        table.show(
+            state.run.queue, state.rows, state.position, state.run.suggestions_ready, planned
+        )
         header = self.query_one(QueueHeader)
         header.compare, header.show_task = table.compare, table.show_task
+        header.sampled = planned is not None
         header.axis_columns = table.axis_columns
         header.refresh()
         _labelled, total = state.progress

@@ -18,6 +18,7 @@ from memscope.tui.messages import OpenRuns, RunsListed, ShowScreen, WorkFailed
 from memscope.tui.screens.base import SessionScreen
 from memscope.tui.text import name, num, plain
 from memscope.tui.widgets.footer import FittingFooter
+from memscope.usecases.benchmarks import headline_name
 from memscope.usecases.runs.store_access import list_runs
 
 COLUMNS = (
@@ -28,7 +29,7 @@ COLUMNS = (
     ("method", "method"),
     ("modality", "modality"),
     ("n", "n"),
-    ("em", "EM"),
+    ("em", "score"),
     ("judge", "Judge"),
     ("retrieval", "retrieval"),
 )
@@ -109,11 +110,11 @@ class RunsScreen(SessionScreen):
                 Text(mark, style="bold yellow"),
                 name(run_id, "bold"),
                 *(
-                    plain(run.get(name) or "", one_line=True)
+                    plain(run.get(name) or "–", one_line=True)
                     for name in ("task", "model", "method", "modality")
                 ),
                 Text(str(run.get("n_questions") or 0)),
-                Text(num(run.get("em"))),
+                Text(f"{headline_name(run.get('benchmark'))} {num(run.get('em'))}"),
                 Text(num(run.get("judge")) if run.get("n_judged") else "–"),
                 Text(str(run.get("retrieval_kind") or "")),
                 key=run_id,

@@ -64,6 +64,9 @@ class FigureSpec:
     """An x marked with a vertical line (the current alpha)."""
     marker_label: str = ""
     note: str = ""
+    joined: bool = True
+    """Whether a ``lines`` figure joins its points: only along an ordered x (levels in a
+    meaningful order, numbers); nominal categories (LoCoMo's) are points alone."""
 
 
 def sanitised(spec: FigureSpec) -> FigureSpec:
@@ -101,12 +104,28 @@ def grid_lines_spec(
     metric_title: str,
     kind: str = "rate",
     names: tuple[str, str, str] = ("X", "Y", "X (visual granularity)"),
+    ordered: bool = True,
 ) -> FigureSpec:
     """The matrix's metric per level of its rows, one line per column level (MemEye: per
-    X level, one line per Y). ``names`` = (rows, columns, x-axis label)."""
+    X level, one line per Y). ``names`` = (rows, columns, x-axis label). Rows that are
+    categories in no order (``ordered`` False) get points, one colour per column level,
+    never lines between them."""
     rows, columns, x_label = names
-    largest = max((v for c in curves for v in c.values if v is not None), default=1.0)
-    y_range = (0.0, 1.0) if kind == "rate" else (-1.0, 1.0) if kind == "delta" else (0.0, largest)
+    if not ordered:
+        return FigureSpec(
+            title=f"{metric_title} by {rows}, one colour per {columns}",
+            series=[
+                PlotSeries(curve.label, curve.xs, curve.values, _colour(index))
+                for index, curve in enumerate(curves)
+            ],
+            x_label=x_label,
+            x_ticks=list(curves[0].xs) if curves else [],
+            x_tick_labels=list(x_levels),
+            y_range=_y_range(curves, kind),
+            note="the grid above as points (each point's n: its cell's); the categories "
+            "have no order, so no lines join them; equal values overlap",
+            joined=False,
+        )
     return FigureSpec(
         title=f"{metric_title} by {rows} level, one line per {columns}",
         series=[
@@ -116,9 +135,16 @@ def grid_lines_spec(
         x_label=x_label,
         x_ticks=list(curves[0].xs) if curves else [],
         x_tick_labels=list(x_levels),
-        y_range=y_range if y_range[1] > y_range[0] else (0.0, 1.0),
+        y_range=_y_range(curves, kind),
         note="the grid above as lines (each point's n: its cell's); equal values overlap",
     )
+
+
+def _y_range(curves: list[Curve], kind: str) -> tuple[float, float]:
+    """0–1 for rates, −1–1 for a Δ, else from 0 to the largest value."""
+    largest = max((v for c in curves for v in c.values if v is not None), default=1.0)
+    y_range = (0.0, 1.0) if kind == "rate" else (-1.0, 1.0) if kind == "delta" else (0.0, largest)
+    return y_range if y_range[1] > y_range[0] else (0.0, 1.0)
 
 
 def retention_spec(curves: list[Curve]) -> FigureSpec:
@@ -213,7 +239,7 @@ def draw(plt: Any, spec: FigureSpec) -> None:
             # The line as dense small dots, placed as the points are: plotext's own lines
             # round rows differently and can run a row beside their points (and braille
             # shifts text in fonts without it, the SVG export's among them).
-            line = _densified(points)
+            line = _densified(points) if spec.joined else []
             if line:
                 plt.scatter([x for x, _ in line], [v for _, v in line], color=colour, marker="·")
         for colour, points in drawn:  # the points over every line, so none hides one
@@ -419,6 +445,15 @@ def matrix_figure(
         metric_title,
         metric_kind,
         (_axis_name(row_axis), _axis_name(column_axis), _axis_label(row_axis)),
+        ordered=_ordered(row_axis),
+    )
+
+
+def _ordered(axis: Any) -> bool:
+    """Whether an axis's levels have an order a line may follow: numbers (DMV-Bench's
+    reach), or a coordinate of the question table (MemEye's X1–X4, Y1–Y3)."""
+    return bool(axis.numeric) or any(
+        kind == "column" and name in ("x", "y") for kind, name in axis.sources()
     )
 
 

@@ -21,14 +21,22 @@ if TYPE_CHECKING:
 
 
 def suggestion_text(
-    suggestion: Suggestion | None, accept_keys: str, taxonomy: Taxonomy | None
+    suggestion: Suggestion | None,
+    accept_keys: str,
+    taxonomy: Taxonomy | None,
+    failing: bool | None = None,
 ) -> Text:
-    """``suggested CODE (name) — explanation · enter accept``."""
+    """``suggested CODE (name) — explanation · enter accept``; without a suggestion, why
+    (``failing``: whether the answer is graded wrong, None when not known)."""
     if suggestion is None:
-        return Text(
-            "no suggestion for this question (it is answered correctly, or no rule applies)",
-            style="dim",
+        why = (
+            "no rule of the taxonomy fits this failure: label it with the codes below"
+            if failing
+            else "it is answered correctly: suggestions are for failures"
+            if failing is False
+            else "it is answered correctly, or no rule applies"
         )
+        return Text(f"no suggestion for this question ({why})", style="dim")
     code = suggestion.code
     found = taxonomy.get(code) if taxonomy is not None else None
     text = Text("suggested ", style="bold")
@@ -160,7 +168,7 @@ class LabelBar(Static):
     ) -> None:
         """Draw the session's label bar record (``code_keys``: code -> its key as typed)."""
         suggestion = (
-            suggestion_text(view.suggestion, accept_keys, taxonomy)
+            suggestion_text(view.suggestion, accept_keys, taxonomy, view.failing)
             if view.suggestions_ready
             else Text("loading failure suggestions …", style="dim italic")
         )

@@ -43,11 +43,14 @@ def column_layout(
     compare: bool,
     show_task: bool = False,
     axis_columns: tuple[tuple[str, str, int], ...] = COORDINATE_COLUMNS,
+    sampled: bool = False,
 ) -> list[tuple[str, str, int]]:
     """(column key, header, width) for a table ``width`` cells wide; the question text
     takes what the fixed columns leave (task only when the run mixes tasks).
-    ``axis_columns`` are the qid and the benchmark's two axes (MemEye's X and Y by default)."""
+    ``axis_columns`` are the qid and the benchmark's two axes (MemEye's X and Y by default);
+    ``sampled``: a sampled queue, whose ``plan`` column marks the questions its plan drew."""
     columns = [
+        *(() if not sampled else (("planned", "plan", 4),)),
         *axis_columns,
         # An MCQ and its open twin ask the same question text; MCQ shows its rotations right.
         ("mode", "mode", 8),
@@ -95,12 +98,20 @@ class QueueTable(ScrollView, can_focus=True):
         self.show_task = False
         self.axis_columns = COORDINATE_COLUMNS
         self.suggestions_ready = True
+        self.planned: frozenset[str] | None = None
 
     def show(
-        self, queue: StoreQueue, rows: np.ndarray, cursor: int = 0, suggestions_ready: bool = True
+        self,
+        queue: StoreQueue,
+        rows: np.ndarray,
+        cursor: int = 0,
+        suggestions_ready: bool = True,
+        planned: frozenset[str] | None = None,
     ) -> None:
         """Display ``rows`` of ``queue`` with the cursor on position ``cursor`` (``…`` in the
-        suggested column until ``suggestions_ready``)."""
+        suggested column until ``suggestions_ready``; ``planned``: on a sampled queue, the
+        questions its plan drew, marked ● in the ``plan`` column)."""
+        self.planned = planned
         self.queue = queue
         self.suggestions_ready = suggestions_ready
         self.rows = rows
@@ -170,7 +181,7 @@ class QueueTable(ScrollView, can_focus=True):
             base = base + self.get_component_rich_style("queue-table--cursor")
         segments = []
         for key, _, column_width in column_layout(
-            width, self.compare, self.show_task, self.axis_columns
+            width, self.compare, self.show_task, self.axis_columns, self.planned is not None
         ):
             text, style = self._cell(key, row)
             segments.append(
@@ -191,6 +202,12 @@ class QueueTable(ScrollView, can_focus=True):
         item = self._item(row)
         if item is None:
             return "", Style(dim=True)
+        if key == "planned":
+            return (
+                ("  ●", Style(color="yellow", bold=True))
+                if self.planned is not None and item.qid in self.planned
+                else ("  ·", Style(dim=True))
+            )
         if key in ("correct", "other"):
             value = item.correct if key == "correct" else item.other_correct
             if math.isnan(value):
@@ -264,6 +281,7 @@ class QueueHeader(Static):
         self.compare = False
         self.show_task = False
         self.axis_columns = COORDINATE_COLUMNS
+        self.sampled = False
 
     def render(self) -> Text:
         width = self.content_region.width or self.size.width
@@ -271,7 +289,7 @@ class QueueHeader(Static):
             "".join(
                 set_cell_size(title, w) + " "
                 for _, title, w in column_layout(
-                    width, self.compare, self.show_task, self.axis_columns
+                    width, self.compare, self.show_task, self.axis_columns, self.sampled
                 )
             )[:width]
         )

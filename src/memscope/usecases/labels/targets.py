@@ -71,3 +71,37 @@ def require_question(
     if found is not None:
         return found
     raise unknown_question(qid, run_id, run_qids(con, run_id))
+
+
+def default_annotator_notice(store: Any, annotator: str | None) -> str | None:
+    """One line to say, at first use, that labels go under the OS user's name by default.
+
+    None when a name was given (``annotator``) or configured, or when the store already
+    holds a label or verdict by the default name (it was said then: said once).
+    """
+    if annotator is not None:
+        return None
+    from memscope.config import load_config
+    from memscope.paths import config_path
+
+    config = load_config()
+    if config.user.annotator:
+        return None
+    who = config.annotator
+    if store.exists:
+        from memscope.store.sql import one
+
+        with store.read() as con:
+            found = one(
+                con,
+                "SELECT 1 FROM label_events WHERE annotator = ? "
+                "UNION ALL SELECT 1 FROM verdict_events WHERE annotator = ? LIMIT 1",
+                [who, who],
+            )
+        if found:
+            return None
+    return (
+        f"labels and verdicts are recorded as {who!r}, your OS user name (the default): "
+        f'to use another name, set annotator = "NAME" under [user] in {config_path()} '
+        "or pass --annotator NAME"
+    )

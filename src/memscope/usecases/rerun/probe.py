@@ -115,6 +115,9 @@ class QuestionRerun:
     before: RankedPool
     after: RankedPool
     note: str | None = None
+    answer: dict[str, float | None] = field(default_factory=dict)
+    """The answer's stored scores (EM, judge, F1): a re-rank does not re-answer, so they
+    are the question's as graded, the same before and after."""
 
     @property
     def params(self) -> dict[str, Any]:
@@ -134,7 +137,12 @@ class QuestionRerun:
             "note": self.note,
             "before": self.before.as_dict(),
             "after": self.after.as_dict(),
+            "answer": dict(self.answer),
         }
+
+
+ANSWER_SCORES = ("em", "judge", "f1")
+"""The answer's own scores, which re-ranking the memory leaves as they are."""
 
 
 @dataclass
@@ -473,6 +481,11 @@ def rerun_question(
         recomputed_count=recomputed,
         before=before,
         after=after,
+        answer={
+            name: _clean(float(data.column(name)[i]))
+            for name in ANSWER_SCORES
+            if name in data.questions.column_names
+        },
         note=_question_note(
             valid,
             scored_mask,

@@ -11,8 +11,16 @@ from pathlib import Path
 from typing import Any
 
 from memscope.store.check import StoreHealth, check_store, save_label_events
+from memscope.store.migrations import shipped_names
 
-__all__ = ["StoreHealth", "check_store", "health_record", "next_steps", "save_label_events"]
+__all__ = [
+    "StoreHealth",
+    "check_store",
+    "health_record",
+    "next_steps",
+    "save_label_events",
+    "shipped_names",
+]
 
 
 def next_steps(health: StoreHealth, *, labels_saved_to: Path | None = None) -> list[str]:
