@@ -18,6 +18,7 @@ from rich.text import Text
 from memscope.cli.fitting import Column, FittingTable
 from memscope.textsafe import printable
 from memscope.usecases.table.axes import benchmark_name
+from memscope.usecases.table.result import MIN_CLUSTERS
 
 if TYPE_CHECKING:
     from memscope.usecases.table.result import ResultsTable, TableCell
@@ -56,17 +57,46 @@ def caption(table: ResultsTable) -> str:
         "(n) per cell",
     ]
     params = table.params
-    if params.resamples:
-        unit = "chain trunks" if params.clustered else "questions"
-        parts.append(f"[95% bootstrap interval over {unit}, {params.resamples} resamples]")
-    if table.baseline is not None:
-        parts.append(f"Δ vs {table.baseline} ({MARK}: paired 95% interval excludes 0)")
+    if params.clustered:
+        parts += _clustered_caption(table)
+    else:
+        if params.resamples:
+            parts.append(f"[95% bootstrap interval over questions, {params.resamples} resamples]")
+        if table.baseline is not None:
+            parts.append(f"Δ vs {table.baseline} ({MARK}: paired 95% interval excludes 0)")
     if table.corrected:
         parts.append(
             "corr = accuracy corrected with people's verdicts (PPI++, 95% interval)"
             + (f", {FLIP}: the correction flips Δ's sign" if table.baseline is not None else "")
         )
     return " · ".join(parts)
+
+
+def _clustered_caption(table: ResultsTable) -> list[str]:
+    """What a clustered table (DMV-Bench: chain trunks) resampled, how † is decided, and,
+    below :data:`MIN_CLUSTERS` clusters, that its intervals are approximate."""
+    parts = []
+    if table.params.resamples:
+        parts.append(
+            "[95% interval over chain trunks: Wilson at the trunks' design effect, t(trunks − 1)]"
+        )
+    if table.baseline is not None:
+        parts.append(
+            f"Δ vs {table.baseline} (interval over chain trunks, cluster-robust t; "
+            f"{MARK}: trunk sign-flip test p < 0.05, as compare)"
+        )
+    counts = sorted(
+        {
+            cell.n_clusters
+            for row in table.rows
+            for cell in row.cells.values()
+            if cell.n_clusters is not None and 0 < cell.n_clusters < MIN_CLUSTERS
+        }
+    )
+    if counts:
+        span = str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+        parts.append(f"{span} clusters: interval approximate (fewer than {MIN_CLUSTERS})")
+    return parts
 
 
 def _number(value: float | None, digits: int = 3) -> str:
@@ -266,6 +296,9 @@ def _csv_fields(cell: TableCell) -> dict[str, float | int | None]:
         "delta_low": None if delta is None else delta.low,
         "delta_high": None if delta is None else delta.high,
         "significant": None if delta is None else delta.significant,
+        "delta_p": None if delta is None else delta.p_value,
+        "n_clusters": cell.n_clusters,
+        "approximate": None if cell.n_clusters is None else cell.approximate,
     }
 
 
@@ -276,6 +309,10 @@ def render_csv(table: ResultsTable) -> str:
         fields += ["ci_low", "ci_high"]
     if table.baseline is not None:
         fields += ["delta", "delta_low", "delta_high", "significant"]
+        if table.params.clustered:
+            fields.append("delta_p")
+    if table.params.clustered and (table.params.resamples or table.baseline is not None):
+        fields += ["n_clusters", "approximate"]
     if table.corrected:
         fields += ["corrected", "corrected_low", "corrected_high", "corrected_n"]
         if table.baseline is not None:

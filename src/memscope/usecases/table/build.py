@@ -26,6 +26,7 @@ from typing import TypedDict, TypeVar
 
 import numpy as np
 
+from memscope.analysis import clustered as clustered_analysis
 from memscope.analysis import dmv as dmv_analysis
 from memscope.analysis.bootstrap import (
     DEFAULT_LEVEL,
@@ -98,6 +99,8 @@ class _Cell(TypedDict, total=False):
     delta_n: int | None
     significant: bool
     best: bool
+    n_clusters: int | None
+    delta_p: float | None
 
 
 @dataclass
@@ -287,15 +290,16 @@ def _interval(
     cluster: np.ndarray | None,
     shared: SharedResamples,
     seed: int,
-) -> tuple[float | None, float | None]:
+) -> tuple[float | None, float | None, int | None]:
+    """The cell's interval and, over clustered questions, how many clusters it rests on:
+    over questions a percentile bootstrap (as ``compare``), over clusters the small-sample
+    cluster interval (``analysis/clustered.py``), which holds with few clusters where a
+    cluster bootstrap is too narrow."""
     if cluster is None:
-        return shared.bounds(values[mask], seed=seed)
-    labels = np.where(mask, "in", "").astype(object)
-    groups = dmv_analysis.cluster_bootstrap_groups(
-        values, cluster, labels, ["in"], resamples=shared.resamples, seed=seed
-    )
-    group = groups.get("in")
-    return (group.ci_low, group.ci_high) if group else (None, None)
+        low, high = shared.bounds(values[mask], seed=seed)
+        return low, high, None
+    found = clustered_analysis.mean_interval(values[mask], cluster[mask], level=DEFAULT_LEVEL)
+    return found.ci_low, found.ci_high, found.n_clusters
 
 
 def _derived_cells(
@@ -366,9 +370,11 @@ def _row_cells(
         mask = everything if column.axis is None else labelled[column.axis] == column.level
         cell = _cell(values, mask)
         if ci:
-            cell["ci_low"], cell["ci_high"] = (
-                _interval(values, mask, cluster, shared, seed) if cell["n"] else (None, None)
+            cell["ci_low"], cell["ci_high"], clusters_used = (
+                _interval(values, mask, cluster, shared, seed) if cell["n"] else (None, None, 0)
             )
+            if cluster is not None:
+                cell["n_clusters"] = clusters_used
         cells[column.key] = cell
     cells |= _derived_cells(
         benchmark,
@@ -455,6 +461,10 @@ def _deltas(
     every column of a task-averaged table, get the difference of the two values only."""
     rows_base, rows_row = match_questions(base.keys, row.keys)
     delta = row.values[rows_row] - base.values[rows_base]
+    # Clustered questions (DMV-Bench trunks): the unit of the test and the interval is the
+    # cluster, exactly as ``compare`` tests it, labelled from the baseline's side.
+    base_clusters = base.clusters
+    matched_clusters = None if base_clusters is None else base_clusters[rows_base]
     for column in columns:
         cell = cells[column.key]
         if not paired or column.axis == "derived":
@@ -471,11 +481,35 @@ def _deltas(
         )
         chosen = delta[mask]
         defined = chosen[~np.isnan(chosen)]
-        low, high = shared.bounds(defined, seed=seed)
         cell["delta"] = float(defined.mean()) if defined.size else None
-        cell["delta_low"], cell["delta_high"] = low, high
         cell["delta_n"] = int(defined.size)
+        if matched_clusters is not None:
+            _clustered_delta(
+                cell,
+                base.values[rows_base][mask],
+                row.values[rows_row][mask],
+                matched_clusters[mask],
+                seed,
+            )
+            continue
+        low, high = shared.bounds(defined, seed=seed)
+        cell["delta_low"], cell["delta_high"] = low, high
         cell["significant"] = bool(low is not None and high is not None and (low > 0 or high < 0))
+
+
+def _clustered_delta(
+    cell: _Cell, before: np.ndarray, after: np.ndarray, clusters: np.ndarray, seed: int
+) -> None:
+    """Δ's interval over clusters (cluster-robust t(G - 1)) and its † from ``compare``'s
+    cluster sign-flip test (p < 0.05, two-sided) on the same matched questions."""
+    found = clustered_analysis.difference_interval(after - before, clusters, level=DEFAULT_LEVEL)
+    cell["delta_low"], cell["delta_high"] = found.ci_low, found.ci_high
+    cell["n_clusters"] = found.n_clusters
+    test = dmv_analysis.sign_flip_test(
+        after, before, clusters, permutations=dmv_analysis.DEFAULT_PERMUTATIONS, seed=seed
+    )
+    cell["delta_p"] = test.p_value
+    cell["significant"] = bool(test.p_value is not None and test.p_value < 1.0 - DEFAULT_LEVEL)
 
 
 def _mark_best(rows: list[dict[str, _Cell]], columns: list[TableColumn], metric: str) -> None:
@@ -692,7 +726,9 @@ def _typed_cell(cell: _Cell) -> TableCell:
             cell["delta_high"],
             cell["delta_n"],
             cell["significant"],
+            p_value=cell.get("delta_p"),
         )
         if "delta" in cell
         else None,
+        n_clusters=cell.get("n_clusters"),
     )

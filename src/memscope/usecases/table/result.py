@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memscope.analysis.clustered import MIN_CLUSTERS
 from memscope.json_types import JSONObject, JSONValue
 
 
@@ -22,16 +23,22 @@ class CellDelta:
     n: int | None
     """Matched questions; None where Δ is the difference of two values only."""
     significant: bool
-    """The paired interval excludes 0."""
+    """The paired interval excludes 0; over clusters, the cluster sign-flip test's p < 0.05."""
+    p_value: float | None = None
+    """Over clusters (DMV-Bench trunks): the two-sided cluster sign-flip test's p-value, as
+    ``compare`` reports it; None over questions."""
 
     def to_json(self) -> JSONObject:
-        return {
+        found: JSONObject = {
             "delta": self.delta,
             "delta_low": self.low,
             "delta_high": self.high,
             "delta_n": self.n,
             "significant": self.significant,
         }
+        if self.p_value is not None:
+            found["delta_p"] = self.p_value
+        return found
 
 
 @dataclass(frozen=True)
@@ -74,6 +81,13 @@ class TableCell:
     """Δ vs the baseline row (``--baseline``); None on the baseline row and without one."""
     corrected: CorrectedCell | None = None
     """The verdict-corrected accuracy (``--corrected``); None without ``--corrected``."""
+    n_clusters: int | None = None
+    """Clusters (DMV-Bench trunks) the interval and Δ rest on; None over questions."""
+
+    @property
+    def approximate(self) -> bool:
+        """Its interval rests on fewer clusters than the small-sample method is exact for."""
+        return self.n_clusters is not None and self.n_clusters < MIN_CLUSTERS
 
     @property
     def ci_low(self) -> float | None:
@@ -91,6 +105,9 @@ class TableCell:
             found |= self.delta.to_json()
         if self.corrected is not None:
             found["corrected"] = self.corrected.to_json()
+        if self.n_clusters is not None:
+            found["n_clusters"] = self.n_clusters
+            found["approximate"] = self.approximate
         found["best"] = self.best
         return found
 
