@@ -32,7 +32,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np
 
 from common import print_table
-
 from memscope.analysis.clustered import difference_interval, share_interval
 
 CLUSTERS = (6, 12, 30)

@@ -26,8 +26,8 @@ integer degrees of freedom (Abramowitz & Stegun 26.7.3), checked against scipy i
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
