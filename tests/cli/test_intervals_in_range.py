@@ -39,7 +39,7 @@ def _intervals(node: object, path: str = "") -> list[tuple[str, float, float, bo
         for low_key, high_key in (("ci_low", "ci_high"), ("low", "high"), DELTA_KEYS):
             low, high = node.get(low_key), node.get(high_key)
             if isinstance(low, float | int) and isinstance(high, float | int):
-                difference = low_key == "delta_low" or "delta" in node and low_key == "ci_low"
+                difference = low_key == "delta_low" or ("delta" in node and low_key == "ci_low")
                 found.append((f"{path}.{low_key}", float(low), float(high), difference))
         for key, value in node.items():
             found += _intervals(value, f"{path}.{key}")
