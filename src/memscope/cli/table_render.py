@@ -56,6 +56,15 @@ def caption(table: ResultsTable) -> str:
         how,
         "(n) per cell",
     ]
+    repeats = [row.repeats for row in table.rows if row.repeats]
+    if repeats:
+        from memscope.usecases.table.pooling import repeats_text
+
+        parts.append(
+            "pooling "
+            + repeats_text(tuple(n for r in repeats for n in r))
+            + " of one configuration per row"
+        )
     params = table.params
     if params.clustered:
         parts += _clustered_caption(table)

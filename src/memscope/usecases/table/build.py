@@ -41,6 +41,7 @@ from memscope.usecases.compare.pairs import match_questions
 from memscope.usecases.runs.ingest import effective_k
 from memscope.usecases.runs.loading import RunData
 from memscope.usecases.runs.run_info import RunInfo, RunValue
+from memscope.usecases.table import pooling
 from memscope.usecases.table.axes import (
     QuestionAxes,
     axis_levels,
@@ -121,6 +122,10 @@ class _Row:
     label: str = ""
     raw_label: str = ""
     """The label from the raw field values (``--label`` and ``--baseline`` accept it too)."""
+    split_run: str | None = None
+    """The one run of a row split off a group whose runs overlap (``pooling.py``)."""
+    repeats: tuple[int, ...] = ()
+    """Repeats of one configuration the row pools (``pooling.py``); empty for parts."""
 
     def pooled(self, name: str) -> np.ndarray:
         return np.concatenate([part.axes.labels[name] for part in self.parts])
@@ -223,9 +228,11 @@ def _labels(
         for row in rows:
             row.label = row.raw_label = str(row.key[0])
     else:
-        varying = [i for i in range(len(group)) if len({row.key[i] for row in rows}) > 1] or [
-            len(group) - 1
-        ]
+        # Nothing varies (one row): every field, so the label names the system (model
+        # and method), never only a method such as ``no_rag``.
+        varying = [i for i in range(len(group)) if len({row.key[i] for row in rows}) > 1] or list(
+            range(len(group))
+        )
         for row in rows:
             row.raw_label = _joined([row.key[i] for i in varying]) or "–"
             row.label = _joined([_shown(group[i], row.key[i], names) for i in varying]) or "–"
@@ -604,9 +611,13 @@ def build_table(
         )
         key = (run.run_id,) if options.per_run else tuple(_json_value(run.value(f)) for f in group)
         rows.setdefault(key, _Row(key, [])).parts.append(part)
-    ordered = list(rows.values())
+    ordered, notes = _pooled_rows(list(rows.values()))
     names = table_layout(benchmark).display_names
     _labels(ordered, ("run",) if options.per_run else group, options.per_run, options.labels, names)
+    for row in ordered:
+        if row.split_run is not None:
+            row.label = f"{row.label} · {row.split_run}"
+            row.raw_label = f"{row.raw_label} · {row.split_run}"
     columns, labelled_lists = _columns(benchmark, by, ordered)
     tasks_average = options.average == "tasks" and not options.per_run
     # Every cell's interval through one set of shared draws (cells with the same values
@@ -689,6 +700,7 @@ def build_table(
             tasks=tuple(sorted({p.run.task or "" for p in row.parts})),
             n_questions=len(row.values),
             cells={key: _typed_cell(cell) for key, cell in cells.items()},
+            repeats=row.repeats,
         )
         for row, cells in zip(ordered, cells_of, strict=True)
     )
@@ -710,7 +722,25 @@ def build_table(
         ),
         columns=tuple(columns),
         rows=rows_out,
+        notes=tuple(notes),
     )
+
+
+def _pooled_rows(rows: list[_Row]) -> tuple[list[_Row], list[str]]:
+    """The rows with every row whose runs overlap split into one row per run (no question
+    counted twice unsaid), repeats recorded; and the notes saying what was split."""
+    out: list[_Row] = []
+    notes: list[str] = []
+    for row in rows:
+        found = pooling.classify([part.keys for part in row.parts])
+        if found.kind == "overlap":
+            runs = [part.run.run_id for part in row.parts]
+            notes.append(pooling.split_note(_joined(list(row.key)), runs, found.shared))
+            out += [_Row(row.key, [part], split_run=part.run.run_id) for part in row.parts]
+            continue
+        row.repeats = found.repeats
+        out.append(row)
+    return out, notes
 
 
 def _typed_cell(cell: _Cell) -> TableCell:

@@ -140,17 +140,23 @@ class TableRow:
     n_questions: int
     cells: dict[str, TableCell]
     """By column key."""
+    repeats: tuple[int, ...] = ()
+    """Repeats of one configuration the row pools (per class of equal runs); empty when
+    its runs are one run or disjoint parts."""
 
     def to_json(self) -> JSONObject:
-        return {
+        found: JSONObject = {
             "label": self.label,
             "group": dict(self.group),
             "display_group": dict(self.display_group),
             "runs": list(self.runs),
             "tasks": list(self.tasks),
             "n_questions": self.n_questions,
-            "cells": {key: cell.to_json() for key, cell in self.cells.items()},
         }
+        if self.repeats:
+            found["repeats"] = list(self.repeats)
+        found["cells"] = {key: cell.to_json() for key, cell in self.cells.items()}
+        return found
 
 
 @dataclass(frozen=True)
@@ -197,6 +203,9 @@ class ResultsTable:
     rows: tuple[TableRow, ...]
     corrected: bool = False
     """Cells carry the verdict-corrected accuracy (``--corrected``)."""
+    notes: tuple[str, ...] = ()
+    """What the table did that the reader must know (a row split because its runs
+    overlap); the CLI prints them on stderr, the JSON carries them."""
 
     def to_json(self) -> JSONObject:
         found: JSONObject = {
@@ -213,4 +222,6 @@ class ResultsTable:
         }
         if self.corrected:
             found["corrected"] = True
+        if self.notes:
+            found["notes"] = list(self.notes)
         return found
