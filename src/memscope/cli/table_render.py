@@ -56,6 +56,12 @@ def caption(table: ResultsTable) -> str:
         how,
         "(n) per cell",
     ]
+    if table.benchmark == "memeye" and {"x", "y", "cell"} & set(table.by):
+        parts.append(
+            "a question in every X / Y column it names (the runner's counting)"
+            if table.params.membership == "every"
+            else "a question in the column of its highest X / Y label (the paper's rule)"
+        )
     repeats = [row.repeats for row in table.rows if row.repeats]
     if repeats:
         from memscope.usecases.table.pooling import repeats_text
@@ -341,6 +347,27 @@ def render_csv(table: ResultsTable) -> str:
     return out.getvalue()
 
 
+def _compared(checks: list[dict[str, Any]]) -> str:
+    """What was compared, per upstream file: its fields (a per-level field as its family:
+    ``by_x (em, f1, judge)``), so that agreement is never claimed for more than that."""
+    by_file: dict[str, dict[str, set[str]]] = {}
+    for c in checks:
+        name = str(c["source"]).replace("\\", "/").rsplit("/", 1)[-1]
+        family, _, rest = str(c["field"]).partition(".")
+        metric = rest.rpartition(".")[2] if rest else ""
+        by_file.setdefault(name, {}).setdefault(family, set()).update({metric} - {""})
+    parts = []
+    for name, families in by_file.items():
+        fields = ", ".join(
+            f"{family} ({', '.join(sorted(metrics))})" if metrics else family
+            for family, metrics in families.items()
+        )
+        if any(family.startswith("by_") for family in families):
+            fields += "; per level under the runner's counting (a question in every bucket it names: table --membership every)"
+        parts.append(f"{name}: {fields}")
+    return "; ".join(parts)
+
+
 def render_upstream(check: dict[str, Any]) -> str:
     """The upstream comparison as text: a one-line verdict, then each difference."""
     if not check["checks"]:
@@ -359,6 +386,7 @@ def render_upstream(check: dict[str, Any]) -> str:
         lines.append(
             f"upstream: all {len(check['checks'])} values of {check['n_runs_checked']} run(s) agree with the benchmark's own summary"
         )
+    lines.append(f"  compared: {_compared(check['checks'])}")
     if check["runs_without_summary"]:
         lines.append(f"  no upstream summary row for: {', '.join(check['runs_without_summary'])}")
     return "\n".join(lines)

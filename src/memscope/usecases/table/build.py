@@ -54,6 +54,7 @@ from memscope.usecases.table.axes import (
     table_layout,
     table_metrics,
 )
+from memscope.usecases.table.membership import check_membership, every_labels, level_mask
 from memscope.usecases.table.result import (
     CellDelta,
     ResultsTable,
@@ -84,6 +85,8 @@ class TableOptions:
     k: int | None = None
     resamples: int | None = None
     seed: int = DEFAULT_SEED
+    membership: str = "highest"
+    """Where a question with several X / Y labels counts (``membership.py``)."""
 
 
 class _Cell(TypedDict, total=False):
@@ -113,6 +116,8 @@ class _Part:
     axes: QuestionAxes
     keys: list[str]
     clusters: np.ndarray | None
+    every: dict[str, np.ndarray] = field(default_factory=dict)
+    """``--membership every``: per axis, each question's tuple of every level it names."""
 
 
 @dataclass
@@ -264,12 +269,18 @@ def _labels(
 def _columns(
     benchmark: str, by: tuple[str, ...], rows: list[_Row]
 ) -> tuple[list[TableColumn], dict[str, list[np.ndarray]]]:
-    """The columns, and per axis the (binned) labels of each row's pooled questions."""
+    """The columns, and per axis the (binned) labels of each row's pooled questions (with
+    ``--membership every``, on the axes that list them, each question's tuple of levels)."""
     columns: list[TableColumn] = []
     labelled: dict[str, list[np.ndarray]] = {}
     parts = [part.axes for row in rows for part in row.parts]
     for axis in by:
         per_part, levels = axis_levels(benchmark, axis, parts)
+        every = [part.every.get(axis) for row in rows for part in row.parts]
+        if every and all(labels is not None for labels in every):
+            per_part = every  # type: ignore[assignment]
+            named = {level for labels in every for named in labels for level in named}
+            levels = [level for level in levels if level in named] + sorted(named - set(levels))
         at = 0
         labelled[axis] = []
         for row in rows:
@@ -374,7 +385,9 @@ def _row_cells(
     for column in columns:
         if column.axis == "derived":
             continue
-        mask = everything if column.axis is None else labelled[column.axis] == column.level
+        mask = (
+            everything if column.axis is None else level_mask(labelled[column.axis], column.level)
+        )
         cell = _cell(values, mask)
         if ci:
             cell["ci_low"], cell["ci_high"], clusters_used = (
@@ -441,7 +454,7 @@ def _task_average(
                     chosen = (
                         values
                         if column.axis is None
-                        else values[labelled[column.axis][mask] == column.level]
+                        else values[level_mask(labelled[column.axis][mask], column.level)]
                     )
                     draws.append(shared.means(chosen[~np.isnan(chosen)], seed=seed + i))
                 low, high = np.quantile(np.mean(draws, axis=0), [tail, 1.0 - tail])
@@ -484,7 +497,7 @@ def _deltas(
         mask = (
             np.ones(len(delta), dtype=bool)
             if column.axis is None
-            else base_labelled[column.axis][rows_base] == column.level
+            else level_mask(base_labelled[column.axis][rows_base], column.level)
         )
         chosen = delta[mask]
         defined = chosen[~np.isnan(chosen)]
@@ -592,6 +605,7 @@ def build_table(
         )
     benchmark = check_benchmarks([d.run for d in data])
     by, metric, group = _validate(options, benchmark)
+    check_membership(options.membership, benchmark)
     clustered = spec_of(benchmark).cluster is not None
     resamples = options.resamples or (
         dmv_analysis.DEFAULT_RESAMPLES if clustered else DEFAULT_RESAMPLES
@@ -608,6 +622,14 @@ def build_table(
             axes=question_axes(run_data, benchmark),
             keys=run_data.column("question_key").tolist(),
             clusters=clusters(run_data, benchmark),
+            every={
+                axis: labels
+                for axis in by
+                if (labels := every_labels(run_data, axis, table_layout(benchmark).cell_separator))
+                is not None
+            }
+            if options.membership == "every"
+            else {},
         )
         key = (run.run_id,) if options.per_run else tuple(_json_value(run.value(f)) for f in group)
         rows.setdefault(key, _Row(key, [])).parts.append(part)
@@ -719,6 +741,7 @@ def build_table(
             level=DEFAULT_LEVEL,
             k=sorted(ks)[0] if len(ks) == 1 else sorted(ks),
             clustered=clustered,
+            membership=options.membership,
         ),
         columns=tuple(columns),
         rows=rows_out,

@@ -173,9 +173,12 @@ class TableParams:
     """The runs' K, or the list of them where they differ."""
     clustered: bool
     """Intervals resample clusters (DMV-Bench's chain trunks), not questions."""
+    membership: str = "highest"
+    """Where a question with several X / Y labels counts: ``highest`` (the paper's rule)
+    or ``every`` (the runner's: in every bucket it names)."""
 
     def to_json(self) -> JSONObject:
-        return {
+        found: JSONObject = {
             "seed": self.seed,
             "resamples": self.resamples,
             "delta_resamples": self.delta_resamples,
@@ -183,6 +186,9 @@ class TableParams:
             "k": self.k if isinstance(self.k, int) else list(self.k),
             "clustered": self.clustered,
         }
+        if self.membership != "highest":
+            found["membership"] = self.membership
+        return found
 
 
 @dataclass(frozen=True)
