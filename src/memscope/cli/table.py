@@ -236,8 +236,8 @@ def table(
     # --ci over a sweep bootstraps thousands of cells: a line on a terminal says how far.
     with progress_line(stderr, "bootstrapping cells", min_items=CELLS_FOR_PROGRESS) as progress:
         result = build_table(data, options, on_progress=progress)
-    for note in result.notes:
-        warn(note)
+    for notice in result.notes:
+        warn(notice)
     if corrected:
         from memscope.usecases.table.corrected import add_corrected
 

@@ -276,9 +276,10 @@ def _columns(
     parts = [part.axes for row in rows for part in row.parts]
     for axis in by:
         per_part, levels = axis_levels(benchmark, axis, parts)
-        every = [part.every.get(axis) for row in rows for part in row.parts]
-        if every and all(labels is not None for labels in every):
-            per_part = every  # type: ignore[assignment]
+        found = [part.every.get(axis) for row in rows for part in row.parts]
+        every = [labels for labels in found if labels is not None]
+        if every and len(every) == len(found):
+            per_part = every
             named = {level for labels in every for named in labels for level in named}
             levels = [level for level in levels if level in named] + sorted(named - set(levels))
         at = 0
@@ -623,9 +624,9 @@ def build_table(
             keys=run_data.column("question_key").tolist(),
             clusters=clusters(run_data, benchmark),
             every={
-                axis: labels
+                axis: listed
                 for axis in by
-                if (labels := every_labels(run_data, axis, table_layout(benchmark).cell_separator))
+                if (listed := every_labels(run_data, axis, table_layout(benchmark).cell_separator))
                 is not None
             }
             if options.membership == "every"

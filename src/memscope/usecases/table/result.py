@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memscope.analysis.clustered import MIN_CLUSTERS
+from memscope.analysis.clustered import MIN_CLUSTERS as MIN_CLUSTERS
 from memscope.json_types import JSONObject, JSONValue
 
 
