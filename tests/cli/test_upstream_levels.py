@@ -93,5 +93,5 @@ def test_ingest_says_what_it_compared_and_what_not(tmp_path: Path) -> None:
     copy = tmp_path / "srag_v"
     shutil.copytree(SRAG_V, copy)
     text = " ".join(_invoke("ingest", str(copy), "--dataset", str(DIALOG)).output.split())
-    assert "in the 5 values recomputed: open_count, overall.em" in text
+    assert "in the 5 values recomputed: open_count, overall.{em, f1, bleu_1, judge}" in text
     assert "not compared here: by_x, by_y, by_cell" in text

@@ -137,3 +137,9 @@ def test_every_output_says_the_interval_is_approximate() -> None:
     assert fields["all n_clusters"] == "6" and fields["all approximate"] == "1"
     report = _json("report", "dmv_f2_demo:NoMemory")["tsr"]
     assert report["approximate"] is True and report["n_trunks"] == 6
+
+
+def test_a_mean_over_tasks_with_intervals_is_refused_over_clusters() -> None:
+    result = runner.invoke(app, ["table", str(DEMO), "--ci", "--average", "tasks"])
+    assert result.exit_code == 1
+    assert "intervals are over its clusters" in " ".join(result.output.split())

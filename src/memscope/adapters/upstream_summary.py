@@ -129,6 +129,27 @@ def _value(value: JSONValue) -> str:
     return "none" if value is None else str(value)
 
 
+def _field_families(fields: list[str]) -> str:
+    """The compared fields, those of one family together: ``open_count,
+    overall.{em, f1, judge}``; a family of more than five as ``f1.category_counts.* (10)``."""
+    families: dict[str, list[str]] = {}
+    for name in fields:
+        family, dot, member = name.rpartition(".")
+        families.setdefault(family if dot else name, []).append(member if dot else "")
+    parts = []
+    for family, members in families.items():
+        named = [m for m in members if m]
+        if not named:
+            parts.append(family)
+        elif len(named) == 1:
+            parts.append(f"{family}.{named[0]}")
+        elif len(named) <= 5:
+            parts.append(f"{family}.{{{', '.join(named)}}}")
+        else:
+            parts.append(f"{family}.* ({len(named)})")
+    return ", ".join(parts)
+
+
 def check_sentence(check: Mapping[str, JSONValue]) -> str:
     """One line: "agrees with upstream's summary …" or the differences, naming the file."""
     files = [str(f) for f in _items(check.get("files")) or [check.get("file", "the summary file")]]
@@ -139,7 +160,7 @@ def check_sentence(check: Mapping[str, JSONValue]) -> str:
     if check["agrees"]:
         name = " and ".join(f.replace("\\", "/").rsplit("/", 1)[-1] for f in files)
         fields = [str(f) for f in _items(check.get("fields"))]
-        what = f": {', '.join(fields[:8])}{', …' if len(fields) > 8 else ''}" if fields else ""
+        what = f": {_field_families(fields)}" if fields else ""
         left = [str(f) for f in _items(check.get("not_compared"))]
         unchecked = (
             f"; not compared here: {', '.join(left)} (memscope table --check-upstream compares them)"

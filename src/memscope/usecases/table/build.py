@@ -608,6 +608,14 @@ def build_table(
     by, metric, group = _validate(options, benchmark)
     check_membership(options.membership, benchmark)
     clustered = spec_of(benchmark).cluster is not None
+    if clustered and options.ci and options.average == "tasks" and not options.per_run:
+        # The mean over tasks resamples each task's questions apart, which ignores the
+        # clusters the benchmark declares; its interval would be too narrow.
+        raise InputError(
+            f"--average tasks with --ci: {benchmark_name(benchmark)} intervals are over its "
+            "clusters (chain trunks), which a mean over tasks cannot resample",
+            fix="Leave out --average tasks (questions pooled) for intervals, or --ci for the mean over tasks.",
+        )
     resamples = options.resamples or (
         dmv_analysis.DEFAULT_RESAMPLES if clustered else DEFAULT_RESAMPLES
     )
