@@ -205,7 +205,7 @@ def test_the_other_reports_cut_no_number_either(width: int, name: str) -> None:
     if name == "report cue-mem":  # "1.000 (n=…" at 60 columns before
         assert "│ 1.000 (n=3) │" in text
     if name == "report dmv-bench":  # the level column was squeezed to nothing
-        assert re.search(r"│\s+1 │\s+60 │ 0\.533 │\s+\[0\.43, 0\.63\] │", text)
+        assert re.search(r"│\s+1 │\s+60 │ 0\.533 │\s+\[0\.37, 0\.69\] │", text)
     if name == "rerun":  # every interval on one line, whole
         for interval in re.findall(r"\[[^\]\n]*\]", text):
             assert re.fullmatch(r"\[[+-]\d\.\d{3}, [+-]\d\.\d{3}\]", interval), interval

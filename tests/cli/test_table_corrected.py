@@ -55,9 +55,10 @@ def test_each_cell_carries_audits_corrected_accuracy(judged: Store) -> None:
     overall = corrected_accuracy(judged, RUN)
     assert overall is not None
     assert row["cells"]["all"]["corrected"] == {
-        "estimate": pytest.approx(overall.estimate),
-        "low": pytest.approx(overall.ci_low),
-        "high": pytest.approx(overall.ci_high),
+        # Clipped to [0, 1] as audit reports it (MeanEstimate.as_share).
+        "estimate": pytest.approx(overall.as_share[0]),
+        "low": pytest.approx(overall.as_share[1]),
+        "high": pytest.approx(overall.as_share[2]),
         "n_verdicts": 39,  # one of our 40 verdicts is unsure
         "delta": None,
         "flipped": False,
@@ -66,8 +67,8 @@ def test_each_cell_carries_audits_corrected_accuracy(judged: Store) -> None:
     for level in audit.levels[1:]:
         found = row["cells"][f"category:{level.level}"]["corrected"]
         assert level.ppi is not None and found["n_verdicts"] == level.n_verdicts > 0
-        assert found["estimate"] == pytest.approx(level.ppi.estimate)
-        assert (found["low"], found["high"]) == pytest.approx((level.ppi.ci_low, level.ppi.ci_high))
+        assert found["estimate"] == pytest.approx(level.ppi.as_share[0])
+        assert (found["low"], found["high"]) == pytest.approx(level.ppi.as_share[1:])
 
 
 def test_every_format_shows_the_corrected_value_and_is_unchanged_without_it(judged: Store) -> None:

@@ -134,12 +134,28 @@ def test_report_tsr_section_by_hand(store: Store, ingested: list[str]) -> None:
     assert section["by_reach"]["1"]["n"] == 5 and section["by_reach"]["1"]["tsr"] == pytest.approx(
         0.8
     )
-    assert set(section["by_reach"]["1"]) == {"n", "tsr", "ci_low", "ci_high"}
-    assert section["by_reach"]["2"] == {"n": 1, "tsr": 0.0, "ci_low": 0.0, "ci_high": 0.0}
+    assert set(section["by_reach"]["1"]) == {
+        "n",
+        "tsr",
+        "ci_low",
+        "ci_high",
+        "n_trunks",
+        "approximate",
+    }
+    # One probe in one trunk: no interval (a spread needs two clusters), said approximate.
+    assert section["by_reach"]["2"] == {
+        "n": 1,
+        "tsr": 0.0,
+        "ci_low": None,
+        "ci_high": None,
+        "n_trunks": 1,
+        "approximate": True,
+    }
     assert {k: v["n"] for k, v in section["by_bank_size"].items()} == {"7": 3, "8": 1, "9": 2}
     assert {k: v["n"] for k, v in section["by_encoding_position"].items()} == {"1": 5, "2": 1}
     for group in section["by_reach"].values():
-        assert group["ci_low"] <= group["tsr"] <= group["ci_high"]
+        if group["n_trunks"] > 1:
+            assert group["ci_low"] <= group["tsr"] <= group["ci_high"]
     assert report["k"] == 5 and report["answer"]["overall"]["em"] == pytest.approx(4 / 6)
 
 

@@ -675,7 +675,9 @@ def test_the_honcho_stats_files_agree_with_the_rows() -> None:
     assert check["agrees"] is True and check["checked"] == 20 and check["surprises"] == []
     assert check_sentence(check) == (
         "agrees with upstream's summary conv-26_qa_f1_stats.json + conv-26_qa_llm_stats.json "
-        "(20 values recomputed)"
+        "in the 20 values recomputed: f1.category_counts.{1, 2, 3, 4, 5}, "
+        "f1.cum_accuracy_by_category.{1, 2, 3, 4, 5}, llm.category_counts.{1, 2, 3, 4, 5}, "
+        "llm.cum_accuracy_by_category.{1, 2, 3, 4, 5}"
     )
     # and per category the stored means are upstream's accuracy, cum / count, to 3 places
     category = {q.qid: q.extra["category"] for q in run.dataset.questions}

@@ -46,27 +46,36 @@ def _agrees(upstream: JSONValue, recomputed: JSONValue, tolerance: float) -> boo
 
 
 def summary_check(
-    file: str, comparisons: list[Comparison], *, surprises: list[str] | None = None
+    file: str,
+    comparisons: list[Comparison],
+    *,
+    surprises: list[str] | None = None,
+    not_compared: list[str] | None = None,
 ) -> JSONObject:
     """The check record of one summary file.
 
     Returns:
-        ``{"file", "agrees", "checked", "differences": [{"field", "upstream",
-        "recomputed"}], "surprises": [...]}``; ``agrees`` is None when nothing could be
-        compared.
+        ``{"file", "agrees", "checked", "fields" (what was compared), "differences":
+        [{"field", "upstream", "recomputed"}], "surprises": [...]}``, with
+        ``"not_compared"`` (what the file holds that this check leaves out) when given;
+        ``agrees`` is None when nothing could be compared.
     """
     differences: list[JSONValue] = [
         {"field": name, "upstream": upstream, "recomputed": recomputed}
         for name, upstream, recomputed, tolerance in comparisons
         if not _agrees(upstream, recomputed, tolerance)
     ]
-    return {
+    found: JSONObject = {
         "file": file,
         "agrees": (not differences) if comparisons else None,
         "checked": len(comparisons),
+        "fields": [name for name, *_ in comparisons],
         "differences": differences,
         "surprises": list[JSONValue](surprises or []),
     }
+    if not_compared:
+        found["not_compared"] = list[JSONValue](not_compared)
+    return found
 
 
 def _items(value: JSONValue) -> list[JSONValue]:
@@ -120,6 +129,27 @@ def _value(value: JSONValue) -> str:
     return "none" if value is None else str(value)
 
 
+def _field_families(fields: list[str]) -> str:
+    """The compared fields, those of one family together: ``open_count,
+    overall.{em, f1, judge}``; a family of more than five as ``f1.category_counts.* (10)``."""
+    families: dict[str, list[str]] = {}
+    for name in fields:
+        family, dot, member = name.rpartition(".")
+        families.setdefault(family if dot else name, []).append(member if dot else "")
+    parts = []
+    for family, members in families.items():
+        named = [m for m in members if m]
+        if not named:
+            parts.append(family)
+        elif len(named) == 1:
+            parts.append(f"{family}.{named[0]}")
+        elif len(named) <= 5:
+            parts.append(f"{family}.{{{', '.join(named)}}}")
+        else:
+            parts.append(f"{family}.* ({len(named)})")
+    return ", ".join(parts)
+
+
 def check_sentence(check: Mapping[str, JSONValue]) -> str:
     """One line: "agrees with upstream's summary …" or the differences, naming the file."""
     files = [str(f) for f in _items(check.get("files")) or [check.get("file", "the summary file")]]
@@ -129,7 +159,18 @@ def check_sentence(check: Mapping[str, JSONValue]) -> str:
         return f"upstream's {summary} {file} holds nothing memscope can recompute"
     if check["agrees"]:
         name = " and ".join(f.replace("\\", "/").rsplit("/", 1)[-1] for f in files)
-        return f"agrees with upstream's {summary} {name} ({check['checked']} values recomputed)"
+        fields = [str(f) for f in _items(check.get("fields"))]
+        what = f": {_field_families(fields)}" if fields else ""
+        left = [str(f) for f in _items(check.get("not_compared"))]
+        unchecked = (
+            f"; not compared here: {', '.join(left)} (memscope table --check-upstream compares them)"
+            if left
+            else ""
+        )
+        return (
+            f"agrees with upstream's {summary} {name} in the {check['checked']} values "
+            f"recomputed{what}{unchecked}"
+        )
     differences = [d for d in _items(check.get("differences")) if isinstance(d, dict)]
     listed = "; ".join(
         f"{d['field']}: upstream {_value(d['upstream'])}, recomputed {_value(d['recomputed'])}"

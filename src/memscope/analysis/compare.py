@@ -15,17 +15,20 @@ import numpy as np
 
 from memscope.analysis import aggregate
 from memscope.analysis.bootstrap import (
+    DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     Interval,
     percentile_interval,
 )
+from memscope.analysis.clustered import difference_interval
 
 TRANSITIONS = ("fixed", "broken", "both_right", "both_wrong")
 
 
-DeltaGroup: TypeAlias = dict[str, float | int | None]
-"""Δ over a group: ``n``, ``score_a``, ``score_b``, ``delta``, ``ci_low``, ``ci_high``."""
+DeltaGroup: TypeAlias = dict[str, float | int | bool | None]
+"""Δ over a group: ``n``, ``score_a``, ``score_b``, ``delta``, ``ci_low``, ``ci_high`` (and
+over clusters ``n_clusters``, ``approximate``)."""
 
 
 class DeltaGroups(TypedDict):
@@ -82,8 +85,14 @@ def delta_table(
     *,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    clusters: np.ndarray | None = None,
 ) -> DeltaGroups:
     """Δ overall, per x level, per y level and per (x, y) cell, each with its paired interval.
+
+    With ``clusters`` (a label per question: DMV-Bench chain trunks) the interval's unit is
+    the cluster (``analysis/clustered.difference_interval``: cluster-robust t with G - 1
+    degrees of freedom) and each group also says ``n_clusters`` and ``approximate`` (fewer
+    than 30 clusters); without, it resamples questions (percentile bootstrap).
 
     ``levels`` are the x and the y levels in order (the benchmark's coordinate axes; empty
     for a benchmark that places no question on them).
@@ -95,19 +104,28 @@ def delta_table(
     cells = aggregate.cell_labels(x, y)
     everything = np.ones(len(delta), dtype=bool)
 
+    def summary(mask: np.ndarray) -> DeltaGroup:
+        if clusters is None:
+            interval = percentile_interval(delta[mask], resamples=resamples, seed=seed)
+            return _summary(score_a, score_b, interval, mask)
+        found = difference_interval(delta[mask], clusters[mask], level=DEFAULT_LEVEL)
+        interval = Interval(found.mean, found.ci_low, found.ci_high, found.n)
+        group = _summary(score_a, score_b, interval, mask)
+        group["n_clusters"] = found.n_clusters
+        group["approximate"] = found.approximate
+        return group
+
     def grouped(labels: np.ndarray, levels: tuple[str, ...]) -> dict[str, DeltaGroup]:
         groups: dict[str, DeltaGroup] = {}
         for level in levels:
-            mask = labels == level
-            interval = percentile_interval(delta[mask], resamples=resamples, seed=seed)
-            if interval.n:
-                groups[level] = _summary(score_a, score_b, interval, mask)
+            group = summary(labels == level)
+            if group["n"]:
+                groups[level] = group
         return groups
 
-    overall = percentile_interval(delta, resamples=resamples, seed=seed)
     x_levels, y_levels = levels
     return {
-        "overall": _summary(score_a, score_b, overall, everything),
+        "overall": summary(everything),
         "by_x": grouped(x, x_levels),
         "by_y": grouped(y, y_levels),
         "by_cell": grouped(cells, tuple(f"{a}_{b}" for a in x_levels for b in y_levels)),

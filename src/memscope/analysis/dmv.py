@@ -274,3 +274,34 @@ def bin_labels(values: np.ndarray, *, max_bins: int = 8) -> tuple[np.ndarray, li
             names.append("")
     labels[np.flatnonzero(defined)] = np.array(names, dtype=object)[which]
     return labels, [name for name in dict.fromkeys(names) if name]
+
+
+def cluster_interval_groups(
+    success: np.ndarray,
+    trunks: np.ndarray,
+    groups: np.ndarray,
+    levels: list[str],
+    *,
+    level: float = DEFAULT_LEVEL,
+) -> dict[str, GroupTSR]:
+    """TSR per group with the small-sample trunk interval of ``analysis/clustered.py``
+    (Wilson at the trunks' design effect, t with trunks − 1 degrees of freedom): the
+    interval ``report`` and ``table`` print, which holds with a handful of trunks where the
+    cluster bootstrap (:func:`cluster_bootstrap_groups`) is too narrow.
+
+    Returns:
+        ``{level: GroupTSR}`` for the levels that have defined probes, in ``levels`` order.
+    """
+    from memscope.analysis.clustered import share_interval
+
+    values = np.asarray(success, dtype=float)
+    trunks, groups = np.asarray(trunks), np.asarray(groups)
+    keep = ~np.isnan(values)
+    result: dict[str, GroupTSR] = {}
+    for name in levels:
+        chosen = keep & (groups == name)
+        if not chosen.any():
+            continue
+        found = share_interval(values[chosen], trunks[chosen], level=level)
+        result[name] = GroupTSR(found.n, found.mean, found.ci_low, found.ci_high, found.n_clusters)
+    return result

@@ -82,10 +82,27 @@ def compare(
     stdout.print(render_compare(result))
 
 
+def _bounds(group: DeltaGroup, digits: int) -> str:
+    """``[low, high]`` of Δ's interval (``[–]`` where it has none: one cluster)."""
+    low, high = group.get("ci_low"), group.get("ci_high")
+    if low is None or high is None:
+        return "[–]"
+    return f"[{low:+.{digits}f}, {high:+.{digits}f}]"
+
+
+def _clusters(group: DeltaGroup) -> str:
+    """Over clusters: how many, and that the interval is approximate below 30."""
+    if group.get("n_clusters") is None:
+        return ""
+    return f" in {group['n_clusters']} clusters" + (
+        ": interval approximate" if group.get("approximate") else ""
+    )
+
+
 def _delta(group: DeltaGroup | None) -> str:
     if not group or group.get("delta") is None:
         return "–"
-    return f"{group['delta']:+.3f} [{group['ci_low']:+.2f}, {group['ci_high']:+.2f}] n={group['n']}"
+    return f"{group['delta']:+.3f} {_bounds(group, 2)} n={group['n']}{_clusters(group)}"
 
 
 def _cell(group: DeltaGroup | None) -> str:
@@ -109,7 +126,12 @@ def _levels_table(
             Column("Δ", rank=0),
             Column("95% CI", rank=1),
         ],
-        title="Δ per level with 95% bootstrap interval",
+        title="Δ per level with 95% interval"
+        + (
+            " over clusters (cluster-robust t; approximate below 30 clusters)"
+            if delta.overall.get("n_clusters") is not None
+            else " (bootstrap over questions)"
+        ),
         title_justify="left",
     )
     rows = [(x, delta.by_x.get(x)) for x in x_levels] + [(y, delta.by_y.get(y)) for y in y_levels]
@@ -123,7 +145,7 @@ def _levels_table(
             f"{group['score_a']:.3f}",
             f"{group['score_b']:.3f}",
             f"{group['delta']:+.3f}",
-            f"[{group['ci_low']:+.3f}, {group['ci_high']:+.3f}]",
+            _bounds(group, 3),
             style="dim" if level == "all" else None,
         )
     return fit(table)

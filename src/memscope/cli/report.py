@@ -72,8 +72,8 @@ def report(
     and Stale-Dominance. Each value comes with its n.
 
     A DMV-Bench run adds TSR overall, by reach (the retention curve), by bank size and by
-    encoding position, with 95% intervals from a bootstrap over chain trunks (1,000
-    resamples). A CUE-Mem run adds accuracy per task x explicit/implicit, Memory Avg.
+    encoding position, with 95% intervals over chain trunks (Wilson at the trunks' design
+    effect, t with trunks − 1 degrees of freedom; approximate below 30 trunks). A CUE-Mem run adds accuracy per task x explicit/implicit, Memory Avg.
     (first three tasks), EI-Gap, Answer Refusal apart, and evidence Recall@k/Precision@k
     (k = 1, 3, 5, 10, 25; Precision@k = hits / k).
 

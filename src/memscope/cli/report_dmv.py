@@ -55,7 +55,12 @@ def render_dmv_report(report: Report, tsr: TsrSection, header: Text) -> Group:
     parts.append(
         Text(
             f"TSR {fmt(tsr['overall'])}  95% CI {_interval(tsr)}  ·  {tsr['n']} probes in {tsr['n_trunks']} chain trunk(s)"
-            f"  ·  cluster bootstrap over trunks, {tsr['resamples']} resamples, seed {tsr['seed']}"
+            "  ·  interval over chain trunks (Wilson at the trunks' design effect, t(trunks − 1))"
+            + (
+                f"  ·  {tsr['n_trunks']} clusters: interval approximate"
+                if tsr["approximate"]
+                else ""
+            )
         )
     )
     parts.append(Text(""))

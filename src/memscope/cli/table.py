@@ -120,6 +120,13 @@ def table(
     per_run: Annotated[
         bool, typer.Option("--per-run", help="One row per run instead of per system.")
     ] = False,
+    membership: Annotated[
+        str,
+        typer.Option(
+            "--membership",
+            help="MemEye questions with several X / Y labels: highest (the paper's rule: the column of the highest label) or every (the runner's metrics.json: every column the question names).",
+        ),
+    ] = "highest",
     baseline: Annotated[
         str | None,
         typer.Option(
@@ -146,7 +153,7 @@ def table(
         bool,
         typer.Option(
             "--check-upstream",
-            help="Check the per-run numbers against the benchmark's own summary (each benchmark's summary files, e.g. MemEye's matrices/*/summary.csv); the verdict goes to stderr (into the JSON with --format json).",
+            help="Check the per-run numbers against the benchmark's own summary files (MemEye matrices/*/summary.csv and metrics.json by_x, by_y, by_cell under the runner's counting; DMV-Bench f2_summary.csv); the verdict, naming what was compared, goes to stderr (into the JSON with --format json).",
         ),
     ] = False,
     k: Annotated[
@@ -184,9 +191,11 @@ def table(
 
     A row is a system over all its runs (MemEye: model × method × mode, questions of all
     tasks pooled; --average tasks for the mean over tasks; --per-run for one row per run).
-    Each cell is the metric's mean with its n; --ci adds the 95% percentile bootstrap
-    interval (over questions; over chain trunks for DMV-Bench, as report); --baseline adds
-    Δ vs one row from compare's paired bootstrap. The best value per column is bold.
+    Each cell is the metric's mean with its n; --ci adds the 95% interval (a percentile
+    bootstrap over questions; over chain trunks for DMV-Bench, as report, approximate below
+    30 trunks); --baseline adds Δ vs one row as compare computes it (DMV-Bench: † from the
+    trunk sign-flip test). Runs pooled into one row must be disjoint parts or repeats of one
+    configuration; others are split into rows with a warning. The best value per column is bold.
     """
     from memscope.cli.report import check_k
     from memscope.cli.table_render import (
@@ -213,18 +222,22 @@ def table(
         k=k,
         resamples=resamples,
         seed=seed,
+        membership=membership,
     )
     store = open_store(db)
     # --out is checked before any work: never over the store or a file that is not a table.
     target = plan_output(out, TABLE, store_files(store)) if out is not None else None
     run_ids = _run_ids(store, runs, read_options(dataset))
-    data = load_runs(store, run_ids, detail=False)
+    # Every X / Y label of a question (x_labels, y_labels) is read only where it is used.
+    data = load_runs(store, run_ids, detail=membership == "every" or check_upstream)
     from memscope.cli.common import stderr
     from memscope.cli.progress import progress_line
 
     # --ci over a sweep bootstraps thousands of cells: a line on a terminal says how far.
     with progress_line(stderr, "bootstrapping cells", min_items=CELLS_FOR_PROGRESS) as progress:
         result = build_table(data, options, on_progress=progress)
+    for notice in result.notes:
+        warn(notice)
     if corrected:
         from memscope.usecases.table.corrected import add_corrected
 

@@ -18,6 +18,7 @@ from rich.text import Text
 from memscope.cli.fitting import Column, FittingTable
 from memscope.textsafe import printable
 from memscope.usecases.table.axes import benchmark_name
+from memscope.usecases.table.result import MIN_CLUSTERS
 
 if TYPE_CHECKING:
     from memscope.usecases.table.result import ResultsTable, TableCell
@@ -55,18 +56,62 @@ def caption(table: ResultsTable) -> str:
         how,
         "(n) per cell",
     ]
+    if table.benchmark == "memeye" and {"x", "y", "cell"} & set(table.by):
+        parts.append(
+            "a question in every X / Y column it names (the runner's counting)"
+            if table.params.membership == "every"
+            else "a question in the column of its highest X / Y label (the paper's rule)"
+        )
+    repeats = [row.repeats for row in table.rows if row.repeats]
+    if repeats:
+        from memscope.usecases.table.pooling import repeats_text
+
+        parts.append(
+            "pooling "
+            + repeats_text(tuple(n for r in repeats for n in r))
+            + " of one configuration per row"
+        )
     params = table.params
-    if params.resamples:
-        unit = "chain trunks" if params.clustered else "questions"
-        parts.append(f"[95% bootstrap interval over {unit}, {params.resamples} resamples]")
-    if table.baseline is not None:
-        parts.append(f"Δ vs {table.baseline} ({MARK}: paired 95% interval excludes 0)")
+    if params.clustered:
+        parts += _clustered_caption(table)
+    else:
+        if params.resamples:
+            parts.append(f"[95% bootstrap interval over questions, {params.resamples} resamples]")
+        if table.baseline is not None:
+            parts.append(f"Δ vs {table.baseline} ({MARK}: paired 95% interval excludes 0)")
     if table.corrected:
         parts.append(
             "corr = accuracy corrected with people's verdicts (PPI++, 95% interval)"
             + (f", {FLIP}: the correction flips Δ's sign" if table.baseline is not None else "")
         )
     return " · ".join(parts)
+
+
+def _clustered_caption(table: ResultsTable) -> list[str]:
+    """What a clustered table (DMV-Bench: chain trunks) resampled, how † is decided, and,
+    below :data:`MIN_CLUSTERS` clusters, that its intervals are approximate."""
+    parts = []
+    if table.params.resamples:
+        parts.append(
+            "[95% interval over chain trunks: Wilson at the trunks' design effect, t(trunks − 1)]"
+        )
+    if table.baseline is not None:
+        parts.append(
+            f"Δ vs {table.baseline} (interval over chain trunks, cluster-robust t; "
+            f"{MARK}: trunk sign-flip test p < 0.05, as compare)"
+        )
+    counts = sorted(
+        {
+            cell.n_clusters
+            for row in table.rows
+            for cell in row.cells.values()
+            if cell.n_clusters is not None and 0 < cell.n_clusters < MIN_CLUSTERS
+        }
+    )
+    if counts:
+        span = str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+        parts.append(f"{span} clusters: interval approximate (fewer than {MIN_CLUSTERS})")
+    return parts
 
 
 def _number(value: float | None, digits: int = 3) -> str:
@@ -266,6 +311,9 @@ def _csv_fields(cell: TableCell) -> dict[str, float | int | None]:
         "delta_low": None if delta is None else delta.low,
         "delta_high": None if delta is None else delta.high,
         "significant": None if delta is None else delta.significant,
+        "delta_p": None if delta is None else delta.p_value,
+        "n_clusters": cell.n_clusters,
+        "approximate": None if cell.n_clusters is None else cell.approximate,
     }
 
 
@@ -276,6 +324,10 @@ def render_csv(table: ResultsTable) -> str:
         fields += ["ci_low", "ci_high"]
     if table.baseline is not None:
         fields += ["delta", "delta_low", "delta_high", "significant"]
+        if table.params.clustered:
+            fields.append("delta_p")
+    if table.params.clustered and (table.params.resamples or table.baseline is not None):
+        fields += ["n_clusters", "approximate"]
     if table.corrected:
         fields += ["corrected", "corrected_low", "corrected_high", "corrected_n"]
         if table.baseline is not None:
@@ -293,6 +345,27 @@ def render_csv(table: ResultsTable) -> str:
             line += [_csv_number(numbers[name]) for name in fields]
         writer.writerow(line)
     return out.getvalue()
+
+
+def _compared(checks: list[dict[str, Any]]) -> str:
+    """What was compared, per upstream file: its fields (a per-level field as its family:
+    ``by_x (em, f1, judge)``), so that agreement is never claimed for more than that."""
+    by_file: dict[str, dict[str, set[str]]] = {}
+    for c in checks:
+        name = str(c["source"]).replace("\\", "/").rsplit("/", 1)[-1]
+        family, _, rest = str(c["field"]).partition(".")
+        metric = rest.rpartition(".")[2] if rest else ""
+        by_file.setdefault(name, {}).setdefault(family, set()).update({metric} - {""})
+    parts = []
+    for name, families in by_file.items():
+        fields = ", ".join(
+            f"{family} ({', '.join(sorted(metrics))})" if metrics else family
+            for family, metrics in families.items()
+        )
+        if any(family.startswith("by_") for family in families):
+            fields += "; per level under the runner's counting (a question in every bucket it names: table --membership every)"
+        parts.append(f"{name}: {fields}")
+    return "; ".join(parts)
 
 
 def render_upstream(check: dict[str, Any]) -> str:
@@ -315,6 +388,7 @@ def render_upstream(check: dict[str, Any]) -> str:
         lines.append(
             f"upstream: all {len(check['checks'])} values of {check['n_runs_checked']} run(s) agree with the benchmark's own summary"
         )
+    lines.append(f"  compared: {_compared(check['checks'])}")
     if check["runs_without_summary"]:
         lines.append(f"  no upstream summary row for: {', '.join(check['runs_without_summary'])}")
     return "\n".join(lines)

@@ -25,6 +25,15 @@ ClusterTest: TypeAlias = dict[str, str | float | int | bool | None]
 """A cluster-level test's name (``test``) and numbers, as ``compare`` prints them."""
 
 
+def cluster_labels(questions: pa.Table, rows: np.ndarray, cluster: str) -> np.ndarray:
+    """The cluster of each of ``rows`` (a question without one is its own cluster)."""
+    trunks = extra_columns(questions, (cluster,))[cluster][rows]
+    qids = questions.column("qid").to_numpy(zero_copy_only=False)[rows]
+    return np.array(
+        [str(t) if t else f"#{q}" for t, q in zip(trunks, qids, strict=True)], dtype=object
+    )
+
+
 def cluster_sign_flip(
     questions_a: pa.Table,
     questions_b: pa.Table,
@@ -62,11 +71,7 @@ def cluster_sign_flip(
             float_column(table["f1"])[rows],
         )
 
-    trunks = extra_columns(questions_a, (cluster,))[cluster][rows_a]
-    qids = questions_a.column("qid").to_numpy(zero_copy_only=False)[rows_a]
-    labels = np.array(
-        [str(t) if t else f"#{q}" for t, q in zip(trunks, qids, strict=True)], dtype=object
-    )
+    labels = cluster_labels(questions_a, rows_a, cluster)
     result = sign_flip_test(
         success(questions_b, rows_b),
         success(questions_a, rows_a),

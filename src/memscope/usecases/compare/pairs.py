@@ -24,7 +24,7 @@ from memscope.analysis.compare import delta_table, transition_groups, transition
 from memscope.errors import InputError
 from memscope.json_types import JSONObject
 from memscope.usecases.benchmarks import coordinate_levels, spec_of
-from memscope.usecases.compare.clusters import cluster_sign_flip
+from memscope.usecases.compare.clusters import cluster_labels, cluster_sign_flip
 from memscope.usecases.compare.result import (
     ComparedMetric,
     ComparedRun,
@@ -200,7 +200,17 @@ def make_comparison(
     from memscope.usecases.runs.axes import axes_delta
 
     delta = delta_table(
-        score_a, score_b, x, y, coordinate_levels(spec), resamples=resamples, seed=seed
+        score_a,
+        score_b,
+        x,
+        y,
+        coordinate_levels(spec),
+        resamples=resamples,
+        seed=seed,
+        # Δ's intervals over the benchmark's clusters, the unit its significance test flips.
+        clusters=cluster_labels(table_a, rows_a, spec.cluster)
+        if spec.cluster is not None and same_benchmark
+        else None,
     )
     return Comparison(
         run_a=_run_summary(info_a),

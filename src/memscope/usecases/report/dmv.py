@@ -1,9 +1,10 @@
 """The DMV-Bench part of ``memscope report``: TSR with its retention curve (docs/metrics.md §7).
 
 :func:`tsr_section` gives, for one DMV-Bench run, TSR overall, by reach (the retention
-curve), by bank size and by encoding position, each with a percentile interval from a
-bootstrap that resamples whole chain trunks (probes of one trunk share their sessions and
-are not independent). The bank size is each system's own (its log), never borrowed from
+curve), by bank size and by encoding position, each with an interval whose unit is the chain
+trunk (probes of one trunk share their sessions and are not independent): Wilson at the
+trunks' design effect with t(trunks − 1), ``analysis/clustered.py``; below 30 trunks it is
+marked approximate. The bank size is each system's own (its log), never borrowed from
 another system. :func:`recall_section` ranks the target in the probe's first recall step
 (R1, the only step that queries with the cue) and says apart whether any step's list held
 it. ``build_report`` adds it all under the ``"tsr"`` key.
@@ -15,7 +16,8 @@ import numpy as np
 
 from memscope.analysis.arrays import PAD
 from memscope.analysis.bootstrap import DEFAULT_LEVEL, DEFAULT_SEED
-from memscope.analysis.dmv import DEFAULT_RESAMPLES, GroupTSR, bin_labels, cluster_bootstrap_groups
+from memscope.analysis.clustered import MIN_CLUSTERS
+from memscope.analysis.dmv import DEFAULT_RESAMPLES, GroupTSR, bin_labels, cluster_interval_groups
 from memscope.usecases.report.sections import TargetRecall, TsrGroup, TsrSection
 from memscope.usecases.runs.axes import raw_values
 from memscope.usecases.runs.loading import RunData
@@ -41,7 +43,14 @@ POSITION_NOTE = "encoding position unknown for {n} probe(s): the probe id carrie
 
 
 def _entry(group: GroupTSR) -> TsrGroup:
-    return {"n": group.n, "tsr": group.tsr, "ci_low": group.ci_low, "ci_high": group.ci_high}
+    return {
+        "n": group.n,
+        "tsr": group.tsr,
+        "ci_low": group.ci_low,
+        "ci_high": group.ci_high,
+        "n_trunks": group.n_trunks,
+        "approximate": group.n_trunks < MIN_CLUSTERS,
+    }
 
 
 def tsr_section(
@@ -51,11 +60,13 @@ def tsr_section(
     seed: int = DEFAULT_SEED,
     level: float = DEFAULT_LEVEL,
 ) -> TsrSection:
-    """TSR of a DMV-Bench run, overall and stratified, with trunk-cluster bootstrap intervals.
+    """TSR of a DMV-Bench run, overall and stratified, with trunk-cluster intervals
+    (``resamples`` and ``seed`` are reported for compatibility; the interval draws nothing).
 
     Returns:
-        ``{"n", "overall", "ci_low", "ci_high", "n_trunks", "resamples", "seed", "level",
-        "by_reach": {"1": {"n", "tsr", "ci_low", "ci_high"}, ...}, "by_bank_size": {...},
+        ``{"n", "overall", "ci_low", "ci_high", "n_trunks", "approximate" (fewer than 30
+        trunks), "interval" (its method), "resamples", "seed", "level", "by_reach": {"1":
+        {"n", "tsr", "ci_low", "ci_high", "n_trunks", "approximate"}, ...}, "by_bank_size": {...},
         "by_encoding_position": {...}, "encoding_position_note", "recall": see
         :func:`recall_section`}``. The bank size is the system's own. Bank sizes and encoding positions with more than
         eight distinct values are grouped into ranges ``"lo-hi"`` of similar size.
@@ -71,9 +82,9 @@ def tsr_section(
     trunks = np.where(
         trunks == "", np.array([f"#{qid}" for qid in data.qids], dtype=object), trunks
     )
-    options = {"resamples": resamples, "seed": seed, "level": level}
+    options = {"level": level}
     everything = np.full(success.size, "all", dtype=object)
-    overall = cluster_bootstrap_groups(success, trunks, everything, ["all"], **options).get("all")
+    overall = cluster_interval_groups(success, trunks, everything, ["all"], **options).get("all")
     reach = as_float(attributes["reach"])
     reach_labels = np.array(["" if np.isnan(r) else str(int(r)) for r in reach], dtype=object)
     reach_levels = [str(int(r)) for r in np.unique(reach[~np.isnan(reach)])]
@@ -82,13 +93,11 @@ def tsr_section(
         as_float(attributes["encoding_position"]), max_bins=MAX_BINS
     )
     by = {
-        "by_reach": cluster_bootstrap_groups(
-            success, trunks, reach_labels, reach_levels, **options
-        ),
-        "by_bank_size": cluster_bootstrap_groups(
+        "by_reach": cluster_interval_groups(success, trunks, reach_labels, reach_levels, **options),
+        "by_bank_size": cluster_interval_groups(
             success, trunks, bank_labels, bank_levels, **options
         ),
-        "by_encoding_position": cluster_bootstrap_groups(
+        "by_encoding_position": cluster_interval_groups(
             success, trunks, position_labels, position_levels, **options
         ),
     }
@@ -104,6 +113,8 @@ def tsr_section(
         "ci_low": overall.ci_low if overall else None,
         "ci_high": overall.ci_high if overall else None,
         "n_trunks": overall.n_trunks if overall else 0,
+        "approximate": (overall.n_trunks if overall else 0) < MIN_CLUSTERS,
+        "interval": "trunk Wilson at the design effect, t(trunks - 1)",
         "resamples": resamples,
         "seed": seed,
         "level": level,

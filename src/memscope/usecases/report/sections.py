@@ -29,6 +29,9 @@ class TsrGroup(TypedDict):
     tsr: float | None
     ci_low: float | None
     ci_high: float | None
+    n_trunks: int
+    approximate: bool
+    """Fewer than 30 trunks: the interval is approximate."""
 
 
 class TargetRecall(TypedDict):
@@ -45,13 +48,15 @@ class TargetRecall(TypedDict):
 
 
 class TsrSection(TypedDict):
-    """DMV-Bench's TSR overall and stratified, with trunk-cluster bootstrap intervals."""
+    """DMV-Bench's TSR overall and stratified, with trunk-cluster intervals."""
 
     n: int
     overall: float | None
     ci_low: float | None
     ci_high: float | None
     n_trunks: int
+    approximate: bool
+    interval: str
     resamples: int
     seed: int
     level: float

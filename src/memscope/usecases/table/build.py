@@ -26,6 +26,7 @@ from typing import TypedDict, TypeVar
 
 import numpy as np
 
+from memscope.analysis import clustered as clustered_analysis
 from memscope.analysis import dmv as dmv_analysis
 from memscope.analysis.bootstrap import (
     DEFAULT_LEVEL,
@@ -40,6 +41,7 @@ from memscope.usecases.compare.pairs import match_questions
 from memscope.usecases.runs.ingest import effective_k
 from memscope.usecases.runs.loading import RunData
 from memscope.usecases.runs.run_info import RunInfo, RunValue
+from memscope.usecases.table import pooling
 from memscope.usecases.table.axes import (
     QuestionAxes,
     axis_levels,
@@ -52,6 +54,7 @@ from memscope.usecases.table.axes import (
     table_layout,
     table_metrics,
 )
+from memscope.usecases.table.membership import check_membership, every_labels, level_mask
 from memscope.usecases.table.result import (
     CellDelta,
     ResultsTable,
@@ -82,6 +85,8 @@ class TableOptions:
     k: int | None = None
     resamples: int | None = None
     seed: int = DEFAULT_SEED
+    membership: str = "highest"
+    """Where a question with several X / Y labels counts (``membership.py``)."""
 
 
 class _Cell(TypedDict, total=False):
@@ -98,6 +103,8 @@ class _Cell(TypedDict, total=False):
     delta_n: int | None
     significant: bool
     best: bool
+    n_clusters: int | None
+    delta_p: float | None
 
 
 @dataclass
@@ -109,6 +116,8 @@ class _Part:
     axes: QuestionAxes
     keys: list[str]
     clusters: np.ndarray | None
+    every: dict[str, np.ndarray] = field(default_factory=dict)
+    """``--membership every``: per axis, each question's tuple of every level it names."""
 
 
 @dataclass
@@ -118,6 +127,10 @@ class _Row:
     label: str = ""
     raw_label: str = ""
     """The label from the raw field values (``--label`` and ``--baseline`` accept it too)."""
+    split_run: str | None = None
+    """The one run of a row split off a group whose runs overlap (``pooling.py``)."""
+    repeats: tuple[int, ...] = ()
+    """Repeats of one configuration the row pools (``pooling.py``); empty for parts."""
 
     def pooled(self, name: str) -> np.ndarray:
         return np.concatenate([part.axes.labels[name] for part in self.parts])
@@ -220,9 +233,11 @@ def _labels(
         for row in rows:
             row.label = row.raw_label = str(row.key[0])
     else:
-        varying = [i for i in range(len(group)) if len({row.key[i] for row in rows}) > 1] or [
-            len(group) - 1
-        ]
+        # Nothing varies (one row): every field, so the label names the system (model
+        # and method), never only a method such as ``no_rag``.
+        varying = [i for i in range(len(group)) if len({row.key[i] for row in rows}) > 1] or list(
+            range(len(group))
+        )
         for row in rows:
             row.raw_label = _joined([row.key[i] for i in varying]) or "–"
             row.label = _joined([_shown(group[i], row.key[i], names) for i in varying]) or "–"
@@ -254,12 +269,19 @@ def _labels(
 def _columns(
     benchmark: str, by: tuple[str, ...], rows: list[_Row]
 ) -> tuple[list[TableColumn], dict[str, list[np.ndarray]]]:
-    """The columns, and per axis the (binned) labels of each row's pooled questions."""
+    """The columns, and per axis the (binned) labels of each row's pooled questions (with
+    ``--membership every``, on the axes that list them, each question's tuple of levels)."""
     columns: list[TableColumn] = []
     labelled: dict[str, list[np.ndarray]] = {}
     parts = [part.axes for row in rows for part in row.parts]
     for axis in by:
         per_part, levels = axis_levels(benchmark, axis, parts)
+        found = [part.every.get(axis) for row in rows for part in row.parts]
+        every = [labels for labels in found if labels is not None]
+        if every and len(every) == len(found):
+            per_part = every
+            named = {level for labels in every for named in labels for level in named}
+            levels = [level for level in levels if level in named] + sorted(named - set(levels))
         at = 0
         labelled[axis] = []
         for row in rows:
@@ -287,15 +309,16 @@ def _interval(
     cluster: np.ndarray | None,
     shared: SharedResamples,
     seed: int,
-) -> tuple[float | None, float | None]:
+) -> tuple[float | None, float | None, int | None]:
+    """The cell's interval and, over clustered questions, how many clusters it rests on:
+    over questions a percentile bootstrap (as ``compare``), over clusters the small-sample
+    cluster interval (``analysis/clustered.py``), which holds with few clusters where a
+    cluster bootstrap is too narrow."""
     if cluster is None:
-        return shared.bounds(values[mask], seed=seed)
-    labels = np.where(mask, "in", "").astype(object)
-    groups = dmv_analysis.cluster_bootstrap_groups(
-        values, cluster, labels, ["in"], resamples=shared.resamples, seed=seed
-    )
-    group = groups.get("in")
-    return (group.ci_low, group.ci_high) if group else (None, None)
+        low, high = shared.bounds(values[mask], seed=seed)
+        return low, high, None
+    found = clustered_analysis.mean_interval(values[mask], cluster[mask], level=DEFAULT_LEVEL)
+    return found.ci_low, found.ci_high, found.n_clusters
 
 
 def _derived_cells(
@@ -363,12 +386,16 @@ def _row_cells(
     for column in columns:
         if column.axis == "derived":
             continue
-        mask = everything if column.axis is None else labelled[column.axis] == column.level
+        mask = (
+            everything if column.axis is None else level_mask(labelled[column.axis], column.level)
+        )
         cell = _cell(values, mask)
         if ci:
-            cell["ci_low"], cell["ci_high"] = (
-                _interval(values, mask, cluster, shared, seed) if cell["n"] else (None, None)
+            cell["ci_low"], cell["ci_high"], clusters_used = (
+                _interval(values, mask, cluster, shared, seed) if cell["n"] else (None, None, 0)
             )
+            if cluster is not None:
+                cell["n_clusters"] = clusters_used
         cells[column.key] = cell
     cells |= _derived_cells(
         benchmark,
@@ -428,7 +455,7 @@ def _task_average(
                     chosen = (
                         values
                         if column.axis is None
-                        else values[labelled[column.axis][mask] == column.level]
+                        else values[level_mask(labelled[column.axis][mask], column.level)]
                     )
                     draws.append(shared.means(chosen[~np.isnan(chosen)], seed=seed + i))
                 low, high = np.quantile(np.mean(draws, axis=0), [tail, 1.0 - tail])
@@ -455,6 +482,10 @@ def _deltas(
     every column of a task-averaged table, get the difference of the two values only."""
     rows_base, rows_row = match_questions(base.keys, row.keys)
     delta = row.values[rows_row] - base.values[rows_base]
+    # Clustered questions (DMV-Bench trunks): the unit of the test and the interval is the
+    # cluster, exactly as ``compare`` tests it, labelled from the baseline's side.
+    base_clusters = base.clusters
+    matched_clusters = None if base_clusters is None else base_clusters[rows_base]
     for column in columns:
         cell = cells[column.key]
         if not paired or column.axis == "derived":
@@ -467,15 +498,39 @@ def _deltas(
         mask = (
             np.ones(len(delta), dtype=bool)
             if column.axis is None
-            else base_labelled[column.axis][rows_base] == column.level
+            else level_mask(base_labelled[column.axis][rows_base], column.level)
         )
         chosen = delta[mask]
         defined = chosen[~np.isnan(chosen)]
-        low, high = shared.bounds(defined, seed=seed)
         cell["delta"] = float(defined.mean()) if defined.size else None
-        cell["delta_low"], cell["delta_high"] = low, high
         cell["delta_n"] = int(defined.size)
+        if matched_clusters is not None:
+            _clustered_delta(
+                cell,
+                base.values[rows_base][mask],
+                row.values[rows_row][mask],
+                matched_clusters[mask],
+                seed,
+            )
+            continue
+        low, high = shared.bounds(defined, seed=seed)
+        cell["delta_low"], cell["delta_high"] = low, high
         cell["significant"] = bool(low is not None and high is not None and (low > 0 or high < 0))
+
+
+def _clustered_delta(
+    cell: _Cell, before: np.ndarray, after: np.ndarray, clusters: np.ndarray, seed: int
+) -> None:
+    """Δ's interval over clusters (cluster-robust t(G - 1)) and its † from ``compare``'s
+    cluster sign-flip test (p < 0.05, two-sided) on the same matched questions."""
+    found = clustered_analysis.difference_interval(after - before, clusters, level=DEFAULT_LEVEL)
+    cell["delta_low"], cell["delta_high"] = found.ci_low, found.ci_high
+    cell["n_clusters"] = found.n_clusters
+    test = dmv_analysis.sign_flip_test(
+        after, before, clusters, permutations=dmv_analysis.DEFAULT_PERMUTATIONS, seed=seed
+    )
+    cell["delta_p"] = test.p_value
+    cell["significant"] = bool(test.p_value is not None and test.p_value < 1.0 - DEFAULT_LEVEL)
 
 
 def _mark_best(rows: list[dict[str, _Cell]], columns: list[TableColumn], metric: str) -> None:
@@ -551,7 +606,16 @@ def build_table(
         )
     benchmark = check_benchmarks([d.run for d in data])
     by, metric, group = _validate(options, benchmark)
+    check_membership(options.membership, benchmark)
     clustered = spec_of(benchmark).cluster is not None
+    if clustered and options.ci and options.average == "tasks" and not options.per_run:
+        # The mean over tasks resamples each task's questions apart, which ignores the
+        # clusters the benchmark declares; its interval would be too narrow.
+        raise InputError(
+            f"--average tasks with --ci: {benchmark_name(benchmark)} intervals are over its "
+            "clusters (chain trunks), which a mean over tasks cannot resample",
+            fix="Leave out --average tasks (questions pooled) for intervals, or --ci for the mean over tasks.",
+        )
     resamples = options.resamples or (
         dmv_analysis.DEFAULT_RESAMPLES if clustered else DEFAULT_RESAMPLES
     )
@@ -567,12 +631,24 @@ def build_table(
             axes=question_axes(run_data, benchmark),
             keys=run_data.column("question_key").tolist(),
             clusters=clusters(run_data, benchmark),
+            every={
+                axis: listed
+                for axis in by
+                if (listed := every_labels(run_data, axis, table_layout(benchmark).cell_separator))
+                is not None
+            }
+            if options.membership == "every"
+            else {},
         )
         key = (run.run_id,) if options.per_run else tuple(_json_value(run.value(f)) for f in group)
         rows.setdefault(key, _Row(key, [])).parts.append(part)
-    ordered = list(rows.values())
+    ordered, notes = _pooled_rows(list(rows.values()))
     names = table_layout(benchmark).display_names
     _labels(ordered, ("run",) if options.per_run else group, options.per_run, options.labels, names)
+    for row in ordered:
+        if row.split_run is not None:
+            row.label = f"{row.label} · {row.split_run}"
+            row.raw_label = f"{row.raw_label} · {row.split_run}"
     columns, labelled_lists = _columns(benchmark, by, ordered)
     tasks_average = options.average == "tasks" and not options.per_run
     # Every cell's interval through one set of shared draws (cells with the same values
@@ -655,6 +731,7 @@ def build_table(
             tasks=tuple(sorted({p.run.task or "" for p in row.parts})),
             n_questions=len(row.values),
             cells={key: _typed_cell(cell) for key, cell in cells.items()},
+            repeats=row.repeats,
         )
         for row, cells in zip(ordered, cells_of, strict=True)
     )
@@ -673,10 +750,29 @@ def build_table(
             level=DEFAULT_LEVEL,
             k=sorted(ks)[0] if len(ks) == 1 else sorted(ks),
             clustered=clustered,
+            membership=options.membership,
         ),
         columns=tuple(columns),
         rows=rows_out,
+        notes=tuple(notes),
     )
+
+
+def _pooled_rows(rows: list[_Row]) -> tuple[list[_Row], list[str]]:
+    """The rows with every row whose runs overlap split into one row per run (no question
+    counted twice unsaid), repeats recorded; and the notes saying what was split."""
+    out: list[_Row] = []
+    notes: list[str] = []
+    for row in rows:
+        found = pooling.classify([part.keys for part in row.parts])
+        if found.kind == "overlap":
+            runs = [part.run.run_id for part in row.parts]
+            notes.append(pooling.split_note(_joined(list(row.key)), runs, found.shared))
+            out += [_Row(row.key, [part], split_run=part.run.run_id) for part in row.parts]
+            continue
+        row.repeats = found.repeats
+        out.append(row)
+    return out, notes
 
 
 def _typed_cell(cell: _Cell) -> TableCell:
@@ -692,7 +788,9 @@ def _typed_cell(cell: _Cell) -> TableCell:
             cell["delta_high"],
             cell["delta_n"],
             cell["significant"],
+            p_value=cell.get("delta_p"),
         )
         if "delta" in cell
         else None,
+        n_clusters=cell.get("n_clusters"),
     )

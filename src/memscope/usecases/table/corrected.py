@@ -37,14 +37,17 @@ def _estimates(
             return {}
         for level in audit.levels:
             key = "all" if level.level == OVERALL else f"{axis}:{level.level}"
-            found[key] = _cell(level.ppi, level.n_verdicts)
+            found[key] = corrected_cell(level.ppi, level.n_verdicts)
     return found
 
 
-def _cell(estimate: MeanEstimate | None, n_verdicts: int) -> CorrectedCell:
+def corrected_cell(estimate: MeanEstimate | None, n_verdicts: int) -> CorrectedCell:
     if estimate is None:
         return dataclasses.replace(NONE, n_verdicts=n_verdicts)
-    return CorrectedCell(estimate.estimate, estimate.ci_low, estimate.ci_high, n_verdicts)
+    # Clipped to [0, 1] as ``audit`` reports the same verdicts (``MeanEstimate.as_share``):
+    # a normal interval of a share can pass its bounds, a share cannot.
+    value, low, high = estimate.as_share
+    return CorrectedCell(value, low, high, n_verdicts)
 
 
 def flips(delta: float | None, corrected_delta: float | None) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memscope.analysis.clustered import MIN_CLUSTERS as MIN_CLUSTERS
 from memscope.json_types import JSONObject, JSONValue
 
 
@@ -22,16 +23,22 @@ class CellDelta:
     n: int | None
     """Matched questions; None where Δ is the difference of two values only."""
     significant: bool
-    """The paired interval excludes 0."""
+    """The paired interval excludes 0; over clusters, the cluster sign-flip test's p < 0.05."""
+    p_value: float | None = None
+    """Over clusters (DMV-Bench trunks): the two-sided cluster sign-flip test's p-value, as
+    ``compare`` reports it; None over questions."""
 
     def to_json(self) -> JSONObject:
-        return {
+        found: JSONObject = {
             "delta": self.delta,
             "delta_low": self.low,
             "delta_high": self.high,
             "delta_n": self.n,
             "significant": self.significant,
         }
+        if self.p_value is not None:
+            found["delta_p"] = self.p_value
+        return found
 
 
 @dataclass(frozen=True)
@@ -74,6 +81,13 @@ class TableCell:
     """Δ vs the baseline row (``--baseline``); None on the baseline row and without one."""
     corrected: CorrectedCell | None = None
     """The verdict-corrected accuracy (``--corrected``); None without ``--corrected``."""
+    n_clusters: int | None = None
+    """Clusters (DMV-Bench trunks) the interval and Δ rest on; None over questions."""
+
+    @property
+    def approximate(self) -> bool:
+        """Its interval rests on fewer clusters than the small-sample method is exact for."""
+        return self.n_clusters is not None and self.n_clusters < MIN_CLUSTERS
 
     @property
     def ci_low(self) -> float | None:
@@ -91,6 +105,9 @@ class TableCell:
             found |= self.delta.to_json()
         if self.corrected is not None:
             found["corrected"] = self.corrected.to_json()
+        if self.n_clusters is not None:
+            found["n_clusters"] = self.n_clusters
+            found["approximate"] = self.approximate
         found["best"] = self.best
         return found
 
@@ -123,17 +140,23 @@ class TableRow:
     n_questions: int
     cells: dict[str, TableCell]
     """By column key."""
+    repeats: tuple[int, ...] = ()
+    """Repeats of one configuration the row pools (per class of equal runs); empty when
+    its runs are one run or disjoint parts."""
 
     def to_json(self) -> JSONObject:
-        return {
+        found: JSONObject = {
             "label": self.label,
             "group": dict(self.group),
             "display_group": dict(self.display_group),
             "runs": list(self.runs),
             "tasks": list(self.tasks),
             "n_questions": self.n_questions,
-            "cells": {key: cell.to_json() for key, cell in self.cells.items()},
         }
+        if self.repeats:
+            found["repeats"] = list(self.repeats)
+        found["cells"] = {key: cell.to_json() for key, cell in self.cells.items()}
+        return found
 
 
 @dataclass(frozen=True)
@@ -150,9 +173,12 @@ class TableParams:
     """The runs' K, or the list of them where they differ."""
     clustered: bool
     """Intervals resample clusters (DMV-Bench's chain trunks), not questions."""
+    membership: str = "highest"
+    """Where a question with several X / Y labels counts: ``highest`` (the paper's rule)
+    or ``every`` (the runner's: in every bucket it names)."""
 
     def to_json(self) -> JSONObject:
-        return {
+        found: JSONObject = {
             "seed": self.seed,
             "resamples": self.resamples,
             "delta_resamples": self.delta_resamples,
@@ -160,6 +186,9 @@ class TableParams:
             "k": self.k if isinstance(self.k, int) else list(self.k),
             "clustered": self.clustered,
         }
+        if self.membership != "highest":
+            found["membership"] = self.membership
+        return found
 
 
 @dataclass(frozen=True)
@@ -180,6 +209,9 @@ class ResultsTable:
     rows: tuple[TableRow, ...]
     corrected: bool = False
     """Cells carry the verdict-corrected accuracy (``--corrected``)."""
+    notes: tuple[str, ...] = ()
+    """What the table did that the reader must know (a row split because its runs
+    overlap); the CLI prints them on stderr, the JSON carries them."""
 
     def to_json(self) -> JSONObject:
         found: JSONObject = {
@@ -196,4 +228,6 @@ class ResultsTable:
         }
         if self.corrected:
             found["corrected"] = True
+        if self.notes:
+            found["notes"] = list(self.notes)
         return found
