@@ -295,9 +295,10 @@ def audit(
     prediction on every question. Unsure verdicts are left out.
     """
     from memscope.cli.run_arg import pick_run
-    from memscope.usecases.labels.audit import audit_run, audit_to_json
+    from memscope.usecases.labels.audit import audit_run, audit_to_json, check_threshold
     from memscope.usecases.labels.raters import audit_raters, raters_to_json
 
+    check_threshold(threshold)
     store = open_store(db)
     run_id = pick_run(store, run, "audit", ingest=False)
     if raters:
