@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from memscope.errors import InputError, StoreError
 from memscope.store.label_files import label_file_source
 from memscope.store.sql import one_row, rows, scalar
+from memscope.textsafe import FORMULA_STARTS
 
 if TYPE_CHECKING:
     import duckdb
@@ -26,8 +27,6 @@ ACTIONS = ("set", "clear", "undo")
 SOURCES = ("human", "rule", "import")
 SHOWN = 40
 """Characters of a bad value quoted in its row's problem."""
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-"""What export-labels defuses in csv with a leading ``'`` (``usecases.labels.export``)."""
 
 IMPORT_ROWS = """
 CREATE OR REPLACE TEMP TABLE import_rows (
