@@ -234,14 +234,39 @@ def write_output(target: OutputTarget, data: bytes, what: str) -> None:
         raise cannot_write(exc, target.given, what) from None
 
 
+def current_umask() -> int:
+    """The process's umask (Linux reads it without changing it; elsewhere it is set and reset)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def user_file_mode() -> int:
+    """The mode a new file gets under the umask (0644 under 022), as ``open()`` would give it.
+
+    ``mkstemp`` makes its file 0600 whatever the umask; a file written for the user is set
+    to this mode before it is renamed into place, so it reads like any other file they make.
+    """
+    return 0o666 & ~current_umask()
+
+
 def replace_whole(destination: Path, data: bytes) -> None:
-    """Create or replace ``destination`` with ``data`` atomically (a temp file beside it, renamed)."""
+    """Create or replace ``destination`` with ``data`` atomically (a temp file beside it,
+    renamed), with the mode the umask gives a new file."""
     if destination.exists() and not os.access(destination, os.W_OK):
         raise PermissionError(13, "Permission denied", str(destination))
     handle, temp = tempfile.mkstemp(
         dir=destination.parent, prefix=f".{destination.name}.", suffix=".tmp"
     )
     try:
+        os.fchmod(handle, user_file_mode())
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
         os.replace(temp, destination)
