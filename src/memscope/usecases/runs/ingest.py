@@ -113,9 +113,30 @@ def _read_records(
     if look_up:
         options = _with_remembered_sources(store, run_dir, options, spec)
     records = spec.reader.read_all(run_dir, replace(options, strict=strict or options.strict))
+    used = _sources_used(options, spec)
     for record in records:
         record.run_id = relabelled(record.run_id, run_dir.name, label or run_dir.name)
+        if used:  # a later read of this directory (table DIR, report DIR …) uses them again
+            record.config[READ_SOURCES] = used
     return records
+
+
+READ_SOURCES = "read_sources"
+"""The run config's record of the read options a run was read with (``dataset`` and the
+benchmark's own options, as absolute paths), so any later read of its directory uses them
+again without the flags."""
+
+
+def _sources_used(options: ReadOptions, spec: Benchmark) -> dict[str, str]:
+    """``--dataset`` and the benchmark's options the read used, as absolute paths."""
+    used: dict[str, str] = {}
+    if options.dataset is not None:
+        used["dataset"] = str(Path(options.dataset).expanduser().resolve())
+    for option in spec.read_options:
+        path = options.path_option(option.key)
+        if path is not None:
+            used[option.key] = str(path.expanduser().resolve())
+    return used
 
 
 def _unchanged_run(store: Store, run_dir: Path) -> IngestOutcome | None:
@@ -154,12 +175,27 @@ def _with_remembered_sources(
     with store.read() as con:
         stored = stored_runs_under(con, str(run_dir))
     extra = dict(options.extra)
+    dataset = options.dataset
     histories = {}
     recorded = None
     for path, config in stored:
         history = config.get("history_file")
         if isinstance(history, str) and Path(history).is_file():
             histories[Path(path).name] = history
+        sources = config.get(READ_SOURCES)
+        if isinstance(sources, dict):
+            for key, value in sources.items():
+                known = key == "dataset" or any(o.key == key for o in spec.read_options)
+                given = dataset if key == "dataset" else extra.get(key)
+                if not known or given or not isinstance(value, str) or not Path(value).exists():
+                    continue
+                recorded = recorded_sources(run_dir) if recorded is None else recorded
+                if key in recorded:  # the directory's memscope_sources.json says otherwise
+                    continue
+                if key == "dataset":
+                    dataset = Path(value)
+                else:
+                    extra[key] = Path(value)
         for option in spec.read_options:
             if option.remembered_as is None or extra.get(option.key):
                 continue
@@ -171,7 +207,7 @@ def _with_remembered_sources(
                 extra[option.key] = Path(value)
     if histories:
         extra[REMEMBERED_HISTORIES] = histories
-    return replace(options, extra=extra)
+    return replace(options, dataset=dataset, extra=extra)
 
 
 def ingest_paths(
