@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.text import Text
@@ -28,6 +28,9 @@ from memscope.cli.common import (
 from memscope.cli.fitting import Column, FittingTable, fit
 from memscope.cli.progress import progress_line
 from memscope.textsafe import printable, printable_id
+
+if TYPE_CHECKING:
+    from memscope.usecases.runs.ingest import IngestFailure
 
 
 @app.command(cls=ReadsRuns, rich_help_panel=RUNS, epilog=example("memscope ingest runs/"))
@@ -64,7 +67,8 @@ def ingest(
 
     def report(result: IngestOutcome | IngestFailure) -> None:
         if isinstance(result, IngestFailure):
-            fail(result.error)
+            if not result.below_root:  # those are listed together at the end
+                fail(result.error)
             return
         for notice in result.notices:
             warn(notice)
@@ -95,8 +99,43 @@ def ingest(
             on_progress=progress,
         )
     if failures:
+        _summarise_skipped([failure for failure in failures if failure.below_root])
         stderr.print(f"{len(failures)} run(s) could not be ingested.")
         raise typer.Exit(1)
+
+
+SKIPPED_LISTED = 20
+"""How many skipped folders the summary names (the rest are counted by reason)."""
+
+
+def _summarise_skipped(skipped: list[IngestFailure]) -> None:
+    """One summary of the folders below the paths given that could not be read as runs:
+    each with why (the first :data:`SKIPPED_LISTED`), the rest counted per reason."""
+    if not skipped:
+        return
+    stderr.print(
+        f"[bold red]error:[/] {len(skipped)} folder(s) could not be read as runs:",
+        highlight=False,
+    )
+    for failure in skipped[:SKIPPED_LISTED]:
+        stderr.print(
+            f"  {printable_id(failure.path)}: {printable(failure.error.what)}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+    rest = skipped[SKIPPED_LISTED:]
+    if rest:
+        reasons: dict[str, int] = {}
+        for failure in rest:
+            reasons[failure.error.what] = reasons.get(failure.error.what, 0) + 1
+        stderr.print(
+            f"  … and {len(rest)} more: "
+            + "; ".join(f"{count} × {printable(why)}" for why, count in reasons.items()),
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 @app.command(rich_help_panel=RUNS, epilog=example("memscope runs --format json"))

@@ -209,6 +209,35 @@ class Store:
         """Whether the store file has been created."""
         return self.path.is_file()
 
+    def discard_if_empty(self, *, folder_too: bool = False) -> bool:
+        """Remove the store file (and its write-ahead log) when it holds no run, label or
+        verdict: what a refused command that created it leaves. ``folder_too``: its folder
+        as well when that is left empty (the caller created it). Returns whether it did.
+        """
+        import duckdb
+
+        if not self.exists:
+            return False
+        try:
+            con = connect_offline(str(self.path), read_only=True)
+            try:
+                held = sum(
+                    int(con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
+                    for table in ("runs", "label_events", "verdict_events")
+                )
+            finally:
+                con.close()
+        except duckdb.Error:
+            return False  # not a store this command just made: left alone
+        if held:
+            return False
+        for path in (self.path, self.path.with_name(self.path.name + ".wal")):
+            path.unlink(missing_ok=True)
+        if folder_too:
+            with suppress(OSError):
+                self.path.parent.rmdir()  # only when empty
+        return True
+
     @contextmanager
     def write(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """A read-write connection, migrated to the current schema; closed afterwards.

@@ -44,6 +44,9 @@ class IngestFailure:
 
     path: str
     error: MemscopeError
+    below_root: bool = False
+    """A folder found below a path given that could not be read as a run (unreadable, or
+    holding a run's file name that no reader claims): the CLI lists these in one summary."""
 
 
 def ingest_dir(
@@ -235,26 +238,68 @@ def ingest_paths(
     Raises:
         RunDirError: when a path does not exist or holds no run at all.
     """
+    new_store = not store.exists
+    new_folder = not store.path.parent.exists()
+    try:
+        outcomes, failures = _ingest_paths(
+            store,
+            paths,
+            options,
+            strict=strict,
+            verify=verify,
+            on_outcome=on_outcome,
+            on_progress=on_progress,
+        )
+    except BaseException:
+        if new_store:  # a refused ingest leaves no new store file behind
+            store.discard_if_empty(folder_too=new_folder)
+        raise
+    if new_store and not outcomes:
+        store.discard_if_empty(folder_too=new_folder)
+    return outcomes, failures
+
+
+def _ingest_paths(
+    store: Store,
+    paths: list[Path],
+    options: ReadOptions,
+    *,
+    strict: bool,
+    verify: bool,
+    on_outcome: Callable[[IngestOutcome | IngestFailure], None] | None,
+    on_progress: Callable[[int, int], None] | None,
+) -> tuple[list[IngestOutcome], list[IngestFailure]]:
+    """:func:`ingest_paths` itself (the store file it may create is its caller's to remove)."""
     outcomes: list[IngestOutcome] = []
     failures: list[IngestFailure] = []
     found: list[list[Path]] = []
     found_resolved: list[list[Path]] = []  # the same, each resolved
     for path in paths:
         unreadable: list[tuple[Path, str]] = []
-        run_dirs = find_run_dirs(path, unreadable)
-        for folder, reason in unreadable:
+        not_runs: list[tuple[Path, str]] = []
+        run_dirs = find_run_dirs(path, unreadable, not_runs)
+        if not run_dirs and [folder for folder, _why in not_runs] == [path]:
+            detect(path)  # the path itself: its own specific message
+        skipped = [
+            (folder, f"cannot read this folder ({reason}); any run in it was skipped")
+            for folder, reason in unreadable
+        ] + not_runs
+        for folder, why in sorted(skipped):
             failure = IngestFailure(
                 str(folder),
                 RunDirError(
-                    f"cannot read this folder ({reason}); any run in it was skipped",
+                    why,
                     where=str(folder),
-                    fix="Give memscope read access to it, or leave it out.",
+                    fix="Give memscope read access to it, or leave it out."
+                    if (folder, why) not in not_runs
+                    else "Restore the run's files, or leave the folder out.",
                 ),
+                below_root=True,
             )
             failures.append(failure)
             if on_outcome:
                 on_outcome(failure)
-        if not run_dirs and unreadable:
+        if not run_dirs and skipped:
             continue
         if not run_dirs:
             detect(path)  # raises the specific "not a run directory" message
