@@ -82,6 +82,8 @@ class StoreHealth:
     missing_columns: list[str] = field(default_factory=list)
     unrecorded_tables: list[str] = field(default_factory=list)
     label_events: int | None = None
+    upgrade_unwritable: bool = False
+    """The schema is older and the file cannot be written to upgrade it (read-only media)."""
     human_rows: dict[str, int | None] = field(default_factory=dict)
     """Rows of each of :data:`HUMAN_TABLES` the store has (None: it cannot be read)."""
     problems: list[str] = field(default_factory=list)
@@ -182,6 +184,7 @@ def check_store(store: Store) -> StoreHealth:
             health.problems.append(f"the catalog cannot be read: {_reason(error, path)}")
             return health
         _compare_schema(health, expected, made_by, present)
+        _check_upgrade_writable(health, path)
         for table in sorted(present):
             state = TableState(table)
             try:
@@ -197,6 +200,31 @@ def check_store(store: Store) -> StoreHealth:
     finally:
         con.close()
     return health
+
+
+def _check_upgrade_writable(health: StoreHealth, path: Path) -> None:
+    """An older schema is upgraded on first use: a problem when the file cannot be written
+    and today's reads need the missing steps (every command would fail on it)."""
+    from memscope.store import connection
+    from memscope.store.migrations import reads_need
+
+    if health.problems or not health.outdated or connection.store_writable(path):
+        return
+    missing = [v for v in range(1, health.latest_version + 1) if v not in health.versions]
+    if any(reads_need(version) for version in missing if version in _shipped()):
+        health.upgrade_unwritable = True
+        health.problems.append(
+            f"the store was written by an earlier memscope (schema version "
+            f"{max(health.versions)}) and needs an upgrade to version {health.latest_version}, "
+            "but its file cannot be written here (read-only media, or no permission): copy it "
+            "somewhere writable and use --db"
+        )
+
+
+def _shipped() -> set[int]:
+    from memscope.store.migrations import shipped_versions
+
+    return shipped_versions()
 
 
 def _compare_schema(

@@ -1,7 +1,9 @@
 """Ordered, append-only schema migrations, recorded in ``schema_migrations``.
 
 Each migration is a module ``mNNN_name.py`` in this package defining ``VERSION`` (its
-number) and ``apply(con)``. Shipped migrations are never edited: a schema change is a new
+number) and ``apply(con)`` (and ``READS_NEED = False`` when no read-only command uses
+what it makes: a store lacking only such steps is read as it is where it cannot be
+upgraded, e.g. on read-only media). Shipped migrations are never edited: a schema change is a new
 module. :func:`migrate` applies every migration a store lacks, all in one transaction: a
 store is either upgraded completely or left as it was.
 """
@@ -45,6 +47,17 @@ def shipped_versions() -> set[int]:
     of ``mNNN_name``, which each module's ``VERSION`` repeats): whether a store is
     current is known without importing them."""
     return {int(name[1:4]) for name in _module_names()}
+
+
+def reads_need(version: int) -> bool:
+    """Whether today's reads need migration ``version`` applied: True unless its module
+    says ``READS_NEED = False`` (a step whose tables and columns no read-only command uses,
+    so a store lacking it, on read-only media, can still be read as it is)."""
+    for name in _module_names():
+        if int(name[1:4]) == version:
+            module = importlib.import_module(f"{__name__}.{name}")
+            return bool(getattr(module, "READS_NEED", True))
+    return True
 
 
 def all_migrations() -> list[Migration]:

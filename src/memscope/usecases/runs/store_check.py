@@ -113,6 +113,11 @@ def next_steps(health: StoreHealth, *, saved: SavedInput | None = None) -> list[
     if health.sound:
         return []
     db = shlex.quote(str(health.path))
+    if health.upgrade_unwritable and len(health.problems) == 1:  # whole, only older
+        return [
+            f"copy it somewhere writable (cp {db} COPY.duckdb) and use --db COPY.duckdb: "
+            "memscope upgrades the copy on first use; the original stays as it is"
+        ]
     labels = shlex.quote(str(saved.path)) if saved is not None else "labels.jsonl"
     held = {table: rows for table, rows in health.human_rows.items() if rows}
     steps = []
