@@ -13,6 +13,7 @@ from memscope.adapters.files import current_stats
 from memscope.adapters.run_sources import REMEMBERED_HISTORIES, recorded_sources
 from memscope.errors import InputError, MemscopeError, NotFoundError, RunDirError
 from memscope.identity import relabelled, run_labels
+from memscope.json_types import JSONValue
 from memscope.records import RunRecord
 from memscope.store import Store, queries
 from memscope.store.ingest import (
@@ -120,7 +121,7 @@ def _read_records(
     for record in records:
         record.run_id = relabelled(record.run_id, run_dir.name, label or run_dir.name)
         if used:  # a later read of this directory (table DIR, report DIR …) uses them again
-            record.config[READ_SOURCES] = used
+            record.config[READ_SOURCES] = dict[str, JSONValue](used)
     return records
 
 
