@@ -146,3 +146,18 @@ def lookalike_key(name: str) -> str:
         if not (_hidden(char) and unicodedata.category(char) != "Zs")
     )
     return unicodedata.normalize("NFC", visible.strip(" "))
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What makes a spreadsheet read a CSV text cell as a formula (OWASP's list)."""
+
+
+def defuse_cell(value: str | None) -> str | None:
+    """A CSV text cell made inert for spreadsheets: a leading ``'`` before a formula start.
+
+    Every CSV memscope writes passes its text cells (never its numbers) through this:
+    a run id, annotator or level named ``=HYPERLINK(…)`` or ``-evil`` stays text.
+    """
+    if value is not None and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value

@@ -542,7 +542,8 @@ def test_a_folder_walk_says_which_folder_it_could_not_read(
     monkeypatch.setattr(os, "scandir", scandir)
     result = invoke("ingest", str(tmp_path / "runs"))
     assert result.exit_code == 1
-    assert f"cannot read this folder (Permission denied); any run in it was skipped ({locked})" in (
+    # Listed in the summary of folders that could not be read as runs (issue 38).
+    assert f"{locked}: cannot read this folder (Permission denied); any run in it was skipped" in (
         result.stderr.replace("\n", "")
     ), result.stderr
     assert "ingested a" in result.stderr

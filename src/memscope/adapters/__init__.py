@@ -126,18 +126,26 @@ def read_run(path: Path, options: ReadOptions | None = None) -> RunRecord:
     return records[0]
 
 
-def find_run_dirs(root: Path, unreadable: list[tuple[Path, str]] | None = None) -> list[Path]:
+def find_run_dirs(
+    root: Path,
+    unreadable: list[tuple[Path, str]] | None = None,
+    not_runs: list[tuple[Path, str]] | None = None,
+) -> list[Path]:
     """Every run directory at or below ``root``, in path order.
 
     A run directory is not searched further unless its benchmark's runs nest
     (``Benchmark.runs_nest``). Symlinked folders are not followed, so a symlink loop cannot
     trap the search. A folder that cannot be read is skipped and, when ``unreadable`` is
-    given, recorded there as ``(folder, reason)`` so the caller can say so.
+    given, recorded there as ``(folder, reason)`` so the caller can say so. A folder that
+    holds a benchmark's marking file name (``predictions.jsonl``, ``f2_per_probe.csv``)
+    that no reader claims (the file is a folder or FIFO, the run is incomplete) is recorded
+    in ``not_runs`` as ``(folder, why)``, ``why`` being what :func:`detect` says of it.
     """
     if not root.exists():
         raise RunDirError("no such file or directory", where=str(root), fix="Check the path.")
     found: list[Path] = []
     known = benchmarks()
+    markers = {name for spec in known for name in spec.marker_files}
 
     def skipped(error: OSError) -> None:
         if unreadable is not None:
@@ -154,6 +162,12 @@ def find_run_dirs(root: Path, unreadable: list[tuple[Path, str]] | None = None) 
         )
         spec = _claimant(directory, [spec for spec in known if spec is not above])
         if spec is None:
+            if not_runs is not None and markers & {*dirnames, *_files}:
+                try:
+                    detect(directory)
+                except RunDirError as error:
+                    not_runs.append((directory, error.what))
+                dirnames[:] = [name for name in dirnames if name not in markers]
             continue
         found.append(directory)
         if above is not None:

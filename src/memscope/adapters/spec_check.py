@@ -86,6 +86,7 @@ RESERVED_FLAGS = frozenset(
         "--lambda",
         "--level",
         "--limit",
+        "--membership",
         "--method",
         "--metric",
         "--n",

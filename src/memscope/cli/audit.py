@@ -22,7 +22,7 @@ from memscope.cli.common import (
 )
 from memscope.cli.fitting import Column, FittingTable, fit
 from memscope.cli.run_arg import RunArgument
-from memscope.textsafe import printable, printable_id
+from memscope.textsafe import defuse_cell, printable, printable_id
 
 
 class AuditFormat(str, Enum):
@@ -163,8 +163,8 @@ def _audit_csv(result: dict[str, Any]) -> bytes:
         only, ppi = level["verdict_only"] or {}, level["ppi"] or {}
         writer.writerow(
             [
-                level["axis"],
-                level["level"],
+                defuse_cell(level["axis"]),
+                defuse_cell(level["level"]),
                 level["n_questions"],
                 level["n_verdicts"],
                 level["metric_mean"],
@@ -218,7 +218,13 @@ def _raters_csv(result: dict[str, Any]) -> bytes:
     writer.writerow(["first", "second", "n", "agreement", "kappa"])
     for pair in result["pairs"]:
         writer.writerow(
-            [pair["first"], pair["second"], pair["n"], pair["agreement"], pair["kappa"]]
+            [
+                defuse_cell(pair["first"]),
+                defuse_cell(pair["second"]),
+                pair["n"],
+                pair["agreement"],
+                pair["kappa"],
+            ]
         )
     return buffer.getvalue().encode()
 
@@ -295,9 +301,10 @@ def audit(
     prediction on every question. Unsure verdicts are left out.
     """
     from memscope.cli.run_arg import pick_run
-    from memscope.usecases.labels.audit import audit_run, audit_to_json
+    from memscope.usecases.labels.audit import audit_run, audit_to_json, check_threshold
     from memscope.usecases.labels.raters import audit_raters, raters_to_json
 
+    check_threshold(threshold)
     store = open_store(db)
     run_id = pick_run(store, run, "audit", ingest=False)
     if raters:

@@ -138,10 +138,17 @@ def import_labels_command(
         f"imported {result.imported} event(s), skipped {result.skipped_present} already present",
         markup=False,
     )
-    if result.verdicts_imported or result.verdicts_present:
+    if result.verdicts_imported or result.verdicts_present or result.verdicts_missing:
         stderr.print(
             f"imported {result.verdicts_imported} verdict(s), skipped "
-            f"{result.verdicts_present} already present",
+            f"{result.verdicts_present} already present"
+            + (
+                f" and {len(result.verdicts_missing)} on questions the run lacks: "
+                + ", ".join(printable_id(item) for item in result.verdicts_missing[:10])
+                + (" …" if len(result.verdicts_missing) > 10 else "")
+                if result.verdicts_missing
+                else ""
+            ),
             markup=False,
         )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.text import Text
@@ -29,6 +29,9 @@ from memscope.cli.common import (
 from memscope.cli.fitting import Column, FittingTable, fit
 from memscope.cli.progress import progress_line
 from memscope.textsafe import printable, printable_id
+
+if TYPE_CHECKING:
+    from memscope.usecases.runs.ingest import IngestFailure
 
 
 @app.command(cls=ReadsRuns, rich_help_panel=RUNS, epilog=example("memscope ingest runs/"))
@@ -73,7 +76,8 @@ def ingest(
 
     def report(result: IngestOutcome | IngestFailure) -> None:
         if isinstance(result, IngestFailure):
-            fail(result.error)
+            if not result.below_root:  # those are listed together at the end
+                fail(result.error)
             return
         for notice in result.notices:
             warn(notice)
@@ -109,6 +113,7 @@ def ingest(
     for name, why in sorted(plugin_failures().items()):
         warn(f"benchmark {name!r}: {why}")
     if failures:
+        _summarise_skipped([failure for failure in failures if failure.below_root])
         stderr.print(f"{len(failures)} run(s) could not be ingested.")
         raise typer.Exit(1)
 
@@ -116,6 +121,40 @@ def ingest(
 NOT_RECORDED = {"task": "–", "model": "–", "method": "–"}
 """What the runs list shows where a run file names no task, model or method (DMV-Bench's
 logs name no model): a dash, as for any value memscope does not have, never a blank."""
+
+
+SKIPPED_LISTED = 20
+"""How many skipped folders the summary names (the rest are counted by reason)."""
+
+
+def _summarise_skipped(skipped: list[IngestFailure]) -> None:
+    """One summary of the folders below the paths given that could not be read as runs:
+    each with why (the first :data:`SKIPPED_LISTED`), the rest counted per reason."""
+    if not skipped:
+        return
+    stderr.print(
+        f"[bold red]error:[/] {len(skipped)} folder(s) could not be read as runs:",
+        highlight=False,
+    )
+    for failure in skipped[:SKIPPED_LISTED]:
+        stderr.print(
+            f"  {printable_id(failure.path)}: {printable(failure.error.what)}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+    rest = skipped[SKIPPED_LISTED:]
+    if rest:
+        reasons: dict[str, int] = {}
+        for failure in rest:
+            reasons[failure.error.what] = reasons.get(failure.error.what, 0) + 1
+        stderr.print(
+            f"  … and {len(rest)} more: "
+            + "; ".join(f"{count} × {printable(why)}" for why, count in reasons.items()),
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 @app.command(rich_help_panel=RUNS, epilog=example("memscope runs --format json"))

@@ -39,8 +39,10 @@ def store_check(
         Path | None,
         typer.Option(
             "--save-labels",
-            help="Also write every label event to this JSON lines file (for import-labels), "
-            "reading only the labels table: it works when the rest of the store is damaged.",
+            help="Also write what people made (label events with their notes, verdict events, "
+            "sample plans) to this JSON lines file (for import-labels), reading only those "
+            "tables: it works when the rest of the store is damaged. A terminal, pipe or "
+            "device is written through, never replaced.",
             show_default=False,
         ),
     ] = None,
@@ -57,26 +59,31 @@ def store_check(
         check_store,
         health_record,
         next_steps,
-        save_label_events,
+        save_human_input,
     )
 
     store = open_store(db)
     health = check_store(store)
-    saved_to = None
-    if save_labels is not None and health.labels_readable:
-        count = save_label_events(store, save_labels)
-        saved_to = save_labels
-        stderr.print(f"saved {count} label event(s) to {save_labels}", markup=False)
+    saved = None
+    readable = any(rows is not None for rows in health.human_rows.values())
+    if save_labels is not None and readable:
+        saved = save_human_input(store, health, save_labels)
+        stderr.print(f"saved {saved.summary()} to {save_labels}", markup=False)
     if output is OutputFormat.json:
-        print_json(health_record(health))
+        print_json(health_record(health, saved))
     else:
-        _print_health(health, next_steps(health, labels_saved_to=saved_to))
-    if save_labels is not None and saved_to is None:
+        _print_health(health, next_steps(health, saved=saved))
+    if save_labels is not None and saved is None:
         stderr.print(
             "[bold red]error:[/] the labels cannot be read from this store; nothing was saved "
             f"to {escape(printable(str(save_labels)))}"
         )
-    if not health.sound or (save_labels is not None and saved_to is None):
+    elif saved is not None and saved.unreadable:
+        stderr.print(
+            "[bold red]error:[/] some of what people made cannot be read and was not saved: "
+            + ", ".join(saved.unreadable)
+        )
+    if not health.sound or (save_labels is not None and (saved is None or saved.unreadable)):
         raise typer.Exit(1)
 
 
@@ -104,6 +111,8 @@ def _schema_line(recorded: list[int]) -> str:
 
 
 def _print_health(health: StoreHealth, steps: list[str]) -> None:
+    from memscope.usecases.runs.store_check import HUMAN_TABLES
+
     size = f"{health.size / 1e6:.1f} MB" if health.size >= 100_000 else f"{health.size} bytes"
     stdout.print(f"store {health.path} ({size})", markup=False)
     if health.opened:
@@ -122,6 +131,13 @@ def _print_health(health: StoreHealth, steps: list[str]) -> None:
             else "cannot be read"
         )
         stdout.print(f"  labels: {labels}", markup=False)
+        others = [
+            f"{rows} {HUMAN_TABLES[table]}" if rows is not None else f"{table} cannot be read"
+            for table, rows in health.human_rows.items()
+            if table != "label_events" and rows != 0
+        ]
+        if others:
+            stdout.print(f"  also made by people: {', '.join(others)}", markup=False)
     if health.sound:
         stdout.print("the store is sound", markup=False)
         return

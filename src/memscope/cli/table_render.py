@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from memscope.cli.fitting import Column, FittingTable
-from memscope.textsafe import printable
+from memscope.textsafe import defuse_cell, printable
 from memscope.usecases.table.axes import benchmark_name
 from memscope.usecases.table.result import MIN_CLUSTERS
 
@@ -333,13 +333,13 @@ def render_csv(table: ResultsTable) -> str:
         if table.baseline is not None:
             fields += ["corrected_delta", "flipped"]
     header = ["system", "runs", "n_questions"] + [
-        f"{c.label} {name}".strip() for c in table.columns for name in fields
+        defuse_cell(f"{c.label} {name}".strip()) for c in table.columns for name in fields
     ]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
     for row in table.rows:
-        line = [row.label, ";".join(row.runs), str(row.n_questions)]
+        line = [defuse_cell(row.label), defuse_cell(";".join(row.runs)), str(row.n_questions)]
         for column in table.columns:
             numbers = _csv_fields(row.cells[column.key])
             line += [_csv_number(numbers[name]) for name in fields]

@@ -6,14 +6,13 @@ expected schema is that of a new store (every migration applied to an in-memory
 database), so a table or column a migration made that is missing, or one a later
 migration made that exists while that migration is not recorded, is named. Each table is
 read completely through Arrow (every column, every block, so DuckDB verifies every
-checksum). The label events can be saved on their own, as a ``--history`` style JSON
-lines file ``memscope import-labels`` reads, when the rest of the store is beyond use.
+checksum). What people made (label events with their notes, verdict events, sample plans)
+can be saved on its own, as a ``--history`` style JSON lines file ``memscope import-labels``
+reads, when the rest of the store is beyond use.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,6 +24,35 @@ if TYPE_CHECKING:
     import duckdb
 
 LABEL_TABLE = "label_events"
+HUMAN_TABLES = {
+    "label_events": "label event(s)",
+    "verdict_events": "verdict event(s)",
+    "sample_plans": "sample plan(s)",
+    "sample_items": "sample queue item(s)",
+    "verdict_sample_items": "verdict sample item(s)",
+}
+"""The tables holding what people made (labels with their notes, verdicts, sample plans),
+each with what its rows are called: ``--save-labels`` saves every one that can be read."""
+_SAVED_SELECT = {
+    "label_events": "SELECT 'label' AS event_kind, * FROM label_events",
+    # A verdict event as ``export-labels --history`` writes it (import-labels replays it).
+    "verdict_events": "SELECT 'verdict' AS event_kind, event_id, run_id, run_hash, qid, "
+    "question_key, action, verdict, note AS verdict_note, annotator, source, created_at, "
+    "supersedes FROM verdict_events",
+    "sample_plans": "SELECT 'sample_plan' AS event_kind, * FROM sample_plans",
+    "sample_items": "SELECT 'sample_item' AS event_kind, * FROM sample_items",
+    "verdict_sample_items": "SELECT 'verdict_sample_item' AS event_kind, * FROM verdict_sample_items",
+}
+"""Each human table as rows of the saved file, told apart by ``event_kind``: label and verdict
+rows are a ``--history`` export's; the sample rows carry no annotator, so import-labels,
+which reads people's events, passes over them."""
+_SAVED_ORDER = {
+    "label_events": "event_id",
+    "verdict_events": "event_id",
+    "sample_plans": "run_id",
+    "sample_items": "run_id, position",
+    "verdict_sample_items": "run_id, position",
+}
 DAMAGED = "the store is damaged: "
 SIBLINGS = (".wal", ".app.lock", ".labels-pending.jsonl")
 """Files beside the store that belong to it (DuckDB's journal, the app's lock, pending labels)."""
@@ -54,6 +82,10 @@ class StoreHealth:
     missing_columns: list[str] = field(default_factory=list)
     unrecorded_tables: list[str] = field(default_factory=list)
     label_events: int | None = None
+    upgrade_unwritable: bool = False
+    """The schema is older and the file cannot be written to upgrade it (read-only media)."""
+    human_rows: dict[str, int | None] = field(default_factory=dict)
+    """Rows of each of :data:`HUMAN_TABLES` the store has (None: it cannot be read)."""
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -152,6 +184,7 @@ def check_store(store: Store) -> StoreHealth:
             health.problems.append(f"the catalog cannot be read: {_reason(error, path)}")
             return health
         _compare_schema(health, expected, made_by, present)
+        _check_upgrade_writable(health, path)
         for table in sorted(present):
             state = TableState(table)
             try:
@@ -162,9 +195,36 @@ def check_store(store: Store) -> StoreHealth:
             health.tables.append(state)
             if table == LABEL_TABLE:
                 health.label_events = state.rows
+            if table in HUMAN_TABLES:
+                health.human_rows[table] = state.rows
     finally:
         con.close()
     return health
+
+
+def _check_upgrade_writable(health: StoreHealth, path: Path) -> None:
+    """An older schema is upgraded on first use: a problem when the file cannot be written
+    and today's reads need the missing steps (every command would fail on it)."""
+    from memscope.store import connection
+    from memscope.store.migrations import reads_need
+
+    if health.problems or not health.outdated or connection.store_writable(path):
+        return
+    missing = [v for v in range(1, health.latest_version + 1) if v not in health.versions]
+    if any(reads_need(version) for version in missing if version in _shipped()):
+        health.upgrade_unwritable = True
+        health.problems.append(
+            f"the store was written by an earlier memscope (schema version "
+            f"{max(health.versions)}) and needs an upgrade to version {health.latest_version}, "
+            "but its file cannot be written here (read-only media, or no permission): copy it "
+            "somewhere writable and use --db"
+        )
+
+
+def _shipped() -> set[int]:
+    from memscope.store.migrations import shipped_versions
+
+    return shipped_versions()
 
 
 def _compare_schema(
@@ -204,17 +264,13 @@ def _compare_schema(
         )
 
 
-def save_label_events(store: Store, out: Path) -> int:
-    """Write every label event, read as is, to ``out`` as JSON lines (whole or not at all).
-
-    Returns:
-        The number of events written.
+def check_save_target(store: Store, out: Path) -> Path:
+    """``out`` expanded, refused when it names the store (or one of its own files) or
+    lies in a folder that does not exist.
 
     Raises:
-        StoreError: the label events cannot be read (or ``out`` cannot be written).
+        InputError: either of those.
     """
-    import duckdb
-
     target = out.expanduser()
     store_files = {store.path, *(store.path.with_name(store.path.name + end) for end in SIBLINGS)}
     if target.resolve() in {path.resolve() for path in store_files}:
@@ -223,28 +279,51 @@ def save_label_events(store: Store, out: Path) -> int:
             where=str(target),
             fix="Save the labels to a new file, e.g. labels.jsonl.",
         )
-    if not target.parent.is_dir():
+    if not target.resolve().parent.is_dir():
         raise InputError("the folder for --save-labels does not exist", where=str(target.parent))
+    return target
+
+
+def save_human_input(store: Store, tables: list[str], temp: Path) -> dict[str, int]:
+    """Write the rows of ``tables`` (of :data:`HUMAN_TABLES`), read as they are, to the
+    file ``temp`` as JSON lines, each row with its ``event_kind``.
+
+    Returns:
+        The rows written per table.
+
+    Raises:
+        StoreError: a table cannot be read (or ``temp`` cannot be written).
+    """
+    import duckdb
+
     con = store.open_as_is()
-    handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    os.close(handle)
     try:
-        count = int(con.execute(f"SELECT count(*) FROM {LABEL_TABLE}").fetchall()[0][0])
-        con.execute(
-            f"COPY (SELECT * FROM {LABEL_TABLE} ORDER BY event_id) TO ? (FORMAT json)", [temp]
+        counts = {
+            table: int(con.execute(f'SELECT count(*) FROM "{table}"').fetchall()[0][0])
+            for table in tables
+        }
+        parts = [
+            f"SELECT {number} AS _kind_no, row_number() OVER (ORDER BY {_SAVED_ORDER[table]}) "
+            f"AS _row_no, * FROM ({_SAVED_SELECT[table]})"
+            for number, table in enumerate(tables)
+        ]
+        query = (
+            "SELECT * EXCLUDE (_kind_no, _row_no) FROM ("
+            + " UNION ALL BY NAME ".join(parts)
+            + ") ORDER BY _kind_no, _row_no"
         )
-        os.replace(temp, target)
-        return count
+        con.execute(f"COPY ({query}) TO ? (FORMAT json)", [str(temp)])
+        return counts
     except duckdb.Error as error:
         raise StoreError(
-            f"the label events cannot be read: {_reason(error, store.path)}",
+            f"the people's labels, verdicts or sample plans cannot be read: "
+            f"{_reason(error, store.path)}",
             where=str(store.path),
-            fix="Restore the store from a backup; the labels are not recoverable from this file.",
+            fix="Restore the store from a backup; they are not recoverable from this file.",
         ) from None
     except OSError as error:
         raise StoreError(
-            f"cannot write the labels: {error.strerror or error}", where=str(target)
+            f"cannot write the labels: {error.strerror or error}", where=str(temp)
         ) from None
     finally:
-        Path(temp).unlink(missing_ok=True)
         con.close()

@@ -186,6 +186,12 @@ def empty_store() -> duckdb.DuckDBPyConnection:
     return con
 
 
+def store_writable(path: Path) -> bool:
+    """Whether the store file and its folder (DuckDB's write-ahead log goes beside it) can
+    be written: False on read-only media even for root (``access`` reports EROFS)."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
 class Store:
     """The memscope store at one path: hands out connections and keeps the schema current.
 
@@ -208,6 +214,35 @@ class Store:
     def exists(self) -> bool:
         """Whether the store file has been created."""
         return self.path.is_file()
+
+    def discard_if_empty(self, *, folder_too: bool = False) -> bool:
+        """Remove the store file (and its write-ahead log) when it holds no run, label or
+        verdict: what a refused command that created it leaves. ``folder_too``: its folder
+        as well when that is left empty (the caller created it). Returns whether it did.
+        """
+        import duckdb
+
+        if not self.exists:
+            return False
+        try:
+            con = connect_offline(str(self.path), read_only=True)
+            try:
+                held = sum(
+                    int(con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
+                    for table in ("runs", "label_events", "verdict_events")
+                )
+            finally:
+                con.close()
+        except duckdb.Error:
+            return False  # not a store this command just made: left alone
+        if held:
+            return False
+        for path in (self.path, self.path.with_name(self.path.name + ".wal")):
+            path.unlink(missing_ok=True)
+        if folder_too:
+            with suppress(OSError):
+                self.path.parent.rmdir()  # only when empty
+        return True
 
     @contextmanager
     def write(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -279,14 +314,53 @@ class Store:
                 con.close()
                 con = None
         if con is None:
-            with self.write():
-                pass
-            con = self._connect(read_only=True)
+            con = self._upgraded_or_as_is()
         try:
             with self._translated_errors():
                 yield con
         finally:
             con.close()
+
+    def _upgraded_or_as_is(self) -> duckdb.DuckDBPyConnection:
+        """A read-only connection to the store upgraded first; where the file cannot be
+        written (read-only media, no permission) and the missing steps are ones reads do
+        not need, the store as it is; else one message saying it needs an upgrade that
+        cannot be written here.
+
+        Raises:
+            StoreError: the upgrade is needed and cannot be written.
+        """
+        if store_writable(self.path):
+            with self.write():
+                pass
+            return self._connect(read_only=True)
+        from memscope.store.migrations import (
+            applied_versions,
+            latest_version,
+            reads_need,
+            shipped_versions,
+        )
+
+        con = self._connect(read_only=True)
+        with self._translated_errors():
+            done = applied_versions(con)
+        missing = sorted(shipped_versions() - done)
+        if done and max(done) > latest_version():
+            con.close()
+            with self.write():  # refused with the "newer than this memscope" message
+                pass
+        if not any(reads_need(version) for version in missing):
+            return con  # read as it is: nothing reads what the missing steps make
+        con.close()
+        raise StoreError(
+            f"this store was written by an earlier memscope (schema version "
+            f"{max(done, default=0)}) and needs an upgrade to version {latest_version()} "
+            "before this memscope can read it, but its file cannot be written here "
+            "(read-only media, or no permission); nothing was changed",
+            where=str(self.path),
+            fix="Copy the store somewhere writable and pass the copy with --db (it is "
+            "upgraded on first use), or read it with the memscope release that wrote it.",
+        )
 
     def open_as_is(self) -> duckdb.DuckDBPyConnection:
         """A read-only connection that neither checks nor migrates the schema (for

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from memscope.errors import InputError, StoreError
 from memscope.store.label_files import label_file_source
 from memscope.store.sql import one_row, rows, scalar
+from memscope.textsafe import FORMULA_STARTS
 
 if TYPE_CHECKING:
     import duckdb
@@ -26,8 +27,6 @@ ACTIONS = ("set", "clear", "undo")
 SOURCES = ("human", "rule", "import")
 SHOWN = 40
 """Characters of a bad value quoted in its row's problem."""
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-"""What export-labels defuses in csv with a leading ``'`` (``usecases.labels.export``)."""
 
 IMPORT_ROWS = """
 CREATE OR REPLACE TEMP TABLE import_rows (
@@ -430,13 +429,72 @@ def insert_verdicts(
         or 0
     )
     con.execute(
+        # The hash the verdict was made on is kept (another version's, with
+        # --allow-changed-run), as a label's is; a row without one gets the local run's.
         "INSERT INTO verdict_events SELECT nextval('verdict_event_ids'), s.local, "
-        "(SELECT content_hash FROM runs WHERE run_id = s.local), s.qid, s.question_key, s.action, "
+        "coalesce(s.run_hash, (SELECT content_hash FROM runs WHERE run_id = s.local)), s.qid, "
+        "s.question_key, s.action, "
         "s.verdict, s.note, s.annotator, 'human', s.given_at, NULL "
         f"FROM ({staged}) s WHERE {known} AND NOT {present_clause} "
         "ORDER BY s.given_at, s.file_no, s.row_no"
     )
     return inserted, present
+
+
+def verdict_run_groups(con: duckdb.DuckDBPyConnection) -> list[tuple[int, str, list[str]]]:
+    """Per file and run id its verdict rows name: the run hashes they carry (as :func:`run_groups`)."""
+    return [
+        (int(file_no), str(run_id), sorted(hashes or []))
+        for file_no, run_id, hashes in rows(
+            con,
+            "SELECT file_no, run_id, list(DISTINCT run_hash) FILTER (WHERE run_hash IS NOT NULL) "
+            "FROM verdict_import_rows GROUP BY file_no, run_id ORDER BY file_no, min(row_no)",
+        )
+    ]
+
+
+_VERDICT_QUESTION = (
+    "SELECT q.question_key FROM predictions p JOIN runs r USING (run_id) "
+    "JOIN questions q ON q.dataset_id = r.dataset_id AND q.qid = p.qid "
+    "WHERE p.run_id = ? AND p.qid = v.qid"
+)
+
+
+def changed_verdict_questions(
+    con: duckdb.DuckDBPyConnection, file_no: int, run_id: str, local: str
+) -> list[str]:
+    """The qids of a file's verdict rows for ``run_id`` that the local run lacks or whose
+    question text changed (as :func:`changed_questions` for labels)."""
+    return [
+        str(row[0])
+        for row in rows(
+            con,
+            "SELECT DISTINCT v.qid FROM verdict_import_rows v WHERE v.file_no = ? AND v.run_id = ? "
+            f"AND (NOT EXISTS ({_VERDICT_QUESTION}) OR (v.question_key IS NOT NULL AND "
+            f"v.question_key IS DISTINCT FROM ({_VERDICT_QUESTION} LIMIT 1)))",
+            [file_no, run_id, local, local],
+        )
+    ]
+
+
+def missing_verdict_questions(
+    con: duckdb.DuckDBPyConnection, local_runs: dict[tuple[int, str], str]
+) -> list[str]:
+    """``run:qid`` of every verdict row whose question its local run lacks (not imported,
+    reported as a label's is), in file order."""
+    found: list[str] = []
+    for (file_no, run_id), local in local_runs.items():
+        found += [
+            f"{local}:{row[0]}"
+            for row in rows(
+                con,
+                "SELECT qid FROM verdict_import_rows v WHERE file_no = ? AND run_id = ? AND NOT "
+                "EXISTS (SELECT 1 FROM predictions p WHERE p.run_id = ? AND p.qid = v.qid) "
+                "ORDER BY row_no",
+                [file_no, run_id, local],
+            )
+        ]
+    return found
 
 
 _TEXT_FIELDS = tuple(

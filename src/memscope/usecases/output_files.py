@@ -103,7 +103,14 @@ class OutputKind:
     recognises: Callable[[IO[bytes]], bool]
 
 
+def _saved_input(handle: IO[bytes]) -> bool:
+    """``store check --save-labels``: JSON lines, each row ``{"event_kind":`` first (an
+    older memscope's saved label events: ``{"event_id":`` first)."""
+    return _head(handle).startswith((b'{"event_kind":', b'{"event_id":'))
+
+
 LABEL_EXPORT = OutputKind("label export", "export-labels", _label_export)
+SAVED_INPUT = OutputKind("saved labels file", "store check", _saved_input)
 TABLE = OutputKind("table", "table", _table)
 FIGURE = OutputKind("figure", "plot", _figure)
 
@@ -149,13 +156,16 @@ def _recognised(path: Path, kind: OutputKind) -> bool:
         return False
 
 
-def plan_output(out: Path, kind: OutputKind, protected: dict[Path, str]) -> OutputTarget:
+def plan_output(
+    out: Path, kind: OutputKind, protected: dict[Path, str], option: str = "--out"
+) -> OutputTarget:
     """Check ``out`` for ``kind`` before anything is computed or written.
 
     Args:
         out: The ``--out`` value.
         kind: What will be written there.
         protected: Files never to replace, with what each one is (:func:`store_files`).
+        option: The option that named ``out``, for messages.
 
     Raises:
         InputError: a folder, a missing parent folder, a store file, or a file memscope
@@ -164,49 +174,49 @@ def plan_output(out: Path, kind: OutputKind, protected: dict[Path, str]) -> Outp
     given = out.expanduser()
     what = path_kind(given)
     if what == "a folder":
-        raise InputError(f"--out is a folder: {given}", fix="Name a file in it.")
+        raise InputError(f"{option} is a folder: {given}", fix="Name a file in it.")
     if what in STREAMS:
         return OutputTarget(given, None)  # a terminal, pipe or device: the user's choice
     if what not in (None, "a regular file", "a broken symbolic link"):
         raise InputError(
-            f"--out is {what}",
+            f"{option} is {what}",
             where=str(given),
             fix="Name a file, or a terminal, pipe or character device to write through.",
         )
     destination = given.resolve()
     if not destination.parent.is_dir():
         raise InputError(
-            f"the folder of --out does not exist: {destination.parent}",
+            f"the folder of {option} does not exist: {destination.parent}",
             fix="Create it, or pick another path.",
         )
     owner = _protected(destination, protected)
     if owner is not None:
         raise InputError(
-            f"--out names {owner}; memscope does not write a {kind.name} over it",
+            f"{option} names {owner}; memscope does not write a {kind.name} over it",
             where=str(given),
             fix="Name a new file for the output.",
         )
     if what == "a regular file" and not _recognised(destination, kind):
         raise InputError(
-            f"--out names a file memscope did not write as a {kind.name}; it is left as it is",
+            f"{option} names a file memscope did not write as a {kind.name}; it is left as it is",
             where=str(given),
-            fix=f"Name a new file, an empty one, or one a previous `memscope {kind.command} --out` wrote.",
+            fix=f"Name a new file, an empty one, or one a previous `memscope {kind.command} {option}` wrote.",
         )
     return OutputTarget(given, destination)
 
 
-def cannot_write(exc: OSError, where: Path, what: str) -> MemscopeError:
+def cannot_write(exc: OSError, where: Path, what: str, option: str = "--out") -> MemscopeError:
     """The one message for an output that cannot be written."""
     if isinstance(exc, NoReaderError):
         return InputError(
-            f"--out is a FIFO (named pipe) that no process reads; the {what} was not written",
+            f"{option} is a FIFO (named pipe) that no process reads; the {what} was not written",
             where=str(where),
             fix="Start the reader first (e.g. `cat FIFO &`), or name a file.",
         )
     return MemscopeError(
         f"cannot write the {what}: {exc.strerror or exc}",
         where=str(where),
-        fix="Pick a folder you can write to with --out PATH, or write to stdout.",
+        fix=f"Pick a folder you can write to with {option} PATH, or write to stdout.",
     )
 
 
@@ -234,14 +244,39 @@ def write_output(target: OutputTarget, data: bytes, what: str) -> None:
         raise cannot_write(exc, target.given, what) from None
 
 
+def current_umask() -> int:
+    """The process's umask (Linux reads it without changing it; elsewhere it is set and reset)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def user_file_mode() -> int:
+    """The mode a new file gets under the umask (0644 under 022), as ``open()`` would give it.
+
+    ``mkstemp`` makes its file 0600 whatever the umask; a file written for the user is set
+    to this mode before it is renamed into place, so it reads like any other file they make.
+    """
+    return 0o666 & ~current_umask()
+
+
 def replace_whole(destination: Path, data: bytes) -> None:
-    """Create or replace ``destination`` with ``data`` atomically (a temp file beside it, renamed)."""
+    """Create or replace ``destination`` with ``data`` atomically (a temp file beside it,
+    renamed), with the mode the umask gives a new file."""
     if destination.exists() and not os.access(destination, os.W_OK):
         raise PermissionError(13, "Permission denied", str(destination))
     handle, temp = tempfile.mkstemp(
         dir=destination.parent, prefix=f".{destination.name}.", suffix=".tmp"
     )
     try:
+        os.fchmod(handle, user_file_mode())
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
         os.replace(temp, destination)

@@ -1,7 +1,9 @@
 """Ordered, append-only schema migrations, recorded in ``schema_migrations``.
 
 Each migration is a module ``mNNN_name.py`` in this package defining ``VERSION`` (its
-number) and ``apply(con)``. Shipped migrations are never edited: a schema change is a new
+number) and ``apply(con)`` (and ``READS_NEED = False`` when no read-only command uses
+what it makes: a store lacking only such steps is read as it is where it cannot be
+upgraded, e.g. on read-only media). Shipped migrations are never edited: a schema change is a new
 module. :func:`migrate` applies every migration a store lacks, all in one transaction: a
 store is either upgraded completely or left as it was.
 """
@@ -51,6 +53,17 @@ def shipped_names() -> dict[int, str]:
     """Each shipped migration's version and name in words (``m010_verdicts`` → "verdicts"),
     from the modules' names alone; versions never shipped (numbers skipped) are absent."""
     return {int(name[1:4]): name[5:].replace("_", " ") for name in sorted(_module_names())}
+
+
+def reads_need(version: int) -> bool:
+    """Whether today's reads need migration ``version`` applied: True unless its module
+    says ``READS_NEED = False`` (a step whose tables and columns no read-only command uses,
+    so a store lacking it, on read-only media, can still be read as it is)."""
+    for name in _module_names():
+        if int(name[1:4]) == version:
+            module = importlib.import_module(f"{__name__}.{name}")
+            return bool(getattr(module, "READS_NEED", True))
+    return True
 
 
 def all_migrations() -> list[Migration]:

@@ -55,6 +55,20 @@ def score_column(data: RunData, metric: str) -> np.ndarray:
     return np.asarray(answer_score(mode, em, judge, f1), dtype=float)
 
 
+def check_threshold(threshold: float | None) -> None:
+    """Refuse a ``--threshold`` that is no score: NaN, infinite, or outside [0, 1].
+
+    Raises:
+        InputError: such a threshold (one message, whatever is wrong with it).
+    """
+    if threshold is None or 0.0 <= threshold <= 1.0:  # NaN fails both comparisons
+        return
+    raise InputError(
+        f"--threshold must be a score between 0 and 1, not {threshold:g}",
+        fix="A score at or above the threshold passes, e.g. --threshold 0.5.",
+    )
+
+
 def grader_outcomes(
     data: RunData, metric: str = "correct", threshold: float | None = None
 ) -> tuple[np.ndarray, np.ndarray, float | None]:
@@ -62,9 +76,12 @@ def grader_outcomes(
     the score it comes from.
 
     Raises:
-        InputError: an unknown metric, a threshold for ``correct``, or a metric the run lacks.
+        InputError: an unknown metric, a threshold for ``correct`` or outside [0, 1], or a
+            metric the run lacks.
     """
     from memscope.analysis.answers import correctness
+
+    check_threshold(threshold)
 
     if metric not in METRICS:
         raise InputError(f"unknown metric {metric!r}", fix=f"Metrics: {', '.join(METRICS)}.")
@@ -193,6 +210,8 @@ class _Prepared:
     verdict_words: dict[str, str]
     verdict_notes: dict[str, str | None]
     n_unsure: int
+    n_unscored_verdicts: int
+    """Correct/wrong verdicts on questions without a grader score (left out)."""
     weighted: bool
     notes: list[str]
 
@@ -232,9 +251,11 @@ def _prepare(
     words: dict[str, str] = {}
     notes_of: dict[str, str | None] = {}
     position = {qid: row for row, qid in enumerate(qids)}
+    n_unscored_verdicts = 0
     for qid, given in verdicts.items():
         row = position.get(qid)
         if row is None:
+            n_unscored_verdicts += given.verdict in VERDICT_VALUE
             continue
         words[qid] = given.verdict
         notes_of[qid] = given.note
@@ -268,6 +289,7 @@ def _prepare(
         verdict_words=words,
         verdict_notes=notes_of,
         n_unsure=n_unsure,
+        n_unscored_verdicts=n_unscored_verdicts,
         weighted=weighted,
         notes=notes,
     )
@@ -327,6 +349,14 @@ def audit_run(
     judged = np.flatnonzero(~np.isnan(prepared.verdict))
     if judged.size == 0:
         who = f" by {annotator}" if annotator else ""
+        if prepared.n_unscored_verdicts:
+            raise InputError(
+                f"run {run_id} has {prepared.n_unscored_verdicts} verdict(s){who}, all on "
+                f"questions with no {metric} score: the {metric} grader cannot be checked "
+                "against them",
+                fix="Give verdicts on questions the grader scored, or audit another metric: "
+                "--metric correct.",
+            )
         raise InputError(
             f"run {run_id} has no correct/wrong verdicts{who} yet"
             + (f" ({prepared.n_unsure} unsure)" if prepared.n_unsure else ""),

@@ -533,7 +533,10 @@ def current_labels(
             LabelEvent.from_row(row) for row in stored.events(con, run_id, annotator=annotator)
         ]
     result: dict[str, CurrentLabel] = {}
-    for (qid, _), label in sorted(_current_from(events).items(), key=lambda item: item[1].event_id):
+    # The latest in time wins (an imported label made in 2020 never overrides today's).
+    for (qid, _), label in sorted(
+        _current_from(events).items(), key=lambda item: (item[1].labelled_at, item[1].event_id)
+    ):
         result[qid] = label
     return result
 

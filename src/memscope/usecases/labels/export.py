@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memscope.errors import InputError
+from memscope.textsafe import FORMULA_STARTS, defuse_cell
 from memscope.usecases.labels.events import current_labels_by_annotator, label_history, split_params
 from memscope.usecases.output_files import (
     LABEL_EXPORT,
@@ -65,16 +66,7 @@ if TYPE_CHECKING:
 FORMATS = ("jsonl", "csv", "parquet")
 LIST_SEPARATOR = ";"
 JSON_COLUMNS = ("params", "accepted_suggestion", "suggestion_numbers")
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-"""A CSV text cell starting with one of these is defused with a leading ``'``."""
 TEMP_PREFIX = ".memscope-export-"
-
-
-def defuse_cell(value: str | None) -> str | None:
-    """``value`` made inert for spreadsheets (a leading ``'`` before a formula start)."""
-    if value is not None and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
 
 
 def restore_cell(value: str | None) -> str | None:

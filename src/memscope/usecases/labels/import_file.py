@@ -79,6 +79,8 @@ class ImportResult:
     unknown_codes: list[str] = field(default_factory=list)
     verdicts_imported: int = 0
     verdicts_present: int = 0
+    verdicts_missing: list[str] = field(default_factory=list)
+    """``run:qid`` of verdicts on questions the local run lacks (not imported)."""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready values."""
@@ -90,6 +92,7 @@ class ImportResult:
             "files": self.files,
             "verdicts_imported": self.verdicts_imported,
             "verdicts_present": self.verdicts_present,
+            "verdicts_skipped_missing_questions": self.verdicts_missing,
         }
 
 
@@ -245,11 +248,25 @@ def import_labels(
                 local_hash = identity[0] if identity else None
                 local_of[(file_no, run_id)] = (local, bool(set(hashes) - {local_hash}))
             label_import.load_local_questions(con)
-            for (file_no, run_id), (local, changed_run) in local_of.items():
+            # Verdict rows are held to the same rules as label rows: an unknown run is
+            # refused, another version of the run is refused (or, allowed, keeps its hash).
+            verdict_of: dict[tuple[int, str], tuple[str, bool]] = {}
+            for file_no, run_id, hashes in label_import.verdict_run_groups(con):
+                if (file_no, run_id) in local_of:
+                    local = local_of[(file_no, run_id)][0]
+                else:
+                    local = _local_run(con, run_id, hashes[0] if hashes else None)
+                identity = stored.run_identity(con, local)
+                local_hash = identity[0] if identity else None
+                verdict_of[(file_no, run_id)] = (local, bool(set(hashes) - {local_hash}))
+            for (file_no, run_id), (local, changed_run) in {**verdict_of, **local_of}.items():
+                changed_run = changed_run or verdict_of.get((file_no, run_id), ("", False))[1]
                 if changed_run and not allow_changed_run:
                     path = paths[file_no]
                     changed = sorted(
-                        label_import.changed_questions(con, file_no, run_id), key=_qid_order
+                        set(label_import.changed_questions(con, file_no, run_id))
+                        | set(label_import.changed_verdict_questions(con, file_no, run_id, local)),
+                        key=_qid_order,
                     )
                     what = (
                         f"questions changed or gone: {', '.join(changed)}"
@@ -301,8 +318,10 @@ def import_labels(
             if result.imported:
                 tell(f"writing {result.imported:,} event(s)")
             label_import.insert_new(con, [str(path) for path in paths])
+            verdict_runs = {key: local for key, (local, _changed) in verdict_of.items()}
+            result.verdicts_missing = label_import.missing_verdict_questions(con, verdict_runs)
             result.verdicts_imported, result.verdicts_present = label_import.insert_verdicts(
-                con, {key: local for key, (local, _changed) in local_of.items()}
+                con, verdict_runs
             )
             label_import.finish(con)
             con.commit()

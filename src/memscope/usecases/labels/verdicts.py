@@ -216,7 +216,10 @@ def current_verdicts(
 ) -> dict[str, CurrentVerdict]:
     """The current verdict per qid: of ``annotator``, or (None) the latest of anyone's."""
     result: dict[str, CurrentVerdict] = {}
-    for verdict in current_from(verdict_history(store, run_id)):
+    # The latest in time wins (an imported verdict made in 2020 never overrides today's),
+    # the event id breaking ties, as replay orders events.
+    found = current_from(verdict_history(store, run_id))
+    for verdict in sorted(found, key=lambda verdict: (verdict.given_at, verdict.event_id)):
         if annotator is None or verdict.annotator == annotator:
             result[verdict.qid] = verdict
     return result

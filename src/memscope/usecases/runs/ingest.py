@@ -14,6 +14,7 @@ from memscope.adapters.guarded import reader_is_current
 from memscope.adapters.run_sources import REMEMBERED_HISTORIES, recorded_sources
 from memscope.errors import InputError, MemscopeError, NotFoundError, RunDirError
 from memscope.identity import relabelled, run_labels
+from memscope.json_types import JSONValue
 from memscope.records import RunRecord
 from memscope.store import Store, queries
 from memscope.store.ingest import (
@@ -45,6 +46,9 @@ class IngestFailure:
 
     path: str
     error: MemscopeError
+    below_root: bool = False
+    """A folder found below a path given that could not be read as a run (unreadable, or
+    holding a run's file name that no reader claims): the CLI lists these in one summary."""
 
 
 def ingest_dir(
@@ -114,9 +118,30 @@ def _read_records(
     if look_up:
         options = _with_remembered_sources(store, run_dir, options, spec)
     records = spec.reader.read_all(run_dir, replace(options, strict=strict or options.strict))
+    used = _sources_used(options, spec)
     for record in records:
         record.run_id = relabelled(record.run_id, run_dir.name, label or run_dir.name)
+        if used:  # a later read of this directory (table DIR, report DIR …) uses them again
+            record.config[READ_SOURCES] = dict[str, JSONValue](used)
     return records
+
+
+READ_SOURCES = "read_sources"
+"""The run config's record of the read options a run was read with (``dataset`` and the
+benchmark's own options, as absolute paths), so any later read of its directory uses them
+again without the flags."""
+
+
+def _sources_used(options: ReadOptions, spec: Benchmark) -> dict[str, str]:
+    """``--dataset`` and the benchmark's options the read used, as absolute paths."""
+    used: dict[str, str] = {}
+    if options.dataset is not None:
+        used["dataset"] = str(Path(options.dataset).expanduser().resolve())
+    for option in spec.read_options:
+        path = options.path_option(option.key)
+        if path is not None:
+            used[option.key] = str(path.expanduser().resolve())
+    return used
 
 
 def _unchanged_run(store: Store, run_dir: Path) -> IngestOutcome | None:
@@ -155,12 +180,27 @@ def _with_remembered_sources(
     with store.read() as con:
         stored = stored_runs_under(con, str(run_dir))
     extra = dict(options.extra)
+    dataset = options.dataset
     histories = {}
     recorded = None
     for path, config in stored:
         history = config.get("history_file")
         if isinstance(history, str) and Path(history).is_file():
             histories[Path(path).name] = history
+        sources = config.get(READ_SOURCES)
+        if isinstance(sources, dict):
+            for key, value in sources.items():
+                known = key == "dataset" or any(o.key == key for o in spec.read_options)
+                given = dataset if key == "dataset" else extra.get(key)
+                if not known or given or not isinstance(value, str) or not Path(value).exists():
+                    continue
+                recorded = recorded_sources(run_dir) if recorded is None else recorded
+                if key in recorded:  # the directory's memscope_sources.json says otherwise
+                    continue
+                if key == "dataset":
+                    dataset = Path(value)
+                else:
+                    extra[key] = Path(value)
         for option in spec.read_options:
             if option.remembered_as is None or extra.get(option.key):
                 continue
@@ -172,7 +212,7 @@ def _with_remembered_sources(
                 extra[option.key] = Path(value)
     if histories:
         extra[REMEMBERED_HISTORIES] = histories
-    return replace(options, extra=extra)
+    return replace(options, dataset=dataset, extra=extra)
 
 
 def ingest_paths(
@@ -200,26 +240,68 @@ def ingest_paths(
     Raises:
         RunDirError: when a path does not exist or holds no run at all.
     """
+    new_store = not store.exists
+    new_folder = not store.path.parent.exists()
+    try:
+        outcomes, failures = _ingest_paths(
+            store,
+            paths,
+            options,
+            strict=strict,
+            verify=verify,
+            on_outcome=on_outcome,
+            on_progress=on_progress,
+        )
+    except BaseException:
+        if new_store:  # a refused ingest leaves no new store file behind
+            store.discard_if_empty(folder_too=new_folder)
+        raise
+    if new_store and not outcomes:
+        store.discard_if_empty(folder_too=new_folder)
+    return outcomes, failures
+
+
+def _ingest_paths(
+    store: Store,
+    paths: list[Path],
+    options: ReadOptions,
+    *,
+    strict: bool,
+    verify: bool,
+    on_outcome: Callable[[IngestOutcome | IngestFailure], None] | None,
+    on_progress: Callable[[int, int], None] | None,
+) -> tuple[list[IngestOutcome], list[IngestFailure]]:
+    """:func:`ingest_paths` itself (the store file it may create is its caller's to remove)."""
     outcomes: list[IngestOutcome] = []
     failures: list[IngestFailure] = []
     found: list[list[Path]] = []
     found_resolved: list[list[Path]] = []  # the same, each resolved
     for path in paths:
         unreadable: list[tuple[Path, str]] = []
-        run_dirs = find_run_dirs(path, unreadable)
-        for folder, reason in unreadable:
+        not_runs: list[tuple[Path, str]] = []
+        run_dirs = find_run_dirs(path, unreadable, not_runs)
+        if not run_dirs and [folder for folder, _why in not_runs] == [path]:
+            detect(path)  # the path itself: its own specific message
+        skipped = [
+            (folder, f"cannot read this folder ({reason}); any run in it was skipped")
+            for folder, reason in unreadable
+        ] + not_runs
+        for folder, why in sorted(skipped):
             failure = IngestFailure(
                 str(folder),
                 RunDirError(
-                    f"cannot read this folder ({reason}); any run in it was skipped",
+                    why,
                     where=str(folder),
-                    fix="Give memscope read access to it, or leave it out.",
+                    fix="Give memscope read access to it, or leave it out."
+                    if (folder, why) not in not_runs
+                    else "Restore the run's files, or leave the folder out.",
                 ),
+                below_root=True,
             )
             failures.append(failure)
             if on_outcome:
                 on_outcome(failure)
-        if not run_dirs and unreadable:
+        if not run_dirs and skipped:
             continue
         if not run_dirs:
             detect(path)  # raises the specific "not a run directory" message
