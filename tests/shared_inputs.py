@@ -4,9 +4,10 @@ Ingesting the demo runs costs most of a second each time; copying the ingested s
 costs milliseconds. ``ingested_store`` gives a test a store holding exactly the runs it names,
 ingested once per session from the repository's own read-only files (``runs/``,
 ``fixtures/``, ``tests/data/``, ``examples/``) into a template, then copied to the test's
-store path (``MEMSCOPE_DB``). The copy is the same DuckDB file a fresh ingest of the same
-folders in the same order would write (the same paths, file stats and ids), so every later
-command sees those runs as unchanged, just as after the test's own ingest.
+store path (``MEMSCOPE_DB``). The copy holds what a fresh ingest of the same folders in the
+same order writes (the same rows: paths, file stats, ids; only the times of writing are the
+template's, tests/unit/test_shared_inputs.py), so every later command sees those runs as
+unchanged, just as after the test's own ingest.
 
 A test about ingest itself (its outcomes, messages, batching or failures) still ingests; so
 does any test on runs it writes or changes (they live in its ``tmp_path``, not here).
