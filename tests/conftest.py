@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from isolation import changes, snapshot, watched_places
-from parallel import accept_xdist_options, group_wheel_modules
+from parallel import accept_xdist_options, group_engine_tests, group_wheel_modules
 from shared_inputs import ingested_store, store_templates  # noqa: F401 (fixtures)
 from support import DATA
 
@@ -125,7 +125,8 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark every test that loads the real MiniLM (the ``minilm`` fixture) as ``slow``, and
-    keep each ``wheel`` module's tests on one xdist worker (tests/parallel.py).
+    keep each ``wheel`` module's tests, and the engine's tests, on one xdist worker each
+    (tests/parallel.py).
 
     CI runs all tests; ``pytest -m "not slow"`` is the quick local run.
     """
@@ -133,3 +134,4 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if "minilm" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
     group_wheel_modules(config, items)
+    group_engine_tests(config, items)

@@ -9,6 +9,13 @@
   worker. Other module-scoped fixtures (an ingested store, seconds) are built once per worker
   that runs one of their users: cheaper than running their tests one after another.
 
+- ``group_engine_tests``: the tests in ``tests/engine/`` go to one worker, in their order.
+  They share the real MiniLM and the seeded store (session fixtures, built once per worker
+  that runs any of them), and their time is computing (torch), not waiting: spread over four
+  workers on two cores, each worker loaded MiniLM and built the store again while the
+  others did the same (minutes of setup each, measured), and tests met state in the engine's
+  per-process caches in an order they never met serially.
+
 Everything a test gets is per worker by construction: each worker is its own process, with
 its own session sandbox (conftest.py) and its own ``tmp_path``; the isolation watch runs in
 each worker around each of its tests.
@@ -42,3 +49,15 @@ def group_wheel_modules(config: pytest.Config, items: list[pytest.Item]) -> None
     for item in items:
         if item.get_closest_marker("wheel") is not None:
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
+ENGINE_TESTS = "tests/engine/"
+
+
+def group_engine_tests(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test under ``tests/engine/`` with ``xdist_group("engine")``."""
+    if not xdist_loaded(config.pluginmanager):
+        return
+    for item in items:
+        if item.nodeid.startswith(ENGINE_TESTS):
+            item.add_marker(pytest.mark.xdist_group("engine"))
