@@ -42,11 +42,30 @@ case " ${extras[*]-} " in
   *" engine "*)
     # The torch and torchvision builds this project is tested with (open_clip needs this
     # torchvision); on the project's machines pip takes them from local disk.
-    "${pip[@]}" torch==2.14.1 torchvision==0.29.1
+    # A second run skips pip (seconds of resolving) when exactly these builds are present.
+    if ! .venv/bin/python - <<'PY' 2>/dev/null; then
+from importlib.metadata import version
+raise SystemExit(version("torch") != "2.14.1" or version("torchvision") != "0.29.1")
+PY
+      "${pip[@]}" torch==2.14.1 torchvision==0.29.1
+    fi
     what="memscope and its memory engine are"
     ;;
   *) what="memscope (the triage tool and its figures; the memory engine: ./scripts/setup.sh --engine) is" ;;
 esac
+# A second run with the same parts skips the install (pip re-resolves every dependency and
+# rebuilds the editable wheel: most of a minute) when nothing it depends on changed: the stamp
+# records the parts asked for and the packaging files, and this checkout must still be the
+# memscope the venv imports (rm .venv/memscope-setup.stamp forces a full install).
+stamp=.venv/memscope-setup.stamp
+wanted="$target $(cat pyproject.toml setup.py | cksum)"
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ] \
+  && .venv/bin/python -c 'import memscope, pathlib, sys
+sys.exit(pathlib.Path(memscope.__file__).resolve() != pathlib.Path("src/memscope/__init__.py").resolve())' 2>/dev/null; then
+  echo "$what installed in .venv (unchanged since the last setup). Next: source .venv/bin/activate && memscope open runs/srag_v/"
+  exit 0
+fi
+rm -f "$stamp"
 # The distribution is memscope-triage; a venv made before the rename holds this checkout as
 # `memscope` (the name of an unrelated project on the index), which would shadow it.
 if .venv/bin/python -m pip show -q memscope >/dev/null 2>&1; then
@@ -55,4 +74,5 @@ fi
 # Its build metadata left in src/ would still announce the old name's entry points.
 rm -rf src/memscope.egg-info
 "${pip[@]}" -e "$target"
+echo "$wanted" > "$stamp"
 echo "$what installed in .venv. Next: source .venv/bin/activate && memscope open runs/srag_v/"

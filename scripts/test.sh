@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything (scripts/setup.sh --engine --test: the triage tool, the memory engine,
 # pytest and the static checks) into ./.venv, runs the static checks (one style, the layers,
-# the types) and then the test suite, the wheel tests included. Extra arguments go to pytest.
+# the types) and then the test suite, the wheel tests included, on the xdist workers pyproject's
+# addopts set (tests/README.md). Extra arguments go to pytest (-n 0: one process).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh --engine --test
@@ -9,6 +10,8 @@ cd "$(dirname "$0")/.."
 check() { "$@" >&2 || { echo "test.sh: '$*' failed; run it to see why (fixes: ruff format / ruff check --fix)." >&2; exit 1; }; }
 check .venv/bin/ruff format --check --quiet src tests benchmarks scripts examples
 check .venv/bin/ruff check --quiet src tests benchmarks scripts examples
-PYTHONPATH="$PWD/src" check .venv/bin/lint-imports --no-cache
+# import-linter, mypy and ruff keep their caches in the checkout (.import_linter_cache,
+# .mypy_cache, .ruff_cache): a second run checks only what changed.
+PYTHONPATH="$PWD/src" check .venv/bin/lint-imports
 check .venv/bin/mypy
 exec .venv/bin/python -m pytest "$@"

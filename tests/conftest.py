@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 
 from isolation import StoreTouches, changes, snapshot, watched_places
+from parallel import accept_xdist_options, group_engine_tests, group_wheel_modules
+from shared_inputs import ingested_store, store_templates  # noqa: F401 (fixtures)
 from support import DATA
 
 WATCHED = watched_places()
@@ -118,11 +120,21 @@ def upstream_copy(tmp_path: Path) -> Path:
     return target
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test that loads the real MiniLM (the ``minilm`` fixture) as ``slow``.
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    """``pytest -p no:xdist`` still accepts the ``-n``/``--dist`` of pyproject's addopts."""
+    accept_xdist_options(parser, pluginmanager)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test that loads the real MiniLM (the ``minilm`` fixture) as ``slow``, and
+    keep each ``wheel`` module's tests, and the engine's tests, on one xdist worker each
+    (tests/parallel.py).
 
     CI runs all tests; ``pytest -m "not slow"`` is the quick local run.
     """
     for item in items:
         if "minilm" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
+    group_wheel_modules(config, items)
+    group_engine_tests(config, items)

@@ -6,20 +6,20 @@ from pathlib import Path
 
 from helpers import ready, settle, table_rows
 
-from memscope.adapters import ReadOptions
 from memscope.store import Store
 from memscope.tui.app import make_app
 from memscope.tui.open_request import OpenRequest
 from memscope.tui.widgets.status_bar import status_view_text
 from memscope.usecases.labels.sample import load_sample, open_sample
-from memscope.usecases.runs.ingest import ingest_dir
 
 REPO = Path(__file__).resolve().parents[2]
 RUN = REPO / "runs" / "srag_v"
 
 
-async def test_sampled_queue_follows_the_plan_and_counts_progress(store: Store) -> None:
-    run_id = ingest_dir(store, RUN, ReadOptions()).run_id
+async def test_sampled_queue_follows_the_plan_and_counts_progress(
+    store: Store, ingested_store
+) -> None:
+    run_id = ingested_store(RUN)[0]
     plan, new = open_sample(store, run_id, seed=7, sample_size=10)
     assert new and len(plan.planned) == 10
     app = make_app(OpenRequest([str(RUN)], annotator="alice", queue="sample"))

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from helpers import ready, settle, table_rows
 
-from memscope.adapters import ReadOptions
 from memscope.store import Store
 from memscope.tui.app import make_app
 from memscope.tui.open_request import OpenRequest, SampleRequest
@@ -16,16 +15,15 @@ from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.widgets.status_bar import status_view_text
 from memscope.usecases.labels.verdict_sample import draw_verdict_sample
 from memscope.usecases.labels.verdicts import current_verdicts
-from memscope.usecases.runs.ingest import ingest_dir
 
 REPO = Path(__file__).resolve().parents[2]
 RUN = REPO / "runs" / "srag_v"
 
 
 async def test_the_verdict_queue_serves_the_verdict_sample_and_v_stores_a_verdict(
-    store: Store,
+    store: Store, ingested_store
 ) -> None:
-    run_id = ingest_dir(store, RUN, ReadOptions()).run_id
+    run_id = ingested_store(RUN)[0]
     drawn = draw_verdict_sample(store, run_id, size=12, seed=3)
     outcomes = {stratum.rsplit("·", 1)[1] for stratum in drawn.strata}
     assert outcomes == {"pass", "fail"}  # judge-positive and judge-negative answers both
@@ -54,8 +52,10 @@ async def test_the_verdict_queue_serves_the_verdict_sample_and_v_stores_a_verdic
         assert f"verdict sample: 1 of {len(drawn.qids)} planned" in status
 
 
-async def test_the_failure_sample_stays_the_default_of_the_sampled_queue(store: Store) -> None:
-    run_id = ingest_dir(store, RUN, ReadOptions()).run_id
+async def test_the_failure_sample_stays_the_default_of_the_sampled_queue(
+    store: Store, ingested_store
+) -> None:
+    run_id = ingested_store(RUN)[0]
     draw_verdict_sample(store, run_id, size=12, seed=3)
     app = make_app(OpenRequest([str(RUN)], annotator="alice", queue="sample"))
     async with app.run_test(size=(120, 40)) as pilot:
@@ -64,13 +64,13 @@ async def test_the_failure_sample_stays_the_default_of_the_sampled_queue(store: 
         assert all(float(table.correct[row]) == 0.0 for row in table_rows(app))
 
 
-def test_the_verdict_queue_needs_a_drawn_verdict_sample(store: Store) -> None:
+def test_the_verdict_queue_needs_a_drawn_verdict_sample(store: Store, ingested_store) -> None:
     import pytest
 
     from memscope.errors import InputError
     from memscope.tui.launch import run_triage_app
 
-    ingest_dir(store, RUN, ReadOptions())
+    ingested_store(RUN)
     request = OpenRequest([str(RUN)], queue="sample", sample=SampleRequest(purpose="verdicts"))
     with pytest.raises(InputError, match="has no verdict sample") as raised:
         run_triage_app(request)

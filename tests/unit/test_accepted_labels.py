@@ -6,17 +6,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memscope.adapters import ReadOptions
 from memscope.store import Store
 from memscope.usecases.labels.events import accept_suggestion, record_label
 from memscope.usecases.labels.export import export_labels
-from memscope.usecases.runs.ingest import ingest_dir
 
 SRAG_V = Path(__file__).parents[2] / "runs" / "srag_v"
 
 
-def test_an_accepted_suggestion_exports_as_the_annotators_decision(store: Store) -> None:
-    run_id = ingest_dir(store, SRAG_V, ReadOptions()).run_id
+def test_an_accepted_suggestion_exports_as_the_annotators_decision(
+    store: Store, ingested_store
+) -> None:
+    run_id = ingested_store(SRAG_V)[0]
     view = {"alpha": 0.7, "lambda": 0.02, "k": 10}
     accept_suggestion(store, run_id, "q37", annotator="alice", params=view)
     record_label(store, run_id, "q39", codes=["USE-EVID"], annotator="alice", params=view)
@@ -33,9 +33,9 @@ def test_an_accepted_suggestion_exports_as_the_annotators_decision(store: Store)
     assert "accepted_from,accepted_suggestion" in csv_text.splitlines()[0]
 
 
-def test_a_label_stored_as_source_rule_exports_as_human_too(store: Store) -> None:
+def test_a_label_stored_as_source_rule_exports_as_human_too(store: Store, ingested_store) -> None:
     """Stores written before accepting counted as human: the rule moves to accepted_from."""
-    run_id = ingest_dir(store, SRAG_V, ReadOptions()).run_id
+    run_id = ingested_store(SRAG_V)[0]
     record_label(
         store, run_id, "q37", codes=["SEL-STALE"], source="rule", params={"rule": "rank-inversion"}
     )

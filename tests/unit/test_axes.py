@@ -9,29 +9,27 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memscope.adapters import ReadOptions
 from memscope.adapters.registry import benchmark
 from memscope.errors import InputError, PluginError
 from memscope.store import Store
 from memscope.usecases.labels.queue import QueueSpec, TriageTable, parse_filter
 from memscope.usecases.report.build import build_report
-from memscope.usecases.runs.ingest import ingest_dir_runs
 from memscope.usecases.runs.loading import load_run
 
 RUNS = Path(__file__).resolve().parents[2] / "runs"
 
 
 @pytest.fixture
-def runs(store: Store) -> dict[str, TriageTable]:
+def runs(store: Store, ingested_store) -> dict[str, TriageTable]:
     if not (RUNS / "srag_v").is_dir():
         pytest.skip("the demo runs are not in this checkout")
+    ingested_store(*(RUNS / name for name in ("srag_v", "cue_text", "dmv_f2_demo")))
     tables = {}
     for name, run_id in (
         ("srag_v", "srag_v"),
         ("cue_text", "cue_text:history_with_qa_p0"),
         ("dmv_f2_demo", "dmv_f2_demo:TextOnly"),
     ):
-        ingest_dir_runs(store, RUNS / name, ReadOptions())
         tables[name] = TriageTable(load_run(store, run_id))
     return tables
 

@@ -17,13 +17,11 @@ import pytest
 
 import memscope.engine.text as engine_text
 import memscope.engine_jobs.engine as pipeline_engine
-from memscope.adapters import ReadOptions
 from memscope.engine_jobs.memory_search import EngineStep, StepReporter, run_memory_search
 from memscope.errors import EngineError
 from memscope.store import Store
 from memscope.store.locked import LockedStore
 from memscope.usecases.labels.events import current_labels, record_label
-from memscope.usecases.runs.ingest import ingest_dir
 
 SRAG_V = Path(__file__).parents[2] / "runs" / "srag_v"
 
@@ -76,11 +74,11 @@ def test_step_lines_count_seconds_and_items() -> None:
 
 
 def test_a_label_is_written_while_the_search_loads_its_model(
-    store: Store, monkeypatch: pytest.MonkeyPatch
+    store: Store, monkeypatch: pytest.MonkeyPatch, ingested_store
 ) -> None:
     if not SRAG_V.is_dir():
         pytest.skip("the demo runs are not in this checkout")
-    run_id = ingest_dir(store, SRAG_V, ReadOptions()).run_id
+    run_id = ingested_store(SRAG_V)[0]
     with store.read() as con:
         dataset_id = con.execute(
             "SELECT dataset_id FROM runs WHERE run_id = ?", [run_id]

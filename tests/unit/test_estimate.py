@@ -9,14 +9,12 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from memscope.adapters import ReadOptions
 from memscope.analysis.ppi import agresti_pseudo, labels_only_mean, ppi_mean
 from memscope.cli import app as cli
 from memscope.store import Store
 from memscope.usecases.labels.estimate import compute_estimates, estimate_run
 from memscope.usecases.labels.events import record_label
 from memscope.usecases.labels.sample import Failures, failures, plan_sample
-from memscope.usecases.runs.ingest import ingest_dir
 
 RUN = Path(__file__).resolve().parents[2] / "runs" / "srag_v"
 runner = CliRunner()
@@ -106,8 +104,8 @@ def test_sample_plan_weights_labels_by_their_design_stratum() -> None:
     assert weighted.estimate == pytest.approx(0.25)
 
 
-def test_estimate_on_the_demo_run(store: Store) -> None:
-    run_id = ingest_dir(store, RUN, ReadOptions()).run_id
+def test_estimate_on_the_demo_run(store: Store, ingested_store) -> None:
+    run_id = ingested_store(RUN)[0]
     plan = plan_sample(store, run_id, seed=7, strata="y", sample_size=9)
     found = failures(store, run_id)
     suggested = dict(zip(found.qids, found.suggested, strict=True))

@@ -34,8 +34,8 @@ VIEW = {"alpha": 0.7, "lambda": 0.02, "k": 10}
 
 
 @pytest.fixture
-def run_id(store: Store) -> str:
-    return ingest_dir(store, SRAG_V, ReadOptions()).run_id
+def run_id(store: Store, ingested_store) -> str:
+    return ingested_store(SRAG_V)[0]
 
 
 def _row(store: Store, run_id: str, qid: str) -> dict:

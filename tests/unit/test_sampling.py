@@ -7,7 +7,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memscope.adapters import ReadOptions
 from memscope.analysis.sampling import allocate, sample_order, stratum_spread
 from memscope.errors import InputError
 from memscope.store import Store
@@ -18,7 +17,6 @@ from memscope.usecases.labels.sample import (
     plan_sample,
     sample_progress,
 )
-from memscope.usecases.runs.ingest import ingest_dir
 
 RUN = Path(__file__).resolve().parents[2] / "runs" / "srag_v"
 
@@ -62,8 +60,8 @@ def test_sample_order_is_seeded_planned_first_and_interleaved() -> None:
     assert 5 <= first.count("A") <= 7 and 2 <= first.count("B") <= 4
 
 
-def test_plan_is_stored_and_resumed(store: Store) -> None:
-    run_id = ingest_dir(store, RUN, ReadOptions()).run_id
+def test_plan_is_stored_and_resumed(store: Store, ingested_store) -> None:
+    run_id = ingested_store(RUN)[0]
     found = failures(store, run_id)
     assert len(found) == 17
     plan = plan_sample(store, run_id, seed=11, strata="y", sample_size=9)
