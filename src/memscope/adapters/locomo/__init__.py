@@ -37,7 +37,9 @@ IMAGES_OPTION = ReadOption(
 BENCHMARK = Benchmark(
     name="locomo",
     title="LoCoMo",
-    run_files="LoCoMo evaluate_qa.py output (*.json with <key>_prediction)",
+    run_files="LoCoMo evaluate_qa.py output (*.json with <key>_prediction) or a memory "
+    "system's LoCoMo harness output (mem0 evals.py, MIRIX, Zep, memU, EverMemOS, MemOS: "
+    "judged answers by conversation)",
     reader=ModuleReader("memscope.adapters.locomo.run", "is_locomo_run", "read_locomo_runs"),
     axes=AXES,
     table=TableLayout(

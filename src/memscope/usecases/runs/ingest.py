@@ -171,7 +171,18 @@ def _with_remembered_sources(
                 extra[option.key] = Path(value)
     if histories:
         extra[REMEMBERED_HISTORIES] = histories
-    return replace(options, extra=extra)
+    dataset = options.dataset
+    if dataset is None and "dataset" not in (recorded or recorded_sources(run_dir)):
+        # The dataset a run was read with (``--dataset`` at its first ingest) is the one
+        # it is read with again: `table DIR`, `report DIR` need no flag afterwards.
+        remembered = [
+            Path(str(config["dataset_file"]))
+            for _path, config in stored
+            if isinstance(config.get("dataset_file"), str)
+            and Path(str(config["dataset_file"])).is_file()
+        ]
+        dataset = remembered[0] if remembered else None
+    return replace(options, extra=extra, dataset=dataset)
 
 
 def ingest_paths(
