@@ -143,8 +143,8 @@ def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None
     )
     columns = [
         name
-        for name in ("task", "model", "method")
-        if name not in shared and any(row[name] is not None for row in rows)
+        for name in ("task", "model", "method", "harness")
+        if name not in shared and any(row.get(name) is not None for row in rows)
     ]
     # Past the terminal's width whole columns go, scores last: none is ever cut short.
     table = FittingTable(
@@ -165,7 +165,7 @@ def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None
     for row in rows:
         table.add_row(
             Text(printable_id(row["run_id"])),
-            *(Text(printable(row[name] or "", keep_newlines=False)) for name in columns),
+            *(Text(printable(row.get(name) or "", keep_newlines=False)) for name in columns),
             str(row["n_questions"]),
             fmt(row["em"]),
             fmt(row["judge"]) if row["n_judged"] else "–",

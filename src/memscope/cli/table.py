@@ -225,6 +225,12 @@ def table(
     # --ci over a sweep bootstraps thousands of cells: a line on a terminal says how far.
     with progress_line(stderr, "bootstrapping cells", min_items=CELLS_FOR_PROGRESS) as progress:
         result = build_table(data, options, on_progress=progress)
+    if result.benchmark == "locomo":
+        import dataclasses
+
+        from memscope.usecases.table.harness_notes import harness_notes
+
+        result = dataclasses.replace(result, notes=harness_notes(store, result, data))
     if corrected:
         from memscope.usecases.table.corrected import add_corrected
 

@@ -31,6 +31,10 @@ METRIC_NAMES = {
     "score": "answer score",
     "accuracy": "accuracy",
     "tsr": "TSR",
+    "f1": "F1",
+    "harness_bleu": "BLEU-1 (the harness's own)",
+    "latency": "latency ms (median, p95)",
+    "tokens": "tokens (median, p95)",
     "any_clue": "Any-Clue@K",
     "coverage": "Coverage@K",
     "full_clue": "Full-Clue@K",
@@ -66,6 +70,7 @@ def caption(table: ResultsTable) -> str:
             "corr = accuracy corrected with people's verdicts (PPI++, 95% interval)"
             + (f", {FLIP}: the correction flips Δ's sign" if table.baseline is not None else "")
         )
+    parts += table.notes
     return " · ".join(parts)
 
 
@@ -106,6 +111,9 @@ def cell_parts(cell: TableCell) -> tuple[str, str]:
     if cell.value is None:
         return "–", ""
     rest = f"({cell.n})"
+    if cell.p95 is not None:  # a cost metric: the value is the median
+        rest = f"p95 {_number(cell.p95, 0)} " + rest
+        return _number(cell.value, 0), rest
     interval = _interval_text(cell)
     if interval is not None:
         rest = f"{interval} " + rest

@@ -46,7 +46,14 @@ BENCHMARK = Benchmark(
         default_by=("category",),
         default_metric="f1",
         default_group=("model", "method"),
-        metrics=(("f1", "f1"),),
+        # f1: LoCoMo's own F1 (recomputed from the answer for harness runs); bleu: a
+        # harness's own BLEU-1; latency / tokens: what an answer cost, where files say.
+        metrics=(
+            ("f1", "f1"),
+            ("harness_bleu", "bleu_1"),
+            ("latency", "latency_ms"),
+            ("tokens", "total_tokens"),
+        ),
     ),
     sniff_order=40,
     # results/<system>/ may hold a run file and, below it, further run folders.

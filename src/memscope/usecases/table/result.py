@@ -74,6 +74,9 @@ class TableCell:
     """Δ vs the baseline row (``--baseline``); None on the baseline row and without one."""
     corrected: CorrectedCell | None = None
     """The verdict-corrected accuracy (``--corrected``); None without ``--corrected``."""
+    p95: float | None = None
+    """A cost metric's 95th percentile (``--metric latency|tokens``: the value is the
+    median); None for every other metric."""
 
     @property
     def ci_low(self) -> float | None:
@@ -91,6 +94,8 @@ class TableCell:
             found |= self.delta.to_json()
         if self.corrected is not None:
             found["corrected"] = self.corrected.to_json()
+        if self.p95 is not None:
+            found["p95"] = self.p95
         found["best"] = self.best
         return found
 
@@ -180,6 +185,9 @@ class ResultsTable:
     rows: tuple[TableRow, ...]
     corrected: bool = False
     """Cells carry the verdict-corrected accuracy (``--corrected``)."""
+    notes: tuple[str, ...] = ()
+    """What the caption must say beside the numbers (``harness_notes``: LoCoMo harness
+    runs, their judges, categories not evaluated, question sets that differ)."""
 
     def to_json(self) -> JSONObject:
         found: JSONObject = {
@@ -196,4 +204,6 @@ class ResultsTable:
         }
         if self.corrected:
             found["corrected"] = True
+        if self.notes:
+            found["notes"] = list[JSONValue](self.notes)
         return found
