@@ -120,3 +120,20 @@ def test_real_zep_and_memobase_pair_1540_questions() -> None:
     }  # fmt: skip
     # Δ = Memobase − Zep per category, from both systems' own figures (README).
     assert abs(deltas["temporal"][0] - (0.8037 - 0.6604)) < 1e-3
+
+
+def test_check_upstream_compares_the_harness_summaries(tmp_path: Path) -> None:
+    runs, dataset = systems(tmp_path)
+    write_json(
+        runs / "memu" / "result.json", memu_file(small_dataset(), judged={"conv-a:q3": False})
+    )
+    result = runner.invoke(app, ["ingest", str(runs), "--dataset", str(dataset)])
+    assert result.exit_code == 0 and "agrees with upstream's summary result.json" in result.stderr
+    out = json.loads(invoke("table", str(runs), "--check-upstream", "-f", "json"))
+    check = out["upstream"]
+    assert check["n_runs_checked"] == 1 and check["n_disagreeing"] == 0
+    assert {c["field"] for c in check["checks"]} >= {"overall_accuracy", "category_accuracies.1"}
+    assert set(check["runs_without_summary"]) == {
+        "zep:zep_locomo_grades",
+        "memobase:memobase_results",
+    }

@@ -33,6 +33,7 @@ import json
 import re
 from collections import defaultdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memscope.adapters.files import file_digest
 from memscope.adapters.locomo.dataset import BENCHMARK, MODE, LocomoDataset, normalised
@@ -54,6 +55,9 @@ from memscope.adapters.upstream_summary import (
 from memscope.errors import DatasetError
 from memscope.json_types import JSONObject, JSONValue
 from memscope.records import Notice, RunRecord
+
+if TYPE_CHECKING:
+    from memscope.adapters.spec import RunColumns
 
 MISMATCH_REFUSE_SHARE = 0.5
 MAX_EXAMPLES = 3
@@ -383,6 +387,32 @@ def harness_check(
     for item, qid in joined:
         by_category[str(dataset.questions[qid].extra["category"])].append(item)
     items = [item for item, _qid in joined]
+    comparisons = harness_comparisons(found, by_category, items)
+    if comparisons is None:
+        return None
+    surprises: list[str] = []
+    if found.family == "memu":
+        summary = found.raw.get("summary")
+        total = summary.get("total_questions") if isinstance(summary, dict) else None
+        if isinstance(total, int) and total != len(found.items):
+            surprises.append(
+                f"memU's summary says total_questions {total} but scores {len(found.items)} "
+                "(the category-5 questions it skips are counted there): not compared"
+            )
+    return summary_check(str(found.path), comparisons, surprises=surprises)
+
+
+def harness_comparisons(
+    found: HarnessFile,
+    by_category: dict[str, list[HarnessItem]],
+    items: list[HarnessItem],
+    *,
+    stored: bool = False,
+) -> list[Comparison] | None:
+    """``(field, the file's value, recomputed, tolerance)`` for every value of the file's own
+    summary (None: the family writes none). ``stored``: the items come from the store,
+    which keeps the judge and BLEU per question but not the harness's F1 or each judge
+    run's verdict, so those fields are left out."""
     comparisons: list[Comparison] = []
     raw = found.raw
 
@@ -516,16 +546,59 @@ def harness_check(
                 )
     else:
         return None
-    surprises: list[str] = []
-    if found.family == "memu":
-        summary = raw.get("summary")
-        total = summary.get("total_questions") if isinstance(summary, dict) else None
-        if isinstance(total, int) and total != len(found.items):
-            surprises.append(
-                f"memU's summary says total_questions {total} but scores {len(found.items)} "
-                "(the category-5 questions it skips are counted there): not compared"
-            )
-    return summary_check(str(found.path), comparisons, surprises=surprises)
+    if stored:
+        unstored = ("f1_score", "run_scores", "individual_runs", "majority_vote")
+        comparisons = [c for c in comparisons if not any(u in c[0] for u in unstored)]
+    return comparisons
+
+
+def table_check(data: RunColumns) -> list[JSONObject]:
+    """``memscope table --check-upstream`` of a harness run: the stored rows against the
+    file's own summary (``[]`` for a family that writes none, or a file now gone)."""
+    import math
+
+    from memscope.adapters.locomo.harness import sniff_family
+    from memscope.errors import MemscopeError
+
+    folder, _, name = str(data.run.get("path") or "").partition("#")
+    path = Path(folder) / name
+    family = sniff_family(path) if folder and name and ":" not in name else None
+    if family is None or family not in ("mirix", "memu", "evermemos"):
+        return []
+    try:
+        found = read_harness_file(path, family)
+    except MemscopeError:
+        return []
+    by_category: dict[str, list[HarnessItem]] = defaultdict(list)
+    items: list[HarnessItem] = []
+    judges, bleus = data.column("judge").tolist(), data.column("bleu_1").astype(float).tolist()
+    for category, judge, bleu in zip(
+        data.attribute("category").tolist(), judges, bleus, strict=True
+    ):
+        item = HarnessItem(
+            where="",
+            question="",
+            gold=None,
+            answer=None,
+            category=category,
+            judge=None if judge is None or math.isnan(judge) else float(judge),
+            harness_bleu=None if bleu is None or math.isnan(bleu) else float(bleu),
+        )
+        items.append(item)
+        by_category[str(category)].append(item)
+    comparisons = harness_comparisons(found, by_category, items, stored=True) or []
+    run_id = str(data.run["run_id"])
+    return [
+        {
+            "source": str(path),
+            "run": run_id,
+            "field": field,
+            "upstream": upstream,
+            "memscope": mine,
+            "agrees": summary_check("", [(field, upstream, mine, tolerance)])["agrees"] is True,
+        }
+        for field, upstream, mine, tolerance in comparisons
+    ]
 
 
 def _run_mean(items: list[HarnessItem], number: int) -> float | None:
