@@ -372,8 +372,9 @@ def _judged_item(where: str, entry: JSONValue, group: int) -> HarnessItem | str:
     if isinstance(lexical, dict):
         item.harness_f1 = _score(lexical.get("f1"))
         item.harness_bleu = _score(lexical.get("bleu1"))
-    if isinstance(metrics, dict) and isinstance(metrics.get("context_tokens"), int):
-        item.tokens = int(metrics["context_tokens"])
+    tokens = metrics.get("context_tokens") if isinstance(metrics, dict) else None
+    if isinstance(tokens, int) and not isinstance(tokens, bool):
+        item.tokens = tokens
     item.latency_ms = _score(entry.get("total_duration_ms"))
     return item
 

@@ -77,13 +77,13 @@ def join_items(
     edited = 0
     everywhere: dict[str, list[str]] = defaultdict(list)
     if found.join == "text":
-        for sample_id in dataset.samples:
+        for conversation in dataset.samples:
             for (sample, text), qids in dataset.by_text.items():
-                if sample == sample_id:
+                if sample == conversation:
                     everywhere[text].extend(qids)
     for item in found.items:
         text = normalised(item.question)
-        sample_id = _sample(dataset, item.group)
+        sample_id: str | None = _sample(dataset, item.group)
         if found.join != "text" and sample_id is None:
             failed.append(f"{item.where}: conversation index {item.group} is not in the dataset")
             continue
@@ -107,7 +107,7 @@ def join_items(
             )
             free = [c for c in candidates if c not in used]
             same_gold = [c for c in free if _same(dataset.questions[c].gold, item.gold)]
-            qid = (same_gold or free or [None])[0]
+            qid = (same_gold or free)[0] if (same_gold or free) else None
             if qid is None:
                 why = "asked more often than in" if candidates else "not a question of"
                 place = "the dataset" if found.join == "text" else sample_id
