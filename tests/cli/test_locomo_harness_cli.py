@@ -137,3 +137,35 @@ def test_check_upstream_compares_the_harness_summaries(tmp_path: Path) -> None:
         "zep:zep_locomo_grades",
         "memobase:memobase_results",
     }
+
+
+def test_compare_metric_f1_uses_locomos_f1_and_judges_of_two_harnesses_are_named(
+    tmp_path: Path,
+) -> None:
+    runs, dataset = systems(tmp_path)
+    invoke("ingest", str(runs), "--dataset", str(dataset))
+    judged = runner.invoke(
+        app, ["compare", "zep:zep_locomo_grades", "memobase:memobase_results", "-f", "json"]
+    )
+    assert judged.exit_code == 0
+    (warning,) = json.loads(judged.stdout)["warnings"]
+    assert "different harnesses (Zep locomo_eval grades vs mem0 evals.py)" in warning
+    out = json.loads(
+        invoke(
+            "compare",
+            "zep:zep_locomo_grades",
+            "memobase:memobase_results",
+            "--metric",
+            "f1",
+            "-f",
+            "json",
+        )
+    )
+    assert out["metric"] == {"key": "f1", "label": "F1 (LoCoMo's own)"}
+    assert out["warnings"] == []
+    # Both systems answered the gold itself: LoCoMo's F1 is 1 for every answer of both.
+    assert out["delta"]["overall"]["score_a"] == 1.0 and out["delta"]["overall"]["delta"] == 0.0
+    refused = runner.invoke(
+        app, ["compare", "zep:zep_locomo_grades", "memobase:memobase_results", "--metric", "bleu"]
+    )
+    assert refused.exit_code != 0 and "compare compares f1 or judge" in refused.output

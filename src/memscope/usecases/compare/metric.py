@@ -24,3 +24,11 @@ def compared_metric(mode: np.ndarray, judge: np.ndarray) -> dict[str, str]:
     if not uses_judge.any():
         return dict(EM)
     return dict(MIXED)
+
+
+def named_metric(name: str, benchmark: str) -> dict[str, str]:
+    """The metric ``compare --metric NAME`` compares (LoCoMo's ``f1`` is its own F1)."""
+    if name == "judge":
+        return dict(JUDGE)
+    label = "F1 (LoCoMo's own)" if benchmark == "locomo" else "F1"
+    return {"key": "f1", "label": label}
