@@ -169,3 +169,15 @@ def test_compare_metric_f1_uses_locomos_f1_and_judges_of_two_harnesses_are_named
         app, ["compare", "zep:zep_locomo_grades", "memobase:memobase_results", "--metric", "bleu"]
     )
     assert refused.exit_code != 0 and "compare compares f1 or judge" in refused.output
+
+
+def test_report_names_the_harness_and_what_answers_cost(tmp_path: Path) -> None:
+    runs, dataset = systems(tmp_path)
+    invoke("ingest", str(runs), "--dataset", str(dataset))
+    text = invoke("report", "zep:zep_locomo_grades")
+    assert "harness Zep locomo_eval grades" in " ".join(text.split())
+    assert "Cost: latency median 1015 ms, p95 1056 ms (n 8) · tokens not recorded" in text
+    out = json.loads(invoke("report", "zep:zep_locomo_grades", "--format", "json"))
+    assert out["harness"] == "Zep locomo_eval grades"
+    assert out["cost"] == {"latency_ms": {"median": 1015.0, "p95": 1056.5, "n": 8}, "tokens": None}
+    assert "cost" not in json.loads(invoke("report", "memobase:memobase_results", "-f", "json"))
