@@ -181,3 +181,21 @@ def test_report_names_the_harness_and_what_answers_cost(tmp_path: Path) -> None:
     assert out["harness"] == "Zep locomo_eval grades"
     assert out["cost"] == {"latency_ms": {"median": 1015.0, "p95": 1056.5, "n": 8}, "tokens": None}
     assert "cost" not in json.loads(invoke("report", "memobase:memobase_results", "-f", "json"))
+
+
+def test_audit_raters_counts_each_judge_run_as_a_rater(tmp_path: Path) -> None:
+    from builders_locomo_harness import evermemos_file
+
+    dataset = write_json(tmp_path / "data" / "locomo10.json", small_dataset())
+    folder = tmp_path / "outputs" / "gpt-4o-mini-memu"
+    write_json(
+        folder / "eval_results.json", evermemos_file(small_dataset(), third_wrong={"conv-a:q1"})
+    )
+    invoke("ingest", str(folder), "--dataset", str(dataset))
+    out = json.loads(invoke("audit", "gpt-4o-mini-memu:eval_results", "--raters", "-f", "json"))
+    assert out["raters"][-3:] == ["judge run 1", "judge run 2", "judge run 3"]
+    pairs = {(p["first"], p["second"]): p for p in out["pairs"]}
+    # The third judge run called conv-a:q1 wrong: 7 of the 8 answers agree with the first.
+    assert pairs[("judge run 1", "judge run 3")]["n"] == 8
+    assert pairs[("judge run 1", "judge run 3")]["agreement"] == 7 / 8
+    assert pairs[("judge run 1", "judge run 2")]["agreement"] == 1.0

@@ -198,3 +198,20 @@ def run_configs(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict[str,
         return {}
     found = rows(con, "SELECT run_id, config FROM runs WHERE list_contains(?, run_id)", [run_ids])
     return {run_id: (json.loads(config) if config else {}) for run_id, config in found}
+
+
+def judge_runs(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, list[float]]:
+    """qid -> each judge run's verdict (``extra.judgments``: EverMemOS / MemOS judge every
+    answer several times), for the questions that carry them."""
+    found = rows(
+        con,
+        "SELECT qid, json_extract_string(extra, '$.judgments') FROM predictions "
+        "WHERE run_id = ? AND json_extract_string(extra, '$.judgments') IS NOT NULL",
+        [run_id],
+    )
+    judged: dict[str, list[float]] = {}
+    for qid, text in found:
+        values = json.loads(text)
+        if isinstance(values, list):
+            judged[str(qid)] = [float(v) for v in values if isinstance(v, (int, float))]
+    return judged
