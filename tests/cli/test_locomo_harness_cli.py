@@ -199,3 +199,29 @@ def test_audit_raters_counts_each_judge_run_as_a_rater(tmp_path: Path) -> None:
     assert pairs[("judge run 1", "judge run 3")]["n"] == 8
     assert pairs[("judge run 1", "judge run 3")]["agreement"] == 7 / 8
     assert pairs[("judge run 1", "judge run 2")]["agreement"] == 1.0
+
+
+def test_mirix_run_files_are_repeats_pooled_in_one_row_with_their_spread(tmp_path: Path) -> None:
+    from builders_locomo_harness import mirix_file
+
+    write_json(tmp_path / "data" / "locomo10.json", small_dataset())
+    folder = tmp_path / "outputs" / "mirix"
+    wrong = [{}, {"conv-a:q1": False}, {"conv-a:q1": False, "conv-a:q2": False}]
+    for number, judged in enumerate(wrong, start=1):
+        write_json(
+            folder / f"evaluation_metrics_run{number}.json",
+            mirix_file(small_dataset(), judged=judged),
+        )
+    invoke("ingest", str(folder))  # the dataset in data/ above: no flag needed
+    pooled = json.loads(
+        invoke("table", str(folder), "--repeats", "-f", "json", "--metric", "judge")
+    )
+    (row,) = pooled["rows"]
+    assert len(row["runs"]) == 3 and pooled["repeats"] is True
+    cell = row["cells"]["all"]
+    assert cell["value"] == (8 + 7 + 6) / 24 and cell["n"] == 24
+    assert cell["repeats"]["n_runs"] == 3
+    assert abs(cell["repeats"]["mean"] - 7 / 8) < 1e-12
+    assert abs(cell["repeats"]["sd"] - 1 / 8) < 1e-12  # values 1, 7/8, 6/8
+    split = json.loads(invoke("table", str(folder), "--per-run", "-f", "json", "--metric", "judge"))
+    assert len(split["rows"]) == 3

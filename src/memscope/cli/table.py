@@ -120,6 +120,14 @@ def table(
     per_run: Annotated[
         bool, typer.Option("--per-run", help="One row per run instead of per system.")
     ] = False,
+    repeats: Annotated[
+        bool,
+        typer.Option(
+            "--repeats",
+            help="A row of several runs (repeats of one configuration: seeds, MIRIX's three "
+            "run files) also shows the runs' mean ± their standard deviation per cell.",
+        ),
+    ] = False,
     baseline: Annotated[
         str | None,
         typer.Option(
@@ -225,6 +233,10 @@ def table(
     # --ci over a sweep bootstraps thousands of cells: a line on a terminal says how far.
     with progress_line(stderr, "bootstrapping cells", min_items=CELLS_FOR_PROGRESS) as progress:
         result = build_table(data, options, on_progress=progress)
+    if repeats and not per_run:
+        from memscope.usecases.table.repeats import add_repeats
+
+        result = add_repeats(result, data, options)
     if result.benchmark == "locomo":
         import dataclasses
 

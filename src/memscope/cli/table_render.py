@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
@@ -70,6 +71,11 @@ def caption(table: ResultsTable) -> str:
             "corr = accuracy corrected with people's verdicts (PPI++, 95% interval)"
             + (f", {FLIP}: the correction flips Δ's sign" if table.baseline is not None else "")
         )
+    if table.repeats:
+        parts.append(
+            "m±s×r: a row's runs as repeats: the mean of their own values ± their "
+            "standard deviation over r runs"
+        )
     parts += table.notes
     return " · ".join(parts)
 
@@ -117,6 +123,10 @@ def cell_parts(cell: TableCell) -> tuple[str, str]:
     interval = _interval_text(cell)
     if interval is not None:
         rest = f"{interval} " + rest
+    if cell.repeats is not None:  # --repeats: the runs' mean ± their spread
+        mean, spread, runs = cell.repeats
+        shown = "–" if math.isnan(spread) else f"{spread:.3f}"
+        rest += f" {_number(mean)}±{shown}×{runs}"
     delta = _delta_text(cell)
     if delta is not None:
         rest += f" {delta}"

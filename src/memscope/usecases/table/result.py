@@ -7,6 +7,7 @@ Markdown, LaTeX or CSV, and ``ResultsTable.to_json`` is the JSON (key order incl
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from memscope.json_types import JSONObject, JSONValue
@@ -77,6 +78,9 @@ class TableCell:
     p95: float | None = None
     """A cost metric's 95th percentile (``--metric latency|tokens``: the value is the
     median); None for every other metric."""
+    repeats: tuple[float, float, int] | None = None
+    """``--repeats`` on a row of several runs: the runs' own values' mean, their sample
+    standard deviation and how many runs had a value; None otherwise."""
 
     @property
     def ci_low(self) -> float | None:
@@ -96,6 +100,13 @@ class TableCell:
             found["corrected"] = self.corrected.to_json()
         if self.p95 is not None:
             found["p95"] = self.p95
+        if self.repeats is not None:
+            mean, spread, runs = self.repeats
+            found["repeats"] = {
+                "mean": mean,
+                "sd": None if math.isnan(spread) else spread,
+                "n_runs": runs,
+            }
         found["best"] = self.best
         return found
 
@@ -185,6 +196,8 @@ class ResultsTable:
     rows: tuple[TableRow, ...]
     corrected: bool = False
     """Cells carry the verdict-corrected accuracy (``--corrected``)."""
+    repeats: bool = False
+    """Rows of several runs carry the runs' mean ± spread per cell (``--repeats``)."""
     notes: tuple[str, ...] = ()
     """What the caption must say beside the numbers (``harness_notes``: LoCoMo harness
     runs, their judges, categories not evaluated, question sets that differ)."""
@@ -204,6 +217,8 @@ class ResultsTable:
         }
         if self.corrected:
             found["corrected"] = True
+        if self.repeats:
+            found["repeats"] = True
         if self.notes:
             found["notes"] = list[JSONValue](self.notes)
         return found
