@@ -272,3 +272,22 @@ def test_each_real_harness_file_reproduces_its_systems_own_figures(folder: str) 
     assert len(by_number.get(5, [])) <= 2  # category 5 left out, a stray item or two aside
     if checked:
         assert record.metrics[CHECK_KEY]["agrees"] is True  # type: ignore[index]
+
+
+def test_the_question_detail_carries_an_answers_latency(tmp_path: Path) -> None:
+    """The question screen's record of an answer holds what it cost (Zep's responses)."""
+    from memscope.store import Store
+    from memscope.triage.evidence_chain import question_detail
+    from memscope.usecases.runs.ingest import ingest_dir
+    from memscope.usecases.runs.loading import load_run
+
+    grades, responses = zep_files(small_dataset())
+    folder = lay_out(
+        tmp_path, {"zep_locomo_grades.json": grades, "zep_locomo_responses.json": responses}
+    )
+    store = Store(tmp_path / "s.duckdb")
+    run_id = ingest_dir(store, folder, ReadOptions()).run_id
+    data = load_run(store, run_id)
+    rows_of = {str(qid): row for row, qid in enumerate(data.qids.tolist())}
+    detail = question_detail(data, rows_of["conv-a:q7"])
+    assert detail.latency_ms == 1060.0 and detail.tokens is None
