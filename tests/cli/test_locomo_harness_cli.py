@@ -225,3 +225,15 @@ def test_mirix_run_files_are_repeats_pooled_in_one_row_with_their_spread(tmp_pat
     assert abs(cell["repeats"]["sd"] - 1 / 8) < 1e-12  # values 1, 7/8, 6/8
     split = json.loads(invoke("table", str(folder), "--per-run", "-f", "json", "--metric", "judge"))
     assert len(split["rows"]) == 3
+
+
+def test_a_refused_ingest_leaves_no_new_store_file(tmp_path: Path) -> None:
+    write_json(tmp_path / "data" / "locomo10.json", small_dataset())
+    folder = tmp_path / "outputs" / "x"
+    write_json(
+        folder / "mem0_results.json", {"7": mem0_file(small_dataset())["0"]}
+    )  # no 8th conversation
+    store = tmp_path / "new" / "store.duckdb"
+    result = runner.invoke(app, ["ingest", str(folder), "--db", str(store)])
+    assert result.exit_code == 1 and "conversation index 7 is not in the dataset" in result.output
+    assert not store.exists() and not store.with_name("store.duckdb.wal").exists()

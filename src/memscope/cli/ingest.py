@@ -84,19 +84,36 @@ def ingest(
 
             stderr.print(Text(f"  {upstream_sentence(check)}", style="green"))
 
-    with progress_line(stderr, "ingesting runs") as progress:
-        _, failures = ingest_paths(
-            store,
-            paths,
-            read_options(dataset),
-            strict=strict,
-            verify=verify,
-            on_outcome=report,
-            on_progress=progress,
-        )
+    existed = store.path.exists()
+    outcomes: list[IngestOutcome] = []
+    try:
+        with progress_line(stderr, "ingesting runs") as progress:
+            outcomes, failures = ingest_paths(
+                store,
+                paths,
+                read_options(dataset),
+                strict=strict,
+                verify=verify,
+                on_outcome=report,
+                on_progress=progress,
+            )
+    finally:
+        if not existed and not outcomes:
+            _remove_new_store(store.path)
     if failures:
         stderr.print(f"{len(failures)} run(s) could not be ingested.")
         raise typer.Exit(1)
+
+
+def _remove_new_store(path: Path) -> None:
+    """A store file this ingest created and into which no run went is removed (with its
+    WAL): a refused ingest leaves nothing behind."""
+    for leftover in (path, path.with_name(path.name + ".wal")):
+        try:
+            if leftover.is_file() and not leftover.is_symlink():
+                leftover.unlink()
+        except OSError:
+            pass  # it stays: a store with no run, which the next ingest reuses
 
 
 @app.command(rich_help_panel=RUNS, epilog=example("memscope runs --format json"))
