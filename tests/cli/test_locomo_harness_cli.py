@@ -161,7 +161,7 @@ def test_compare_metric_f1_uses_locomos_f1_and_judges_of_two_harnesses_are_named
             "json",
         )
     )
-    assert out["metric"] == {"key": "f1", "label": "F1 (LoCoMo's own)"}
+    assert out["metric"] == {"key": "f1", "label": "F1"}
     assert out["warnings"] == []
     # Both systems answered the gold itself: LoCoMo's F1 is 1 for every answer of both.
     assert out["delta"]["overall"]["score_a"] == 1.0 and out["delta"]["overall"]["delta"] == 0.0

@@ -56,7 +56,7 @@ def compare(
         str | None,
         typer.Option(
             "--metric",
-            help="f1 or judge: compare that score of every matched question (LoCoMo's f1 "
+            help="f1 or judge: compare that score of every matched question (a benchmark's own f1 "
             "is its own F1, the one yardstick across harnesses); default: the answer score.",
             show_default=False,
         ),

@@ -101,7 +101,7 @@ def report(
     if run is None:
         say_default(run_id, "report")
     upstream = upstream_check(store, run_id)
-    harness = run_harness(store, run_id) if data.benchmark == "locomo" else None
+    harness = run_harness(store, run_id)
     if output is OutputFormat.json:
         from memscope.usecases.runs.store_access import json_objects
 

@@ -44,7 +44,7 @@ def list_runs(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     found = rows(
         con,
         f"SELECT {columns}, avg(p.em), avg(p.judge), count(p.judge), "
-        # The harness that wrote a LoCoMo run (mem0 evals.py, Zep …), where one did.
+        # The harness that wrote a run (mem0 evals.py, Zep …), where one did.
         "json_extract_string(r.config, '$.harness_title') "
         "FROM runs r LEFT JOIN predictions p USING (run_id) "
         f"GROUP BY ALL ORDER BY r.ingested_at, r.run_id",

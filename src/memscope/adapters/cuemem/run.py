@@ -98,13 +98,13 @@ def results_files(path: Path) -> list[Path]:
 
 RESULTS_HEAD = 64 * 1024
 _RESULT_FIELDS = re.compile(rb'"(qa_id|qa_uid|system_answer|model_answer)"\s*:')
-_LOCOMO_QA = re.compile(rb'"qa"\s*:\s*\[')
+_SAMPLE_QA = re.compile(rb'"qa"\s*:\s*\[')
 
 
 def looks_like_results(path: Path) -> bool:
     """Whether a ``*_results.json`` is CUE-Mem's by its first 64 KiB, not by its name (mem0's
-    LoCoMo harness writes ``*_results.json`` too): a JSON list (of records naming ``qa_id`` /
-    ``qa_uid`` / ``system_answer`` / ``model_answer``, or anything but LoCoMo's list of
+    memory-benchmark harness writes ``*_results.json`` too): a JSON list (of records naming ``qa_id`` /
+    ``qa_uid`` / ``system_answer`` / ``model_answer``, or anything but another benchmark's list of
     ``{sample_id, qa}``), or the oracle runner's ``{meta, results}`` object. Anything else (a harness's object keyed by conversation)
     is left to the other readers; an unreadable file is claimed, so that its reader says
     what is wrong with it."""
@@ -115,8 +115,8 @@ def looks_like_results(path: Path) -> bool:
         return True
     head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
     if head[:1] == b"[":
-        # A list is CUE-Mem's unless it is LoCoMo's list of {sample_id, qa: [...]}.
-        return _RESULT_FIELDS.search(head) is not None or _LOCOMO_QA.search(head) is None
+        # A list is CUE-Mem's unless it is another benchmark's list of {sample_id, qa: [...]}.
+        return _RESULT_FIELDS.search(head) is not None or _SAMPLE_QA.search(head) is None
     if head[:1] == b"{":
         return re.search(rb'"results"\s*:\s*\[', head) is not None
     return True

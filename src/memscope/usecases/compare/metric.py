@@ -27,8 +27,7 @@ def compared_metric(mode: np.ndarray, judge: np.ndarray) -> dict[str, str]:
 
 
 def named_metric(name: str, benchmark: str) -> dict[str, str]:
-    """The metric ``compare --metric NAME`` compares (LoCoMo's ``f1`` is its own F1)."""
+    """The metric ``compare --metric NAME`` compares (``f1``: the benchmark's own F1)."""
     if name == "judge":
         return dict(JUDGE)
-    label = "F1 (LoCoMo's own)" if benchmark == "locomo" else "F1"
-    return {"key": "f1", "label": label}
+    return {"key": "f1", "label": "F1"}

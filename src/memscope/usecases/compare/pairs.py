@@ -108,7 +108,7 @@ def make_comparison(
     transition class also lists ``qids_b``.
 
     ``metric_name`` (``compare --metric``): ``f1`` or ``judge`` compares that score of
-    every matched question (Δ and the per-axis Δ; LoCoMo's ``f1`` is its own F1, recomputed
+    every matched question (Δ and the per-axis Δ; a benchmark's ``f1`` is its own F1, recomputed
     for harness runs); None: the answer score ``report`` shows.
 
     Raises:
@@ -258,8 +258,8 @@ def make_comparison(
 
 
 def _harness_warnings(store: Store, run_a: str, run_b: str, metric_name: str | None) -> list[str]:
-    """Two LoCoMo runs of different harnesses compared on their judge scores: their judges
-    differ (``adapters.locomo.harness``), which a Δ in judge score mixes with the systems'."""
+    """Two runs of different harnesses compared on their judge scores: their judges
+    differ (their run configs' ``harness_title``), which a Δ in judge score mixes with the systems'."""
     if metric_name == "f1":
         return []
     from memscope.store.queries import run_configs
@@ -271,14 +271,14 @@ def _harness_warnings(store: Store, run_a: str, run_b: str, metric_name: str | N
     if not any(titles) or titles[0] == titles[1]:
         return []
     named = " vs ".join(
-        (title or "LoCoMo evaluate_qa.py")
+        (title or "the benchmark's own evaluation")
         + (f" (judge {c['judge_model']})" if c.get("judge_model") else "")
         for title, c in zip(titles, made, strict=True)
     )
     return [
         f"the runs come from different harnesses ({named}): their judges (model and prompt) "
-        "differ, so a Δ in judge score is partly the judges'; --metric f1 compares LoCoMo's "
-        "own F1 for both"
+        "differ, so a Δ in judge score is partly the judges'; --metric f1 compares the "
+        "benchmark's own F1 for both"
     ]
 
 

@@ -237,7 +237,7 @@ def make_report_parts(
 
 
 def run_harness(store: Store, run_id: str) -> str | None:
-    """The harness that wrote a LoCoMo run, with its judge model where the file names it."""
+    """The harness that wrote a run (a memory system's own), with its judge model where the file names it."""
     from memscope.store.queries import run_configs
 
     with store.read() as con:

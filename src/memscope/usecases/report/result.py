@@ -151,7 +151,7 @@ class Report:
     upstream_check: JSONObject | None
     """The cross-check against the benchmark's own summary file, with its ``sentence``."""
     harness: str | None = None
-    """The harness that wrote a LoCoMo run (``mem0 evals.py`` …, with its judge model)."""
+    """The harness that wrote a run (``mem0 evals.py`` …, with its judge model)."""
     cost: JSONObject | None = None
     """What the answers cost where the run's files record it: ``{"latency_ms": {median,
     p95, n} | None, "tokens": {…} | None}``; None when they record neither."""

@@ -1,6 +1,6 @@
-"""What a LoCoMo table of harness runs must say beside its numbers (issue 38).
+"""What a table of harness runs must say beside its numbers (issue 38).
 
-Memory systems' own harnesses (``adapters.locomo.harness``) each judge with their own model
+Memory systems' own harnesses (a benchmark's harness readers) each judge with their own model
 and prompt, leave categories out and hold different questions. A table that puts their runs
 side by side says so in its caption: which harness made each row, that the judges differ,
 that a ``–`` is a category the harness did not evaluate (not a 0), and how the rows'
@@ -43,7 +43,7 @@ def harness_notes(store: Store, table: ResultsTable, data: Sequence[RunData]) ->
     if table.metric in JUDGED_METRICS and len(kinds) > 1:
         notes.append(
             "judge scores of different harnesses side by side: their judges (model and "
-            "prompt) differ; LoCoMo's own F1 (--metric f1) is the one yardstick"
+            "prompt) differ; the benchmark's own F1 (--metric f1) is the one yardstick"
         )
     if any(configs.get(run_id, {}).get("not_evaluated_categories") for run_id in run_ids):
         notes.append("–: a category the harness did not evaluate (not 0)")
@@ -56,7 +56,7 @@ def harness_notes(store: Store, table: ResultsTable, data: Sequence[RunData]) ->
 
 
 def _made_by(config: dict[str, Any]) -> str:
-    title = str(config.get("harness_title") or "LoCoMo evaluate_qa.py")
+    title = str(config.get("harness_title") or "the benchmark's own evaluation")
     judge = config.get("judge_model")
     return f"{title} (judge {judge})" if judge else title
 

@@ -199,7 +199,7 @@ class ResultsTable:
     repeats: bool = False
     """Rows of several runs carry the runs' mean ± spread per cell (``--repeats``)."""
     notes: tuple[str, ...] = ()
-    """What the caption must say beside the numbers (``harness_notes``: LoCoMo harness
+    """What the caption must say beside the numbers (``harness_notes``: harness
     runs, their judges, categories not evaluated, question sets that differ)."""
 
     def to_json(self) -> JSONObject:
