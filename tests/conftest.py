@@ -52,6 +52,10 @@ def _sandbox(root: Path) -> dict[str, str]:
 _SESSION_SANDBOX = Path(tempfile.mkdtemp(prefix="memscope-tests-"))
 atexit.register(shutil.rmtree, _SESSION_SANDBOX, ignore_errors=True)
 os.environ.update(_sandbox(_SESSION_SANDBOX))
+# pytest-xdist's workers start with COLUMNS=80 and LINES=24; a Rich console made while they
+# are set keeps that width for good, so the per-test COLUMNS below would be ignored.
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
 if _REAL_PIP_CONFIG.is_file():  # the wheel tests' pip still reads the user's pip config
     os.environ.setdefault("PIP_CONFIG_FILE", str(_REAL_PIP_CONFIG))
 

@@ -23,6 +23,10 @@ COLUMN_TYPES: dict[str, pa.DataType] = {
     "exact_match": pa.bool_(),
     "f1": pa.float64(),
     "judge": pa.float64(),
+    "judge_reasoning": pa.string(),
+    "bleu_1": pa.float64(),
+    "latency_ms": pa.int64(),
+    "total_tokens": pa.int64(),
     "extra": pa.string(),
     # retrievals
     "rank": pa.int32(),

@@ -52,6 +52,15 @@ def compare(
     resamples: Annotated[
         int, typer.Option("--resamples", **RESAMPLES, help="Bootstrap resamples over questions.")
     ] = 10_000,
+    metric: Annotated[
+        str | None,
+        typer.Option(
+            "--metric",
+            help="f1 or judge: compare that score of every matched question (a benchmark's own f1 "
+            "is its own F1, the one yardstick across harnesses); default: the answer score.",
+            show_default=False,
+        ),
+    ] = None,
     dataset: DatasetOption = None,
     db: DbOption = None,
     output: FormatOption = OutputFormat.table,
@@ -73,7 +82,9 @@ def compare(
     first, second = select_runs(
         store, [run_a, run_b], SelectOptions(read=read_options(dataset))
     ).run_ids
-    result = make_comparison(store, first, second, seed=seed, resamples=resamples)
+    result = make_comparison(
+        store, first, second, seed=seed, resamples=resamples, metric_name=metric
+    )
     for message in result.warnings:
         warn(message)
     if output is OutputFormat.json:
@@ -225,7 +236,12 @@ def render_compare(result: Comparison) -> Group:
         group = result.transitions[name]
         transitions.add_row(label, str(group.n), _ids(list(group.qids)))
     compared = Text(
-        f"compares {metric_name} per question, as `memscope report` and the app show it",
+        f"compares {metric_name} per question"
+        + (
+            " (--metric)"
+            if result.metric.key == "f1"
+            else ", as `memscope report` and the app show it"
+        ),
         style="dim",
     )
     parts: list[RenderableType] = [header, compared, Text("")]

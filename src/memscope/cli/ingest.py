@@ -203,8 +203,8 @@ def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None
     )
     columns = [
         name
-        for name in ("task", "model", "method")
-        if name not in shared and any(row[name] is not None for row in rows)
+        for name in ("task", "model", "method", "harness")
+        if name not in shared and any(row.get(name) is not None for row in rows)
     ]
     # Past the terminal's width whole columns go, scores last: none is ever cut short.
     table = FittingTable(
@@ -226,7 +226,7 @@ def runs(db: DbOption = None, output: FormatOption = OutputFormat.table) -> None
         table.add_row(
             Text(printable_id(row["run_id"])),
             *(
-                Text(printable(row[name] or NOT_RECORDED[name], keep_newlines=False))
+                Text(printable(row.get(name) or NOT_RECORDED.get(name, "–"), keep_newlines=False))
                 for name in columns
             ),
             str(row["n_questions"]),

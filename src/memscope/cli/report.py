@@ -81,7 +81,12 @@ def report(
     repository: §2 answer quality, §3 retrieval access, §4 temporal authority, §6 the
     bootstrap intervals, §7 DMV-Bench, §8 CUE-Mem; §11 explains the JSON key by key.
     """
-    from memscope.usecases.report.build import build_report_parts, make_report, upstream_check
+    from memscope.usecases.report.build import (
+        build_report_parts,
+        make_report,
+        run_harness,
+        upstream_check,
+    )
     from memscope.usecases.runs.loading import load_run
 
     check_k(k)
@@ -96,13 +101,19 @@ def report(
     if run is None:
         say_default(run_id, "report")
     upstream = upstream_check(store, run_id)
+    harness = run_harness(store, run_id)
     if output is OutputFormat.json:
         from memscope.usecases.runs.store_access import json_objects
 
         summary, questions = build_report_parts(data, k, upstream=upstream)
+        if harness is not None:
+            summary["harness"] = harness
         print_json(summary, rows=("questions", json_objects(questions)))
         return
-    stdout.print(render_report(make_report(data, k, upstream=upstream)))
+    import dataclasses
+
+    report = dataclasses.replace(make_report(data, k, upstream=upstream), harness=harness)
+    stdout.print(render_report(report))
 
 
 def _header(report: Report) -> Text:
@@ -116,6 +127,8 @@ def _header(report: Report) -> Text:
         (f" ({run.modality})" if run.modality else "", ""),
         (f" · {run.n_questions} questions · K={report.k}", ""),
     ]
+    if report.harness is not None:
+        parts.append((f" · harness {printable(report.harness, keep_newlines=False)}", ""))
     return Text.assemble(*parts)
 
 
@@ -363,4 +376,22 @@ def _render_main(report: Report) -> Group:
         ]
     for note in report.notes:
         parts.append(Text(f"Retrieval: {note}.", style="yellow"))
+    if report.cost is not None:
+        parts.append(Text(_cost_line(report.cost)))
     return Group(*parts)
+
+
+def _cost_line(cost: Mapping[str, Any]) -> str:
+    """``Cost: latency median 3564 ms, p95 6859 ms (n 1540) · tokens not recorded``."""
+    parts = []
+    for name, unit in (("latency_ms", " ms"), ("tokens", "")):
+        label = "latency" if name == "latency_ms" else "tokens"
+        value = cost.get(name)
+        if not isinstance(value, Mapping):
+            parts.append(f"{label} not recorded")
+            continue
+        parts.append(
+            f"{label} median {value['median']:.0f}{unit}, p95 {value['p95']:.0f}{unit} "
+            f"(n {value['n']})"
+        )
+    return "Cost: " + " · ".join(parts)

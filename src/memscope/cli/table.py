@@ -127,6 +127,14 @@ def table(
             help="MemEye questions with several X / Y labels: highest (the paper's rule: the column of the highest label) or every (the runner's metrics.json: every column the question names).",
         ),
     ] = "highest",
+    repeats: Annotated[
+        bool,
+        typer.Option(
+            "--repeats",
+            help="A row of several runs (repeats of one configuration: seeds, MIRIX's three "
+            "run files) also shows the runs' mean ± their standard deviation per cell.",
+        ),
+    ] = False,
     baseline: Annotated[
         str | None,
         typer.Option(
@@ -238,6 +246,16 @@ def table(
         result = build_table(data, options, on_progress=progress)
     for notice in result.notes:
         warn(notice)
+    if repeats and not per_run:
+        from memscope.usecases.table.repeats import add_repeats
+
+        result = add_repeats(result, data, options)
+    # A table holding runs of memory systems' own harnesses says so (no note otherwise).
+    import dataclasses
+
+    from memscope.usecases.table.harness_notes import harness_notes
+
+    result = dataclasses.replace(result, notes=result.notes + harness_notes(store, result, data))
     if corrected:
         from memscope.usecases.table.corrected import add_corrected
 

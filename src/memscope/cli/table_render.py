@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
@@ -32,6 +33,10 @@ METRIC_NAMES = {
     "score": "answer score",
     "accuracy": "accuracy",
     "tsr": "TSR",
+    "f1": "F1",
+    "harness_bleu": "BLEU-1 (the harness's own)",
+    "latency": "latency ms (median, p95)",
+    "tokens": "tokens (median, p95)",
     "any_clue": "Any-Clue@K",
     "coverage": "Coverage@K",
     "full_clue": "Full-Clue@K",
@@ -84,6 +89,12 @@ def caption(table: ResultsTable) -> str:
             "corr = accuracy corrected with people's verdicts (PPI++, 95% interval)"
             + (f", {FLIP}: the correction flips Δ's sign" if table.baseline is not None else "")
         )
+    if table.repeats:
+        parts.append(
+            "m±s×r: a row's runs as repeats: the mean of their own values ± their "
+            "standard deviation over r runs"
+        )
+    parts += table.notes
     return " · ".join(parts)
 
 
@@ -151,9 +162,16 @@ def cell_parts(cell: TableCell) -> tuple[str, str]:
     if cell.value is None:
         return "–", ""
     rest = f"({cell.n})"
+    if cell.p95 is not None:  # a cost metric: the value is the median
+        rest = f"p95 {_number(cell.p95, 0)} " + rest
+        return _number(cell.value, 0), rest
     interval = _interval_text(cell)
     if interval is not None:
         rest = f"{interval} " + rest
+    if cell.repeats is not None:  # --repeats: the runs' mean ± their spread
+        mean, spread, runs = cell.repeats
+        shown = "–" if math.isnan(spread) else f"{spread:.3f}"
+        rest += f" {_number(mean)}±{shown}×{runs}"
     delta = _delta_text(cell)
     if delta is not None:
         rest += f" {delta}"

@@ -43,14 +43,16 @@ def list_runs(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     columns = ", ".join(f"r.{name}" for name in RUN_COLUMNS)
     found = rows(
         con,
-        f"SELECT {columns}, avg(p.em), avg(p.judge), count(p.judge) "
+        f"SELECT {columns}, avg(p.em), avg(p.judge), count(p.judge), "
+        # The harness that wrote a run (mem0 evals.py, Zep …), where one did.
+        "json_extract_string(r.config, '$.harness_title') "
         "FROM runs r LEFT JOIN predictions p USING (run_id) "
         f"GROUP BY ALL ORDER BY r.ingested_at, r.run_id",
     )
     result = []
     for row in found:
         run = _run_dict(row[: len(RUN_COLUMNS)])
-        run["em"], run["judge"], run["n_judged"] = row[len(RUN_COLUMNS) :]
+        run["em"], run["judge"], run["n_judged"], run["harness"] = row[len(RUN_COLUMNS) :]
         result.append(run)
     return result
 
@@ -108,11 +110,11 @@ QUESTION_COLUMNS = (
     "p.qid, q.idx, q.question_key, q.task, q.x, q.y, q.x_labels, q.y_labels, p.mode, "
     "q.question, coalesce(q.gold, p.gold) AS gold, p.pred, p.choice, p.em, p.judge, p.f1, p.judge_reasoning, "
     "p.rotations, p.position_bias, q.options, q.clue_ids, q.clue_rounds, q.source_sessions, q.extra, "
-    f"{N_ROTATIONS}"
+    f"p.bleu_1, p.latency_ms, p.total_tokens, {N_ROTATIONS}"
 )
 SCORE_COLUMNS = (
     "p.qid, q.idx, q.question_key, q.task, q.x, q.y, p.mode, p.em, p.judge, p.f1, q.extra, q.question, "
-    f"{N_ROTATIONS}"
+    f"p.bleu_1, p.latency_ms, p.total_tokens, {N_ROTATIONS}"
 )
 """What run-level summaries and the triage queue need; skips the answers, options and
 rotations (most of the bytes)."""
@@ -188,3 +190,28 @@ def retrieval_channels(con: duckdb.DuckDBPyConnection, run_id: str) -> pa.Table:
         "WHERE run_id = ? AND (text_score IS NOT NULL OR image_score IS NOT NULL) ORDER BY qid, rank NULLS LAST",
         params=[run_id],
     ).to_arrow_table()
+
+
+def run_configs(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """Run id -> its stored ``config`` (as read from its files), for the runs named."""
+    if not run_ids:
+        return {}
+    found = rows(con, "SELECT run_id, config FROM runs WHERE list_contains(?, run_id)", [run_ids])
+    return {run_id: (json.loads(config) if config else {}) for run_id, config in found}
+
+
+def judge_runs(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, list[float]]:
+    """qid -> each judge run's verdict (``extra.judgments``: EverMemOS / MemOS judge every
+    answer several times), for the questions that carry them."""
+    found = rows(
+        con,
+        "SELECT qid, json_extract_string(extra, '$.judgments') FROM predictions "
+        "WHERE run_id = ? AND json_extract_string(extra, '$.judgments') IS NOT NULL",
+        [run_id],
+    )
+    judged: dict[str, list[float]] = {}
+    for qid, text in found:
+        values = json.loads(text)
+        if isinstance(values, list):
+            judged[str(qid)] = [float(v) for v in values if isinstance(v, (int, float))]
+    return judged

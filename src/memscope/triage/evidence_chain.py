@@ -62,6 +62,9 @@ class QuestionDetail:
     clue_ids: tuple[str, ...]
     clue_rounds: tuple[str, ...]
     source_sessions: tuple[str, ...]
+    latency_ms: float | None = None
+    """What answering cost, where the run's files record it (Zep, MemOS, MemEye)."""
+    tokens: float | None = None
 
     @property
     def is_y3(self) -> bool:
@@ -115,6 +118,8 @@ def question_detail(data: RunData, row: int) -> QuestionDetail:
         clue_ids=tuple(values.get("clue_ids") or ()),
         clue_rounds=tuple(values.get("clue_rounds") or ()),
         source_sessions=tuple(values.get("source_sessions") or ()),
+        latency_ms=float_or_none(values.get("latency_ms")),
+        tokens=float_or_none(values.get("total_tokens")),
     )
 
 

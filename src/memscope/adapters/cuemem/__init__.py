@@ -50,7 +50,8 @@ BENCHMARK = Benchmark(
     api_version=API_VERSION,
     name="cuemem",
     title="CUE-Mem",
-    run_files="CUE-Mem *_results.json (or human-baseline submissions)",
+    run_files="CUE-Mem *_results.json (a JSON list of records with qa_id / qa_uid, or "
+    "{meta, results}; or human-baseline submissions)",
     reader=ModuleReader("memscope.adapters.cuemem.run", "is_cuemem_run", "read_cuemem_runs"),
     axes=AXES,
     table=LAYOUT,

@@ -87,7 +87,8 @@ LETTER = re.compile(r"\b([A-D])\b")
 
 
 def results_files(path: Path) -> list[Path]:
-    """The ``*_results.json`` files of a directory, sorted (``aggregated_*`` left out)."""
+    """The ``*_results.json`` files of a directory that are CUE-Mem results by content,
+    sorted (``aggregated_*`` left out)."""
     try:
         return sorted(
             p
@@ -95,9 +96,36 @@ def results_files(path: Path) -> list[Path]:
             if p.name.endswith(RESULTS_SUFFIX)
             and not aggregated.is_aggregate(p.name)
             and p.is_file()
+            and looks_like_results(p)
         )
     except OSError:
         return []
+
+
+RESULTS_HEAD = 64 * 1024
+_RESULT_FIELDS = re.compile(rb'"(qa_id|qa_uid|system_answer|model_answer)"\s*:')
+_SAMPLE_QA = re.compile(rb'"qa"\s*:\s*\[')
+
+
+def looks_like_results(path: Path) -> bool:
+    """Whether a ``*_results.json`` is CUE-Mem's by its first 64 KiB, not by its name (mem0's
+    memory-benchmark harness writes ``*_results.json`` too): a JSON list (of records naming ``qa_id`` /
+    ``qa_uid`` / ``system_answer`` / ``model_answer``, or anything but another benchmark's list of
+    ``{sample_id, qa}``), or the oracle runner's ``{meta, results}`` object. Anything else (a harness's object keyed by conversation)
+    is left to the other readers; an unreadable file is claimed, so that its reader says
+    what is wrong with it."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(RESULTS_HEAD)
+    except OSError:
+        return True
+    head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if head[:1] == b"[":
+        # A list is CUE-Mem's unless it is another benchmark's list of {sample_id, qa: [...]}.
+        return _RESULT_FIELDS.search(head) is not None or _SAMPLE_QA.search(head) is None
+    if head[:1] == b"{":
+        return re.search(rb'"results"\s*:\s*\[', head) is not None
+    return True
 
 
 def is_cuemem_run(path: Path) -> bool:

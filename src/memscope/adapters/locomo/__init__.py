@@ -39,14 +39,23 @@ BENCHMARK = Benchmark(
     api_version=API_VERSION,
     name="locomo",
     title="LoCoMo",
-    run_files="LoCoMo evaluate_qa.py output (*.json with <key>_prediction)",
+    run_files="LoCoMo evaluate_qa.py output (*.json with <key>_prediction) or a memory "
+    "system's LoCoMo harness output (mem0 evals.py, MIRIX, Zep, memU, EverMemOS, MemOS: "
+    "judged answers by conversation)",
     reader=ModuleReader("memscope.adapters.locomo.run", "is_locomo_run", "read_locomo_runs"),
     axes=AXES,
     table=TableLayout(
         default_by=("category",),
         default_metric="f1",
         default_group=("model", "method"),
-        metrics=(("f1", "f1"),),
+        # f1: LoCoMo's own F1 (recomputed from the answer for harness runs); bleu: a
+        # harness's own BLEU-1; latency / tokens: what an answer cost, where files say.
+        metrics=(
+            ("f1", "f1"),
+            ("harness_bleu", "bleu_1"),
+            ("latency", "latency_ms"),
+            ("tokens", "total_tokens"),
+        ),
     ),
     sniff_order=40,
     # results/<system>/ may hold a run file and, below it, further run folders.

@@ -126,9 +126,16 @@ def clean_evidence(evidence: JSONValue) -> list[str]:
 
 
 def image_file_name(url: str) -> str:
-    """The file name a URL ends in (``https://i.redd.it/abc.jpg?x=1`` -> ``abc.jpg``)."""
-    path = urllib.parse.urlsplit(url.strip()).path
-    return urllib.parse.unquote(path.rstrip("/").rsplit("/", 1)[-1])
+    """The file name a URL ends in (``https://i.redd.it/abc.jpg?x=1`` -> ``abc.jpg``).
+
+    The path is unquoted *before* it is split, so that an escaped separator
+    (``..%2F..%2Fsecret.png``, ``%2Fabs%2Fpath.png``, ``..%5Cx.png``) cannot make the name a
+    path: the name is the last part after any ``/`` or ``\\``, and ``.`` / ``..`` are no
+    name (``""``). A local copy is only ever looked up inside ``--images``.
+    """
+    path = urllib.parse.unquote(urllib.parse.urlsplit(url.strip()).path)
+    name = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    return "" if name in (".", "..") or "\x00" in name else name
 
 
 @dataclass
@@ -148,6 +155,22 @@ class LocomoDataset:
     """Sample id -> session number -> session id."""
     by_text: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     """``(sample id, whitespace-normalised question)`` -> qids, in list order."""
+    malformed: list[tuple[str, str]] = field(default_factory=list)
+    """``(qid, why)`` of every QA item the reader skipped (a category outside 1-5 …)."""
+
+    def malformed_sentence(self) -> str | None:
+        """What is wrong with the dataset's skipped QA items, in words, or None: a run file
+        that cannot be joined says this rather than blaming the run file."""
+        if not self.malformed:
+            return None
+        categories = [(qid, why) for qid, why in self.malformed if "'category'" in why]
+        listed = "; ".join(f"{qid}: {why}" for qid, why in (categories or self.malformed)[:3])
+        if categories:
+            return (
+                f"{len(categories)} QA item(s) of the dataset have a malformed category "
+                f"(LoCoMo's categories are the numbers 1-5): {listed}"
+            )
+        return f"{len(self.malformed)} QA item(s) of the dataset are malformed: {listed}"
 
     def question_at(self, sample_id: str, position: int) -> QuestionRecord | None:
         """The question at 1-based ``position`` of a sample's ``qa`` list."""
@@ -287,6 +310,7 @@ def read_locomo_dataset(
         rounds=builder.round_ids,
         sessions=builder.session_ids,
         by_text=builder.by_text,
+        malformed=list(builder.bad_items),
     )
 
 
@@ -414,6 +438,8 @@ class _Builder:
         self.images_wanted += 1
         name = image_file_name(url)
         found = _local_image(self.images / name) if name else None
+        if found is not None and not _inside(Path(found), self.images):
+            found = None  # a link that leads out of --images is not a local copy
         if found is None:
             self.images_missing.append(name or url)
         return found
@@ -587,6 +613,15 @@ def _item_problem(item: JSONValue) -> str | None:
         if value is not None and not isinstance(value, (str, int, float)):
             return f"'{name}' must be text, got {type(value).__name__}"
     return None
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether ``path``, links followed, lies inside ``folder``."""
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def _local_image(path: Path) -> str | None:

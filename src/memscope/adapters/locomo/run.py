@@ -162,8 +162,16 @@ def run_files(path: Path) -> list[Path]:
 
 
 def is_locomo_run(path: Path) -> bool:
-    """Whether the directory ``path`` holds a LoCoMo run file."""
-    return bool(run_files(path))
+    """Whether the directory ``path`` holds a LoCoMo run file: upstream's, or a memory
+    system's own harness output (``harness``), recognised by content."""
+    return bool(run_files(path)) or bool(_harness_runs(path))
+
+
+def _harness_runs(path: Path) -> list[tuple[Path, str]]:
+    """The harness files of a folder that are runs (Zep's responses file is not one)."""
+    from memscope.adapters.locomo.harness import ZEP_RESPONSES, harness_files
+
+    return [(p, family) for p, family in harness_files(path) if family != ZEP_RESPONSES]
 
 
 def run_id_for(folder: str, stem: str, key: str, *, shared_key: bool) -> str:
@@ -184,14 +192,17 @@ def read_locomo_runs(run_dir: Path, options: ReadOptions) -> list[RunRecord]:
             usable item, or (``strict``) a bad item.
         DatasetError: the dataset cannot be found, read or matched.
     """
+    from memscope.adapters.locomo.harness import LOOKED_FOR
+
     run_dir = run_dir.resolve()
     files = run_files(run_dir)
-    if not files:
+    harness = _harness_runs(run_dir)
+    if not files and not harness:
         raise RunDirError(
             "not a LoCoMo run directory: no *.json list of {sample_id, qa} with "
-            "<key>_prediction fields",
+            f"<key>_prediction fields (evaluate_qa.py), nor {LOOKED_FOR}",
             where=str(run_dir),
-            fix="Point at the folder evaluate_qa.py's --out-file was written to.",
+            fix="Point at the folder evaluate_qa.py's --out-file (or the harness) wrote.",
         )
     sources = recorded_sources(run_dir)
     dataset_path = locate_dataset(run_dir, options.dataset or sources.get("dataset"))
@@ -199,10 +210,10 @@ def read_locomo_runs(run_dir: Path, options: ReadOptions) -> list[RunRecord]:
     dataset = read_locomo_dataset(
         dataset_path, images=Path(images) if images else None, strict=options.strict
     )
+    records: list[RunRecord] = _read_harness_runs(run_dir, harness, dataset, dataset_path)
     parsed = [(path, _read_samples(path)) for path in files]
     keys_by_file = {path: _keys(samples) for path, samples in parsed}
     key_counts = Counter(key for keys in keys_by_file.values() for key in keys)
-    records: list[RunRecord] = []
     for path, samples in parsed:
         for key in keys_by_file[path]:
             records.append(
@@ -218,6 +229,28 @@ def read_locomo_runs(run_dir: Path, options: ReadOptions) -> list[RunRecord]:
                 )
             )
     return records
+
+
+def _read_harness_runs(
+    run_dir: Path, harness: list[tuple[Path, str]], dataset: LocomoDataset, dataset_path: Path
+) -> list[RunRecord]:
+    """One run per harness file; Zep's grades take the responses file beside them (latency)."""
+    from memscope.adapters.locomo.harness import ZEP_RESPONSES, harness_files
+    from memscope.adapters.locomo.harness_run import read_harness_run
+
+    if not harness:
+        return []
+    responses = [p for p, family in harness_files(run_dir) if family == ZEP_RESPONSES]
+    return [
+        read_harness_run(
+            path,
+            family,
+            dataset,
+            dataset_path,
+            responses=responses[0] if family == "zep" and len(responses) == 1 else None,
+        )
+        for path, family in harness
+    ]
 
 
 def locate_dataset(run_dir: Path, given: Path | None) -> Path:
@@ -252,6 +285,27 @@ def locate_dataset(run_dir: Path, given: Path | None) -> Path:
         f"data/*.json); tried:\n    {listed}",
         where=str(run_dir),
         fix="Pass the dataset (or the folder holding it) with --dataset PATH.",
+    )
+
+
+def mismatch_error(
+    dataset: LocomoDataset, dataset_path: Path, joined: int, total: int
+) -> DatasetError:
+    """The refusal of a run file too few of whose items join the dataset: when the dataset
+    itself has malformed QA items (a category that is not 1-5), that is what it names."""
+    problem = dataset.malformed_sentence()
+    if problem is not None:
+        return DatasetError(
+            f"{problem}; only {joined} of the run file's {total} QA items could be joined",
+            where=str(dataset_path),
+            fix="Fix the dataset's QA items (or pass LoCoMo's own data/locomo10.json with "
+            "--dataset PATH).",
+        )
+    return DatasetError(
+        f"the dataset does not match this run file: only {joined} of {total} QA items "
+        "name one of its questions",
+        where=str(dataset_path),
+        fix="Pass the dataset this run was made from with --dataset PATH.",
     )
 
 
@@ -460,12 +514,7 @@ def _read_run(
     notices: list[Notice] = []  # the dataset's own notices travel with it
     items, covered, total = _join(path, samples, dataset, notices, strict=strict)
     if total and len(items) / total < MISMATCH_REFUSE_SHARE:
-        raise DatasetError(
-            f"the dataset does not match this run file: only {len(items)} of {total} QA items "
-            "name one of its questions",
-            where=str(dataset_path),
-            fix="Pass the dataset this run was made from with --dataset PATH.",
-        )
+        raise mismatch_error(dataset, dataset_path, len(items), total)
     retrieval_only = run_key.key in retrieval_only_keys(samples)
     predictions, retrievals, unanswered = _tables(
         path,

@@ -239,6 +239,10 @@ def check_table(data: RunColumns) -> list[JSONObject]:
     against its key's entry in each stats file beside the run file."""
     folder, _, rest = str(data.run.get("path") or "").partition("#")
     file_name, _, key = rest.rpartition(":")
+    if folder and rest and not file_name:  # <folder>#<file>: a harness run (no key)
+        from memscope.adapters.locomo.harness_run import table_check
+
+        return table_check(data)
     if not folder or not file_name:
         return []
     run_id = str(data.run["run_id"])

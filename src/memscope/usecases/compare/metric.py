@@ -24,3 +24,10 @@ def compared_metric(mode: np.ndarray, judge: np.ndarray) -> dict[str, str]:
     if not uses_judge.any():
         return dict(EM)
     return dict(MIXED)
+
+
+def named_metric(name: str, benchmark: str) -> dict[str, str]:
+    """The metric ``compare --metric NAME`` compares (``f1``: the benchmark's own F1)."""
+    if name == "judge":
+        return dict(JUDGE)
+    return {"key": "f1", "label": "F1"}

@@ -97,6 +97,7 @@ def make_comparison(
     *,
     seed: int = DEFAULT_SEED,
     resamples: int = DEFAULT_RESAMPLES,
+    metric_name: str | None = None,
 ) -> Comparison:
     """Compare two runs question by question (Δ = score_B - score_A).
 
@@ -106,10 +107,19 @@ def make_comparison(
     ``ci_low``, ``ci_high``. Where the two runs number a question differently, each
     transition class also lists ``qids_b``.
 
+    ``metric_name`` (``compare --metric``): ``f1`` or ``judge`` compares that score of
+    every matched question (Δ and the per-axis Δ; a benchmark's ``f1`` is its own F1, recomputed
+    for harness runs); None: the answer score ``report`` shows.
+
     Raises:
         NotFoundError: a run is not in the store.
-        InputError: the same run twice, or no question in common.
+        InputError: the same run twice, no question in common, or an unknown metric.
     """
+    if metric_name not in (None, "f1", "judge"):
+        raise InputError(
+            f"--metric {metric_name}: compare compares f1 or judge",
+            fix="Pass --metric f1 or --metric judge, or leave it out for the answer score.",
+        )
     if run_a == run_b:
         raise InputError(f"compare needs two different runs, got {run_a} twice")
     if resamples < 1:
@@ -144,6 +154,7 @@ def make_comparison(
                 f"runs {run_a} and {run_b} share no {word} (matched on {paired_on.words})",
                 fix="Compare runs made over the same questions.",
             )
+    warnings += _harness_warnings(store, run_a, run_b, metric_name)
     if info_a.task != info_b.task:
         warnings.append(
             f"the runs are different tasks ({info_a.task} vs {info_b.task}); "
@@ -169,13 +180,19 @@ def make_comparison(
         mode = table.column("mode").to_numpy(zero_copy_only=False)[rows]
         em, judge = float_column(table["em"])[rows], float_column(table["judge"])[rows]
         f1 = float_column(table["f1"])[rows]
-        return answer_score(mode, em, judge, f1), correctness(mode, em, judge, f1)
+        chosen = {"f1": f1, "judge": judge}.get(metric_name or "")
+        score = answer_score(mode, em, judge, f1) if chosen is None else chosen
+        return score, correctness(mode, em, judge, f1)
 
-    from memscope.usecases.compare.metric import compared_metric
+    from memscope.usecases.compare.metric import compared_metric, named_metric
 
-    metric = compared_metric(
-        table_a.column("mode").to_numpy(zero_copy_only=False)[rows_a],
-        float_column(table_a["judge"])[rows_a],
+    metric = (
+        named_metric(metric_name, info_a.benchmark)
+        if metric_name
+        else compared_metric(
+            table_a.column("mode").to_numpy(zero_copy_only=False)[rows_a],
+            float_column(table_a["judge"])[rows_a],
+        )
     )
     score_a, correct_a = scores(table_a, rows_a)
     score_b, correct_b = scores(table_b, rows_b)
@@ -229,7 +246,13 @@ def make_comparison(
             by_y=delta["by_y"],
             by_cell=delta["by_cell"],
             # The benchmark's own axes, as the app's comparison matrix shows them.
-            by_axes=axes_delta(table_a, spec, rows_a, correct_a, correct_b),
+            by_axes=axes_delta(
+                table_a,
+                spec,
+                rows_a,
+                correct_a if metric_name is None else score_a,
+                correct_b if metric_name is None else score_b,
+            ),
         ),
         transitions={
             name: Transition(
@@ -242,6 +265,31 @@ def make_comparison(
         significance=significance,
         pairing=pairing,
     )
+
+
+def _harness_warnings(store: Store, run_a: str, run_b: str, metric_name: str | None) -> list[str]:
+    """Two runs of different harnesses compared on their judge scores: their judges
+    differ (their run configs' ``harness_title``), which a Δ in judge score mixes with the systems'."""
+    if metric_name == "f1":
+        return []
+    from memscope.store.queries import run_configs
+
+    with store.read() as con:
+        configs = run_configs(con, [run_a, run_b])
+    made = [configs.get(run, {}) for run in (run_a, run_b)]
+    titles = [str(c.get("harness_title") or "") for c in made]
+    if not any(titles) or titles[0] == titles[1]:
+        return []
+    named = " vs ".join(
+        (title or "the benchmark's own evaluation")
+        + (f" (judge {c['judge_model']})" if c.get("judge_model") else "")
+        for title, c in zip(titles, made, strict=True)
+    )
+    return [
+        f"the runs come from different harnesses ({named}): their judges (model and prompt) "
+        "differ, so a Δ in judge score is partly the judges'; --metric f1 compares the "
+        "benchmark's own F1 for both"
+    ]
 
 
 def attribute_keys(questions: pa.Table, attributes: tuple[str, ...]) -> list[str]:

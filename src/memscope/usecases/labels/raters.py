@@ -2,7 +2,9 @@
 same answers, with pairwise agreement and Krippendorff's alpha (``analysis.grader_audit``).
 
 Graders are the run's judge, EM and F1 score columns, each at its threshold, where the run
-has them; people are everyone's current correct/wrong verdicts (unsure left out).
+has them, and each judge run of a harness that judged every answer several times
+(EverMemOS's three judgements); people are everyone's current correct/wrong verdicts
+(unsure left out).
 """
 
 from __future__ import annotations
@@ -53,6 +55,19 @@ def audit_raters(
         if score.size and not np.isnan(score).all():
             names.append(f"{metric}>={cuts[metric]:g}")
             rows.append(np.where(np.isnan(score), np.nan, (score >= cuts[metric]).astype(float)))
+    # A harness that judged every answer several times (EverMemOS, MemOS): each judge run
+    # is a rater of its own, beside the judge score (their mean) and the people.
+    from memscope.store.queries import judge_runs
+
+    with store.read() as con:
+        judged = judge_runs(con, run_id)
+    for number in range(max((len(v) for v in judged.values()), default=0)):
+        row = np.full(len(qids), np.nan)
+        for qid, values in judged.items():
+            if qid in position and len(values) > number:
+                row[position[qid]] = values[number]
+        names.append(f"judge run {number + 1}")
+        rows.append(row)
     for person, given in verdicts_by_annotator(store, run_id).items():
         row = np.full(len(qids), np.nan)
         for qid, word in given.items():

@@ -231,8 +231,44 @@ def make_report_parts(
         axes=_clean(axes_report(data, values["correct"])),
         sections=tuple(report_section(section, data) for section in spec.report_sections),
         upstream_check=_clean(upstream),
+        cost=run_cost(data),
     )
     return report, (_question_rows(data, values, x, y) if include_questions else None)
+
+
+def run_harness(store: Store, run_id: str) -> str | None:
+    """The harness that wrote a run (a memory system's own), with its judge model where the file names it."""
+    from memscope.store.queries import run_configs
+
+    with store.read() as con:
+        config = run_configs(con, [run_id]).get(run_id, {})
+    title = config.get("harness_title")
+    if not title:
+        return None
+    judge = config.get("judge_model")
+    return f"{title} (judge {judge})" if judge else str(title)
+
+
+def run_cost(data: RunData) -> JSONObject | None:
+    """Median and 95th percentile of the answers' latency and tokens, where the run's files
+    record them (Zep's responses, MemOS, MemEye); None when they record neither."""
+    found: JSONObject = {}
+    for name, column in (("latency_ms", "latency_ms"), ("tokens", "total_tokens")):
+        if column not in data.questions.column_names:
+            found[name] = None
+            continue
+        values = data.column(column)
+        defined = values[~np.isnan(values)]
+        found[name] = (
+            {
+                "median": round(float(np.median(defined)), 3),
+                "p95": round(float(np.percentile(defined, 95)), 3),
+                "n": int(defined.size),
+            }
+            if defined.size
+            else None
+        )
+    return found if any(value is not None for value in found.values()) else None
 
 
 def _access_by_axes(data: RunData, access: dict[str, np.ndarray]) -> list[JSONObject]:

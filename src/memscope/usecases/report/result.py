@@ -150,6 +150,11 @@ class Report:
     sections: tuple[BenchmarkSection, ...]
     upstream_check: JSONObject | None
     """The cross-check against the benchmark's own summary file, with its ``sentence``."""
+    harness: str | None = None
+    """The harness that wrote a run (``mem0 evals.py`` …, with its judge model)."""
+    cost: JSONObject | None = None
+    """What the answers cost where the run's files record it: ``{"latency_ms": {median,
+    p95, n} | None, "tokens": {…} | None}``; None when they record neither."""
 
     def to_json(self) -> JSONObject:
         """The report as ``memscope report --format json`` prints it (without the
@@ -166,6 +171,10 @@ class Report:
         for section in self.sections:
             found[section.key] = section.to_json()
         found["upstream_check"] = self.upstream_check
+        if self.harness is not None:
+            found["harness"] = self.harness
+        if self.cost is not None:
+            found["cost"] = self.cost
         return found
 
 

@@ -51,7 +51,7 @@ class RunData:
             column = self.questions.column(name)
             values = (
                 float_column(column)
-                if name in ("em", "judge", "f1")
+                if name in ("em", "judge", "f1", "bleu_1", "latency_ms", "total_tokens")
                 else column.to_numpy(zero_copy_only=False)
             )
             values.flags.writeable = False

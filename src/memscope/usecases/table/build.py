@@ -65,7 +65,9 @@ from memscope.usecases.table.result import (
 )
 
 GROUP_FIELDS = ("model", "method", "base_method", "modality", "mode", "task")
-LOWER_IS_BETTER = frozenset({"latest_miss", "rank_inversion", "stale_dominance"})
+LOWER_IS_BETTER = frozenset(
+    {"latest_miss", "rank_inversion", "stale_dominance", "latency", "tokens"}
+)
 UNRANKED_COLUMNS = frozenset({"ei_gap"})
 """Columns without a best value (a smaller EI-Gap is not simply better)."""
 
@@ -102,6 +104,7 @@ class _Cell(TypedDict, total=False):
     delta_high: float | None
     delta_n: int | None
     significant: bool
+    p95: float | None
     best: bool
     n_clusters: int | None
     delta_p: float | None
@@ -297,9 +300,19 @@ def _columns(
     return columns, labelled
 
 
-def _cell(values: np.ndarray, mask: np.ndarray) -> _Cell:
+COST_METRICS = ("latency", "tokens")
+"""What an answer cost: a cell shows the median and the 95th percentile, not the mean."""
+
+
+def _cell(values: np.ndarray, mask: np.ndarray, *, quantiles: bool = False) -> _Cell:
     chosen = values[mask]
     defined = chosen[~np.isnan(chosen)]
+    if quantiles:
+        return {
+            "value": float(np.median(defined)) if defined.size else None,
+            "n": int(defined.size),
+            "p95": float(np.percentile(defined, 95)) if defined.size else None,
+        }
     return {"value": float(defined.mean()) if defined.size else None, "n": int(defined.size)}
 
 
@@ -377,8 +390,10 @@ def _row_cells(
     ci: bool,
     shared: SharedResamples,
     seed: int,
+    quantiles: bool = False,
 ) -> dict[str, _Cell]:
-    """Micro cells of one row (or of one task's questions of it, through ``labelled``)."""
+    """Micro cells of one row (or of one task's questions of it, through ``labelled``);
+    ``quantiles``: median and 95th percentile (a cost metric) instead of the mean."""
     values = row.values
     cluster = row.clusters
     everything = np.ones(len(values), dtype=bool)
@@ -389,7 +404,7 @@ def _row_cells(
         mask = (
             everything if column.axis is None else level_mask(labelled[column.axis], column.level)
         )
-        cell = _cell(values, mask)
+        cell = _cell(values, mask, quantiles=quantiles)
         if ci:
             cell["ci_low"], cell["ci_high"], clusters_used = (
                 _interval(values, mask, cluster, shared, seed) if cell["n"] else (None, None, 0)
@@ -672,6 +687,7 @@ def build_table(
             ci=options.ci,
             shared=shared,
             seed=options.seed,
+            **({"quantiles": True} if options.metric in COST_METRICS and not tasks_average else {}),
         )
 
     cells_of: list[dict[str, _Cell]] = []
@@ -782,6 +798,7 @@ def _typed_cell(cell: _Cell) -> TableCell:
         n=cell["n"],
         best=cell["best"],
         ci=(cell["ci_low"], cell["ci_high"]) if "ci_low" in cell else None,
+        p95=cell.get("p95"),
         delta=CellDelta(
             cell["delta"],
             cell["delta_low"],

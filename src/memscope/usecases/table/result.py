@@ -7,6 +7,7 @@ Markdown, LaTeX or CSV, and ``ResultsTable.to_json`` is the JSON (key order incl
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from memscope.analysis.clustered import MIN_CLUSTERS as MIN_CLUSTERS
@@ -89,6 +90,13 @@ class TableCell:
         """Its interval rests on fewer clusters than the small-sample method is exact for."""
         return self.n_clusters is not None and self.n_clusters < MIN_CLUSTERS
 
+    p95: float | None = None
+    """A cost metric's 95th percentile (``--metric latency|tokens``: the value is the
+    median); None for every other metric."""
+    repeats: tuple[float, float, int] | None = None
+    """``--repeats`` on a row of several runs: the runs' own values' mean, their sample
+    standard deviation and how many runs had a value; None otherwise."""
+
     @property
     def ci_low(self) -> float | None:
         return None if self.ci is None else self.ci[0]
@@ -108,6 +116,15 @@ class TableCell:
         if self.n_clusters is not None:
             found["n_clusters"] = self.n_clusters
             found["approximate"] = self.approximate
+        if self.p95 is not None:
+            found["p95"] = self.p95
+        if self.repeats is not None:
+            mean, spread, runs = self.repeats
+            found["repeats"] = {
+                "mean": mean,
+                "sd": None if math.isnan(spread) else spread,
+                "n_runs": runs,
+            }
         found["best"] = self.best
         return found
 
@@ -209,9 +226,12 @@ class ResultsTable:
     rows: tuple[TableRow, ...]
     corrected: bool = False
     """Cells carry the verdict-corrected accuracy (``--corrected``)."""
+    repeats: bool = False
+    """Rows of several runs carry the runs' mean ± spread per cell (``--repeats``)."""
     notes: tuple[str, ...] = ()
-    """What the table did that the reader must know (a row split because its runs
-    overlap); the CLI prints them on stderr, the JSON carries them."""
+    """What the reader must know beside the numbers: a row split because its runs overlap
+    (also said on stderr), and ``harness_notes`` (harness runs, their judges, categories not
+    evaluated, question sets that differ). The caption shows them; the JSON carries them."""
 
     def to_json(self) -> JSONObject:
         found: JSONObject = {
@@ -228,6 +248,8 @@ class ResultsTable:
         }
         if self.corrected:
             found["corrected"] = True
+        if self.repeats:
+            found["repeats"] = True
         if self.notes:
-            found["notes"] = list(self.notes)
+            found["notes"] = list[JSONValue](self.notes)
         return found
