@@ -68,14 +68,14 @@ def y3_pool(data):
     from memscope.analysis.rerank import candidate_ages
 
     ev = data.evidence
-    rows = np.flatnonzero(ev.is_y3 & (latest_clue(ev) != PAD))
+    rows = np.flatnonzero(ev.asks_latest & (latest_clue(ev) != PAD))
     subset = EvidenceSet(
         ev.ranked_pos[rows],
         ev.ranked_session[rows],
         ev.gold_pos[rows],
         ev.source_sessions[rows],
         ev.has_ranking[rows],
-        ev.is_y3[rows],
+        ev.asks_latest[rows],
     )
     return (
         subset,

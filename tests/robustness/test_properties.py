@@ -57,7 +57,7 @@ def evidence_sets(draw: st.DrawFn) -> EvidenceSet:
         gold_pos=pad(rows_gold),
         source_sessions=pad(rows_source),
         has_ranking=np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n))),
-        is_y3=np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n))),
+        asks_latest=np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n))),
     )
 
 

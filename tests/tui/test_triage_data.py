@@ -73,7 +73,7 @@ def test_evidence_chain_timeline(tmp_path: Path, store: Store) -> None:
     rounds = load_rounds(store, session.data.run.dataset_id)
     assert isinstance(rounds, RoundIndex) and rounds.n == 6
     detail = question_detail(session.data, 0)
-    assert detail.qid == "q1" and detail.is_y3 and detail.gold == "by the shed"
+    assert detail.qid == "q1" and detail.asks_latest and detail.gold == "by the shed"
     candidates = logged_candidates(session.data, 0, rounds, 2, {})
     assert [(c.round_id, c.rank, c.in_top_k) for c in candidates] == [
         ("D1:1", 1, True),
@@ -97,7 +97,7 @@ def _whole_run_ranking(session: LoadedRun, rounds: RoundIndex, row: int, k: int)
     if session.data.run.retrieval_kind == "ranked":
         rerun = rerun_question(session.data, detail.qid, alpha=0.6, lam=0.02, k=k)
         candidates = candidates_from_rerun(
-            rerun.after.rows, rerun.before.rows, channels, detail.is_y3
+            rerun.after.rows, rerun.before.rows, channels, detail.asks_latest
         )
     else:
         candidates = logged_candidates(session.data, row, rounds, k, channels)

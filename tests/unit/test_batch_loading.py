@@ -40,7 +40,7 @@ def assert_same_run(batch: RunData, alone: RunData) -> None:
         "gold_pos",
         "source_sessions",
         "has_ranking",
-        "is_y3",
+        "asks_latest",
     ):
         mine, theirs = getattr(batch.evidence, name), getattr(alone.evidence, name)
         np.testing.assert_array_equal(mine, theirs)

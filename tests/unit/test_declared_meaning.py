@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from memscope.adapters import ReadOptions
+from memscope.analysis.suggest import apply_rules
 from memscope.store import Store
 from memscope.usecases.runs.ingest import ingest_paths
 from memscope.usecases.runs.loading import load_run
@@ -64,8 +65,16 @@ def test_declared_latest_state_and_decline_questions_drive_the_rules(plugins, st
         if kind == "update" and failed
     }
     assert failed_updates  # the example run fails some
-    calib = {s.qid for s in suggest_run(store, run_id) if s.rule == "refusal-task-wrong"}
+    # The same questions are latest-state ones too, so a temporal rule may come first: the
+    # decline rule is among each one's hits, and only theirs.
+    hits = apply_rules(facts)
+    calib = {
+        qid
+        for qid, found in zip(data.qids.tolist(), hits, strict=True)
+        if any(hit.rule == "refusal-task-wrong" for hit in found)
+    }
     assert calib == failed_updates
+    assert {s.qid for s in suggest_run(store, run_id)} >= failed_updates
 
 
 def test_nothing_declared_borrows_nothing(plugins, store: Store) -> None:

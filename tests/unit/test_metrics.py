@@ -33,7 +33,7 @@ def evidence(rows: list[dict]) -> EvidenceSet:
         gold_pos=pad([sorted(row["gold"]) for row in rows]),
         source_sessions=pad([row["sources"] for row in rows]),
         has_ranking=np.array([row.get("ranked_ok", True) for row in rows]),
-        is_y3=np.array([row["y3"] for row in rows]),
+        asks_latest=np.array([row["y3"] for row in rows]),
     )
 
 

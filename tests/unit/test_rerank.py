@@ -115,7 +115,7 @@ def pool(rows: list[dict]) -> tuple[EvidenceSet, np.ndarray]:
         ),
         source_sessions=np.array([row["sources"] for row in rows], dtype=np.int64),
         has_ranking=np.ones(len(rows), dtype=bool),
-        is_y3=np.ones(len(rows), dtype=bool),
+        asks_latest=np.ones(len(rows), dtype=bool),
     )
     sims = np.array([pad(row["sims"], NAN) for row in rows], dtype=float)
     return ev, sims

@@ -35,6 +35,7 @@ from memscope.usecases.rerun.probe import (
 )
 from memscope.usecases.runs import session_io
 from memscope.usecases.runs.compact_evidence import origin_flags
+from memscope.usecases.runs.declared import latest_match
 from memscope.usecases.runs.ingest import effective_k, ingest_dir
 from memscope.usecases.runs.loading import RunData, evidence_from_table, load_run
 from memscope.usecases.runs.run_info import RunInfo
@@ -132,7 +133,7 @@ def _whole_y3_read(store: Store, run_id: str) -> RunData:
             [run_id],
         ).fetchone()[0]
         n_rounds = queries.dataset_round_count(con, run.dataset_id)
-    evidence, scores = evidence_from_table(table)
+    evidence, scores = evidence_from_table(table, latest_match(run.benchmark))
     extra = width - evidence.ranked_pos.shape[1]
     rows = evidence.n
     padded = EvidenceSet(
@@ -141,7 +142,7 @@ def _whole_y3_read(store: Store, run_id: str) -> RunData:
         gold_pos=evidence.gold_pos,
         source_sessions=evidence.source_sessions,
         has_ranking=evidence.has_ranking,
-        is_y3=evidence.is_y3,
+        asks_latest=evidence.asks_latest,
     )
     scores = np.hstack([scores, np.full((rows, width - scores.shape[1]), np.nan)])
     return RunData(run, table.select(["qid", "y"]), table, padded, scores, n_rounds)
@@ -160,7 +161,7 @@ def _whole_run_rerun(
         data.n_rounds,
         pool,
     )
-    rows = np.flatnonzero(data.evidence.is_y3 & (latest_clue(data.evidence) != PAD))
+    rows = np.flatnonzero(data.evidence.asks_latest & (latest_clue(data.evidence) != PAD))
     ev = _subset(whole.evidence, rows)
     sims, ages, valid = whole.sims[rows], whole.ages[rows], whole.valid[rows]
     base = temporal_authority(ev, cutoff)
@@ -221,7 +222,7 @@ def test_chunked_read_holds_the_whole_reads_evidence(store: Store, mixed: str, c
         narrow, wide = getattr(ours.evidence, name), getattr(whole.evidence, name)
         assert narrow.dtype == np.int8  # 13 rounds in 4 sessions
         assert narrow.shape == wide.shape and (narrow == wide).all(), name
-    for name in ("has_ranking", "is_y3"):
+    for name in ("has_ranking", "asks_latest"):
         assert (getattr(ours.evidence, name) == getattr(whole.evidence, name)).all(), name
     assert not ours.evidence.has_ranking.all()  # the unranked set
     scored = ours.scores.shape[1]

@@ -120,7 +120,7 @@ def test_questions_read_alone_equal_their_rows_of_the_whole_run(
         detail = question_detail(session.data, row)
         rerun = rerun_question(session.data, qid, alpha=0.5, lam=0.03, k=5)
         candidates = candidates_from_rerun(
-            rerun.after.rows, rerun.before.rows, session.channels.scores(qid), detail.is_y3
+            rerun.after.rows, rerun.before.rows, session.channels.scores(qid), detail.asks_latest
         )
         assert ranking.candidates == candidates
         assert ranking.entries == build_timeline(detail, rounds, candidates)

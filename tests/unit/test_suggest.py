@@ -285,7 +285,7 @@ def facts(rows: list[dict], **extra) -> RunFacts:
         gold_pos=pad([sorted(row["gold"]) for row in rows]),
         source_sessions=pad([row["sources"] for row in rows]),
         has_ranking=np.array([extra.get("retrieval_kind", "ranked") == "ranked"] * len(rows)),
-        is_y3=np.array([row["y"] == "Y3" for row in rows]),
+        asks_latest=np.array([row["y"] == "Y3" for row in rows]),
     )
     k = extra.pop("k", 3)
     values = retrieval_access(ev, k) | temporal_authority(ev, k)
@@ -304,6 +304,13 @@ def facts(rows: list[dict], **extra) -> RunFacts:
         k=k,
         ranked_ids=[[f"r{p}" for p in row["ranked"]] for row in rows],
         gold_ids=[[f"r{p}" for p in sorted(row["gold"])] for row in rows],
+        # MemEye's declarations: Y3 asks for the latest state, Y2 joins several clues.
+        latest_word="Y3",
+        **(
+            {}
+            if "implicit" in extra
+            else {"implicit": np.array([row["y"] == "Y2" for row in rows]), "implicit_word": "Y2"}
+        ),
         **{"retrieval_kind": "ranked", **extra},
     )
 

@@ -66,6 +66,8 @@ a numeric axis with interval whiskers, one line per run; ``setting_bars`` accura
 task, bars per evidence setting."""
 
 ReportSection = Literal["retention", "settings"]
+ContextKind = Literal["retrieval", "whole_history", "gold_evidence", "none"]
+"""What the answer model was given as context in a run (``Benchmark.context_kinds``)."""
 """Extra parts of ``memscope report``: ``retention`` success overall and by each axis with
 cluster-bootstrap intervals, plus the first recall step's ranking (JSON key ``tsr``);
 ``settings`` accuracy per task x explicit/implicit, Memory Avg., EI-gap and evidence
@@ -225,6 +227,10 @@ class TableLayout:
     """Head columns by the level's value (MemEye's X1 … Y3), not its label."""
     run_task_axis: bool = False
     """Offer ``--by task``: the run's task (MemEye sweeps write one run per task)."""
+    multi_label_axes: tuple[str, ...] = ()
+    """Axes on which a question may name several levels (its record's ``x_labels`` /
+    ``y_labels``; ``cell`` for their pairs): ``table --membership`` applies to them, and
+    the caption names the rule (MemEye's ``x``, ``y``, ``cell``)."""
     metrics: tuple[tuple[str, str], ...] = ()
     """``(metric, prediction column)``: the benchmark's own ``--metric`` words besides the
     shared ones (DMV-Bench's ``tsr`` reads ``em``; a benchmark graded by token F1 offers
@@ -257,14 +263,17 @@ class QuestionMatch:
     """Which questions have a property the diagnostics need, declared by the benchmark.
 
     ``source`` names where each question's value is read, as an axis's does
-    (``column:y``, ``extra:question_type``); a question matches when its value is one of
-    ``values`` (case-insensitive), or with ``contains`` holds one of them
-    (``refusal`` in ``Answer Refusal``).
+    (``column:y``, ``extra:question_type``), or several joined by ``|`` (any of them); a
+    question matches when its value is one of ``values`` (case-insensitive), or with
+    ``contains`` holds one of them (``refusal`` in ``Answer Refusal``).
     """
 
     source: str
     values: tuple[str, ...]
     contains: bool = False
+    label: str = ""
+    """What the benchmark calls these questions in explanations, titles and panels
+    (MemEye's ``Y3``, ``knowledge-update``); empty: memscope's generic words."""
 
     def matches(self, value: object) -> bool:
         """Whether a question whose value is ``value`` matches."""
@@ -363,6 +372,15 @@ class Benchmark:
     latest_state: QuestionMatch | None = None
     """The questions that ask for the latest state of something that changed (MemEye's Y3,
     a knowledge update): temporal authority and the stale/latest rules apply to these."""
+    implicit: tuple[QuestionMatch, ...] = ()
+    """The questions whose evidence is implicit, to be joined from several clues (CUE-Mem's
+    implicit-cue pattern questions, MemEye's Y2): USE-ASSOC applies to these. A question
+    is one when every match holds; empty: the benchmark has no such notion."""
+    context_kinds: Mapping[str, ContextKind] = field(default_factory=dict)
+    """Each run's context kind by its method family (the method without a modality
+    suffix): ``whole_history`` (the model saw the whole history: SEL-CTX applies),
+    ``gold_evidence`` (only the gold evidence: the oracle twin), ``retrieval`` or ``none``.
+    A family not named: ``retrieval`` where the run logged retrievals, else ``none``."""
     declines: QuestionMatch | None = None
     """The questions the model should decline (an answer-refusal task, an adversarial
     question): the refusal checks (USE-CALIB) apply to these."""

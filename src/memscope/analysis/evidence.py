@@ -25,7 +25,9 @@ class EvidenceSet:
         gold_pos: ``(n, G)`` positions of the gold clue rounds.
         source_sessions: ``(n, S)`` session orders of the question's source sessions.
         has_ranking: ``(n,)`` whether the retrieved list is ordered (else an unranked set).
-        is_y3: ``(n,)`` whether the question is a Y3 (evolutionary) question.
+        asks_latest: ``(n,)`` whether the question asks for the latest state of something
+            that changed (the benchmark's declared ``latest_state``: MemEye's Y3, a
+            knowledge update): temporal authority is measured on these.
     """
 
     ranked_pos: np.ndarray
@@ -33,7 +35,7 @@ class EvidenceSet:
     gold_pos: np.ndarray
     source_sessions: np.ndarray
     has_ranking: np.ndarray
-    is_y3: np.ndarray
+    asks_latest: np.ndarray
 
     @property
     def n(self) -> int:
@@ -49,7 +51,7 @@ class EvidenceSet:
             gold_pos=self.gold_pos,
             source_sessions=self.source_sessions,
             has_ranking=self.has_ranking,
-            is_y3=self.is_y3,
+            asks_latest=self.asks_latest,
         )
 
 
@@ -140,7 +142,7 @@ def temporal_authority(ev: EvidenceSet, k: int) -> dict[str, np.ndarray]:
     result["rank_inversion"][unranked] = np.nan
     unknown_order = unranked & latest_in_k & stale_in_k
     result["stale_dominance"][unknown_order] = np.nan
-    defined = ev.is_y3 & (latest != PAD)
+    defined = ev.asks_latest & (latest != PAD)
     for values in result.values():
         values[~defined] = np.nan
     return result
@@ -149,7 +151,7 @@ def temporal_authority(ev: EvidenceSet, k: int) -> dict[str, np.ndarray]:
 def latest_miss_causes(ev: EvidenceSet, k: int) -> dict[str, int]:
     """Split the Latest-Miss cases: L not in the candidate pool vs in the pool below K."""
     latest = latest_clue(ev)
-    defined = ev.is_y3 & (latest != PAD)
+    defined = ev.asks_latest & (latest != PAD)
     in_pool = ((ev.ranked_pos == latest[:, None]) & (ev.ranked_pos != PAD)).any(axis=1)
     in_k = ((ev.ranked_pos == latest[:, None]) & within_k(ev, k)).any(axis=1)
     return {

@@ -105,7 +105,7 @@ def pool_prefix(
             gold_pos=ev.gold_pos,
             source_sessions=ev.source_sessions,
             has_ranking=ev.has_ranking,
-            is_y3=ev.is_y3,
+            asks_latest=ev.asks_latest,
         ),
         sims[:, :pool],
     )

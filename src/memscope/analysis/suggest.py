@@ -71,13 +71,14 @@ class RunFacts:
         y: Y level per question (None when unplaced).
         mode, em, judge: answer mode and scores (NaN when absent).
         access: Any-Clue@K, Coverage@K, Full-Clue@K (NaN without provenance).
-        temporal: Latest@K, Rank-Inversion, Stale-Dominance (NaN unless Y3 with provenance).
+        temporal: Latest@K, Rank-Inversion, Stale-Dominance (NaN unless a declared
+            latest-state question with provenance).
         evidence: the run's evidence arrays, ``k`` its cut-off.
         ranked_ids / gold_ids: round ids per question, rank order / dialogue order.
         retrieval_kind: ``ranked``, ``unranked``, ``context`` or ``none``.
         family: the base method without its modality (``semantic_rag``, ``full_context``, ...).
         modality: ``text_only``, ``multimodal``, ...
-        is_oracle: the run itself is a clue-only oracle.
+        is_oracle: the run itself is a gold-evidence oracle (its declared context kind).
         injects_text_only: retrieval over native media but the answer model got text only.
         n_rounds: dialogue length N.
         visual_twin / oracle: id of the matched twin run (None when there is none) and its
@@ -103,6 +104,9 @@ class RunFacts:
     retrieval_kind: str
     family: str = ""
     modality: str | None = None
+    context_kind: str = ""
+    """What the answer model was given (``retrieval``, ``whole_history``, ``gold_evidence``,
+    ``none``: the benchmark's ``context_kinds``); SEL-CTX applies to ``whole_history``."""
     is_oracle: bool = False
     injects_text_only: bool = False
     n_rounds: int = 0
@@ -120,6 +124,12 @@ class RunFacts:
     """Where each question sits on its benchmark's axes, in the benchmark's words
     (``reach 2 · bank 9``, ``Entity Recall · implicit · image``); MemEye uses ``y``."""
     clue_word: str = "gold clue"
+    latest_word: str = "latest-state"
+    implicit_word: str = ""
+    """What the benchmark calls its implicit-evidence questions where it names them (MemEye's
+    ``Y2``); empty: ``<place>: implicit-cue``."""
+    """What the benchmark calls its latest-state questions (MemEye's ``Y3``,
+    ``knowledge-update``): the explanations' first word."""
     """What the benchmark calls the evidence (``target`` for DMV-Bench, ``gold turn`` for
     CUE-Mem): only the explanation text changes, never the rules."""
     derived: dict[str, np.ndarray] = field(default_factory=dict)
@@ -133,7 +143,7 @@ class RunFacts:
     def latest_state(self) -> np.ndarray:
         """The latest-state questions: temporal authority and the stale/latest rules apply
         to these only."""
-        return self.latest if self.latest is not None else self.evidence.is_y3
+        return self.latest if self.latest is not None else self.evidence.asks_latest
 
     def flag(self, name: str) -> np.ndarray:
         """An optional boolean array, all False when the caller did not provide it."""
@@ -194,10 +204,6 @@ def derive(facts: RunFacts) -> dict[str, np.ndarray]:
         "latest_rank": np.where(has_latest, latest_col + 1, 0),
         "stale_rank": first(stale_above),
     }
-
-
-def _y(facts: RunFacts) -> np.ndarray:
-    return np.array([value or "" for value in facts.y], dtype=object)
 
 
 def _eq(values: np.ndarray, target: float) -> np.ndarray:
@@ -313,7 +319,7 @@ def _latest_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     rank = int(f.derived["latest_rank"][i])
     numbers: Numbers = {"k": f.k, "latest": latest, "latest_rank": rank or None}
     place = f"at rank {rank}, below K={f.k}" if rank else "not in the candidate pool"
-    return numbers, f"Y3, latest clue {latest} {place} → RET-LATEST"
+    return numbers, f"{f.latest_word}, latest clue {latest} {place} → RET-LATEST"
 
 
 def _partial_fires(f: RunFacts) -> np.ndarray:
@@ -353,7 +359,7 @@ def _stale_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     }
     return (
         numbers,
-        f"Y3, latest clue {latest} at rank {latest_rank}, stale {stale} at rank {stale_rank} → SEL-STALE",
+        f"{f.latest_word}, latest clue {latest} at rank {latest_rank}, stale {stale} at rank {stale_rank} → SEL-STALE",
     )
 
 
@@ -374,7 +380,7 @@ def _noise_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
 
 
 def _context_fires(f: RunFacts) -> np.ndarray:
-    return np.full(f.n, f.family == "full_context") & ~_eq(f.twin("oracle_correct"), 0.0)
+    return np.full(f.n, f.context_kind == "whole_history") & ~_eq(f.twin("oracle_correct"), 0.0)
 
 
 def _context_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
@@ -461,18 +467,18 @@ def _state_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     place = f"at rank {rank}" if f.retrieval_kind == "ranked" else "in the retrieved set"
     return (
         numbers,
-        f"Y3, latest clue {latest} {place}, no stale round above it, answer wrong → USE-STATE",
+        f"{f.latest_word}, latest clue {latest} {place}, no stale round above it, answer wrong → USE-STATE",
     )
 
 
 def _assoc_fires(f: RunFacts) -> np.ndarray:
-    pattern = (_y(f) == "Y2") | f.flag("implicit")
+    pattern = f.flag("implicit")
     return pattern & (f.derived["gold_in_k"] >= ASSOC_MIN_CLUES)
 
 
 def _assoc_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     found = int(f.derived["gold_in_k"][i])
-    kind = "Y2" if f.y[i] == "Y2" else f"{_place(f, i)}: implicit-cue"
+    kind = f.implicit_word or f"{_place(f, i)}: implicit-cue"
     return {
         "gold_in_k": found,
         "k": f.k,

@@ -282,11 +282,11 @@ def _retrieval_table(
     return fit(table)
 
 
-def _temporal_table(temporal: Summary, k: int) -> RenderableType:
+def _temporal_table(temporal: Summary, k: int, word: str) -> RenderableType:
     keys = ("latest_at_k", "latest_miss", "rank_inversion", "stale_dominance")
     table = FittingTable(
         [Column("n", keep=True), *(Column(METRIC_NAMES[key]) for key in keys)],
-        title=f"Temporal authority (Y3) @K={k}",
+        title=f"Temporal authority ({word}) @K={k}",
         title_justify="left",
     )
     table.add_row(
@@ -331,6 +331,7 @@ def _render_main(report: Report) -> Group:
 
             return render_cue_report(report, section.cue, _header(report))
     from memscope.usecases.benchmarks import levels_of  # lazily: it loads the registry
+    from memscope.usecases.runs.declared import declares_latest, latest_label_of
 
     axes: Mapping[str, Any] = report.axes
     levels = levels_of(axes["benchmark"])
@@ -368,11 +369,17 @@ def _render_main(report: Report) -> Group:
                 )
             )
         parts.append(Text(""))
+    # Temporal authority is defined on the latest-state questions the benchmark declares,
+    # named in its own words (MemEye's "Y3", a "knowledge-update").
+    word = latest_label_of(axes["benchmark"])
     if report.temporal:
-        parts += [_temporal_table(report.temporal, report.k), Text("")]
-    elif retrieval is not None and levels[1]:  # temporal authority is defined on Y3
+        parts += [_temporal_table(report.temporal, report.k, word), Text("")]
+    elif retrieval is not None and declares_latest(axes["benchmark"]):
         parts += [
-            Text("No Y3 question with a gold clue: temporal metrics do not apply.", style="dim")
+            Text(
+                f"No {word} question with a gold clue: temporal metrics do not apply.",
+                style="dim",
+            )
         ]
     for note in report.notes:
         parts.append(Text(f"Retrieval: {note}.", style="yellow"))

@@ -188,7 +188,9 @@ def rerun(
     if output is OutputFormat.json:
         print_json(summary)
         return
-    stdout.print(render_run(summary))
+    from memscope.usecases.runs.declared import latest_label_of
+
+    stdout.print(render_run(summary, latest_label_of(data.benchmark)))
     stderr.print(stored_as.format(rerun_id))
 
 
@@ -299,15 +301,16 @@ def _interval(delta: dict[str, Any] | None) -> str:
     return f"{delta['mean']:+.3f}\n[{delta['ci_low']:+.3f}, {delta['ci_high']:+.3f}]"
 
 
-def render_run(result: dict[str, Any]) -> Group:
-    """The run-level rerun as Rich renderables."""
+def render_run(result: dict[str, Any], word: str = "latest-state") -> Group:
+    """The run-level rerun as Rich renderables (``word``: what the benchmark calls its
+    latest-state questions, MemEye's ``Y3``)."""
     params = result["params"]
     scored = result["scored"]
     pool = params["pool"] if params["pool"] is not None else f"all ({scored['pool_size']})"
     header = Text.assemble(
         "run ",
         (printable_id(result["run"]), "bold"),
-        f" · {result['n']} Y3 questions · K={params['k']} · lambda={params['lambda']:g} · pool {pool}",
+        f" · {result['n']} {word} questions · K={params['k']} · lambda={params['lambda']:g} · pool {pool}",
         f" · {scored['scored']} of {scored['candidates']} candidates scored",
     )
     names = ("latest_at_k", "latest_miss", "rank_inversion", "stale_dominance")
@@ -325,7 +328,7 @@ def render_run(result: dict[str, Any]) -> Group:
             *columns(),
             Column("misses: not in pool / below K", name="misses (not in pool / below K)", rank=4),
         ],
-        title="Temporal authority per alpha (Y3)",
+        title=f"Temporal authority per alpha ({word})",
         title_justify="left",
     )
     deltas = FittingTable(

@@ -61,11 +61,12 @@ def caption(table: ResultsTable) -> str:
         how,
         "(n) per cell",
     ]
-    if table.benchmark == "memeye" and {"x", "y", "cell"} & set(table.by):
+    if table.params.multi_label_axes:
+        names = " / ".join(axis.upper() for axis in table.params.multi_label_axes if axis != "cell")
         parts.append(
-            "a question in every X / Y column it names (the runner's counting)"
+            f"a question in every {names} column it names (the runner's counting)"
             if table.params.membership == "every"
-            else "a question in the column of its highest X / Y label (the paper's rule)"
+            else f"a question in the column of its highest {names} label (the paper's rule)"
         )
     repeats = [row.repeats for row in table.rows if row.repeats]
     if repeats:

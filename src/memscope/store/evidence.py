@@ -109,6 +109,10 @@ def assemble_evidence(
         {
             "qid": qids,
             "y": questions.column("y"),
+            # What a benchmark's declared latest-state questions may be read from.
+            "extra": questions.column("extra")
+            if "extra" in questions.column_names
+            else pa.nulls(n, pa.string()),
             "ranked_pos": grouped(position),
             "ranked_session": grouped(session_order),
             "ranked_ids": grouped(ret.column("round_id")),

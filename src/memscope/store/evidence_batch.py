@@ -94,6 +94,7 @@ def assemble_runs_evidence(
         {
             "qid": _tagged(questions.column("qid").combine_chunks(), run_number),
             "y": questions.column("y"),
+            "extra": questions.column("extra"),
             "clue_rounds": _tagged_lists(questions.column("clue_rounds"), question_dataset),
             "source_sessions": _tagged_lists(questions.column("source_sessions"), question_dataset),
         }

@@ -88,7 +88,7 @@ class EvidenceSource:
         (``with_idx``: with their idx as a last column)."""
         idx = ", q.idx" if with_idx else ""
         return con.sql(
-            f"SELECT p.qid, q.y, q.clue_rounds, q.source_sessions{idx} FROM {_RUN_QUESTIONS} "
+            f"SELECT p.qid, q.y, q.extra, q.clue_rounds, q.source_sessions{idx} FROM {_RUN_QUESTIONS} "
             f"AND {_AT_LEVEL} {_IDX_RANGE.format(idx='q.idx')} ORDER BY q.idx",
             params=self.params() | {"low": low, "high": high},
         ).to_arrow_table()

@@ -69,7 +69,7 @@ def evidence_sources(
     selected = {"runs": list(run_ids)}
     datasets = f"(SELECT dataset_id FROM runs WHERE run_id IN {SELECTED_RUNS})"
     questions = con.sql(
-        "SELECT p.run_id, p.qid, q.y, q.clue_rounds, q.source_sessions FROM predictions p "
+        "SELECT p.run_id, p.qid, q.y, q.extra, q.clue_rounds, q.source_sessions FROM predictions p "
         "JOIN runs r USING (run_id) JOIN questions q ON q.dataset_id = r.dataset_id AND q.qid = p.qid "
         f"WHERE p.run_id IN {SELECTED_RUNS} ORDER BY p.run_id, q.idx",
         params=selected,

@@ -93,7 +93,8 @@ def candidates_from_rerun(
 ) -> list[Candidate]:
     """Candidate rows from a re-ranking result (``QuestionRerun.after``) with each round's
     original rank (from ``.before``) and its channel scores. Latest / stale markers are
-    kept only when ``temporal`` (a Y3 question: elsewhere "latest" means nothing)."""
+    kept only when ``temporal`` (a question the benchmark declares asks for the latest
+    state: elsewhere "latest" means nothing)."""
     original_rank = {row.round_id: row.rank for row in original}
     return [
         Candidate(
@@ -128,7 +129,8 @@ def logged_candidates(
     ids = values.get("ranked_ids") or []
     scores = values.get("scores") or []
     gold = set(values.get("gold_pos") or [])
-    latest = max(gold) if gold and values.get("y") == "Y3" else None
+    asks_latest = row < len(data.evidence.asks_latest) and bool(data.evidence.asks_latest[row])
+    latest = max(gold) if gold and asks_latest else None
     ranked = bool(values.get("has_ranking", True))
     result = []
     for i, round_id in enumerate(ids):

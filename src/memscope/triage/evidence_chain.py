@@ -65,11 +65,9 @@ class QuestionDetail:
     latency_ms: float | None = None
     """What answering cost, where the run's files record it (Zep, MemOS, MemEye)."""
     tokens: float | None = None
-
-    @property
-    def is_y3(self) -> bool:
-        """Whether the question asks for the latest state (temporal markers apply)."""
-        return self.y == "Y3"
+    asks_latest: bool = False
+    """Whether the question asks for the latest state of something that changed (the
+    benchmark's declared ``latest_state``): the temporal markers and metrics apply."""
 
 
 def question_detail(data: RunData, row: int) -> QuestionDetail:
@@ -120,6 +118,9 @@ def question_detail(data: RunData, row: int) -> QuestionDetail:
         source_sessions=tuple(values.get("source_sessions") or ()),
         latency_ms=float_or_none(values.get("latency_ms")),
         tokens=float_or_none(values.get("total_tokens")),
+        asks_latest=bool(data.evidence.asks_latest[row])
+        if row < len(data.evidence.asks_latest)
+        else False,
     )
 
 
@@ -197,12 +198,12 @@ def build_timeline(
 ) -> list[TimelineEntry]:
     """The rounds that matter for a question, in dialogue order, grouped by session.
 
-    Gold clues (for Y3: the latest clue and the stale earlier ones), every retrieved
+    Gold clues (for a latest-state question: the latest clue and the stale earlier ones), every retrieved
     candidate, and ``context`` rounds around each gold clue within its session; skipped
     stretches become gaps.
     """
     gold_positions = {p for p in (rounds.position(r) for r in detail.clue_rounds) if p}
-    latest = max(gold_positions) if gold_positions and detail.is_y3 else None
+    latest = max(gold_positions) if gold_positions and detail.asks_latest else None
     by_position = {c_pos: c for c in candidates if (c_pos := rounds.position(c.round_id))}
     wanted = set(gold_positions) | set(by_position)
     for position in gold_positions:

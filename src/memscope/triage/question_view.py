@@ -168,7 +168,7 @@ def ranking_view(question: LoadedQuestion, *, alpha: float, lam: float, k: int) 
             message = error.message
     if rerun is not None:
         candidates = candidates_from_rerun(
-            rerun.after.rows, rerun.before.rows, channels, detail.is_y3
+            rerun.after.rows, rerun.before.rows, channels, detail.asks_latest
         )
         before, after = rerun.before.metrics, rerun.after.metrics
     else:

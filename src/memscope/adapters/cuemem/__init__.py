@@ -63,6 +63,15 @@ BENCHMARK = Benchmark(
     task_attribute="task_group",
     # Answer Refusal questions should be declined (USE-CALIB checks them).
     declines=QuestionMatch("extra:task_group", ("refusal",), contains=True),
+    # Implicit-cue pattern questions: an implicit setting in any of the four attributes
+    # CUE-Mem's files use for it, in a pattern task.
+    implicit=(
+        QuestionMatch(
+            "extra:explicitness|extra:evidence_setting|extra:cue_type|extra:setting",
+            ("implicit",),
+        ),
+        QuestionMatch("extra:task_group", ("pattern",), contains=True),
+    ),
     # `memscope retrieve` over this benchmark's stored datasets (by dataset or run id)
     # writes the MemEye layout, as it always has.
     run_writer=MEMEYE_RUN_WRITER,

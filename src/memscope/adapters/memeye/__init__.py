@@ -32,7 +32,12 @@ BENCHMARK = Benchmark(
     api_version=API_VERSION,
     name="memeye",
     # Y3 questions ask for the latest state of something that changed.
-    latest_state=QuestionMatch("column:y", ("Y3",)),
+    latest_state=QuestionMatch("column:y", ("Y3",), label="Y3"),
+    # A full-context run saw the whole dialogue (SEL-CTX); a clue-only run only the gold
+    # clues (the oracle twin).
+    # Y2 questions join several clues (pattern association: USE-ASSOC).
+    implicit=(QuestionMatch("column:y", ("Y2",), label="Y2"),),
+    context_kinds={"full_context": "whole_history", "clue_only_context": "gold_evidence"},
     title="MemEye",
     run_files="MemEye predictions.jsonl + metrics.json",
     reader=ModuleReader("memscope.adapters.memeye.run", "is_memeye_run", "read_all"),

@@ -32,4 +32,5 @@ LAYOUT = TableLayout(
     cell_separator=CELL_SEPARATOR,
     heads_by_value=True,
     run_task_axis=True,
+    multi_label_axes=("x", "y", "cell"),
 )

@@ -28,9 +28,9 @@ SCOPE_TITLES = {
     "runs": "Runs",
 }
 LEGEND = (
-    ("★", "the latest clue (the one a Y3 question's answer must come from)"),
+    ("★", "the latest clue (the one a latest-state question's answer must come from)"),
     ("◆", "an earlier clue, superseded by a later one (stale)"),
-    ("●", "a gold clue (not a Y3 question's latest / stale one)"),
+    ("●", "a gold clue (not a latest-state question's latest / stale one)"),
     ("▲", "a retrieved round that is no clue"),
     ("○", "a context round (neither gold nor retrieved)"),
     ("▣", "the round has an image (♪: audio)"),

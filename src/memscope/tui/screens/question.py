@@ -252,7 +252,8 @@ class QuestionScreen(SessionScreen):
         panel.show_candidates(self.candidates, message)
         panel.follow_sweep(self.session, view)  # hidden: returns at once
         if self.candidates:
-            panel.show_question_metrics(ranking.before, ranking.after, detail.is_y3)
+            panel.use_words_of(self.session)
+            panel.show_question_metrics(ranking.before, ranking.after, detail.asks_latest)
         timeline = self._timeline
         timeline.show(self.entries, select=self.selected_round if keep_round else None)
         current = timeline.current

@@ -2,7 +2,7 @@
 
 The header line shows the re-ranking parameters (alpha, lambda, K) and their keys; then
 this question's Latest@K, Rank-Inversion and Stale-Dominance before → after and the
-run-level Y3 numbers computed in the background; on demand (``f``) the run's recency
+run-level temporal numbers computed in the background; on demand (``f``) the run's recency
 sweep, the figure of ``memscope plot recency`` with the current alpha marked (computed in
 a worker, once per run, lambda and K); then the table: the retrieved pool in the current
 order with its scores, age, recency term, markers and channel scores.
@@ -36,6 +36,7 @@ from memscope.tui.widgets.figure import FigureView, sweep_spec
 from memscope.usecases.benchmarks import spec_of
 from memscope.usecases.figures import data as figure_data
 from memscope.usecases.report.metric_names import SHORT_NAMES
+from memscope.usecases.runs.declared import latest_label_of
 
 QUESTION_METRICS = tuple(
     (key, SHORT_NAMES[key]) for key in ("latest_at_k", "rank_inversion", "stale_dominance")
@@ -86,7 +87,7 @@ SweepKey = tuple[str, float, int]
 
 @dataclass
 class RunRerankComputed(Message):
-    """The run-level Y3 numbers for one parameter set, cached by ``key`` (run, parameters)."""
+    """The run-level temporal numbers for one parameter set, cached by ``key`` (run, parameters)."""
 
     key: RerankKey
     rerank: RunRerank
@@ -102,6 +103,15 @@ class SweepComputed(Message):
 
 
 class CandidatesPanel(Vertical):
+    latest_word = "latest-state"
+    """What the run's benchmark calls its latest-state questions (MemEye's ``Y3``): the
+    temporal lines name them so, never MemEye's label for another benchmark."""
+
+    def use_words_of(self, session: TriageSession) -> None:
+        """Take the temporal words from the benchmark of ``session``'s run."""
+        run = session.run_info()
+        self.latest_word = latest_label_of(run.benchmark if run is not None else None)
+
     """Re-ranking parameters, candidate table and before/after metrics."""
 
     DEFAULT_CSS = """
@@ -163,10 +173,11 @@ class CandidatesPanel(Vertical):
         run = session.run_info()
         if run is None:
             return
+        self.use_words_of(session)
         if run.retrieval_kind != "ranked" or spec_of(run.benchmark).panel != "rerank":
             self._sweep_wanted = self._sweep_drawn = None
             figure.show_message(
-                "The recency sweep re-ranks Y3 questions by their retrieval scores: "
+                f"The recency sweep re-ranks {self.latest_word} questions by their retrieval scores: "
                 "this run has no ranked, scored retrieval list to sweep."
             )
             return
@@ -187,7 +198,9 @@ class CandidatesPanel(Vertical):
             return
         self._sweep_drawn = wanted
         key, alpha = wanted
-        self.query_one("#rerank-sweep", FigureView).show(sweep_spec(self.sweeps[key], alpha))
+        self.query_one("#rerank-sweep", FigureView).show(
+            sweep_spec(self.sweeps[key], alpha, self.latest_word)
+        )
 
     @work(thread=True, exit_on_error=False, group="rerank-sweep", description="sweep")
     def _compute_sweep(self, key: SweepKey, session: TriageSession) -> None:
@@ -220,7 +233,7 @@ class CandidatesPanel(Vertical):
         """``rerank`` (scored candidates: the re-ranking controls and metrics), ``hits``
         (CUE-Mem RQ1/RQ2: one line, then the retrieved turns with the gold ones marked),
         ``rerank-hits`` (CUE-Mem RQ3: the re-ranking controls, then the evidence hits instead
-        of MemEye's Y3 temporal metrics) or
+        of the temporal metrics on latest-state questions) or
         ``context`` (DMV-Bench: the retention context only)."""
         self.mode = mode
         self.query_one("#panel-context", Static).display = mode != "rerank"
@@ -276,12 +289,14 @@ class CandidatesPanel(Vertical):
             )
 
     def show_question_metrics(
-        self, before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, is_y3: bool
+        self, before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, asks_latest: bool
     ) -> None:
         """This question's temporal metrics before → after re-ranking."""
         widget = self.query_one("#rerank-question", Static)
-        if not is_y3:
-            widget.update(Text("Temporal metrics apply to Y3 questions only.", style="dim"))
+        if not asks_latest:
+            widget.update(
+                Text(f"Temporal metrics apply to {self.latest_word} questions only.", style="dim")
+            )
             return
         line = Text("this question: ", style="bold")
         for key, label in QUESTION_METRICS:
@@ -291,27 +306,30 @@ class CandidatesPanel(Vertical):
         widget.update(line)
 
     def show_run_metrics(self, text: Text | str) -> None:
-        """The run-level Y3 line (or a status such as "computing …")."""
+        """The run-level temporal line (or a status such as "computing …")."""
         self.query_one("#rerank-run", Static).update(
             text if isinstance(text, Text) else Text(text, style="dim")
         )
 
-    # -- the run-level Y3 numbers (computed in the background) ----------------------------
+    # -- the run-level temporal numbers (computed in the background) ----------------------------
 
     def follow_run_rerank(self, session: TriageSession) -> None:
-        """Show the run-level Y3 numbers for the session's current parameters: from its
+        """Show the run-level temporal numbers for the session's current parameters: from its
         cache, or computed in a worker after a short pause (keys pressed in a row compute
         once; the numbers do not depend on the question, so stepping never recomputes)."""
         self._rerank_session = session
+        self.use_words_of(session)
         plan = session.rerank_plan()
         if plan.action == "none":
             self.show_run_metrics("")
         elif plan.action == "waiting":
-            self.show_run_metrics(Text("run Y3: waiting for the retrieval evidence …", style="dim"))
+            self.show_run_metrics(
+                Text(f"run {self.latest_word}: waiting for the retrieval evidence …", style="dim")
+            )
         elif plan.action == "cached" and plan.rerank is not None:
             self.show_run_rerank(plan.rerank)
         else:
-            self.show_run_metrics(Text("run Y3: computing …", style="dim"))
+            self.show_run_metrics(Text(f"run {self.latest_word}: computing …", style="dim"))
             if self._rerank_timer is not None:
                 self._rerank_timer.stop()
             self._rerank_timer = self.set_timer(RERANK_AFTER_S, self._start_run_rerank)
@@ -341,11 +359,13 @@ class CandidatesPanel(Vertical):
             self.show_run_rerank(message.rerank)
 
     def show_run_rerank(self, rerank: RunRerank) -> None:
-        """The run-level Y3 line from a finished computation."""
+        """The run-level temporal line from a finished computation."""
         if rerank.error:
-            self.show_run_metrics(Text(f"run Y3: {rerank.error}", style="dim"))
+            self.show_run_metrics(Text(f"run {self.latest_word}: {rerank.error}", style="dim"))
         else:
-            self.show_run_metrics(run_metrics_line(rerank.result, float(rerank.params["alpha"])))
+            self.show_run_metrics(
+                run_metrics_line(rerank.result, float(rerank.params["alpha"]), self.latest_word)
+            )
 
 
 def _value(metrics: Mapping[str, Any] | None, key: str) -> float | None:
@@ -358,18 +378,21 @@ def _value(metrics: Mapping[str, Any] | None, key: str) -> float | None:
         return None
 
 
-def run_metrics_line(result: Mapping[str, Any] | None, alpha: float) -> Text:
-    """The run-level Y3 numbers at alpha = 1 and at ``alpha`` (from ``rerun_run``)."""
+def run_metrics_line(
+    result: Mapping[str, Any] | None, alpha: float, word: str = "latest-state"
+) -> Text:
+    """The run-level temporal numbers at alpha = 1 and at ``alpha`` (from ``rerun_run``);
+    ``word``: what the benchmark calls its latest-state questions (MemEye's ``Y3``)."""
     if not result:
-        return Text("run Y3: –", style="dim")
+        return Text(f"run {word}: –", style="dim")
     if not result.get("n"):
-        return Text("run Y3: this run has no Y3 question with a gold clue", style="dim")
+        return Text(f"run {word}: this run has no {word} question with a gold clue", style="dim")
     rows = result.get("results") or []
     baseline = next((r for r in rows if abs(float(r.get("alpha", -1)) - 1.0) < 1e-9), None)
     current = (
         next((r for r in rows if abs(float(r.get("alpha", -1)) - alpha) < 1e-9), None) or baseline
     )
-    line = Text(f"run Y3 (n={result.get('n', '?')}): ", style="bold")
+    line = Text(f"run {word} (n={result.get('n', '?')}): ", style="bold")
     for key, label in RUN_METRICS:
         before, after = _value(baseline, key), _value(current, key)
         line.append(f"{label} ")

@@ -187,11 +187,12 @@ def cue_spec(bars: CueBars) -> FigureSpec:
     )
 
 
-def sweep_spec(sweep: RecencySweep, alpha: float) -> FigureSpec:
+def sweep_spec(sweep: RecencySweep, alpha: float, word: str = "latest-state") -> FigureSpec:
     """The recency sweep: Latest@K, Rank-Inversion, Stale-Dominance against alpha with the
-    paired bootstrap interval, the current ``alpha`` marked."""
+    paired bootstrap interval, the current ``alpha`` marked (``word``: what the benchmark
+    calls its latest-state questions, MemEye's ``Y3``)."""
     return FigureSpec(
-        title=f"Run Y3 sweep (n={sweep.n}, λ={sweep.lam:.3f}, K={sweep.k})",
+        title=f"Run {word} sweep (n={sweep.n}, λ={sweep.lam:.3f}, K={sweep.k})",
         series=[
             PlotSeries(curve.label, curve.xs, curve.values, _colour(index), curve.low, curve.high)
             for index, curve in enumerate(sweep.curves.values())

@@ -103,7 +103,7 @@ class RecencySweep:
 
     run_id: str
     n: int
-    """Y3 questions with a gold clue (what every point is over)."""
+    """Latest-state questions (MemEye's Y3) with a gold clue (what every point is over)."""
     lam: float
     k: int
     curves: dict[str, Curve]
@@ -163,7 +163,7 @@ def recency_sweep(
     k: int | None = None,
     alphas: tuple[float, ...] = SWEEP_ALPHAS,
 ) -> RecencySweep:
-    """Latest@K, Rank-Inversion and Stale-Dominance of the run's Y3 questions at each alpha
+    """Latest@K, Rank-Inversion and Stale-Dominance of the run's latest-state questions at each alpha
     (ascending), each with the 95 % paired bootstrap interval of its change from alpha 1
     added to the alpha-1 value (the defaults of ``memscope rerun``: seed, 10,000 resamples).
 

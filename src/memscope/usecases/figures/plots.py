@@ -150,6 +150,7 @@ def _heatmap(plt: ModuleType, store: Store, runs: list[str], metric: str | None)
 
 def _recency(plt: ModuleType, store: Store, runs: list[str], metric: str | None) -> DrawnFigure:
     from memscope.usecases.runs.batch import load_runs
+    from memscope.usecases.runs.declared import latest_label_of
 
     fig, axes = plt.subplots(1, len(SWEEP_METRICS), figsize=(9.0, 2.8), sharex=True)
     sweep = None
@@ -165,7 +166,7 @@ def _recency(plt: ModuleType, store: Store, runs: list[str], metric: str | None)
             ax.set_xlabel("alpha (1 = similarity only)")
             ax.set_ylim(-0.02, 1.02)
     assert sweep is not None
-    axes[0].set_ylabel(f"Y3 questions (n={sweep.n})")
+    axes[0].set_ylabel(f"{latest_label_of(loaded[-1].benchmark)} questions (n={sweep.n})")
     axes[-1].legend(frameon=False, fontsize=7)
     return fig
 

@@ -142,7 +142,7 @@ class Report:
     retrieval: RetrievalAccess | None
     """None when the run logged no retrieval."""
     temporal: Summary | None
-    """Latest@K, Latest-Miss, Rank-Inversion, Stale-Dominance on Y3; None without such a
+    """Latest@K, Latest-Miss, Rank-Inversion, Stale-Dominance on the declared latest-state questions; None without such a
     question with a gold clue."""
     notes: tuple[str, ...]
     axes: JSONObject

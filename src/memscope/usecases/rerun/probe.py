@@ -2,7 +2,7 @@
 
 ``rerun_question`` re-ranks one question's candidate pool and returns the candidate table
 before and after with the per-question metrics; it is pure numpy on one row, cheap enough
-for every keypress. ``rerun_run`` re-ranks every Y3 question of a run for several alphas
+for every keypress. ``rerun_run`` re-ranks every latest-state question (MemEye's Y3) of a run for several alphas
 at once and reports the temporal metrics with paired bootstrap deltas against alpha = 1.0
 (the original order). ``store_rerun`` keeps a result so the app can list it later.
 
@@ -47,6 +47,7 @@ from memscope.analysis.rerank import (
 )
 from memscope.errors import InputError, NotFoundError
 from memscope.usecases.runs.compact_evidence import origin_flags
+from memscope.usecases.runs.declared import latest_label_of
 from memscope.usecases.runs.ingest import effective_k
 from memscope.usecases.runs.loading import RunData
 
@@ -505,7 +506,7 @@ def _subset(ev: EvidenceSet, rows: np.ndarray | slice) -> EvidenceSet:
         gold_pos=ev.gold_pos[rows],
         source_sessions=ev.source_sessions[rows],
         has_ranking=ev.has_ranking[rows],
-        is_y3=ev.is_y3[rows],
+        asks_latest=ev.asks_latest[rows],
     )
 
 
@@ -525,7 +526,7 @@ vectors, which the bootstrap needs, are kept whole."""
 
 @dataclass(frozen=True)
 class _ChunkPool:
-    """The measured questions (Y3, with a gold clue) of one chunk of a run, pool cut."""
+    """The measured questions (latest-state, with a gold clue) of one chunk of a run, pool cut."""
 
     evidence: EvidenceSet
     sims: np.ndarray
@@ -552,7 +553,7 @@ def _chunk_pools(data: RunData, pool: int | None, chunk: int) -> Iterator[_Chunk
             else origin_flags(data.evidence_table.slice(start, rows.stop - start), width)
         )
         whole = _pool_of(part, data.scores[rows], flags, data.n_rounds, pool)
-        measured = np.flatnonzero(part.is_y3 & (latest_clue(part) != PAD))
+        measured = np.flatnonzero(part.asks_latest & (latest_clue(part) != PAD))
         yield _ChunkPool(
             _subset(whole.evidence, measured),
             whole.sims[measured],
@@ -570,7 +571,7 @@ def _as_int64(ev: EvidenceSet) -> EvidenceSet:
         gold_pos=ev.gold_pos.astype(np.int64, copy=False),
         source_sessions=ev.source_sessions.astype(np.int64, copy=False),
         has_ranking=ev.has_ranking,
-        is_y3=ev.is_y3,
+        asks_latest=ev.asks_latest,
     )
 
 
@@ -683,7 +684,7 @@ def rerun_run(
     gap_fill_hint: str | None = None,
     chunk: int = CHUNK_QUESTIONS,
 ) -> dict[str, Any]:
-    """Re-rank every Y3 question of a run for each alpha; metrics, deltas and miss causes.
+    """Re-rank every latest-state question of a run for each alpha; metrics, deltas and miss causes.
 
     ``gap_fill_hint`` as for :func:`rerun_question`. The run is re-ranked ``chunk``
     questions at a time, one alpha after the other, so memory follows the chunk and the
@@ -719,11 +720,12 @@ def rerun_run(
         results.append(_entry(alpha, original, reordered, resamples=resamples, seed=seed))
     widths = counts.widths()
     partial = len(widths)
+    word = latest_label_of(data.benchmark)
     notes = []
     if partial:
         top = int(np.median(widths)) if widths.size else 0
         notes.append(
-            f"{partial} of {counts.questions} Y3 questions have scores for only part of their pool "
+            f"{partial} of {counts.questions} {word} questions have scores for only part of their pool "
             f"(typically the first {top}); only the scored candidates are re-ranked and the rest keep "
             "their ranks" + (f"; {gap_fill_hint}" if gap_fill_hint else "")
         )
@@ -738,7 +740,7 @@ def rerun_run(
         )
     if not counts.questions:
         notes.append(
-            "the run has no Y3 question with a gold clue: the recency probe has nothing to measure"
+            f"the run has no {word} question with a gold clue: the recency probe has nothing to measure"
         )
     width = data.evidence.ranked_pos.shape[1]
     return {

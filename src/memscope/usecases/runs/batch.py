@@ -9,7 +9,7 @@ cut into runs with Arrow slices, so the numbers are those of ``load_run``, row f
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -26,8 +26,12 @@ from memscope.store.queries_batch import (
     runs_by_id,
 )
 from memscope.usecases.benchmarks import spec_of
+from memscope.usecases.runs.declared import declared_flags, latest_match
 from memscope.usecases.runs.loading import RunData, evidence_from_table
 from memscope.usecases.runs.run_info import RunInfo
+
+if TYPE_CHECKING:
+    from memscope.adapters.spec import QuestionMatch
 
 
 def load_runs(store: Store, run_ids: Sequence[str], *, detail: bool = True) -> list[RunData]:
@@ -51,7 +55,10 @@ def load_runs(store: Store, run_ids: Sequence[str], *, detail: bool = True) -> l
     evidence_of = assemble_runs_evidence(
         evidence_questions, rounds, sessions, retrievals, dataset_of
     )
-    arrays = _evidence_arrays([evidence_of[run_id] for run_id in wanted])
+    arrays = _evidence_arrays(
+        [evidence_of[run_id] for run_id in wanted],
+        [latest_match(runs[run_id]["benchmark"]) for run_id in wanted],
+    )
     loaded: dict[str, RunData] = {}
     for run_id, (evidence, scores) in zip(wanted, arrays, strict=True):
         loaded[run_id] = RunData(
@@ -70,8 +77,11 @@ def load_runs(store: Store, run_ids: Sequence[str], *, detail: bool = True) -> l
 SHARED_PADDING_SLACK = 1 << 20
 
 
-def _evidence_arrays(tables: list[pa.Table]) -> list[tuple[EvidenceSet, np.ndarray]]:
-    """``evidence_from_table`` of each evidence table, their lists padded in one pass.
+def _evidence_arrays(
+    tables: list[pa.Table], latest: list[QuestionMatch | None]
+) -> list[tuple[EvidenceSet, np.ndarray]]:
+    """``evidence_from_table`` of each evidence table (``latest``: each run's declared
+    latest-state questions), their lists padded in one pass.
 
     Each run's matrices are its rows of the shared ones, cut to its own longest list: the
     arrays ``evidence_from_table`` gives it alone (``tests/unit/test_batch_loading.py``).
@@ -80,7 +90,9 @@ def _evidence_arrays(tables: list[pa.Table]) -> list[tuple[EvidenceSet, np.ndarr
 
     sizes = np.array([table.num_rows for table in tables], dtype=np.int64)
     if not sizes.sum():
-        return [evidence_from_table(table) for table in tables]
+        return [
+            evidence_from_table(table, match) for table, match in zip(tables, latest, strict=True)
+        ]
     whole = pa.concat_tables(tables)
     stops = np.cumsum(sizes)
     starts = stops - sizes
@@ -105,7 +117,6 @@ def _evidence_arrays(tables: list[pa.Table]) -> list[tuple[EvidenceSet, np.ndarr
     scores = padded("scores", fill=np.nan, dtype=np.float64)
     gold_pos = padded("gold_pos")
     sources = padded("source_sessions")
-    y = whole.column("y").to_numpy(zero_copy_only=False)
     has_ranking = whole.column("has_ranking").to_numpy(zero_copy_only=False).astype(bool)
     return [
         (
@@ -115,7 +126,7 @@ def _evidence_arrays(tables: list[pa.Table]) -> list[tuple[EvidenceSet, np.ndarr
                 gold_pos=gold_pos[run],
                 source_sessions=sources[run],
                 has_ranking=has_ranking[start:stop].copy(),
-                is_y3=(y[start:stop] == "Y3"),
+                asks_latest=declared_flags(tables[run], latest[run]),
             ),
             scores[run],
         )

@@ -22,6 +22,7 @@ from memscope.usecases.runs.loading import evidence_from_table
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from memscope.adapters.spec import QuestionMatch
     from memscope.store.evidence_reads import EvidenceChunk, EvidenceChunks
 
 
@@ -98,10 +99,11 @@ class _Candidates:
             np.empty((rows, 0)),
         )
 
-    def fill(self, rows: slice, chunk: EvidenceChunk) -> EvidenceSet:
-        """Write one chunk's candidates into ``rows``; its evidence."""
+    def fill(self, rows: slice, chunk: EvidenceChunk, latest: QuestionMatch | None) -> EvidenceSet:
+        """Write one chunk's candidates into ``rows``; its evidence (``latest``: the
+        benchmark's declared latest-state questions)."""
         table = chunk.table
-        evidence, scores = evidence_from_table(table)
+        evidence, scores = evidence_from_table(table, latest)
         scored = _scored_width(scores)
         filled = rows.start
         if chunk.longest > self.ranked_pos.shape[1]:  # usually the first chunk only
@@ -144,10 +146,11 @@ def _wider(array: np.ndarray, width: int, filled: int, pad: float | bool) -> np.
     return out
 
 
-def compact_evidence(chunks: EvidenceChunks) -> CompactEvidence:
+def compact_evidence(chunks: EvidenceChunks, latest: QuestionMatch | None) -> CompactEvidence:
     """Read ``chunks`` one at a time into arrays as wide as the run's longest pool (the
     largest ``longest`` of the chunks; the scores up to the last scored column): only one
-    chunk's Arrow table is alive at a time."""
+    chunk's Arrow table is alive at a time. ``latest``: the benchmark's declared
+    latest-state questions (``EvidenceSet.asks_latest``)."""
     import pyarrow as pa
 
     pool = pa.default_memory_pool()
@@ -155,7 +158,7 @@ def compact_evidence(chunks: EvidenceChunks) -> CompactEvidence:
     kind = narrowest_int(chunks.largest)
     candidates = _Candidates.unfilled(at_most, kind)
     has_ranking = np.empty(at_most, dtype=bool)
-    is_y3 = np.empty(at_most, dtype=bool)
+    asks_latest = np.empty(at_most, dtype=bool)
     # Gold clues and source sessions are a few per question, their widths known only at
     # the end: kept per chunk, then padded together.
     gold_parts: list[np.ndarray] = []
@@ -166,9 +169,9 @@ def compact_evidence(chunks: EvidenceChunks) -> CompactEvidence:
         rows = slice(start, start + chunk.table.num_rows)
         if rows.stop > at_most:  # pragma: no cover - a run's questions are its dataset's
             raise RuntimeError(f"more than the {at_most} questions the dataset holds")
-        evidence = candidates.fill(rows, chunk)
+        evidence = candidates.fill(rows, chunk, latest)
         has_ranking[rows] = evidence.has_ranking
-        is_y3[rows] = evidence.is_y3
+        asks_latest[rows] = evidence.asks_latest
         gold_parts.append(evidence.gold_pos.astype(kind))
         source_parts.append(evidence.source_sessions.astype(kind))
         question_parts.append(chunk.table.select(["qid", "y"]))
@@ -185,7 +188,7 @@ def compact_evidence(chunks: EvidenceChunks) -> CompactEvidence:
         gold_pos=_stacked(gold_parts, kind),
         source_sessions=_stacked(source_parts, kind),
         has_ranking=has_ranking[:start],
-        is_y3=is_y3[:start],
+        asks_latest=asks_latest[:start],
     )
     return CompactEvidence(questions, evidence, candidates.scores, candidates.recomputed)
 

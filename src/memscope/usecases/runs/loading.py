@@ -13,11 +13,14 @@ from memscope.analysis.evidence import EvidenceSet
 from memscope.errors import NotFoundError
 from memscope.store import Store, queries
 from memscope.usecases.benchmarks import Benchmark, spec_of
+from memscope.usecases.runs.declared import declared_flags, latest_match
 from memscope.usecases.runs.question_extras import extra_columns
 from memscope.usecases.runs.run_info import RunInfo
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from memscope.adapters.spec import QuestionMatch
 
 
 @dataclass
@@ -108,21 +111,23 @@ class HookColumns:
         return self._data.attribute(name)
 
 
-def evidence_from_table(table: pa.Table) -> tuple[EvidenceSet, np.ndarray]:
-    """Build the padded evidence arrays (and the score matrix) from ``evidence_table``."""
+def evidence_from_table(
+    table: pa.Table, latest: QuestionMatch | None
+) -> tuple[EvidenceSet, np.ndarray]:
+    """Build the padded evidence arrays (and the score matrix) from ``evidence_table``;
+    ``latest``: the benchmark's declared latest-state questions (``declared.latest_match``)."""
     ranked_pos = pad_lists(table.column("ranked_pos"))
     ranked_session = pad_lists(table.column("ranked_session"))
     scores = pad_lists(table.column("scores"), fill=np.nan, dtype=np.float64)
     gold_pos = pad_lists(table.column("gold_pos"))
     sources = pad_lists(table.column("source_sessions"))
-    y = table.column("y").to_numpy(zero_copy_only=False)
     evidence = EvidenceSet(
         ranked_pos=ranked_pos,
         ranked_session=ranked_session,
         gold_pos=gold_pos,
         source_sessions=sources,
         has_ranking=table.column("has_ranking").to_numpy(zero_copy_only=False).astype(bool),
-        is_y3=(y == "Y3"),
+        asks_latest=declared_flags(table, latest),
     )
     return evidence, scores
 
@@ -144,7 +149,7 @@ def load_run(
         question_rows = queries.question_table(con, run_id, detail=detail)
         evidence_rows = queries.evidence_table(con, run_id, retrievals)
         n_rounds = queries.dataset_round_count(con, run.dataset_id)
-    evidence, scores = evidence_from_table(evidence_rows)
+    evidence, scores = evidence_from_table(evidence_rows, latest_match(run.benchmark))
     return RunData(run, question_rows, evidence_rows, evidence, scores, n_rounds)
 
 
@@ -170,13 +175,12 @@ def read_questions(con: Any, store: Store, run_id: str, *, detail: bool = True) 
     n_rounds = queries.dataset_round_count(con, run.dataset_id)
     n = questions.num_rows
     empty = np.zeros((n, 0), dtype=np.int64)
-    y = questions.column("y").to_numpy(zero_copy_only=False)
     evidence = EvidenceSet(
         ranked_pos=empty,
         ranked_session=empty,
         gold_pos=empty,
         source_sessions=empty,
         has_ranking=np.ones(n, dtype=bool),
-        is_y3=(y == "Y3"),
+        asks_latest=declared_flags(questions, latest_match(run.benchmark)),
     )
     return RunData(run, questions, questions.select(["qid"]), evidence, np.zeros((n, 0)), n_rounds)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from memscope.errors import NotFoundError
 from memscope.store import Store, queries
 from memscope.store import question_reads as reads
+from memscope.usecases.runs.declared import declared_flags, latest_match
 from memscope.usecases.runs.loading import RunData, evidence_from_table
 from memscope.usecases.runs.run_info import RunInfo
 
@@ -136,7 +137,7 @@ def read_questions(
     for row, qid in enumerate(questions.column("qid").to_pylist()):
         one_question = questions.slice(row, 1)
         one_evidence = evidence.slice(row, 1)
-        ev, scores = evidence_from_table(one_evidence)
+        ev, scores = evidence_from_table(one_evidence, latest_match(run.benchmark))
         data = RunData(run, one_question, one_evidence, ev, scores, context.n_rounds)
         mine = channels.filter(pc.equal(channel_qids, pa.scalar(qid, channel_qids.type)))
         found[str(qid)] = QuestionRead(
@@ -223,7 +224,7 @@ def _other_rows(con: Any, context: RunContext, questions: pa.Table) -> dict[str,
             gold_pos=empty,
             source_sessions=empty,
             has_ranking=np.ones(1, dtype=bool),
-            is_y3=np.array([row.column("y")[0].as_py() == "Y3"]),
+            asks_latest=declared_flags(row, latest_match(other.benchmark)),
         )
         found[str(qid)] = RunData(other, row, row.select(["qid"]), evidence, np.zeros((1, 0)), 0)
     return found

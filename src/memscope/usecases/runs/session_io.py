@@ -37,6 +37,7 @@ from memscope.store import queries_benchmarks as benchmark_queries
 from memscope.store.app_state import AppState, load_app_state, save_app_state
 from memscope.store.samples import load_plan
 from memscope.usecases.labels.sample import SamplePlan, plan_from_rows
+from memscope.usecases.runs.declared import latest_match
 from memscope.usecases.runs.loading import RunData, evidence_from_table
 from memscope.usecases.runs.loading import read_questions as read_run_questions
 from memscope.usecases.runs.question_read import (
@@ -147,7 +148,7 @@ def read_evidence(store: Store, data: RunData) -> EvidenceRead:
         if "pred" not in data.questions.column_names:
             data.questions = queries.question_table(con, run_id)
             data._columns.clear()
-    data.evidence, data.scores = evidence_from_table(table)
+    data.evidence, data.scores = evidence_from_table(table, latest_match(data.benchmark))
     data.evidence_table = table
     return EvidenceRead(channels, recompute_hint(store, run_id))
 
@@ -176,7 +177,8 @@ time: one chunk's Arrow lists alive at once."""
 def read_rerank_data(store: Store, run_id: str, *, chunk: int = RERANK_READ_QUESTIONS) -> RunData:
     """What the run-level re-ranking numbers (``rerun.probe.rerun_run``) and the recency
     sweep need of a run, and nothing more: its description, the retrieval evidence of its
-    Y3 questions (the only ones re-ranked; with each one's qid and Y level), padded to the
+    declared latest-state questions (the only ones re-ranked; with each one's qid and Y
+    level; all of them where the benchmark does not declare them by one Y level), padded to the
     whole run's pool width (the result reports it), and its dataset's round count; no
     question or answer text. The caller computes with it and drops it.
 
@@ -190,11 +192,16 @@ def read_rerank_data(store: Store, run_id: str, *, chunk: int = RERANK_READ_QUES
     """
     from memscope.store.evidence_reads import evidence_chunks
     from memscope.usecases.runs.compact_evidence import compact_evidence
+    from memscope.usecases.runs.declared import latest_level
 
     with store.read() as con:
         run = stored_run_info(con, store, run_id)
         n_rounds = queries.dataset_round_count(con, run.dataset_id)
-        compact = compact_evidence(evidence_chunks(con, run_id, y="Y3", questions=chunk))
+        # Only the benchmark's declared latest-state questions count here; the store
+        # filters them where they are one Y level (MemEye's), else every one is read.
+        latest = latest_match(run.benchmark)
+        chunks = evidence_chunks(con, run_id, y=latest_level(latest), questions=chunk)
+        compact = compact_evidence(chunks, latest)
     return RunData(
         run,
         compact.questions,

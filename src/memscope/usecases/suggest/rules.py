@@ -8,7 +8,6 @@ Suggestions are stored apart from labels and never change them.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -20,17 +19,21 @@ from memscope.analysis.arrays import float_column
 from memscope.analysis.suggest import Numbers, RunFacts, apply_rules, looks_like_refusal
 from memscope.json_types import JSONObject
 from memscope.usecases.report.build import question_metrics
+from memscope.usecases.runs.declared import (
+    all_declared,
+    context_kind,
+    declared_flags,
+    latest_label,
+)
 from memscope.usecases.runs.ingest import effective_k
 from memscope.usecases.runs.loading import RunData, load_run
-from memscope.usecases.runs.question_extras import extra_columns
-from memscope.usecases.suggest.twins import ORACLE_FAMILY, Twins, choose_twins, method_family
+from memscope.usecases.suggest.twins import Twins, choose_twins, method_family
 
 if TYPE_CHECKING:
     from memscope.adapters.spec import QuestionMatch
     from memscope.store import Store
     from memscope.taxonomy import Taxonomy
 
-IMPLICIT_KEYS = ("explicitness", "evidence_setting", "cue_type", "setting")
 """Question ``extra`` fields that may say a question is an implicit-cue one (CUE-Mem's
 adapter writes ``explicitness``). USE-ASSOC takes implicit questions of a pattern task
 (CUE-Mem Long Pattern) as its "implicit pattern question"."""
@@ -130,33 +133,7 @@ def _benchmark_words(data: RunData) -> dict[str, Any]:
 
 def question_matches(data: RunData, match: QuestionMatch | None) -> np.ndarray:
     """Which of the run's questions ``match`` declares (all False where it declares none)."""
-    n = data.questions.num_rows
-    if match is None:
-        return np.zeros(n, dtype=bool)
-    kind, _, name = match.source.partition(":")
-    if kind == "column" and name in data.questions.column_names:
-        values = data.column(name)
-    elif kind == "extra":
-        values = data.attribute(name)
-    else:
-        return np.zeros(n, dtype=bool)
-    return np.array([match.matches(value) for value in values.tolist()], dtype=bool)
-
-
-def _implicit(extras: np.ndarray) -> np.ndarray:
-    flags = np.zeros(len(extras), dtype=bool)
-    for i, raw in enumerate(extras.tolist()):
-        if not raw:
-            continue
-        try:
-            extra = json.loads(raw) if isinstance(raw, str) else raw
-        except ValueError:
-            continue
-        if isinstance(extra, dict) and any(
-            str(extra.get(key, "")).lower() == "implicit" for key in IMPLICIT_KEYS
-        ):
-            flags[i] = True
-    return flags
+    return declared_flags(data.questions, match)
 
 
 def _injects_text_only(store: Store, run_id: str) -> bool:
@@ -186,14 +163,7 @@ def build_facts(store: Store, data: RunData, twins: Twins | None = None) -> RunF
         twins = choose_twins(store, run, pinned=state["twin_run_ids"] if state else None)
     visual_twin, oracle = twins.visual, twins.oracle
     family = method_family(run)
-    # A benchmark may keep the question's task in an attribute (CUE-Mem: Answer Refusal,
-    # Long Pattern … in the QA's task group) when the task column names the history file.
-    task_attribute = data.spec.task_attribute
-    tasks = (
-        extra_columns(data.questions, (task_attribute,))[task_attribute]
-        if task_attribute
-        else data.column("task")
-    )
+    kind = context_kind(run, family)
     table = data.evidence_table
     return RunFacts(
         failed=values["correct"] == 0.0,
@@ -212,7 +182,8 @@ def build_facts(store: Store, data: RunData, twins: Twins | None = None) -> RunF
         retrieval_kind=run.retrieval_kind or "none",
         family=family,
         modality=run.modality,
-        is_oracle=family == ORACLE_FAMILY,
+        context_kind=kind,
+        is_oracle=kind == "gold_evidence",
         injects_text_only=run.retrieval_kind in ("ranked", "unranked")
         and _injects_text_only(store, run.run_id),
         n_rounds=data.n_rounds,
@@ -223,9 +194,10 @@ def build_facts(store: Store, data: RunData, twins: Twins | None = None) -> RunF
         refusal=looks_like_refusal(data.column("pred")),
         refusal_task=question_matches(data, data.spec.declines),
         latest=question_matches(data, data.spec.latest_state),
+        latest_word=latest_label(data.spec),
         **_benchmark_words(data),
-        implicit=_implicit(data.column("extra"))
-        & np.array([bool(t) and "pattern" in str(t).lower() for t in tasks.tolist()], dtype=bool),
+        implicit=all_declared(data.questions, data.spec.implicit),
+        implicit_word=next((m.label for m in data.spec.implicit if m.label), ""),
     )
 
 

@@ -22,13 +22,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from memscope.errors import InputError
+from memscope.usecases.runs.declared import context_kind
 from memscope.usecases.runs.run_info import RunInfo
 
 if TYPE_CHECKING:
     from memscope.store import Store
 
 MODALITY_SUFFIX = re.compile(r"_{1,2}(text_only|multimodal|no_visual)$")
-ORACLE_FAMILY = "clue_only_context"
 VISUAL_MODALITY = "multimodal"
 TEXT_MODALITY = "text_only"
 NO_TWINS = "none"
@@ -83,6 +83,9 @@ def twin_candidates(store: Store, run: RunInfo) -> tuple[list[str], list[str]]:
     from memscope.store.suggestions import shared_question_counts
 
     family = method_family(run)
+    # The oracle is a run its benchmark declares gold-evidence only (MemEye's clue-only
+    # context), never one named by a family name here.
+    is_oracle = context_kind(run, family) == "gold_evidence"
     with store.read() as con:
         listed = [RunInfo.from_row(row) for row in queries.list_runs(con)]
         others = [other for other in listed if _same_setting(run, other)]
@@ -91,14 +94,14 @@ def twin_candidates(store: Store, run: RunInfo) -> tuple[list[str], list[str]]:
             for other in others
             if run.modality == TEXT_MODALITY
             and family
-            and family != ORACLE_FAMILY
+            and not is_oracle
             and method_family(other) == family
             and other.modality == VISUAL_MODALITY
         ]
         oracles = [
             other
             for other in others
-            if family != ORACLE_FAMILY and method_family(other) == ORACLE_FAMILY
+            if not is_oracle and context_kind(other, method_family(other)) == "gold_evidence"
         ]
         shared = shared_question_counts(con, run.run_id, [o.run_id for o in visual + oracles])
 

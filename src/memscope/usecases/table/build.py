@@ -621,7 +621,8 @@ def build_table(
         )
     benchmark = check_benchmarks([d.run for d in data])
     by, metric, group = _validate(options, benchmark)
-    check_membership(options.membership, benchmark)
+    multi_label_axes = table_layout(benchmark).multi_label_axes
+    check_membership(options.membership, multi_label_axes)
     clustered = spec_of(benchmark).cluster is not None
     if clustered and options.ci and options.average == "tasks" and not options.per_run:
         # The mean over tasks resamples each task's questions apart, which ignores the
@@ -767,6 +768,7 @@ def build_table(
             k=sorted(ks)[0] if len(ks) == 1 else sorted(ks),
             clustered=clustered,
             membership=options.membership,
+            multi_label_axes=multi_label_axes if set(by) & set(multi_label_axes) else (),
         ),
         columns=tuple(columns),
         rows=rows_out,

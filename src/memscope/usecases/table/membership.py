@@ -20,15 +20,17 @@ LISTED_AXES = {"x": "x_labels", "y": "y_labels"}
 """Axes whose every label the question table lists."""
 
 
-def check_membership(membership: str, benchmark: str) -> None:
-    """Refuses an unknown rule, and ``every`` where no question lists several labels."""
+def check_membership(membership: str, multi_label_axes: tuple[str, ...]) -> None:
+    """Refuses an unknown rule, and ``every`` for a benchmark whose questions never name
+    several levels of an axis (its ``TableLayout.multi_label_axes`` is empty)."""
     if membership not in MEMBERSHIPS:
         raise InputError(
             f"--membership {membership}: pass highest (the paper's rule) or every (the runner's)"
         )
-    if membership == "every" and benchmark != "memeye":
+    if membership == "every" and not multi_label_axes:
         raise InputError(
-            "--membership every: only MemEye questions carry several X / Y labels",
+            "--membership every: this benchmark's questions never name several levels of an "
+            "axis (only MemEye's carry several X / Y labels)",
             fix="Leave --membership out for this benchmark.",
         )
 

@@ -193,6 +193,10 @@ class TableParams:
     membership: str = "highest"
     """Where a question with several X / Y labels counts: ``highest`` (the paper's rule)
     or ``every`` (the runner's: in every bucket it names)."""
+    multi_label_axes: tuple[str, ...] = ()
+    """The benchmark's axes on which a question may name several levels
+    (``TableLayout.multi_label_axes``) where the table shows one of them, else empty: the
+    caption then says which rule placed each question."""
 
     def to_json(self) -> JSONObject:
         found: JSONObject = {
