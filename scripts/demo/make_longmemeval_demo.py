@@ -60,10 +60,30 @@ JUDGE_ALIAS = "gpt-4o"
 JUDGE_MODEL = "gpt-4o-2024-08-06"
 DATE_FORMAT = "%Y/%m/%d (%a) %H:%M"
 START = datetime(2023, 1, 2, 9, 0)
-WORDS = (
-    "garden hiking recipe bicycle guitar museum coffee novel train budget puppy laptop "
-    "marathon pottery violin camera festival sourdough kayak chess lantern orchard"
-).split()
+WORDS = [
+    "garden",
+    "hiking",
+    "recipe",
+    "bicycle",
+    "guitar",
+    "museum",
+    "coffee",
+    "novel",
+    "train",
+    "budget",
+    "puppy",
+    "laptop",
+    "marathon",
+    "pottery",
+    "violin",
+    "camera",
+    "festival",
+    "sourdough",
+    "kayak",
+    "chess",
+    "lantern",
+    "orchard",
+]
 
 
 @dataclass
