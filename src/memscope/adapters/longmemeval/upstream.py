@@ -117,13 +117,18 @@ def retrieval_metrics(
 
 
 def task_averaged(cells: Mapping[str, CellMean]) -> CellMean | None:
-    """print_qa_metrics.py's task-averaged accuracy: the unweighted mean of the type
-    accuracies (``table --by type``'s derived column; None unless all six are present,
-    where upstream's mean would be NaN)."""
-    present = [cells.get(qtype) for qtype in TYPES]
+    """print_qa_metrics.py's task-averaged accuracy: the unweighted mean of the six type
+    accuracies (the table's ``type:<type>`` means; None unless all six are present, where
+    upstream's mean would be NaN)."""
+    present = [cells.get(f"type:{qtype}") for qtype in TYPES]
     if any(value is None for value in present):
         return None
     total = present[0]
     for value in present[1:]:
         total = total + value  # type: ignore[operator]
     return total / len(TYPES)  # type: ignore[operator]
+
+
+def abstention_accuracy(cells: Mapping[str, CellMean]) -> CellMean | None:
+    """print_qa_metrics.py's abstention accuracy: the mean over the ``_abs`` questions."""
+    return cells.get("abstention:yes")

@@ -41,6 +41,8 @@ from memscope.usecases.runs.ingest import effective_k
 from memscope.usecases.runs.loading import RunData
 from memscope.usecases.runs.run_info import RunInfo, RunValue
 from memscope.usecases.table.axes import (
+    CELL,
+    RUN_TASK,
     QuestionAxes,
     axis_levels,
     benchmark_name,
@@ -306,18 +308,25 @@ def _derived_cells(
     ci: bool,
     shared: SharedResamples,
     seed: int,
+    levels: Mapping[str, np.ndarray] | None = None,
 ) -> dict[str, _Cell]:
-    """The benchmark's summary columns from the row's cell means; intervals resample each
-    cell independently (stratified), cell i with seed + i."""
+    """The benchmark's summary columns from the row's cell means (and its axis levels'
+    means, ``levels``); intervals resample each cell independently (stratified), cell i
+    with seed + i."""
     derived = table_layout(benchmark).derived
     if not derived:
         return {}
-    names = sorted({str(c) for c in cells if c})
+    # The default view's cells (MemEye's X1_Y1), then each axis level as ``axis:level``
+    # (LongMemEval's task average is over its question types, whatever --by shows).
+    groups = {str(c): cells == c for c in sorted({str(c) for c in cells if c})}
+    for axis, labels in (levels or {}).items():
+        for level in sorted({str(value) for value in labels if value}):
+            groups.setdefault(f"{axis}:{level}", labels == level)
     means: dict[str, float] = {}
     draws: dict[str, np.ndarray] = {}
     counts: dict[str, int] = {}
-    for i, name in enumerate(names):
-        chosen = values[cells == name]
+    for i, (name, chosen_mask) in enumerate(groups.items()):
+        chosen = values[chosen_mask]
         defined = chosen[~np.isnan(chosen)]
         if defined.size:
             means[name] = float(defined.mean())
@@ -377,6 +386,11 @@ def _row_cells(
         ci=ci,
         shared=shared,
         seed=seed,
+        levels={
+            axis: row.pooled(axis)
+            for axis in (row.parts[0].axes.labels if row.parts else {})
+            if axis not in (CELL, RUN_TASK)
+        },
     )
     return cells
 
