@@ -318,30 +318,45 @@ def _derived_cells(
         return {}
     # The default view's cells (MemEye's X1_Y1), then each axis level as ``axis:level``
     # (LongMemEval's task average is over its question types, whatever --by shows).
-    groups = {str(c): cells == c for c in sorted({str(c) for c in cells if c})}
+    cell_names = sorted({str(c) for c in cells if c})
+    groups = {name: cells == name for name in cell_names}
     for axis, labels in (levels or {}).items():
         for level in sorted({str(value) for value in labels if value}):
             groups.setdefault(f"{axis}:{level}", labels == level)
     means: dict[str, float] = {}
-    draws: dict[str, np.ndarray] = {}
     counts: dict[str, int] = {}
+    samples: dict[str, tuple[int, np.ndarray]] = {}
     for i, (name, chosen_mask) in enumerate(groups.items()):
         chosen = values[chosen_mask]
         defined = chosen[~np.isnan(chosen)]
         if defined.size:
             means[name] = float(defined.mean())
             counts[name] = int(defined.size)
-            if ci:
-                draws[name] = shared.means(defined, seed=seed + i)
+            samples[name] = (i, defined)
+    # n: the questions of the groups a column depends on (perturbing one moves it).
+    values_of = {key: compute(means) for key, _, compute in derived}
+    uses = {
+        key: [
+            name for name in means if compute({**means, name: means[name] + 1.0}) != values_of[key]
+        ]
+        for key, _, compute in derived
+    }
+    draws: dict[str, np.ndarray] = {}
+    if ci:
+        # every cell (as before), and an axis level only where a column reads it
+        wanted = {*cell_names, *(name for used in uses.values() for name in used)}
+        draws = {
+            name: shared.means(defined, seed=seed + i)
+            for name, (i, defined) in samples.items()
+            if name in wanted
+        }
     result: dict[str, _Cell] = {}
     tail = (1.0 - DEFAULT_LEVEL) / 2.0
     for key, _, compute in derived:
-        value = compute(means)
-        # n: the questions of the cells the column depends on (perturbing one moves it).
-        used = [name for name in means if compute({**means, name: means[name] + 1.0}) != value]
+        value = values_of[key]
         entry: _Cell = {
             "value": None if value is None else float(value),
-            "n": sum(counts[name] for name in used),
+            "n": sum(counts[name] for name in uses[key]),
         }
         if ci:
             resampled = compute(draws) if draws else None
