@@ -317,7 +317,7 @@ def _derived_cells(
     if not derived:
         return {}
     # The default view's cells (MemEye's X1_Y1), then each axis level as ``axis:level``
-    # (LongMemEval's task average is over its question types, whatever --by shows).
+    # (a task average over one axis's levels, whatever --by shows).
     cell_names = sorted({str(c) for c in cells if c})
     groups = {name: cells == name for name in cell_names}
     for axis, labels in (levels or {}).items():
