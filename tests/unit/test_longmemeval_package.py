@@ -102,3 +102,23 @@ def test_turn_ranking_scored_at_session_level_widens_k() -> None:
         1.0,
         0.0,
     )
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 5, 1 << 20])
+def test_stream_hashes_the_whole_file_and_splits_no_character(
+    tmp_path: Path, chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hashlib
+
+    monkeypatch.setattr(stream, "CHUNK", chunk)
+    path = tmp_path / "list.json"
+    path.write_text('[{"content": "día 🌍"}, "ü"]\n\n', encoding="utf-8")
+    digest = hashlib.sha256()
+    assert list(stream.iter_json_list(path, what="dataset", digest=digest)) == [
+        {"content": "día 🌍"},
+        "ü",
+    ]
+    assert digest.hexdigest() == hashlib.sha256(path.read_bytes()).hexdigest()
+    path.write_text("[1] 2")
+    with pytest.raises(DatasetError, match="text after the list"):
+        list(stream.iter_json_list(path, what="dataset"))

@@ -20,7 +20,6 @@ memscope dataset record.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -84,19 +83,15 @@ def read_dataset(path: Path, *, strict: bool = False) -> LmeDataset:
     """
     path = path.resolve()
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 22), b""):
-            digest.update(block)
-    content_hash = digest.hexdigest()
-    stored: dict[str, str] = {}  # stored session id -> content fingerprint
-    ids_of: dict[tuple[str, str], str] = {}  # (id as written, fingerprint) -> stored id
+    signatures: dict[str, tuple[Any, ...]] = {}  # stored session id -> its turns
+    ids_of: dict[tuple[str, int], str] = {}  # (id as written, hash of its turns) -> stored id
     session_dates: dict[str, datetime | None] = {}
     session_text: dict[str, str | None] = {}
     rounds_of: dict[str, list[RoundRecord]] = {}
     questions: dict[str, QuestionRecord] = {}
     renamed: dict[str, dict[str, str]] = {}
     bad_dates: list[str] = []
-    for number, entry in enumerate(iter_json_list(path, what="dataset"), start=1):
+    for number, entry in enumerate(iter_json_list(path, what="dataset", digest=digest), start=1):
         where = f"{path} [question {number}]"
         _check(entry, where)
         qid = str(entry["question_id"])
@@ -113,19 +108,26 @@ def read_dataset(path: Path, *, strict: bool = False) -> LmeDataset:
             sid = str(sid)
             if not isinstance(turns, list):
                 raise DatasetError(f"session {sid} is not a list of turns", where=where)
-            fingerprint = hashlib.sha1(
-                json.dumps(turns, sort_keys=True).encode("utf-8")
-            ).hexdigest()
-            key = (sid, fingerprint)
+            # Same id and same turns: stored once. Python's hash of the turns' tuple keys
+            # the lookup (cheap: no re-serialising several GB); equality confirms it.
+            signature = tuple(
+                (turn.get("role"), turn.get("content"), turn.get("has_answer"))
+                if isinstance(turn, dict)
+                else (None, None, None)
+                for turn in turns
+            )
+            key = (sid, hash(signature))
             sid_stored = ids_of.get(key)
+            if sid_stored is not None and signatures[sid_stored] != signature:
+                sid_stored = None
             if sid_stored is None:
                 sid_stored = sid
                 copy = 1
-                while sid_stored in stored:
+                while sid_stored in signatures:
                     copy += 1
                     sid_stored = f"{sid}#{copy}"
-                ids_of[key] = sid_stored
-                stored[sid_stored] = fingerprint
+                ids_of.setdefault(key, sid_stored)
+                signatures[sid_stored] = signature
                 session_dates[sid_stored] = parse_date(date)
                 session_text[sid_stored] = date if isinstance(date, str) else None
                 rounds_of[sid_stored] = _rounds(sid_stored, turns, where)
@@ -139,9 +141,10 @@ def read_dataset(path: Path, *, strict: bool = False) -> LmeDataset:
         questions[qid] = _question(entry, number, haystack, local, rounds_of, session_dates)
     if not questions:
         raise DatasetError("the dataset holds no question", where=str(path))
+    content_hash = digest.hexdigest()
     # Sessions in date order (then first appearance): positions run over the whole file, so
     # "later" means later in time wherever two questions' haystacks share sessions.
-    names = list(stored)
+    names = list(signatures)
     order = sorted(range(len(names)), key=lambda i: (session_dates[names[i]] or datetime.min, i))
     sessions: list[SessionRecord] = []
     rounds: list[RoundRecord] = []

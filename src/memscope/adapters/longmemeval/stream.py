@@ -6,10 +6,11 @@ decoded one by one from a buffer that grows only to the size of the largest entr
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from memscope.plugin import DatasetError, open_regular
 
@@ -18,16 +19,23 @@ _DECODER = json.JSONDecoder()
 _SPACE = " \t\r\n"
 
 
-def iter_json_list(path: Path, *, what: str) -> Iterator[Any]:
-    """Each element of the JSON list in ``path``, in order.
+class Digest(Protocol):
+    """A hashlib object: the file's bytes are fed to it as they are read."""
+
+    def update(self, data: bytes, /) -> None: ...
+
+
+def iter_json_list(path: Path, *, what: str, digest: Digest | None = None) -> Iterator[Any]:
+    """Each element of the JSON list in ``path``, in order; ``digest`` (when given) sees
+    every byte of the file, so one pass both hashes and reads it.
 
     Raises:
         DatasetError: the file cannot be read, is not UTF-8, or is not a JSON list (the
             message names the entry where decoding failed).
     """
     try:
-        with open(open_regular(path), encoding="utf-8", closefd=True) as handle:
-            yield from _Elements(handle, path, what).each()
+        with open(open_regular(path), "rb", closefd=True) as handle:
+            yield from _Elements(handle, path, what, digest).each()
     except UnicodeDecodeError:
         raise DatasetError(f"the {what} is not UTF-8", where=str(path)) from None
     except OSError as error:
@@ -41,15 +49,28 @@ def iter_json_list(path: Path, *, what: str) -> Iterator[Any]:
 class _Elements:
     """A JSON list's elements from a text stream, with a buffer that grows as needed."""
 
-    def __init__(self, handle: IO[str], path: Path, what: str) -> None:
-        self.handle, self.path, self.what = handle, path, what
+    def __init__(self, handle: IO[bytes], path: Path, what: str, digest: Digest | None) -> None:
+        self.handle, self.path, self.what, self.digest = handle, path, what, digest
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
         self.buffer, self.pos, self.done = "", 0, False
+
+    def _read(self, size: int) -> str:
+        """At least one more character ("" only at the end of the file)."""
+        while True:
+            block = self.handle.read(size)
+            if self.digest is not None:
+                self.digest.update(block)
+            # a multi-byte character cut by the chunk waits for the next block
+            text = self.decoder.decode(block, final=not block)
+            if text or not block:
+                return text
 
     def _refill(self, *, grow: bool = False) -> None:
         # as much again as the unread rest when an entry is cut off, so that an entry of
         # n chunks costs about log2(n) retries, not n
         rest = self.buffer[self.pos :]
-        more = self.handle.read(max(CHUNK, len(rest)) if grow else CHUNK)
+        size = max(CHUNK, len(rest)) if grow else CHUNK
+        more = self._read(size)
         self.buffer, self.pos, self.done = rest + more, 0, not more
 
     def _next_char(self) -> str:
@@ -78,6 +99,9 @@ class _Elements:
         while True:
             char = self._next_char()
             if char == "]":
+                self.pos += 1
+                if self._next_char():  # also reads (and hashes) the file to its end
+                    raise self._fail("text after the list")
                 return
             if index:
                 if char != ",":
