@@ -97,11 +97,14 @@ def _date(moment: datetime) -> str:
     return moment.strftime(DATE_FORMAT)
 
 
+_SOURCE = " ".join(random.Random(0).choice(WORDS) for _ in range(20_000))
+
+
 def _text(rng: random.Random, chars: int) -> str:
-    words: list[str] = []
-    while sum(len(word) + 1 for word in words) < chars:
-        words.append(rng.choice(WORDS))
-    return " ".join(words)
+    """About ``chars`` characters of invented words (a slice of one long invented text)."""
+    start = _SOURCE.index(" ", rng.randrange(len(_SOURCE) - chars - 20)) + 1
+    end = _SOURCE.find(" ", start + chars)
+    return _SOURCE[start : end if end > 0 else None]
 
 
 def _filler(rng: random.Random, number: int, chars: int) -> tuple[str, list[dict[str, Any]]]:
@@ -425,6 +428,42 @@ def write_demo(
         if judged:
             _jsonl(folder / f"{name}.eval-results-{JUDGE_ALIAS}", judgements)
     return root
+
+
+def write_m_sized(
+    root: Path,
+    *,
+    seed: int = 40,
+    questions_per_type: int = 82,
+    sessions_per_question: int = 500,
+    turn_chars: int = 600,
+) -> Path:
+    """An M-sized tree for ``benchmarks/bench_longmemeval.py``: ``data/longmemeval_m.json``
+    (6 x ``questions_per_type`` + 4 questions, each over ``sessions_per_question`` filler
+    sessions plus its evidence) and one judged full-history run over it; returns the run's
+    folder. The dataset is written one question at a time."""
+    entries = build_questions(seed, questions_per_type, sessions_per_question, turn_chars)
+    rng = random.Random(seed + 1)
+    folder = root / "generation_logs" / "full-history-session" / "gpt-4o-mini" / "con"
+    name = hypothesis_name("longmemeval_m.json", 500, "json", "false", "20250104-0900")
+    judgements: list[dict[str, Any]] = []
+
+    def judged(entries: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        for entry in entries:
+            right = rng.random() < 0.5
+            line = {
+                "question_id": entry["question_id"],
+                "hypothesis": hypothesis(rng, entry, right),
+            }
+            judgements.append({**line, "autoeval_label": {"model": JUDGE_MODEL, "label": right}})
+            yield entry
+
+    write_dataset(root / "data" / "longmemeval_m.json", judged(entries))
+    _jsonl(folder / f"{name}.eval-results-{JUDGE_ALIAS}", judgements)
+    _jsonl(
+        folder / name, [{k: row[k] for k in ("question_id", "hypothesis")} for row in judgements]
+    )
+    return folder
 
 
 def main() -> None:

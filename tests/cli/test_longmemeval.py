@@ -182,3 +182,17 @@ def test_shared_sessions_are_stored_once(tree: Path) -> None:
             if turn.get("has_answer") and turn["role"] == "user"
         }
         assert marked <= set(question.clue_rounds)
+
+
+def test_unchanged_folder_of_runs_is_not_read_again(ingested: Path, tmp_path: Path) -> None:
+    """A folder of several runs (stored as <dir>#<file>) whose files kept their stats is
+    unchanged without being read: the dataset may even be gone; a new run file there
+    makes it read again."""
+    run_dir = ingested / "generation_logs/full-history-session/gpt-4o-mini/con"
+    (ingested / "data").rename(tmp_path / "moved")
+    again = runner.invoke(app, ["ingest", str(run_dir)])
+    assert again.exit_code == 0, again.output
+    assert sum(line.startswith("unchanged ") for line in again.output.splitlines()) == 2
+    (run_dir / "notes.txt").write_text("a file no run names")
+    changed = runner.invoke(app, ["ingest", str(run_dir)])
+    assert changed.exit_code != 0 and "cannot find the run's dataset" in changed.output

@@ -31,6 +31,7 @@ from memscope.adapters.longmemeval.axes import NAME
 from memscope.adapters.longmemeval.dataset import MODE, LmeDataset, read_dataset
 from memscope.adapters.longmemeval.names import HYPOTHESIS, JUDGED, RunName, run_files
 from memscope.plugin import (
+    SOURCES_FILE,
     DatasetError,
     JSONValue,
     Notice,
@@ -182,8 +183,11 @@ def _record(
                 ("pass it with --lme-retrieval-log PATH",),
             )
         )
-    digest, file_stats = file_digest([name.file] + ([log] if log else []))
-    _, file_stats = file_digest([name.file])
+    digest, _ = file_digest([name.file] + ([log] if log else []))
+    # file_stats name the run's own files in its folder (memscope's stat check for an
+    # unchanged folder wants every file there named by one of its runs)
+    own = [name.file, name.hypothesis, run_dir / SOURCES_FILE]
+    _, file_stats = file_digest(list(dict.fromkeys(path for path in own if path.is_file())))
     context = "clue_only_context" if name.variant.startswith("oracle") else "full_context"
     if name.retriever is not None:
         kind = "ranked" if retrievals is not None else "none"
