@@ -263,10 +263,10 @@ def ingest_paths(
     if verify or options.reread:
         stored = {}  # every run is read and hashed
     parts_of: dict[str, list[StoredRunState]] = {}
-    for path, state in stored.items():
-        folder, part, _ = path.partition("#")
+    for stored_path, stored_state in stored.items():
+        stored_dir, part, _ = stored_path.partition("#")
         if part:
-            parts_of.setdefault(folder, []).append(state)
+            parts_of.setdefault(stored_dir, []).append(stored_state)
 
     def report(results: list[IngestOutcome] | list[IngestFailure]) -> None:
         if on_outcome:
@@ -299,12 +299,12 @@ def ingest_paths(
 
         for run_dirs, resolved_dirs in zip(found, found_resolved, strict=True):
             for run_dir, resolved in zip(run_dirs, resolved_dirs, strict=True):
-                state = stored.get(str(resolved))
+                dir_state = stored.get(str(resolved))
                 found_unchanged = (
                     _unchanged_parts(parts_of.get(str(resolved), []), resolved)
-                    if state is None
+                    if dir_state is None
                     else [u]
-                    if (u := _unchanged_by_stats(state, resolved))
+                    if (u := _unchanged_by_stats(dir_state, resolved))
                     else None
                 )
                 if found_unchanged is not None:
