@@ -196,3 +196,16 @@ def test_unchanged_folder_of_runs_is_not_read_again(ingested: Path, tmp_path: Pa
     (run_dir / "notes.txt").write_text("a file no run names")
     changed = runner.invoke(app, ["ingest", str(run_dir)])
     assert changed.exit_code != 0 and "cannot find the run's dataset" in changed.output
+
+
+def test_compare_pairs_the_s_run_with_the_oracle_run(ingested: Path) -> None:
+    result = runner.invoke(
+        app,
+        [
+            "compare",
+            "full-history-session/gpt-4o-mini/con:s-top50-20250102-1000@gpt-4o",
+            "full-history-session/gpt-4o-mini/con:oracle-top50-20250102-1015@gpt-4o",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "28 questions matched (A 28, B 28)" in " ".join(result.output.split())
