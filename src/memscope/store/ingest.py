@@ -64,6 +64,8 @@ class StoredRunState:
     content_hash: str
     file_stats: dict[str, list[int]]
     n_questions: int
+    path: str = ""
+    """Where it was read from (``<dir>`` or ``<dir>#<part>``)."""
 
 
 def stored_run_state(con: duckdb.DuckDBPyConnection, path: str) -> StoredRunState | None:
@@ -73,7 +75,7 @@ def stored_run_state(con: duckdb.DuckDBPyConnection, path: str) -> StoredRunStat
     )
     if row is None:
         return None
-    return StoredRunState(row[0], row[1], json.loads(row[2]) if row[2] else {}, row[3] or 0)
+    return StoredRunState(row[0], row[1], json.loads(row[2]) if row[2] else {}, row[3] or 0, path)
 
 
 def stored_run_states(con: duckdb.DuckDBPyConnection) -> dict[str, StoredRunState]:
@@ -81,7 +83,22 @@ def stored_run_states(con: duckdb.DuckDBPyConnection) -> dict[str, StoredRunStat
     sweep of hundreds of runs is checked for changes without a query per run)."""
     found = rows(con, "SELECT path, run_id, content_hash, file_stats, n_questions FROM runs")
     return {
-        path: StoredRunState(run_id, content_hash, json.loads(stats) if stats else {}, n or 0)
+        path: StoredRunState(run_id, content_hash, json.loads(stats) if stats else {}, n or 0, path)
+        for path, run_id, content_hash, stats, n in found
+    }
+
+
+def stored_parts(con: duckdb.DuckDBPyConnection, folder: str) -> dict[str, StoredRunState]:
+    """The stored state of every run read from a part of the directory ``folder``
+    (``<folder>#<part>``: one of several runs of its files), by path."""
+    found = rows(
+        con,
+        "SELECT path, run_id, content_hash, file_stats, n_questions FROM runs "
+        "WHERE starts_with(path, $f || '#')",
+        {"f": folder},
+    )
+    return {
+        path: StoredRunState(run_id, content_hash, json.loads(stats) if stats else {}, n or 0, path)
         for path, run_id, content_hash, stats, n in found
     }
 

@@ -21,6 +21,7 @@ from memscope.store.ingest import (
     IngestOutcome,
     StoredRunState,
     ingest_run,
+    stored_parts,
     stored_run_state,
     stored_run_states,
     stored_runs_under,
@@ -96,7 +97,7 @@ def ingest_dir_runs(
     if not verify and not options.reread:
         unchanged = _unchanged_run(store, run_dir)
         if unchanged is not None:
-            return [unchanged]
+            return unchanged
     records = _read_records(store, run_dir, options, spec, strict=strict, label=label)
     with store.write() as con:
         return [ingest_run(con, record, strict=strict) for record in records]
@@ -144,14 +145,38 @@ def _sources_used(options: ReadOptions, spec: Benchmark) -> dict[str, str]:
     return used
 
 
-def _unchanged_run(store: Store, run_dir: Path) -> IngestOutcome | None:
-    """The stored run of exactly this directory, when none of its files changed since (a
-    read-only look, so an unchanged run never takes the write lock); else None."""
+def _unchanged_run(store: Store, run_dir: Path) -> list[IngestOutcome] | None:
+    """The stored runs of exactly this directory, when none of their files changed since
+    (a read-only look, so an unchanged run never takes the write lock); else None."""
     if not store.exists:
         return None
     with store.read() as con:
         state = stored_run_state(con, str(run_dir))
-    return _unchanged_by_stats(state, run_dir)
+        parts = [] if state is not None else list(stored_parts(con, str(run_dir)).values())
+    if state is not None:
+        unchanged = _unchanged_by_stats(state, run_dir)
+        return None if unchanged is None else [unchanged]
+    return _unchanged_parts(parts, run_dir)
+
+
+def _unchanged_parts(states: list[StoredRunState], run_dir: Path) -> list[IngestOutcome] | None:
+    """The runs of a directory that holds several (stored as ``<dir>#<part>``), when every
+    one is unchanged by its files' stats and every file now in the directory is one of
+    theirs (a new run file, or any file no run named, makes the directory read again)."""
+    if not states:
+        return None
+    outcomes = []
+    for state in states:
+        unchanged = _unchanged_by_stats(state, run_dir)
+        if unchanged is None:
+            return None
+        outcomes.append(replace(unchanged, path=state.path))
+    named = {name for state in states for name in state.file_stats}
+    try:
+        present = {entry.name for entry in run_dir.iterdir() if entry.is_file()}
+    except OSError:
+        return None
+    return outcomes if present <= named else None
 
 
 def _unchanged_by_stats(state: StoredRunState | None, run_dir: Path) -> IngestOutcome | None:
@@ -319,6 +344,11 @@ def _ingest_paths(
     related = _RelatedFolders(stored)
     if verify or options.reread:
         stored = {}  # every run is read and hashed
+    parts_of: dict[str, list[StoredRunState]] = {}
+    for stored_path, stored_state in stored.items():
+        stored_dir, part, _ = stored_path.partition("#")
+        if part:
+            parts_of.setdefault(stored_dir, []).append(stored_state)
 
     def report(results: list[IngestOutcome] | list[IngestFailure]) -> None:
         if on_outcome:
@@ -351,12 +381,19 @@ def _ingest_paths(
 
         for run_dirs, resolved_dirs in zip(found, found_resolved, strict=True):
             for run_dir, resolved in zip(run_dirs, resolved_dirs, strict=True):
-                unchanged = _unchanged_by_stats(stored.get(str(resolved)), resolved)
-                if unchanged is not None:
+                dir_state = stored.get(str(resolved))
+                found_unchanged = (
+                    _unchanged_parts(parts_of.get(str(resolved), []), resolved)
+                    if dir_state is None
+                    else [u]
+                    if (u := _unchanged_by_stats(dir_state, resolved))
+                    else None
+                )
+                if found_unchanged is not None:
                     store_pending()  # outcomes are reported in the order of the folders
                     done += 1
-                    outcomes.append(unchanged)
-                    report([unchanged])
+                    outcomes.extend(found_unchanged)
+                    report(found_unchanged)
                     if on_progress:
                         on_progress(done, total)
                     continue

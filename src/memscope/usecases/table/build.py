@@ -43,6 +43,8 @@ from memscope.usecases.runs.loading import RunData
 from memscope.usecases.runs.run_info import RunInfo, RunValue
 from memscope.usecases.table import pooling
 from memscope.usecases.table.axes import (
+    CELL,
+    RUN_TASK,
     QuestionAxes,
     axis_levels,
     benchmark_name,
@@ -342,33 +344,55 @@ def _derived_cells(
     ci: bool,
     shared: SharedResamples,
     seed: int,
+    levels: Mapping[str, np.ndarray] | None = None,
 ) -> dict[str, _Cell]:
-    """The benchmark's summary columns from the row's cell means; intervals resample each
-    cell independently (stratified), cell i with seed + i."""
+    """The benchmark's summary columns from the row's cell means (and its axis levels'
+    means, ``levels``); intervals resample each cell independently (stratified), cell i
+    with seed + i."""
     derived = table_layout(benchmark).derived
     if not derived:
         return {}
-    names = sorted({str(c) for c in cells if c})
+    # The default view's cells (MemEye's X1_Y1), then each axis level as ``axis:level``
+    # (a task average over one axis's levels, whatever --by shows).
+    cell_names = sorted({str(c) for c in cells if c})
+    groups = {name: cells == name for name in cell_names}
+    for axis, labels in (levels or {}).items():
+        for level in sorted({str(value) for value in labels if value}):
+            groups.setdefault(f"{axis}:{level}", labels == level)
     means: dict[str, float] = {}
-    draws: dict[str, np.ndarray] = {}
     counts: dict[str, int] = {}
-    for i, name in enumerate(names):
-        chosen = values[cells == name]
+    samples: dict[str, tuple[int, np.ndarray]] = {}
+    for i, (name, chosen_mask) in enumerate(groups.items()):
+        chosen = values[chosen_mask]
         defined = chosen[~np.isnan(chosen)]
         if defined.size:
             means[name] = float(defined.mean())
             counts[name] = int(defined.size)
-            if ci:
-                draws[name] = shared.means(defined, seed=seed + i)
+            samples[name] = (i, defined)
+    # n: the questions of the groups a column depends on (perturbing one moves it).
+    values_of = {key: compute(means) for key, _, compute in derived}
+    uses = {
+        key: [
+            name for name in means if compute({**means, name: means[name] + 1.0}) != values_of[key]
+        ]
+        for key, _, compute in derived
+    }
+    draws: dict[str, np.ndarray] = {}
+    if ci:
+        # every cell (as before), and an axis level only where a column reads it
+        wanted = {*cell_names, *(name for used in uses.values() for name in used)}
+        draws = {
+            name: shared.means(defined, seed=seed + i)
+            for name, (i, defined) in samples.items()
+            if name in wanted
+        }
     result: dict[str, _Cell] = {}
     tail = (1.0 - DEFAULT_LEVEL) / 2.0
     for key, _, compute in derived:
-        value = compute(means)
-        # n: the questions of the cells the column depends on (perturbing one moves it).
-        used = [name for name in means if compute({**means, name: means[name] + 1.0}) != value]
+        value = values_of[key]
         entry: _Cell = {
             "value": None if value is None else float(value),
-            "n": sum(counts[name] for name in used),
+            "n": sum(counts[name] for name in uses[key]),
         }
         if ci:
             resampled = compute(draws) if draws else None
@@ -419,6 +443,11 @@ def _row_cells(
         ci=ci,
         shared=shared,
         seed=seed,
+        levels={
+            axis: row.pooled(axis)
+            for axis in (row.parts[0].axes.labels if row.parts else {})
+            if axis not in (CELL, RUN_TASK)
+        },
     )
     return cells
 
