@@ -414,3 +414,28 @@ def official_layout(root: Path) -> dict[str, Any]:
         "rq12": rq12,
         "rq3": rq3,
     }
+
+
+def efficiency_json(
+    qa_completed: int,
+    qa_time_seconds: float,
+    *,
+    memory_name: str = "LTMemory",
+    llm_name: str = "gpt-5.4-mini",
+    max_workers: int = 1,
+) -> dict[str, Any]:
+    """run_bench.py's ``<stem>_efficiency.json`` (``--save_efficiency``): the run's timing."""
+    return {
+        "sample_id": "Tess",
+        "llm_name": llm_name,
+        "memory_name": memory_name,
+        "is_multimodal": False,
+        "conversation_turns": 4,
+        "qa_count": qa_completed,
+        "qa_completed": qa_completed,
+        "max_workers": max_workers,
+        "memory_time_seconds": 12.5,
+        "qa_time_seconds": qa_time_seconds,
+        "total_time_seconds": 12.5 + qa_time_seconds,
+        "recorded_at": "2025-01-01 00:00:00",
+    }

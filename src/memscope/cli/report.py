@@ -312,6 +312,8 @@ def _upstream_line(check: JSONObject | None) -> Text | None:
 def render_report(report: Report) -> Group:
     """The report as Rich renderables (the benchmark's part, then the upstream cross-check)."""
     main = _render_main(report)
+    if report.cost is not None:  # every benchmark's report: what its answers cost
+        main = Group(main, Text(_cost_line(report.cost)))
     line = _upstream_line(report.upstream_check)
     return Group(main, Text(""), line) if line is not None else main
 
@@ -383,8 +385,6 @@ def _render_main(report: Report) -> Group:
         ]
     for note in report.notes:
         parts.append(Text(f"Retrieval: {note}.", style="yellow"))
-    if report.cost is not None:
-        parts.append(Text(_cost_line(report.cost)))
     return Group(*parts)
 
 

@@ -313,8 +313,15 @@ def _read_results_file(
     notices: list[
         Notice
     ] = []  # the dataset's own notices travel with it (shown when it is first stored)
+    efficiency = _efficiency(path.parent, stem) if layout == "rq1_rq2" else {}
     predictions, retrievals, items, matched = _tables(
-        path, rows, layout, dataset, strict=options.strict, notices=notices
+        path,
+        rows,
+        layout,
+        dataset,
+        strict=options.strict,
+        notices=notices,
+        latency_ms=answer_latency_ms(efficiency),
     )
     compared = sum(1 for row in rows if isinstance(row, dict))
     if compared and matched / compared < MISMATCH_REFUSE_SHARE:
@@ -335,7 +342,7 @@ def _read_results_file(
             )
         )
     run_dir = path.parent
-    method, model, modality = _describe(run_dir, stem, layout, meta, place)
+    method, model, modality = _describe(run_dir, layout, meta, efficiency, place)
     retrieval_kind: RetrievalKind = "ranked" if retrievals.num_rows else "none"
     if layout == "rq3_oracle" or (method or "") in (*CONTEXT_MEMORIES, *CONTEXT_METHODS):
         retrieval_kind = "context"
@@ -352,6 +359,9 @@ def _read_results_file(
         read_json_file(accuracy_path, what="accuracy file") if accuracy_path.is_file() else None
     )
     metrics: JSONObject = {"accuracy": accuracy} if isinstance(accuracy, dict) else {}
+    timing = {k: v for k, v in efficiency.items() if k in EFFICIENCY_NUMBERS and _is_number(v)}
+    if timing:
+        metrics["efficiency"] = timing  # the run's own timing, as its file wrote it
     if accuracy is not None:
         check = accuracy_check(accuracy_path, accuracy, predictions, dataset)
         metrics[CHECK_KEY] = check
@@ -452,11 +462,55 @@ def _is_number(value: JSONValue) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+EFFICIENCY_NUMBERS = (
+    "conversation_turns",
+    "qa_count",
+    "qa_completed",
+    "max_workers",
+    "memory_time_seconds",
+    "qa_time_seconds",
+    "total_time_seconds",
+)
+"""The numbers of ``<stem>_efficiency.json`` (run_bench.py ``--save_efficiency``)."""
+
+
+def _efficiency(run_dir: Path, stem: str) -> JSONObject:
+    """The sibling ``<stem>_efficiency.json`` of an RQ1/RQ2 results file ({} where there is
+    none or it is unreadable: it only names the run and times it, so nothing depends on it)."""
+    efficiency_path = run_dir / f"{stem}_efficiency.json"
+    if not efficiency_path.is_file():
+        return {}
+    try:
+        loaded = json.loads(read_regular(efficiency_path).decode("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def answer_latency_ms(efficiency: JSONObject) -> int | None:
+    """What one answer cost in time, from the run's efficiency file: the QA phase's
+    wall-clock time over the answers it completed, in ms (None without both numbers).
+
+    The file times the whole QA phase, not each answer, so every answer of the run carries
+    this mean; with ``max_workers`` answering in parallel it is the wall-clock share of an
+    answer (docs/metrics.md §12, cost).
+    """
+    seconds = efficiency.get("qa_time_seconds")
+    completed = efficiency.get("qa_completed")
+    if not _is_number(completed) or not completed:
+        completed = efficiency.get("qa_count")
+    if not (_is_number(seconds) and _is_number(completed)):
+        return None
+    if seconds <= 0 or completed <= 0:  # type: ignore[operator]
+        return None  # no answer takes no time: a zero is a file written without timing
+    return round(float(seconds) * 1000 / float(completed))  # type: ignore[arg-type]
+
+
 def _describe(
     run_dir: Path,
-    stem: str,
     layout: str,
     meta: JSONObject,
+    efficiency: JSONObject,
     place: roots.ResultPlace | None = None,
 ) -> tuple[str | None, str | None, str | None]:
     """``(method, model, modality)`` of a results file.
@@ -480,14 +534,6 @@ def _describe(
         if run_dir.name in RQ3_VARIANTS:
             return run_dir.name, run_dir.parent.name, RQ3_VARIANTS[run_dir.name]
         return run_dir.name, None, None
-    efficiency_path = run_dir / f"{stem}_efficiency.json"
-    efficiency: JSONObject = {}
-    if efficiency_path.is_file():
-        try:
-            loaded = json.loads(read_regular(efficiency_path).decode("utf-8"))
-            efficiency = loaded if isinstance(loaded, dict) else {}
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            efficiency = {}
     multimodal = efficiency.get("is_multimodal")
     modality = (
         ("multimodal" if multimodal else "text_only") if isinstance(multimodal, bool) else None
@@ -506,8 +552,10 @@ def _tables(
     *,
     strict: bool,
     notices: list[Notice],
+    latency_ms: int | None = None,
 ) -> tuple[pa.Table, pa.Table, pa.Table, int]:
-    """Predictions, retrievals and retrieved items (Arrow) and how many rows matched a QA."""
+    """Predictions, retrievals and retrieved items (Arrow) and how many rows matched a QA;
+    ``latency_ms`` is every answer's (the run's efficiency file times only the whole run)."""
     from memscope.plugin import typed_table
 
     questions = {q.qid: q for q in dataset.record.questions}
@@ -523,6 +571,7 @@ def _tables(
             "choice",
             "em",
             "exact_match",
+            "latency_ms",
             "extra",
         )
     }
@@ -616,6 +665,7 @@ def _tables(
         prediction["choice"].append(choice or None)
         prediction["em"].append(1.0 if correct else 0.0)
         prediction["exact_match"].append(correct)
+        prediction["latency_ms"].append(latency_ms)
         prediction["extra"].append(json.dumps(extra, ensure_ascii=False) if extra else None)
         turn_rank: dict[str, int] = {}
         for retrieved, score in zip(ranked, scores, strict=False):  # extra scores are ignored

@@ -55,12 +55,19 @@ BENCHMARK = Benchmark(
             ("harness_bleu", "bleu_1"),
             ("latency", "latency_ms"),
             ("tokens", "total_tokens"),
+            # EverMemOS / MemOS judge every answer several times: each judge run and the
+            # majority vote, read from the answer's own attributes (``judge`` is the mean).
+            ("judge_run_1", "judge_run_1"),
+            ("judge_run_2", "judge_run_2"),
+            ("judge_run_3", "judge_run_3"),
+            ("judge_majority", "majority"),
         ),
     ),
     sniff_order=40,
     # results/<system>/ may hold a run file and, below it, further run folders.
     runs_nest=True,
     read_options=(IMAGES_OPTION,),
+    own_attributes=True,  # a harness's judge runs and majority vote, per answer
     panel="evidence",
     figure="grid_lines",
     matrix=MatrixStyle(delta_title="Δ accuracy (B − A)"),

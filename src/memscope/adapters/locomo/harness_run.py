@@ -358,6 +358,10 @@ def _predictions(
         if item.judgments:
             extra["judgments"] = list[JSONValue](item.judgments)
             extra["majority"] = float(sum(item.judgments) * 2 > len(item.judgments))
+            # Each judge run on its own, for ``table --metric judge_run_N`` (spec metrics
+            # name plain keys, so the list is kept flat as well).
+            for number, judgment in enumerate(item.judgments, start=1):
+                extra[f"judge_run_{number}"] = judgment
         if normalised(item.question) != normalised(question.question):
             extra["question_as_written"] = item.question
         if not _same(item.gold, question.gold):

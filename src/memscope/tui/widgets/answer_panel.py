@@ -1,4 +1,5 @@
-"""The question and the answers: gold vs the model, judge score and reasoning, MCQ
+"""The question and the answers: gold vs the model, judge score and reasoning, the
+answer's latency and tokens where the run records them, MCQ
 rotations with the option each one picked and the position bias, and in comparison mode
 the other run's answer."""
 
@@ -25,6 +26,17 @@ def _scores(em: float | None, f1: float | None, judge: float | None) -> str:
     return " · ".join(parts)
 
 
+def _cost(latency_ms: float | None, tokens: float | None) -> str:
+    """What answering cost where the run's files record it ("" where they record neither,
+    so a run without them shows no cost line at all)."""
+    parts = []
+    if latency_ms is not None:
+        parts.append(f"{latency_ms:,.0f} ms")
+    if tokens is not None:
+        parts.append(f"{tokens:,.0f} tokens")
+    return " · ".join(parts)
+
+
 def answer_text(
     detail: QuestionDetail, other: OtherAnswer | None = None, other_run: str | None = None
 ) -> Text:
@@ -46,6 +58,10 @@ def answer_text(
         )
     )
     text.append(f"   {_scores(detail.em, detail.f1, detail.judge)}", "dim")
+    cost = _cost(detail.latency_ms, detail.tokens)
+    if cost:
+        text.append("\ncost   ", "bold")
+        text.append(cost, "dim")
     if detail.judge_reasoning:
         text.append("\njudge  ", "bold")
         text.append_text(plain(detail.judge_reasoning, "italic"))

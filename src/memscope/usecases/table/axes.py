@@ -31,7 +31,7 @@ from memscope.usecases.report.build import question_metrics
 from memscope.usecases.report.metric_names import RETRIEVAL_METRICS
 from memscope.usecases.runs.axes import axis_columns, numeric_levels
 from memscope.usecases.runs.loading import RunData
-from memscope.usecases.runs.question_extras import extra_columns
+from memscope.usecases.runs.question_extras import as_float, extra_columns
 
 CELL = "cell"
 RUN_TASK = "task"
@@ -121,7 +121,11 @@ def question_values(data: RunData, metric: str, k: int) -> np.ndarray:
     if metric == "em":
         return em
     if metric in own:
-        return data.column(own[metric]).astype(float)
+        column = own[metric]
+        if column in data.questions.column_names:
+            return data.column(column).astype(float)
+        # Not a stored column: the run's own per-answer attribute (a harness's judge runs).
+        return as_float(extra_columns(data.questions, (column,), column="prediction_extra")[column])
     if metric == "judge":
         return judge
     if metric == "score":

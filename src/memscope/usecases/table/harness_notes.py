@@ -19,7 +19,9 @@ if TYPE_CHECKING:
     from memscope.usecases.runs.loading import RunData
     from memscope.usecases.table.result import ResultsTable
 
-JUDGED_METRICS = ("judge", "score", "accuracy")
+JUDGE_RUN_METRICS = ("judge_run_1", "judge_run_2", "judge_run_3", "judge_majority")
+"""LoCoMo's metrics of a harness that judges each answer several times (EverMemOS, MemOS)."""
+JUDGED_METRICS = ("judge", "score", "accuracy", *JUDGE_RUN_METRICS)
 COST_METRICS = ("latency", "tokens")
 
 
@@ -47,7 +49,7 @@ def harness_notes(store: Store, table: ResultsTable, data: Sequence[RunData]) ->
         )
     if any(configs.get(run_id, {}).get("not_evaluated_categories") for run_id in run_ids):
         notes.append("–: a category the harness did not evaluate (not 0)")
-    if table.metric in COST_METRICS:
+    if table.metric in COST_METRICS or table.metric in JUDGE_RUN_METRICS:
         silent = [row.label for row in table.rows if row.cells["all"].value is None]
         if silent:
             notes.append(f"no {table.metric} in the files of: {', '.join(silent)}")
