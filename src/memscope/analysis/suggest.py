@@ -80,7 +80,7 @@ class RunFacts:
         modality: ``text_only``, ``multimodal``, ...
         is_oracle: the run itself is a gold-evidence oracle (its declared context kind).
         injects_text_only: retrieval over native media but the answer model got text only.
-        n_rounds: dialogue length N.
+        n_rounds: dialogue length N (the dataset's); ``history_rounds`` each question's own.
         visual_twin / oracle: id of the matched twin run (None when there is none) and its
             correctness per question (NaN where the question is not in the twin).
         refusal / refusal_task / implicit: answer declines; the question should be declined
@@ -110,6 +110,9 @@ class RunFacts:
     is_oracle: bool = False
     injects_text_only: bool = False
     n_rounds: int = 0
+    history_rounds: np.ndarray | None = None
+    """``(n,)`` each question's own history size where its benchmark declares one
+    (``Benchmark.history``); None: every question's history is the ``n_rounds`` of the dataset."""
     visual_twin: str | None = None
     visual_twin_correct: np.ndarray | None = None
     oracle: str | None = None
@@ -385,8 +388,11 @@ def _context_fires(f: RunFacts) -> np.ndarray:
 
 def _context_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     oracle = f.twin("oracle_correct")[i]
+    # The question's own history where the benchmark declares one (LongMemEval's haystack),
+    # else the whole dataset's dialogue.
+    rounds = f.n_rounds if f.history_rounds is None else int(f.history_rounds[i])
     numbers: Numbers = {
-        "n_rounds": f.n_rounds,
+        "n_rounds": rounds,
         "oracle_run": f.oracle if not np.isnan(oracle) else None,
     }
     if np.isnan(oracle):
@@ -396,7 +402,7 @@ def _context_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
         tail = f"the clue-only oracle {f.oracle} is right"
     return (
         numbers,
-        f"full-context run over {f.n_rounds} rounds, evidence in context, answer wrong ({tail}) → SEL-CTX",
+        f"full-context run over {rounds} rounds, evidence in context, answer wrong ({tail}) → SEL-CTX",
     )
 
 

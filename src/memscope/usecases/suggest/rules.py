@@ -187,6 +187,7 @@ def build_facts(store: Store, data: RunData, twins: Twins | None = None) -> RunF
         injects_text_only=run.retrieval_kind in ("ranked", "unranked")
         and _injects_text_only(store, run.run_id),
         n_rounds=data.n_rounds,
+        history_rounds=None if data.histories is None else data.history_sizes(),
         visual_twin=visual_twin,
         visual_twin_correct=_twin_correctness(store, visual_twin, keys),
         oracle=oracle,
