@@ -127,6 +127,9 @@ class RunFacts:
     """Where each question sits on its benchmark's axes, in the benchmark's words
     (``reach 2 · bank 9``, ``Entity Recall · implicit · image``); MemEye uses ``y``."""
     clue_word: str = "gold clue"
+    decline_word: str = ""
+    """What the benchmark calls the questions to be declined (``Benchmark.declines``'s
+    label); empty: CUE-Mem's "Answer Refusal" wording."""
     latest_word: str = "latest-state"
     implicit_word: str = ""
     """What the benchmark calls its implicit-evidence questions where it names them (MemEye's
@@ -438,6 +441,11 @@ def _refusal_task_fires(f: RunFacts) -> np.ndarray:
 
 
 def _refusal_task_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
+    if f.decline_word:  # the benchmark's own word for its declines (an abstention question)
+        return (
+            {"task": f.decline_word},
+            f"{f.decline_word} question, to be declined, answered wrongly → USE-CALIB",
+        )
     return {"task": "answer refusal"}, "Answer Refusal question answered wrongly → USE-CALIB"
 
 

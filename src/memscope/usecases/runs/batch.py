@@ -26,8 +26,8 @@ from memscope.store.queries_batch import (
     runs_by_id,
 )
 from memscope.usecases.benchmarks import spec_of
-from memscope.usecases.runs.history import read_histories
 from memscope.usecases.runs.declared import declared_flags, latest_match
+from memscope.usecases.runs.history import read_histories
 from memscope.usecases.runs.loading import RunData, evidence_from_table
 from memscope.usecases.runs.run_info import RunInfo
 

@@ -194,6 +194,7 @@ def build_facts(store: Store, data: RunData, twins: Twins | None = None) -> RunF
         oracle_correct=_twin_correctness(store, oracle, keys),
         refusal=looks_like_refusal(data.column("pred")),
         refusal_task=question_matches(data, data.spec.declines),
+        decline_word=data.spec.declines.label if data.spec.declines else "",
         latest=question_matches(data, data.spec.latest_state),
         latest_word=latest_label(data.spec),
         **_benchmark_words(data),
