@@ -1,7 +1,7 @@
 """Each question's own history: the rounds it could have seen (``Benchmark.history``).
 
-MemEye's questions all follow one dialogue, so a question's history is the whole dataset and
-a round's age is ``N - position``. LongMemEval gives each question its own haystack: there the
+Where every question follows one dialogue, a question's history is the whole dataset and a
+round's age is ``N - position``. A benchmark may give each question its own haystack: there the
 history is the question's own rounds, its size is how many they are, and a round's age is how
 many of the question's own rounds come after it. Over the whole dataset (positions 1..N) both
 definitions agree, so one formula serves both.

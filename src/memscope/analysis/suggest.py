@@ -391,7 +391,7 @@ def _context_fires(f: RunFacts) -> np.ndarray:
 
 def _context_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     oracle = f.twin("oracle_correct")[i]
-    # The question's own history where the benchmark declares one (LongMemEval's haystack),
+    # The question's own history where the benchmark declares one (its own haystack),
     # else the whole dataset's dialogue.
     rounds = f.n_rounds if f.history_rounds is None else int(f.history_rounds[i])
     numbers: Numbers = {
