@@ -173,3 +173,31 @@ def test_knowledge_update_and_abstention_failures_get_the_declared_rules(tree: P
     table = invoke("suggest", TURN)
     assert "USE-CALIB" in table
     assert {"RET-LATEST", "SEL-STALE", "USE-STATE"} & set(table.split())
+
+
+def test_question_screen_ages_count_the_questions_own_history(tree: Path, store_path: Path) -> None:
+    """The question screen's logged candidates (the app) give each retrieved round its age
+    within the question's own haystack: how many of its own rounds come after it."""
+    from memscope.store import Store
+    from memscope.triage.candidate_rows import logged_candidates
+    from memscope.triage.question_view import load_question
+    from memscope.usecases.runs.question_read import read_question, read_run_context
+
+    invoke("ingest", str(tree / "generation_logs"))
+    entries = dataset(tree)
+    store = Store(store_path)
+    context = read_run_context(store, TURN)
+    qid = next(q for q, e in entries.items() if e["question_type"] == "multi-session")
+    entry = entries[qid]
+    loaded = load_question(read_question(store, context, qid), None)
+    candidates = logged_candidates(loaded.read.data, 0, loaded.rounds, TURN_K, {})
+    assert candidates
+    # the rounds of the question's own haystack in time order: (session, its round number)
+    order: list[str] = []
+    for sid, turns in zip(entry["haystack_session_ids"], entry["haystack_sessions"], strict=True):
+        order += [f"{sid}_{n}" for n, turn in enumerate(turns, start=1) if turn["role"] == "user"]
+    size = history_size(entry)
+    assert size == len(order)
+    for candidate in candidates:
+        assert candidate.age == size - 1 - order.index(candidate.round_id), candidate
+    assert max(c.age for c in candidates if c.age is not None) < size

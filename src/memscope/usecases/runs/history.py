@@ -36,11 +36,15 @@ def history_key(benchmark: str) -> str | None:
     return key
 
 
-def read_histories(con: Any, run: RunInfo, qids: Sequence[object]) -> Histories | None:
+def read_histories(
+    con: Any, run: RunInfo, qids: Sequence[object], *, only: bool = False
+) -> Histories | None:
     """The histories of ``qids`` (row order) of ``run`` (``con``: a store connection), or
-    None where its benchmark's history is the whole dataset."""
+    None where its benchmark's history is the whole dataset. ``only``: read just these
+    questions' (a few, as the app's question screen needs), not the whole dataset's."""
     key = history_key(run.benchmark)
     if key is None:
         return None
-    found = queries.history_positions(con, run.dataset_id, key)
+    wanted = [str(qid) for qid in qids] if only else None
+    found = queries.history_positions(con, run.dataset_id, key, wanted)
     return Histories.of([str(qid) for qid in qids], found)
