@@ -64,3 +64,45 @@ def test_a_bad_history_declaration_is_refused_by_name(monkeypatch: pytest.Monkey
     assert history.history_key("memeye") == "hay"
     monkeypatch.setattr(history, "spec_of", lambda name: BENCHMARK)
     assert history.history_key("memeye") is None
+
+
+def test_locomo_questions_have_their_own_conversation_as_history(
+    tmp_path, store_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """LoCoMo declares ``same:sample_id``: a question's history is its own conversation's
+    turns, not the two conversations of the dataset joined."""
+    from typer.testing import CliRunner
+
+    from builders_locomo import layout, run_output, small_dataset
+    from memscope.cli import app
+    from memscope.store import Store
+    from memscope.usecases.runs.loading import load_run
+
+    dataset = small_dataset()
+    answers = {
+        item["sample_id"]: {
+            f"q{n}": {"m_prediction": "x", "m_f1": 0.0} for n in range(1, len(item["qa"]) + 1)
+        }
+        for item in dataset
+    }
+    folder = layout(tmp_path / "locomo", dataset, run_output(dataset, answers))
+    result = CliRunner().invoke(app, ["ingest", str(folder)])
+    assert result.exit_code == 0, result.output
+    turns = {
+        item["sample_id"]: sum(
+            len(value)
+            for key, value in item["conversation"].items()
+            if key.startswith("session_") and isinstance(value, list)
+        )
+        for item in dataset
+    }
+    store = Store(store_path)
+    run_id = CliRunner().invoke(app, ["runs", "-f", "json"]).stdout
+    import json
+
+    (row,) = json.loads(run_id)
+    data = load_run(store, row["run_id"])
+    samples = [extra.get("sample_id") for extra in map(json.loads, data.column("extra"))]
+    assert data.histories is not None
+    assert data.history_sizes().tolist() == [turns[s] for s in samples]
+    assert sum(turns.values()) == data.n_rounds != max(turns.values())

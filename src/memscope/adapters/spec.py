@@ -387,7 +387,8 @@ class Benchmark:
     history: str | None = None
     """Where each question's history is, the rounds it could have seen: ``None``, the whole
     dataset (one dialogue, as MemEye's); ``extra:<key>``, the question attribute listing the
-    session ids of its own history (a haystack of sessions). Ages, recency re-ranking,
+    session ids of its own history (a haystack of sessions); ``same:<key>``, the rounds whose
+    attribute ``key`` equals the question's (one conversation of several). Ages, recency re-ranking,
     round counts and SEL-CTX's "full-context run over N rounds" are computed per history."""
     task_attribute: str | None = None
     """Where a question's task is kept when it is not the run's task (CUE-Mem's
