@@ -385,6 +385,12 @@ class Benchmark:
     declines: QuestionMatch | None = None
     """The questions the model should decline (an answer-refusal task, an adversarial
     question): the refusal checks (USE-CALIB) apply to these."""
+    history: str | None = None
+    """Where each question's history is, the rounds it could have seen: ``None``, the whole
+    dataset (one dialogue, as MemEye's); ``extra:<key>``, the question attribute listing the
+    session ids of its own history (a haystack of sessions); ``same:<key>``, the rounds whose
+    attribute ``key`` equals the question's (one conversation of several). Ages, recency re-ranking,
+    round counts and SEL-CTX's "full-context run over N rounds" are computed per history."""
     task_attribute: str | None = None
     """Where a question's task is kept when it is not the run's task (CUE-Mem's
     ``task_group``): suggestions and explanations use it."""

@@ -19,17 +19,25 @@ import numpy as np
 
 from memscope.analysis.arrays import PAD
 from memscope.analysis.evidence import EvidenceSet
+from memscope.analysis.history import Histories
 
 DEFAULT_LAMBDA = 0.02
 """docs/metrics.md §5: the default recency decay per dialogue round."""
 
 
-def candidate_ages(ranked_pos: np.ndarray, n_rounds: int) -> np.ndarray:
+def candidate_ages(
+    ranked_pos: np.ndarray, n_rounds: int, histories: Histories | None = None
+) -> np.ndarray:
     """``age = N - position`` per candidate; NaN for padding and for rounds unknown to the dataset.
+
+    ``histories``: each question's own history (``analysis.history``), where the benchmark
+    declares one: the age is then the number of the question's own rounds after the candidate.
 
     Questions are asked after the whole history, so the age of a round is its distance
     in dialogue rounds to the end of the dialogue (docs/metrics.md §5; no normalisation).
     """
+    if histories is not None:
+        return histories.ages(ranked_pos)
     ages = (n_rounds - ranked_pos).astype(float)
     ages[ranked_pos <= 0] = np.nan
     return ages

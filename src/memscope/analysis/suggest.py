@@ -80,7 +80,7 @@ class RunFacts:
         modality: ``text_only``, ``multimodal``, ...
         is_oracle: the run itself is a gold-evidence oracle (its declared context kind).
         injects_text_only: retrieval over native media but the answer model got text only.
-        n_rounds: dialogue length N.
+        n_rounds: dialogue length N (the dataset's); ``history_rounds`` each question's own.
         visual_twin / oracle: id of the matched twin run (None when there is none) and its
             correctness per question (NaN where the question is not in the twin).
         refusal / refusal_task / implicit: answer declines; the question should be declined
@@ -110,6 +110,9 @@ class RunFacts:
     is_oracle: bool = False
     injects_text_only: bool = False
     n_rounds: int = 0
+    history_rounds: np.ndarray | None = None
+    """``(n,)`` each question's own history size where its benchmark declares one
+    (``Benchmark.history``); None: every question's history is the ``n_rounds`` of the dataset."""
     visual_twin: str | None = None
     visual_twin_correct: np.ndarray | None = None
     oracle: str | None = None
@@ -124,6 +127,9 @@ class RunFacts:
     """Where each question sits on its benchmark's axes, in the benchmark's words
     (``reach 2 · bank 9``, ``Entity Recall · implicit · image``); MemEye uses ``y``."""
     clue_word: str = "gold clue"
+    decline_word: str = ""
+    """What the benchmark calls the questions to be declined (``Benchmark.declines``'s
+    label); empty: CUE-Mem's "Answer Refusal" wording."""
     latest_word: str = "latest-state"
     implicit_word: str = ""
     """What the benchmark calls its implicit-evidence questions where it names them (MemEye's
@@ -385,8 +391,11 @@ def _context_fires(f: RunFacts) -> np.ndarray:
 
 def _context_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
     oracle = f.twin("oracle_correct")[i]
+    # The question's own history where the benchmark declares one (its own haystack),
+    # else the whole dataset's dialogue.
+    rounds = f.n_rounds if f.history_rounds is None else int(f.history_rounds[i])
     numbers: Numbers = {
-        "n_rounds": f.n_rounds,
+        "n_rounds": rounds,
         "oracle_run": f.oracle if not np.isnan(oracle) else None,
     }
     if np.isnan(oracle):
@@ -396,7 +405,7 @@ def _context_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
         tail = f"the clue-only oracle {f.oracle} is right"
     return (
         numbers,
-        f"full-context run over {f.n_rounds} rounds, evidence in context, answer wrong ({tail}) → SEL-CTX",
+        f"full-context run over {rounds} rounds, evidence in context, answer wrong ({tail}) → SEL-CTX",
     )
 
 
@@ -432,6 +441,11 @@ def _refusal_task_fires(f: RunFacts) -> np.ndarray:
 
 
 def _refusal_task_explain(f: RunFacts, i: int) -> tuple[Numbers, str]:
+    if f.decline_word:  # the benchmark's own word for its declines (an abstention question)
+        return (
+            {"task": f.decline_word},
+            f"{f.decline_word} question, to be declined, answered wrongly → USE-CALIB",
+        )
     return {"task": "answer refusal"}, "Answer Refusal question answered wrongly → USE-CALIB"
 
 

@@ -104,6 +104,54 @@ def dataset_round_count(con: duckdb.DuckDBPyConnection, dataset_id: str) -> int:
     return int(row[0]) if row else 0
 
 
+def history_positions(
+    con: duckdb.DuckDBPyConnection,
+    dataset_id: str,
+    key: str,
+    qids: list[str] | None = None,
+) -> dict[str, list[int]]:
+    """Per question of a dataset (or only ``qids``), the ascending positions of the rounds
+    of the sessions its ``extra`` attribute ``key`` lists (its own history); questions
+    without one are absent."""
+    only = "" if qids is None else " AND list_contains($qids, q.qid)"
+    params: dict[str, Any] = {"dataset": dataset_id, "path": f'$."{key}"[*]'}
+    if qids is not None:
+        params["qids"] = qids
+    found = rows(
+        con,
+        "SELECT q.qid, list(DISTINCT r.position ORDER BY r.position) "
+        "FROM questions q, unnest(json_extract_string(q.extra, $path)) AS h(sid) "
+        "JOIN rounds r ON r.dataset_id = q.dataset_id AND r.session_id = h.sid "
+        f"WHERE q.dataset_id = $dataset{only} GROUP BY q.qid",
+        params,
+    )
+    return {str(qid): [int(p) for p in positions] for qid, positions in found}
+
+
+def shared_history_positions(
+    con: duckdb.DuckDBPyConnection,
+    dataset_id: str,
+    key: str,
+    qids: list[str] | None = None,
+) -> dict[str, list[int]]:
+    """Per question of a dataset (or only ``qids``), the ascending positions of the rounds
+    whose ``extra`` attribute ``key`` equals the question's (one conversation of several);
+    questions without the attribute are absent."""
+    only = "" if qids is None else " AND list_contains($qids, q.qid)"
+    params: dict[str, Any] = {"dataset": dataset_id, "path": f'$."{key}"'}
+    if qids is not None:
+        params["qids"] = qids
+    found = rows(
+        con,
+        "SELECT q.qid, list(r.position ORDER BY r.position) FROM questions q "
+        "JOIN rounds r ON r.dataset_id = q.dataset_id "
+        "AND json_extract_string(r.extra, $path) = json_extract_string(q.extra, $path) "
+        f"WHERE q.dataset_id = $dataset{only} GROUP BY q.qid",
+        params,
+    )
+    return {str(qid): [int(p) for p in positions] for qid, positions in found}
+
+
 N_ROTATIONS = "coalesce(json_array_length(p.rotations), 0)::INTEGER AS n_rotations"
 """How many MCQ rotations a prediction has (0 for open and single-options questions)."""
 QUESTION_COLUMNS = (

@@ -132,9 +132,13 @@ def logged_candidates(
     asks_latest = row < len(data.evidence.asks_latest) and bool(data.evidence.asks_latest[row])
     latest = max(gold) if gold and asks_latest else None
     ranked = bool(values.get("has_ranking", True))
+    history = None if data.histories is None else data.histories.rows(slice(row, row + 1))
     result = []
     for i, round_id in enumerate(ids):
         position = rounds.position(round_id)
+        age = (rounds.n - position) if position else None
+        if history is not None and position:  # the question's own history (Benchmark.history)
+            age = int(history.ages(np.array([[position]]))[0, 0])
         text_score, image_score = channels.get(round_id, (None, None))
         result.append(
             Candidate(
@@ -147,7 +151,7 @@ def logged_candidates(
                 sim=float_or_none(scores[i]) if i < len(scores) else None,
                 text_score=text_score,
                 image_score=image_score,
-                age=(rounds.n - position) if position else None,
+                age=age,
                 recency=None,
                 score=None,
                 is_gold=position in gold,

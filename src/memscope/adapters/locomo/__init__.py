@@ -79,6 +79,8 @@ BENCHMARK = Benchmark(
         accepts="data/locomo10.json, a list of conversations with their QAs",
         memory_bank="sample_id",  # each conversation is its own memory
     ),
+    # A question saw only its own conversation: ages and round counts are per conversation.
+    history="same:sample_id",
     run_writer=ModuleRunWriter("memscope.adapters.locomo.native_run", answers=False),
 )
 """LoCoMo's spec (entry point ``locomo`` of ``memscope.benchmarks``)."""

@@ -74,5 +74,7 @@ BENCHMARK = Benchmark(
     ),
     declines=QuestionMatch("extra:abstention", ("yes",), label="abstention"),
     context_kinds={"full_context": "whole_history", "clue_only_context": "gold_evidence"},
+    # Each question saw only its own haystack: ages, recency and round counts are per history.
+    history="extra:haystack",
 )
 """LongMemEval's spec (entry point ``longmemeval`` of ``memscope.benchmarks``)."""

@@ -34,6 +34,7 @@ from memscope.analysis.evidence import (
     temporal_authority,
     within_k,
 )
+from memscope.analysis.history import Histories
 from memscope.analysis.rerank import (
     DEFAULT_LAMBDA as DEFAULT_LAMBDA,  # re-exported: the front ends show it
 )
@@ -262,6 +263,7 @@ def _pool_of(
     recomputed: np.ndarray,
     n_rounds: int,
     pool: int | None,
+    histories: Histories | None = None,
 ) -> _Pool:
     """The candidate pool cut to its first ``pool`` entries, with ages and validity."""
     evidence, scores = pool_prefix(evidence, scores, pool)
@@ -270,7 +272,7 @@ def _pool_of(
     return _Pool(
         evidence=evidence,
         sims=np.where(valid, _fit(scores, width), np.nan),
-        ages=candidate_ages(evidence.ranked_pos, n_rounds),
+        ages=candidate_ages(evidence.ranked_pos, n_rounds, histories),
         valid=valid,
         recomputed=_fit(recomputed, width, fill=False).astype(bool) & valid,
     )
@@ -442,6 +444,7 @@ def rerun_question(
         recomputed_flags,
         data.n_rounds,
         pool,
+        None if data.histories is None else data.histories.rows(slice(i, i + 1)),
     )
     ev = row_pool.evidence
     width = ev.ranked_pos.shape[1]
@@ -552,7 +555,8 @@ def _chunk_pools(data: RunData, pool: int | None, chunk: int) -> Iterator[_Chunk
             if data.recomputed is not None
             else origin_flags(data.evidence_table.slice(start, rows.stop - start), width)
         )
-        whole = _pool_of(part, data.scores[rows], flags, data.n_rounds, pool)
+        histories = None if data.histories is None else data.histories.rows(rows)
+        whole = _pool_of(part, data.scores[rows], flags, data.n_rounds, pool, histories)
         measured = np.flatnonzero(part.asks_latest & (latest_clue(part) != PAD))
         yield _ChunkPool(
             _subset(whole.evidence, measured),

@@ -27,6 +27,7 @@ from memscope.store.queries_batch import (
 )
 from memscope.usecases.benchmarks import spec_of
 from memscope.usecases.runs.declared import declared_flags, latest_match
+from memscope.usecases.runs.history import read_histories
 from memscope.usecases.runs.loading import RunData, evidence_from_table
 from memscope.usecases.runs.run_info import RunInfo
 
@@ -51,6 +52,12 @@ def load_runs(store: Store, run_ids: Sequence[str], *, detail: bool = True) -> l
             evidence_questions, rounds, sessions, retrievals = evidence_sources(con, wanted)
             dataset_ids = list(dict.fromkeys(runs[run_id]["dataset_id"] for run_id in wanted))
             n_rounds = dataset_round_counts(con, dataset_ids)
+            histories = {
+                run_id: read_histories(
+                    con, RunInfo.from_row(runs[run_id]), questions[run_id].column("qid").to_pylist()
+                )
+                for run_id in wanted
+            }
     dataset_of = {run_id: runs[run_id]["dataset_id"] for run_id in wanted}
     evidence_of = assemble_runs_evidence(
         evidence_questions, rounds, sessions, retrievals, dataset_of
@@ -68,6 +75,7 @@ def load_runs(store: Store, run_ids: Sequence[str], *, detail: bool = True) -> l
             evidence,
             scores,
             n_rounds[dataset_of[run_id]],
+            histories=histories[run_id],
         )
     return [loaded[run_id] for run_id in run_ids]
 

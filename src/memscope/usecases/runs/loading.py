@@ -10,10 +10,12 @@ import numpy as np
 
 from memscope.analysis.arrays import float_column, pad_lists
 from memscope.analysis.evidence import EvidenceSet
+from memscope.analysis.history import Histories
 from memscope.errors import NotFoundError
 from memscope.store import Store, queries
 from memscope.usecases.benchmarks import Benchmark, spec_of
 from memscope.usecases.runs.declared import declared_flags, latest_match
+from memscope.usecases.runs.history import read_histories
 from memscope.usecases.runs.question_extras import extra_columns
 from memscope.usecases.runs.run_info import RunInfo
 
@@ -38,6 +40,16 @@ class RunData:
     """``(n, P)`` whether each candidate's score was recomputed by the memory engine, where
     the evidence was read compactly (``session_io.read_rerank_data``: ``evidence_table``
     then has no ``origins``); None: from ``evidence_table``'s ``origins``."""
+    histories: Histories | None = field(default=None, repr=False)
+    """Each question's own history, where its benchmark declares one (``Benchmark.history``);
+    None: every question's history is the whole dataset (``n_rounds`` rounds)."""
+
+    def history_sizes(self) -> np.ndarray:
+        """``(n,)`` how many rounds each question's history holds (``n_rounds`` each where
+        the history is the whole dataset)."""
+        if self.histories is not None:
+            return self.histories.sizes
+        return np.full(self.questions.num_rows, self.n_rounds, dtype=np.int64)
 
     @property
     def qids(self) -> np.ndarray:
@@ -149,8 +161,11 @@ def load_run(
         question_rows = queries.question_table(con, run_id, detail=detail)
         evidence_rows = queries.evidence_table(con, run_id, retrievals)
         n_rounds = queries.dataset_round_count(con, run.dataset_id)
+        histories = read_histories(con, run, question_rows.column("qid").to_pylist())
     evidence, scores = evidence_from_table(evidence_rows, latest_match(run.benchmark))
-    return RunData(run, question_rows, evidence_rows, evidence, scores, n_rounds)
+    return RunData(
+        run, question_rows, evidence_rows, evidence, scores, n_rounds, histories=histories
+    )
 
 
 def load_questions(store: Store, run_id: str) -> RunData:
@@ -183,4 +198,13 @@ def read_questions(con: Any, store: Store, run_id: str, *, detail: bool = True) 
         has_ranking=np.ones(n, dtype=bool),
         asks_latest=declared_flags(questions, latest_match(run.benchmark)),
     )
-    return RunData(run, questions, questions.select(["qid"]), evidence, np.zeros((n, 0)), n_rounds)
+    histories = read_histories(con, run, questions.column("qid").to_pylist())
+    return RunData(
+        run,
+        questions,
+        questions.select(["qid"]),
+        evidence,
+        np.zeros((n, 0)),
+        n_rounds,
+        histories=histories,
+    )

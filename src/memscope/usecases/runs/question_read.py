@@ -17,6 +17,7 @@ from memscope.errors import NotFoundError
 from memscope.store import Store, queries
 from memscope.store import question_reads as reads
 from memscope.usecases.runs.declared import declared_flags, latest_match
+from memscope.usecases.runs.history import read_histories
 from memscope.usecases.runs.loading import RunData, evidence_from_table
 from memscope.usecases.runs.run_info import RunInfo
 
@@ -128,6 +129,8 @@ def read_questions(
             con, run.dataset_id, positions=sorted(positions), round_ids=sorted(round_ids)
         )
         others = _other_rows(con, context, questions)
+        # Each question's own history, where its benchmark declares one (ages per history).
+        histories = read_histories(con, run, questions.column("qid").to_pylist(), only=True)
         suggestions = (
             suggestions_from_rows(question_suggestion_rows(con, run.run_id, qids, idx))
             if with_suggestions
@@ -138,7 +141,15 @@ def read_questions(
         one_question = questions.slice(row, 1)
         one_evidence = evidence.slice(row, 1)
         ev, scores = evidence_from_table(one_evidence, latest_match(run.benchmark))
-        data = RunData(run, one_question, one_evidence, ev, scores, context.n_rounds)
+        data = RunData(
+            run,
+            one_question,
+            one_evidence,
+            ev,
+            scores,
+            context.n_rounds,
+            histories=None if histories is None else histories.rows(slice(row, row + 1)),
+        )
         mine = channels.filter(pc.equal(channel_qids, pa.scalar(qid, channel_qids.type)))
         found[str(qid)] = QuestionRead(
             str(qid),

@@ -193,6 +193,7 @@ def read_rerank_data(store: Store, run_id: str, *, chunk: int = RERANK_READ_QUES
     from memscope.store.evidence_reads import evidence_chunks
     from memscope.usecases.runs.compact_evidence import compact_evidence
     from memscope.usecases.runs.declared import latest_level
+    from memscope.usecases.runs.history import read_histories
 
     with store.read() as con:
         run = stored_run_info(con, store, run_id)
@@ -202,6 +203,7 @@ def read_rerank_data(store: Store, run_id: str, *, chunk: int = RERANK_READ_QUES
         latest = latest_match(run.benchmark)
         chunks = evidence_chunks(con, run_id, y=latest_level(latest), questions=chunk)
         compact = compact_evidence(chunks, latest)
+        histories = read_histories(con, run, compact.questions.column("qid").to_pylist())
     return RunData(
         run,
         compact.questions,
@@ -210,6 +212,7 @@ def read_rerank_data(store: Store, run_id: str, *, chunk: int = RERANK_READ_QUES
         compact.scores,
         n_rounds,
         recomputed=compact.recomputed,
+        histories=histories,
     )
 
 
