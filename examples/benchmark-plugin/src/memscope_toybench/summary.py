@@ -1,94 +1,55 @@
-"""ToyBench's own summary (``summary.toybench.json``) checked against the rows memscope stored.
+"""ToyBench's own summary (``summary.toybench.json``: ``{"n", "correct", "by_kind": {kind:
+{"n", "correct"}}}``) against the rows memscope stored; counts must agree exactly.
 
-ToyBench's scorer writes ``{"n", "correct", "by_kind": {kind: {"n", "correct"}}}`` beside
-the answers. Two spec hooks compare it:
-
-- :func:`check_stored` (``Benchmark.check_stored``), at ingest: the run's question count and
-  accuracy, so ``ingest`` and ``report`` say "agrees with upstream's summary";
-- :func:`check_table` (``Benchmark.check_table``), for ``memscope table --check-upstream``:
-  each kind's count and number correct.
-
-Counts must agree exactly.
+:func:`check_stored` (at ingest) checks the count and accuracy, :func:`check_table` (``table
+--check-upstream``) each kind's count and number correct.
 """
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
-from memscope.plugin import (
-    MemscopeError,
-    Notice,
-    RunColumns,
-    RunRecord,
-    StoredMeans,
-    check_notices,
-    read_json_file,
-    summary_check,
-)
+import memscope.plugin as ms
 
 SUMMARY_FILE = "summary.toybench.json"
 
 
-def _summary(run_dir: Path) -> dict[str, Any] | None:
-    path = run_dir / SUMMARY_FILE
-    if not path.is_file():
-        return None
+def _summary(run_dir: Path) -> dict[str, Any]:
     try:
-        found = read_json_file(path, what=SUMMARY_FILE)
-    except MemscopeError:
-        return None
-    return found if isinstance(found, dict) else None
+        found = (
+            ms.read_json_file(run_dir / SUMMARY_FILE) if (run_dir / SUMMARY_FILE).is_file() else {}
+        )
+    except ms.MemscopeError:
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def check_stored(
-    record: RunRecord, stored: StoredMeans
-) -> tuple[dict[str, Any] | None, list[Notice]]:
-    """The summary's ``n`` and ``correct / n`` against the stored rows' count and mean EM."""
-    summary = _summary(Path(record.path))
-    if summary is None:
+    record: ms.RunRecord, stored: ms.StoredMeans
+) -> tuple[dict[str, Any] | None, list[ms.Notice]]:
+    """The summary's ``n`` and ``correct / n`` against the stored count and mean EM."""
+    summary, means = _summary(Path(record.path)), stored(["em"])
+    if not summary:
         return None, []
-    means = stored(["em"])
     n, correct = summary.get("n"), summary.get("correct")
     accuracy = correct / n if isinstance(correct, int) and isinstance(n, int) and n else None
-    check = summary_check(
-        str(Path(record.path) / SUMMARY_FILE),
-        [("n", n, means.get("n"), 0.0), ("accuracy", accuracy, means.get("em"), 1e-9)],
-    )
-    return check, check_notices(check)
+    fields = [("n", n, means.get("n"), 0.0), ("accuracy", accuracy, means.get("em"), 1e-9)]
+    check = ms.summary_check(str(Path(record.path) / SUMMARY_FILE), fields)
+    return check, ms.check_notices(check)
 
 
-def check_table(data: RunColumns) -> list[dict[str, Any]]:
+def check_table(data: ms.RunColumns) -> list[ms.JSONObject]:
     """Per kind, the summary's ``n`` and ``correct`` against the run's stored rows."""
-    run_dir = data.run_dir
-    summary = _summary(run_dir)
-    by_kind = summary.get("by_kind") if summary else None
-    if not isinstance(by_kind, dict):
-        return []
-    kinds = data.attribute("kind").tolist()
-    grades = data.column("em").tolist()
-    checks = []
-    for kind, written in by_kind.items():
-        if not isinstance(written, dict):
-            continue
-        mine = [g for k, g in zip(kinds, grades, strict=True) if k == kind]
-        recomputed = {
-            "n": len(mine),
-            "correct": sum(1 for g in mine if not math.isnan(g) and g >= 1.0),
-        }
-        for field in ("n", "correct"):
-            upstream = written.get(field)
-            if not isinstance(upstream, (int, float)) or isinstance(upstream, bool):
-                continue
-            checks.append(
-                {
-                    "source": str(run_dir / SUMMARY_FILE),
-                    "run": str(data.run["run_id"]),
-                    "field": f"{kind} {field}",
-                    "upstream": float(upstream),
-                    "memscope": float(recomputed[field]),
-                    "agrees": float(upstream) == float(recomputed[field]),
-                }
-            )
+    by_kind = _summary(data.run_dir).get("by_kind")
+    graded = list(zip(data.attribute("kind").tolist(), data.column("em").tolist(), strict=True))
+    checks: list[ms.JSONObject] = []
+    for kind, written in by_kind.items() if isinstance(by_kind, dict) else ():
+        mine = [em for k, em in graded if k == kind]
+        ours = {"n": len(mine), "correct": sum(1 for em in mine if em >= 1.0)}  # NaN: not
+        for field, theirs in written.items() if isinstance(written, dict) else ():
+            if field in ours and type(theirs) in (int, float):
+                source, run = data.run_dir / SUMMARY_FILE, str(data.run["run_id"])
+                found = ms.csv_comparison(source, run, f"{kind} {field}", str(theirs), ours[field])
+                checks += [found] if found else []
     return checks
