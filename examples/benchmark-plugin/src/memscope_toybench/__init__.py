@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import memscope.plugin as ms
 
-from memscope_toybench.summary import check_stored, check_table
-
-NAME = "toybench"
-"""The benchmark's name: the entry point's name, stored with every run."""
+from memscope_toybench.dataset import NAME
+from memscope_toybench.run import check_stored, check_table
 
 # The axes (the dataset writes both into a question's ``extra``): its ``kind``, a stated fact,
 # a fact later updated (only the latest statement is right) or a preference; and its evidence
@@ -26,41 +24,27 @@ KINDS = (
     ms.Level("update", "Updated fact", "update", ("changed",)),
     ms.Level("preference", "Preference", "pref", ("taste",)),
 )
+GAP = ms.Axis(
+    "gap", "evidence gap (sessions)", "extra:gap", numeric=True, aliases=("evidence_gap",)
+)
 AXES = ms.BenchmarkAxes(
     benchmark=NAME,
     name="ToyBench",
-    axes=(
-        ms.Axis("kind", "question kind", "extra:kind", KINDS, width=6),
-        ms.Axis(
-            "gap",
-            "evidence gap (sessions)",
-            "extra:gap",
-            numeric=True,
-            aliases=("evidence_gap",),
-            width=4,
-        ),
-    ),
+    axes=(ms.Axis("kind", "question kind", "extra:kind", KINDS, width=6), GAP),
     views=(ms.MatrixView("kind", "gap"),),
     metrics=(("accuracy", "accuracy"), ("any_clue", "Any-Clue@K")),
     words={"question": "question", "unplaced": "no kind / evidence gap", "clue": "evidence turn"},
 )
+PHOTOS_HELP = "A folder with the dialogue's photos (by file name); else captions are shown."
 BENCHMARK = ms.Benchmark(
     api_version=ms.API_VERSION,
     name=NAME,
     title="ToyBench",
     run_files="ToyBench answers.toybench.csv",
-    # Imported on first use, so loading the registry stays cheap.
     reader=ms.ModuleReader("memscope_toybench.run", "sniff", "read_all"),
     axes=AXES,
     table=ms.TableLayout(default_by=("kind",), default_metric="accuracy"),
-    read_options=(
-        ms.ReadOption(
-            "toybench_photos",
-            "--toybench-photos",
-            "A folder with local copies of the dialogue's photos (matched by file name); "
-            "without it the app shows each photo's caption.",
-        ),
-    ),
+    read_options=(ms.ReadOption("toybench_photos", "--toybench-photos", PHOTOS_HELP),),
     panel="evidence",
     matrix=ms.MatrixStyle(legend="rows: question kind, columns: sessions since the evidence"),
     no_scores_reason="ToyBench's answers file keeps the retrieved turns in rank order but no scores",

@@ -1,11 +1,7 @@
-"""Reads ToyBench's dialogue file (``dialogue.toybench.json``) into one memscope dataset.
-
-The file: ``{"name", "sessions": [{"id", "date", "turns": [{"id", "speaker", "text",
-"photo"?: {"file", "caption"}}]}], "questions": [{"id", "kind", "question", "answer",
-"evidence": [turn ids]}]}``. Each turn is one round; a photo is its image: the caption
-always, the file only where ``--toybench-photos`` holds a real image of that name. Question
-``N`` is qid ``q<N>``; ToyBench's id stays in ``extra.toy_id``; ``extra.kind`` and
-``extra.gap`` (sessions from the latest evidence to the last) place it on the axes.
+"""Reads ToyBench's dialogue file: ``{"name", "sessions": [{"id", "date", "turns": [{"id",
+"speaker", "text", "photo"?: {"file", "caption"}}]}], "questions": [{"id", "kind",
+"question", "answer", "evidence": [turn ids]}]}``. A turn is a round, its photo's file used
+only where ``--toybench-photos`` holds a real image of that name (else its caption).
 """
 
 from __future__ import annotations
@@ -15,8 +11,8 @@ from pathlib import Path
 
 import memscope.plugin as ms
 
-from memscope_toybench import NAME
-
+NAME = "toybench"
+"""The benchmark's name: the entry point's name, stored with every run."""
 DIALOGUE_FILE = "dialogue.toybench.json"
 BUNDLED = Path(__file__).with_name("data") / DIALOGUE_FILE
 """The dialogue ToyBench ships (used when a run names none)."""

@@ -1,25 +1,27 @@
-"""Reads a ToyBench run directory (:func:`sniff`: it holds ``answers.toybench.csv``).
+"""Reads a ToyBench run directory, named by its folder (:func:`sniff`: it holds the answers).
 
 - ``answers.toybench.csv``: ``question_id,answer,correct,retrieved``: ToyBench's grade (1 or
   0) and the turn ids the memory returned, space-separated, best first;
 - ``run.toybench.json`` (optional): ``{"system", "model", "top_k", "dialogue"?}`` (the
-  dialogue relative to the run); else ``--dataset``, a dialogue beside, or the bundled one.
-
-The run id is the folder's name; :class:`memscope.plugin.RunRows` builds the rows.
+  dialogue relative to the run); else ``--dataset``, a dialogue beside, or the bundled one;
+- ``summary.toybench.json`` (optional): ``{"n", "correct", "by_kind": {kind: {"n",
+  "correct"}}}``, checked against the stored rows at ingest (:func:`check_stored`) and by
+  ``table --check-upstream`` (:func:`check_table`).
 """
 
 from __future__ import annotations
 
 import csv
 from pathlib import Path
+from typing import Any
 
 import memscope.plugin as ms
 
-from memscope_toybench import NAME
-from memscope_toybench.dataset import BUNDLED, DIALOGUE_FILE, MODE, read_dataset
+from memscope_toybench.dataset import BUNDLED, DIALOGUE_FILE, MODE, NAME, read_dataset
 
 ANSWERS_FILE = "answers.toybench.csv"
 COLUMNS = ["question_id", "answer", "correct", "retrieved"]
+SUMMARY_FILE = "summary.toybench.json"
 
 
 def sniff(path: Path) -> bool:
@@ -61,7 +63,7 @@ def read_all(run_dir: Path, options: ms.ReadOptions) -> list[ms.RunRecord]:
             benchmark=NAME,
             dataset=toy.record,
             rows=rows,
-            files=[answers, meta_path, run_dir / "summary.toybench.json", beside],
+            files=[answers, meta_path, run_dir / SUMMARY_FILE, beside],
             inputs=[dialogue],
             model=str(meta.get("model") or "") or None,
             method=str(meta.get("system") or "") or None,
@@ -70,3 +72,41 @@ def read_all(run_dir: Path, options: ms.ReadOptions) -> list[ms.RunRecord]:
             config={"dialogue_file": str(dialogue), **meta},
         )
     ]
+
+
+def _summary(run_dir: Path) -> dict[str, Any]:
+    try:
+        found = ms.read_json_file(run_dir / SUMMARY_FILE)
+    except ms.MemscopeError:  # none, or not JSON: nothing to check
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def check_stored(
+    record: ms.RunRecord, stored: ms.StoredMeans
+) -> tuple[dict[str, Any] | None, list[ms.Notice]]:
+    """The summary's ``n`` and ``correct / n`` against the stored count and mean EM."""
+    summary, means = _summary(Path(record.path)), stored(["em"])
+    if not summary:
+        return None, []
+    n, correct = summary.get("n"), summary.get("correct")
+    accuracy = correct / n if isinstance(correct, int) and isinstance(n, int) and n else None
+    fields = [("n", n, means.get("n"), 0.0), ("accuracy", accuracy, means.get("em"), 1e-9)]
+    check = ms.summary_check(str(Path(record.path) / SUMMARY_FILE), fields)
+    return check, ms.check_notices(check)
+
+
+def check_table(data: ms.RunColumns) -> list[ms.JSONObject]:
+    """Per kind, the summary's ``n`` and ``correct`` against the run's stored rows."""
+    by_kind = _summary(data.run_dir).get("by_kind")
+    graded = list(zip(data.attribute("kind").tolist(), data.column("em").tolist(), strict=True))
+    checks: list[ms.JSONObject] = []
+    for kind, written in by_kind.items() if isinstance(by_kind, dict) else ():
+        mine = [em for k, em in graded if k == kind]
+        ours = {"n": len(mine), "correct": sum(1 for em in mine if em >= 1.0)}  # NaN: not
+        for field, theirs in written.items() if isinstance(written, dict) else ():
+            if field in ours and type(theirs) in (int, float):
+                source, run = data.run_dir / SUMMARY_FILE, str(data.run["run_id"])
+                found = ms.csv_comparison(source, run, f"{kind} {field}", str(theirs), ours[field])
+                checks += [found] if found else []
+    return checks
