@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import memscope.plugin as ms
 
@@ -29,7 +30,7 @@ class ToyDataset:
 
 def read_dataset(path: Path, photos: Path | None = None) -> ToyDataset:
     """The dataset of ``path``; DatasetError (naming the entry) where it is not one."""
-    raw = ms.read_json_file(path, error=ms.DatasetError, what="ToyBench dialogue")
+    raw: Any = ms.read_json_file(path, error=ms.DatasetError, what="ToyBench dialogue")
 
     def need(ok: object, what: str) -> None:
         if not ok:

@@ -35,9 +35,9 @@ def read_all(run_dir: Path, options: ms.ReadOptions) -> list[ms.RunRecord]:
     meta = ms.read_json_file(meta_path) if meta_path.is_file() else {}
     if not isinstance(meta, dict):
         raise ms.RunDirError("run.toybench.json is not a JSON object", where=str(meta_path))
-    named = meta.get("dialogue") if isinstance(meta.get("dialogue"), str) else None
+    named = meta.get("dialogue")
     beside = run_dir / DIALOGUE_FILE
-    dialogue = options.dataset or (run_dir / named if named else None)
+    dialogue = options.dataset or (run_dir / named if isinstance(named, str) and named else None)
     dialogue = (dialogue or (beside if beside.is_file() else BUNDLED)).expanduser().resolve()
     toy = read_dataset(dialogue, options.path_option("toybench_photos"))
     rows = ms.RunRows(toy.record, strict=options.strict, source=str(answers), mode=MODE)
@@ -91,7 +91,10 @@ def check_stored(
         return None, []
     n, correct = summary.get("n"), summary.get("correct")
     accuracy = correct / n if isinstance(correct, int) and isinstance(n, int) and n else None
-    fields = [("n", n, means.get("n"), 0.0), ("accuracy", accuracy, means.get("em"), 1e-9)]
+    fields: list[ms.Comparison] = [
+        ("n", n, means.get("n"), 0.0),
+        ("accuracy", accuracy, means.get("em"), 1e-9),
+    ]
     check = ms.summary_check(str(Path(record.path) / SUMMARY_FILE), fields)
     return check, ms.check_notices(check)
 
