@@ -15,7 +15,8 @@ What is here (docs/benchmarks.md says what each is for):
   (:class:`ModuleReader`, :class:`ModuleDatasetReader`, :class:`ModuleRunWriter`);
 - what a reader is given and returns: :class:`ReadOptions`, the records (:class:`RunRecord`,
   :class:`DatasetRecord`, :class:`QuestionRecord` …), :func:`typed_table`, :func:`qid_for`,
-  :func:`question_key`;
+  :func:`question_key`, and the row builders :class:`RunRows`, :class:`DatasetRows` and :func:`run_record` (a
+  record with defaults for what a simple benchmark need not say);
 - the errors a reader raises (:class:`RunDirError`, :class:`DatasetError` …);
 - file helpers that turn OS and JSON errors into such messages (:func:`read_json_file`,
   :func:`file_digest`, :func:`media_kind` …) and the summary-check helpers
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
         refuse_special,
         strings,
     )
+    from memscope.adapters.run_rows import DatasetRows, RunRows, run_record
     from memscope.adapters.run_sources import SOURCES_FILE, recorded_sources
     from memscope.adapters.spec import (
         API_VERSION,
@@ -115,6 +117,7 @@ _HOMES = {
     "DatasetError": "memscope.errors",
     "DatasetReader": "memscope.adapters.spec",
     "DatasetRecord": "memscope.records",
+    "DatasetRows": "memscope.adapters.run_rows",
     "DatasetSource": "memscope.records",
     "Derived": "memscope.adapters.spec",
     "DetailTable": "memscope.adapters.spec",
@@ -150,6 +153,7 @@ _HOMES = {
     "RunDirError": "memscope.errors",
     "RunReader": "memscope.adapters.spec",
     "RunRecord": "memscope.records",
+    "RunRows": "memscope.adapters.run_rows",
     "RunSink": "memscope.adapters.spec",
     "RunWriter": "memscope.adapters.spec",
     "SOURCES_FILE": "memscope.adapters.run_sources",
@@ -175,6 +179,7 @@ _HOMES = {
     "read_json_file": "memscope.adapters.files",
     "read_regular": "memscope.file_kinds",
     "recorded_sources": "memscope.adapters.run_sources",
+    "run_record": "memscope.adapters.run_rows",
     "refuse_special": "memscope.adapters.files",
     "strings": "memscope.adapters.files",
     "summary_check": "memscope.adapters.upstream_summary",
@@ -214,6 +219,7 @@ __all__ = [
     "DatasetError",
     "DatasetReader",
     "DatasetRecord",
+    "DatasetRows",
     "DatasetSource",
     "Derived",
     "DetailTable",
@@ -245,6 +251,7 @@ __all__ = [
     "RunDirError",
     "RunReader",
     "RunRecord",
+    "RunRows",
     "RunSink",
     "RunWriter",
     "SessionRecord",
@@ -270,6 +277,7 @@ __all__ = [
     "read_regular",
     "recorded_sources",
     "refuse_special",
+    "run_record",
     "strings",
     "summary_check",
     "typed_table",

@@ -37,10 +37,11 @@ if TYPE_CHECKING:
         RunRecord,
     )
 
-API_VERSION = "1.0"
+API_VERSION = "1.1"
 """The version of the plugin contract (``memscope.plugin``): ``MAJOR.MINOR``. A spec written
 for ``M.m`` loads where memscope's major is ``M`` and its minor at least ``m``; a new major
-is a change a plugin must follow (a field removed or its meaning changed)."""
+is a change a plugin must follow (a field removed or its meaning changed). 1.1 added the
+row builder ``RunRows`` and ``run_record``."""
 
 
 def api_compatible(declared: str) -> bool:
@@ -218,7 +219,8 @@ class TableLayout:
 
     default_by: tuple[str, ...]
     default_metric: str
-    default_group: tuple[str, ...]
+    default_group: tuple[str, ...] = ("model", "method")
+    """The columns that name a table's rows (default: model and method)."""
     derived: tuple[tuple[str, str, Derived], ...] = ()
     """``(key, heading, function)`` summary columns (MemEye's macro, CUE-Mem's EI-Gap)."""
     cell_separator: str = "/"

@@ -1,57 +1,52 @@
 """ToyBench for memscope: an example third-party benchmark plugin.
 
-ToyBench is invented: eight questions over a three-session dialogue between two
-housemates (one shared photo), on two axes of its own, question kind x evidence gap. Its
-runs are a directory holding ``answers.toybench.csv`` (ToyBench's grades and each
-question's retrieved turns), ``run.toybench.json`` and ToyBench's own summary.
-
-Everything memscope needs to know about it is :data:`BENCHMARK`, registered in this
-package's ``pyproject.toml``::
+ToyBench is invented: eight questions over a three-session dialogue between two housemates
+(one shared photo). A run is a folder holding ``answers.toybench.csv`` (``run.py``), maybe
+``run.toybench.json`` and ToyBench's own summary (``summary.py``). :data:`BENCHMARK` is all
+memscope needs, registered in ``pyproject.toml``::
 
     [project.entry-points."memscope.benchmarks"]
     toybench = "memscope_toybench:BENCHMARK"
-
-memscope's contract for a spec is in its docs/benchmarks.md.
 """
 
 from __future__ import annotations
 
-from memscope.plugin import (
-    API_VERSION,
-    Benchmark,
-    MatrixStyle,
-    ModuleReader,
-    ReadOption,
-    TableLayout,
+import memscope.plugin as ms
+
+from memscope_toybench.dataset import NAME
+from memscope_toybench.run import check_stored, check_table
+
+# The axes (the dataset writes both into a question's ``extra``): its ``kind``, a stated fact,
+# a fact later updated (only the latest statement is right) or a preference; and its evidence
+# ``gap``, sessions from the latest evidence turn's to the last, numeric (``gap:>=1``).
+KINDS = (
+    ms.Level("fact", "Fact", "fact"),
+    ms.Level("update", "Updated fact", "update", ("changed",)),
+    ms.Level("preference", "Preference", "pref", ("taste",)),
 )
-
-from memscope_toybench.axes import AXES, NAME
-from memscope_toybench.summary import check_stored, check_table
-
-PHOTOS_OPTION = ReadOption(
-    key="toybench_photos",
-    flag="--toybench-photos",
-    help="A folder with local copies of the photos the dialogue shares (matched by file "
-    "name); without it the app shows each photo's caption.",
+GAP = ms.Axis(
+    "gap", "evidence gap (sessions)", "extra:gap", numeric=True, aliases=("evidence_gap",)
 )
-
-BENCHMARK = Benchmark(
-    api_version=API_VERSION,
+AXES = ms.BenchmarkAxes(
+    benchmark=NAME,
+    name="ToyBench",
+    axes=(ms.Axis("kind", "question kind", "extra:kind", KINDS, width=6), GAP),
+    views=(ms.MatrixView("kind", "gap"),),
+    metrics=(("accuracy", "accuracy"), ("any_clue", "Any-Clue@K")),
+    words={"question": "question", "unplaced": "no kind / evidence gap", "clue": "evidence turn"},
+)
+PHOTOS_HELP = "A folder with the dialogue's photos (by file name); else captions are shown."
+BENCHMARK = ms.Benchmark(
+    api_version=ms.API_VERSION,
     name=NAME,
     title="ToyBench",
     run_files="ToyBench answers.toybench.csv",
-    # The reader's module is imported on first use, so loading the registry stays cheap.
-    reader=ModuleReader("memscope_toybench.run", "sniff", "read_all"),
+    reader=ms.ModuleReader("memscope_toybench.run", "sniff", "read_all"),
     axes=AXES,
-    table=TableLayout(
-        default_by=("kind",),
-        default_metric="accuracy",
-        default_group=("model", "method"),
-    ),
-    read_options=(PHOTOS_OPTION,),
+    table=ms.TableLayout(default_by=("kind",), default_metric="accuracy"),
+    read_options=(ms.ReadOption("toybench_photos", "--toybench-photos", PHOTOS_HELP),),
     panel="evidence",
-    figure="grid_lines",
-    matrix=MatrixStyle(legend="rows: question kind, columns: sessions since the evidence"),
+    matrix=ms.MatrixStyle(legend="rows: question kind, columns: sessions since the evidence"),
     no_scores_reason="ToyBench's answers file keeps the retrieved turns in rank order but no scores",
     check_stored=check_stored,
     check_table=check_table,
