@@ -237,7 +237,7 @@ class TableLayout:
     """``(metric, prediction column)``: the benchmark's own ``--metric`` words besides the
     shared ones (DMV-Bench's ``tsr`` reads ``em``; a benchmark graded by token F1 offers
     ``f1``). A name that is no prediction column is read from the answer's own attributes
-    (prediction ``extra``; needs ``own_attributes``): LoCoMo's ``judge_run_1``."""
+    (prediction ``extra``; needs ``own_attributes``): a harness's ``judge_run_1``."""
     display_names: Mapping[str, str] = field(default_factory=dict)
     """How a method is called in the table's row labels, keyed by the run's ``method`` (and
     ``base_method``) value: the paper's names (CUE-Mem's ``LTMemory`` is "NaiveRAG"). The

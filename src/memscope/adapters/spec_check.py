@@ -100,6 +100,7 @@ RESERVED_FLAGS = frozenset(
         "--question",
         "--queue",
         "--raters",
+        "--repeats",
         "--requery",
         "--reread",
         "--resamples",

@@ -155,7 +155,7 @@ class Grid:
 
 def outside_columns(grid: Grid) -> int:
     """How many questions the rows' "all" cells hold beyond their columns' cells: those
-    with no level on the column axis (a LoCoMo question whose evidence has no age, say),
+    with no level on the column axis (a question whose evidence has no age, say),
     which "all" counts and no column shows."""
     extra = 0
     for row, _ in grid.rows:

@@ -119,7 +119,7 @@ class QuestionScreen(SessionScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide the keys that would do nothing here: the re-ranking keys where the run logged
-        no ranked list (a probe of DMV-Bench, a LoCoMo run without retrieval), the caption
+        no ranked list (a probe of DMV-Bench, a run that logged no retrieval), the caption
         key on a probe (no dialogue round), and play where no round of the question has
         audio."""
         ranked, probe, audio = self._bindings_key[1:]

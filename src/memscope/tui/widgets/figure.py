@@ -66,7 +66,7 @@ class FigureSpec:
     note: str = ""
     joined: bool = True
     """Whether a ``lines`` figure joins its points: only along an ordered x (levels in a
-    meaningful order, numbers); nominal categories (LoCoMo's) are points alone."""
+    meaningful order, numbers); nominal categories (question categories) are points alone."""
 
 
 def sanitised(spec: FigureSpec) -> FigureSpec:

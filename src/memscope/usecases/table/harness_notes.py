@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from memscope.usecases.table.result import ResultsTable
 
 JUDGE_RUN_METRICS = ("judge_run_1", "judge_run_2", "judge_run_3", "judge_majority")
-"""LoCoMo's metrics of a harness that judges each answer several times (EverMemOS, MemOS)."""
+"""The metrics of a harness that judges each answer several times: each judge run, and
+their majority vote."""
 JUDGED_METRICS = ("judge", "score", "accuracy", *JUDGE_RUN_METRICS)
 COST_METRICS = ("latency", "tokens")
 

@@ -4,7 +4,7 @@ A row pools the questions of its runs. That is sound in two cases: the runs are 
 parts of one system's evaluation (tasks, conversations: no question in two of them), or
 they are repeats of one configuration over the same questions (each question answered
 once per repeat; the caption then says how many). Runs that share some questions but
-not all (one run is all ten LoCoMo conversations, another conversation 26 alone) would
+not all (one run is all ten conversations of a dataset, another one of them alone) would
 count the shared questions twice in a mean that looks like one evaluation's: such a row
 is split into one row per run, with a note saying why.
 
