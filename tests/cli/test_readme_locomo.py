@@ -2,7 +2,9 @@
 
 The README's ``sh`` blocks that name ``LoCoMo/`` run in a scratch folder where ``LoCoMo``
 is LoCoMo's layout (``data/``, ``results/``: the shared samples, CC BY-NC, linked, never
-copied) and ``tests`` the clone's, so ``import-labels tests/data/verdicts/…`` is the
+copied into the repository), ``zep`` and ``memobase`` two systems' harness folders (the
+shared Zep and mem0-harness Memobase files, copied into the scratch folder under the names
+the README gives them) and ``tests`` the clone's, so ``import-labels tests/data/verdicts/…`` is the
 project's own verdict file; the audit's output gives the numbers the prose quotes. Where
 the samples are not on the machine, the test skips and says so. ``retrieve`` needs the
 memory engine and three CPU-minutes (``tests/engine/test_engine_locomo.py`` covers it),
@@ -13,12 +15,14 @@ from __future__ import annotations
 
 import re
 import shlex
+import shutil
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from builders_locomo import shared_locomo
+from builders_locomo_harness import shared_harnesses
 from memscope.cli import app
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,7 +37,7 @@ def locomo_commands() -> list[list[str]]:
     """Every memscope line of the README's sh blocks that work on ``LoCoMo/``, in order."""
     commands: list[list[str]] = []
     for block in re.findall(r"```sh\n(.*?)```", README, flags=re.S):
-        if "LoCoMo/" not in block and "rsr_0612" not in block:
+        if "LoCoMo/" not in block and "rsr_0612" not in block and "zep/" not in block:
             continue
         for line in block.splitlines():
             words = shlex.split(line.split(" #")[0])
@@ -55,6 +59,11 @@ def test_the_readme_locomo_commands_run_and_give_its_numbers(
     root = shared_locomo()  # skips, naming the missing samples, where they are absent
     (tmp_path / "LoCoMo").symlink_to(root, target_is_directory=True)
     (tmp_path / "tests").symlink_to(REPO / "tests", target_is_directory=True)
+    harnesses = shared_harnesses()  # skips, naming them, where they are absent
+    for name, folder in (("zep", "zep"), ("memobase", "mem0-evals")):
+        (tmp_path / name).mkdir()
+        for source in (harnesses / folder).glob("*.json"):
+            shutil.copyfile(source, tmp_path / name / source.name)
     monkeypatch.chdir(tmp_path)
     outputs: dict[str, str] = {}
     for argv in locomo_commands():
