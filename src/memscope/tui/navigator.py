@@ -11,6 +11,7 @@ remembering the position), and what a screen does in the background stays on tha
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App
@@ -167,7 +168,11 @@ class Navigator:
             from memscope.tui.screens.matrix import MatrixScreen  # imported: it was shown
 
             assert isinstance(screen, MatrixScreen)
-            screen.on_screen_resume()
+            from textual.css.query import NoMatches
+
+            # Closing, or not yet composed, when the suggestions arrive: it redraws when shown.
+            with contextlib.suppress(NoMatches):
+                screen.on_screen_resume()
         question = self.question_screen
         if question is not None and question.detail is not None:
             question.refresh_labels()
