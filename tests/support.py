@@ -21,3 +21,14 @@ def upstream_run(name_part: str, mode: str) -> Path:
             if first["mode"] == mode:
                 return run_dir
     raise LookupError(name_part)
+
+
+SUPPORT_FILES = (
+    "conftest.py",
+    "isolation.py",
+    "support.py",
+    "parallel.py",
+    "shared_inputs.py",
+    "alsa-null.conf",
+)
+"""What the real ``conftest.py`` needs beside it: a copy of the test tree takes them all."""

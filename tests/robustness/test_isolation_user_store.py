@@ -17,6 +17,7 @@ import textwrap
 from pathlib import Path
 
 from isolation import StoreTouches, Watched, changes, snapshot
+from support import SUPPORT_FILES
 
 ROOT = Path(__file__).parents[2]
 TIMEOUT_S = 120
@@ -58,7 +59,7 @@ done.write_text("done")
 
 def fake_clone(root: Path) -> Path:
     (root / "tests").mkdir(parents=True)
-    for name in ("conftest.py", "isolation.py", "support.py", "alsa-null.conf"):
+    for name in SUPPORT_FILES:
         shutil.copy(ROOT / "tests" / name, root / "tests" / name)
     (root / "tests" / "test_inner.py").write_text(textwrap.dedent(INNER_TESTS))
     (root / ".memscope").mkdir()

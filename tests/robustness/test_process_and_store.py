@@ -37,6 +37,7 @@ from builders import dialog, open_row, qa, write_run
 from isolation import Watched, changes, snapshot
 from memscope.cli import app
 from memscope.store import Store
+from support import SUPPORT_FILES
 
 runner = CliRunner()
 ROOT = Path(__file__).parents[2]
@@ -140,7 +141,7 @@ def test_a_test_that_writes_into_the_repository_store_fails_the_run(tmp_path: Pa
     repository's .memscope/ is named, and the run fails; its neighbour passes."""
     fake = tmp_path / "fake_repo"
     (fake / "tests").mkdir(parents=True)
-    for name in ("conftest.py", "isolation.py", "support.py", "alsa-null.conf"):
+    for name in SUPPORT_FILES:
         shutil.copy(ROOT / "tests" / name, fake / "tests" / name)
     (fake / "tests" / "test_leak.py").write_text(
         textwrap.dedent(
