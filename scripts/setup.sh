@@ -58,7 +58,7 @@ esac
 # records the parts asked for and the packaging files, and this checkout must still be the
 # memscope the venv imports (rm .venv/memscope-setup.stamp forces a full install).
 stamp=.venv/memscope-setup.stamp
-wanted="$target $(cat pyproject.toml setup.py | cksum)"
+wanted="$target $({ cat pyproject.toml setup.py 2>/dev/null || true; } | cksum)"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ] \
   && .venv/bin/python -c 'import memscope, pathlib, sys
 sys.exit(pathlib.Path(memscope.__file__).resolve() != pathlib.Path("src/memscope/__init__.py").resolve())' 2>/dev/null; then

@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 
 from memscope.adapters.longmemeval.names import parse
-from memscope.adapters.longmemeval.run import RETRIEVAL_OPTION, locate_log
 from memscope.adapters.longmemeval.upstream import retrieval_metrics
 from memscope.plugin import JSONObject, RunColumns, recorded_sources
 
@@ -19,6 +18,9 @@ TOLERANCE = 1e-12
 
 def check_table(data: RunColumns) -> list[JSONObject]:
     """One check row per question, granularity and metric the run's retrieval log holds."""
+    # The reader (and pyarrow with it) only when a check runs: the spec loads at every start.
+    from memscope.adapters.longmemeval.run import RETRIEVAL_OPTION, locate_log
+
     folder, _, file_name = str(data.run.get("path") or "").partition("#")
     name = parse(Path(folder) / file_name) if folder and file_name else None
     if name is None or name.retriever is None:
