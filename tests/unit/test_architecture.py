@@ -181,3 +181,20 @@ def test_no_import_circle_inside(package: str) -> None:
     edges = import_edges(package)
     assert len(edges) > 10  # the package was found
     assert circles(edges) == []
+
+
+def test_test_modules_outside_packages_have_unique_names() -> None:
+    """pytest's default import mode imports such a module by its bare name: two files of one
+    name in different folders stop collection of the whole suite ("import file mismatch")."""
+    tests_root = Path(__file__).parents[1]
+    seen: dict[str, Path] = {}
+    clashes: list[str] = []
+    for path in sorted(tests_root.rglob("test_*.py")):
+        if (path.parent / "__init__.py").exists():
+            continue
+        if path.name in seen:
+            clashes.append(
+                f"{seen[path.name].relative_to(tests_root)} and {path.relative_to(tests_root)}"
+            )
+        seen[path.name] = path
+    assert not clashes, clashes
