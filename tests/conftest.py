@@ -102,6 +102,20 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
         )
 
 
+@pytest.fixture(autouse=True)
+def notices_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Record every notification an app posts (read them with ``support.notices``)."""
+    from textual.app import App
+
+    shown = App._on_notify
+
+    def recording(self: App, event: object) -> None:
+        self.__dict__.setdefault("notices_posted", []).append(event.notification)  # type: ignore[attr-defined]
+        shown(self, event)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(App, "_on_notify", recording)
+
+
 @pytest.fixture
 def store_path(tmp_path: Path) -> Path:
     """The store file the isolated environment points at."""

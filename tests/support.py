@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 DATA = Path(__file__).parent / "data"
 UPSTREAM_RUNS = DATA / "memeye_runner" / "runs" / "kitchen_renovation"
@@ -32,3 +33,10 @@ SUPPORT_FILES = (
     "alsa-null.conf",
 )
 """What the real ``conftest.py`` needs beside it: a copy of the test tree takes them all."""
+
+
+def notices(app: Any) -> list[Any]:
+    """Every notification the app posted, expired ones included: a toast's timeout runs on
+    the wall clock, so on a loaded machine it can expire before the test looks at
+    ``app._notifications`` (conftest's ``notices_recorded`` keeps them)."""
+    return list(app.__dict__.get("notices_posted", []))

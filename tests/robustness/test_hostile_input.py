@@ -29,6 +29,7 @@ from memscope.errors import MemscopeError
 from memscope.store import Store
 from memscope.store.sql import rows, scalar
 from memscope.tui.widgets.status_bar import status_view_text
+from support import notices
 
 runner = CliRunner()
 HOSTILE = "x\x1b]52;c;SGVsbG8=\x07\x1b[31mred\x9b2J\u202egnp.\u2066\x00\r"
@@ -178,7 +179,7 @@ async def test_app_notifications_are_sanitised(store_path: Path) -> None:
     async with app_instance.run_test(size=(100, 30), notifications=True) as pilot:
         app_instance.notify(HOSTILE, title=HOSTILE, markup=False)
         await pilot.pause()
-        shown = [(n.message, n.title) for n in app_instance._notifications]
+        shown = [(n.message, n.title) for n in notices(app_instance)]
     assert shown
     for message, title in shown:
         assert_clean(message)
@@ -861,12 +862,12 @@ async def test_the_app_keeps_a_label_while_the_store_is_held(
                 "1 label change(s) unsaved"
                 in status_view_text(labeller.session.status_view(with_question=True)).plain
             )
-            messages = [n.message for n in labeller._notifications]
+            messages = [n.message for n in notices(labeller)]
             assert not any("NOT SAVED" in m for m in messages), messages
             await labeller.action_quit()  # asks instead of quitting or dropping the label
             await pilot.pause()
             assert labeller.is_running
-            assert any(n.title == "Quit with labels pending?" for n in labeller._notifications)
+            assert any(n.title == "Quit with labels pending?" for n in notices(labeller))
         finally:
             _release(holder)
         await _until(pilot, lambda: labeller.session.labels.pending_total() == 0)

@@ -23,6 +23,7 @@ from memscope.tui.app import make_app
 from memscope.tui.open_request import OpenRequest
 from memscope.tui.widgets.label_bar import LabelBar
 from memscope.usecases.labels.events import current_labels
+from support import notices
 
 APP_PROCESS = Path(__file__).parent / "app_process.py"
 
@@ -73,7 +74,7 @@ async def test_second_app_is_read_only(demo: Path, store: Store) -> None:
             assert "READ-ONLY" in bar and "labelling disabled" in bar
             await pilot.press("enter", "6", "u")
             await settle(pilot)
-            assert any("Labelling is disabled" in n.message for n in second._notifications)
+            assert any("Labelling is disabled" in n.message for n in notices(second))
             await pilot.press("j")  # browsing still works
             await settle(pilot)
             assert second.session.qid != "q37"

@@ -20,12 +20,13 @@ from memscope.tui.screens.queue import QueueScreen
 from memscope.tui.screens.search import SearchDialog
 from memscope.tui.text import fit, whole_hints
 from memscope.tui.widgets.candidates import short_note
+from support import notices
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def messages(app) -> list[str]:
-    return [n.message for n in app._notifications]
+    return [n.message for n in notices(app)]
 
 
 def legend_symbols() -> list[str]:

@@ -14,6 +14,7 @@ from memscope.tui import heap
 @pytest.fixture(autouse=True)
 def gc_as_found() -> Iterator[None]:
     was_enabled = gc.isenabled()
+    heap._frozen_runs = False  # an app run earlier in this process may have frozen a run
     yield
     gc.unfreeze()
     heap._frozen_runs = False

@@ -20,6 +20,7 @@ from memscope.tui.screens.queue import QueueScreen
 from memscope.tui.screens.runs import RunsScreen
 from memscope.tui.widgets.answer_panel import AnswerPanel
 from memscope.tui.widgets.queue_table import QueueTable
+from support import notices
 
 
 def write_config(home: Path, text: str) -> Path:
@@ -134,7 +135,7 @@ async def test_queue_kinds_sort_and_bad_filter(demo: Path) -> None:
             await pilot.press(char)
         await pilot.press("enter")
         await settle(pilot)
-        assert any("unknown filter field" in n.message for n in app._notifications)
+        assert any("unknown filter field" in n.message for n in notices(app))
         assert app.session.spec.text == ""  # the bad filter was not applied
         await pilot.press("escape")
         await settle(pilot)

@@ -21,6 +21,7 @@ from memscope.tui.screens.dialogs import NoteDialog
 from memscope.usecases.labels.events import current_labels
 from memscope.usecases.labels.export import export_labels
 from memscope.usecases.labels.journal import LabelJournal
+from support import notices
 
 VENV_MEMSCOPE = Path(sys.executable).parent / "memscope"
 
@@ -86,7 +87,7 @@ async def test_a_cli_label_between_two_keypresses_is_built_on(demo: Path, store:
         stored = current_labels(store, "srag_v", annotator="alice")["q37"]
         assert stored.codes == ("RET-MISS", "USE-EVID")  # the CLI's code survived
         assert app.session.run.labels["q37"].codes == ("RET-MISS", "USE-EVID")  # shown as stored
-        assert any(n.title == "Label changed elsewhere" for n in app._notifications)
+        assert any(n.title == "Label changed elsewhere" for n in notices(app))
         # A note now changes the note only, on the label as stored.
         await pilot.pause(1.5)
         relabelled = CliRunner().invoke(
@@ -114,7 +115,7 @@ async def test_the_app_sets_bad_journal_lines_aside_at_start(demo: Path, store: 
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await ready(pilot)
         await settle(pilot)
-        messages = [n.message for n in app._notifications]
+        messages = [n.message for n in notices(app)]
         assert any("set aside" in m and "line 1" in m and "relabel" in m for m in messages), (
             messages
         )

@@ -28,6 +28,7 @@ from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.screens.search import SearchDialog
 from memscope.tui.widgets.status_bar import StatusBar
 from memscope.usecases.labels.events import current_labels
+from support import notices
 
 LABEL_BUDGET_S = 1.0
 """Key press to committed label while a search runs. benchmarks/bench_labels.py's target is
@@ -130,7 +131,7 @@ async def test_a_label_commits_while_the_search_loads_its_model(
         await settle(pilot)
         assert app.session.search.step is None
         assert "loading" not in status_bar(app)
-        notes = [n.message for n in app._notifications]
+        notes = [n.message for n in notices(app)]
         assert any("search: compost" in n and "cannot load text model" in n for n in notes)
 
 

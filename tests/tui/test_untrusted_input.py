@@ -19,6 +19,7 @@ from memscope.tui.widgets.image_preview import ImagePreview
 from memscope.tui.widgets.queue_table import QueueTable
 from memscope.tui.widgets.round_view import RoundView
 from memscope.tui.widgets.timeline import Timeline
+from support import notices
 
 MARKUP = "[bold]loud[/bold] [link=https://evil.example]click[/link] \x1b[31mred\x1b[0m"
 
@@ -153,7 +154,7 @@ async def test_markup_and_escapes_are_shown_literally(tmp_path: Path) -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert "[b]x[/b]" in str(screen.query_one("#label-bar").content), [
-            n.message for n in app._notifications
+            n.message for n in notices(app)
         ]
     exported = json.dumps(app.session.run.labels["q1"].note)
     assert "[b]x[/b]" in exported
