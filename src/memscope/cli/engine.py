@@ -383,6 +383,7 @@ def retrieve(
         overwrite=overwrite,
         limit=limit,
         image_root=image_root,
+        ingest=ingest,
     )
     kind = f"{summary.n_answered} answered" if answer else "retrieval-only"
     stderr.print(
@@ -392,7 +393,9 @@ def retrieve(
             f" · {summary.method} · {summary.n_questions} questions ({kind}) · {summary.corpus_size} rounds",
         )
     )
-    if ingest:
+    if summary.next_step:  # not a run by itself (the writer says what it is for)
+        stderr.print(f"Next: {escape(summary.next_step)}")
+    elif ingest:
         from memscope.usecases.runs.ingest import ingest_dir
         from memscope.usecases.runs.store_access import ReadOptions
 
