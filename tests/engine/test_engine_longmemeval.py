@@ -279,3 +279,30 @@ def test_retrieve_refuses_ingest_and_an_existing_log(tree: Path, tmp_path: Path,
     assert len(read_jsonl(log_file(out, "session"))) == len(json.loads(dataset.read_text()))
     assert not list(out.rglob("*.tmp"))
     shutil.rmtree(out)
+
+
+def test_histories_rank_each_question_within_its_own_sessions_only() -> None:
+    """``retrieve_in_histories``: sessions shared by several histories, each question's pool
+    is exactly its own sessions' rounds, scored as a retriever over them alone would."""
+    from memscope.engine.retrieve import Bank, MethodSettings, retrieve, retrieve_in_histories
+
+    rng = np.random.default_rng(7)
+    sessions = np.array(["a", "a", "b", "b", "b", "c", "d", "d"], dtype=object)
+    round_ids = np.array([f"{s}_{i}" for i, s in enumerate(sessions)], dtype=object)
+    vectors = rng.normal(size=(len(sessions), 8)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    queries = rng.normal(size=(4, 8)).astype(np.float32)
+    histories: list[tuple[str, ...] | None] = [("a", "b"), ("b", "c", "d"), ("a", "b"), None]
+    settings = MethodSettings("srag_t")
+    pools = retrieve_in_histories(
+        Bank(round_ids, vectors), sessions, histories, settings, queries, None, 100
+    )
+    for row, history in enumerate(histories):
+        keep = np.arange(len(sessions)) if history is None else np.flatnonzero(
+            np.isin(sessions, list(history))
+        )  # fmt: skip
+        alone = retrieve(
+            Bank(round_ids, vectors).subset(keep), settings, queries[row : row + 1], None, 100
+        )
+        assert pools.pool(row) == alone.pool(0)
+        assert int(pools.sizes[row]) == len(keep)
