@@ -246,6 +246,9 @@ def write_native_run(
                         history_round_ids=selected,
                         history_turns=len(history),
                         answer=reply,
+                        history_sessions=(
+                            list(question.history) if question.history is not None else None
+                        ),
                     )
                 )
                 advance(1)

@@ -28,7 +28,7 @@ The whole corpus is ranked (the writer asks the engine for every round of the hi
 ``evaluate_retrieval_turn2session`` (``upstream.retrieval_metrics``) at k in 1 … 50.
 
 The logs are written one question at a time while the dataset file is read again entry by
-entry (never held whole) and checked against the hash the engine read; they appear under
+entry (never held whole; each question's stored haystack comes with its retrieval) and checked against the hash the engine read; they appear under
 their names only when the run completes (nothing half-written). They are no run by
 themselves: upstream's ``run_generation.py`` answers over them, and memscope reads them
 with that run (``run.locate_log``), or with ``--lme-retrieval-log``.
@@ -44,7 +44,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from memscope.adapters.longmemeval.dataset import LmeDataset, read_dataset
 from memscope.adapters.longmemeval.stream import iter_json_list
 from memscope.adapters.longmemeval.upstream import corpus_ids, retrieval_metrics
 from memscope.plugin import (
@@ -187,9 +186,6 @@ class RetrievalLogSink:
                     where=str(path),
                     fix="Choose another --out folder, or pass --overwrite to replace it.",
                 )
-        # stored session ids per question: a session id written with other content in two
-        # haystacks is stored twice (``dataset.py``), and rounds carry the stored id
-        self.dataset: LmeDataset = read_dataset(self.source)
         self.digest = hashlib.sha256()
         self.entries: Iterator[Any] = iter_json_list(
             self.source, what="dataset", digest=self.digest
@@ -225,8 +221,15 @@ class RetrievalLogSink:
     def add(self, question: EngineRetrieval) -> None:
         """Write the question's line to both logs."""
         entry = self._entry(question.qid)
-        record = self.dataset.questions[question.qid]
-        haystack = [str(sid) for sid in record.extra["haystack"]]  # type: ignore[union-attr]
+        # the stored session ids, position by position: a session id written with other
+        # content in two haystacks is stored twice (``dataset.py``), and rounds carry it
+        haystack = question.history_sessions
+        if haystack is None or len(haystack) != len(entry["haystack_session_ids"]):
+            raise EngineError(
+                f"question {question.qid} came without its own haystack",
+                where=str(self.source),
+                fix="Pass the dataset file itself (the store's copy may predate it).",
+            )
         ranks = {candidate.round_id: candidate.rank for candidate in question.pool}
         ranked = {
             "turn": rank_turns(entry, haystack, ranks),
