@@ -5,7 +5,9 @@ id) and returns its rounds and questions as the engine needs them. A file is rea
 benchmark whose spec's ``dataset_reader`` recognises it, and stored too, under the dataset
 id its runs use when the store already has the same file. Where the spec names a
 ``memory_bank`` attribute, every round and question carries its bank, so a retrieval
-ranks each question among its own memory's rounds only.
+ranks each question among its own memory's rounds only; where the spec's ``history`` is
+``extra:<key>``, every question carries the session ids of its own history (a haystack
+that may share sessions with other questions'), and is ranked among their rounds only.
 """
 
 from __future__ import annotations
