@@ -306,3 +306,26 @@ def test_histories_rank_each_question_within_its_own_sessions_only() -> None:
         )
         assert pools.pool(row) == alone.pool(0)
         assert int(pools.sizes[row]) == len(keep)
+
+
+def test_a_failed_retrieval_leaves_no_log_behind(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, minilm
+) -> None:
+    from memscope.adapters.longmemeval import retrieval_log
+    from memscope.errors import EngineError
+
+    written = retrieval_log.RetrievalLogSink.add
+    calls = []
+
+    def add_then_fail(self: Any, question: Any) -> None:
+        calls.append(question.qid)
+        if len(calls) == 2:
+            raise EngineError("the answer model went away")
+        written(self, question)
+
+    monkeypatch.setattr(retrieval_log.RetrievalLogSink, "add", add_then_fail)
+    out = tmp_path / "out"
+    dataset = tree / "data" / "longmemeval_s.json"
+    failed = runner.invoke(app, ["retrieve", str(dataset), "--method", "srag_t", "--out", str(out)])
+    assert failed.exit_code != 0 and "went away" in failed.output
+    assert [path for path in out.rglob("*") if path.is_file()] == []
