@@ -11,6 +11,12 @@ store each time, the median of ``--repeat`` after one untimed round. Targets: in
 run ≤ 2× ``memscope runs`` on an empty store.
 
     .venv/bin/python benchmarks/bench_longmemeval.py [--sessions 500] [--turn-chars 600] [--repeat 3]
+    .venv/bin/python benchmarks/bench_longmemeval.py --questions-per-type 10 --sessions 100  # smaller
+
+The defaults are LongMemEval_M's size (82 questions a type, 500 sessions a question);
+``run_all.py`` runs it at that size with shorter turns (``--turn-chars 300``, about 520 MB)
+in its full suite and smaller in ``--quick`` / ``--smoke``. ``--figures FILE`` writes the
+figures as records (group ``longmemeval``) for ``run_all.py --json``.
 
 The child processes register the ``longmemeval`` entry point when the installed package
 metadata predates it (a checkout run with ``PYTHONPATH=src``), as the tests do.
@@ -30,6 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import WORK, bytecode_env, median, print_table
+from figures import Figure, add_figures_option, at_most, below, write_script_figures
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = (
@@ -66,15 +73,21 @@ def _generator():  # type: ignore[no-untyped-def]
     return module
 
 
-def generated(sessions: int, turn_chars: int) -> tuple[Path, Path]:
+def generated(sessions: int, turn_chars: int, per_type: int = 82) -> tuple[Path, Path]:
     """The cached M-sized tree: (dataset file, run folder)."""
-    out = WORK / f"longmemeval_m_{sessions}_{turn_chars}"
+    size = "" if per_type == 82 else f"_{per_type}q"
+    out = WORK / f"longmemeval_m_{sessions}_{turn_chars}{size}"
     dataset = out / "data" / "longmemeval_m.json"
     run_dir = out / "generation_logs" / "full-history-session" / "gpt-4o-mini" / "con"
     if not dataset.is_file() or not run_dir.is_dir():
         print(f"generating an M-sized LongMemEval tree in {out} …", file=sys.stderr)
         shutil.rmtree(out, ignore_errors=True)
-        _generator().write_m_sized(out, sessions_per_question=sessions, turn_chars=turn_chars)
+        _generator().write_m_sized(
+            out,
+            questions_per_type=per_type,
+            sessions_per_question=sessions,
+            turn_chars=turn_chars,
+        )
     return dataset, run_dir
 
 
@@ -93,8 +106,8 @@ def timed(argv: list[str], env: dict[str, str]) -> tuple[float, int]:
     return seconds, peak[-1] if peak else 0
 
 
-def measure(sessions: int, turn_chars: int, repeat: int) -> dict[str, float]:
-    dataset, run_dir = generated(sessions, turn_chars)
+def measure(sessions: int, turn_chars: int, repeat: int, per_type: int = 82) -> dict[str, float]:
+    dataset, run_dir = generated(sessions, turn_chars, per_type)
     memscope = [sys.executable, "-c", MEMSCOPE]
     got: dict[str, list[float]] = {
         "ingest": [],
@@ -133,16 +146,48 @@ def measure(sessions: int, turn_chars: int, repeat: int) -> dict[str, float]:
     return result
 
 
+def figures(r: dict[str, float], args: argparse.Namespace) -> list[Figure]:
+    """The measured figures as records (``--figures``)."""
+    questions = int(r["questions"])
+    common = {
+        "statistic": f"median of {args.repeat} whole processes, in alternation",
+        "size": questions,
+        "trials": args.repeat,
+    }
+    shape = {
+        "questions": questions,
+        "sessions_per_question": args.sessions,
+        "turn_chars": args.turn_chars,
+        "dataset_mb": round(r["size_mb"], 1),
+    }
+    ingest = {"ingest_s": r["ingest"], "read_json_s": r["read_json"]}
+    again = {"reingest_s": r["again"], "runs_s": r["runs"]}
+    return [
+        Figure("longmemeval.ingest", "longmemeval", "LongMemEval ingest (dataset + 1 run)", r["ingest"], "s", context=shape, **common),  # type: ignore[arg-type]
+        Figure("longmemeval.read_json", "longmemeval", "DuckDB read_json of the same dataset", r["read_json"], "s", context=shape, **common),  # type: ignore[arg-type]
+        Figure("longmemeval.ratio.ingest", "longmemeval", "LongMemEval ingest / read_json", r["ingest"] / r["read_json"], "×", target=at_most(2), baseline="DuckDB read_json of the same file", context=shape | ingest, **common),  # type: ignore[arg-type]
+        Figure("longmemeval.peak", "longmemeval", "LongMemEval ingest, peak memory", r["peak"], "MiB", target=below(2048), context=shape, **common),  # type: ignore[arg-type]
+        Figure("longmemeval.ratio.reingest", "longmemeval", "LongMemEval re-ingest unchanged / empty `memscope runs`", r["again"] / r["runs"], "×", target=at_most(2), baseline="memscope runs on an empty store", context=shape | again, **common),  # type: ignore[arg-type]
+    ]  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=500)
     parser.add_argument("--turn-chars", type=int, default=600)
+    parser.add_argument(
+        "--questions-per-type",
+        type=int,
+        default=82,
+        help="questions of each of the six types (82: LongMemEval_M's 496 with 4 abstention)",
+    )
     parser.add_argument("--repeat", type=int, default=3)
+    add_figures_option(parser)
     args = parser.parse_args()
-    r = measure(args.sessions, args.turn_chars, args.repeat)
+    r = measure(args.sessions, args.turn_chars, args.repeat, args.questions_per_type)
     ratio, again = r["ingest"] / r["read_json"], r["again"] / r["runs"]
     print_table(
-        f"LongMemEval at M size: {int(r['questions'])} questions x {args.sessions} sessions, "
+        f"LongMemEval: {int(r['questions'])} questions x {args.sessions} sessions, "
         f"{r['size_mb']:,.0f} MB (medians of {args.repeat})",
         ["figure", "value", "target", ""],
         [
@@ -155,6 +200,7 @@ def main() -> None:
             ["re-ingest / empty runs", f"{again:.2f}x", "≤ 2x", "met" if again <= 2 else "missed"],
         ],
     )  # fmt: skip
+    write_script_figures(args.figures, figures(r, args))
 
 
 if __name__ == "__main__":

@@ -41,6 +41,9 @@ SUITES: dict[str, list[list[str]]] = {
         ["bench_import_labels.py", "--rows", "1000000", "--repeat", "3"],
         ["bench_app.py", "--repeat", "3", "--presses", "100"],
         ["bench_engine.py", "--repeats", "3"],
+        # LongMemEval_M's 496 questions x 500 sessions, shorter turns (about 520 MB); the
+        # several-GB file of the README's second row is `--turn-chars 1500`, run alone
+        ["bench_longmemeval.py", "--turn-chars", "300", "--repeat", "1"],
         ["bench_ppi_coverage.py", "--draws", "1000"],
         ["bench_ppi_coverage.py", "--draws", "1000", "--labels", "600", "--accuracies", "0.9"],
     ],
@@ -53,6 +56,15 @@ SUITES: dict[str, list[list[str]]] = {
         ["bench_import_labels.py", "--rows", "100000", "--repeat", "1"],
         ["bench_app.py", "--questions", "1000", "--repeat", "1", "--presses", "10"],
         ["bench_engine.py", "--quick"],
+        [
+            "bench_longmemeval.py",
+            "--questions-per-type",
+            "10",
+            "--sessions",
+            "100",
+            "--repeat",
+            "1",
+        ],
         ["bench_ppi_coverage.py", "--draws", "50"],
     ],
     # Every script once at the smallest sizes that still measure something: for the test
@@ -83,6 +95,17 @@ SUITES: dict[str, list[list[str]]] = {
             "--ivf-bank",
             "0",
             "--repeats",
+            "1",
+        ],
+        [
+            "bench_longmemeval.py",
+            "--questions-per-type",
+            "1",
+            "--sessions",
+            "5",
+            "--turn-chars",
+            "50",
+            "--repeat",
             "1",
         ],
         ["bench_ppi_coverage.py", "--draws", "5", "--accuracies", "0.9"],

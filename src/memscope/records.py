@@ -274,6 +274,9 @@ class EngineRetrieval:
     """Messages of that history after the answer protocol built it."""
     answer: Mapping[str, object] | None = None
     """The answer's fields as ``engine/answer.py`` returns them (``pred``, ``em`` …), or None."""
+    history_sessions: list[str] | None = None
+    """The stored session ids of the question's own history, in its order, where its
+    benchmark declares one (``Benchmark.history = "extra:<key>"``); None otherwise."""
 
 
 @dataclass(frozen=True)

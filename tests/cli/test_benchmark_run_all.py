@@ -56,6 +56,7 @@ def test_the_smoke_suite_writes_every_scripts_figures(
         "bench_labels.py",
         "bench_import_labels.py",
         "bench_app.py",
+        "bench_longmemeval.py",
         "bench_ppi_coverage.py",
     ]
     assert all("--figures" not in entry["argv"] for entry in document["scripts"])
@@ -69,6 +70,7 @@ def test_the_smoke_suite_writes_every_scripts_figures(
         "app",
         "coverage",
         "sweep",
+        "longmemeval",
     }
     sweep = by_id["sweep.ratio.table.16"]
     assert sweep["value"] == pytest.approx(

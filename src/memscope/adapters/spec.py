@@ -37,11 +37,12 @@ if TYPE_CHECKING:
         RunRecord,
     )
 
-API_VERSION = "1.1"
+API_VERSION = "1.2"
 """The version of the plugin contract (``memscope.plugin``): ``MAJOR.MINOR``. A spec written
 for ``M.m`` loads where memscope's major is ``M`` and its minor at least ``m``; a new major
 is a change a plugin must follow (a field removed or its meaning changed). 1.1 added the
-row builder ``RunRows`` and ``run_record``."""
+row builder ``RunRows`` and ``run_record``; 1.2 ``ModuleRunWriter``'s ``whole_history`` and
+``next_step``."""
 
 
 def api_compatible(declared: str) -> bool:
@@ -485,6 +486,14 @@ class ModuleRunWriter:
     answers: bool = True
     open_name: str = "open_run"
     check_name: str = "check_out"
+    whole_history: bool = False
+    """Each question's pool is every round it could see (its whole memory or history,
+    ranked), whatever ``--pool`` says: for a format that logs the whole ranking, as
+    upstream's retrievers do, so that its metrics are upstream's."""
+    next_step: str | None = None
+    """What the user does with the output when it is not a run ``memscope ingest`` reads by
+    itself (a retrieval log that upstream's answer step reads): printed after the write,
+    and ``retrieve --ingest`` is refused. None: the output is a run."""
 
     def check(self, out_dir: Path, *, overwrite: bool) -> None:
         from importlib import import_module

@@ -345,8 +345,10 @@ def retrieve(
 
     MemEye's layout gets retrieval.jsonl beside it, each question's whole ranked pool with
     its text, image and fused scores; other benchmarks get the run file their own
-    evaluation writes (see README). A dataset of separate memories (one per conversation)
-    is searched per memory. Without --answer-endpoint / --answer-model the run is
+    evaluation writes (see README), or, where that is a retrieval log for upstream's
+    answer step, the log, and what to do next. A dataset of separate
+    memories (one per conversation) is searched per memory, a question with its own
+    history (a haystack of sessions) within it. Without --answer-endpoint / --answer-model the run is
     retrieval-only (answers null); with them every question is asked with MemEye's prompts
     (where the benchmark's layout records answers). If the endpoint fails, the questions
     answered so far stay a valid run.
@@ -383,6 +385,7 @@ def retrieve(
         overwrite=overwrite,
         limit=limit,
         image_root=image_root,
+        ingest=ingest,
     )
     kind = f"{summary.n_answered} answered" if answer else "retrieval-only"
     stderr.print(
@@ -392,7 +395,9 @@ def retrieve(
             f" · {summary.method} · {summary.n_questions} questions ({kind}) · {summary.corpus_size} rounds",
         )
     )
-    if ingest:
+    if summary.next_step:  # not a run by itself (the writer says what it is for)
+        stderr.print(f"Next: {escape(summary.next_step)}")
+    elif ingest:
         from memscope.usecases.runs.ingest import ingest_dir
         from memscope.usecases.runs.store_access import ReadOptions
 

@@ -291,16 +291,82 @@ def retrieve_in_banks(
     Each memory is ranked as a bank of its own, so every score is the one a retriever over
     that memory alone computes; the pools are padded to a common width.
     """
+    round_banks = np.asarray(round_banks, dtype=object)
+    question_banks = np.asarray(question_banks, dtype=object)
+    groups = [
+        (
+            np.flatnonzero(question_banks == name),
+            np.arange(len(bank)) if name == "" else np.flatnonzero(round_banks == name),
+        )
+        for name in dict.fromkeys(question_banks.tolist())
+    ]
+    return _retrieve_in_parts(
+        bank, groups, settings, text_queries, image_queries, pool_size, has_query
+    )
+
+
+def retrieve_in_histories(
+    bank: Bank,
+    round_sessions: np.ndarray,
+    histories: list[tuple[str, ...] | None],
+    settings: MethodSettings,
+    text_queries: np.ndarray,
+    image_queries: np.ndarray | None,
+    pool_size: int,
+    has_query: np.ndarray | None = None,
+) -> Pools:
+    """:func:`retrieve` where each question remembers only the sessions of its own history.
+
+    Args:
+        round_sessions: ``(n,)`` the session each round of ``bank`` belongs to.
+        histories: per question, the session ids of its history (a haystack that may share
+            sessions with other questions' haystacks, unlike a memory bank); None means the
+            whole bank.
+
+    Questions with the same history are ranked together; every score is the one a
+    retriever over that history alone computes.
+    """
+    # sessions as integer codes: a history's rounds are then one integer isin per question
+    codes: dict[str, int] = {}
+    round_codes = np.array(
+        [codes.setdefault(str(sid), len(codes)) for sid in round_sessions], dtype=np.int64
+    )
+    rows_of: dict[tuple[str, ...] | None, list[int]] = {}
+    for row, history in enumerate(histories):
+        rows_of.setdefault(None if history is None else tuple(history), []).append(row)
+    groups = [
+        (
+            np.array(rows, dtype=np.int64),
+            np.arange(len(bank))
+            if history is None
+            else np.flatnonzero(
+                np.isin(round_codes, [codes[sid] for sid in history if sid in codes])
+            ),
+        )
+        for history, rows in rows_of.items()
+    ]
+    return _retrieve_in_parts(
+        bank, groups, settings, text_queries, image_queries, pool_size, has_query
+    )
+
+
+def _retrieve_in_parts(
+    bank: Bank,
+    groups: list[tuple[np.ndarray, np.ndarray]],
+    settings: MethodSettings,
+    text_queries: np.ndarray,
+    image_queries: np.ndarray | None,
+    pool_size: int,
+    has_query: np.ndarray | None,
+) -> Pools:
+    """Rank each group's questions (``rows``) among its rounds (``keep``, increasing
+    indices of ``bank``), then pad the pools to a common width."""
     n_questions = len(text_queries)
     has_query = (
         np.ones(n_questions, dtype=bool) if has_query is None else np.asarray(has_query, dtype=bool)
     )
-    round_banks = np.asarray(round_banks, dtype=object)
-    question_banks = np.asarray(question_banks, dtype=object)
     parts: list[tuple[np.ndarray, Pools]] = []
-    for name in dict.fromkeys(question_banks.tolist()):
-        rows = np.flatnonzero(question_banks == name)
-        keep = np.arange(len(bank)) if name == "" else np.flatnonzero(round_banks == name)
+    for rows, keep in groups:
         if not len(keep):
             continue
         image_part = None if image_queries is None else image_queries[rows]

@@ -37,7 +37,14 @@ from memscope.engine.models import (
     resolve_image_model,
     resolve_text_model,
 )
-from memscope.engine.retrieve import Bank, MethodSettings, Pools, retrieve, retrieve_in_banks
+from memscope.engine.retrieve import (
+    Bank,
+    MethodSettings,
+    Pools,
+    retrieve,
+    retrieve_in_banks,
+    retrieve_in_histories,
+)
 from memscope.engine.threads import set_thread_budget as set_thread_budget  # for the CLI
 from memscope.engine_jobs.engine_data import EngineDataset, EngineQuestion, open_dataset
 from memscope.errors import EngineError, NotFoundError
@@ -449,17 +456,35 @@ def retrieve_pools(
     dataset: EngineDataset,
     settings: MethodSettings,
     session: EngineSession,
-    pool_size: int,
+    pool_size: int | None,
     qids: list[str] | None = None,
 ) -> RetrievalResult:
     """Embed what is missing, then rank every round for each question (all, or ``qids``);
-    in a dataset of separate memories, every round of the question's own memory."""
+    in a dataset of separate memories, every round of the question's own memory; where
+    each question has its own history (a haystack of sessions), every round of it.
+
+    ``pool_size`` None keeps every round a question can see (the whole of its memory or
+    history, ranked)."""
     wanted = set(qids) if qids is not None else None
     questions = [q for q in dataset.questions if wanted is None or q.qid in wanted]
     bank, text_queries, image_queries, has_query = bank_and_queries(
         store, dataset, settings, session, questions
     )
-    if dataset.banked:
+    if pool_size is None:
+        pool_size = max(len(bank), 1)
+    if dataset.historied:
+        sessions = {round_.round_id: round_.session_id for round_ in dataset.rounds}
+        pools = retrieve_in_histories(
+            bank,
+            np.array([sessions.get(str(r), "") for r in bank.round_ids], dtype=object),
+            [q.history for q in questions],
+            settings,
+            text_queries,
+            image_queries,
+            pool_size,
+            has_query,
+        )
+    elif dataset.banked:
         banks = {round_.round_id: round_.bank for round_ in dataset.rounds}
         pools = retrieve_in_banks(
             bank,

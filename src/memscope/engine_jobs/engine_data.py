@@ -5,7 +5,9 @@ id) and returns its rounds and questions as the engine needs them. A file is rea
 benchmark whose spec's ``dataset_reader`` recognises it, and stored too, under the dataset
 id its runs use when the store already has the same file. Where the spec names a
 ``memory_bank`` attribute, every round and question carries its bank, so a retrieval
-ranks each question among its own memory's rounds only.
+ranks each question among its own memory's rounds only; where the spec's ``history`` is
+``extra:<key>``, every question carries the session ids of its own history (a haystack
+that may share sessions with other questions'), and is ranked among their rounds only.
 """
 
 from __future__ import annotations
@@ -47,6 +49,10 @@ class EngineQuestion:
     question_images: list[str] = field(default_factory=list)
     bank: str = ""
     """The separate memory the question retrieves from (``""``: the whole dataset)."""
+    history: tuple[str, ...] | None = None
+    """The session ids of the question's own history where its benchmark declares one
+    (``Benchmark.history = "extra:<key>"``: a haystack of sessions it alone saw, which may
+    share sessions with other questions'); None: its memory is its bank."""
 
 
 @dataclass
@@ -70,6 +76,11 @@ class EngineDataset:
         """Whether its questions retrieve from separate memories."""
         return any(question.bank for question in self.questions)
 
+    @property
+    def historied(self) -> bool:
+        """Whether its questions retrieve each from the sessions of its own history."""
+        return any(question.history is not None for question in self.questions)
+
     def rounds_by_id(self) -> dict[str, CorpusRound]:
         """Rounds keyed by round id."""
         return {round_.round_id: round_ for round_ in self.rounds}
@@ -82,6 +93,25 @@ def _installed(name: str | None) -> Benchmark | None:
 
 def _bank_attribute(spec: Benchmark | None) -> str | None:
     return spec.dataset_reader.memory_bank if spec and spec.dataset_reader else None
+
+
+def _history_attribute(spec: Benchmark | None) -> str | None:
+    """The question attribute listing each question's history sessions (``extra:<key>``)."""
+    declared = spec.history if spec else None
+    return declared.removeprefix("extra:") if declared and declared.startswith("extra:") else None
+
+
+def _history(extra: object, attribute: str | None) -> tuple[str, ...] | None:
+    """The session ids ``extra[attribute]`` lists (``extra`` a dict or its JSON text)."""
+    if attribute is None or extra is None:
+        return None
+    if isinstance(extra, str):
+        try:
+            extra = json.loads(extra)
+        except ValueError:
+            return None
+    value = extra.get(attribute) if isinstance(extra, dict) else None
+    return tuple(str(sid) for sid in value) if isinstance(value, list) else None
 
 
 def _bank(extra: object, attribute: str | None) -> str:
@@ -98,7 +128,9 @@ def _bank(extra: object, attribute: str | None) -> str:
 
 
 def _from_record(record: DatasetRecord) -> EngineDataset:
-    attribute = _bank_attribute(_installed(record.benchmark))
+    spec = _installed(record.benchmark)
+    attribute = _bank_attribute(spec)
+    history = _history_attribute(spec)
     rounds = [
         CorpusRound(
             r.round_id,
@@ -127,6 +159,7 @@ def _from_record(record: DatasetRecord) -> EngineDataset:
             list(q.source_sessions),
             list(q.question_images),
             _bank(q.extra, attribute),
+            _history(q.extra, history),
         )
         for q in record.questions
     ]
@@ -150,7 +183,9 @@ def dataset_from_store(store: Store, dataset_id: str) -> EngineDataset:
         question_rows = cache.dataset_questions(con, dataset_id).to_pylist()
     if info is None:
         raise NotFoundError(f"no dataset {dataset_id!r} in the store", where=str(store.path))
-    attribute = _bank_attribute(_installed(info["benchmark"]))
+    spec = _installed(info["benchmark"])
+    attribute = _bank_attribute(spec)
+    history = _history_attribute(spec)
     rounds = [
         CorpusRound(
             r["round_id"],
@@ -179,6 +214,7 @@ def dataset_from_store(store: Store, dataset_id: str) -> EngineDataset:
             list(q["source_sessions"] or []),
             list(q["question_images"] or []),
             _bank(q["extra"], attribute),
+            _history(q["extra"], history),
         )
         for q in question_rows
     ]
@@ -195,7 +231,12 @@ def dataset_from_store(store: Store, dataset_id: str) -> EngineDataset:
 
 
 def _file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """The file's SHA-256, read in chunks (a dataset may be several GB)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def dataset_formats() -> str:

@@ -64,6 +64,8 @@ class NativeRunSummary:
     written: Path | None = None
     """What the benchmark's writer wrote: the run directory, or the run file within it."""
     benchmark: str | None = None
+    next_step: str | None = None
+    """What to do with the output when it is not a run to ingest (the writer's word)."""
 
 
 def _run_mode(questions: list[EngineQuestion]) -> str:
@@ -130,6 +132,7 @@ def write_native_run(
     overwrite: bool = False,
     limit: int | None = None,
     image_root: Path | None = None,
+    ingest: bool = False,
 ) -> NativeRunSummary:
     """Retrieve for every question of a dataset and write a native run to ``out_dir``, in
     the layout of the dataset's benchmark.
@@ -138,7 +141,7 @@ def write_native_run(
         InputError: bad k / pool, or an answer model for a benchmark whose runs record no
             answers. EngineError: models missing, the benchmark writes no native runs, the
             output folder holds the run, or the answer endpoint failed (the rows written so
-            far are kept).
+            far are kept). InputError: ``ingest`` asked of a writer whose output is no run.
         PluginError: the dataset's benchmark is not installed.
     """
     if k < 1:
@@ -165,9 +168,20 @@ def write_native_run(
             where="--answer-endpoint",
             fix="Drop --answer-endpoint and --answer-model.",
         )
+    next_step: str | None = getattr(writer, "next_step", None)
+    if ingest and next_step:
+        raise InputError(
+            f"memscope retrieve writes no {spec.title} run to ingest",
+            where="--ingest",
+            fix=f"Drop --ingest. {next_step}",
+        )
     writer.check(out_dir, overwrite=overwrite)  # before hours of retrieval, not after
     questions = dataset.questions[:limit] if limit else dataset.questions
-    result = retrieve_pools(store, dataset, settings, session, pool, [q.qid for q in questions])
+    # A writer that logs whole rankings (as upstream's retrievers do) gets every round
+    whole = bool(getattr(writer, "whole_history", False))
+    result = retrieve_pools(
+        store, dataset, settings, session, None if whole else pool, [q.qid for q in questions]
+    )
     rounds = dataset.rounds_by_id()
     mode = _run_mode(result.questions)
     client = AnswerClient(answer) if answer else None
@@ -232,6 +246,9 @@ def write_native_run(
                         history_round_ids=selected,
                         history_turns=len(history),
                         answer=reply,
+                        history_sessions=(
+                            list(question.history) if question.history is not None else None
+                        ),
                     )
                 )
                 advance(1)
@@ -245,4 +262,5 @@ def write_native_run(
         result.image_source.label if result.image_source else None,
         sink.path,
         spec.name,
+        next_step,
     )

@@ -9,7 +9,10 @@ runs upstream's generation, judging and retrieval scripts write.
   dataset and the retrieval log;
 - ``upstream``: upstream's own numbers (retrieval metrics, task-averaged accuracy);
 - ``summary``: ``table --check-upstream`` against the retrieval logs' own metrics;
-- ``axes``: question type x abstention, evidence sessions, evidence distance.
+- ``axes``: question type x abstention, evidence sessions, evidence distance;
+- ``dataset_file``: the dataset file for the memory engine (``memscope index`` / ``retrieve``);
+- ``retrieval_log``: ``memscope retrieve``'s output, the retrieval logs upstream's
+  ``run_retrieval.py`` writes (each question ranked within its own haystack).
 
 This package imports memscope only through ``memscope.plugin`` and is registered as the
 entry point ``longmemeval`` of ``memscope.benchmarks``, like any plugin.
@@ -24,7 +27,9 @@ from memscope.plugin import (
     API_VERSION,
     Benchmark,
     MatrixStyle,
+    ModuleDatasetReader,
     ModuleReader,
+    ModuleRunWriter,
     QuestionMatch,
     ReadOption,
     TableLayout,
@@ -37,6 +42,13 @@ RETRIEVAL_LOG_OPTION = ReadOption(
     "holding it; without it, it is looked for as retrieval_logs/<retriever>/<granularity>/ "
     "above the run.",
 )
+
+NEXT_STEP = (
+    "answer over a log with upstream's run_generation.py (--in_file), then `memscope ingest` "
+    "its generation_logs folder: memscope finds the log as retrieval_logs/<retriever>/"
+    "<granularity>/ above it (or pass --lme-retrieval-log)."
+)
+"""What ``memscope retrieve`` says to do with the retrieval logs it wrote (no run by themselves)."""
 
 BENCHMARK = Benchmark(
     api_version=API_VERSION,
@@ -74,7 +86,21 @@ BENCHMARK = Benchmark(
     ),
     declines=QuestionMatch("extra:abstention", ("yes",), label="abstention"),
     context_kinds={"full_context": "whole_history", "clue_only_context": "gold_evidence"},
-    # Each question saw only its own haystack: ages, recency and round counts are per history.
+    # Each question saw only its own haystack: ages, recency and round counts are per history,
+    # and the engine ranks a question among its own haystack's rounds.
     history="extra:haystack",
+    dataset_reader=ModuleDatasetReader(
+        "memscope.adapters.longmemeval.dataset_file",
+        accepts="longmemeval_s.json / _m / _oracle (a list of questions with their haystacks)",
+        read_name="read_engine_dataset",
+    ),
+    # `memscope retrieve` writes run_retrieval.py's logs (turn and session), each ranking the
+    # question's whole corpus as upstream does; they are read with the run that answers over them.
+    run_writer=ModuleRunWriter(
+        "memscope.adapters.longmemeval.retrieval_log",
+        answers=False,
+        whole_history=True,
+        next_step=NEXT_STEP,
+    ),
 )
 """LongMemEval's spec (entry point ``longmemeval`` of ``memscope.benchmarks``)."""

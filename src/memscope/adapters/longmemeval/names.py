@@ -23,6 +23,14 @@ RETRIEVAL_INPUT = re.compile(
     r"^(?P<dataset>.+)_retrievallog_(?P<granularity>session|turn)_(?P<retriever>.+)$"
 )
 READING_METHODS = ("direct", "con", "con-separate")
+METRICS_SUFFIX = ".metrics.txt"
+"""``print_qa_metrics.py``'s printed output, saved beside the eval-results file it read
+(``<eval-results file>.metrics.txt``): read by ``table --check-upstream``, never a run."""
+
+
+def qa_metrics_file(eval_results: Path) -> Path:
+    """Where ``print_qa_metrics.py``'s output for an eval-results file is looked for."""
+    return eval_results.with_name(eval_results.name + METRICS_SUFFIX)
 
 
 @dataclass(frozen=True)
@@ -57,6 +65,8 @@ class RunName:
 
 def parse(path: Path) -> RunName | None:
     """The run a file's name describes (None for a file that is not one)."""
+    if path.name.endswith(METRICS_SUFFIX):
+        return None
     judged = JUDGED.match(path.name)
     judge = judged["judge"] if judged else None
     hypothesis = path.with_name(judged["hypothesis"]) if judged else path

@@ -29,7 +29,13 @@ from typing import Any
 
 from memscope.adapters.longmemeval.axes import NAME
 from memscope.adapters.longmemeval.dataset import MODE, LmeDataset, read_dataset
-from memscope.adapters.longmemeval.names import HYPOTHESIS, JUDGED, RunName, run_files
+from memscope.adapters.longmemeval.names import (
+    HYPOTHESIS,
+    JUDGED,
+    RunName,
+    qa_metrics_file,
+    run_files,
+)
 from memscope.plugin import (
     SOURCES_FILE,
     DatasetError,
@@ -186,7 +192,8 @@ def _record(
     digest, _ = file_digest([name.file] + ([log] if log else []))
     # file_stats name the run's own files in its folder (memscope's stat check for an
     # unchanged folder wants every file there named by one of its runs)
-    own = [name.file, name.hypothesis, run_dir / SOURCES_FILE]
+    # (and print_qa_metrics.py's saved output, which --check-upstream reads)
+    own = [name.file, name.hypothesis, run_dir / SOURCES_FILE, qa_metrics_file(name.file)]
     _, file_stats = file_digest(list(dict.fromkeys(path for path in own if path.is_file())))
     context = "clue_only_context" if name.variant.startswith("oracle") else "full_context"
     if name.retriever is not None:
