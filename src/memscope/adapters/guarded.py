@@ -122,10 +122,10 @@ def reader_is_current(content_hash: str | None) -> bool:
     without a reader version is current: memscope's own readers carry none)."""
     if not content_hash or READER_MARK not in content_hash:
         return True
-    from memscope.adapters.registry import registry
+    from memscope.adapters.registry import benchmarks_named
 
     name, _, version = content_hash.rpartition(READER_MARK)[2].partition("@")
-    spec = registry().benchmarks.get(name)
+    spec = next(iter(benchmarks_named([name])), None)
     reader = getattr(spec, "reader", None) if spec is not None else None
     return getattr(reader, "version", None) == version
 

@@ -53,9 +53,9 @@ def plugin_failures() -> dict[str, str]:
     """Benchmark name -> what its code did that memscope worked around in this process (a
     sniff that raised, a folder its sniff claimed that another reader claims too), for the
     warnings ``ingest`` ends with."""
-    from memscope.adapters.registry import registry
+    from memscope.adapters.registry import failures
 
-    return dict(registry().failures)
+    return failures()
 
 
 def spec_of(name: str | None) -> Benchmark:

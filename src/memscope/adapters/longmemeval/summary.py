@@ -26,7 +26,11 @@ def check_table(data: RunColumns) -> list[JSONObject]:
     if name is None or name.retriever is None:
         return []
     try:
-        log = locate_log(Path(folder), name, recorded_sources(Path(folder)).get(RETRIEVAL_OPTION))
+        log = locate_log(
+            Path(folder),
+            name,
+            recorded_sources(Path(folder), (RETRIEVAL_OPTION,)).get(RETRIEVAL_OPTION),
+        )
     except Exception:
         log = None
     if log is None:

@@ -170,7 +170,8 @@ def recency_sweep(
     Raises:
         InputError: a parameter out of range, or a run without a ranked retrieval list.
     """
-    from memscope.usecases.rerun.probe import DEFAULT_LAMBDA, rerun_run
+    from memscope.usecases.rerun.defaults import DEFAULT_LAMBDA
+    from memscope.usecases.rerun.run_rerank import rerun_run
 
     result = rerun_run(
         data, [a for a in alphas if a != 1.0], lam=DEFAULT_LAMBDA if lam is None else lam, k=k
