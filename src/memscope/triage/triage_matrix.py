@@ -9,7 +9,7 @@ target seen in any step; every non-MemEye grid also has an "all" column (e.g. TS
 reach, the retention curve). Everywhere: the share of failures labelled, how many
 questions carry a labelled or suggested failure code, and in comparison mode
 Δ = B − A (A the run open, B the one compared with it, as ``memscope compare A B``). Values come from the shared metric code (``usecases.report.build``,
-``usecases.compare.pairs``, ``analysis.cuemem``); this module only groups them by cell.
+``usecases.compare.pairs``, ``usecases.runs.question_scores``); this module only groups them by cell.
 """
 
 from __future__ import annotations

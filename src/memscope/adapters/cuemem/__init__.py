@@ -21,6 +21,7 @@ from memscope.plugin import (
     ModuleReader,
     ModuleRunWriter,
     QuestionMatch,
+    ReportSection,
 )
 
 RETRIEVED_ITEMS = DetailTable(
@@ -59,7 +60,13 @@ BENCHMARK = Benchmark(
     detail_tables=(RETRIEVED_ITEMS,),
     panel="evidence",
     figure="setting_bars",
-    report_sections=("settings",),
+    report_sections=(
+        ReportSection(
+            "cue",
+            "memscope.adapters.cuemem.report:cue_section",
+            "memscope.adapters.cuemem.report_view:cue_view",
+        ),
+    ),
     task_attribute="task_group",
     # Answer Refusal questions should be declined (USE-CALIB checks them).
     declines=QuestionMatch("extra:task_group", ("refusal",), contains=True),

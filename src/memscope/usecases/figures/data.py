@@ -197,6 +197,14 @@ def recency_sweep(
     )
 
 
+RETENTION_SECTION = "tsr"
+"""The report section the ``retention`` figure draws: success by reach with intervals
+(``{"by_reach": {reach: {"tsr", "ci_low", "ci_high", "n"}}}``, DMV-Bench's)."""
+SETTINGS_SECTION = "cue"
+"""The report section the ``setting_bars`` figure draws: accuracy per task and setting
+(``{"by_task": {task: {"explicit", "implicit", …}}, "ei_gap"}``, CUE-Mem's)."""
+
+
 def retention_curve(data: RunData) -> Curve:
     """A DMV-Bench run's TSR by reach (ascending) with its trunk-cluster interval; the
     label is the system (the run id after its last ``:``).
@@ -204,14 +212,14 @@ def retention_curve(data: RunData) -> Curve:
     Raises:
         InputError: the run has no TSR by reach (not a DMV-Bench run).
     """
-    from memscope.usecases.report.dmv import tsr_section
+    from memscope.usecases.report.section_run import section_of
 
-    if "retention" not in data.spec.report_sections:
+    section = section_of(data, RETENTION_SECTION)
+    if section is None:
         raise InputError(
             f"run {_run_id(data)} has no TSR by reach: {data.spec.title} runs have no "
             "retention curve (is it a DMV-Bench run?)"
         )
-    section = tsr_section(data)
     reach = sorted(section["by_reach"], key=int)
     if not reach:
         raise InputError(f"run {_run_id(data)} has no TSR by reach (is it a DMV-Bench run?)")
@@ -232,9 +240,9 @@ def cue_bars(data: RunData) -> CueBars:
     Raises:
         InputError: the run has no CUE-Mem tasks.
     """
-    from memscope.usecases.report.cue import cue_section
+    from memscope.usecases.report.section_run import section_of
 
-    section = cue_section(data)
+    section = section_of(data, SETTINGS_SECTION) or {}
     by_task = section.get("by_task") or {}
     tasks = list(by_task)
     if not tasks:
