@@ -9,7 +9,7 @@ incompatible one, naming the plugin, its version and memscope's.
 
 What is here (docs/benchmarks.md says what each is for):
 
-- the spec and its parts: :class:`Benchmark`, :class:`TableLayout`, :class:`MatrixStyle`,
+- the spec and its parts: :class:`Benchmark`, :class:`TableLayout`, :class:`MatrixStyle` (with :class:`MatrixGap`),
   :class:`ReadOption`, :class:`DetailTable`, :class:`Pairing`, :class:`QuestionMatch`, the axes (:class:`Axis`,
   :class:`Level`, :class:`MatrixView`, :class:`BenchmarkAxes`) and the lazily imported hooks
   (:class:`ModuleReader`, :class:`ModuleDatasetReader`, :class:`ModuleRunWriter`);
@@ -65,6 +65,7 @@ if TYPE_CHECKING:
         DatasetReader,
         Derived,
         DetailTable,
+        MatrixGap,
         MatrixStyle,
         ModuleDatasetReader,
         ModuleReader,
@@ -146,6 +147,7 @@ _HOMES = {
     "JSONValue": "memscope.json_types",
     "KEY_SEPARATOR": "memscope.identity",
     "Level": "memscope.adapters.axes",
+    "MatrixGap": "memscope.adapters.spec",
     "MatrixStyle": "memscope.adapters.spec",
     "ContextKind": "memscope.adapters.spec",
     "MatrixView": "memscope.adapters.axes",
@@ -261,6 +263,7 @@ __all__ = [
     "JSONObject",
     "JSONValue",
     "Level",
+    "MatrixGap",
     "MatrixStyle",
     "MatrixView",
     "MemscopeError",

@@ -143,3 +143,23 @@ def _options():
     from memscope.adapters import ReadOptions
 
     return ReadOptions()
+
+
+def test_the_matrix_gap_column_is_declared_and_checked(plugins) -> None:
+    """CUE-Mem's EI-gap column is its spec's declaration, not a test of its level names in
+    the app; a plugin's gap over an axis it does not have is refused, named."""
+    from memscope.adapters.registry import unavailable
+    from memscope.adapters.spec import MatrixGap
+
+    assert benchmark("cuemem").matrix.gap == MatrixGap("evidence", "explicit", "implicit", "EI-gap")
+    plugins(
+        {"toygap": "toy_gap:BENCHMARK"},
+        {
+            "toy_gap": TOY_CLONE
+            + """
+    from memscope.plugin import MatrixGap, MatrixStyle
+    BENCHMARK = clone("toygap", matrix=MatrixStyle(gap=MatrixGap("nope", "a", "b", "gap")))
+    """
+        },
+    )
+    assert "matrix.gap names no axis 'nope'" in unavailable()["toygap"]

@@ -193,6 +193,9 @@ def sanitised(spec: Benchmark) -> Benchmark:
             corner=_text(matrix.corner),
             legend=_text(matrix.legend),
             delta_title=printable(matrix.delta_title, keep_newlines=False),
+            gap=None
+            if matrix.gap is None
+            else replace(matrix.gap, title=printable(str(matrix.gap.title), keep_newlines=False)),
         ),
         no_scores_reason=printable(spec.no_scores_reason, keep_newlines=False),
         table=replace(

@@ -242,6 +242,18 @@ class TableLayout:
 
 
 @dataclass(frozen=True)
+class MatrixGap:
+    """A difference column of the app's accuracy matrix: on views whose columns are the axis
+    ``axis``, each row's accuracy at level ``minuend`` minus that at ``subtrahend``, headed
+    ``title`` (CUE-Mem's EI-gap: explicit − implicit)."""
+
+    axis: str
+    minuend: str
+    subtrahend: str
+    title: str
+
+
+@dataclass(frozen=True)
 class MatrixStyle:
     """How the app's matrix shows the benchmark's default view."""
 
@@ -256,6 +268,8 @@ class MatrixStyle:
     words (``reach:2 bank:9``)."""
     delta_title: str = "Δ accuracy (B − A)"
     """The comparison metric's title when two runs are compared."""
+    gap: MatrixGap | None = None
+    """A difference column the accuracy matrix adds (None: none)."""
 
 
 @dataclass(frozen=True)

@@ -354,6 +354,9 @@ def _choices(spec: Benchmark) -> list[str]:
             )
         elif section.view is not None and not (callable(section.view) or _hook_name(section.view)):
             problems.append(f"report section {key!r}: view is not callable nor 'module:function'")
+    gap = spec.matrix.gap
+    if gap is not None and gap.axis not in {axis.key for axis in spec.axes.axes}:
+        problems.append(f"matrix.gap names no axis {gap.axis!r}")
     if spec.matrix.cell_queue not in CELL_QUEUES:
         problems.append(f"matrix.cell_queue {spec.matrix.cell_queue!r} is not cell or filter")
     for label, hook in (("check_stored", spec.check_stored), ("check_table", spec.check_table)):

@@ -18,6 +18,8 @@ from memscope.plugin import (
     API_VERSION,
     Benchmark,
     DetailTable,
+    MatrixGap,
+    MatrixStyle,
     ModuleReader,
     ModuleRunWriter,
     QuestionMatch,
@@ -60,6 +62,8 @@ BENCHMARK = Benchmark(
     detail_tables=(RETRIEVED_ITEMS,),
     panel="evidence",
     figure="setting_bars",
+    # The accuracy matrix's EI-gap column on task x evidence views.
+    matrix=MatrixStyle(gap=MatrixGap("evidence", "explicit", "implicit", "EI-gap")),
     report_sections=(
         ReportSection(
             "cue",
