@@ -202,7 +202,8 @@ RETENTION_SECTION = "tsr"
 (``{"by_reach": {reach: {"tsr", "ci_low", "ci_high", "n"}}}``, DMV-Bench's)."""
 SETTINGS_SECTION = "cue"
 """The report section the ``setting_bars`` figure draws: accuracy per task and setting
-(``{"by_task": {task: {"explicit", "implicit", …}}, "ei_gap"}``, CUE-Mem's)."""
+(``{"by_task": {task: {setting: accuracy, "n_<setting>": n}}, "ei_gap"}``, CUE-Mem's),
+the settings being the benchmark's declared gap's two levels."""
 
 
 def retention_curve(data: RunData) -> Curve:
@@ -235,25 +236,29 @@ def retention_curve(data: RunData) -> Curve:
 
 
 def cue_bars(data: RunData) -> CueBars:
-    """A CUE-Mem run's explicit and implicit accuracy per task, and its EI-gap.
+    """A CUE-Mem run's explicit and implicit accuracy per task, and its EI-gap: the two
+    settings are the levels of the benchmark's declared gap (``MatrixStyle.gap``: minuend,
+    subtrahend), read from its ``cue`` report section.
 
     Raises:
         InputError: the run has no CUE-Mem tasks.
     """
     from memscope.usecases.report.section_run import section_of
 
-    section = section_of(data, SETTINGS_SECTION) or {}
+    declared = data.spec.matrix.gap
+    section = (section_of(data, SETTINGS_SECTION) if declared is not None else None) or {}
     by_task = section.get("by_task") or {}
     tasks = list(by_task)
-    if not tasks:
+    if declared is None or not tasks:
         raise InputError(f"run {_run_id(data)} has no CUE-Mem tasks (is it a CUE-Mem run?)")
+    first, second = declared.minuend, declared.subtrahend
     gap = section.get("ei_gap")
     return CueBars(
         _run_id(data),
         tasks,
-        [by_task[t].get("explicit") for t in tasks],
-        [by_task[t].get("implicit") for t in tasks],
-        [int(by_task[t].get("n_explicit") or 0) for t in tasks],
-        [int(by_task[t].get("n_implicit") or 0) for t in tasks],
+        [by_task[t].get(first) for t in tasks],
+        [by_task[t].get(second) for t in tasks],
+        [int(by_task[t].get(f"n_{first}") or 0) for t in tasks],
+        [int(by_task[t].get(f"n_{second}") or 0) for t in tasks],
         None if gap is None else float(gap),
     )
