@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from memscope.adapters.axes import Axis
-from memscope.adapters.registry import all_axis_keys, benchmark, benchmarks
+from memscope.adapters.registry import all_axis_keys, benchmark, benchmarks, built_ins
 from memscope.adapters.spec import Benchmark, Panel
 from memscope.errors import MemscopeError
 
@@ -24,6 +24,7 @@ __all__ = [
     "Panel",
     "all_axis_keys",
     "benchmarks",
+    "built_ins",
     "coordinate_axis",
     "coordinate_cells",
     "coordinate_levels",
