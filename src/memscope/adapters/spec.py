@@ -43,7 +43,8 @@ API_VERSION = "1.2"
 for ``M.m`` loads where memscope's major is ``M`` and its minor at least ``m``; a new major
 is a change a plugin must follow (a field removed or its meaning changed). 1.1 added the
 row builder ``RunRows`` and ``run_record``; 1.2 made a report section code of the benchmark's
-own (``ReportSection``, ``adapters.sections``) instead of one of two names."""
+own (``ReportSection``, ``adapters.sections``) instead of one of two names, and added the
+matrix's ``MatrixGap``."""
 
 
 def api_compatible(declared: str) -> bool:
