@@ -9,7 +9,7 @@ incompatible one, naming the plugin, its version and memscope's.
 
 What is here (docs/benchmarks.md says what each is for):
 
-- the spec and its parts: :class:`Benchmark`, :class:`TableLayout`, :class:`MatrixStyle`,
+- the spec and its parts: :class:`Benchmark`, :class:`TableLayout`, :class:`MatrixStyle` (with :class:`MatrixGap`),
   :class:`ReadOption`, :class:`DetailTable`, :class:`Pairing`, :class:`QuestionMatch`, the axes (:class:`Axis`,
   :class:`Level`, :class:`MatrixView`, :class:`BenchmarkAxes`) and the lazily imported hooks
   (:class:`ModuleReader`, :class:`ModuleDatasetReader`, :class:`ModuleRunWriter`);
@@ -20,7 +20,11 @@ What is here (docs/benchmarks.md says what each is for):
 - the errors a reader raises (:class:`RunDirError`, :class:`DatasetError` …);
 - file helpers that turn OS and JSON errors into such messages (:func:`read_json_file`,
   :func:`file_digest`, :func:`media_kind` …) and the summary-check helpers
-  (:func:`summary_check`, :func:`check_notices` …).
+  (:func:`summary_check`, :func:`check_notices` …);
+- a benchmark's own report sections (``adapters.sections``): :class:`ReportSection`, what a
+  section is lent (:class:`SectionRun`, :class:`GroupRate`, :data:`MIN_CLUSTERS`) and what
+  its view returns (:class:`TextBlock`, :class:`TableBlock`, :class:`TableColumn`,
+  :class:`TableRow`, with the text plots :func:`bar` and :func:`sparkline`).
 """
 
 from __future__ import annotations
@@ -42,6 +46,17 @@ if TYPE_CHECKING:
     )
     from memscope.adapters.run_rows import DatasetRows, RunRows, run_record
     from memscope.adapters.run_sources import SOURCES_FILE, recorded_sources
+    from memscope.adapters.sections import (
+        MIN_CLUSTERS,
+        Block,
+        GroupRate,
+        ReportSection,
+        SectionRun,
+        TableBlock,
+        TableColumn,
+        TableRow,
+        TextBlock,
+    )
     from memscope.adapters.spec import (
         API_VERSION,
         Benchmark,
@@ -50,6 +65,7 @@ if TYPE_CHECKING:
         DatasetReader,
         Derived,
         DetailTable,
+        MatrixGap,
         MatrixStyle,
         ModuleDatasetReader,
         ModuleReader,
@@ -104,6 +120,7 @@ if TYPE_CHECKING:
         RunRecord,
         SessionRecord,
     )
+    from memscope.textplot import bar, sparkline
 
 _HOMES = {
     "API_VERSION": "memscope.adapters.spec",
@@ -130,6 +147,7 @@ _HOMES = {
     "JSONValue": "memscope.json_types",
     "KEY_SEPARATOR": "memscope.identity",
     "Level": "memscope.adapters.axes",
+    "MatrixGap": "memscope.adapters.spec",
     "MatrixStyle": "memscope.adapters.spec",
     "ContextKind": "memscope.adapters.spec",
     "MatrixView": "memscope.adapters.axes",
@@ -184,6 +202,17 @@ _HOMES = {
     "strings": "memscope.adapters.files",
     "summary_check": "memscope.adapters.upstream_summary",
     "typed_table": "memscope.adapters.arrow_rows",
+    "Block": "memscope.adapters.sections",
+    "GroupRate": "memscope.adapters.sections",
+    "MIN_CLUSTERS": "memscope.adapters.sections",
+    "ReportSection": "memscope.adapters.sections",
+    "SectionRun": "memscope.adapters.sections",
+    "TableBlock": "memscope.adapters.sections",
+    "TableColumn": "memscope.adapters.sections",
+    "TableRow": "memscope.adapters.sections",
+    "TextBlock": "memscope.adapters.sections",
+    "bar": "memscope.textplot",
+    "sparkline": "memscope.textplot",
 }
 """Where each name lives: imported on first use, so that ``import memscope.plugin`` (a
 spec's module, read whenever the registry loads) costs no pyarrow."""
@@ -206,12 +235,14 @@ __all__ = [
     "API_VERSION",
     "CHECK_KEY",
     "KEY_SEPARATOR",
+    "MIN_CLUSTERS",
     "PERCENT_TOLERANCE",
     "RATE_TOLERANCE",
     "SOURCES_FILE",
     "Axis",
     "Benchmark",
     "BenchmarkAxes",
+    "Block",
     "BulkSource",
     "CellMean",
     "Comparison",
@@ -228,9 +259,11 @@ __all__ = [
     "EngineRetrieval",
     "EngineRetriever",
     "EngineRunPlan",
+    "GroupRate",
     "JSONObject",
     "JSONValue",
     "Level",
+    "MatrixGap",
     "MatrixStyle",
     "MatrixView",
     "MemscopeError",
@@ -245,6 +278,7 @@ __all__ = [
     "QuestionRecord",
     "ReadOption",
     "ReadOptions",
+    "ReportSection",
     "RetrievalKind",
     "RoundRecord",
     "RunColumns",
@@ -254,11 +288,17 @@ __all__ = [
     "RunRows",
     "RunSink",
     "RunWriter",
+    "SectionRun",
     "SessionRecord",
     "StoredCheck",
     "StoredMeans",
+    "TableBlock",
     "TableCheck",
+    "TableColumn",
     "TableLayout",
+    "TableRow",
+    "TextBlock",
+    "bar",
     "check_notices",
     "csv_comparison",
     "file_digest",
@@ -278,6 +318,7 @@ __all__ = [
     "recorded_sources",
     "refuse_special",
     "run_record",
+    "sparkline",
     "strings",
     "summary_check",
     "typed_table",

@@ -68,7 +68,7 @@ LEVEL_LABEL = re.compile(r"X\d(_Y\d)?|Y\d|\d+(-\d+)?")
 DEMO_REPORTS = ("srag_v", "cue_mm", "cue_text", "dmv_f2_demo")
 METRIC_MODULES = (
     "memscope.analysis.bootstrap",
-    "memscope.analysis.dmv",
+    "memscope.analysis.cluster_rates",
     "memscope.analysis.rerank",
     "memscope.usecases.runs.ingest",
 )

@@ -281,7 +281,7 @@ def test_rerun_requery_reranks_a_fully_scored_engine_pool(seeded_store, minilm) 
 def test_rerun_requery_says_consistently_what_it_stored(seeded_store, minilm) -> None:
     """The candidates are not stored (the run's retrievals stay), the rerun is: the output
     says both without contradicting itself, and the stored rerun is marked re-retrieved."""
-    from memscope.usecases.rerun.probe import get_rerun
+    from memscope.usecases.rerun.saved import get_rerun
 
     store = seeded_store
     run_id = ingest(store, upstream_rag_runs()[0])

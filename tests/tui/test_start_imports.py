@@ -41,6 +41,8 @@ NOT_AT_START = (
     "memscope.triage.triage_matrix",
     "memscope.triage.benchmark_views",
     "memscope.usecases.rerun.probe",
+    "memscope.usecases.rerun.question_rerank",
+    "memscope.usecases.rerun.run_rerank",
     "memscope.usecases.report.build",
     "memscope.usecases.figures.data",
     "memscope.usecases.suggest.rules",

@@ -21,7 +21,7 @@ from memscope.triage.loaded_run import LoadedRun, load_rounds, open_session, sav
 from memscope.triage.question_view import load_question, ranking_view
 from memscope.triage.round_index import RoundIndex
 from memscope.usecases.labels.queue import QueueSpec, TriageTable, parse_cell, parse_filter
-from memscope.usecases.rerun.probe import rerun_question
+from memscope.usecases.rerun.question_rerank import rerun_question
 from memscope.usecases.runs import session_io
 from memscope.usecases.runs.ingest import ingest_dir
 

@@ -25,7 +25,7 @@ from memscope.tui.widgets.image_preview import ImagePreview
 from memscope.tui.widgets.label_bar import LabelBar
 from memscope.tui.widgets.round_view import RoundView
 from memscope.usecases.labels.events import current_labels
-from memscope.usecases.rerun.probe import rerun_question
+from memscope.usecases.rerun.question_rerank import rerun_question
 from memscope.usecases.runs.loading import load_run
 
 

@@ -12,8 +12,9 @@ from typer.testing import CliRunner
 
 from builders_cuemem import history, image_turn, qa, rq3_layout, rq3_row, text_turn, voice_turn
 from memscope.adapters import ReadOptions
+from memscope.adapters.cuemem.report import accuracy_by_task, ei_gap, memory_average
 from memscope.analysis.arrays import PAD
-from memscope.analysis.cuemem import accuracy_by_task, ei_gap, evidence_at_k, memory_average
+from memscope.analysis.evidence_at_k import evidence_at_k
 from memscope.cli import app
 from memscope.store import Store
 from memscope.usecases.report.build import build_report

@@ -13,7 +13,12 @@ from typer.testing import CliRunner
 
 from builders_dmv import DATA, probes, write_f2_run
 from memscope.adapters import ReadOptions
-from memscope.analysis.dmv import bin_labels, cluster_bootstrap_groups, sign_flip_test, tsr
+from memscope.analysis.cluster_rates import (
+    bin_labels,
+    cluster_bootstrap_groups,
+    sign_flip_test,
+    tsr,
+)
 from memscope.cli import app
 from memscope.store import Store
 from memscope.usecases.compare.pairs import compare_runs

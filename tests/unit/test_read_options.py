@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from memscope.adapters.base import ReadOptions, read_options
-from memscope.adapters.run_sources import REMEMBERED_HISTORIES
 
 
 def test_a_path_option_is_read_as_a_path_from_a_path_or_a_string(tmp_path: Path) -> None:
@@ -37,9 +36,7 @@ def test_read_options_leaves_out_options_that_were_not_given(tmp_path: Path) -> 
 
 
 def test_the_remembered_history_of_a_results_file_is_found_by_its_name() -> None:
-    options = ReadOptions(
-        extra={REMEMBERED_HISTORIES: {"a_results.json": "/data/history_with_qa_p0.json"}}
-    )
+    options = ReadOptions(remembered={"a_results.json": "/data/history_with_qa_p0.json"})
 
     assert options.remembered_history("a_results.json") == "/data/history_with_qa_p0.json"
     assert options.remembered_history("b_results.json") is None
@@ -47,13 +44,5 @@ def test_the_remembered_history_of_a_results_file_is_found_by_its_name() -> None
 
 def test_remembered_histories_of_the_wrong_shape_are_ignored() -> None:
     assert ReadOptions().remembered_history("a_results.json") is None
-    assert (
-        ReadOptions(extra={REMEMBERED_HISTORIES: "oops"}).remembered_history("a_results.json")
-        is None
-    )
-    assert (
-        ReadOptions(extra={REMEMBERED_HISTORIES: {"a_results.json": 7}}).remembered_history(
-            "a_results.json"
-        )
-        is None
-    )
+    wrong: dict = {"a_results.json": 7}
+    assert ReadOptions(remembered=wrong).remembered_history("a_results.json") is None

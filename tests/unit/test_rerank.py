@@ -14,7 +14,9 @@ from memscope.adapters import ReadOptions
 from memscope.analysis.evidence import EvidenceSet, latest_miss_causes, temporal_authority
 from memscope.analysis.rerank import candidate_ages, recency_order, take_rows
 from memscope.errors import InputError, NotFoundError
-from memscope.usecases.rerun.probe import list_reruns, rerun_question, rerun_run, store_rerun
+from memscope.usecases.rerun.question_rerank import rerun_question
+from memscope.usecases.rerun.run_rerank import rerun_run
+from memscope.usecases.rerun.saved import list_reruns, store_rerun
 from memscope.usecases.runs.ingest import ingest_dir
 from memscope.usecases.runs.loading import load_run
 
@@ -340,7 +342,7 @@ def test_pipeline_modules_load_no_front_end() -> None:
     import sys
 
     code = (
-        "import sys, memscope.usecases.rerun.probe, memscope.usecases.labels.events, memscope.usecases.suggest.rules, "
+        "import sys, memscope.usecases.rerun.question_rerank, memscope.usecases.rerun.run_rerank, memscope.usecases.labels.events, memscope.usecases.suggest.rules, "
         "memscope.usecases.compare.pairs, memscope.usecases.labels.export, memscope.taxonomy; "
         "print(','.join(sorted({m.split('.')[0] for m in sys.modules})))"
     )

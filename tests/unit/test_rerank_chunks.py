@@ -25,14 +25,8 @@ from memscope.analysis.evidence import (
 )
 from memscope.analysis.rerank import recency_order
 from memscope.store import Store, queries
-from memscope.usecases.rerun.probe import (
-    BASELINE_ALPHA,
-    TEMPORAL,
-    _alpha_list,
-    _pool_of,
-    _subset,
-    rerun_run,
-)
+from memscope.usecases.rerun.pool import BASELINE_ALPHA, TEMPORAL, pool_of, rows_of
+from memscope.usecases.rerun.run_rerank import _alpha_list, rerun_run
 from memscope.usecases.runs import session_io
 from memscope.usecases.runs.compact_evidence import origin_flags
 from memscope.usecases.runs.declared import latest_match
@@ -154,7 +148,7 @@ def _whole_run_rerun(
     """The whole-run computation ``rerun_run`` did before it went by chunks (its results
     part, for 200 resamples): every question's pools, orders and metrics at once."""
     cutoff = effective_k(data.run, k)
-    whole = _pool_of(
+    whole = pool_of(
         data.evidence,
         data.scores,
         origin_flags(data.evidence_table, data.evidence.ranked_pos.shape[1]),
@@ -162,7 +156,7 @@ def _whole_run_rerun(
         pool,
     )
     rows = np.flatnonzero(data.evidence.asks_latest & (latest_clue(data.evidence) != PAD))
-    ev = _subset(whole.evidence, rows)
+    ev = rows_of(whole.evidence, rows)
     sims, ages, valid = whole.sims[rows], whole.ages[rows], whole.valid[rows]
     base = temporal_authority(ev, cutoff)
     results = []

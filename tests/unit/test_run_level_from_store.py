@@ -24,7 +24,7 @@ from memscope.triage.triage_matrix import (
     matrix_table,
     needs_evidence,
 )
-from memscope.usecases.rerun.probe import rerun_question
+from memscope.usecases.rerun.question_rerank import rerun_question
 from memscope.usecases.runs import session_io
 from memscope.usecases.runs.ingest import ingest_dir
 from memscope.usecases.runs.loading import load_run

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from memscope.adapters.base import ReadOptions
-from memscope.adapters.registry import benchmark, benchmarks, unavailable
+from memscope.adapters.registry import benchmark, benchmarks, built_ins, unavailable
 from memscope.adapters.registry import registry as loaded_registry
 from memscope.adapters.spec import Benchmark, RunReader
 from memscope.errors import RunDirError
@@ -38,26 +38,43 @@ def _plugin(spec: Benchmark) -> bool:
     return bool(getattr(spec.reader, "plugin", False))
 
 
-def _claimant(path: Path, known: list[Benchmark]) -> Benchmark | None:
+class _Readers:
+    """The readers to ask: memscope's own first, the plugins imported only when no built-in
+    reader claims a folder (so a plugin is never imported for a folder of built-in runs)."""
+
+    def __init__(self) -> None:
+        self.own = built_ins()
+        self._plugins: list[Benchmark] | None = None
+
+    def plugins(self) -> list[Benchmark]:
+        if self._plugins is None:
+            self._plugins = [spec for spec in benchmarks() if _plugin(spec)]
+        return self._plugins
+
+
+def _claimant(path: Path, readers: _Readers, skip: Benchmark | None = None) -> Benchmark | None:
     """The benchmark whose reader claims the directory ``path`` (None: no reader does).
 
-    Readers are asked in sniffing order. A plugin's claim is checked against every other
-    reader: where another claims the folder too, a built-in wins over a plugin (a greedy
-    sniff must not take memscope's own runs), and the plugin is told so in ``failures``
-    (``memscope benchmarks`` and "not a run directory" messages show it).
+    memscope's own readers are asked first, in sniffing order, and a built-in's claim is
+    final: a plugin's sniff never takes memscope's own runs (so the plugins need not even
+    be imported). Only where no built-in claims the folder are the plugins asked, in
+    sniffing order; where several claim it, the first is told so in ``failures`` (``memscope
+    benchmarks`` and "not a run directory" messages show it). ``skip``: a benchmark not to
+    ask (a plugin that claimed a folder above).
     """
-    first = next((spec for spec in known if spec.reader.sniff(path)), None)
-    if first is None or not _plugin(first):
-        return first
-    others = [spec for spec in known if spec is not first and spec.reader.sniff(path)]
-    if not others:
-        return first
-    winner = next((spec for spec in others if not _plugin(spec)), first)
-    names = ", ".join(spec.name for spec in others)
-    loaded_registry().failures[first.name] = (
-        f"its sniff claims {path}, which {names} also claims; memscope reads it as {winner.name}"
-    )
-    return winner
+    own = next((s for s in readers.own if s is not skip and s.reader.sniff(path)), None)
+    if own is not None:
+        return own
+    claims = [s for s in readers.plugins() if s is not skip and s.reader.sniff(path)]
+    if not claims:
+        return None
+    first, others = claims[0], claims[1:]
+    if others:
+        names = ", ".join(spec.name for spec in others)
+        loaded_registry().failures[first.name] = (
+            f"its sniff claims {path}, which {names} also claims; memscope reads it as {first.name}"
+        )
+    return first
 
 
 def detect(path: Path) -> Benchmark:
@@ -74,10 +91,10 @@ def detect(path: Path) -> Benchmark:
             where=str(path),
             fix="Pass the folder that holds the run's files (e.g. predictions.jsonl).",
         )
-    known = benchmarks()
-    claimant = _claimant(path, known)
+    claimant = _claimant(path, _Readers())
     if claimant is not None:
         return claimant
+    known = benchmarks()
     # A run whose marking file is a FIFO or a folder: say so, not "no run".
     for name in (name for spec in known for name in spec.marker_files):
         kind = not_regular(path / name)
@@ -144,8 +161,8 @@ def find_run_dirs(
     if not root.exists():
         raise RunDirError("no such file or directory", where=str(root), fix="Check the path.")
     found: list[Path] = []
-    known = benchmarks()
-    markers = {name for spec in known for name in spec.marker_files}
+    readers = _Readers()
+    markers = {name for spec in readers.own for name in spec.marker_files}
 
     def skipped(error: OSError) -> None:
         if unreadable is not None:
@@ -160,8 +177,10 @@ def find_run_dirs(
         above = (
             next((claimed[p] for p in directory.parents if p in claimed), None) if claimed else None
         )
-        spec = _claimant(directory, [spec for spec in known if spec is not above])
+        spec = _claimant(directory, readers, skip=above)
         if spec is None:
+            # No built-in claimed it, so the plugins were asked: their marks count too.
+            markers |= {name for plugin in readers.plugins() for name in plugin.marker_files}
             if not_runs is not None and markers & {*dirnames, *_files}:
                 try:
                     detect(directory)

@@ -22,6 +22,10 @@ class ReadOptions:
     strict: bool = False
     reread: bool = False
     """``ingest --reread``: read and store every run again, changed or not."""
+    remembered: Mapping[str, str] = field(default_factory=dict)
+    """Results file name -> the data file (a run config's ``history_file``) the store read it
+    with before, so a later read of a directory whose results name no data file finds it
+    without ``--dataset`` (the store fills it in; a reader only asks)."""
 
     def path_option(self, key: str) -> Path | None:
         """The benchmark's option ``key`` as a path (None when it was not given)."""
@@ -30,11 +34,8 @@ class ReadOptions:
 
     def remembered_history(self, results_name: str) -> str | None:
         """The history file the store used before for the results file ``results_name``
-        (``adapters.run_sources.REMEMBERED_HISTORIES``; None when there is none)."""
-        from memscope.adapters.run_sources import REMEMBERED_HISTORIES
-
-        histories = self.extra.get(REMEMBERED_HISTORIES)
-        remembered = histories.get(results_name) if isinstance(histories, Mapping) else None
+        (:attr:`remembered`; None when there is none)."""
+        remembered = self.remembered.get(results_name)
         return remembered if isinstance(remembered, str) else None
 
 

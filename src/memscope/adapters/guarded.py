@@ -122,10 +122,10 @@ def reader_is_current(content_hash: str | None) -> bool:
     without a reader version is current: memscope's own readers carry none)."""
     if not content_hash or READER_MARK not in content_hash:
         return True
-    from memscope.adapters.registry import registry
+    from memscope.adapters.registry import benchmarks_named
 
     name, _, version = content_hash.rpartition(READER_MARK)[2].partition("@")
-    spec = registry().benchmarks.get(name)
+    spec = next(iter(benchmarks_named([name])), None)
     reader = getattr(spec, "reader", None) if spec is not None else None
     return getattr(reader, "version", None) == version
 
@@ -193,6 +193,9 @@ def sanitised(spec: Benchmark) -> Benchmark:
             corner=_text(matrix.corner),
             legend=_text(matrix.legend),
             delta_title=printable(matrix.delta_title, keep_newlines=False),
+            gap=None
+            if matrix.gap is None
+            else replace(matrix.gap, title=printable(str(matrix.gap.title), keep_newlines=False)),
         ),
         no_scores_reason=printable(spec.no_scores_reason, keep_newlines=False),
         table=replace(

@@ -16,26 +16,21 @@ the command line wins.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from memscope.adapters.files import read_json_file
 from memscope.errors import RunDirError
 
 SOURCES_FILE = "memscope_sources.json"
-REMEMBERED_HISTORIES = "cue_histories"
-"""``ReadOptions.extra`` key: ``{results file name: history file}`` the store joined a
-CUE-Mem directory's results to before, so a later read finds them without ``--dataset``."""
 
 
-def known_keys() -> tuple[str, ...]:
-    """``dataset`` and every installed benchmark's own option keys."""
-    from memscope.adapters.registry import benchmarks
-
-    return ("dataset", *(option.key for spec in benchmarks() for option in spec.read_options))
-
-
-def recorded_sources(run_dir: Path) -> dict[str, Path]:
+def recorded_sources(run_dir: Path, keys: Iterable[str] = ()) -> dict[str, Path]:
     """The paths ``run_dir/memscope_sources.json`` names, resolved; ``{}`` without the file.
+
+    ``keys``: the benchmark's own option keys (``Benchmark.read_options``) the file may name
+    besides ``dataset``. The reader that calls this knows them: no registry is asked, so
+    reading a run imports no other benchmark.
 
     Raises:
         RunDirError: when the file is not a JSON object of strings with known keys.
@@ -47,7 +42,7 @@ def recorded_sources(run_dir: Path) -> dict[str, Path]:
     if not isinstance(data, dict):
         raise RunDirError(f"{SOURCES_FILE} is not a JSON object", where=str(path))
     sources: dict[str, Path] = {}
-    known = known_keys()
+    known = ("dataset", *keys)
     for key, value in data.items():
         if key not in known:
             raise RunDirError(

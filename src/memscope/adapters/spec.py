@@ -22,6 +22,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Literal, Protocol, TypeAlias, cast
 
 from memscope.adapters.axes import BenchmarkAxes
+from memscope.adapters.sections import ReportSection
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,8 +42,9 @@ API_VERSION = "1.2"
 """The version of the plugin contract (``memscope.plugin``): ``MAJOR.MINOR``. A spec written
 for ``M.m`` loads where memscope's major is ``M`` and its minor at least ``m``; a new major
 is a change a plugin must follow (a field removed or its meaning changed). 1.1 added the
-row builder ``RunRows`` and ``run_record``; 1.2 ``ModuleRunWriter``'s ``whole_history`` and
-``next_step``."""
+row builder ``RunRows`` and ``run_record``; 1.2 made a report section code of the benchmark's
+own (``ReportSection``, ``adapters.sections``) instead of one of two names, added the
+matrix's ``MatrixGap``, and ``ModuleRunWriter``'s ``whole_history`` and ``next_step``."""
 
 
 def api_compatible(declared: str) -> bool:
@@ -67,13 +69,8 @@ per level of the default view's rows, one line per column level; ``retention`` s
 a numeric axis with interval whiskers, one line per run; ``setting_bars`` accuracy per
 task, bars per evidence setting."""
 
-ReportSection = Literal["retention", "settings"]
 ContextKind = Literal["retrieval", "whole_history", "gold_evidence", "none"]
 """What the answer model was given as context in a run (``Benchmark.context_kinds``)."""
-"""Extra parts of ``memscope report``: ``retention`` success overall and by each axis with
-cluster-bootstrap intervals, plus the first recall step's ranking (JSON key ``tsr``);
-``settings`` accuracy per task x explicit/implicit, Memory Avg., EI-gap and evidence
-Recall/Precision@k (JSON key ``cue``)."""
 
 
 class RunReader(Protocol):
@@ -246,6 +243,18 @@ class TableLayout:
 
 
 @dataclass(frozen=True)
+class MatrixGap:
+    """A difference column of the app's accuracy matrix: on views whose columns are the axis
+    ``axis``, each row's accuracy at level ``minuend`` minus that at ``subtrahend``, headed
+    ``title`` (CUE-Mem's EI-gap: explicit − implicit)."""
+
+    axis: str
+    minuend: str
+    subtrahend: str
+    title: str
+
+
+@dataclass(frozen=True)
 class MatrixStyle:
     """How the app's matrix shows the benchmark's default view."""
 
@@ -260,6 +269,8 @@ class MatrixStyle:
     words (``reach:2 bank:9``)."""
     delta_title: str = "Δ accuracy (B − A)"
     """The comparison metric's title when two runs are compared."""
+    gap: MatrixGap | None = None
+    """A difference column the accuracy matrix adds (None: none)."""
 
 
 @dataclass(frozen=True)
@@ -372,6 +383,8 @@ class Benchmark:
     panel: Panel = "rerank"
     figure: Figure = "grid_lines"
     report_sections: tuple[ReportSection, ...] = ()
+    """The benchmark's own parts of ``memscope report``: code in its package that computes
+    a section of a run and, optionally, prints it (``adapters.sections``)."""
     matrix: MatrixStyle = MatrixStyle()
     latest_state: QuestionMatch | None = None
     """The questions that ask for the latest state of something that changed (MemEye's Y3,

@@ -20,12 +20,12 @@ from dataclasses import fields
 from typing import get_args
 
 from memscope.adapters.axes import BenchmarkAxes
+from memscope.adapters.sections import ReportSection
 from memscope.adapters.spec import (
     API_VERSION,
     Benchmark,
     Figure,
     Panel,
-    ReportSection,
     api_compatible,
 )
 from memscope.records import RunRecord
@@ -316,17 +316,47 @@ def _details(spec: Benchmark) -> list[str]:
     return problems
 
 
+REPORT_KEYS = frozenset(
+    {"run", "k", "answer", "retrieval", "temporal", "notes", "axes", "upstream_check"}
+    | {"questions", "harness", "cost"}
+)
+"""The keys of ``report --format json`` that are memscope's own: no section may take one."""
+
+
+def _hook_name(hook: object) -> bool:
+    """Whether ``hook`` is a ``"module:function"`` string."""
+    if not isinstance(hook, str):
+        return False
+    module, sep, name = hook.partition(":")
+    return bool(sep and module and name.isidentifier())
+
+
 def _choices(spec: Benchmark) -> list[str]:
     problems: list[str] = []
     if spec.panel not in get_args(Panel):
         problems.append(f"panel {spec.panel!r} is not one of {', '.join(get_args(Panel))}")
     if spec.figure not in get_args(Figure):
         problems.append(f"figure {spec.figure!r} is not one of {', '.join(get_args(Figure))}")
-    for section in spec.report_sections:
-        if section not in get_args(ReportSection):
+    keys = [getattr(section, "key", None) for section in spec.report_sections]
+    for section, key in zip(spec.report_sections, keys, strict=True):
+        if not isinstance(section, ReportSection):
+            problems.append(f"report section {section!r} is not a ReportSection")
+        elif not isinstance(key, str) or not NAME.match(key) or key in REPORT_KEYS:
             problems.append(
-                f"report section {section!r} is not one of {', '.join(get_args(ReportSection))}"
+                f"report section key {key!r} must be an identifier that is none of the "
+                f"report's own keys ({', '.join(sorted(REPORT_KEYS))})"
             )
+        elif keys.count(key) > 1:
+            problems.append(f"report section key {key!r} is used twice")
+        elif not (callable(section.compute) or _hook_name(section.compute)):
+            problems.append(
+                f"report section {key!r}: compute is not callable nor 'module:function'"
+            )
+        elif section.view is not None and not (callable(section.view) or _hook_name(section.view)):
+            problems.append(f"report section {key!r}: view is not callable nor 'module:function'")
+    gap = spec.matrix.gap
+    if gap is not None and gap.axis not in {axis.key for axis in spec.axes.axes}:
+        problems.append(f"matrix.gap names no axis {gap.axis!r}")
     if spec.matrix.cell_queue not in CELL_QUEUES:
         problems.append(f"matrix.cell_queue {spec.matrix.cell_queue!r} is not cell or filter")
     for label, hook in (("check_stored", spec.check_stored), ("check_table", spec.check_table)):

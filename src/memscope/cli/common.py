@@ -147,9 +147,10 @@ READ_OPTIONS_META = "memscope.read_options"
 """Where a :class:`ReadsRuns` command keeps the benchmarks' own options it was given."""
 
 
-def _benchmark_option_params() -> list[Parameter]:
+def _benchmark_option_params(*, plugins: bool = True) -> list[Parameter]:
     """A click option per read option an installed benchmark declares (a path it needs,
-    such as a cue registry), named by the option's key."""
+    such as a cue registry), named by the option's key; without ``plugins``, only those of
+    memscope's own benchmarks (no plugin is imported)."""
     from typer.core import TyperOption
 
     from memscope.usecases.runs.store_access import declared_read_options
@@ -161,7 +162,7 @@ def _benchmark_option_params() -> list[Parameter]:
             help=markdown_literal(f"{option.help} ({title})"),
             show_default=False,
         )
-        for title, option in declared_read_options()
+        for title, option in declared_read_options(plugins=plugins)
     ]
 
 
@@ -180,10 +181,32 @@ class ReadsRuns(TyperCommand):
     benchmark; the command reads them back with :func:`read_options`.
 
     The options are added when the command parses or shows its help, so building the CLI
-    loads no benchmark.
+    loads no benchmark. A third-party plugin's options are added only when the command line
+    has a flag that neither the command nor memscope's own benchmarks know (or asks for
+    help): a command over built-in runs never imports a plugin to parse its flags.
     """
 
     _extra: list[Parameter] | None = None
+    _plugins = True
+    """Whether the plugins' options are offered (decided per command line in parse_args)."""
+
+    def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
+        self._plugins = self._needs_plugins(ctx, args)
+        self._extra = None
+        return super().parse_args(ctx, args)
+
+    def _needs_plugins(self, ctx: Context, args: list[str]) -> bool:
+        """Whether ``args`` has a flag only a plugin could declare, or asks for help."""
+        if ctx.resilient_parsing or any(arg in ctx.help_option_names for arg in args):
+            return True
+        own = [*super().get_params(ctx), *_benchmark_option_params(plugins=False)]
+        known = {flag for param in own for flag in (*param.opts, *param.secondary_opts)}
+        for arg in args:
+            if arg == "--":
+                break
+            if arg.startswith("-") and len(arg) > 1 and arg.partition("=")[0] not in known:
+                return True
+        return False
 
     def _benchmark_params(self) -> list[Parameter]:
         if self._extra is None:
@@ -193,7 +216,7 @@ class ReadsRuns(TyperCommand):
             # plugin that declares one of memscope's flags; this keeps the command whole).
             self._extra = [
                 p
-                for p in _benchmark_option_params()
+                for p in _benchmark_option_params(plugins=self._plugins)
                 if p.name not in own and not flags.intersection(p.opts)
             ]
         return self._extra

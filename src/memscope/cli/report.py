@@ -319,19 +319,16 @@ def render_report(report: Report) -> Group:
 
 
 def _render_main(report: Report) -> Group:
-    """The benchmark's own report where its spec names a section that has one (DMV-Bench's
-    retention, CUE-Mem's settings), else the coordinate matrix or the axes' view."""
-    from memscope.usecases.report.result import RetentionSection, SettingsSection
+    """The benchmark's own view where one of its report sections has one (its package's
+    code, ``Benchmark.report_sections``), else the coordinate matrix or the axes' view."""
+    if report.sections:
+        document = report.to_json()
+        for section in report.sections:
+            blocks = section.view(document)
+            if blocks is not None:
+                from memscope.cli.report_blocks import render_blocks
 
-    for section in report.sections:
-        if isinstance(section, RetentionSection):
-            from memscope.cli.report_dmv import render_dmv_report
-
-            return render_dmv_report(report, section.tsr, _header(report))
-        if isinstance(section, SettingsSection):
-            from memscope.cli.report_cue import render_cue_report
-
-            return render_cue_report(report, section.cue, _header(report))
+                return render_blocks(_header(report), blocks)
     from memscope.usecases.benchmarks import levels_of  # lazily: it loads the registry
     from memscope.usecases.runs.declared import declares_latest, latest_label_of
 

@@ -30,7 +30,7 @@ from memscope.textsafe import printable, printable_id
 from memscope.usecases.report.metric_names import METRIC_NAMES
 
 if TYPE_CHECKING:
-    from memscope.usecases.rerun.probe import CandidateRow, QuestionRerun
+    from memscope.usecases.rerun.question_rerank import CandidateRow, QuestionRerun
 
 
 @app.command(
@@ -112,15 +112,11 @@ def rerun(
     With --requery the pool is re-retrieved by the memory engine, fully scored.
     Definitions: docs/metrics.md of the memscope repository, §4 and §5.
     """
-    from memscope.usecases.rerun.probe import (
-        DEFAULT_LAMBDA,
-        check_params,
-        require_ranked,
-        require_scores,
-        rerun_question,
-        rerun_run,
-        store_rerun,
-    )
+    from memscope.usecases.rerun.checks import check_params, require_ranked, require_scores
+    from memscope.usecases.rerun.defaults import DEFAULT_LAMBDA
+    from memscope.usecases.rerun.question_rerank import rerun_question
+    from memscope.usecases.rerun.run_rerank import rerun_run
+    from memscope.usecases.rerun.saved import store_rerun
     from memscope.usecases.runs.loading import load_run
 
     # The default lives in analysis.rerank; the help only quotes it (a test holds them equal).

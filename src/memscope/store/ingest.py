@@ -151,7 +151,13 @@ def ingest_run(
                 con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
         n_questions = _load_predictions(con, run_id, record, strict=strict, notices=notices)
         metrics = _with_stored_check(con, run_id, record, notices)
-        replace_run_details(con, run_id, record.detail_tables, replacing=previous is not None)
+        replace_run_details(
+            con,
+            run_id,
+            record.detail_tables,
+            replacing=previous is not None,
+            benchmark=record.benchmark,
+        )
         con.execute(
             "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now()::TIMESTAMP, NULL)",
             run_row(run_id, record, n_questions, metrics, notices),

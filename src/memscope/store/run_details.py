@@ -9,9 +9,10 @@ stale detail rows and a failed ingest leaves none behind.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from memscope.adapters.registry import benchmarks
+from memscope.adapters.registry import benchmarks, benchmarks_named, built_ins
 from memscope.adapters.spec import DetailTable
 from memscope.adapters.spec_check import MEMSCOPE_TABLES
 from memscope.errors import StoreError
@@ -22,14 +23,17 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 
-def detail_tables() -> dict[str, DetailTable]:
-    """Every installed benchmark's detail tables by name (``Benchmark.detail_tables``).
+def detail_tables(of: Iterable[str] | None = None) -> dict[str, DetailTable]:
+    """The detail tables by name (``Benchmark.detail_tables``) of memscope's own benchmarks
+    and of the benchmarks ``of`` names (None: of every installed benchmark). A run's reader
+    hands over its own benchmark's tables, so storing it needs no other plugin imported.
 
     Never one of memscope's own tables, whatever a spec says: a re-ingest deletes the run's
     rows from each of these (the registry refuses such a spec; this is the second lock)."""
+    specs = benchmarks() if of is None else [*built_ins(), *benchmarks_named(of)]
     return {
         table.name: table
-        for spec in benchmarks()
+        for spec in specs
         for table in spec.detail_tables
         if table.name not in MEMSCOPE_TABLES and not table.name.startswith("memscope_")
     }
@@ -47,9 +51,11 @@ def replace_run_details(
     tables: dict[str, pa.Table],
     *,
     replacing: bool = True,
+    benchmark: str | None = None,
 ) -> None:
-    """Delete ``run_id``'s rows from every detail table, then insert ``tables``
-    (``replacing=False``: a new run id, which owns no rows yet: nothing to delete).
+    """Delete ``run_id``'s rows from every detail table (memscope's own benchmarks' and
+    those of ``benchmark``, the run's; None: every installed benchmark's), then insert
+    ``tables`` (``replacing=False``: a new run id, which owns no rows yet: nothing to delete).
 
     Each table carries the columns of its store table without ``run_id``; a missing column
     is stored as NULL.
@@ -58,7 +64,7 @@ def replace_run_details(
         StoreError: for a table name that no installed benchmark declares (a bug of the
             benchmark's reader).
     """
-    known = detail_tables()
+    known = detail_tables(None if benchmark is None else [benchmark])
     unknown = sorted(set(tables) - set(known))
     if unknown:
         raise StoreError(

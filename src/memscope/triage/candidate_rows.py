@@ -19,7 +19,7 @@ from memscope.usecases.runs.session_io import RecomputeHint
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from memscope.usecases.rerun.probe import CandidateRow
+    from memscope.usecases.rerun.question_rerank import CandidateRow
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from memscope.triage.evidence_chain import (
 from memscope.triage.round_index import RoundIndex
 from memscope.usecases.benchmarks import Panel
 from memscope.usecases.report.build import RETRIEVAL_NOTES
-from memscope.usecases.rerun.probe import QuestionRerun
+from memscope.usecases.rerun.question_rerank import QuestionRerun
 from memscope.usecases.runs.question_read import QuestionRead
 from memscope.usecases.runs.session_io import RecomputeHint
 
@@ -154,7 +154,7 @@ def ranking_view(question: LoadedQuestion, *, alpha: float, lam: float, k: int) 
     after: Mapping[str, float | None] | None = None
     if kind == "ranked":
         try:
-            from memscope.usecases.rerun.probe import rerun_question
+            from memscope.usecases.rerun.question_rerank import rerun_question
 
             rerun = rerun_question(
                 data,

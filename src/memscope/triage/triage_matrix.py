@@ -9,7 +9,7 @@ target seen in any step; every non-MemEye grid also has an "all" column (e.g. TS
 reach, the retention curve). Everywhere: the share of failures labelled, how many
 questions carry a labelled or suggested failure code, and in comparison mode
 Δ = B − A (A the run open, B the one compared with it, as ``memscope compare A B``). Values come from the shared metric code (``usecases.report.build``,
-``usecases.compare.pairs``, ``analysis.cuemem``); this module only groups them by cell.
+``usecases.compare.pairs``, ``usecases.runs.question_scores``); this module only groups them by cell.
 """
 
 from __future__ import annotations
@@ -220,13 +220,14 @@ def grid_values(
     extra = [(ALL_COLUMN, "all")] if style.all_column else []
     if not style.all_column:
         cells = {key: value for key, value in cells.items() if key[1] != ALL_COLUMN}
-    if metric.key == "accuracy" and view.columns == "evidence":
-        extra.append((EI_GAP_COLUMN, "EI-gap"))
+    gap = style.gap  # the benchmark's declared difference column (CUE-Mem's EI-gap)
+    if metric.key == "accuracy" and gap is not None and view.columns == gap.axis:
+        extra.append((EI_GAP_COLUMN, gap.title))
         for row in row_values:
-            explicit, implicit = cells.get((row, "explicit")), cells.get((row, "implicit"))
-            if explicit and implicit and explicit.value is not None and implicit.value is not None:
+            first, second = cells.get((row, gap.minuend)), cells.get((row, gap.subtrahend))
+            if first and second and first.value is not None and second.value is not None:
                 cells[(row, EI_GAP_COLUMN)] = CellValue(
-                    explicit.value - implicit.value, explicit.n + implicit.n
+                    first.value - second.value, first.n + second.n
                 )
     return Grid(row_axis.title, column_axis.title, rows, columns, extra, cells)
 

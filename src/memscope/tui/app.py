@@ -60,7 +60,7 @@ from memscope.tui.messages import (
 from memscope.tui.navigator import Navigator
 from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.base import show_notice
-from memscope.usecases.benchmarks import benchmarks
+from memscope.usecases.benchmarks import built_ins
 from memscope.usecases.labels.queue import QUEUE_KINDS, parse_cell
 from memscope.usecases.runs.store_access import (
     ReadOptions,
@@ -75,12 +75,14 @@ if TYPE_CHECKING:
 
     from memscope.taxonomy import Taxonomy
 
-# Every way through the app opens the store and a run of some benchmark: DuckDB and the
-# installed benchmark plugins (entry points) are imported with the app's modules, not by the
+# Every way through the app opens the store and a run of some benchmark: DuckDB and
+# memscope's own benchmarks (entry points) are imported with the app's modules, not by the
 # loading worker while the first screens are being drawn (together they hold the
-# interpreter for over a tenth of a second).
+# interpreter for over a tenth of a second). A third-party plugin is imported only when a
+# run of its benchmark is opened (adapters.registry): one that hangs at import never stops
+# the app over built-in runs.
 load_driver()
-benchmarks()
+built_ins()
 
 LOADING_SCREEN_AFTER_S = 0.3
 """How long opening a run may take before the loading screen shows."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from memscope.adapters.axes import Axis
-from memscope.adapters.registry import all_axis_keys, benchmark, benchmarks
+from memscope.adapters.registry import all_axis_keys, benchmark, benchmarks, built_ins
 from memscope.adapters.spec import Benchmark, Panel
 from memscope.errors import MemscopeError
 
@@ -24,6 +24,7 @@ __all__ = [
     "Panel",
     "all_axis_keys",
     "benchmarks",
+    "built_ins",
     "coordinate_axis",
     "coordinate_cells",
     "coordinate_levels",
@@ -53,9 +54,9 @@ def plugin_failures() -> dict[str, str]:
     """Benchmark name -> what its code did that memscope worked around in this process (a
     sniff that raised, a folder its sniff claimed that another reader claims too), for the
     warnings ``ingest`` ends with."""
-    from memscope.adapters.registry import registry
+    from memscope.adapters.registry import failures
 
-    return dict(registry().failures)
+    return failures()
 
 
 def spec_of(name: str | None) -> Benchmark:

@@ -18,9 +18,12 @@ from memscope.plugin import (
     API_VERSION,
     Benchmark,
     DetailTable,
+    MatrixGap,
+    MatrixStyle,
     ModuleReader,
     ModuleRunWriter,
     QuestionMatch,
+    ReportSection,
 )
 
 RETRIEVED_ITEMS = DetailTable(
@@ -59,7 +62,15 @@ BENCHMARK = Benchmark(
     detail_tables=(RETRIEVED_ITEMS,),
     panel="evidence",
     figure="setting_bars",
-    report_sections=("settings",),
+    # The accuracy matrix's EI-gap column on task x evidence views.
+    matrix=MatrixStyle(gap=MatrixGap("evidence", "explicit", "implicit", "EI-gap")),
+    report_sections=(
+        ReportSection(
+            "cue",
+            "memscope.adapters.cuemem.report:cue_section",
+            "memscope.adapters.cuemem.report_view:cue_view",
+        ),
+    ),
     task_attribute="task_group",
     # Answer Refusal questions should be declined (USE-CALIB checks them).
     declines=QuestionMatch("extra:task_group", ("refusal",), contains=True),

@@ -19,6 +19,7 @@ from memscope.plugin import (
     ModuleRunWriter,
     Pairing,
     ReadOption,
+    ReportSection,
     TableLayout,
 )
 
@@ -72,7 +73,13 @@ BENCHMARK = Benchmark(
     cluster="trunk",
     panel="probe",
     figure="retention",
-    report_sections=("retention",),
+    report_sections=(
+        ReportSection(
+            "tsr",
+            "memscope.adapters.dmv.report:tsr_section",
+            "memscope.adapters.dmv.report_view:tsr_view",
+        ),
+    ),
     matrix=MatrixStyle(delta_title="Δ TSR (B − A)"),
     check_table=check_table,
     summary_files="f2_summary.csv",

@@ -136,7 +136,7 @@ def read_dmv_runs(run_dir: Path, options: ReadOptions) -> list[RunRecord]:
     shared_notices: list[Notice] = []
     probe_rows = read_probe_csv(csv_path, strict=options.strict, notices=shared_notices)
     systems = list(dict.fromkeys(row.system for row in probe_rows))
-    sources = recorded_sources(run_dir)
+    sources = recorded_sources(run_dir, ("dmv_registry",))
     registry_path, tried = locate_registry(
         run_dir, options.path_option("dmv_registry"), sources.get("dmv_registry")
     )

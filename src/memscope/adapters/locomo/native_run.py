@@ -144,7 +144,7 @@ class LocomoRunSink:
         self.sources = {"dataset": str(source.resolve())}
         if plan.media_root:
             self.sources["images"] = plan.media_root
-        recorded = recorded_sources(out_dir) if out_dir.is_dir() else {}
+        recorded = recorded_sources(out_dir, ("images",)) if out_dir.is_dir() else {}
         named = recorded.get("dataset")
         if named is not None and named.resolve() != source.resolve():
             raise EngineError(

@@ -204,7 +204,7 @@ def read_locomo_runs(run_dir: Path, options: ReadOptions) -> list[RunRecord]:
             where=str(run_dir),
             fix="Point at the folder evaluate_qa.py's --out-file (or the harness) wrote.",
         )
-    sources = recorded_sources(run_dir)
+    sources = recorded_sources(run_dir, (IMAGES_OPTION,))
     dataset_path = locate_dataset(run_dir, options.dataset or sources.get("dataset"))
     images = options.path_option(IMAGES_OPTION) or sources.get(IMAGES_OPTION)
     dataset = read_locomo_dataset(

@@ -83,7 +83,7 @@ def read_longmemeval_runs(run_dir: Path, options: ReadOptions) -> list[RunRecord
             where=str(run_dir),
             fix="Point at the folder run_generation.py wrote (generation_logs/<retriever>/<model>/<method>/).",
         )
-    sources = recorded_sources(run_dir)
+    sources = recorded_sources(run_dir, (RETRIEVAL_OPTION,))
     datasets: dict[Path, LmeDataset] = {}
     records = []
     for name in names:

@@ -146,7 +146,9 @@ def _retrieval_checks(data: RunColumns, name: RunName) -> list[JSONObject]:
     if name.retriever is None:
         return []
     try:
-        log = locate_log(folder, name, recorded_sources(folder).get(RETRIEVAL_OPTION))
+        log = locate_log(
+            folder, name, recorded_sources(folder, (RETRIEVAL_OPTION,)).get(RETRIEVAL_OPTION)
+        )
     except Exception:
         log = None
     if log is None:

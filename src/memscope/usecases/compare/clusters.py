@@ -14,7 +14,7 @@ import numpy as np
 
 from memscope.analysis.answers import correctness
 from memscope.analysis.arrays import float_column
-from memscope.analysis.dmv import DEFAULT_PERMUTATIONS, sign_flip_test
+from memscope.analysis.cluster_rates import DEFAULT_PERMUTATIONS, sign_flip_test
 from memscope.usecases.runs.question_extras import extra_columns
 
 if TYPE_CHECKING:

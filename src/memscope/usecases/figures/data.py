@@ -170,7 +170,8 @@ def recency_sweep(
     Raises:
         InputError: a parameter out of range, or a run without a ranked retrieval list.
     """
-    from memscope.usecases.rerun.probe import DEFAULT_LAMBDA, rerun_run
+    from memscope.usecases.rerun.defaults import DEFAULT_LAMBDA
+    from memscope.usecases.rerun.run_rerank import rerun_run
 
     result = rerun_run(
         data, [a for a in alphas if a != 1.0], lam=DEFAULT_LAMBDA if lam is None else lam, k=k
@@ -196,6 +197,15 @@ def recency_sweep(
     )
 
 
+RETENTION_SECTION = "tsr"
+"""The report section the ``retention`` figure draws: success by reach with intervals
+(``{"by_reach": {reach: {"tsr", "ci_low", "ci_high", "n"}}}``, DMV-Bench's)."""
+SETTINGS_SECTION = "cue"
+"""The report section the ``setting_bars`` figure draws: accuracy per task and setting
+(``{"by_task": {task: {setting: accuracy, "n_<setting>": n}}, "ei_gap"}``, CUE-Mem's),
+the settings being the benchmark's declared gap's two levels."""
+
+
 def retention_curve(data: RunData) -> Curve:
     """A DMV-Bench run's TSR by reach (ascending) with its trunk-cluster interval; the
     label is the system (the run id after its last ``:``).
@@ -203,14 +213,14 @@ def retention_curve(data: RunData) -> Curve:
     Raises:
         InputError: the run has no TSR by reach (not a DMV-Bench run).
     """
-    from memscope.usecases.report.dmv import tsr_section
+    from memscope.usecases.report.section_run import section_of
 
-    if "retention" not in data.spec.report_sections:
+    section = section_of(data, RETENTION_SECTION)
+    if section is None:
         raise InputError(
             f"run {_run_id(data)} has no TSR by reach: {data.spec.title} runs have no "
             "retention curve (is it a DMV-Bench run?)"
         )
-    section = tsr_section(data)
     reach = sorted(section["by_reach"], key=int)
     if not reach:
         raise InputError(f"run {_run_id(data)} has no TSR by reach (is it a DMV-Bench run?)")
@@ -226,25 +236,29 @@ def retention_curve(data: RunData) -> Curve:
 
 
 def cue_bars(data: RunData) -> CueBars:
-    """A CUE-Mem run's explicit and implicit accuracy per task, and its EI-gap.
+    """A CUE-Mem run's explicit and implicit accuracy per task, and its EI-gap: the two
+    settings are the levels of the benchmark's declared gap (``MatrixStyle.gap``: minuend,
+    subtrahend), read from its ``cue`` report section.
 
     Raises:
         InputError: the run has no CUE-Mem tasks.
     """
-    from memscope.usecases.report.cue import cue_section
+    from memscope.usecases.report.section_run import section_of
 
-    section = cue_section(data)
+    declared = data.spec.matrix.gap
+    section = (section_of(data, SETTINGS_SECTION) if declared is not None else None) or {}
     by_task = section.get("by_task") or {}
     tasks = list(by_task)
-    if not tasks:
+    if declared is None or not tasks:
         raise InputError(f"run {_run_id(data)} has no CUE-Mem tasks (is it a CUE-Mem run?)")
+    first, second = declared.minuend, declared.subtrahend
     gap = section.get("ei_gap")
     return CueBars(
         _run_id(data),
         tasks,
-        [by_task[t].get("explicit") for t in tasks],
-        [by_task[t].get("implicit") for t in tasks],
-        [int(by_task[t].get("n_explicit") or 0) for t in tasks],
-        [int(by_task[t].get("n_implicit") or 0) for t in tasks],
+        [by_task[t].get(first) for t in tasks],
+        [by_task[t].get(second) for t in tasks],
+        [int(by_task[t].get(f"n_{first}") or 0) for t in tasks],
+        [int(by_task[t].get(f"n_{second}") or 0) for t in tasks],
         None if gap is None else float(gap),
     )

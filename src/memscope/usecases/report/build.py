@@ -23,9 +23,7 @@ from memscope.usecases.report.result import (
     BenchmarkSection,
     Report,
     ReportRun,
-    RetentionSection,
     RetrievalAccess,
-    SettingsSection,
 )
 from memscope.usecases.runs.ingest import effective_k
 from memscope.usecases.runs.loading import RunData
@@ -33,7 +31,7 @@ from memscope.usecases.runs.loading import RunData
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from memscope.adapters.spec import ReportSection
+    from memscope.adapters.sections import ReportSection
     from memscope.store import Store
 
 RETRIEVAL_NOTES = {
@@ -297,17 +295,13 @@ def _access_by_axes(data: RunData, access: dict[str, np.ndarray]) -> list[JSONOb
     return found
 
 
-def report_section(kind: ReportSection, data: RunData) -> BenchmarkSection:
-    """One of the benchmark's report sections (``Benchmark.report_sections``) of the run."""
-    if kind == "retention":
-        from memscope.usecases.report.dmv import tsr_section
+def report_section(section: ReportSection, data: RunData) -> BenchmarkSection:
+    """One of the benchmark's report sections (``Benchmark.report_sections``) of the run, as
+    the benchmark's own code computes it (NaN as null, numpy as Python)."""
+    from memscope.usecases.report.section_run import computed_section
 
-        return RetentionSection(_clean(tsr_section(data)))
-    if kind == "settings":
-        from memscope.usecases.report.cue import cue_section
-
-        return SettingsSection(_clean(cue_section(data)))
-    raise ValueError(f"unknown report section {kind!r}")
+    values = _clean(dict(computed_section(section, data)))
+    return BenchmarkSection(section, cast(JSONObject, values))
 
 
 QUESTION_METRICS = (

@@ -9,13 +9,13 @@ benchmark and the run, and they are already JSON-ready.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, TypeAlias, cast
+from typing import TYPE_CHECKING, TypeAlias
 
+from memscope.errors import MemscopeError, PluginError
 from memscope.json_types import JSONObject, JSONValue
-from memscope.usecases.report.sections import CueSection, TsrSection
 
 if TYPE_CHECKING:
-    from memscope.adapters.spec import ReportSection
+    from memscope.adapters.sections import Block, ReportSection
 
 Summary: TypeAlias = dict[str, float | int | None]
 """A group of questions: its n (``n``, ``n_judge``, …) and each metric's mean, None where
@@ -103,33 +103,37 @@ class RetrievalAccess:
 
 
 @dataclass(frozen=True)
-class RetentionSection:
-    """DMV-Bench's TSR and retention curve: report section ``retention``, key ``tsr``."""
+class BenchmarkSection:
+    """One of the benchmark's own report sections (``Benchmark.report_sections``) of a run:
+    what its code computed, printed under ``key`` in the JSON."""
 
-    tsr: TsrSection
-    kind: ClassVar[ReportSection] = "retention"
-    key: ClassVar[str] = "tsr"
+    section: ReportSection
+    values: JSONObject
 
-    def to_json(self) -> JSONObject:
-        # A TypedDict of JSON values: the same object, typed as JSON.
-        return cast(JSONObject, dict(self.tsr))
-
-
-@dataclass(frozen=True)
-class SettingsSection:
-    """CUE-Mem's accuracy per task and evidence setting: report section ``settings``, key
-    ``cue``."""
-
-    cue: CueSection
-    kind: ClassVar[ReportSection] = "settings"
-    key: ClassVar[str] = "cue"
+    @property
+    def key(self) -> str:
+        return self.section.key
 
     def to_json(self) -> JSONObject:
-        return cast(JSONObject, dict(self.cue))
+        return self.values
 
+    def view(self, report: JSONObject) -> list[Block] | None:
+        """What ``report`` prints for the run instead of the axes' view, from the report's
+        JSON (None: the section has no view).
 
-BenchmarkSection: TypeAlias = RetentionSection | SettingsSection
-"""One of the benchmark's own report sections (``Benchmark.report_sections``)."""
+        Raises:
+            PluginError: the benchmark's view failed (naming it and the section).
+        """
+        if self.section.view is None:
+            return None
+        try:
+            return self.section.viewed(report)
+        except MemscopeError:
+            raise
+        except Exception as error:  # a benchmark's code: one message, never a traceback
+            raise PluginError(
+                f"the report section {self.key!r}'s view failed ({type(error).__name__}: {error})"
+            ) from None
 
 
 @dataclass(frozen=True)

@@ -1,3 +1,5 @@
-"""The recency re-ranking probe: ``probe`` re-ranks one question or a whole run
-(``memscope rerun`` and the app's alpha keys) and stores the results.
+"""The recency re-ranking of a run's candidate pools (``memscope rerun`` and the app's alpha
+keys): ``checks`` (what a re-rank refuses), ``pool`` (the candidate pools),
+``question_rerank`` (one question), ``run_rerank`` (a whole run over several alphas) and
+``saved`` (results kept in the store).
 """

@@ -1,7 +1,8 @@
-"""The re-ranking probe's default parameters, apart from the probe itself.
+"""The recency re-rank's default parameters, apart from the re-ranking itself.
 
 The app's view parameters start from them; importing them here rather than from
-``usecases.rerun.probe`` keeps the probe (and what it imports) out of the app's start.
+``usecases.rerun.question_rerank`` keeps the re-ranking (and what it imports) out of the
+app's start.
 """
 
 from __future__ import annotations

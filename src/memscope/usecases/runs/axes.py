@@ -3,7 +3,7 @@ and the cross tables the matrix and ``report`` show.
 
 - :func:`run_axes`: the axes of a run's benchmark.
 - :func:`axis_columns`: per axis, each question's value as text (``""`` where missing),
-  numeric axes grouped as ``report``'s TSR tables group them (``analysis.dmv.bin_labels``).
+  numeric axes grouped as ``report``'s TSR tables group them (``analysis.cluster_rates.bin_labels``).
 - :func:`numeric_levels`: how a numeric axis groups its values (each distinct number a
   level, ranges beyond :data:`MAX_BINS`); ``memscope table`` groups with it too.
 - :func:`numeric_mask`: the rows a numeric filter (``>=30``, ``2-3``, ``12``) keeps.
@@ -111,7 +111,7 @@ def numeric_levels(numbers: np.ndarray) -> tuple[np.ndarray, list[str]]:
     """``(label per value, levels in increasing order)`` of a numeric axis over ``numbers``
     (NaN: ``""``): each distinct number its own level, more than :data:`MAX_BINS` of them
     cut into ranges ``"lo-hi"`` as ``report``'s tables cut them."""
-    from memscope.analysis.dmv import bin_labels
+    from memscope.analysis.cluster_rates import bin_labels
 
     return bin_labels(numbers, max_bins=MAX_BINS)
 

@@ -5,7 +5,7 @@ evidence table with its string lists (issue 30: the run-level re-rank of a
 
 Positions and session orders are held in the narrowest signed integer type that holds the
 dataset's largest one (:func:`narrowest_int`); the analysis widens each chunk back to int64
-before computing with it (``usecases.rerun.probe``), so narrowing changes no number.
+before computing with it (``usecases.rerun``), so narrowing changes no number.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class CompactEvidence:
     """Positions and sessions in :func:`narrowest_int`'s type, padded with PAD."""
     scores: np.ndarray
     """``(n, S)`` logged or recomputed similarities (float64), NaN where none; ``S`` is
-    one past the last scored column, at most the pool's width (``rerun.probe`` pads)."""
+    one past the last scored column, at most the pool's width (``rerun.pool`` pads)."""
     recomputed: np.ndarray
     """``(n, width)`` whether each candidate's score was recomputed by the memory engine."""
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from memscope.adapters import Benchmark, ReadOptions, detect, find_run_dirs, resolved_run_dirs
 from memscope.adapters.files import current_stats
 from memscope.adapters.guarded import reader_is_current
-from memscope.adapters.run_sources import REMEMBERED_HISTORIES, recorded_sources
+from memscope.adapters.run_sources import recorded_sources
 from memscope.errors import InputError, MemscopeError, NotFoundError, RunDirError
 from memscope.identity import relabelled, run_labels
 from memscope.json_types import JSONValue
@@ -208,6 +208,11 @@ def _with_remembered_sources(
     dataset = options.dataset
     histories = {}
     recorded = None
+    keys = [option.key for option in spec.read_options]
+
+    def own_sources(run_dir: Path) -> dict[str, Path]:
+        return recorded_sources(run_dir, keys)
+
     for path, config in stored:
         history = config.get("history_file")
         if isinstance(history, str) and Path(history).is_file():
@@ -219,7 +224,7 @@ def _with_remembered_sources(
                 given = dataset if key == "dataset" else extra.get(key)
                 if not known or given or not isinstance(value, str) or not Path(value).exists():
                     continue
-                recorded = recorded_sources(run_dir) if recorded is None else recorded
+                recorded = own_sources(run_dir) if recorded is None else recorded
                 if key in recorded:  # the directory's memscope_sources.json says otherwise
                     continue
                 if key == "dataset":
@@ -232,12 +237,10 @@ def _with_remembered_sources(
             value = config.get(option.remembered_as)
             if not isinstance(value, str) or not Path(value).is_file():
                 continue
-            recorded = recorded_sources(run_dir) if recorded is None else recorded
+            recorded = own_sources(run_dir) if recorded is None else recorded
             if option.key not in recorded:
                 extra[option.key] = Path(value)
-    if histories:
-        extra[REMEMBERED_HISTORIES] = histories
-    return replace(options, dataset=dataset, extra=extra)
+    return replace(options, dataset=dataset, extra=extra, remembered=histories)
 
 
 def ingest_paths(

@@ -175,7 +175,7 @@ time: one chunk's Arrow lists alive at once."""
 
 
 def read_rerank_data(store: Store, run_id: str, *, chunk: int = RERANK_READ_QUESTIONS) -> RunData:
-    """What the run-level re-ranking numbers (``rerun.probe.rerun_run``) and the recency
+    """What the run-level re-ranking numbers (``rerun.run_rerank.rerun_run``) and the recency
     sweep need of a run, and nothing more: its description, the retrieval evidence of its
     declared latest-state questions (the only ones re-ranked; with each one's qid and Y
     level; all of them where the benchmark does not declare them by one Y level), padded to the

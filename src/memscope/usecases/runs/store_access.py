@@ -40,12 +40,14 @@ def open_store(db: str | os.PathLike[str] | None) -> Store:
     return Store(resolve_store_path(db))
 
 
-def declared_read_options() -> list[tuple[str, ReadOption]]:
+def declared_read_options(*, plugins: bool = True) -> list[tuple[str, ReadOption]]:
     """Every read option an installed benchmark declares, with the benchmark's title, in
-    registry order (the front ends offer them without naming any benchmark)."""
-    from memscope.adapters.registry import benchmarks
+    registry order (the front ends offer them without naming any benchmark); without
+    ``plugins``, only memscope's own benchmarks' (no plugin is imported)."""
+    from memscope.adapters.registry import benchmarks, built_ins
 
-    return [(spec.title, option) for spec in benchmarks() for option in spec.read_options]
+    specs = benchmarks() if plugins else built_ins()
+    return [(spec.title, option) for spec in specs for option in spec.read_options]
 
 
 def list_runs(store: Store) -> list[dict[str, Any]]:

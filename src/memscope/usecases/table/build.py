@@ -9,7 +9,7 @@ questions on one level of an axis (the benchmark's axes from the registry,
 questions; ``usecases/table/axes.py`` adds the table's own layout), with its n and
 optionally a percentile bootstrap interval: over questions as ``compare`` resamples them
 (``analysis/bootstrap.py``), over chain trunks for DMV-Bench as ``report`` does
-(``analysis/dmv.py``). With a baseline row every cell also carries Δ = row - baseline
+(``analysis/cluster_rates.py``). With a baseline row every cell also carries Δ = row - baseline
 over matched questions with the paired interval, exactly as ``compare`` computes it.
 
 :func:`build_table` returns JSON-ready data; ``cli/table.py`` renders it.
@@ -26,8 +26,8 @@ from typing import TypedDict, TypeVar
 
 import numpy as np
 
+from memscope.analysis import cluster_rates
 from memscope.analysis import clustered as clustered_analysis
-from memscope.analysis import dmv as dmv_analysis
 from memscope.analysis.bootstrap import (
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
@@ -570,8 +570,8 @@ def _clustered_delta(
     found = clustered_analysis.difference_interval(after - before, clusters, level=DEFAULT_LEVEL)
     cell["delta_low"], cell["delta_high"] = found.ci_low, found.ci_high
     cell["n_clusters"] = found.n_clusters
-    test = dmv_analysis.sign_flip_test(
-        after, before, clusters, permutations=dmv_analysis.DEFAULT_PERMUTATIONS, seed=seed
+    test = cluster_rates.sign_flip_test(
+        after, before, clusters, permutations=cluster_rates.DEFAULT_PERMUTATIONS, seed=seed
     )
     cell["delta_p"] = test.p_value
     cell["significant"] = bool(test.p_value is not None and test.p_value < 1.0 - DEFAULT_LEVEL)
@@ -662,7 +662,7 @@ def build_table(
             fix="Leave out --average tasks (questions pooled) for intervals, or --ci for the mean over tasks.",
         )
     resamples = options.resamples or (
-        dmv_analysis.DEFAULT_RESAMPLES if clustered else DEFAULT_RESAMPLES
+        cluster_rates.DEFAULT_RESAMPLES if clustered else DEFAULT_RESAMPLES
     )
     ks = {effective_k(d.run, options.k) for d in data}
     rows: dict[tuple[JSONValue, ...], _Row] = {}

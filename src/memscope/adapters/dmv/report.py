@@ -1,27 +1,83 @@
-"""The DMV-Bench part of ``memscope report``: TSR with its retention curve (docs/metrics.md §7).
+"""DMV-Bench's report section (``memscope report``, key ``tsr``; docs/metrics.md §7): TSR
+with its retention curve.
 
 :func:`tsr_section` gives, for one DMV-Bench run, TSR overall, by reach (the retention
 curve), by bank size and by encoding position, each with an interval whose unit is the chain
 trunk (probes of one trunk share their sessions and are not independent): Wilson at the
-trunks' design effect with t(trunks − 1), ``analysis/clustered.py``; below 30 trunks it is
-marked approximate. The bank size is each system's own (its log), never borrowed from
-another system. :func:`recall_section` ranks the target in the probe's first recall step
-(R1, the only step that queries with the cue) and says apart whether any step's list held
-it. ``build_report`` adds it all under the ``"tsr"`` key.
+trunks' design effect with t(trunks − 1), which memscope computes
+(:meth:`~memscope.plugin.SectionRun.cluster_rates`); below 30 trunks it is marked
+approximate. The bank size is each system's own (its log), never borrowed from another
+system. :func:`recall_section` ranks the target in the probe's first recall step (R1, the
+only step that queries with the cue) and says apart whether any step's list held it.
+:func:`tsr_section` is the section's ``compute`` hook; the view is ``dmv.report_view``.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypedDict
+
 import numpy as np
 
-from memscope.analysis.arrays import PAD
-from memscope.analysis.bootstrap import DEFAULT_LEVEL, DEFAULT_SEED
-from memscope.analysis.clustered import MIN_CLUSTERS
-from memscope.analysis.dmv import DEFAULT_RESAMPLES, GroupTSR, bin_labels, cluster_interval_groups
-from memscope.usecases.report.sections import TargetRecall, TsrGroup, TsrSection
-from memscope.usecases.runs.axes import raw_values
-from memscope.usecases.runs.loading import RunData
-from memscope.usecases.runs.question_extras import as_float, extra_columns
+from memscope.plugin import MIN_CLUSTERS
+
+if TYPE_CHECKING:
+    from memscope.plugin import GroupRate, SectionRun
+
+DEFAULT_RESAMPLES = 1_000
+"""Reported for compatibility: the trunk interval draws nothing."""
+
+
+def as_float(values: np.ndarray) -> np.ndarray:
+    """An object column of numbers (or None) as floats with NaN for None."""
+    return np.array([np.nan if v is None else float(v) for v in values], dtype=float)
+
+
+class TsrGroup(TypedDict):
+    """TSR of one reach, bank size or encoding position, with its trunk-cluster interval."""
+
+    n: int
+    tsr: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n_trunks: int
+    approximate: bool
+    """Fewer than 30 trunks: the interval is approximate."""
+
+
+class TargetRecall(TypedDict):
+    """Where the target stood in the probe's first recall step's ranking (R1)."""
+
+    k: int
+    n: int
+    any_at_k: float
+    mrr: float
+    target_rank: dict[str, int]
+    """Probes per rank ``"1"`` … ``"k"``, ``"not retrieved"`` and ``"below k"``."""
+    seen_any_step: float | None
+    n_seen_any_step: int
+
+
+class TsrSection(TypedDict):
+    """DMV-Bench's TSR overall and stratified, with trunk-cluster intervals."""
+
+    n: int
+    overall: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n_trunks: int
+    approximate: bool
+    interval: str
+    resamples: int
+    seed: int
+    level: float
+    by_reach: dict[str, TsrGroup]
+    by_bank_size: dict[str, TsrGroup]
+    by_encoding_position: dict[str, TsrGroup]
+    n_without_bank_size: int
+    n_without_encoding_position: int
+    encoding_position_note: str | None
+    recall: TargetRecall | None
+
 
 ATTRIBUTES = (
     "trunk",
@@ -42,26 +98,21 @@ MC_POSITION_NOTE = (
 POSITION_NOTE = "encoding position unknown for {n} probe(s): the probe id carries none and no trajectory cache was found"
 
 
-def _entry(group: GroupTSR) -> TsrGroup:
+def _entry(group: GroupRate) -> TsrGroup:
     return {
         "n": group.n,
-        "tsr": group.tsr,
+        "tsr": group.rate,
         "ci_low": group.ci_low,
         "ci_high": group.ci_high,
-        "n_trunks": group.n_trunks,
-        "approximate": group.n_trunks < MIN_CLUSTERS,
+        "n_trunks": group.n_clusters,
+        "approximate": group.n_clusters < MIN_CLUSTERS,
     }
 
 
-def tsr_section(
-    data: RunData,
-    *,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    level: float = DEFAULT_LEVEL,
-) -> TsrSection:
-    """TSR of a DMV-Bench run, overall and stratified, with trunk-cluster intervals
-    (``resamples`` and ``seed`` are reported for compatibility; the interval draws nothing).
+def tsr_section(data: SectionRun, *, resamples: int = DEFAULT_RESAMPLES) -> TsrSection:
+    """TSR of a DMV-Bench run, overall and stratified, with trunk-cluster intervals at the
+    report's level (``resamples`` and the report's seed are reported for compatibility; the
+    interval draws nothing).
 
     Returns:
         ``{"n", "overall", "ci_low", "ci_high", "n_trunks", "approximate" (fewer than 30
@@ -72,32 +123,31 @@ def tsr_section(
         eight distinct values are grouped into ranges ``"lo-hi"`` of similar size.
     """
     success = data.column("em").astype(float)
-    attributes = extra_columns(data.questions, ATTRIBUTES)
-    own = extra_columns(data.questions, RUN_ATTRIBUTES, column="prediction_extra")
+    attributes = data.attributes(ATTRIBUTES)
+    own = data.attributes(RUN_ATTRIBUTES, own=True)
     # The system's own bank size (its log; 0 for a memoryless system), else the trajectory
     # cache's; never another system's. The rule is the bank axis's (adapters/dmv/axes.py).
-    bank_size = raw_values(data.questions, data.spec.axes)["bank"]
+    bank_size = data.axis_values()["bank"]
     trunks = np.array(["" if t is None else str(t) for t in attributes["trunk"]], dtype=object)
     # A probe without a trunk id is its own cluster.
     trunks = np.where(
         trunks == "", np.array([f"#{qid}" for qid in data.qids], dtype=object), trunks
     )
+    seed, level = data.seed, data.level
     options = {"level": level}
     everything = np.full(success.size, "all", dtype=object)
-    overall = cluster_interval_groups(success, trunks, everything, ["all"], **options).get("all")
+    overall = data.cluster_rates(success, trunks, everything, ["all"], **options).get("all")
     reach = as_float(attributes["reach"])
     reach_labels = np.array(["" if np.isnan(r) else str(int(r)) for r in reach], dtype=object)
     reach_levels = [str(int(r)) for r in np.unique(reach[~np.isnan(reach)])]
-    bank_labels, bank_levels = bin_labels(as_float(bank_size), max_bins=MAX_BINS)
-    position_labels, position_levels = bin_labels(
+    bank_labels, bank_levels = data.bins(as_float(bank_size), max_bins=MAX_BINS)
+    position_labels, position_levels = data.bins(
         as_float(attributes["encoding_position"]), max_bins=MAX_BINS
     )
     by = {
-        "by_reach": cluster_interval_groups(success, trunks, reach_labels, reach_levels, **options),
-        "by_bank_size": cluster_interval_groups(
-            success, trunks, bank_labels, bank_levels, **options
-        ),
-        "by_encoding_position": cluster_interval_groups(
+        "by_reach": data.cluster_rates(success, trunks, reach_labels, reach_levels, **options),
+        "by_bank_size": data.cluster_rates(success, trunks, bank_labels, bank_levels, **options),
+        "by_encoding_position": data.cluster_rates(
             success, trunks, position_labels, position_levels, **options
         ),
     }
@@ -109,11 +159,11 @@ def tsr_section(
     n_mc = int((unplaced & np.array([bool(m) for m in attributes["mc"]], dtype=bool)).sum())
     return {
         "n": overall.n if overall else 0,
-        "overall": overall.tsr if overall else None,
+        "overall": overall.rate if overall else None,
         "ci_low": overall.ci_low if overall else None,
         "ci_high": overall.ci_high if overall else None,
-        "n_trunks": overall.n_trunks if overall else 0,
-        "approximate": (overall.n_trunks if overall else 0) < MIN_CLUSTERS,
+        "n_trunks": overall.n_clusters if overall else 0,
+        "approximate": (overall.n_clusters if overall else 0) < MIN_CLUSTERS,
         "interval": "trunk Wilson at the design effect, t(trunks - 1)",
         "resamples": resamples,
         "seed": seed,
@@ -134,7 +184,7 @@ def tsr_section(
     }
 
 
-def recall_section(data: RunData, own: dict[str, np.ndarray]) -> TargetRecall | None:
+def recall_section(data: SectionRun, own: dict[str, np.ndarray]) -> TargetRecall | None:
     """Where the target stood in the probe's ranking (the first recall step's list, R1).
 
     Returns:
@@ -146,10 +196,12 @@ def recall_section(data: RunData, own: dict[str, np.ndarray]) -> TargetRecall | 
     logged = np.array([n is not None for n in own["n_steps"]], dtype=bool)
     if not logged.any():
         return None
-    k = int(data.run.top_k or 5)
-    ranked, gold = data.evidence.ranked_pos, data.evidence.gold_pos
+    k = int(data.top_k or 5)
+    ranked, gold = data.ranked_positions, data.gold_positions
     if ranked.size and gold.size:
-        hits = ((ranked[:, :, None] == gold[:, None, :]) & (ranked[:, :, None] != PAD)).any(axis=2)
+        hits = ((ranked[:, :, None] == gold[:, None, :]) & (ranked[:, :, None] != data.pad)).any(
+            axis=2
+        )
         found = hits.any(axis=1)
         rank = np.where(found, hits.argmax(axis=1) + 1, 0)
     else:

@@ -1,5 +1,5 @@
-"""CUE-Mem metrics (docs/metrics.md §8): accuracy per task and evidence setting, Memory
-Avg., EI-Gap, and evidence Recall@k / Precision@k.
+"""CUE-Mem's report section (``memscope report``, key ``cue``; docs/metrics.md §8): accuracy
+per task x explicit / implicit, Memory Avg., EI-Gap and evidence Recall@k / Precision@k.
 
 - Accuracy per task (Entity Recall, Long Pattern, Personalized Recommendation, Answer
   Refusal) x evidence setting (explicit, implicit): the share of correct QAs; a QA whose
@@ -13,16 +13,19 @@ Avg., EI-Gap, and evidence Recall@k / Precision@k.
   excluding ``refusal_text`` (as ``step3_evaluate`` does). ``R@k`` is what the run saved:
   when it saved fewer than k ids (RQ3 keeps the top 5), the rest count as misses.
 
+:func:`cue_section` is the section's ``compute`` hook (``adapters.sections``), over what
+memscope lends it (:class:`~memscope.plugin.SectionRun`); the view is ``cuemem.report_view``.
 Pure numpy over per-question arrays.
 """
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
-from memscope.analysis.arrays import PAD, row_member
+if TYPE_CHECKING:
+    from memscope.plugin import SectionRun
 
 TASKS = ("entity_recall", "long_pattern", "personalized_recommendation", "answer_refusal")
 MEMORY_TASKS = TASKS[:3]
@@ -80,36 +83,6 @@ def ei_gap(memory_avg: dict[str, float | None]) -> float | None:
     return float(explicit - implicit)
 
 
-def evidence_at_k(
-    ranked: np.ndarray, gold: np.ndarray, ks: tuple[int, ...] = EVIDENCE_KS
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per-question Recall@k and Precision@k of ranked retrieved turns against gold turns.
-
-    Args:
-        ranked: ``(n, P)`` retrieved turn codes in rank order, padded with :data:`PAD`
-            (a code of 0 is a retrieved id unknown to the dataset: it holds its rank and
-            matches nothing).
-        gold: ``(n, G)`` gold turn codes, padded with :data:`PAD`.
-        ks: the cut-offs.
-
-    Returns:
-        ``(recall, precision)``, each ``(n, len(ks))``; NaN for questions without a gold
-        turn.
-    """
-    n = ranked.shape[0]
-    recall = np.full((n, len(ks)), np.nan)
-    precision = np.full((n, len(ks)), np.nan)
-    golds = (gold != PAD).sum(axis=1)
-    has_gold = golds > 0
-    columns = np.arange(ranked.shape[1])[None, :]
-    for j, k in enumerate(ks):
-        top = np.where(columns < k, ranked, PAD)
-        hits = row_member(gold, top).sum(axis=1)
-        recall[has_gold, j] = hits[has_gold] / golds[has_gold]
-        precision[has_gold, j] = hits[has_gold] / k
-    return recall, precision
-
-
 class EvidenceSummary(TypedDict):
     """Evidence Recall@k and Precision@k (by ``str(k)``) over ``n`` QAs."""
 
@@ -127,4 +100,94 @@ def evidence_summary(
         "n": int(rows.sum()),
         "recall": {str(k): _mean(recall[rows, j]) for j, k in enumerate(ks)},
         "precision": {str(k): _mean(precision[rows, j]) for j, k in enumerate(ks)},
+    }
+
+
+class CueEvidence(EvidenceSummary):
+    """Evidence Recall@k / Precision@k over all counted QAs, and per evidence setting."""
+
+    by_explicitness: dict[str, EvidenceSummary]
+    saved_depth: int
+    """The most ranked turns the run saved for a question."""
+
+
+class UnresolvedClues(TypedDict):
+    n: int
+    examples: list[str]
+
+
+class CueSection(TypedDict):
+    """CUE-Mem's accuracy per task × explicit/implicit, Memory Avg., EI-Gap and evidence."""
+
+    by_task: dict[str, dict[str, float | int | None]]
+    memory_avg: dict[str, float | None]
+    ei_gap: float | None
+    evidence: CueEvidence
+    n_unknown_setting: int
+    unresolved_clues: UnresolvedClues
+
+
+ATTRIBUTES = ("task_group", "explicitness", "point", "unresolved_clues")
+MAX_EXAMPLES = 5
+
+
+def cue_section(data: SectionRun) -> CueSection:
+    """CUE-Mem's diagnostics of one run.
+
+    Returns:
+        ``{"by_task": {task: {"explicit", "implicit", "n_explicit", "n_implicit"}},
+        "memory_avg": {"explicit", "implicit"}, "ei_gap", "evidence": {"recall": {"1",
+        "3", "5", "10", "25"}, "precision": {...}, "n", "by_explicitness": {...},
+        "saved_depth"}, "n_unknown_setting", "unresolved_clues": {"n", "examples"}}``;
+        accuracies and rates in [0, 1], None where undefined.
+    """
+    attributes = data.attributes(ATTRIBUTES)
+    tasks = np.array([t or "" for t in attributes["task_group"]], dtype=object)
+    settings = np.array([s or "unknown" for s in attributes["explicitness"]], dtype=object)
+    correct = data.correct()
+    by_task = accuracy_by_task(correct, tasks, settings)
+    average = memory_average(by_task)
+    evidence = _evidence(data, attributes, settings)
+    unresolved = [
+        f"{qid}: {clue}"
+        for qid, clues in zip(data.qids.tolist(), attributes["unresolved_clues"], strict=True)
+        for clue in (clues or [])
+    ]
+    return {
+        "by_task": by_task,
+        "memory_avg": average,
+        "ei_gap": ei_gap(average),
+        "evidence": evidence,
+        "n_unknown_setting": int(
+            ((settings != "explicit") & (settings != "implicit") & (tasks != "")).sum()
+        ),
+        "unresolved_clues": {"n": len(unresolved), "examples": unresolved[:MAX_EXAMPLES]},
+    }
+
+
+def _evidence(
+    data: SectionRun, attributes: dict[str, np.ndarray], settings: np.ndarray
+) -> CueEvidence:
+    points = np.array([p or "" for p in attributes["point"]], dtype=object)
+    counted = ~np.isin(points, EVIDENCE_EXCLUDED_POINTS)
+    if data.has_retrievals:
+        ranked = data.ranked_positions
+        recall, precision = data.evidence_at(EVIDENCE_KS)
+        saved_depth = int((ranked != data.pad).sum(axis=1).max()) if ranked.size else 0
+    else:
+        recall = precision = np.full((len(points), len(EVIDENCE_KS)), np.nan)
+        saved_depth = 0
+    # A QA whose memory returned nothing still counts (every k misses) when the run logged
+    # retrievals at all.
+    mask = counted & data.has_retrievals
+    overall = evidence_summary(recall, precision, mask, EVIDENCE_KS)
+    return {
+        "n": overall["n"],
+        "recall": overall["recall"],
+        "precision": overall["precision"],
+        "by_explicitness": {
+            setting: evidence_summary(recall, precision, mask & (settings == setting), EVIDENCE_KS)
+            for setting in SETTINGS
+        },
+        "saved_depth": saved_depth,
     }

@@ -1,11 +1,12 @@
-"""DMV-Bench recall-probe metrics (docs/metrics.md §7): TSR, trunk-cluster bootstrap,
-trunk-level sign-flip permutation test.
+"""Success rates over clustered questions (docs/metrics.md §7): the rate, its interval over
+clusters, the cluster bootstrap, the cluster sign-flip permutation test and numeric bins.
 
-A probe succeeds (``y = 1``) when the agent's final URL is the target product's URL; TSR is
-the mean of ``y``. Probes of one chain trunk (the chain seed) share their encoding sessions,
-so they are not independent: intervals resample whole trunks, and a paired comparison of
-two architectures flips the sign of whole trunks. Pure numpy; every random draw comes from
-a fresh ``np.random.default_rng(seed)``, so results are reproducible for a seed.
+Questions of one cluster (a benchmark's ``Benchmark.cluster``: DMV-Bench's chain trunk,
+whose probes share their encoding sessions) are not independent: intervals resample whole
+clusters, and a paired comparison of two runs flips the sign of whole clusters. The names
+keep DMV-Bench's words where its report made them public (``TSR``: task success rate, the
+mean of the 0/1 outcomes; ``trunks``: the clusters). Pure numpy; every random draw comes
+from a fresh ``np.random.default_rng(seed)``, so results are reproducible for a seed.
 """
 
 from __future__ import annotations
