@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from memscope.analysis.history import Histories
 from memscope.errors import PluginError
 from memscope.store import queries
+from memscope.store import question_reads as reads
 from memscope.usecases.benchmarks import spec_of
 from memscope.usecases.runs.run_info import RunInfo
 
@@ -58,4 +60,55 @@ def read_histories(
     wanted = [str(qid) for qid in qids] if only else None
     read = queries.history_positions if kind == "extra" else queries.shared_history_positions
     found = read(con, run.dataset_id, key, wanted)
+    return Histories.of([str(qid) for qid in qids], found)
+
+
+@dataclass(frozen=True)
+class HistorySession:
+    """One session of a question's own haystack, as the app's timeline lists it."""
+
+    session_id: str
+    date: str | None
+    first: int
+    """Its first round's position in the dataset (its rounds follow it, in order)."""
+    rounds: int
+    """How many rounds it holds."""
+    span: int = 0
+    """Its last round's position - its first's + 1 (``rounds`` where they follow each other
+    unbroken, as every reader numbers them)."""
+
+
+def read_history_sessions(
+    con: Any, run: RunInfo, qids: Sequence[str]
+) -> dict[str, list[HistorySession]] | None:
+    """Per question of ``qids``, the sessions of its own haystack in dialogue order, where its
+    benchmark lists each question's sessions (``extra:<key>``); None where the history is
+    the whole dataset or one conversation shared by several questions (``same:<key>``),
+    whose timeline is the dataset's."""
+    source = history_source(run.benchmark)
+    if source is None or source[0] != "extra":
+        return None
+    found: dict[str, list[HistorySession]] = {str(qid): [] for qid in qids}
+    for qid, session_id, date, first, rounds, last in reads.history_sessions(
+        con, run.dataset_id, source[1], [str(qid) for qid in qids]
+    ):
+        found[qid].append(HistorySession(session_id, date, first, rounds, last - first + 1))
+    return found
+
+
+def histories_of(
+    qids: Sequence[str], sessions: dict[str, list[HistorySession]]
+) -> Histories | None:
+    """The histories of ``qids`` (row order) from their haystacks' sessions, without another
+    read: a session's rounds are the positions ``first`` … ``first + rounds - 1``. None when
+    a session's positions are not one unbroken stretch (then read them,
+    :func:`read_histories`)."""
+    found: dict[str, list[int]] = {}
+    for qid in qids:
+        positions: set[int] = set()
+        for session in sessions.get(str(qid), ()):
+            if session.span != session.rounds:
+                return None
+            positions.update(range(session.first, session.first + session.rounds))
+        found[str(qid)] = sorted(positions)
     return Histories.of([str(qid) for qid in qids], found)

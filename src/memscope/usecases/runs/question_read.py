@@ -17,7 +17,12 @@ from memscope.errors import NotFoundError
 from memscope.store import Store, queries
 from memscope.store import question_reads as reads
 from memscope.usecases.runs.declared import declared_flags, latest_match
-from memscope.usecases.runs.history import read_histories
+from memscope.usecases.runs.history import (
+    HistorySession,
+    histories_of,
+    read_histories,
+    read_history_sessions,
+)
 from memscope.usecases.runs.loading import RunData, evidence_from_table
 from memscope.usecases.runs.run_info import RunInfo
 
@@ -51,6 +56,10 @@ class QuestionRead:
     suggestion_read: bool = False
     """Whether ``suggestion`` was read (the caller asked for it: the run's suggestions were
     computed and stored by then)."""
+    history: tuple[HistorySession, ...] | None = None
+    """The sessions of the question's own haystack in dialogue order, where its benchmark
+    lists each question's (``Benchmark.history`` ``extra:<key>``); None: its timeline is
+    the dataset's."""
 
 
 @dataclass(frozen=True)
@@ -130,7 +139,13 @@ def read_questions(
         )
         others = _other_rows(con, context, questions)
         # Each question's own history, where its benchmark declares one (ages per history).
-        histories = read_histories(con, run, questions.column("qid").to_pylist(), only=True)
+        # Each question's own haystack, where its benchmark lists one, gives its history
+        # (ages per history) without a second read; else the history is read as declared.
+        read_qids = questions.column("qid").to_pylist()
+        haystacks = read_history_sessions(con, run, read_qids)
+        histories = None if haystacks is None else histories_of(read_qids, haystacks)
+        if histories is None:
+            histories = read_histories(con, run, read_qids, only=True)
         suggestions = (
             suggestions_from_rows(question_suggestion_rows(con, run.run_id, qids, idx))
             if with_suggestions
@@ -159,6 +174,7 @@ def read_questions(
             others.get(str(qid)),
             suggestions.get(str(qid)),
             with_suggestions,
+            None if haystacks is None else tuple(haystacks.get(str(qid), ())),
         )
     return found
 
