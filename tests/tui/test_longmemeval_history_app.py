@@ -171,24 +171,36 @@ async def test_retrieved_turns_show_their_rank_and_own_history_age(tree: Path) -
 
 
 def test_histories_from_the_haystack_equal_the_declared_read(tree: Path) -> None:
-    """The question read derives each history from its haystack's sessions (no second
-    read): the same positions as reading the history as the spec declares it."""
+    """The question read derives each history from its haystack's sessions, looked up in
+    the dataset's session index (no join per question): the same positions as reading the
+    history as the spec declares it."""
     import os
 
     import numpy as np
 
     from memscope.store import Store
-    from memscope.usecases.runs.history import histories_of, read_histories, read_history_sessions
+    from memscope.usecases.runs.history import histories_of, read_histories, read_session_index
     from memscope.usecases.runs.question_read import stored_run_info
 
     store = Store(Path(os.environ["MEMSCOPE_DB"]))
-    qids = [entry["question_id"] for entry in dataset(tree)]
+    entries = dataset(tree)
+    qids = [entry["question_id"] for entry in entries]
     with store.read() as con:
         run = stored_run_info(con, store, FULL)
-        sessions = read_history_sessions(con, run, qids)
-        assert sessions is not None
-        derived = histories_of(qids, sessions)
+        index = read_session_index(con, run)
+        assert index is not None
+        extras = dict(
+            con.execute(
+                "SELECT qid, extra FROM questions WHERE dataset_id = ?", [run.dataset_id]
+            ).fetchall()
+        )
         declared = read_histories(con, run, qids, only=True)
+    haystacks = {qid: index.haystack(extras[qid]) for qid in qids}
+    for entry in entries:
+        assert [s.session_id for s in haystacks[entry["question_id"]]] == [
+            sid for sid, _, _ in haystack(entry)
+        ]
+    derived = histories_of(qids, haystacks)
     assert derived is not None and declared is not None
     assert np.array_equal(derived.positions, declared.positions)
     assert np.array_equal(derived.sizes, declared.sizes)

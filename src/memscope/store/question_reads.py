@@ -176,24 +176,20 @@ def rounds_at(
     ).to_arrow_table()
 
 
-def history_sessions(
-    con: duckdb.DuckDBPyConnection, dataset_id: str, key: str, qids: list[str]
-) -> list[tuple[str, str, str | None, int, int, int]]:
-    """Per question of ``qids``, the sessions its ``extra`` attribute ``key`` lists (its own
-    haystack), each once: (qid, session id, date, its first round's position, how many
-    rounds it holds, its last round's position), by qid then position. A session listed
-    but not stored is left out."""
+def session_spans(
+    con: duckdb.DuckDBPyConnection, dataset_id: str
+) -> list[tuple[str, str | None, int, int, int]]:
+    """Every session of a dataset that holds rounds: (session id, date, its first round's
+    position, how many rounds it holds, its last round's position). One scan of the
+    dataset's rounds, read once per run where each question lists its own haystack: a
+    question's haystack is then looked up, never joined per question."""
     found = con.execute(
-        "SELECT q.qid, h.sid, any_value(s.date), min(r.position), count(DISTINCT r.position), "
-        "max(r.position) "
-        "FROM questions q, unnest(json_extract_string(q.extra, $path)) AS h(sid) "
-        "JOIN sessions s ON s.dataset_id = q.dataset_id AND s.session_id = h.sid "
-        "JOIN rounds r ON r.dataset_id = q.dataset_id AND r.session_id = h.sid "
-        "WHERE q.dataset_id = $dataset AND list_contains($qids, q.qid) "
-        "GROUP BY q.qid, h.sid ORDER BY q.qid, min(r.position)",
-        {"dataset": dataset_id, "path": f'$."{key}"[*]', "qids": qids},
+        "SELECT r.session_id, any_value(s.date), min(r.position), count(DISTINCT r.position), "
+        "max(r.position) FROM rounds r JOIN sessions s USING (dataset_id, session_id) "
+        "WHERE r.dataset_id = $dataset GROUP BY r.session_id",
+        {"dataset": dataset_id},
     ).fetchall()
-    return [(str(q), str(s), d, int(a), int(n), int(b)) for q, s, d, a, n, b in found]
+    return [(str(sid), date, int(a), int(n), int(b)) for sid, date, a, n, b in found]
 
 
 def question_channels(con: duckdb.DuckDBPyConnection, run_id: str, qids: list[str]) -> pa.Table:

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,26 +79,46 @@ class HistorySession:
     unbroken, as every reader numbers them)."""
 
 
-def read_history_sessions(
-    con: Any, run: RunInfo, qids: Sequence[str]
-) -> dict[str, list[HistorySession]] | None:
-    """Per question of ``qids``, the sessions of its own haystack in dialogue order, where its
-    benchmark lists each question's sessions (``extra:<key>``); None where the history is
-    the whole dataset or one conversation shared by several questions (``same:<key>``),
-    whose timeline is the dataset's."""
+class SessionIndex:
+    """The sessions of a dataset by id, for looking up each question's own haystack (read
+    once per run, :func:`read_session_index`)."""
+
+    def __init__(self, key: str, rows: Sequence[tuple[str, str | None, int, int, int]]) -> None:
+        self.key = key
+        """The question attribute that lists its haystack's session ids."""
+        self._sessions = {
+            sid: HistorySession(sid, date, first, rounds, last - first + 1)
+            for sid, date, first, rounds, last in rows
+        }
+
+    def haystack(self, extra: object) -> tuple[HistorySession, ...]:
+        """The sessions of a question's haystack (``extra``: its stored attributes, as JSON
+        text or parsed), each once, in dialogue order; ids the dataset lacks are left out."""
+        if isinstance(extra, str):
+            try:
+                extra = json.loads(extra)
+            except ValueError:
+                extra = None
+        listed = extra.get(self.key) if isinstance(extra, dict) else None
+        if not isinstance(listed, list):
+            return ()
+        found = {str(sid): self._sessions.get(str(sid)) for sid in listed}
+        return tuple(sorted((s for s in found.values() if s is not None), key=lambda s: s.first))
+
+
+def read_session_index(con: Any, run: RunInfo) -> SessionIndex | None:
+    """The dataset's sessions by id where ``run``'s benchmark lists each question's own
+    haystack (``extra:<key>``); None where the history is the whole dataset or one
+    conversation shared by several questions (``same:<key>``), whose timeline is the
+    dataset's."""
     source = history_source(run.benchmark)
     if source is None or source[0] != "extra":
         return None
-    found: dict[str, list[HistorySession]] = {str(qid): [] for qid in qids}
-    for qid, session_id, date, first, rounds, last in reads.history_sessions(
-        con, run.dataset_id, source[1], [str(qid) for qid in qids]
-    ):
-        found[qid].append(HistorySession(session_id, date, first, rounds, last - first + 1))
-    return found
+    return SessionIndex(source[1], reads.session_spans(con, run.dataset_id))
 
 
 def histories_of(
-    qids: Sequence[str], sessions: dict[str, list[HistorySession]]
+    qids: Sequence[str], sessions: Mapping[str, Sequence[HistorySession]]
 ) -> Histories | None:
     """The histories of ``qids`` (row order) from their haystacks' sessions, without another
     read: a session's rounds are the positions ``first`` … ``first + rounds - 1``. None when
