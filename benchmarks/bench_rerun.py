@@ -147,7 +147,7 @@ def main() -> None:
     add_figures_option(parser)
     args = parser.parse_args()
 
-    from memscope.usecases.rerun.probe import rerun_run
+    from memscope.usecases.rerun.run_rerank import rerun_run
 
     scratch = Path(tempfile.mkdtemp(prefix="memscope-bench-rerun-"))
     try:

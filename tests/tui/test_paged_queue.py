@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import ready, settle, shown_text
 
-from memscope.triage import session_service
+from memscope.triage.session import TriageSession, opening
 from memscope.tui.app import make_app
 from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.queue import QueueScreen
@@ -29,8 +29,8 @@ async def test_the_queue_reads_only_the_rows_it_draws(
     demo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(queue_window, "PAGE_MARGIN", 0)  # exactly the screen: 47 rows won't fit
-    monkeypatch.setattr(session_service, "FIRST_SCREEN", 5)  # what the loading worker reads
-    monkeypatch.setattr(session_service, "HEAD_ROWS", 5)  # … of the queue's head
+    monkeypatch.setattr(opening, "FIRST_SCREEN", 5)  # what the loading worker reads
+    monkeypatch.setattr(opening, "HEAD_ROWS", 5)  # … of the queue's head
     monkeypatch.setattr(queue_window, "STEP_MARGIN", 2)  # around the cursor's question
     app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice", queue="all"))
     async with app.run_test(size=(120, 20)) as pilot:
@@ -70,15 +70,15 @@ async def test_the_queue_reads_only_the_rows_it_draws(
 async def test_the_queue_opens_on_its_head_and_the_count_follows(
     demo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(session_service, "HEAD_ROWS", 6)
+    monkeypatch.setattr(opening, "HEAD_ROWS", 6)
     counting = threading.Event()
-    prepare_count = session_service.TriageSession.prepare_count
+    prepare_count = TriageSession.prepare_count
 
-    def held(self: session_service.TriageSession, run: object) -> object:
+    def held(self: TriageSession, run: object) -> object:
         counting.wait(10)  # the whole queue is counted only when the test says so
         return prepare_count(self, run)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(session_service.TriageSession, "prepare_count", held)
+    monkeypatch.setattr(TriageSession, "prepare_count", held)
     app = make_app(OpenRequest([str(demo / "runs" / "srag_v")], annotator="alice", queue="all"))
     async with app.run_test(size=(120, 20)) as pilot:
         while not (app.session.is_open and isinstance(app.screen, QueueScreen)):
@@ -142,16 +142,16 @@ async def test_a_run_reopens_around_the_remembered_question(
         left_on = app.session.qid
         assert app.session.position == 20 and left_on is not None
     # Reopened: the rows around that question are read first, the rest counted after.
-    monkeypatch.setattr(session_service, "HEAD_ROWS", 6)
+    monkeypatch.setattr(opening, "HEAD_ROWS", 6)
     monkeypatch.setattr(queue_window, "HEAD_BEFORE", 2)
     counting = threading.Event()
-    prepare_count = session_service.TriageSession.prepare_count
+    prepare_count = TriageSession.prepare_count
 
-    def held(self: session_service.TriageSession, run: object) -> object:
+    def held(self: TriageSession, run: object) -> object:
         counting.wait(10)
         return prepare_count(self, run)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(session_service.TriageSession, "prepare_count", held)
+    monkeypatch.setattr(TriageSession, "prepare_count", held)
     app = make_app(OpenRequest([run], annotator="alice"))
     async with app.run_test(size=(120, 20)) as pilot:
         while not (app.session.is_open and isinstance(app.screen, QueueScreen)):

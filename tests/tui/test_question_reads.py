@@ -12,7 +12,7 @@ from helpers import ready, settle
 
 from memscope.triage.evidence_chain import question_detail
 from memscope.triage.loaded_run import LoadedRun, open_session
-from memscope.triage.session_service import PREFETCH_AHEAD, PREFETCH_SOON
+from memscope.triage.session.questions import PREFETCH_AHEAD, PREFETCH_SOON
 from memscope.tui.app import make_app
 from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.question import QuestionScreen

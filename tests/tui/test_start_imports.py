@@ -40,7 +40,6 @@ NOT_AT_START = (
     "memscope.triage.evidence_chain",
     "memscope.triage.triage_matrix",
     "memscope.triage.benchmark_views",
-    "memscope.usecases.rerun.probe",
     "memscope.usecases.rerun.question_rerank",
     "memscope.usecases.rerun.run_rerank",
     "memscope.usecases.report.build",

@@ -17,7 +17,7 @@ from memscope.triage.candidate_rows import candidates_from_rerun
 from memscope.triage.evidence_chain import build_timeline, question_detail
 from memscope.triage.loaded_run import load_rounds, open_session
 from memscope.triage.question_view import load_question, ranking_view
-from memscope.triage.session_service import compute_rerank
+from memscope.triage.session import compute_rerank
 from memscope.triage.triage_matrix import (
     available_metrics,
     grid_values,

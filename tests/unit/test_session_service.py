@@ -19,7 +19,7 @@ from memscope.triage.label_book import Queued
 from memscope.triage.label_queue import LabelEvent, LabelSaved
 from memscope.triage.loaded_run import DirRuns, LoadedRun
 from memscope.triage.notice import Notice
-from memscope.triage.session_service import StartRequest, TriageSession, compute_rerank
+from memscope.triage.session import StartRequest, TriageSession, compute_rerank
 from memscope.usecases.runs.loading import load_run
 from memscope.usecases.suggest.rules import load_suggestions
 
@@ -514,9 +514,9 @@ def test_accept_uses_the_suggestion_read_with_the_question(
 def test_the_queue_is_counted_for_the_run_and_queue_still_on_screen(
     tmp_path: Path, store_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memscope.triage import session_service
+    from memscope.triage.session import opening
 
-    monkeypatch.setattr(session_service, "HEAD_ROWS", 2)  # a head shorter than the queue
+    monkeypatch.setattr(opening, "HEAD_ROWS", 2)  # a head shorter than the queue
     session = open_session(tmp_path, store_path)
     run = session.run
     assert run is not None and not session.counted and len(session.rows) == 2

@@ -176,6 +176,22 @@ def rounds_at(
     ).to_arrow_table()
 
 
+def session_spans(
+    con: duckdb.DuckDBPyConnection, dataset_id: str
+) -> list[tuple[str, str | None, int, int, int]]:
+    """Every session of a dataset that holds rounds: (session id, date, its first round's
+    position, how many rounds it holds, its last round's position). One scan of the
+    dataset's rounds, read once per run where each question lists its own haystack: a
+    question's haystack is then looked up, never joined per question."""
+    found = con.execute(
+        "SELECT r.session_id, any_value(s.date), min(r.position), count(DISTINCT r.position), "
+        "max(r.position) FROM rounds r JOIN sessions s USING (dataset_id, session_id) "
+        "WHERE r.dataset_id = $dataset GROUP BY r.session_id",
+        {"dataset": dataset_id},
+    ).fetchall()
+    return [(str(sid), date, int(a), int(n), int(b)) for sid, date, a, n, b in found]
+
+
 def question_channels(con: duckdb.DuckDBPyConnection, run_id: str, qids: list[str]) -> pa.Table:
     """The rows of ``queries.retrieval_channels`` for ``qids`` of ``run_id``."""
     return con.sql(

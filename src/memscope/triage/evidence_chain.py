@@ -9,6 +9,7 @@ dict and slice look-ups, so stepping through a 50,000-question run stays instant
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +17,7 @@ import numpy as np
 
 from memscope.triage.candidate_rows import Candidate
 from memscope.triage.round_index import RoundIndex, float_or_none, json_or_none
+from memscope.usecases.runs.history import HistorySession
 from memscope.usecases.runs.loading import RunData
 from memscope.usecases.runs.question_scores import correctness
 
@@ -170,7 +172,8 @@ def _rotations(
 
 @dataclass(frozen=True)
 class TimelineEntry:
-    """One line of the timeline: a session header, a round, or a gap of skipped rounds."""
+    """One line of the timeline: a session header, a round, or a gap of skipped rounds;
+    over a question's own haystack, first a ``history`` line summing it up."""
 
     kind: str
     session_id: str
@@ -188,20 +191,32 @@ class TimelineEntry:
     has_image: bool = False
     has_audio: bool = False
     skipped: int = 0
+    rounds: int = 0
+    """A session's (or, on the ``history`` line, the whole haystack's) round count, where
+    the timeline is a question's own haystack (0 elsewhere)."""
+    sessions: int = 0
+    """On the ``history`` line: how many sessions the question's haystack holds."""
+    place: int = 0
+    """A round's place 1..``history_size`` in its question's own history (0: not known)."""
+    history_size: int = 0
+    """How many rounds the question's own history holds (0: the timeline is the dataset's);
+    a round's age is ``history_size - place``."""
 
 
-def build_timeline(
-    detail: QuestionDetail,
-    rounds: RoundIndex,
-    candidates: list[Candidate],
-    context: int = CONTEXT_ROUNDS,
-) -> list[TimelineEntry]:
-    """The rounds that matter for a question, in dialogue order, grouped by session.
+@dataclass(frozen=True)
+class _Shown:
+    """What a timeline shows: the positions of its rounds, the gold ones, the latest clue
+    and the candidate at each retrieved position."""
 
-    Gold clues (for a latest-state question: the latest clue and the stale earlier ones), every retrieved
-    candidate, and ``context`` rounds around each gold clue within its session; skipped
-    stretches become gaps.
-    """
+    positions: list[int]
+    gold: set[int]
+    latest: int | None
+    candidates: dict[int, Candidate]
+
+
+def _shown(
+    detail: QuestionDetail, rounds: RoundIndex, candidates: list[Candidate], context: int
+) -> _Shown:
     gold_positions = {p for p in (rounds.position(r) for r in detail.clue_rounds) if p}
     latest = max(gold_positions) if gold_positions and detail.asks_latest else None
     by_position = {c_pos: c for c in candidates if (c_pos := rounds.position(c.round_id))}
@@ -213,12 +228,44 @@ def build_timeline(
             if neighbour is not None and rounds.session_ids[rounds.row_of[neighbour]] == session:
                 wanted.add(position + offset)
     shown = sorted(p for p in wanted if p in rounds.id_at_position)
+    return _Shown(shown, gold_positions, latest, by_position)
+
+
+def _round_entry(
+    rounds: RoundIndex, shown: _Shown, position: int, place: int = 0, history_size: int = 0
+) -> TimelineEntry:
+    round_id = rounds.id_at_position[position]
+    row = rounds.row_of[round_id]
+    candidate = shown.candidates.get(position)
+    latest = shown.latest
+    return TimelineEntry(
+        kind="round",
+        session_id=rounds.session_ids[row],
+        round_id=round_id,
+        date=rounds.dates[row],
+        position=position,
+        preview=rounds.table.column("user_text")[row].as_py() or "",
+        is_gold=position in shown.gold,
+        is_latest=position == latest,
+        is_stale_clue=latest is not None and position in shown.gold and position != latest,
+        is_stale=bool(candidate and candidate.is_stale),
+        rank=candidate.rank if candidate else 0,
+        original_rank=candidate.original_rank if candidate else 0,
+        in_top_k=bool(candidate and candidate.in_top_k),
+        has_image=bool(rounds.table.column("image_refs")[row].as_py() or []),
+        has_audio=bool(rounds.table.column("audio_refs")[row].as_py() or []),
+        place=place,
+        history_size=history_size,
+    )
+
+
+def _grouped(rounds: RoundIndex, shown: _Shown, positions: list[int]) -> list[TimelineEntry]:
+    """Rounds at ``positions`` under their sessions' headers, skipped stretches as gaps."""
     entries: list[TimelineEntry] = []
     previous_position = 0
     previous_session = None
-    for position in shown:
-        round_id = rounds.id_at_position[position]
-        row = rounds.row_of[round_id]
+    for position in positions:
+        row = rounds.row_of[rounds.id_at_position[position]]
         session_id = rounds.session_ids[row]
         if session_id != previous_session:
             entries.append(
@@ -232,29 +279,69 @@ def build_timeline(
                 )
             )
         previous_position = position
-        candidate = by_position.get(position)
-        preview = rounds.table.column("user_text")[row].as_py() or ""
-        image_refs = rounds.table.column("image_refs")[row].as_py() or []
-        audio_refs = rounds.table.column("audio_refs")[row].as_py() or []
+        entries.append(_round_entry(rounds, shown, position))
+    return entries
+
+
+def build_timeline(
+    detail: QuestionDetail,
+    rounds: RoundIndex,
+    candidates: list[Candidate],
+    context: int = CONTEXT_ROUNDS,
+    history: Sequence[HistorySession] | None = None,
+) -> list[TimelineEntry]:
+    """The rounds that matter for a question, in dialogue order, grouped by session.
+
+    Gold clues (for a latest-state question: the latest clue and the stale earlier ones), every retrieved
+    candidate, and ``context`` rounds around each gold clue within its session; skipped
+    stretches become gaps. With ``history`` (the question's own haystack), every session of
+    it is listed with its date and round count, and each round says its place in that
+    history (:func:`build_history_timeline`).
+    """
+    shown = _shown(detail, rounds, candidates, context)
+    if history is not None:
+        return build_history_timeline(rounds, shown, history)
+    return _grouped(rounds, shown, shown.positions)
+
+
+def build_history_timeline(
+    rounds: RoundIndex, shown: _Shown, history: Sequence[HistorySession]
+) -> list[TimelineEntry]:
+    """A question's own haystack: a line summing it up, then each of its sessions in
+    dialogue order (date, round count) with the rounds that matter under it, skipped
+    rounds as gaps counted within the session; a round shown that its history lacks (a
+    log naming another question's session) follows under its own session."""
+    sessions = sorted(history, key=lambda session: session.first)
+    size = sum(session.rounds for session in sessions)
+    dates = [session.date for session in sessions if session.date]
+    span = f"{dates[0]} – {dates[-1]}" if len(dates) > 1 else (dates[0] if dates else None)
+    entries = [
+        TimelineEntry(kind="history", session_id="", date=span, rounds=size, sessions=len(sessions))
+    ]
+    placed: set[int] = set()
+    before = 0  # rounds of the history before the session
+    for session in sessions:
         entries.append(
             TimelineEntry(
-                kind="round",
-                session_id=session_id,
-                round_id=round_id,
-                date=rounds.dates[row],
-                position=position,
-                preview=preview,
-                is_gold=position in gold_positions,
-                is_latest=position == latest,
-                is_stale_clue=latest is not None
-                and position in gold_positions
-                and position != latest,
-                is_stale=bool(candidate and candidate.is_stale),
-                rank=candidate.rank if candidate else 0,
-                original_rank=candidate.original_rank if candidate else 0,
-                in_top_k=bool(candidate and candidate.in_top_k),
-                has_image=bool(image_refs),
-                has_audio=bool(audio_refs),
+                kind="session", session_id=session.session_id, date=session.date,
+                rounds=session.rounds,
             )
-        )
-    return entries
+        )  # fmt: skip
+        end = session.first + session.rounds
+        previous = None
+        for position in shown.positions:
+            if not session.first <= position < end:
+                continue
+            if previous is not None and position - previous > 1:
+                entries.append(
+                    TimelineEntry(
+                        kind="gap", session_id=session.session_id, skipped=position - previous - 1
+                    )
+                )
+            previous = position
+            placed.add(position)
+            place = before + position - session.first + 1
+            entries.append(_round_entry(rounds, shown, position, place, size))
+        before += session.rounds
+    outside = [position for position in shown.positions if position not in placed]
+    return entries + _grouped(rounds, shown, outside)

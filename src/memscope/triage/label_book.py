@@ -40,7 +40,7 @@ from memscope.usecases.labels.journal import LabelJournal
 from memscope.usecases.labels.verdicts import next_verdict
 
 if TYPE_CHECKING:
-    from memscope.triage.session_service import TriageSession
+    from memscope.triage.session import TriageSession
 
 UNKNOWN = None
 """The requested codes after an accept / undo: known only once the store answers."""

@@ -1,7 +1,7 @@
 """Loading a run for triage: ingest what is new, open the run's queue over the store, and
 read the labels, verdicts, sample plan and remembered queue position that go with it.
 
-The app's session service (``memscope.triage.session_service``) calls :func:`open_session`
+The app's session service (``memscope.triage.session``) calls :func:`open_session`
 in a worker: it reads the runs' descriptions, the labels and the queue's row ids, not the
 run itself; the queue reads the rows on screen from the store as they are drawn
 (``usecases.labels.queue_window``), the question screen reads one question at a time

@@ -100,7 +100,8 @@ class LoadedQuestion:
 
     read: QuestionRead
     rounds: RoundIndex
-    """The dataset rounds its timeline can show (the dataset's round count as ``n``)."""
+    """The dataset rounds its timeline can show (as ``n``, the round count of the
+    question's own history where its benchmark lists one, else the dataset's)."""
     channels: ChannelIndex
     view: QuestionView
 
@@ -116,7 +117,10 @@ def load_question(
     recompute_hint: str | RecomputeHint | None = None,
 ) -> LoadedQuestion:
     """Index a question read from the store and build its view (any thread)."""
-    rounds = RoundIndex(read.rounds, n=read.data.n_rounds)
+    history = read.history
+    # Ages count the question's own history where it has one (its haystack's rounds).
+    n = sum(session.rounds for session in history) if history is not None else read.data.n_rounds
+    rounds = RoundIndex(read.rounds, n=n)
     channels = ChannelIndex(read.channels, recompute_hint)
     return LoadedQuestion(read, rounds, channels, question_view(read, other_run_id))
 
@@ -174,5 +178,5 @@ def ranking_view(question: LoadedQuestion, *, alpha: float, lam: float, k: int) 
     else:
         candidates = logged_candidates(data, detail.row, question.rounds, k, channels)
         message = message or RETRIEVAL_NOTES.get(kind or "none", "")
-    entries = build_timeline(detail, question.rounds, candidates)
+    entries = build_timeline(detail, question.rounds, candidates, history=question.read.history)
     return RankingView(candidates, rerun, before, after, message, False, entries)

@@ -4,7 +4,7 @@
 (config file, key bindings, queue and cell options) and builds the app for an
 :class:`~memscope.tui.open_request.OpenRequest`; ``memscope open`` runs it
 (``tui.launch``, the one module that imports this one). All state lives in the
-:class:`~memscope.triage.session_service.TriageSession` the app owns (plain Python, tested
+:class:`~memscope.triage.session.TriageSession` the app owns (plain Python, tested
 without a terminal); the screens receive it, render its records and do their own
 background work (``@work`` on the component that shows the result). They post request
 messages only for what the app does: switching screens (through the
@@ -32,7 +32,7 @@ from memscope.textsafe import printable, printable_id
 from memscope.triage.label_queue import LabelFailed, LabelSaved, LabelsWaiting
 from memscope.triage.loaded_run import DirRuns, LoadedRun
 from memscope.triage.notice import Notice
-from memscope.triage.session_service import StartRequest, TriageSession
+from memscope.triage.session import StartRequest, TriageSession
 from memscope.tui.commands import MemscopeCommands
 from memscope.tui.heap import keep_loaded_run_out_of_gc, let_gc_see_loaded_runs
 from memscope.tui.keymap import (

@@ -13,7 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
-from memscope.triage.session_service import TriageSession
+from memscope.triage.session import TriageSession
 from memscope.tui.keymap import BindingInfo
 
 

@@ -4,7 +4,7 @@ Background work runs in a ``@work`` thread on the component that shows its resul
 worker never touches widgets but posts a result message to that component, whose handler
 adopts it (into the session, where it is session state) and redraws. The app's own
 workers load the session and write it (labels, the position). Screens change the session
-directly (``memscope.triage.session_service``) and post a request message only for what
+directly (``memscope.triage.session``) and post a request message only for what
 the app does: switch screens, open runs, start the label writer, remember the position.
 A component's private result messages live beside it (``SweepComputed``, ``ProbeRead``).
 """
@@ -21,7 +21,7 @@ from memscope.engine_jobs.memory_search import EngineStep
 from memscope.errors import MemscopeError
 from memscope.triage.label_queue import LabelEvent
 from memscope.triage.loaded_run import LoadedRun
-from memscope.triage.session_service import FoundRound
+from memscope.triage.session.search import FoundRound
 
 if TYPE_CHECKING:
     from memscope.media.audio import AudioClip

@@ -22,7 +22,7 @@ from memscope.tui.screens.queue import QueueScreen
 
 if TYPE_CHECKING:
     from memscope.errors import MemscopeError
-    from memscope.triage.session_service import TriageSession
+    from memscope.triage.session import TriageSession
     from memscope.tui.keymap import KeyNames
     from memscope.tui.screens.question import QuestionScreen
 

@@ -10,7 +10,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from memscope.triage.notice import Notice
-from memscope.triage.session_service import TriageSession
+from memscope.triage.session import TriageSession
 from memscope.tui.keymap import KeyNames
 from memscope.tui.messages import QueueChanged
 

@@ -27,7 +27,7 @@ from memscope.errors import MemscopeError
 from memscope.textsafe import printable_id
 from memscope.triage.loaded_run import label_codes
 from memscope.triage.notice import Notice
-from memscope.triage.session_service import TriageSession
+from memscope.triage.session import TriageSession
 from memscope.triage.triage_matrix import (
     ALL_COLUMN,
     EI_GAP_COLUMN,

@@ -31,7 +31,7 @@ from memscope.triage.question_view import (
     ranking_view,
 )
 from memscope.triage.round_index import RoundDetail
-from memscope.triage.session_service import TriageSession
+from memscope.triage.session import TriageSession
 from memscope.tui import bindings
 from memscope.tui.keymap import KeyNames, code_bindings, describe_keys
 from memscope.tui.messages import (

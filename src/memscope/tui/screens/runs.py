@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.widgets import DataTable, Static
 
 from memscope.errors import MemscopeError
-from memscope.triage.session_service import TriageSession
+from memscope.triage.session import TriageSession
 from memscope.tui import bindings
 from memscope.tui.keymap import KeyNames
 from memscope.tui.messages import OpenRuns, RunsListed, ShowScreen, WorkFailed

@@ -24,12 +24,9 @@ from textual.widgets import Static
 
 from memscope.errors import MemscopeError
 from memscope.triage.candidate_rows import Candidate
-from memscope.triage.session_service import (
-    RerankKey,
-    RunRerank,
-    TriageSession,
-    ViewParams,
-)
+from memscope.triage.session import TriageSession
+from memscope.triage.session.rerank import RerankKey, RunRerank
+from memscope.triage.session.view_params import ViewParams
 from memscope.tui.text import fit, num, plain
 from memscope.tui.widgets.candidate_table import CandidateTable
 from memscope.tui.widgets.figure import FigureView, sweep_spec

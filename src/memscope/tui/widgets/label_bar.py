@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Static
 
-from memscope.triage.session_service import LabelBarView
+from memscope.triage.session.records import LabelBarView
 from memscope.tui.keymap import describe_keys
 from memscope.tui.text import name, plain
 

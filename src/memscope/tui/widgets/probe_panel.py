@@ -20,7 +20,7 @@ from memscope.errors import MemscopeError
 from memscope.textsafe import printable
 from memscope.triage.benchmark_views import ProbeView
 from memscope.triage.round_index import MediaItem
-from memscope.triage.session_service import TriageSession
+from memscope.triage.session import TriageSession
 from memscope.tui.widgets.image_preview import ImagePreview
 
 SHOWN_PER_STEP = 5

@@ -47,6 +47,12 @@ def round_markers(entry: TimelineEntry | None) -> Text:
         )
     elif entry.kind == "round":
         text.append(" not retrieved ", "dim")
+    if entry.history_size and entry.place:
+        text.append(
+            f"  round {entry.place} of {entry.history_size} of the question's own history"
+            f" · age {entry.history_size - entry.place}",
+            "dim",
+        )
     return text
 
 

@@ -8,7 +8,7 @@ import re
 from rich.text import Text
 from textual.widgets import Static
 
-from memscope.triage.session_service import StatusView
+from memscope.triage.session.records import StatusView
 from memscope.tui.text import name, plain
 
 

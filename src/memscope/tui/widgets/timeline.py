@@ -1,5 +1,9 @@
 """The question's timeline: sessions and the rounds that matter, each with its markers.
 
+Where the question has its own haystack (LongMemEval), a first line sums it up (sessions,
+rounds, dates) and every session of it is listed with its date and round count, the rounds
+that matter under it; gaps count rounds of that history only.
+
 One line per round: ★ latest clue, ◆ earlier (stale) clue, ● gold clue, ▲ retrieved,
 ○ context; the retrieved rank (``#3``, green when inside top-K); ▣ / ♪ when the round has
 an image or audio; then the start of the user's text. Moving the highlight selects the
@@ -25,10 +29,17 @@ from memscope.tui.widgets.text_view import settle_scrollbar
 
 def entry_line(entry: TimelineEntry) -> Text:
     """One timeline line as literal text with markers."""
+    if entry.kind == "history":
+        return Text.assemble(
+            (f"own history: {count(entry.sessions, 'session')} · ", "bold"),
+            (count(entry.rounds, "round"), "bold"),
+            plain(f"  {entry.date}" if entry.date else "", "dim", one_line=True),
+        )
     if entry.kind == "session":
         return Text.assemble(
             plain(f"{entry.session_id}", "bold underline", one_line=True),
             plain(f"  {entry.date}" if entry.date else "", "dim", one_line=True),
+            (f"  {count(entry.rounds, 'round')}" if entry.rounds else "", "dim"),
         )
     if entry.kind == "gap":
         return Text(f"   ⋯ {entry.skipped} round{'s' if entry.skipped != 1 else ''}", style="dim")
@@ -60,12 +71,21 @@ def entry_line(entry: TimelineEntry) -> Text:
     return line
 
 
+def count(n: int, noun: str) -> str:
+    """``1 round``, ``3 rounds``."""
+    return f"{n} {noun}{'s' if n != 1 else ''}"
+
+
 def _within_session(round_id: str, session_id: str) -> str:
     """The round id without the part it shares with its session's (``conv-26:D2:8`` under
-    ``conv-26:S2`` is ``D2:8``): the session header above it shows that part."""
+    ``conv-26:S2`` is ``D2:8``, ``s7_3`` under ``s7`` is ``_3``): the session header above
+    it shows that part."""
     prefix, found, _ = session_id.rpartition(":")
     if found and round_id.startswith(prefix + ":"):
         return round_id[len(prefix) + 1 :]
+    # ``answer_4be1b6b4_2_3`` under ``answer_4be1b6b4_2`` (LongMemEval's turn ids) is ``_3``.
+    if round_id.startswith(session_id + "_"):
+        return round_id[len(session_id) :]
     return round_id
 
 

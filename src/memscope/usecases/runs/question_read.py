@@ -17,7 +17,13 @@ from memscope.errors import NotFoundError
 from memscope.store import Store, queries
 from memscope.store import question_reads as reads
 from memscope.usecases.runs.declared import declared_flags, latest_match
-from memscope.usecases.runs.history import read_histories
+from memscope.usecases.runs.history import (
+    HistorySession,
+    SessionIndex,
+    histories_of,
+    read_histories,
+    read_session_index,
+)
 from memscope.usecases.runs.loading import RunData, evidence_from_table
 from memscope.usecases.runs.run_info import RunInfo
 
@@ -51,6 +57,10 @@ class QuestionRead:
     suggestion_read: bool = False
     """Whether ``suggestion`` was read (the caller asked for it: the run's suggestions were
     computed and stored by then)."""
+    history: tuple[HistorySession, ...] | None = None
+    """The sessions of the question's own haystack in dialogue order, where its benchmark
+    lists each question's (``Benchmark.history`` ``extra:<key>``); None: its timeline is
+    the dataset's."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +71,9 @@ class RunContext:
     run: RunInfo
     n_rounds: int
     other: RunInfo | None = None
+    sessions: SessionIndex | None = None
+    """The dataset's sessions by id, where each question lists its own haystack (its
+    timeline and its history's ages are looked up there); None elsewhere."""
 
 
 def stored_run_info(con: Any, store: Store, run_id: str) -> RunInfo:
@@ -85,8 +98,9 @@ def read_run_context(store: Store, run_id: str, other_run_id: str | None = None)
         run = stored_run_info(con, store, run_id)
         other_row = queries.get_run(con, other_run_id) if other_run_id else None
         n_rounds = queries.dataset_round_count(con, run.dataset_id)
+        sessions = read_session_index(con, run)
     other = RunInfo.from_row(other_row) if other_row is not None else None
-    return RunContext(run, n_rounds, other)
+    return RunContext(run, n_rounds, other, sessions)
 
 
 def read_questions(
@@ -130,7 +144,21 @@ def read_questions(
         )
         others = _other_rows(con, context, questions)
         # Each question's own history, where its benchmark declares one (ages per history).
-        histories = read_histories(con, run, questions.column("qid").to_pylist(), only=True)
+        # Each question's own haystack, where its benchmark lists one, gives its history
+        # (ages per history) without a second read; else the history is read as declared.
+        read_qids = questions.column("qid").to_pylist()
+        index = context.sessions
+        haystacks = (
+            None
+            if index is None
+            else {
+                str(qid): index.haystack(extra)
+                for qid, extra in zip(read_qids, questions.column("extra").to_pylist(), strict=True)
+            }
+        )
+        histories = None if haystacks is None else histories_of(read_qids, haystacks)
+        if histories is None:
+            histories = read_histories(con, run, read_qids, only=True)
         suggestions = (
             suggestions_from_rows(question_suggestion_rows(con, run.run_id, qids, idx))
             if with_suggestions
@@ -159,6 +187,7 @@ def read_questions(
             others.get(str(qid)),
             suggestions.get(str(qid)),
             with_suggestions,
+            None if haystacks is None else haystacks.get(str(qid), ()),
         )
     return found
 
