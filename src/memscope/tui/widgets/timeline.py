@@ -1,8 +1,8 @@
 """The question's timeline: sessions and the rounds that matter, each with its markers.
 
-Where the question has its own haystack (LongMemEval), a first line sums it up (sessions,
-rounds, dates) and every session of it is listed with its date and round count, the rounds
-that matter under it; gaps count rounds of that history only.
+Where the question has its own haystack (a benchmark declaring one history per question), a
+first line sums it up (sessions, rounds, dates) and every session of it is listed with its
+date and round count, the rounds that matter under it; gaps count rounds of that history only.
 
 One line per round: ★ latest clue, ◆ earlier (stale) clue, ● gold clue, ▲ retrieved,
 ○ context; the retrieved rank (``#3``, green when inside top-K); ▣ / ♪ when the round has
@@ -83,7 +83,8 @@ def _within_session(round_id: str, session_id: str) -> str:
     prefix, found, _ = session_id.rpartition(":")
     if found and round_id.startswith(prefix + ":"):
         return round_id[len(prefix) + 1 :]
-    # ``answer_4be1b6b4_2_3`` under ``answer_4be1b6b4_2`` (LongMemEval's turn ids) is ``_3``.
+    # A turn id nested under its session's: ``answer_4be1b6b4_2_3`` under ``answer_4be1b6b4_2``
+    # is ``_3``.
     if round_id.startswith(session_id + "_"):
         return round_id[len(session_id) :]
     return round_id
