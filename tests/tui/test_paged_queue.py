@@ -10,11 +10,12 @@ import threading
 from pathlib import Path
 
 import pytest
-from helpers import ready, settle, shown_text
+from helpers import ready, settle, shown_text, until
 
 from memscope.triage.session import TriageSession, opening
 from memscope.tui.app import make_app
 from memscope.tui.open_request import OpenRequest
+from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.screens.queue import QueueScreen
 from memscope.tui.widgets.queue_table import QueueTable
 from memscope.tui.widgets.status_bar import StatusBar
@@ -148,7 +149,7 @@ async def test_a_run_reopens_around_the_remembered_question(
     prepare_count = TriageSession.prepare_count
 
     def held(self: TriageSession, run: object) -> object:
-        counting.wait(10)
+        counting.wait(120)  # held until the test has seen the screens before the count
         return prepare_count(self, run)  # type: ignore[arg-type]
 
     monkeypatch.setattr(TriageSession, "prepare_count", held)
@@ -162,8 +163,13 @@ async def test_a_run_reopens_around_the_remembered_question(
         assert f"{left_on} …/…" not in shown_text(app.screen.query_one(StatusBar))  # no qid here
         assert "counting questions" in shown_text(app.screen.query_one(StatusBar))
         await pilot.press("enter")
-        await pilot.pause()
-        assert "…/…" in shown_text(app.screen.query_one(StatusBar))  # its place: not yet known
+        await until(pilot, lambda: isinstance(app.screen, QuestionScreen), "the question screen")
+        await until(
+            pilot,
+            lambda: "…/…" in shown_text(app.screen.query_one(StatusBar)),
+            "the status bar: its place not yet known",
+        )
+        assert not session.counted
         counting.set()
         await settle(pilot)
         assert session.counted and len(session.rows) == 47

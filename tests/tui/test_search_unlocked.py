@@ -1,6 +1,7 @@
 """Labels never wait on the memory engine (issue 14): a search loads its model and runs
 with the app's store lock free, says what it is doing ("loading all-MiniLM-L6-v2 … 4 s"),
-and a label pressed meanwhile is committed to the store within the label budget.
+and a label pressed meanwhile is committed to the store while the load is still held (how
+fast a label commits is benchmarks/bench_labels.py's measure, not a wall-clock bound here).
 
 Only the *slowness* of the model load is staged: :class:`GatedLoad` wraps the engine's real
 loading function and holds it until the test lets go, so the load lasts exactly as long as
@@ -10,13 +11,13 @@ real: the app under Pilot, the DuckDB store the label is written to, the search 
 
 from __future__ import annotations
 
+import re
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import ready, settle, shown_text
+from helpers import UNTIL_S, ready, settle, shown_text, until
 
 import memscope.engine.text as engine_text
 import memscope.engine_jobs.engine as pipeline_engine
@@ -30,13 +31,6 @@ from memscope.tui.widgets.status_bar import StatusBar
 from memscope.usecases.labels.events import current_labels
 from support import notices
 
-LABEL_BUDGET_S = 1.0
-"""Key press to committed label while a search runs. benchmarks/bench_labels.py's target is
-p95 < 20 ms (the first label, which opens the store, ~75 ms) on an idle machine; a Pilot key
-press on a shared CI box adds event-loop time, so the test allows 1 s: still a small part of
-a model load (10-15 s on this CPU), which the label waited behind before."""
-WAIT_S = 60.0
-
 
 class GatedLoad:
     """A model-loading function that waits until the test releases it, then does the real
@@ -49,21 +43,11 @@ class GatedLoad:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self.entered.set()
-        if not self.release.wait(WAIT_S):
+        if not self.release.wait(UNTIL_S):
             raise AssertionError("the test never released the model load")
         if self.fail is not None:
             raise EngineError(self.fail)
         return self.real(*args, **kwargs)
-
-
-async def wait_until(pilot: Any, condition: Any, what: str) -> float:
-    """Pump the app until ``condition()`` holds; return how long it took."""
-    started = time.monotonic()
-    while not condition():
-        if time.monotonic() - started > WAIT_S:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.02)
-    return time.monotonic() - started
 
 
 def status_bar(app: Any) -> str:
@@ -74,10 +58,10 @@ def status_bar(app: Any) -> str:
 async def start_search(pilot: Any, gate: GatedLoad, words: str) -> SearchDialog:
     app = pilot.app
     await pilot.press("s")
-    await wait_until(pilot, lambda: isinstance(app.screen, SearchDialog), "the search dialog")
+    await until(pilot, lambda: isinstance(app.screen, SearchDialog), "the search dialog")
     dialog = app.screen
     await pilot.press(*words, "enter")
-    await wait_until(pilot, gate.entered.is_set, "the search to start loading its model")
+    await until(pilot, gate.entered.is_set, "the search to start loading its model")
     return dialog
 
 
@@ -101,26 +85,24 @@ async def test_a_label_commits_while_the_search_loads_its_model(
             # (2) The progress line names the model and counts seconds up.
             status = dialog.query_one("#search-status")
             assert shown_text(status).startswith("loading all-MiniLM-L6-v2 … ")
-            await wait_until(
+            await until(
                 pilot,
-                lambda: shown_text(status) == "loading all-MiniLM-L6-v2 … 1 s",
+                # a stalled event loop may skip a second: any count past 0 shows the tick
+                lambda: re.fullmatch(r"loading all-MiniLM-L6-v2 … [1-9]\d* s", shown_text(status)),
                 "the progress line to tick",
             )
             await pilot.press("escape")  # the search goes on behind the question screen
-            await wait_until(
+            await until(
                 pilot, lambda: app.screen is app.navigator.question_screen, "the dialog closed"
             )
             assert "loading all-MiniLM-L6-v2 … " in status_bar(app)
 
-            # (1) A label pressed now is committed within the budget, the load still held.
+            # (1) A label pressed now is committed, the load still held (it waits for the test).
             assert app.session.labels.committed("q37") is None
-            pressed = time.monotonic()
             await pilot.press("3")  # RET-MISS
-            await wait_until(
+            await until(
                 pilot, lambda: app.session.labels.committed("q37") is not None, "LabelSaved"
             )
-            took = time.monotonic() - pressed
-            assert took < LABEL_BUDGET_S, f"the label took {took:.2f} s"
             assert not gate.release.is_set() and app.session.search.step is not None
             with app.session.store_lock:  # the writer may linger with the store open: take turns
                 saved = current_labels(app.store, "srag_v", annotator="alice")["q37"]
@@ -154,7 +136,7 @@ async def test_the_first_search_shows_the_load_then_the_hits(
         finally:
             gate.release.set()
         status = dialog.query_one("#search-status")
-        await wait_until(pilot, lambda: "hit(s)" in shown_text(status), "the hits")
+        await until(pilot, lambda: "hit(s)" in shown_text(status), "the hits")
         assert shown_text(status) == "10 hit(s)"
         assert dialog.hit_rounds and app.session.search.step is None
         assert "loading" not in status_bar(app) and "searching" not in status_bar(app)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import ready, settle
+from helpers import ready, settle, until
 
 from memscope.tui.app import make_app
 from memscope.tui.open_request import OpenRequest
@@ -22,6 +22,17 @@ def app_on(demo: Path, **options):
 
 async def loaded(pilot) -> None:
     await ready(pilot)
+
+
+def run_line_computed(app):
+    """Whether the re-rank panel's run-level line shows a result (not "computing …")."""
+
+    def shown() -> bool:
+        lines = app.screen.query("#rerank-run")
+        text = str(getattr(lines.first(), "content", "")) if lines else ""
+        return bool(text) and "computing" not in text
+
+    return shown
 
 
 def test_queue_wide(demo: Path, snap_compare) -> None:
@@ -157,6 +168,8 @@ def test_question_after_rerank_at_every_size(demo: Path, snap_compare, size) -> 
         await ready(pilot)
         for _ in range(3):
             await pilot.press("left_square_bracket")
+        # the run-level line is computed by a worker a short timer after the last key
+        await until(pilot, run_line_computed(pilot.app), "the run-level re-rank line")
         await settle(pilot)
 
     assert snap_compare(app_on(demo, question="q37"), terminal_size=size, run_before=run_before)
