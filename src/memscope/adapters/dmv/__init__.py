@@ -13,6 +13,7 @@ from memscope.adapters.dmv.summary import check_table
 from memscope.plugin import (
     API_VERSION,
     Benchmark,
+    BenchmarkFigure,
     DetailTable,
     MatrixStyle,
     ModuleReader,
@@ -72,7 +73,13 @@ BENCHMARK = Benchmark(
     ),
     cluster="trunk",
     panel="probe",
-    figure="retention",
+    figure=BenchmarkFigure(
+        "retention",
+        "memscope.adapters.dmv.figure:retention_chart",
+        overlay=True,
+        description="a DMV-Bench run's TSR by reach with trunk-cluster intervals "
+        "(one line per system)",
+    ),
     report_sections=(
         ReportSection(
             "tsr",
