@@ -30,18 +30,29 @@ def registered_figures() -> dict[str, str]:
     }
 
 
-def figure_for(kind: str, runs: Sequence[RunData]) -> BenchmarkFigure:
+def figure_for(
+    kind: str, runs: Sequence[RunData], memscope_kinds: Sequence[str] = ()
+) -> BenchmarkFigure:
     """The figure ``memscope plot KIND`` draws of ``runs``: :data:`OWN` for their
-    benchmark's own, else the figure named ``kind``, which every run's benchmark must have.
+    benchmark's own, else the figure named ``kind``, which every run's benchmark must have
+    (``memscope_kinds``: plot's own figures, listed when ``kind`` is nobody's).
 
     Raises:
-        InputError: a run whose benchmark has no such figure, or runs of different figures.
+        InputError: an unknown kind, a run whose benchmark has no such figure, or runs of
+            different figures.
     """
     found: list[BenchmarkFigure] = []
     for data in runs:
         figure = own_figure(data.spec)
         if figure is None or (kind != OWN and figure.name != kind):
-            raise _not_its_figure(kind, data, figure)
+            registered = {} if kind == OWN else registered_figures()
+            if kind != OWN and kind not in registered:
+                named = [*memscope_kinds, *sorted(registered)]
+                raise InputError(
+                    f"unknown figure {kind!r}",
+                    fix=f"Figures: {', '.join(named)}; {OWN}: each run's benchmark's own.",
+                )
+            raise _not_its_figure(kind, data, figure, registered)
         found.append(figure)
     names = sorted({figure.name for figure in found})
     if len(names) > 1:
@@ -52,7 +63,9 @@ def figure_for(kind: str, runs: Sequence[RunData]) -> BenchmarkFigure:
     return found[0]
 
 
-def _not_its_figure(kind: str, data: RunData, figure: BenchmarkFigure | None) -> InputError:
+def _not_its_figure(
+    kind: str, data: RunData, figure: BenchmarkFigure | None, registered: dict[str, str]
+) -> InputError:
     run, title = data.run.run_id, data.spec.title
     if figure is None:
         where = f"{title} declares no figure of its own"
@@ -62,8 +75,7 @@ def _not_its_figure(kind: str, data: RunData, figure: BenchmarkFigure | None) ->
         fix = f"Try the {figure.name} figure (or figure: each run's own)."
     if kind == OWN:
         return InputError(f"run {run} has no figure of its own: {where}", fix=fix)
-    owner = registered_figures().get(kind)
-    named = f"the {kind} figure is {owner}'s; " if owner else ""
+    named = f"the {kind} figure is {registered[kind]}'s; "
     return InputError(f"run {run} has no {kind} figure: {named}{where}", fix=fix)
 
 

@@ -35,7 +35,9 @@ from memscope.usecases.figures.data import (
 from memscope.usecases.output_files import FIGURE, plan_output, store_files, write_output
 
 if TYPE_CHECKING:
+    from memscope.adapters.charts import BenchmarkFigure
     from memscope.store import Store
+    from memscope.usecases.runs.loading import RunData
 
 KINDS = PLOT_KINDS
 """memscope's own figures; besides them, ``memscope plot`` draws every benchmark's own by
@@ -172,21 +174,19 @@ def _recency(plt: ModuleType, store: Store, runs: list[str], metric: str | None)
     return fig
 
 
-def _own(plt: ModuleType, store: Store, runs: list[str], kind: str) -> DrawnFigure:
-    """A benchmark's own figure (``kind``: its name, or ``figure`` for each run's own), as
-    its package describes it: one panel of every run together, or one panel per run."""
+def _own(plt: ModuleType, figure: BenchmarkFigure, loaded: list[RunData]) -> DrawnFigure:
+    """A benchmark's own figure, as its package describes it: one panel of every run
+    together (a figure that overlays runs), or one panel per run, titled by it."""
     from memscope.usecases.figures.chart_plot import draw_charts
-    from memscope.usecases.figures.own import charts_of, figure_for
-    from memscope.usecases.runs.batch import load_runs
+    from memscope.usecases.figures.own import charts_of
 
-    loaded = load_runs(store, runs, detail=False)
-    figure = figure_for(kind, loaded)
     charts = charts_of(figure, loaded)
     if figure.overlay:
         titles = [_titled(charts[0].title, charts[0].summary)]
-    else:  # a panel per run, named by it
+    else:
         titles = [
-            _titled(run_id, chart.summary) for run_id, chart in zip(runs, charts, strict=True)
+            _titled(str(data.run.run_id), chart.summary)
+            for data, chart in zip(loaded, charts, strict=True)
         ]
     fig: DrawnFigure = draw_charts(plt, charts, titles)
     return fig
@@ -273,6 +273,18 @@ BUILDERS: dict[str, Callable[[ModuleType, Store, list[str], str | None], DrawnFi
 }
 
 
+def _own_figure(store: Store, kind: str, runs: list[str]) -> tuple[BenchmarkFigure, list[RunData]]:
+    """The benchmark's own figure ``kind`` names for ``runs`` (``figure``: theirs), with
+    the runs loaded for it; installed plugins are read only to explain a kind no run has."""
+    from memscope.usecases.figures.own import figure_for
+    from memscope.usecases.runs.batch import load_runs
+
+    loaded = load_runs(store, runs, detail=False)
+    return figure_for(
+        kind, loaded, memscope_kinds=[one for one in KINDS if one in BUILDERS]
+    ), loaded
+
+
 def render(
     store: Store,
     kind: str,
@@ -292,14 +304,6 @@ def render(
         InputError: an unknown kind or extension, a missing folder, a run without the data.
         MemscopeError: matplotlib is not installed, or the file cannot be written.
     """
-    from memscope.usecases.figures.own import OWN, registered_figures
-
-    if kind not in KINDS and kind not in (registered := registered_figures()):
-        named = [one for one in KINDS if one != OWN] + sorted(registered)
-        raise InputError(
-            f"unknown figure {kind!r}",
-            fix=f"Figures: {', '.join(named)}; {OWN}: each run's benchmark's own.",
-        )
     if out.suffix.lower() not in FORMATS:
         raise InputError(
             f"cannot tell the format of {out.name}", fix="End --out in .svg, .png or .pdf."
@@ -310,14 +314,15 @@ def render(
         raise InputError(
             f"--annotator is for the codes figure, not {kind}", fix="Leave --annotator out."
         )
+    own = None if kind in BUILDERS else _own_figure(store, kind, runs)
     # Checked before drawing: never over the store or a file that is not a memscope figure.
     target = plan_output(out, FIGURE, store_files(store))
     plt = _matplotlib()
-    if kind == "codes":
+    if own is not None:
+        fig = _own(plt, *own)
+    elif kind == "codes":
         fig = _codes(plt, store, runs, metric, annotator)
-    elif kind in BUILDERS:
-        fig = BUILDERS[kind](plt, store, runs, metric)
     else:
-        fig = _own(plt, store, runs, kind)
+        fig = BUILDERS[kind](plt, store, runs, metric)
     write_output(target, _save(plt, fig, out.suffix.lower()), "figure")
     return Figure(target.given, kind, runs)
