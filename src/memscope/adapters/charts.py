@@ -80,8 +80,6 @@ class BenchmarkFigure:
     """``chart(runs) -> Chart``, or the ``"module:function"`` that is it."""
     overlay: bool = False
     """Whether several runs are drawn in one chart (one hook call); else one chart per run."""
-    description: str = ""
-    """What it shows, in words, for ``memscope plot``'s help and messages."""
 
     def charted(self, runs: Sequence[SectionRun]) -> Chart:
         """The chart of ``runs`` (the hook imported on first use)."""

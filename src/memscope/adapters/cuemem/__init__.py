@@ -65,7 +65,6 @@ BENCHMARK = Benchmark(
     figure=BenchmarkFigure(
         "cue",
         "memscope.adapters.cuemem.figure:settings_chart",
-        description="CUE-Mem explicit vs implicit accuracy per task (one panel per run)",
     ),
     # The accuracy matrix's EI-gap column on task x evidence views.
     matrix=MatrixStyle(gap=MatrixGap("evidence", "explicit", "implicit", "EI-gap")),

@@ -76,9 +76,7 @@ BENCHMARK = Benchmark(
     figure=BenchmarkFigure(
         "retention",
         "memscope.adapters.dmv.figure:retention_chart",
-        overlay=True,
-        description="a DMV-Bench run's TSR by reach with trunk-cluster intervals "
-        "(one line per system)",
+        overlay=True,  # the compared run's curve beside the open one's
     ),
     report_sections=(
         ReportSection(
