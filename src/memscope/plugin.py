@@ -24,7 +24,10 @@ What is here (docs/benchmarks.md says what each is for):
 - a benchmark's own report sections (``adapters.sections``): :class:`ReportSection`, what a
   section is lent (:class:`SectionRun`, :class:`GroupRate`, :data:`MIN_CLUSTERS`) and what
   its view returns (:class:`TextBlock`, :class:`TableBlock`, :class:`TableColumn`,
-  :class:`TableRow`, with the text plots :func:`bar` and :func:`sparkline`).
+  :class:`TableRow`, with the text plots :func:`bar` and :func:`sparkline`);
+- a benchmark's own figure (``adapters.charts``): :class:`BenchmarkFigure`, whose hook gets
+  :class:`SectionRun` objects and returns a :class:`Chart` of :class:`ChartSeries`
+  (:data:`ChartShape`: lines or grouped bars), which the app and ``memscope plot`` draw.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ if TYPE_CHECKING:
     from memscope.adapters.arrow_rows import typed_table
     from memscope.adapters.axes import Axis, BenchmarkAxes, Level, MatrixView
     from memscope.adapters.base import ReadOptions
+    from memscope.adapters.charts import BenchmarkFigure, Chart, ChartSeries, ChartShape
     from memscope.adapters.files import (
         file_digest,
         files_named,
@@ -211,6 +215,10 @@ _HOMES = {
     "TableColumn": "memscope.adapters.sections",
     "TableRow": "memscope.adapters.sections",
     "TextBlock": "memscope.adapters.sections",
+    "BenchmarkFigure": "memscope.adapters.charts",
+    "Chart": "memscope.adapters.charts",
+    "ChartSeries": "memscope.adapters.charts",
+    "ChartShape": "memscope.adapters.charts",
     "bar": "memscope.textplot",
     "sparkline": "memscope.textplot",
 }
@@ -242,9 +250,13 @@ __all__ = [
     "Axis",
     "Benchmark",
     "BenchmarkAxes",
+    "BenchmarkFigure",
     "Block",
     "BulkSource",
     "CellMean",
+    "Chart",
+    "ChartSeries",
+    "ChartShape",
     "Comparison",
     "ContextKind",
     "DatasetError",

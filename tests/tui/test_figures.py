@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 from helpers import ready, settle
 
+from memscope.adapters.cuemem import figure as cue_figure
+from memscope.adapters.dmv import figure as dmv_figure
 from memscope.tui.app import make_app
 from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.matrix import MatrixScreen
@@ -72,25 +74,33 @@ async def open_figure(pilot) -> FigureView:
     return figure
 
 
+def charted(app, kind: str, runs: list[str], recorder: Recorder) -> list[Any]:
+    """The charts a benchmark's figure hook (wrapped by ``recorder``) made while
+    ``memscope plot KIND RUNS`` drew."""
+    before = len(recorder.results)
+    out = Path(app.store.path).parent / f"{kind}.svg"
+    with app.session.store_lock:
+        plots.render(app.store, kind, runs, out)
+    return recorder.results[before:]
+
+
 async def test_dmv_retention_curves_of_both_runs_are_the_plot_numbers(
     demo: Path, monkeypatch
 ) -> None:
     runs = [f"{demo / 'runs' / 'dmv_f2_demo'}:{system}" for system in ("TextOnly", "DualMem-a75")]
     app = make_app(OpenRequest(runs, annotator="alice", queue="all"))
-    computed = Recorder(figure_data.retention_curve)
-    monkeypatch.setattr(figure_data, "retention_curve", computed)
+    computed = Recorder(dmv_figure.retention_chart)  # DMV-Bench's own figure, its package's code
+    monkeypatch.setattr(dmv_figure, "retention_chart", computed)
     async with app.run_test(size=(120, 34)) as pilot:
         figure = await open_figure(pilot)
         session = app.session.run
         assert off_ui_thread(computed)
-        expected = plotted(
-            monkeypatch, app, "retention", [session.run_id, session.other_run_id], "retention_curve"
-        )
+        (expected,) = charted(app, "retention", [session.run_id, session.other_run_id], computed)
         assert figure.spec is not None and figure.spec.title.startswith("Retention: TSR by reach")
         assert [s.label for s in figure.spec.series] == ["TextOnly", "DualMem-a75"]
-        for drawn, curve in zip(figure.spec.series, expected, strict=True):
-            assert (drawn.xs, drawn.values) == (curve.xs, curve.values)
-            assert (drawn.low, drawn.high) == (curve.low, curve.high)
+        for drawn, curve in zip(figure.spec.series, expected.series, strict=True):
+            assert (drawn.xs, drawn.values) == (list(curve.xs), list(curve.values))
+            assert (drawn.low, drawn.high) == (list(curve.low), list(curve.high))
         assert figure.spec.series[0].values != figure.spec.series[1].values
         # m changes the grid's metric, not the retention curve: drawn again from the cache.
         calls = len(computed.results)
@@ -104,15 +114,17 @@ async def test_dmv_retention_curves_of_both_runs_are_the_plot_numbers(
 
 async def test_cue_bars_are_the_plot_numbers(demo: Path, monkeypatch) -> None:
     app = make_app(OpenRequest([f"{demo / 'runs' / 'cue_mm'}:p0"], annotator="alice", queue="all"))
+    computed = Recorder(cue_figure.settings_chart)  # CUE-Mem's own figure, its package's code
+    monkeypatch.setattr(cue_figure, "settings_chart", computed)
     async with app.run_test(size=(120, 34)) as pilot:
         figure = await open_figure(pilot)
-        (bars,) = plotted(monkeypatch, app, "cue", [app.session.run.run_id], "cue_bars")
+        (bars,) = charted(app, "cue", [app.session.run.run_id], computed)
         assert figure.spec is not None and figure.spec.kind == "bars"
         explicit, implicit = figure.spec.series
         assert (explicit.label, implicit.label) == ("explicit", "implicit")
-        assert explicit.values == bars.explicit and implicit.values == bars.implicit
-        assert figure.spec.x_tick_labels == [task.replace("_", " ") for task in bars.tasks]
-        assert f"EI-Gap {bars.ei_gap:.2f}" in figure.spec.title
+        assert [explicit.values, implicit.values] == [list(one.values) for one in bars.series]
+        assert figure.spec.x_tick_labels == [task.replace("_", " ") for task in bars.categories]
+        assert bars.summary.startswith("EI-Gap ") and bars.summary in figure.spec.title
 
 
 async def test_memeye_lines_per_y_are_the_heatmap_numbers(demo: Path, monkeypatch) -> None:

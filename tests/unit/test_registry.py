@@ -160,6 +160,49 @@ def test_the_check_itself_finds_a_dispatch() -> None:
     assert _names_compared(ast.parse(code), set(BUILT_IN)) == [1, 2, 3]
 
 
+OLD_FIGURE_KINDS = frozenset({"retention", "setting_bars"})
+"""API 1.2's figure names that stood for DMV-Bench's and CUE-Mem's figures (issue 39, item 2)."""
+
+
+def _figures_named(tree: ast.AST, figures: set[str]) -> list[int]:
+    """Lines holding one of the old figure kinds as a value at all (a ``Literal``, a tuple of
+    kinds, a comparison), or a registered figure's name compared with or keyed by."""
+    held = [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and node.value in OLD_FIGURE_KINDS
+    ]
+    return sorted(set(held + _names_compared(tree, figures)))
+
+
+def test_no_source_file_outside_a_benchmarks_package_names_its_figure() -> None:
+    """A figure is its benchmark's code (``Benchmark.figure``): no core module branches on
+    its name, and the app and ``plot`` draw any chart (issue 39, item 2)."""
+    from memscope.adapters.charts import own_figure
+
+    names = {spec.name for spec in benchmarks()}
+    figures = {figure.name for spec in benchmarks() if (figure := own_figure(spec))}
+    assert {"retention", "cue"} <= figures
+    problems = []
+    for path in sorted(SRC.rglob("*.py")):
+        relative = path.relative_to(SRC)
+        if relative.parts[0] == "adapters" and relative.parts[1] in names:
+            continue  # a benchmark's own package may name its figure
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        problems += [f"{relative}:{line}" for line in _figures_named(tree, figures)]
+    assert not problems, f"benchmark figures named outside their packages: {problems}"
+
+
+def test_the_figure_check_finds_what_the_core_did() -> None:
+    code = (
+        'Figure = Literal["grid_lines", "retention", "setting_bars"]\n'
+        'if spec.figure == "retention": pass\n'
+        'KINDS = ("heatmap", "cue")\n'
+        'BUILDERS = {"cue": draw}\n'
+    )
+    assert _figures_named(ast.parse(code), {"retention", "cue"}) == [1, 2, 4]
+
+
 def test_the_same_entry_point_seen_twice_is_one_registration(fresh_registry) -> None:
     """An installed copy and stale build metadata on the path announce the same entry point."""
     same = _point("memeye", "memscope.adapters.memeye:BENCHMARK")

@@ -32,6 +32,10 @@ class SectionRun(Protocol):
     """One stored run as a report section sees it: a row per question, in one order."""
 
     @property
+    def run_id(self) -> str:
+        """The run's id (``dir:system`` where one directory holds several runs)."""
+
+    @property
     def qids(self) -> np.ndarray:
         """The question ids (object array)."""
 
@@ -180,17 +184,17 @@ class ReportSection:
 
     def computed(self, run: SectionRun) -> Mapping[str, Any]:
         """The section of ``run`` (the hook imported on first use)."""
-        found: Mapping[str, Any] = _resolved(self.compute)(run)
+        found: Mapping[str, Any] = resolved_hook(self.compute)(run)
         return found
 
     def viewed(self, report: Mapping[str, Any]) -> list[Block]:
         """The section's view of ``report`` (the report's JSON); [] without a view."""
         if self.view is None:
             return []
-        return list(_resolved(self.view)(report))
+        return list(resolved_hook(self.view)(report))
 
 
-def _resolved(hook: Callable[..., Any] | str) -> Callable[..., Any]:
+def resolved_hook(hook: Callable[..., Any] | str) -> Callable[..., Any]:
     """``hook`` itself, or the function its ``"module:function"`` names."""
     if not isinstance(hook, str):
         return hook

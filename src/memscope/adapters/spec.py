@@ -6,10 +6,11 @@ the ``memscope.benchmarks`` entry-point group, exactly as a third-party plugin r
 its own (docs/benchmarks.md). The rest of memscope never tests a benchmark's name: it asks
 the run's spec (``adapters.registry.benchmark``) what to do.
 
-A spec is declarative where it can be (axes, table layout, options, panels, figures,
+A spec is declarative where it can be (axes, table layout, options, panels,
 words) and names small hooks where it cannot (reading run directories; checking a
 summary file upstream wrote; reading a dataset file for the memory engine and writing the
-engine's retrievals as a run of the benchmark's own format). Hooks receive plain data; none needs the store, the app or
+engine's retrievals as a run of the benchmark's own format; its report sections and its
+figure). Hooks receive plain data; none needs the store, the app or
 the analysis layer, so a spec stays at the bottom of the house with the readers it names.
 """
 
@@ -22,6 +23,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Literal, Protocol, TypeAlias, cast
 
 from memscope.adapters.axes import BenchmarkAxes
+from memscope.adapters.charts import BenchmarkFigure
 from memscope.adapters.sections import ReportSection
 
 if TYPE_CHECKING:
@@ -38,13 +40,16 @@ if TYPE_CHECKING:
         RunRecord,
     )
 
-API_VERSION = "1.2"
+API_VERSION = "1.3"
 """The version of the plugin contract (``memscope.plugin``): ``MAJOR.MINOR``. A spec written
 for ``M.m`` loads where memscope's major is ``M`` and its minor at least ``m``; a new major
 is a change a plugin must follow (a field removed or its meaning changed). 1.1 added the
 row builder ``RunRows`` and ``run_record``; 1.2 made a report section code of the benchmark's
 own (``ReportSection``, ``adapters.sections``) instead of one of two names, added the
-matrix's ``MatrixGap``, and ``ModuleRunWriter``'s ``whole_history`` and ``next_step``."""
+matrix's ``MatrixGap``, and ``ModuleRunWriter``'s ``whole_history`` and ``next_step``; 1.3
+made a figure code of the benchmark's own (``BenchmarkFigure``, ``Chart``, ``adapters.charts``)
+instead of one of three names (``"grid_lines"``, the default, is still read as no figure of
+its own) and lent a section or figure the run's id (``SectionRun.run_id``)."""
 
 
 def api_compatible(declared: str) -> bool:
@@ -62,12 +67,6 @@ Panel = Literal["rerank", "evidence", "probe"]
 scored candidate pool (and the run-level temporal numbers under it); ``evidence`` the
 retrieved evidence against the gold ids (re-rankable where the run logged scores);
 ``probe`` a probe's recall steps and the run's success by axis (no dialogue round)."""
-
-Figure = Literal["grid_lines", "retention", "setting_bars"]
-"""The benchmark's figure (``f`` on the matrix, ``memscope plot``): ``grid_lines`` the metric
-per level of the default view's rows, one line per column level; ``retention`` success by
-a numeric axis with interval whiskers, one line per run; ``setting_bars`` accuracy per
-task, bars per evidence setting."""
 
 ContextKind = Literal["retrieval", "whole_history", "gold_evidence", "none"]
 """What the answer model was given as context in a run (``Benchmark.context_kinds``)."""
@@ -381,7 +380,10 @@ class Benchmark:
     resample whole clusters and ``compare`` adds a cluster sign-flip test (DMV-Bench's
     chain ``trunk``)."""
     panel: Panel = "rerank"
-    figure: Figure = "grid_lines"
+    figure: BenchmarkFigure | None = None
+    """The benchmark's own figure (``f`` on the matrix, ``memscope plot NAME``): code in its
+    package that describes a chart of its runs (``adapters.charts``). None: the matrix's
+    metric per level of its rows, one line per column level."""
     report_sections: tuple[ReportSection, ...] = ()
     """The benchmark's own parts of ``memscope report``: code in its package that computes
     a section of a run and, optionally, prints it (``adapters.sections``)."""

@@ -7,7 +7,7 @@ and unambiguous, and that the fixed vocabularies (panel, figure, report sections
 style) are used as written. The registry runs it when it loads a spec; a spec that breaks it
 is not loaded, and the first problem is the message that names the plugin, so nothing fails
 later, deep in a command, with a KeyError. :func:`clashes` checks what two specs must not
-share (option flags and keys, own table metrics, detail table names).
+share (option flags and keys, own table metrics, detail table names, figure names).
 
 It imports nothing heavy and calls no hook: loading the registry stays cheap.
 """
@@ -20,11 +20,11 @@ from dataclasses import fields
 from typing import get_args
 
 from memscope.adapters.axes import BenchmarkAxes
+from memscope.adapters.charts import PLOT_KINDS, BenchmarkFigure, own_figure
 from memscope.adapters.sections import ReportSection
 from memscope.adapters.spec import (
     API_VERSION,
     Benchmark,
-    Figure,
     Panel,
     api_compatible,
 )
@@ -335,8 +335,7 @@ def _choices(spec: Benchmark) -> list[str]:
     problems: list[str] = []
     if spec.panel not in get_args(Panel):
         problems.append(f"panel {spec.panel!r} is not one of {', '.join(get_args(Panel))}")
-    if spec.figure not in get_args(Figure):
-        problems.append(f"figure {spec.figure!r} is not one of {', '.join(get_args(Figure))}")
+    problems += _figure(spec)
     keys = [getattr(section, "key", None) for section in spec.report_sections]
     for section, key in zip(spec.report_sections, keys, strict=True):
         if not isinstance(section, ReportSection):
@@ -365,6 +364,27 @@ def _choices(spec: Benchmark) -> list[str]:
     return problems
 
 
+LEGACY_FIGURE = "grid_lines"
+"""API 1.2's name for the default figure, still read as no figure of the benchmark's own."""
+
+
+def _figure(spec: Benchmark) -> list[str]:
+    """What is wrong with the benchmark's own figure (nothing when it declares none)."""
+    figure: object = spec.figure
+    if figure is None or figure == LEGACY_FIGURE:
+        return []
+    if not isinstance(figure, BenchmarkFigure):
+        # 1.2's other names stood for two built-in figures that are now their packages' code.
+        return [f"figure {figure!r} is not a BenchmarkFigure (API 1.3: a figure is your code)"]
+    if not isinstance(figure.name, str) or not NAME.match(figure.name):
+        return [f"figure name {figure.name!r} must be a lower-case identifier"]
+    if figure.name in PLOT_KINDS:
+        return [f"figure name {figure.name!r} is one of memscope plot's own"]
+    if not (callable(figure.chart) or _hook_name(figure.chart)):
+        return [f"figure {figure.name!r}: chart is not callable nor 'module:function'"]
+    return []
+
+
 def clashes(spec: Benchmark, loaded: Iterable[Benchmark]) -> list[str]:
     """What ``spec`` declares that an already loaded benchmark declares too."""
     problems: list[str] = []
@@ -382,6 +402,9 @@ def clashes(spec: Benchmark, loaded: Iterable[Benchmark]) -> list[str]:
             for name, column in spec.table.metrics
             if name in theirs and theirs[name] != column
         ]
+        mine, theirs_figure = own_figure(spec), own_figure(other)
+        if mine is not None and theirs_figure is not None and mine.name == theirs_figure.name:
+            problems.append(f"its figure {mine.name!r} is benchmark {other.name!r}'s")
         tables = {table.name for table in other.detail_tables}
         problems += [
             f"its detail table {table.name!r} is benchmark {other.name!r}'s"

@@ -19,7 +19,11 @@ from memscope.textsafe import printable_id
 def plot(
     kind: Annotated[
         str,
-        typer.Argument(help="heatmap, recency, retention, cue or codes.", show_default=False),
+        typer.Argument(
+            help="heatmap, recency, codes, figure (each run's benchmark's own), or a "
+            "benchmark's own figure by its name: retention (DMV-Bench), cue (CUE-Mem).",
+            show_default=False,
+        ),
     ],
     runs: Annotated[list[str], typer.Argument(help="Run ids or directories.", show_default=False)],
     out: Annotated[
@@ -48,11 +52,13 @@ def plot(
 
     heatmap: the X×Y matrix with value and n per cell (one panel per run). recency:
     Latest@K, Rank-Inversion and Stale-Dominance against alpha, with the paired
-    bootstrap interval of each change from alpha 1 (one line per run). retention: a
-    DMV-Bench run's TSR by reach with trunk-cluster intervals (one line per system).
-    cue: CUE-Mem explicit vs implicit accuracy per task. codes: the failure-code shares
-    per stratum from `memscope estimate` (PPI++, stacked, with intervals). The bytes of
-    a figure depend on the data only (no dates), so figures can be compared.
+    bootstrap interval of each change from alpha 1 (one line per run). codes: the
+    failure-code shares per stratum from `memscope estimate` (PPI++, stacked, with
+    intervals). figure: the runs' benchmark's own figure, which its package draws
+    (`memscope benchmarks` lists them), also called by its name: retention, a DMV-Bench
+    run's TSR by reach with trunk-cluster intervals (one line per system); cue, CUE-Mem
+    explicit vs implicit accuracy per task (one panel per run). The bytes of a figure
+    depend on the data only (no dates), so figures can be compared.
     """
     from memscope.usecases.figures.plots import render
     from memscope.usecases.runs.selection import select_runs

@@ -103,9 +103,11 @@ def installed() -> dict[str, Any]:
     that could not be used.
 
     Returns:
-        ``{"benchmarks": [{"name", "title", "run_files", "axes", "options", "panel"}],
+        ``{"benchmarks": [{"name", "title", "run_files", "axes", "options", "panel",
+        "figure" (its own figure's name for ``memscope plot``, or None)}],
         "problems": [{"name", "why"}]}``, benchmarks in sniffing order.
     """
+    from memscope.adapters.charts import own_figure
     from memscope.adapters.registry import unavailable
 
     return {
@@ -117,6 +119,7 @@ def installed() -> dict[str, Any]:
                 "axes": [axis.key for axis in spec.axes.axes],
                 "options": [option.flag for option in spec.read_options],
                 "panel": spec.panel,
+                "figure": None if (figure := own_figure(spec)) is None else figure.name,
             }
             for spec in benchmarks()
         ],

@@ -17,6 +17,7 @@ from memscope.adapters.cuemem.table import LAYOUT
 from memscope.plugin import (
     API_VERSION,
     Benchmark,
+    BenchmarkFigure,
     DetailTable,
     MatrixGap,
     MatrixStyle,
@@ -61,7 +62,10 @@ BENCHMARK = Benchmark(
     sniff_order=30,
     detail_tables=(RETRIEVED_ITEMS,),
     panel="evidence",
-    figure="setting_bars",
+    figure=BenchmarkFigure(
+        "cue",
+        "memscope.adapters.cuemem.figure:settings_chart",
+    ),
     # The accuracy matrix's EI-gap column on task x evidence views.
     matrix=MatrixStyle(gap=MatrixGap("evidence", "explicit", "implicit", "EI-gap")),
     report_sections=(

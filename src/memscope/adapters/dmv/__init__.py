@@ -13,6 +13,7 @@ from memscope.adapters.dmv.summary import check_table
 from memscope.plugin import (
     API_VERSION,
     Benchmark,
+    BenchmarkFigure,
     DetailTable,
     MatrixStyle,
     ModuleReader,
@@ -72,7 +73,11 @@ BENCHMARK = Benchmark(
     ),
     cluster="trunk",
     panel="probe",
-    figure="retention",
+    figure=BenchmarkFigure(
+        "retention",
+        "memscope.adapters.dmv.figure:retention_chart",
+        overlay=True,  # the compared run's curve beside the open one's
+    ),
     report_sections=(
         ReportSection(
             "tsr",

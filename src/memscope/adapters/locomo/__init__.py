@@ -69,7 +69,6 @@ BENCHMARK = Benchmark(
     read_options=(IMAGES_OPTION,),
     own_attributes=True,  # a harness's judge runs and majority vote, per answer
     panel="evidence",
-    figure="grid_lines",
     matrix=MatrixStyle(delta_title="Δ accuracy (B − A)"),
     no_scores_reason="LoCoMo's run files keep the retrieved ids in rank order but no scores",
     check_table=check_table,

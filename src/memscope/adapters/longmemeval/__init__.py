@@ -73,7 +73,6 @@ BENCHMARK = Benchmark(
     sniff_order=45,
     read_options=(RETRIEVAL_LOG_OPTION,),
     panel="evidence",
-    figure="grid_lines",
     matrix=MatrixStyle(legend="rows: question type, columns: abstention"),
     no_scores_reason="LongMemEval's retrieval logs keep the ranked corpus ids but no scores",
     check_table=check_table,

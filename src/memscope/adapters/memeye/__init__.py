@@ -46,7 +46,6 @@ BENCHMARK = Benchmark(
     marker_files=("predictions.jsonl", "metrics.json"),
     sniff_order=10,
     panel="rerank",
-    figure="grid_lines",
     matrix=MatrixStyle(
         corner="X ╲ Y",  # MemEye's axes are known by their letters
         legend="X = visual granularity, Y = reasoning depth",

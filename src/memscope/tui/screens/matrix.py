@@ -6,9 +6,11 @@ task × modality); DMV-Bench: reach × bank size (``v``: reach × encoding posit
 with an "all" column. ``m`` picks the next metric (the benchmark's own, share labelled,
 counts of a failure code, and Δ when two runs are compared); ``enter`` opens the queue of
 the cell under the cursor (for CUE-Mem and DMV-Bench as a filter in the axes' words,
-e.g. ``reach:2 bank:9``); ``f`` shows or hides the figure pane under the grid (DMV-Bench:
-the retention curve, both runs when two are compared; CUE-Mem: explicit vs implicit bars;
-MemEye: the metric per X level, one line per Y), the numbers of ``memscope plot``.
+e.g. ``reach:2 bank:9``); ``f`` shows or hides the figure pane under the grid: the
+benchmark's own figure (DMV-Bench's retention curve, both runs when two are compared, as
+its figure overlays runs; CUE-Mem's explicit vs implicit bars), else the metric per row
+level, one line per column level (MemEye: per X level, one line per Y), the numbers of
+``memscope plot``.
 Values and figures are computed in workers.
 """
 
@@ -49,6 +51,7 @@ from memscope.tui.widgets.figure import FigureSpec, FigureView, matrix_figure
 from memscope.tui.widgets.footer import FittingFooter
 from memscope.tui.widgets.status_bar import StatusBar
 from memscope.usecases.benchmarks import Benchmark, spec_of
+from memscope.usecases.figures.own import own_figure
 
 if TYPE_CHECKING:
     from memscope.triage.loaded_run import LoadedRun
@@ -382,14 +385,14 @@ class MatrixScreen(SessionScreen):
             self._show_legend(self.grid)
 
     def _figure_key(self) -> tuple[str, ...]:
-        """What the figure depends on: the run(s), and for a grid-lines figure (MemEye) the
+        """What the figure depends on: the run(s), and for the grid-lines figure (MemEye) the
         metric (EM and Judge from the report, any other from the grid on screen)."""
         session = self.session.run
         assert session is not None  # the matrix is shown only once a run is loaded
         spec = self._spec()
         benchmark = spec.axes.benchmark
         runs = (session.run_id, session.other_run_id or "")
-        if spec.figure != "grid_lines":
+        if own_figure(spec) is not None:  # the benchmark's own figure: of the run(s) only
             return (benchmark, *runs, "runs")
         if self.metric.key in ("em", "judge"):
             return (benchmark, *runs, self.metric.key, "report")
@@ -441,9 +444,11 @@ class MatrixScreen(SessionScreen):
             # A grid-lines figure of another metric draws the grid on screen: the run's
             # scores alone say which benchmark it is.
             data = self.session.run_columns(run_id, evidence=key[-1] != "grid")
+            # The compared run is read only for a figure that draws it too.
+            own = own_figure(data.spec)
             other = (
                 self.session.run_columns(other_run_id, evidence=True)
-                if other_run_id is not None and data.spec.figure == "retention"
+                if other_run_id is not None and own is not None and own.overlay
                 else None
             )
             spec = matrix_figure(data, other, metric.key, metric.title, metric.kind, grid)

@@ -1,9 +1,10 @@
 """Terminal figures: the matrix screen's figure pane and the re-rank panel's recency sweep,
-drawn with textual-plotext from :mod:`memscope.usecases.figures.data` (the numbers
-``memscope plot`` draws with matplotlib).
+drawn with textual-plotext from :mod:`memscope.usecases.figures.data` and from a benchmark's
+own chart (``adapters.charts``): the numbers ``memscope plot`` draws with matplotlib.
 
 A :class:`FigureSpec` says what to draw (series with their intervals, axes, a marked x);
-the ``*_spec`` functions build one from ``usecases.figures.data``'s numbers; :class:`FigureView` shows a
+the ``*_spec`` functions build one from those numbers (:func:`chart_spec` from any chart,
+whoever's it is); :class:`FigureView` shows a
 title, a coloured legend, the plot and a note, or one plain line when there is nothing
 to draw yet or the space is too small. plotext is imported the first time a figure is
 drawn, so the app starts as fast without it.
@@ -26,7 +27,8 @@ from memscope.usecases.figures.data import OKABE_ITO
 
 if TYPE_CHECKING:
     from memscope.triage.triage_matrix import Grid
-    from memscope.usecases.figures.data import CueBars, Curve, RecencySweep
+    from memscope.usecases.figures.data import Curve, RecencySweep
+    from memscope.usecases.figures.own import Chart
     from memscope.usecases.runs.loading import RunData
 
 MIN_WIDTH = 36
@@ -147,43 +149,43 @@ def _y_range(curves: list[Curve], kind: str) -> tuple[float, float]:
     return y_range if y_range[1] > y_range[0] else (0.0, 1.0)
 
 
-def retention_spec(curves: list[Curve]) -> FigureSpec:
-    """DMV-Bench: TSR by reach with its 95 % trunk-cluster interval, one line per run."""
-    ticks = sorted({x for curve in curves for x in curve.xs})
+def chart_spec(chart: Chart) -> FigureSpec:
+    """A benchmark's own figure (``adapters.charts``), whatever it is: its lines with their
+    interval whiskers over the x values, or its bars grouped per category (``_`` read as a
+    space). Its y label is left out: the title says what is drawn, and rows are scarce."""
+    series = [
+        PlotSeries(
+            one.label,
+            list(one.xs),
+            list(one.values),
+            _colour(index),
+            None if one.low is None else list(one.low),
+            None if one.high is None else list(one.high),
+        )
+        for index, one in enumerate(chart.series)
+    ]
+    title = f"{chart.title} · {chart.summary}" if chart.summary else chart.title
+    if chart.shape == "bars":
+        xs = [float(index + 1) for index in range(len(chart.categories))]
+        return FigureSpec(
+            title=title,
+            series=[replace(one, xs=xs) for one in series],
+            kind="bars",
+            x_label=chart.x_label,
+            x_ticks=xs,
+            x_tick_labels=[category.replace("_", " ") for category in chart.categories],
+            y_range=chart.y_range,
+            note=chart.note,
+        )
+    ticks = sorted({x for one in chart.series for x in one.xs})
     return FigureSpec(
-        title="Retention: TSR by reach (95% trunk-cluster CI)",
-        series=[
-            PlotSeries(curve.label, curve.xs, curve.values, _colour(index), curve.low, curve.high)
-            for index, curve in enumerate(curves)
-        ],
-        x_label="reach (sessions back)",
+        title=title,
+        series=series,
+        x_label=chart.x_label,
         x_ticks=ticks,
-        x_tick_labels=[str(int(x)) for x in ticks],
-        note="│ = 95% interval · n per reach: "
-        + "; ".join(
-            f"{curve.label} " + ", ".join(str(n) for n in (curve.n or [])) for curve in curves
-        ),
-    )
-
-
-def cue_spec(bars: CueBars) -> FigureSpec:
-    """CUE-Mem: explicit vs implicit accuracy per task (grouped bars)."""
-    xs = [float(index + 1) for index in range(len(bars.tasks))]
-    gap = "" if bars.ei_gap is None else f" · EI-Gap {bars.ei_gap:.2f}"
-    counts = " · ".join(
-        f"{task.split('_')[0]} n={ne}/{ni}"
-        for task, ne, ni in zip(bars.tasks, bars.n_explicit, bars.n_implicit, strict=True)
-    )
-    return FigureSpec(
-        title=f"Explicit vs implicit accuracy per task{gap}",
-        series=[
-            PlotSeries("explicit", xs, list(bars.explicit), OKABE_ITO[0]),
-            PlotSeries("implicit", xs, list(bars.implicit), OKABE_ITO[1]),
-        ],
-        kind="bars",
-        x_ticks=xs,
-        x_tick_labels=[task.replace("_", " ") for task in bars.tasks],
-        note=f"n explicit/implicit: {counts}",
+        x_tick_labels=[f"{x:g}" for x in ticks],
+        y_range=chart.y_range,
+        note=chart.note,
     )
 
 
@@ -393,25 +395,23 @@ def matrix_figure(
     metric_kind: str,
     grid: Grid | None,
 ) -> FigureSpec:
-    """The matrix screen's figure for the run's benchmark (``Benchmark.figure``; run it in a
-    worker: it computes).
+    """The matrix screen's figure for the run's benchmark (run it in a worker: it computes).
 
-    ``retention`` (DMV-Bench): the retention curve of the run and of the compared one;
-    ``setting_bars`` (CUE-Mem): explicit vs implicit bars; ``grid_lines``: the metric per
-    row level, one line per column level (MemEye: per X, one line per Y, from the same
-    numbers as ``memscope plot heatmap`` for EM and Judge), else from the matrix's ``grid``.
+    The benchmark's own (``Benchmark.figure``): its chart of the run, and of the compared
+    run ``other`` when the figure overlays runs. Else the metric per row level, one line
+    per column level (MemEye: per X, one line per Y, from the same numbers as ``memscope
+    plot heatmap`` for EM and Judge), else from the matrix's ``grid``.
 
     Raises:
         MemscopeError: the run lacks the data (e.g. no per-cell Judge).
     """
     from memscope.usecases.figures import data as figure_data
+    from memscope.usecases.figures.own import charts_of, own_figure
 
-    kind = data.spec.figure  # the run's benchmark says which figure is its own
-    if kind == "retention":
-        runs = [data] if other is None else [data, other]
-        return retention_spec([figure_data.retention_curve(run) for run in runs])
-    if kind == "setting_bars":
-        return cue_spec(figure_data.cue_bars(data))
+    own = own_figure(data.spec)  # the run's benchmark says which figure is its own
+    if own is not None:
+        runs = [data] if other is None or not own.overlay else [data, other]
+        return chart_spec(charts_of(own, runs)[0])
     from memscope.usecases.benchmarks import coordinate_levels
 
     if metric_key in ("em", "judge") and any(coordinate_levels(data.spec)):

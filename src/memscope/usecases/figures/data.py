@@ -6,8 +6,7 @@ the same values.
 :func:`memeye_lines` (the same grid as one line per Y over X); :func:`recency_sweep`
 (Latest@K, Rank-Inversion and Stale-Dominance against alpha, each with the paired
 bootstrap interval of its change from alpha 1, placed around the alpha-1 value);
-:func:`retention_curve` (a DMV-Bench run's TSR by reach with trunk-cluster intervals);
-:func:`cue_bars` (CUE-Mem explicit vs implicit accuracy per task). Also the shared
+a benchmark's own figure is its package's code (``usecases.figures.own``). Also the shared
 colour-blind-safe palette (Okabe-Ito). Pure data: no plotting library, no UI.
 """
 
@@ -109,19 +108,6 @@ class RecencySweep:
     curves: dict[str, Curve]
 
 
-@dataclass(frozen=True)
-class CueBars:
-    """A CUE-Mem run's accuracy per task, explicit and implicit, with each bar's n."""
-
-    run_id: str
-    tasks: list[str]
-    explicit: list[float | None]
-    implicit: list[float | None]
-    n_explicit: list[int]
-    n_implicit: list[int]
-    ei_gap: float | None
-
-
 def _run_id(data: RunData) -> str:
     return str(data.run.run_id)
 
@@ -194,71 +180,4 @@ def recency_sweep(
         float(result["params"]["lambda"]),
         int(result["params"]["k"]),
         curves,
-    )
-
-
-RETENTION_SECTION = "tsr"
-"""The report section the ``retention`` figure draws: success by reach with intervals
-(``{"by_reach": {reach: {"tsr", "ci_low", "ci_high", "n"}}}``, DMV-Bench's)."""
-SETTINGS_SECTION = "cue"
-"""The report section the ``setting_bars`` figure draws: accuracy per task and setting
-(``{"by_task": {task: {setting: accuracy, "n_<setting>": n}}, "ei_gap"}``, CUE-Mem's),
-the settings being the benchmark's declared gap's two levels."""
-
-
-def retention_curve(data: RunData) -> Curve:
-    """A DMV-Bench run's TSR by reach (ascending) with its trunk-cluster interval; the
-    label is the system (the run id after its last ``:``).
-
-    Raises:
-        InputError: the run has no TSR by reach (not a DMV-Bench run).
-    """
-    from memscope.usecases.report.section_run import section_of
-
-    section = section_of(data, RETENTION_SECTION)
-    if section is None:
-        raise InputError(
-            f"run {_run_id(data)} has no TSR by reach: {data.spec.title} runs have no "
-            "retention curve (is it a DMV-Bench run?)"
-        )
-    reach = sorted(section["by_reach"], key=int)
-    if not reach:
-        raise InputError(f"run {_run_id(data)} has no TSR by reach (is it a DMV-Bench run?)")
-    by_reach = section["by_reach"]
-    return Curve(
-        _run_id(data).split(":")[-1],
-        [float(int(r)) for r in reach],
-        [by_reach[r]["tsr"] for r in reach],
-        [by_reach[r]["ci_low"] for r in reach],
-        [by_reach[r]["ci_high"] for r in reach],
-        [int(by_reach[r].get("n", 0)) for r in reach],
-    )
-
-
-def cue_bars(data: RunData) -> CueBars:
-    """A CUE-Mem run's explicit and implicit accuracy per task, and its EI-gap: the two
-    settings are the levels of the benchmark's declared gap (``MatrixStyle.gap``: minuend,
-    subtrahend), read from its ``cue`` report section.
-
-    Raises:
-        InputError: the run has no CUE-Mem tasks.
-    """
-    from memscope.usecases.report.section_run import section_of
-
-    declared = data.spec.matrix.gap
-    section = (section_of(data, SETTINGS_SECTION) if declared is not None else None) or {}
-    by_task = section.get("by_task") or {}
-    tasks = list(by_task)
-    if declared is None or not tasks:
-        raise InputError(f"run {_run_id(data)} has no CUE-Mem tasks (is it a CUE-Mem run?)")
-    first, second = declared.minuend, declared.subtrahend
-    gap = section.get("ei_gap")
-    return CueBars(
-        _run_id(data),
-        tasks,
-        [by_task[t].get(first) for t in tasks],
-        [by_task[t].get(second) for t in tasks],
-        [int(by_task[t].get(f"n_{first}") or 0) for t in tasks],
-        [int(by_task[t].get(f"n_{second}") or 0) for t in tasks],
-        None if gap is None else float(gap),
     )

@@ -1,14 +1,14 @@
 """``memscope plot``: paper figures with matplotlib (the optional ``plot`` extra).
 
-One function per figure: the X×Y heatmap (value and n per cell), the recency sweep
-(Latest@K, Rank-Inversion, Stale-Dominance against alpha, with the paired bootstrap
-interval of each change from alpha 1), the DMV-Bench retention curve (TSR by reach with
-trunk-cluster intervals, one line per system), CUE-Mem explicit vs implicit accuracy per
-task, and the failure-code breakdown per stratum from ``memscope estimate`` (stacked
-bars of the PPI++ shares, each with its interval). The numbers come from
-:mod:`memscope.usecases.figures.data` (the app's terminal plots read the same functions)
-and ``memscope estimate``; this is the only module importing matplotlib, and
-only inside :func:`render`. Output is deterministic: the Agg backend, DejaVu Sans, a
+One function per figure of memscope's own: the X×Y heatmap (value and n per cell), the
+recency sweep (Latest@K, Rank-Inversion, Stale-Dominance against alpha, with the paired
+bootstrap interval of each change from alpha 1) and the failure-code breakdown per stratum
+from ``memscope estimate`` (stacked bars of the PPI++ shares, each with its interval).
+A benchmark's own figure (DMV-Bench's ``retention``, CUE-Mem's ``cue``; ``figure``: each
+run's own) is the chart its package describes (``usecases.figures.own``), drawn by
+``chart_plot``. The numbers come from :mod:`memscope.usecases.figures.data` and the
+benchmark's code (the app's terminal plots read the same) and ``memscope estimate``; this
+is the only module importing matplotlib, and only inside :func:`render`. Output is deterministic: the Agg backend, DejaVu Sans, a
 fixed SVG hash salt and no creation date in any format, so a snapshot test can compare
 files byte for byte. Colours are the Okabe-Ito palette (colour-blind safe); the codes
 figure gives every code its own look (``figure_data.series_styles``: past eight, a pattern).
@@ -22,23 +22,26 @@ from pathlib import Path
 from types import ModuleType
 from typing import IO, TYPE_CHECKING, Protocol
 
+from memscope.adapters.charts import PLOT_KINDS
 from memscope.distribution import install_command
 from memscope.errors import InputError, MemscopeError
 from memscope.usecases.figures.data import (
     OKABE_ITO,
     SWEEP_METRICS,
-    cue_bars,
     heatmap_grid,
     recency_sweep,
-    retention_curve,
     series_styles,
 )
 from memscope.usecases.output_files import FIGURE, plan_output, store_files, write_output
 
 if TYPE_CHECKING:
+    from memscope.adapters.charts import BenchmarkFigure
     from memscope.store import Store
+    from memscope.usecases.runs.loading import RunData
 
-KINDS = ("heatmap", "recency", "retention", "cue", "codes")
+KINDS = PLOT_KINDS
+"""memscope's own figures; besides them, ``memscope plot`` draws every benchmark's own by
+its name (``usecases.figures.own``)."""
 
 
 class DrawnFigure(Protocol):
@@ -171,51 +174,26 @@ def _recency(plt: ModuleType, store: Store, runs: list[str], metric: str | None)
     return fig
 
 
-def _retention(plt: ModuleType, store: Store, runs: list[str], metric: str | None) -> DrawnFigure:
-    from memscope.usecases.runs.batch import load_runs
+def _own(plt: ModuleType, figure: BenchmarkFigure, loaded: list[RunData]) -> DrawnFigure:
+    """A benchmark's own figure, as its package describes it: one panel of every run
+    together (a figure that overlays runs), or one panel per run, titled by it."""
+    from memscope.usecases.figures.chart_plot import draw_charts
+    from memscope.usecases.figures.own import charts_of
 
-    fig, ax = plt.subplots(figsize=(4.2, 3.0))
-    for index, data in enumerate(load_runs(store, runs, detail=False)):
-        curve = retention_curve(data)
-        xs = [int(x) for x in curve.xs]
-        colour = OKABE_ITO[index % len(OKABE_ITO)]
-        ax.plot(xs, curve.values, marker="o", markersize=3, color=colour, label=curve.label)
-        ax.fill_between(xs, curve.low, curve.high, color=colour, alpha=0.2, linewidth=0)
-        ax.set_xticks(xs)
-    ax.set_xlabel("reach (sessions back)")
-    ax.set_ylabel("TSR")
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_title("Retention: TSR by reach (95% trunk-cluster CI)")
-    ax.legend(frameon=False, fontsize=7)
+    charts = charts_of(figure, loaded)
+    if figure.overlay:
+        titles = [_titled(charts[0].title, charts[0].summary)]
+    else:
+        titles = [
+            _titled(str(data.run.run_id), chart.summary)
+            for data, chart in zip(loaded, charts, strict=True)
+        ]
+    fig: DrawnFigure = draw_charts(plt, charts, titles)
     return fig
 
 
-def _cue(plt: ModuleType, store: Store, runs: list[str], metric: str | None) -> DrawnFigure:
-    from memscope.usecases.runs.batch import load_runs
-
-    fig, axes = plt.subplots(1, len(runs), figsize=(4.6 * len(runs), 3.0), squeeze=False)
-    loaded = load_runs(store, runs, detail=False)
-    for ax, run_id, data in zip(axes[0], runs, loaded, strict=True):
-        bars = cue_bars(data)
-        tasks = bars.tasks
-        width = 0.38
-        for offset, (values, counts, side, colour) in enumerate(
-            (
-                (bars.explicit, bars.n_explicit, "explicit", OKABE_ITO[0]),
-                (bars.implicit, bars.n_implicit, "implicit", OKABE_ITO[1]),
-            )
-        ):
-            xs = [i + (offset - 0.5) * width for i in range(len(tasks))]
-            ax.bar(xs, [0.0 if v is None else v for v in values], width, color=colour, label=side)
-            for x, n in zip(xs, counts, strict=True):
-                ax.text(x, 0.02, f"n={n}", ha="center", va="bottom", fontsize=6, rotation=90)
-        ax.set_xticks(range(len(tasks)), [t.replace("_", "\n") for t in tasks], fontsize=7)
-        ax.set_ylim(0, 1.05)
-        ax.set_ylabel("accuracy")
-        gap = bars.ei_gap
-        ax.set_title(f"{run_id}" + (f" · EI-Gap {gap:.2f}" if gap is not None else ""))
-        ax.legend(frameon=False, fontsize=7)
-    return fig
+def _titled(title: str, summary: str) -> str:
+    return f"{title} · {summary}" if summary else title
 
 
 def _codes(
@@ -291,10 +269,20 @@ def _codes(
 BUILDERS: dict[str, Callable[[ModuleType, Store, list[str], str | None], DrawnFigure]] = {
     "heatmap": _heatmap,
     "recency": _recency,
-    "retention": _retention,
-    "cue": _cue,
     "codes": _codes,
 }
+
+
+def _own_figure(store: Store, kind: str, runs: list[str]) -> tuple[BenchmarkFigure, list[RunData]]:
+    """The benchmark's own figure ``kind`` names for ``runs`` (``figure``: theirs), with
+    the runs loaded for it; installed plugins are read only to explain a kind no run has."""
+    from memscope.usecases.figures.own import figure_for
+    from memscope.usecases.runs.batch import load_runs
+
+    loaded = load_runs(store, runs, detail=False)
+    return figure_for(
+        kind, loaded, memscope_kinds=[one for one in KINDS if one in BUILDERS]
+    ), loaded
 
 
 def render(
@@ -316,8 +304,6 @@ def render(
         InputError: an unknown kind or extension, a missing folder, a run without the data.
         MemscopeError: matplotlib is not installed, or the file cannot be written.
     """
-    if kind not in KINDS:
-        raise InputError(f"unknown figure {kind!r}", fix=f"Figures: {', '.join(KINDS)}.")
     if out.suffix.lower() not in FORMATS:
         raise InputError(
             f"cannot tell the format of {out.name}", fix="End --out in .svg, .png or .pdf."
@@ -328,13 +314,15 @@ def render(
         raise InputError(
             f"--annotator is for the codes figure, not {kind}", fix="Leave --annotator out."
         )
+    own = None if kind in BUILDERS else _own_figure(store, kind, runs)
     # Checked before drawing: never over the store or a file that is not a memscope figure.
     target = plan_output(out, FIGURE, store_files(store))
     plt = _matplotlib()
-    fig = (
-        _codes(plt, store, runs, metric, annotator)
-        if kind == "codes"
-        else BUILDERS[kind](plt, store, runs, metric)
-    )
+    if own is not None:
+        fig = _own(plt, *own)
+    elif kind == "codes":
+        fig = _codes(plt, store, runs, metric, annotator)
+    else:
+        fig = BUILDERS[kind](plt, store, runs, metric)
     write_output(target, _save(plt, fig, out.suffix.lower()), "figure")
     return Figure(target.given, kind, runs)

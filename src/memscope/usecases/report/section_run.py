@@ -32,6 +32,10 @@ class StoredSectionRun:
     seed: int = DEFAULT_SEED
 
     @property
+    def run_id(self) -> str:
+        return str(self.data.run.run_id)
+
+    @property
     def qids(self) -> np.ndarray:
         return self.data.qids
 
