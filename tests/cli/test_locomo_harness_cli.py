@@ -237,3 +237,20 @@ def test_a_refused_ingest_leaves_no_new_store_file(tmp_path: Path) -> None:
     result = runner.invoke(app, ["ingest", str(folder), "--db", str(store)])
     assert result.exit_code == 1 and "conversation index 7 is not in the dataset" in result.output
     assert not store.exists() and not store.with_name("store.duckdb.wal").exists()
+
+
+def test_the_harness_own_f1_and_bleu_are_metrics_under_their_own_names(tmp_path: Path) -> None:
+    """Issue 38 item 5: ``--metric f1`` is LoCoMo's F1; the harness's own F1 and BLEU stay
+    available as ``harness_f1`` and ``harness_bleu``, and a harness that writes none says so."""
+    runs, dataset = systems(tmp_path)
+    invoke("ingest", str(runs), "--dataset", str(dataset))
+    for metric, own in (("harness_f1", 0.25), ("harness_bleu", 0.5)):  # mem0_file's values
+        table = json.loads(invoke("table", str(runs), "--metric", metric, "-f", "json"))
+        rows = {row["label"]: row["cells"]["all"] for row in table["rows"]}
+        assert rows["memobase"]["value"] == own and rows["memobase"]["n"] == 8
+        assert rows["zep"]["value"] is None  # Zep's grades carry no lexical score
+        assert any(f"no {metric} in the files of: zep" in note for note in table["notes"])
+    lexical = json.loads(invoke("table", str(runs), "--metric", "f1", "-f", "json"))
+    assert {row["label"]: row["cells"]["all"]["value"] for row in lexical["rows"]}[
+        "memobase"
+    ] != 0.25  # LoCoMo's own F1, recomputed from the answers

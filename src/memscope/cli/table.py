@@ -98,7 +98,7 @@ def table(
         str | None,
         typer.Option(
             "--metric",
-            help="em, judge, score (compare's), accuracy, tsr, or a retrieval metric (any_clue, coverage, full_clue, mrr, latest_at_k, …); a benchmark's own (memscope benchmarks), e.g. f1, harness_bleu, latency, tokens, and for harnesses that judge each answer several times judge_run_N (N = 1, 2, 3: one judge run) and judge_majority (their majority vote; judge is their mean). Default: MemEye em, CUE-Mem accuracy, DMV-Bench tsr.",
+            help="em, judge, score (compare's), accuracy, tsr, or a retrieval metric (any_clue, coverage, full_clue, mrr, latest_at_k, …); a benchmark's own (memscope benchmarks), e.g. f1 (LoCoMo's own), harness_f1 and harness_bleu (a harness's own), latency, tokens, and for harnesses that judge each answer several times judge_run_N (N = 1, 2, 3: one judge run) and judge_majority (their majority vote; judge is their mean). Default: MemEye em, CUE-Mem accuracy, DMV-Bench tsr.",
             show_default=False,
         ),
     ] = None,

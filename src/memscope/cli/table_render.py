@@ -34,6 +34,7 @@ METRIC_NAMES = {
     "accuracy": "accuracy",
     "tsr": "TSR",
     "f1": "F1",
+    "harness_f1": "F1 (the harness's own)",
     "harness_bleu": "BLEU-1 (the harness's own)",
     "latency": "latency ms (median, p95)",
     "tokens": "tokens (median, p95)",
