@@ -85,6 +85,9 @@ def test_latency_cells_are_median_and_p95_and_a_run_without_says_so(tmp_path: Pa
     assert abs(cell["p95"] - (1050 + 0.65 * 10)) < 1e-9
     assert rows["memobase"]["cells"]["all"]["value"] is None
     assert any("no latency in the files of: memobase" in note for note in table["notes"])
+    # The terminal table shows the p95 its caption names, as markdown does.
+    text = invoke("table", str(runs / "zep"), "--metric", "latency")
+    assert "(median, p95)" in text and "p95 1056" in text
 
 
 def test_compare_pairs_two_harnesses_question_by_question(tmp_path: Path) -> None:
@@ -225,6 +228,9 @@ def test_mirix_run_files_are_repeats_pooled_in_one_row_with_their_spread(tmp_pat
     assert abs(cell["repeats"]["sd"] - 1 / 8) < 1e-12  # values 1, 7/8, 6/8
     split = json.loads(invoke("table", str(folder), "--per-run", "-f", "json", "--metric", "judge"))
     assert len(split["rows"]) == 3
+    # The terminal table shows the spread its caption explains (m±s×r), not only JSON does.
+    text = invoke("table", str(folder), "--repeats", "--metric", "judge")
+    assert "m±s×r" in text and "0.875±0.125×3" in text
 
 
 def test_a_refused_ingest_leaves_no_new_store_file(tmp_path: Path) -> None:

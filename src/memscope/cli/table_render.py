@@ -159,21 +159,34 @@ def _corrected_text(cell: TableCell) -> str | None:
     return text
 
 
+def _p95_text(cell: TableCell) -> str | None:
+    """``p95 6859`` for a cost metric's cell (its value is the median); None otherwise."""
+    return None if cell.p95 is None else f"p95 {_number(cell.p95, 0)}"
+
+
+def _repeats_text(cell: TableCell) -> str | None:
+    """``0.811±0.027×3`` (--repeats: the runs' mean ± their spread); None without."""
+    if cell.repeats is None:
+        return None
+    mean, spread, runs = cell.repeats
+    shown = "–" if math.isnan(spread) else f"{spread:.3f}"
+    return f"{_number(mean)}±{shown}×{runs}"
+
+
 def cell_parts(cell: TableCell) -> tuple[str, str]:
     """(the value, the rest: n, interval, Δ, corrected) of one cell as plain text."""
     if cell.value is None:
         return "–", ""
     rest = f"({cell.n})"
-    if cell.p95 is not None:  # a cost metric: the value is the median
-        rest = f"p95 {_number(cell.p95, 0)} " + rest
-        return _number(cell.value, 0), rest
+    p95 = _p95_text(cell)
+    if p95 is not None:  # a cost metric: the value is the median
+        return _number(cell.value, 0), f"{p95} {rest}"
     interval = _interval_text(cell)
     if interval is not None:
         rest = f"{interval} " + rest
-    if cell.repeats is not None:  # --repeats: the runs' mean ± their spread
-        mean, spread, runs = cell.repeats
-        shown = "–" if math.isnan(spread) else f"{spread:.3f}"
-        rest += f" {_number(mean)}±{shown}×{runs}"
+    repeats = _repeats_text(cell)
+    if repeats is not None:
+        rest += f" {repeats}"
     delta = _delta_text(cell)
     if delta is not None:
         rest += f" {delta}"
@@ -207,11 +220,18 @@ def render_rich(table: ResultsTable, width: int | None = None) -> tuple[Table, l
             text = Text.assemble((value, "bold" if cell.best else ""))
             if cell.value is not None:
                 text.append(f" ({cell.n})")
-                extra = [
-                    part
-                    for part in (_interval_text(cell), _delta_text(cell), _corrected_text(cell))
-                    if part is not None
-                ]
+                # A cost cell's p95, then as cell_parts: interval, repeats, Δ, corrected.
+                parts = (
+                    (_p95_text(cell),)
+                    if cell.p95 is not None
+                    else (
+                        _interval_text(cell),
+                        _repeats_text(cell),
+                        _delta_text(cell),
+                        _corrected_text(cell),
+                    )
+                )
+                extra = [part for part in parts if part is not None]
                 if extra:
                     text.append("".join(f"\n{part}" for part in extra), style="dim")
             cells.append(text)
