@@ -161,7 +161,7 @@ def table(
         bool,
         typer.Option(
             "--check-upstream",
-            help="Check the per-run numbers against the benchmark's own summary files (MemEye matrices/*/summary.csv and metrics.json by_x, by_y, by_cell under the runner's counting; DMV-Bench f2_summary.csv); the verdict, naming what was compared, goes to stderr (into the JSON with --format json).",
+            help="Check the per-run numbers against the benchmark's own summary files (MemEye matrices/*/summary.csv and metrics.json by_x, by_y, by_cell under the runner's counting; DMV-Bench f2_summary.csv; a LoCoMo harness's own summary); the verdict, naming what was compared, follows the terminal table, goes to stderr with --format markdown, latex or csv (and --out), and into the JSON with --format json.",
         ),
     ] = False,
     k: Annotated[
