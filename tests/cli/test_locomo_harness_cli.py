@@ -260,3 +260,26 @@ def test_the_harness_own_f1_and_bleu_are_metrics_under_their_own_names(tmp_path:
     assert {row["label"]: row["cells"]["all"]["value"] for row in lexical["rows"]}[
         "memobase"
     ] != 0.25  # LoCoMo's own F1, recomputed from the answers
+
+
+def test_compare_prints_the_delta_per_category(tmp_path: Path) -> None:
+    """Issue 38: ``compare`` of two harnesses reports Δ per category on the terminal, not
+    only in its JSON (LoCoMo has no X/Y matrix, so nothing per category was printed)."""
+    runs, dataset = systems(tmp_path)
+    invoke("ingest", str(runs), "--dataset", str(dataset))
+    args = ("compare", "zep:zep_locomo_grades", "memobase:memobase_results")
+    text = invoke(*args)
+    assert "Δ share correct = B − A per category" in text
+    by_row = {
+        row["level"]: row
+        for row in json.loads(invoke(*args, "--format", "json"))["delta"]["by_axes"][0]["delta"][
+            "by_row"
+        ]
+    }
+    assert by_row["single_hop"]["value"] == -0.2  # memobase wrong on conv-b:q1, q2 of 5
+    labels = {"multi_hop": "Multi-hop", "temporal": "Temporal", "open_domain": "Open-domain"}
+    for level, label in {**labels, "single_hop": "Single-hop"}.items():
+        (line,) = [line for line in text.splitlines() if f" {label} " in line]
+        assert f"{by_row[level]['value']:+.3f}" in line and f" {by_row[level]['n']} " in line
+    scored = invoke(*args, "--metric", "f1")
+    assert "Δ F1 = B − A per category" in scored
