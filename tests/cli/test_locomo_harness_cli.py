@@ -283,3 +283,14 @@ def test_compare_prints_the_delta_per_category(tmp_path: Path) -> None:
         assert f"{by_row[level]['value']:+.3f}" in line and f" {by_row[level]['n']} " in line
     scored = invoke(*args, "--metric", "f1")
     assert "Δ F1 = B − A per category" in scored
+
+
+def test_report_gives_a_harness_runs_cost_or_says_it_has_none(tmp_path: Path) -> None:
+    """Issue 38 item 6: report shows what a system's answers cost, and a harness run
+    without latency or tokens says so (as table --metric latency does)."""
+    runs, dataset = systems(tmp_path)
+    invoke("ingest", str(runs), "--dataset", str(dataset))
+    zep = invoke("report", "zep:zep_locomo_grades")
+    assert "Cost: latency median 1015 ms" in zep and "tokens not recorded" in zep
+    memobase = invoke("report", "memobase:memobase_results")
+    assert "Cost: latency and tokens not recorded in the harness's files" in memobase
