@@ -88,6 +88,13 @@ def test_latency_cells_are_median_and_p95_and_a_run_without_says_so(tmp_path: Pa
     # The terminal table shows the p95 its caption names, as markdown does.
     text = invoke("table", str(runs / "zep"), "--metric", "latency")
     assert "(median, p95)" in text and "p95 1056" in text
+    latex = invoke("table", str(runs / "zep"), "--metric", "latency", "-f", "latex")
+    assert r"1015 {\scriptsize p95 1056}" in latex
+    header, line = invoke(
+        "table", str(runs / "zep"), "--metric", "latency", "-f", "csv"
+    ).splitlines()
+    fields = dict(zip(header.split(","), line.split(","), strict=True))
+    assert fields["all"] == "1015.000000" and fields["all p95"] == "1056.500000"
 
 
 def test_compare_pairs_two_harnesses_question_by_question(tmp_path: Path) -> None:
@@ -231,6 +238,14 @@ def test_mirix_run_files_are_repeats_pooled_in_one_row_with_their_spread(tmp_pat
     # The terminal table shows the spread its caption explains (m±s×r), not only JSON does.
     text = invoke("table", str(folder), "--repeats", "--metric", "judge")
     assert "m±s×r" in text and "0.875±0.125×3" in text
+    # ... and so do the paper formats: LaTeX's cell, CSV's own fields.
+    latex = invoke("table", str(folder), "--repeats", "--metric", "judge", "-f", "latex")
+    assert r"0.875$\pm$0.125$\times$3" in latex
+    csv_text = invoke("table", str(folder), "--repeats", "--metric", "judge", "-f", "csv")
+    header, line = csv_text.splitlines()
+    fields = dict(zip(header.split(","), line.split(","), strict=True))
+    assert fields["all repeats_mean"] == "0.875000" and fields["all repeats_sd"] == "0.125000"
+    assert fields["all repeats_runs"] == "3"
 
 
 def test_a_refused_ingest_leaves_no_new_store_file(tmp_path: Path) -> None:

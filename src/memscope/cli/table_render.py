@@ -289,12 +289,19 @@ def _latex_escape(text: str) -> str:
 def _latex_cell(cell: TableCell) -> str:
     if cell.value is None:
         return "--"
-    value = _number(cell.value)
+    value = _number(cell.value, 0 if cell.p95 is not None else 3)  # a cost cell: the median
     text = rf"\textbf{{{value}}}" if cell.best else value
+    p95 = _p95_text(cell)
+    if p95 is not None:
+        text += rf" {{\scriptsize {p95}}}"
     interval = _interval_text(cell)
     if interval is not None:
         text += rf" {{\scriptsize{interval}}}"
     text += rf" {{\scriptsize({cell.n})}}"
+    repeats = _repeats_text(cell)
+    if repeats is not None:
+        latex = repeats.replace("±", r"$\pm$").replace("×", r"$\times$")
+        text += rf" {{\scriptsize {latex}}}"
     if cell.delta is not None and cell.delta.delta is not None:
         mark = r"$^\dagger$" if cell.delta.significant else ""
         text += rf" {{\scriptsize$\Delta${cell.delta.delta:+.3f}{mark}}}"
@@ -354,12 +361,22 @@ def _csv_fields(cell: TableCell) -> dict[str, float | int | None]:
         "delta_p": None if delta is None else delta.p_value,
         "n_clusters": cell.n_clusters,
         "approximate": None if cell.n_clusters is None else cell.approximate,
+        "p95": cell.p95,
+        "repeats_mean": None if cell.repeats is None else cell.repeats[0],
+        "repeats_sd": None
+        if cell.repeats is None or math.isnan(cell.repeats[1])
+        else cell.repeats[1],
+        "repeats_runs": None if cell.repeats is None else cell.repeats[2],
     }
 
 
 def render_csv(table: ResultsTable) -> str:
     """One line per row; per column its value, n, interval and Δ fields (empty = undefined)."""
     fields = ["", "n"]
+    if any(cell.p95 is not None for row in table.rows for cell in row.cells.values()):
+        fields.append("p95")  # a cost metric: the value is the median
+    if table.repeats:
+        fields += ["repeats_mean", "repeats_sd", "repeats_runs"]
     if table.params.resamples:
         fields += ["ci_low", "ci_high"]
     if table.baseline is not None:
