@@ -111,7 +111,8 @@ def test_a_longmemeval_run_ingested_with_its_flags_works_without_them(
     tmp_path: Path, longmemeval: None
 ) -> None:
     """LongMemEval (added after the four above): its --dataset and --lme-retrieval-log are
-    remembered as the others' are."""
+    remembered as the others' are, --check-upstream included (it found no log outside
+    upstream's layout)."""
     from builders_longmemeval import generator
 
     tree = generator().write_demo(tmp_path / "LongMemEval")
@@ -129,6 +130,10 @@ def test_a_longmemeval_run_ingested_with_its_flags_works_without_them(
         done = invoke(*command)
         assert done.exit_code == 0, (command, done.output)
         assert "cannot find" not in done.output and "--dataset" not in done.output
+    # --check-upstream finds the retrieval log's own metrics where the store remembers it.
+    checked = invoke("table", str(run_dir), "--check-upstream", "-f", "json")
+    upstream = json.loads(checked.stdout)["upstream"]
+    assert upstream["checks"] and upstream["n_disagreeing"] == 0, upstream
     # Read again without the flags: the remembered retrieval log still gives the ranking.
     again = invoke("ingest", str(run_dir), "--reread")
     assert again.exit_code == 0 and "was not found" not in again.output, again.output

@@ -264,7 +264,8 @@ def table(
     if check_upstream:
         from memscope.usecases.table.upstream import check_upstream as check
 
-        upstream = check(data)
+        # The store's remembered read options (LongMemEval's retrieval log …) go along.
+        upstream = check(data, store)
     if output is TableFormat.json:
         payload = result.to_json()
         if upstream is not None:
