@@ -70,7 +70,8 @@ def compare(
     Questions are matched by task, answer mode and question text (never by position).
     Δ is given overall, per X level, per Y level and per (X, Y) cell with 95% paired
     percentile bootstrap intervals over questions; a benchmark without X/Y (LoCoMo,
-    DMV-Bench, CUE-Mem) gets Δ per level of its first row axis (LoCoMo's category). It compares the metric `report` and the
+    DMV-Bench, CUE-Mem, LongMemEval) gets Δ per level of its first row axis (LoCoMo's
+    category, LongMemEval's question type). It compares the metric `report` and the
     app show: EM for MCQ questions (rotation averaged), Judge for open ones (EM where
     there is no judge score), and says which. Transitions: fixed (A wrong, B right),
     broken (A right, B wrong), both right, both wrong, with their question ids.
