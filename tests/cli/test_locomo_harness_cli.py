@@ -85,6 +85,16 @@ def test_latency_cells_are_median_and_p95_and_a_run_without_says_so(tmp_path: Pa
     assert abs(cell["p95"] - (1050 + 0.65 * 10)) < 1e-9
     assert rows["memobase"]["cells"]["all"]["value"] is None
     assert any("no latency in the files of: memobase" in note for note in table["notes"])
+    # The terminal table shows the p95 its caption names, as markdown does.
+    text = invoke("table", str(runs / "zep"), "--metric", "latency")
+    assert "(median, p95)" in text and "p95 1056" in text
+    latex = invoke("table", str(runs / "zep"), "--metric", "latency", "-f", "latex")
+    assert r"1015 {\scriptsize p95 1056}" in latex
+    header, line = invoke(
+        "table", str(runs / "zep"), "--metric", "latency", "-f", "csv"
+    ).splitlines()
+    fields = dict(zip(header.split(","), line.split(","), strict=True))
+    assert fields["all"] == "1015.000000" and fields["all p95"] == "1056.500000"
 
 
 def test_compare_pairs_two_harnesses_question_by_question(tmp_path: Path) -> None:
@@ -225,6 +235,17 @@ def test_mirix_run_files_are_repeats_pooled_in_one_row_with_their_spread(tmp_pat
     assert abs(cell["repeats"]["sd"] - 1 / 8) < 1e-12  # values 1, 7/8, 6/8
     split = json.loads(invoke("table", str(folder), "--per-run", "-f", "json", "--metric", "judge"))
     assert len(split["rows"]) == 3
+    # The terminal table shows the spread its caption explains (m±s×r), not only JSON does.
+    text = invoke("table", str(folder), "--repeats", "--metric", "judge")
+    assert "m±s×r" in text and "0.875±0.125×3" in text
+    # ... and so do the paper formats: LaTeX's cell, CSV's own fields.
+    latex = invoke("table", str(folder), "--repeats", "--metric", "judge", "-f", "latex")
+    assert r"0.875$\pm$0.125$\times$3" in latex
+    csv_text = invoke("table", str(folder), "--repeats", "--metric", "judge", "-f", "csv")
+    header, line = csv_text.splitlines()
+    fields = dict(zip(header.split(","), line.split(","), strict=True))
+    assert fields["all repeats_mean"] == "0.875000" and fields["all repeats_sd"] == "0.125000"
+    assert fields["all repeats_runs"] == "3"
 
 
 def test_a_refused_ingest_leaves_no_new_store_file(tmp_path: Path) -> None:
@@ -237,3 +258,54 @@ def test_a_refused_ingest_leaves_no_new_store_file(tmp_path: Path) -> None:
     result = runner.invoke(app, ["ingest", str(folder), "--db", str(store)])
     assert result.exit_code == 1 and "conversation index 7 is not in the dataset" in result.output
     assert not store.exists() and not store.with_name("store.duckdb.wal").exists()
+
+
+def test_the_harness_own_f1_and_bleu_are_metrics_under_their_own_names(tmp_path: Path) -> None:
+    """Issue 38 item 5: ``--metric f1`` is LoCoMo's F1; the harness's own F1 and BLEU stay
+    available as ``harness_f1`` and ``harness_bleu``, and a harness that writes none says so."""
+    runs, dataset = systems(tmp_path)
+    invoke("ingest", str(runs), "--dataset", str(dataset))
+    for metric, own in (("harness_f1", 0.25), ("harness_bleu", 0.5)):  # mem0_file's values
+        table = json.loads(invoke("table", str(runs), "--metric", metric, "-f", "json"))
+        rows = {row["label"]: row["cells"]["all"] for row in table["rows"]}
+        assert rows["memobase"]["value"] == own and rows["memobase"]["n"] == 8
+        assert rows["zep"]["value"] is None  # Zep's grades carry no lexical score
+        assert any(f"no {metric} in the files of: zep" in note for note in table["notes"])
+    lexical = json.loads(invoke("table", str(runs), "--metric", "f1", "-f", "json"))
+    assert {row["label"]: row["cells"]["all"]["value"] for row in lexical["rows"]}[
+        "memobase"
+    ] != 0.25  # LoCoMo's own F1, recomputed from the answers
+
+
+def test_compare_prints_the_delta_per_category(tmp_path: Path) -> None:
+    """Issue 38: ``compare`` of two harnesses reports Δ per category on the terminal, not
+    only in its JSON (LoCoMo has no X/Y matrix, so nothing per category was printed)."""
+    runs, dataset = systems(tmp_path)
+    invoke("ingest", str(runs), "--dataset", str(dataset))
+    args = ("compare", "zep:zep_locomo_grades", "memobase:memobase_results")
+    text = invoke(*args)
+    assert "Δ share correct = B − A per category" in text
+    by_row = {
+        row["level"]: row
+        for row in json.loads(invoke(*args, "--format", "json"))["delta"]["by_axes"][0]["delta"][
+            "by_row"
+        ]
+    }
+    assert by_row["single_hop"]["value"] == -0.2  # memobase wrong on conv-b:q1, q2 of 5
+    labels = {"multi_hop": "Multi-hop", "temporal": "Temporal", "open_domain": "Open-domain"}
+    for level, label in {**labels, "single_hop": "Single-hop"}.items():
+        (line,) = [line for line in text.splitlines() if f" {label} " in line]
+        assert f"{by_row[level]['value']:+.3f}" in line and f" {by_row[level]['n']} " in line
+    scored = invoke(*args, "--metric", "f1")
+    assert "Δ F1 = B − A per category" in scored
+
+
+def test_report_gives_a_harness_runs_cost_or_says_it_has_none(tmp_path: Path) -> None:
+    """Issue 38 item 6: report shows what a system's answers cost, and a harness run
+    without latency or tokens says so (as table --metric latency does)."""
+    runs, dataset = systems(tmp_path)
+    invoke("ingest", str(runs), "--dataset", str(dataset))
+    zep = invoke("report", "zep:zep_locomo_grades")
+    assert "Cost: latency median 1015 ms" in zep and "tokens not recorded" in zep
+    memobase = invoke("report", "memobase:memobase_results")
+    assert "Cost: latency and tokens not recorded in the harness's files" in memobase

@@ -4,7 +4,9 @@ without the flag, for every benchmark."""
 
 from __future__ import annotations
 
+import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -95,3 +97,45 @@ def test_a_directory_ingested_with_its_flags_works_without_them(tmp_path: Path, 
     assert invoke("runs", "-f", "json").stdout == before  # the same run, not a new one
     if make is _dmv:  # the registry was used again: its categories are there
         assert invoke("ingest", str(run_dir), "--verify").exit_code == 0
+
+
+@pytest.fixture
+def longmemeval() -> Iterator[None]:
+    """LongMemEval registered beside the installed benchmarks (builders_longmemeval)."""
+    from builders_longmemeval import registered
+
+    yield from registered()
+
+
+def test_a_longmemeval_run_ingested_with_its_flags_works_without_them(
+    tmp_path: Path, longmemeval: None
+) -> None:
+    """LongMemEval (added after the four above): its --dataset and --lme-retrieval-log are
+    remembered as the others' are, --check-upstream included (it found no log outside
+    upstream's layout)."""
+    from builders_longmemeval import generator
+
+    tree = generator().write_demo(tmp_path / "LongMemEval")
+    run_dir = tree / "generation_logs" / "flat-bm25-turn" / "gpt-4o-mini" / "con"
+    data, logs = tmp_path / "elsewhere" / "data", tmp_path / "elsewhere" / "logs"
+    data.parent.mkdir()
+    (tree / "data").rename(data)
+    (tree / "retrieval_logs" / "flat-bm25" / "turn").rename(logs)
+    assert invoke("ingest", str(run_dir)).exit_code != 0
+    ingested = invoke(
+        "ingest", str(run_dir), "--dataset", str(data), "--lme-retrieval-log", str(logs)
+    )
+    assert ingested.exit_code == 0, ingested.output
+    for command in (["table", str(run_dir)], ["report", str(run_dir)]):
+        done = invoke(*command)
+        assert done.exit_code == 0, (command, done.output)
+        assert "cannot find" not in done.output and "--dataset" not in done.output
+    # --check-upstream finds the retrieval log's own metrics where the store remembers it.
+    checked = invoke("table", str(run_dir), "--check-upstream", "-f", "json")
+    upstream = json.loads(checked.stdout)["upstream"]
+    assert upstream["checks"] and upstream["n_disagreeing"] == 0, upstream
+    # Read again without the flags: the remembered retrieval log still gives the ranking.
+    again = invoke("ingest", str(run_dir), "--reread")
+    assert again.exit_code == 0 and "was not found" not in again.output, again.output
+    (run,) = json.loads(invoke("runs", "-f", "json").stdout)
+    assert run["retrieval_kind"] == "ranked"

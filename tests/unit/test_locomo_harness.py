@@ -193,6 +193,18 @@ def test_a_mem0_results_file_is_not_sent_to_cuemem_by_its_name(tmp_path: Path) -
     assert "mem0 evals.py" in message and "CUE-Mem" in message and "MemEye" in message
 
 
+def test_a_reference_locomo_run_named_results_json_is_locomos(tmp_path: Path) -> None:
+    """Issue 38 item 8: a valid evaluate_qa.py output named ``*_results.json`` beside
+    ``data/locomo10.json`` was routed to CUE-Mem by its name; its content makes it LoCoMo's."""
+    from builders_locomo import run_output
+
+    answers = {"conv-a": {"q1": {"honcho_prediction": "Porto", "honcho_f1": 1.0}}}
+    folder = lay_out(tmp_path, {"honcho_results.json": run_output(small_dataset(), answers)})
+    assert detect(folder).name == "locomo"
+    (record,) = read_locomo_runs(folder, ReadOptions())
+    assert record.run_id == "system:honcho"
+
+
 def test_an_unknown_object_is_no_harness_file(tmp_path: Path) -> None:
     write_json(tmp_path / "a.json", {"0": [{"question": "q", "answer": "a"}]})
     assert sniff_family(tmp_path / "a.json") is None

@@ -312,7 +312,9 @@ class RunColumns(Protocol):
 
     @property
     def run(self) -> Mapping[str, object]:
-        """The run's row (``run_id``, ``path``, ``method``, ``top_k`` …)."""
+        """The run's row (``run_id``, ``path``, ``method``, ``top_k`` …); for ``check_table``
+        also ``read_sources`` where the store remembers the read options the run was read
+        with (option key -> absolute path: ``dataset``, the benchmark's own)."""
         ...
 
     @property

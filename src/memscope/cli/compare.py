@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Group, RenderableType
@@ -69,7 +69,9 @@ def compare(
 
     Questions are matched by task, answer mode and question text (never by position).
     Δ is given overall, per X level, per Y level and per (X, Y) cell with 95% paired
-    percentile bootstrap intervals over questions. It compares the metric `report` and the
+    percentile bootstrap intervals over questions; a benchmark without X/Y (LoCoMo,
+    DMV-Bench, CUE-Mem, LongMemEval) gets Δ per level of its first row axis (LoCoMo's
+    category, LongMemEval's question type). It compares the metric `report` and the
     app show: EM for MCQ questions (rotation averaged), Judge for open ones (EM where
     there is no judge score), and says which. Transitions: fixed (A wrong, B right),
     broken (A right, B wrong), both right, both wrong, with their question ids.
@@ -90,7 +92,7 @@ def compare(
     if output is OutputFormat.json:
         print_json(result.to_json())
         return
-    stdout.print(render_compare(result))
+    stdout.print(render_compare(result, scored=metric is not None))
 
 
 def _bounds(group: DeltaGroup, digits: int) -> str:
@@ -169,8 +171,42 @@ def _ids(qids: list[str]) -> Text:
     return Text(printable(shown, keep_newlines=False))
 
 
-def render_compare(result: Comparison) -> Group:
-    """The comparison as Rich renderables."""
+def _axis_table(result: Comparison, scored: bool) -> RenderableType | None:
+    """Δ per level of the benchmark's first row axis (LoCoMo's category, DMV-Bench's
+    reach …) for a benchmark whose questions have no X/Y coordinate: the JSON's
+    ``by_axes`` rows, which the app's comparison matrix shows. None without one."""
+    from memscope.usecases.table.axes import level_label  # lazily: it loads the registry
+
+    views = result.delta.by_axes
+    if not views:
+        return None
+    view: dict[str, Any] = dict(views[0])  # JSON as axes_delta builds it
+    rows: list[dict[str, Any]] = [
+        row for row in view["delta"]["by_row"] if row.get("value") is not None
+    ]
+    if not rows:
+        return None
+    axis = str(view["rows"])
+    # Without --metric the axes compare the share of questions answered correctly (as the
+    # transitions count them); with it, the metric's own per-question values.
+    what = result.metric.label if scored else "share correct"
+    table = FittingTable(
+        [Column(axis, justify="left", keep=True), Column("n", rank=1), Column("Δ", rank=0)]
+    )
+    for row in rows:
+        table.add_row(
+            printable(
+                level_label(str(result.run_a.benchmark), axis, str(row["level"])),
+                keep_newlines=False,
+            ),
+            str(row["n"]),
+            f"{row['value']:+.3f}",
+        )
+    return Group(Text(f"Δ {what} = B − A per {axis}"), fit(table))
+
+
+def render_compare(result: Comparison, *, scored: bool = False) -> Group:
+    """The comparison as Rich renderables (``scored``: compare --metric was given)."""
     from memscope.usecases.benchmarks import levels_of  # lazily: it loads the registry
 
     levels = levels_of(result.run_a.benchmark)
@@ -247,7 +283,11 @@ def render_compare(result: Comparison) -> Group:
     parts: list[RenderableType] = [header, compared, Text("")]
     if placed:  # DMV-Bench and CUE-Mem questions have no X/Y coordinate
         parts += [fit(matrix), _levels_table(delta, levels)]
-    parts += [means, Text(""), fit(transitions)]
+    parts += [means, Text("")]
+    by_axis = None if placed else _axis_table(result, scored)
+    if by_axis is not None:  # e.g. LoCoMo's Δ per category, which has no X/Y matrix
+        parts += [by_axis, Text("")]
+    parts.append(fit(transitions))
     significance = result.significance
     if significance and significance.get("p_value") is not None:
         how = (

@@ -314,6 +314,8 @@ def render_report(report: Report) -> Group:
     main = _render_main(report)
     if report.cost is not None:  # every benchmark's report: what its answers cost
         main = Group(main, Text(_cost_line(report.cost)))
+    elif report.harness is not None:  # a memory system's run is judged on cost too: say so
+        main = Group(main, Text("Cost: latency and tokens not recorded in the harness's files"))
     line = _upstream_line(report.upstream_check)
     return Group(main, Text(""), line) if line is not None else main
 

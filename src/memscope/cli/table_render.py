@@ -34,6 +34,7 @@ METRIC_NAMES = {
     "accuracy": "accuracy",
     "tsr": "TSR",
     "f1": "F1",
+    "harness_f1": "F1 (the harness's own)",
     "harness_bleu": "BLEU-1 (the harness's own)",
     "latency": "latency ms (median, p95)",
     "tokens": "tokens (median, p95)",
@@ -158,21 +159,34 @@ def _corrected_text(cell: TableCell) -> str | None:
     return text
 
 
+def _p95_text(cell: TableCell) -> str | None:
+    """``p95 6859`` for a cost metric's cell (its value is the median); None otherwise."""
+    return None if cell.p95 is None else f"p95 {_number(cell.p95, 0)}"
+
+
+def _repeats_text(cell: TableCell) -> str | None:
+    """``0.811±0.027×3`` (--repeats: the runs' mean ± their spread); None without."""
+    if cell.repeats is None:
+        return None
+    mean, spread, runs = cell.repeats
+    shown = "–" if math.isnan(spread) else f"{spread:.3f}"
+    return f"{_number(mean)}±{shown}×{runs}"
+
+
 def cell_parts(cell: TableCell) -> tuple[str, str]:
     """(the value, the rest: n, interval, Δ, corrected) of one cell as plain text."""
     if cell.value is None:
         return "–", ""
     rest = f"({cell.n})"
-    if cell.p95 is not None:  # a cost metric: the value is the median
-        rest = f"p95 {_number(cell.p95, 0)} " + rest
-        return _number(cell.value, 0), rest
+    p95 = _p95_text(cell)
+    if p95 is not None:  # a cost metric: the value is the median
+        return _number(cell.value, 0), f"{p95} {rest}"
     interval = _interval_text(cell)
     if interval is not None:
         rest = f"{interval} " + rest
-    if cell.repeats is not None:  # --repeats: the runs' mean ± their spread
-        mean, spread, runs = cell.repeats
-        shown = "–" if math.isnan(spread) else f"{spread:.3f}"
-        rest += f" {_number(mean)}±{shown}×{runs}"
+    repeats = _repeats_text(cell)
+    if repeats is not None:
+        rest += f" {repeats}"
     delta = _delta_text(cell)
     if delta is not None:
         rest += f" {delta}"
@@ -206,11 +220,18 @@ def render_rich(table: ResultsTable, width: int | None = None) -> tuple[Table, l
             text = Text.assemble((value, "bold" if cell.best else ""))
             if cell.value is not None:
                 text.append(f" ({cell.n})")
-                extra = [
-                    part
-                    for part in (_interval_text(cell), _delta_text(cell), _corrected_text(cell))
-                    if part is not None
-                ]
+                # A cost cell's p95, then as cell_parts: interval, repeats, Δ, corrected.
+                parts = (
+                    (_p95_text(cell),)
+                    if cell.p95 is not None
+                    else (
+                        _interval_text(cell),
+                        _repeats_text(cell),
+                        _delta_text(cell),
+                        _corrected_text(cell),
+                    )
+                )
+                extra = [part for part in parts if part is not None]
                 if extra:
                     text.append("".join(f"\n{part}" for part in extra), style="dim")
             cells.append(text)
@@ -268,12 +289,19 @@ def _latex_escape(text: str) -> str:
 def _latex_cell(cell: TableCell) -> str:
     if cell.value is None:
         return "--"
-    value = _number(cell.value)
+    value = _number(cell.value, 0 if cell.p95 is not None else 3)  # a cost cell: the median
     text = rf"\textbf{{{value}}}" if cell.best else value
+    p95 = _p95_text(cell)
+    if p95 is not None:
+        text += rf" {{\scriptsize {p95}}}"
     interval = _interval_text(cell)
     if interval is not None:
         text += rf" {{\scriptsize{interval}}}"
     text += rf" {{\scriptsize({cell.n})}}"
+    repeats = _repeats_text(cell)
+    if repeats is not None:
+        latex = repeats.replace("±", r"$\pm$").replace("×", r"$\times$")
+        text += rf" {{\scriptsize {latex}}}"
     if cell.delta is not None and cell.delta.delta is not None:
         mark = r"$^\dagger$" if cell.delta.significant else ""
         text += rf" {{\scriptsize$\Delta${cell.delta.delta:+.3f}{mark}}}"
@@ -333,12 +361,22 @@ def _csv_fields(cell: TableCell) -> dict[str, float | int | None]:
         "delta_p": None if delta is None else delta.p_value,
         "n_clusters": cell.n_clusters,
         "approximate": None if cell.n_clusters is None else cell.approximate,
+        "p95": cell.p95,
+        "repeats_mean": None if cell.repeats is None else cell.repeats[0],
+        "repeats_sd": None
+        if cell.repeats is None or math.isnan(cell.repeats[1])
+        else cell.repeats[1],
+        "repeats_runs": None if cell.repeats is None else cell.repeats[2],
     }
 
 
 def render_csv(table: ResultsTable) -> str:
     """One line per row; per column its value, n, interval and Δ fields (empty = undefined)."""
     fields = ["", "n"]
+    if any(cell.p95 is not None for row in table.rows for cell in row.cells.values()):
+        fields.append("p95")  # a cost metric: the value is the median
+    if table.repeats:
+        fields += ["repeats_mean", "repeats_sd", "repeats_runs"]
     if table.params.resamples:
         fields += ["ci_low", "ci_high"]
     if table.baseline is not None:

@@ -48,10 +48,12 @@ BENCHMARK = Benchmark(
         default_by=("category",),
         default_metric="f1",
         default_group=("model", "method"),
-        # f1: LoCoMo's own F1 (recomputed from the answer for harness runs); bleu: a
-        # harness's own BLEU-1; latency / tokens: what an answer cost, where files say.
+        # f1: LoCoMo's own F1 (recomputed from the answer for harness runs); harness_f1 /
+        # harness_bleu: a harness's own F1 (the answer's own attribute) and BLEU-1;
+        # latency / tokens: what an answer cost, where files say.
         metrics=(
             ("f1", "f1"),
+            ("harness_f1", "harness_f1"),
             ("harness_bleu", "bleu_1"),
             ("latency", "latency_ms"),
             ("tokens", "total_tokens"),

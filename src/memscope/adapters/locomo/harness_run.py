@@ -23,7 +23,8 @@ dataset's number; a harness's own label that differs is kept in the row's ``extr
 **Scores.** ``judge`` is the harness's judge (mem0 ``llm_score``, Zep ``grade``, memU
 ``is_correct``, EverMemOS / MemOS the mean of ``llm_judgments``); ``f1`` is LoCoMo's own F1
 recomputed from the answer text (``f1``), the same yardstick for every harness; the
-harness's own F1 and BLEU stay as ``extra.harness_f1`` and the ``bleu_1`` column.
+harness's own F1 and BLEU stay as ``extra.harness_f1`` and the ``bleu_1`` column
+(``table --metric harness_f1`` / ``harness_bleu``).
 """
 
 from __future__ import annotations

@@ -145,9 +145,16 @@ def _retrieval_checks(data: RunColumns, name: RunName) -> list[JSONObject]:
     folder = name.file.parent
     if name.retriever is None:
         return []
+    # The log the run was read with: memscope_sources.json beside it, else the
+    # --lme-retrieval-log the store remembers from its ingest, else upstream's layout.
+    remembered = data.run.get("read_sources")
+    given = remembered.get(RETRIEVAL_OPTION) if isinstance(remembered, dict) else None
     try:
         log = locate_log(
-            folder, name, recorded_sources(folder, (RETRIEVAL_OPTION,)).get(RETRIEVAL_OPTION)
+            folder,
+            name,
+            recorded_sources(folder, (RETRIEVAL_OPTION,)).get(RETRIEVAL_OPTION)
+            or (Path(given) if isinstance(given, str) and given else None),
         )
     except Exception:
         log = None

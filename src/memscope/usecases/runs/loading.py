@@ -20,6 +20,8 @@ from memscope.usecases.runs.question_extras import extra_columns
 from memscope.usecases.runs.run_info import RunInfo
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     import pyarrow as pa
 
     from memscope.adapters.spec import QuestionMatch
@@ -101,17 +103,21 @@ class RunData:
         """The run's id."""
         return self.run.run_id
 
-    def hook_view(self) -> HookColumns:
-        """The run as a benchmark's hooks see it (``adapters.spec.RunColumns``)."""
-        return HookColumns(self)
+    def hook_view(self, read_sources: Mapping[str, str] | None = None) -> HookColumns:
+        """The run as a benchmark's hooks see it (``adapters.spec.RunColumns``);
+        ``read_sources``: the read options the store remembers for it, as the row's
+        ``read_sources``."""
+        return HookColumns(self, read_sources)
 
 
 class HookColumns:
     """A loaded run seen through ``adapters.spec.RunColumns``: its row as a mapping."""
 
-    def __init__(self, data: RunData) -> None:
+    def __init__(self, data: RunData, read_sources: Mapping[str, str] | None = None) -> None:
         self._data = data
-        self.run = data.run.as_row()
+        self.run: dict[str, object] = dict(data.run.as_row())
+        if read_sources:
+            self.run = {**self.run, "read_sources": dict(read_sources)}
         self.run_dir = Path(str(self.run.get("path") or "").partition("#")[0])
 
     def column(self, name: str) -> np.ndarray:

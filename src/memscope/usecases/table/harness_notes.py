@@ -24,6 +24,8 @@ JUDGE_RUN_METRICS = ("judge_run_1", "judge_run_2", "judge_run_3", "judge_majorit
 their majority vote."""
 JUDGED_METRICS = ("judge", "score", "accuracy", *JUDGE_RUN_METRICS)
 COST_METRICS = ("latency", "tokens")
+HARNESS_OWN_METRICS = ("harness_f1", "harness_bleu")
+"""A harness's own lexical scores, which only some harness files carry."""
 
 
 def harness_notes(store: Store, table: ResultsTable, data: Sequence[RunData]) -> tuple[str, ...]:
@@ -50,7 +52,7 @@ def harness_notes(store: Store, table: ResultsTable, data: Sequence[RunData]) ->
         )
     if any(configs.get(run_id, {}).get("not_evaluated_categories") for run_id in run_ids):
         notes.append("–: a category the harness did not evaluate (not 0)")
-    if table.metric in COST_METRICS or table.metric in JUDGE_RUN_METRICS:
+    if table.metric in (*COST_METRICS, *JUDGE_RUN_METRICS, *HARNESS_OWN_METRICS):
         silent = [row.label for row in table.rows if row.cells["all"].value is None]
         if silent:
             notes.append(f"no {table.metric} in the files of: {', '.join(silent)}")
