@@ -309,3 +309,35 @@ def test_report_gives_a_harness_runs_cost_or_says_it_has_none(tmp_path: Path) ->
     assert "Cost: latency median 1015 ms" in zep and "tokens not recorded" in zep
     memobase = invoke("report", "memobase:memobase_results")
     assert "Cost: latency and tokens not recorded in the harness's files" in memobase
+
+
+def test_shared_puts_every_row_over_the_questions_all_rows_hold(tmp_path: Path) -> None:
+    """Zep's file lacks a question memU's holds (conv-b's last): by default each row is over
+    its own questions (each equals its harness's overall); --shared drops what not every row
+    holds and says how many each row left out."""
+    dataset = write_json(tmp_path / "data" / "locomo10.json", small_dataset())
+    fewer = small_dataset()
+    fewer[1]["qa"] = fewer[1]["qa"][:-1]
+    grades, responses = zep_files(fewer)
+    write_json(tmp_path / "runs" / "zep" / "zep_locomo_grades.json", grades)
+    write_json(tmp_path / "runs" / "zep" / "zep_locomo_responses.json", responses)
+    write_json(tmp_path / "runs" / "memu" / "result.json", memu_file(small_dataset()))
+    invoke("ingest", str(tmp_path / "runs"), "--dataset", str(dataset))
+
+    def table(*extra: str) -> dict:
+        args = ("table", str(tmp_path / "runs"), "--by", "category", "--metric", "judge")
+        return json.loads(invoke(*args, *extra, "-f", "json"))
+
+    own = {row["label"]: row for row in table()["rows"]}
+    shared_table = table("--shared")
+    shared = {row["label"]: row for row in shared_table["rows"]}
+    extra = own["memu"]["cells"]["all"]["n"] - own["zep"]["cells"]["all"]["n"]
+    assert extra > 0  # memU holds questions Zep's file does not
+    assert shared["memu"]["cells"]["all"]["n"] == shared["zep"]["cells"]["all"]["n"]
+    assert shared["zep"]["cells"]["all"] == own["zep"]["cells"]["all"]  # Zep lost none
+    assert "category:adversarial" not in shared["memu"]["cells"]
+    notes = " · ".join(shared_table["notes"])
+    n_shared = own["zep"]["cells"]["all"]["n"]
+    assert f"over the {n_shared} questions all rows hold (left out: memu {extra})" in notes
+    assert "the runs hold different questions" not in notes  # said once, by --shared
+    assert "--shared restricts every row" in " · ".join(table()["notes"])

@@ -127,6 +127,15 @@ def table(
             help="MemEye questions with several X / Y labels: highest (the paper's rule: the column of the highest label) or every (the runner's metrics.json: every column the question names).",
         ),
     ] = "highest",
+    shared: Annotated[
+        bool,
+        typer.Option(
+            "--shared",
+            help="Every row over the questions all rows hold (memory systems' harnesses keep "
+            "different subsets); the caption says how many each row left out. Default: each "
+            "row over its own questions, so a harness's row equals its own overall.",
+        ),
+    ] = False,
     repeats: Annotated[
         bool,
         typer.Option(
@@ -231,6 +240,7 @@ def table(
         resamples=resamples,
         seed=seed,
         membership=membership,
+        shared=shared,
     )
     store = open_store(db)
     # --out is checked before any work: never over the store or a file that is not a table.
@@ -255,7 +265,9 @@ def table(
 
     from memscope.usecases.table.harness_notes import harness_notes
 
-    result = dataclasses.replace(result, notes=result.notes + harness_notes(store, result, data))
+    result = dataclasses.replace(
+        result, notes=result.notes + harness_notes(store, result, data, shared=shared)
+    )
     if corrected:
         from memscope.usecases.table.corrected import add_corrected
 

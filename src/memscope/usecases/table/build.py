@@ -65,6 +65,7 @@ from memscope.usecases.table.result import (
     TableParams,
     TableRow,
 )
+from memscope.usecases.table.shared_questions import shared_questions
 
 GROUP_FIELDS = ("model", "method", "base_method", "modality", "mode", "task")
 LOWER_IS_BETTER = frozenset(
@@ -91,6 +92,8 @@ class TableOptions:
     seed: int = DEFAULT_SEED
     membership: str = "highest"
     """Where a question with several X / Y labels counts (``membership.py``)."""
+    shared: bool = False
+    """Every row over the questions all rows hold (``shared_questions.py``)."""
 
 
 class _Cell(TypedDict, total=False):
@@ -123,6 +126,20 @@ class _Part:
     clusters: np.ndarray | None
     every: dict[str, np.ndarray] = field(default_factory=dict)
     """``--membership every``: per axis, each question's tuple of every level it names."""
+
+    def subset(self, keep: np.ndarray) -> _Part:
+        """This run's questions where ``keep`` holds, every array alike."""
+        return _Part(
+            run=self.run,
+            values=self.values[keep],
+            axes=QuestionAxes(
+                labels={name: labels[keep] for name, labels in self.axes.labels.items()},
+                numbers={name: numbers[keep] for name, numbers in self.axes.numbers.items()},
+            ),
+            keys=[key for key, kept in zip(self.keys, keep, strict=True) if kept],
+            clusters=None if self.clusters is None else self.clusters[keep],
+            every={axis: listed[keep] for axis, listed in self.every.items()},
+        )
 
 
 @dataclass
@@ -694,6 +711,11 @@ def build_table(
         if row.split_run is not None:
             row.label = f"{row.label} · {row.split_run}"
             row.raw_label = f"{row.raw_label} · {row.split_run}"
+    if options.shared:
+        restricted = shared_questions([[part.keys for part in row.parts] for row in ordered])
+        for row, masks in zip(ordered, restricted.keep, strict=True):
+            row.parts = [part.subset(keep) for part, keep in zip(row.parts, masks, strict=True)]
+        notes.append(restricted.note([row.label for row in ordered]))
     columns, labelled_lists = _columns(benchmark, by, ordered)
     tasks_average = options.average == "tasks" and not options.per_run
     # Every cell's interval through one set of shared draws (cells with the same values

@@ -28,8 +28,11 @@ HARNESS_OWN_METRICS = ("harness_f1", "harness_bleu")
 """A harness's own lexical scores, which only some harness files carry."""
 
 
-def harness_notes(store: Store, table: ResultsTable, data: Sequence[RunData]) -> tuple[str, ...]:
-    """The caption notes of ``table`` (none when no row holds a harness run)."""
+def harness_notes(
+    store: Store, table: ResultsTable, data: Sequence[RunData], *, shared: bool = False
+) -> tuple[str, ...]:
+    """The caption notes of ``table`` (none when no row holds a harness run); ``shared``:
+    the table is over the shared questions already (``--shared`` has its own note)."""
     from memscope.store.queries import run_configs
 
     run_ids = [run_id for row in table.rows for run_id in row.runs]
@@ -56,7 +59,8 @@ def harness_notes(store: Store, table: ResultsTable, data: Sequence[RunData]) ->
         silent = [row.label for row in table.rows if row.cells["all"].value is None]
         if silent:
             notes.append(f"no {table.metric} in the files of: {', '.join(silent)}")
-    notes += _question_sets(data)
+    if not shared:
+        notes += _question_sets(data)
     return tuple(notes)
 
 
@@ -78,5 +82,6 @@ def _question_sets(data: Sequence[RunData]) -> list[str]:
     )
     return [
         f"the runs hold different questions: {len(shared)} shared, each cell over its own "
-        f"runs' questions (beyond the shared: {extra}); `memscope compare` pairs the shared ones"
+        f"runs' questions (beyond the shared: {extra}); --shared restricts every row to the "
+        "shared ones, `memscope compare` pairs them"
     ]
