@@ -187,7 +187,10 @@ def test_the_tiny_spec_is_valid() -> None:
             },
             "names two axes",
         ),
-        ({"panel": "chart"}, "panel 'chart' is not one of rerank, evidence, probe"),
+        (
+            {"panel": "chart"},
+            "panel 'chart' is not one of rerank, evidence (API 1.3: a view of your own is a question_panel)",
+        ),
         ({"name": "Tiny Bench"}, "lower-case letters"),
     ],
 )

@@ -225,10 +225,11 @@ def test_text_plots_for_the_retention_curve() -> None:
 
 def test_the_probe_view_for_the_app(store: Store, ingested: list[str]) -> None:
     from builders_dmv import HASHES
-    from memscope.triage.benchmark_views import load_probe
+    from memscope.adapters.dmv.probe import load_probe
+    from memscope.usecases.runs.panel_reads import StoredQuestion
 
     red, blue, green = HASHES[:3]
-    view = load_probe(store, ingested[0], "q2")
+    view = load_probe(StoredQuestion(store, "dmv", ingested[0], "q2"))
     assert (
         view.probe_id,
         view.task_id,
@@ -246,12 +247,13 @@ def test_the_probe_view_for_the_app(store: Store, ingested: list[str]) -> None:
     assert [
         (s.step, [p.url_hash for p in s.retrieved], s.target_rank, s.action) for s in view.steps
     ] == [(1, [red, blue], 1, "click"), (2, [red, green], 1, "add_to_wishlist")]
-    missed = load_probe(store, ingested[1], "q3")  # TextOnly: the blue scarf, never retrieved
+    # TextOnly: the blue scarf, never retrieved
+    missed = load_probe(StoredQuestion(store, "dmv", ingested[1], "q3"))
     assert not missed.correct and missed.steps[0].target_rank is None
     from memscope.errors import NotFoundError
 
     with pytest.raises(NotFoundError):
-        load_probe(store, ingested[0], "q99")
+        load_probe(StoredQuestion(store, "dmv", ingested[0], "q99"))
 
 
 def test_cli_strict_refuses_a_bad_row_in_one_message(tmp_path: Path) -> None:
