@@ -256,6 +256,26 @@ def test_the_probe_view_for_the_app(store: Store, ingested: list[str]) -> None:
         load_probe(StoredQuestion(store, "dmv", ingested[0], "q99"))
 
 
+def test_the_matrix_reads_target_seen_from_the_runs_own_attribute(
+    store: Store, ingested: list[str]
+) -> None:
+    """The matrix's "target seen in any step" is the run's own attribute (``own:NAME``),
+    counted over the same probes as the report's ``tsr.recall.seen_any_step``: no store
+    query reads DMV-Bench's recall-step table for it (issue 39, item 2)."""
+    from memscope.triage.triage_matrix import OWN_METRIC, own_values
+    from memscope.usecases.benchmarks import spec_of
+    from memscope.usecases.runs import session_io
+
+    key = "own:target_seen_any_step"
+    assert key in dict(spec_of("dmv").axes.metrics)
+    for run_id in ingested:
+        data = session_io.read_run_columns(store, run_id, evidence=False)
+        values = own_values(data, key.removeprefix(OWN_METRIC))
+        recall = build_report(load_run(store, run_id))["tsr"]["recall"]
+        assert int((~np.isnan(values)).sum()) == recall["n_seen_any_step"] > 0
+        assert float(np.nanmean(values)) == pytest.approx(recall["seen_any_step"])
+
+
 def test_cli_strict_refuses_a_bad_row_in_one_message(tmp_path: Path) -> None:
     run = write_f2_run(tmp_path / "f2", {"TextOnly": probes(False)})
     csv_path = run / "f2_per_probe.csv"

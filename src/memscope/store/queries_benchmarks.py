@@ -93,17 +93,3 @@ def rounds_by_id(
         entry["extra"] = json.loads(entry["extra"]) if entry["extra"] else {}
         result[entry["round_id"]] = entry
     return result
-
-
-def target_seen_by_probe(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, bool]:
-    """Per probe of a DMV-Bench run with logged recall steps: whether any step retrieved
-    its target (metrics.md: "target seen in any step")."""
-    found = rows(
-        con,
-        "SELECT s.qid, bool_or(list_contains(s.retrieved, json_extract_string(q.extra, '$.target_hash'))) "
-        "FROM dmv_recall_steps s JOIN runs r ON r.run_id = s.run_id "
-        "JOIN questions q ON q.dataset_id = r.dataset_id AND q.qid = s.qid "
-        "WHERE s.run_id = ? GROUP BY s.qid",
-        [run_id],
-    )
-    return {str(qid): bool(seen) for qid, seen in found}

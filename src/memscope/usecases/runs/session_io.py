@@ -17,7 +17,6 @@ only through here, the import-linter contract ``triage-calls-usecases``).
   re-ranking numbers, the matrix and its figures need, only.
 - :func:`read_rounds`, :func:`read_rounds_by_id`, :func:`save_position`, :func:`mark_opened`: the dataset's rounds,
   the remembered queue position, the store's default run.
-- :func:`probe_seen`: per DMV-Bench probe, whether any recall step retrieved its target.
 - :func:`search_memory`: the memory engine's search over a dataset (engine_jobs), the
   store lock taken per connection only.
 """
@@ -31,7 +30,6 @@ from typing import TYPE_CHECKING
 
 from memscope.engine_jobs.memory_search import EngineStep
 from memscope.store import Store, queries
-from memscope.store import queries_benchmarks as benchmark_queries
 from memscope.store.app_state import AppState, load_app_state, save_app_state
 from memscope.store.samples import load_plan
 from memscope.usecases.labels.sample import SamplePlan, plan_from_rows
@@ -63,7 +61,6 @@ __all__ = [
     "SessionStart",
     "find_recompute_hint",
     "mark_opened",
-    "probe_seen",
     "read_evidence",
     "read_question_context",
     "read_questions",
@@ -277,12 +274,6 @@ def mark_opened(store: Store, run_id: str) -> None:
     """Make ``run_id`` the store's default run (``memscope report`` without a run)."""
     with store.write() as con:
         queries.mark_opened(con, run_id)
-
-
-def probe_seen(store: Store, run_id: str) -> dict[str, bool]:
-    """Per probe of DMV-Bench run ``run_id``, whether any recall step retrieved its target."""
-    with store.read() as con:
-        return benchmark_queries.target_seen_by_probe(con, run_id)
 
 
 def search_memory(
