@@ -256,6 +256,23 @@ def test_the_probe_view_for_the_app(store: Store, ingested: list[str]) -> None:
         load_probe(StoredQuestion(store, "dmv", ingested[0], "q99"))
 
 
+def test_a_panel_reads_only_its_own_declared_detail_tables(
+    store: Store, ingested: list[str]
+) -> None:
+    """``PanelQuestion.detail_rows``: the question's rows of a declared table (no
+    ``run_id``); any other name (memscope's own tables, another benchmark's) is refused
+    before it reaches the SQL."""
+    from memscope.errors import PluginError
+    from memscope.usecases.runs.panel_reads import StoredQuestion
+
+    question = StoredQuestion(store, "dmv", ingested[0], "q2")
+    rows = question.detail_rows("dmv_recall_steps")
+    assert [row["step"] for row in rows] == [1, 2] and "run_id" not in rows[0]
+    for table in ("predictions", "cue_retrieved_items", 'x"; DROP TABLE runs; --'):
+        with pytest.raises(PluginError, match="none of its detail tables"):
+            question.detail_rows(table)
+
+
 def test_the_matrix_reads_target_seen_from_the_runs_own_attribute(
     store: Store, ingested: list[str]
 ) -> None:
