@@ -10,9 +10,9 @@ DMV-Bench probe: what memory returned at each recall step of a web task) declare
 - ``build(question: PanelQuestion) -> list[PanelBlock]``: shown in place of the round view.
   It runs in a worker and may read the store through :class:`PanelQuestion`: the question's
   record, the rows of the benchmark's own detail tables for it, dataset rounds by id;
-- ``summary(question: QuestionInRun) -> list[PanelBlock]`` (optional): shown above the
-  right-hand candidates, from the run's per-question axis labels and outcomes only (it runs
-  on every re-rank key, so it reads no store).
+- ``summary(question: QuestionInRun) -> list[PanelBlock]`` (optional): shown in the
+  right-hand panel instead of the candidates, from the run's per-question axis labels and
+  outcomes only (it is drawn with the question, on the UI thread, so it reads no store).
 
 Blocks are plain data: a :class:`TextLine` (runs of text, each with a Rich style name),
 a :class:`~memscope.adapters.sections.TextBlock` (a line of one style), an
