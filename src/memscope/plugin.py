@@ -27,7 +27,12 @@ What is here (docs/benchmarks.md says what each is for):
   :class:`TableRow`, with the text plots :func:`bar` and :func:`sparkline`);
 - a benchmark's own figure (``adapters.charts``): :class:`BenchmarkFigure`, whose hook gets
   :class:`SectionRun` objects and returns a :class:`Chart` of :class:`ChartSeries`
-  (:data:`ChartShape`: lines or grouped bars), which the app and ``memscope plot`` draw.
+  (:data:`ChartShape`: lines or grouped bars), which the app and ``memscope plot`` draw;
+- a benchmark's own question panel (``adapters.panels``): :class:`QuestionPanel`, whose
+  hooks get a :class:`PanelQuestion` (the question's record, its rows of the benchmark's
+  detail tables, rounds by id) or a :class:`QuestionInRun` (the run's axis labels and
+  outcomes) and return :data:`PanelBlock` parts (:class:`TextLine`, :class:`TextBlock`,
+  :class:`ImageBlock`) the app's question screen draws.
 """
 
 from __future__ import annotations
@@ -47,6 +52,14 @@ if TYPE_CHECKING:
         read_json_file,
         refuse_special,
         strings,
+    )
+    from memscope.adapters.panels import (
+        ImageBlock,
+        PanelBlock,
+        PanelQuestion,
+        QuestionInRun,
+        QuestionPanel,
+        TextLine,
     )
     from memscope.adapters.run_rows import DatasetRows, RunRows, run_record
     from memscope.adapters.run_sources import SOURCES_FILE, recorded_sources
@@ -219,6 +232,12 @@ _HOMES = {
     "Chart": "memscope.adapters.charts",
     "ChartSeries": "memscope.adapters.charts",
     "ChartShape": "memscope.adapters.charts",
+    "ImageBlock": "memscope.adapters.panels",
+    "PanelBlock": "memscope.adapters.panels",
+    "PanelQuestion": "memscope.adapters.panels",
+    "QuestionInRun": "memscope.adapters.panels",
+    "QuestionPanel": "memscope.adapters.panels",
+    "TextLine": "memscope.adapters.panels",
     "bar": "memscope.textplot",
     "sparkline": "memscope.textplot",
 }
@@ -272,6 +291,7 @@ __all__ = [
     "EngineRetriever",
     "EngineRunPlan",
     "GroupRate",
+    "ImageBlock",
     "JSONObject",
     "JSONValue",
     "Level",
@@ -285,8 +305,12 @@ __all__ = [
     "NotRegularFileError",
     "Notice",
     "Pairing",
+    "PanelBlock",
+    "PanelQuestion",
     "PluginError",
+    "QuestionInRun",
     "QuestionMatch",
+    "QuestionPanel",
     "QuestionRecord",
     "ReadOption",
     "ReadOptions",
@@ -310,6 +334,7 @@ __all__ = [
     "TableLayout",
     "TableRow",
     "TextBlock",
+    "TextLine",
     "bar",
     "check_notices",
     "csv_comparison",

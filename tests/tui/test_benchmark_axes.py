@@ -21,7 +21,7 @@ from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.screens.queue import QueueScreen
 from memscope.tui.screens.runs import RunsScreen
 from memscope.tui.widgets.candidates import CandidatesPanel
-from memscope.tui.widgets.probe_panel import ProbePanel
+from memscope.tui.widgets.question_panel import QuestionPanelView
 from memscope.tui.widgets.queue_table import QueueHeader
 
 runner = CliRunner()
@@ -205,7 +205,7 @@ async def test_dmv_matrix_filter_and_retention_panel(demo: Path) -> None:
         assert (numbers["bank"][table_rows(app)] >= 9).all()
 
         screen = await open_question(pilot)
-        assert screen.query_one(ProbePanel).display
+        assert screen.query_one(QuestionPanelView).display
         panel = screen.query_one(CandidatesPanel)
         assert panel.mode == "context"
         assert not panel.query_one("#rerank-params").display

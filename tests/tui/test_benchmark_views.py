@@ -1,5 +1,6 @@
-"""The question screen on DMV-Bench and CUE-Mem runs: a probe's recall steps, and a voice
-message's waveform, caption view and real playback (through the ALSA null device)."""
+"""The question screen on DMV-Bench and CUE-Mem runs: a probe's recall steps (DMV-Bench's
+own question panel), and a voice message's waveform, caption view and real playback
+(through the ALSA null device)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,23 @@ from pathlib import Path
 import pytest
 from helpers import ready, settle, shown_text
 
+from memscope.adapters.dmv.probe import load_probe
 from memscope.media.audio import Player
 from memscope.tui.app import make_app
 from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.question import QuestionScreen
 from memscope.tui.widgets.audio_view import AudioView
-from memscope.tui.widgets.probe_panel import ProbePanel
+from memscope.tui.widgets.question_panel import QuestionPanelView
 from memscope.tui.widgets.round_view import RoundView
 from memscope.tui.widgets.timeline import Timeline
+from memscope.usecases.runs.panel_reads import StoredQuestion
+
+
+def screen_question(screen: QuestionScreen) -> tuple[str, str]:
+    """(run id, qid) of the question on screen."""
+    session = screen.session
+    assert session.run is not None and session.qid is not None
+    return session.run.run_id, session.qid
 
 
 async def open_first_question(pilot) -> QuestionScreen:
@@ -30,11 +40,12 @@ async def test_a_dmv_probe_shows_its_target_outcome_and_recall_steps(demo: Path)
     app = make_app(OpenRequest([f"{demo / 'runs' / 'dmv_f2_demo'}:TextOnly"], annotator="tester"))
     async with app.run_test(size=(130, 40)) as pilot:
         screen = await open_first_question(pilot)
-        panel = screen.query_one(ProbePanel)
+        panel = screen.query_one(QuestionPanelView)
         assert panel.display and not screen.query_one(RoundView).display
-        probe = panel.probe
-        assert probe is not None and probe.steps, "the probe view did not load"
-        text = shown_text(screen.query_one("#probe-text"))
+        assert panel.blocks is not None, "the probe panel did not load"
+        probe = load_probe(StoredQuestion(screen.session.store, "dmv", *screen_question(screen)))
+        assert probe.steps
+        text = shown_text(screen.query_one("#question-panel-text"))
         assert f"target  {probe.target.url}" in text
         assert ("✓ the target" if probe.correct else "✗ not the target") in text
         assert f"R{probe.steps[0].step}" in text

@@ -35,11 +35,14 @@ NOT_AT_START = (
     "memscope.tui.widgets.candidates",
     "memscope.tui.widgets.label_bar",
     "memscope.tui.widgets.image_preview",
+    "memscope.tui.widgets.question_panel",
     # their view models and use cases
     "memscope.triage.question_view",
     "memscope.triage.evidence_chain",
     "memscope.triage.triage_matrix",
-    "memscope.triage.benchmark_views",
+    "memscope.usecases.question_panels",
+    "memscope.usecases.runs.panel_reads",
+    "memscope.adapters.dmv.probe",  # a benchmark's own panel, imported when first shown
     "memscope.usecases.rerun.question_rerank",
     "memscope.usecases.rerun.run_rerank",
     "memscope.usecases.report.build",

@@ -120,7 +120,7 @@ def test_question_screen_view_records(tmp_path: Path, store: Store) -> None:
         question = load_question(reads[qid], None, context.recompute_hint)
         view = question.view
         assert view.detail == replace(question_detail(session.data, row), row=0)
-        assert (view.other, view.other_run_id, view.is_probe) == (None, None, False)
+        assert (view.other, view.other_run_id, view.replaces_rounds) == (None, None, False)
         ranking = ranking_view(question, alpha=0.6, lam=0.02, k=2)
         assert not ranking.loading
         candidates, entries = _whole_run_ranking(session, rounds, row, 2)

@@ -27,7 +27,7 @@ from memscope.adapters.registry import GROUP, benchmark, benchmarks
 from memscope.adapters.spec import API_VERSION, Benchmark, ModuleReader, ReadOption, TableLayout
 from memscope.adapters.spec_check import QUEUE_WORDS, validate
 from memscope.errors import PluginError, RunDirError
-from memscope.triage.triage_matrix import SHARED_METRICS
+from memscope.triage.triage_matrix import OWN_METRIC, SHARED_METRICS
 from memscope.usecases.labels.queue import FILTER_FIELDS
 from memscope.usecases.runs.ingest import ingest_paths
 from memscope.usecases.table.axes import table_metrics
@@ -73,7 +73,12 @@ def test_specs_name_only_words_memscope_knows(store) -> None:
                 spec.own_attributes and column not in predictions
             ), (spec.name, column)
         for key, _title in spec.axes.metrics:
-            assert key in SHARED_METRICS or key in own, (spec.name, key)
+            # Or the run's own per-question attribute (``own:NAME``, DMV-Bench's target seen).
+            assert (
+                key in SHARED_METRICS
+                or key in own
+                or (key.startswith(OWN_METRIC) and spec.own_attributes)
+            ), (spec.name, key)
         for option in spec.read_options:
             assert option.flag.startswith("--") and option.key.isidentifier()
     # The queue's own filter words, which no axis may take (spec_check keeps a copy).
@@ -187,7 +192,13 @@ def test_the_tiny_spec_is_valid() -> None:
             },
             "names two axes",
         ),
-        ({"panel": "chart"}, "panel 'chart' is not one of rerank, evidence, probe"),
+        (
+            {"panel": "chart"},
+            "panel 'chart' is not one of rerank, evidence (API 1.3: a view of your own is a question_panel)",
+        ),
+        # API 1.2's name for DMV-Bench's view: now a benchmark's own question panel.
+        ({"panel": "probe"}, "a view of your own is a question_panel"),
+        ({"question_panel": "probe"}, "is not a QuestionPanel"),
         ({"name": "Tiny Bench"}, "lower-case letters"),
     ],
 )

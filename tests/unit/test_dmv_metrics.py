@@ -225,10 +225,11 @@ def test_text_plots_for_the_retention_curve() -> None:
 
 def test_the_probe_view_for_the_app(store: Store, ingested: list[str]) -> None:
     from builders_dmv import HASHES
-    from memscope.triage.benchmark_views import load_probe
+    from memscope.adapters.dmv.probe import load_probe
+    from memscope.usecases.runs.panel_reads import StoredQuestion
 
     red, blue, green = HASHES[:3]
-    view = load_probe(store, ingested[0], "q2")
+    view = load_probe(StoredQuestion(store, "dmv", ingested[0], "q2"))
     assert (
         view.probe_id,
         view.task_id,
@@ -246,12 +247,50 @@ def test_the_probe_view_for_the_app(store: Store, ingested: list[str]) -> None:
     assert [
         (s.step, [p.url_hash for p in s.retrieved], s.target_rank, s.action) for s in view.steps
     ] == [(1, [red, blue], 1, "click"), (2, [red, green], 1, "add_to_wishlist")]
-    missed = load_probe(store, ingested[1], "q3")  # TextOnly: the blue scarf, never retrieved
+    # TextOnly: the blue scarf, never retrieved
+    missed = load_probe(StoredQuestion(store, "dmv", ingested[1], "q3"))
     assert not missed.correct and missed.steps[0].target_rank is None
     from memscope.errors import NotFoundError
 
     with pytest.raises(NotFoundError):
-        load_probe(store, ingested[0], "q99")
+        load_probe(StoredQuestion(store, "dmv", ingested[0], "q99"))
+
+
+def test_a_panel_reads_only_its_own_declared_detail_tables(
+    store: Store, ingested: list[str]
+) -> None:
+    """``PanelQuestion.detail_rows``: the question's rows of a declared table (no
+    ``run_id``); any other name (memscope's own tables, another benchmark's) is refused
+    before it reaches the SQL."""
+    from memscope.errors import PluginError
+    from memscope.usecases.runs.panel_reads import StoredQuestion
+
+    question = StoredQuestion(store, "dmv", ingested[0], "q2")
+    rows = question.detail_rows("dmv_recall_steps")
+    assert [row["step"] for row in rows] == [1, 2] and "run_id" not in rows[0]
+    for table in ("predictions", "cue_retrieved_items", 'x"; DROP TABLE runs; --'):
+        with pytest.raises(PluginError, match="none of its detail tables"):
+            question.detail_rows(table)
+
+
+def test_the_matrix_reads_target_seen_from_the_runs_own_attribute(
+    store: Store, ingested: list[str]
+) -> None:
+    """The matrix's "target seen in any step" is the run's own attribute (``own:NAME``),
+    counted over the same probes as the report's ``tsr.recall.seen_any_step``: no store
+    query reads DMV-Bench's recall-step table for it (issue 39, item 2)."""
+    from memscope.triage.triage_matrix import OWN_METRIC, own_values
+    from memscope.usecases.benchmarks import spec_of
+    from memscope.usecases.runs import session_io
+
+    key = "own:target_seen_any_step"
+    assert key in dict(spec_of("dmv").axes.metrics)
+    for run_id in ingested:
+        data = session_io.read_run_columns(store, run_id, evidence=False)
+        values = own_values(data, key.removeprefix(OWN_METRIC))
+        recall = build_report(load_run(store, run_id))["tsr"]["recall"]
+        assert int((~np.isnan(values)).sum()) == recall["n_seen_any_step"] > 0
+        assert float(np.nanmean(values)) == pytest.approx(recall["seen_any_step"])
 
 
 def test_cli_strict_refuses_a_bad_row_in_one_message(tmp_path: Path) -> None:

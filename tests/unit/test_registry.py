@@ -203,6 +203,69 @@ def test_the_figure_check_finds_what_the_core_did() -> None:
     assert _figures_named(ast.parse(code), {"retention", "cue"}) == [1, 2, 4]
 
 
+OLD_PANEL_NAMES = frozenset({"probe"})
+"""API 1.2's panel name that stood for DMV-Bench's view of a probe (issue 39, item 2)."""
+
+SCHEMA_HISTORY = ("store", "migrations")
+"""Migrations are the store's frozen schema history (a store created before the benchmarks
+declared their tables went through them): the one place a detail table may be named."""
+
+
+def _panels_named(tree: ast.AST, panels: set[str], tables: set[str]) -> list[int]:
+    """Lines holding an old panel name as a value at all (a ``Literal``, a comparison), a
+    registered question panel's name compared with or keyed by, or a string naming one of
+    a benchmark's own detail tables (SQL that reads it)."""
+    held = [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and (node.value in OLD_PANEL_NAMES or any(table in node.value for table in tables))
+    ]
+    return sorted(set(held + _names_compared(tree, panels)))
+
+
+def test_no_source_file_outside_a_benchmarks_package_names_its_panel_or_tables() -> None:
+    """A question panel is its benchmark's code (``Benchmark.question_panel``) and reads its
+    own detail tables through the hook: no core module branches on the panel's name or
+    queries the tables (issue 39, item 2)."""
+    names = {spec.name for spec in benchmarks()}
+    panels = {spec.question_panel.name for spec in benchmarks() if spec.question_panel}
+    # Tables named for their benchmark (the ``<benchmark>_`` rule; older ones predate it).
+    tables = {
+        table.name
+        for spec in benchmarks()
+        for table in spec.detail_tables
+        if table.name.startswith(f"{spec.name}_")
+    }
+    assert "probe" in panels and "dmv_recall_steps" in tables
+    problems = []
+    for path in sorted(SRC.rglob("*.py")):
+        relative = path.relative_to(SRC)
+        if relative.parts[0] == "adapters" and relative.parts[1] in names:
+            continue  # a benchmark's own package may name its panel and tables
+        if relative.parts[:2] == SCHEMA_HISTORY:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        problems += [f"{relative}:{line}" for line in _panels_named(tree, panels, tables)]
+    assert not problems, (
+        f"benchmark panels or detail tables named outside their packages: {problems}"
+    )
+
+
+def test_the_panel_check_finds_what_the_core_did() -> None:
+    """What main held before the panel became a hook (spec.py, question_view.py, the
+    question screen and store/queries_benchmarks.py) each fails the check."""
+    code = (
+        'Panel = Literal["rerank", "evidence", "probe"]\n'
+        'probe = self.panel == "probe"\n'
+        'if kind == "probe": pass\n'
+        'SQL = "SELECT step FROM dmv_recall_steps WHERE run_id = ?"\n'
+        'ok = spec.panel == "evidence"\n'
+    )
+    assert _panels_named(ast.parse(code), {"probe"}, {"dmv_recall_steps"}) == [1, 2, 3, 4]
+
+
 def test_the_same_entry_point_seen_twice_is_one_registration(fresh_registry) -> None:
     """An installed copy and stale build metadata on the path announce the same entry point."""
     same = _point("memeye", "memscope.adapters.memeye:BENCHMARK")

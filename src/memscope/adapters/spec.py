@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, TypeAlias, cast
 
 from memscope.adapters.axes import BenchmarkAxes
 from memscope.adapters.charts import BenchmarkFigure
+from memscope.adapters.panels import QuestionPanel
 from memscope.adapters.sections import ReportSection
 
 if TYPE_CHECKING:
@@ -49,7 +50,10 @@ own (``ReportSection``, ``adapters.sections``) instead of one of two names, adde
 matrix's ``MatrixGap``, and ``ModuleRunWriter``'s ``whole_history`` and ``next_step``; 1.3
 made a figure code of the benchmark's own (``BenchmarkFigure``, ``Chart``, ``adapters.charts``)
 instead of one of three names (``"grid_lines"``, the default, is still read as no figure of
-its own) and lent a section or figure the run's id (``SectionRun.run_id``)."""
+its own), lent a section or figure the run's id (``SectionRun.run_id``), and made a
+question panel code of the benchmark's own (``QuestionPanel``, ``adapters.panels``: what
+the question screen shows in place of a dialogue round) instead of a third ``Panel``
+name."""
 
 
 def api_compatible(declared: str) -> bool:
@@ -62,11 +66,12 @@ def api_compatible(declared: str) -> bool:
     return major == ours_major and minor <= ours_minor
 
 
-Panel = Literal["rerank", "evidence", "probe"]
-"""What the question screen's right-hand panel shows: ``rerank`` the recency re-rank of a
-scored candidate pool (and the run-level temporal numbers under it); ``evidence`` the
-retrieved evidence against the gold ids (re-rankable where the run logged scores);
-``probe`` a probe's recall steps and the run's success by axis (no dialogue round)."""
+Panel = Literal["rerank", "evidence"]
+"""What the question screen's right-hand panel shows of any run's retrievals: ``rerank``
+the recency re-rank of a scored candidate pool (and the run-level temporal numbers under
+it); ``evidence`` the retrieved evidence against the gold ids (re-rankable where the run
+logged scores). Both are generic views, so they stay memscope's own names; a benchmark
+whose questions need a view of their own declares a ``question_panel`` (API 1.3)."""
 
 ContextKind = Literal["retrieval", "whole_history", "gold_evidence", "none"]
 """What the answer model was given as context in a run (``Benchmark.context_kinds``)."""
@@ -382,6 +387,11 @@ class Benchmark:
     resample whole clusters and ``compare`` adds a cluster sign-flip test (DMV-Bench's
     chain ``trunk``)."""
     panel: Panel = "rerank"
+    question_panel: QuestionPanel | None = None
+    """The benchmark's own view of a question, shown in place of the dialogue round (and,
+    with a summary hook, on the right instead of the candidates): code in its package
+    (``adapters.panels``; DMV-Bench's probe: its recall steps and retention context). None:
+    the round view and the ``panel`` of candidates."""
     figure: BenchmarkFigure | None = None
     """The benchmark's own figure (``f`` on the matrix, ``memscope plot NAME``): code in its
     package that describes a chart of its runs (``adapters.charts``). None: the matrix's

@@ -21,6 +21,7 @@ from typing import get_args
 
 from memscope.adapters.axes import BenchmarkAxes
 from memscope.adapters.charts import PLOT_KINDS, BenchmarkFigure, own_figure
+from memscope.adapters.panels import QuestionPanel
 from memscope.adapters.sections import ReportSection
 from memscope.adapters.spec import (
     API_VERSION,
@@ -334,7 +335,12 @@ def _hook_name(hook: object) -> bool:
 def _choices(spec: Benchmark) -> list[str]:
     problems: list[str] = []
     if spec.panel not in get_args(Panel):
-        problems.append(f"panel {spec.panel!r} is not one of {', '.join(get_args(Panel))}")
+        # API 1.2's third name stood for DMV-Bench's view, now its package's question_panel.
+        problems.append(
+            f"panel {spec.panel!r} is not one of {', '.join(get_args(Panel))} "
+            "(API 1.3: a view of your own is a question_panel)"
+        )
+    problems += _question_panel(spec)
     problems += _figure(spec)
     keys = [getattr(section, "key", None) for section in spec.report_sections]
     for section, key in zip(spec.report_sections, keys, strict=True):
@@ -361,6 +367,27 @@ def _choices(spec: Benchmark) -> list[str]:
     for label, hook in (("check_stored", spec.check_stored), ("check_table", spec.check_table)):
         if hook is not None and not callable(hook):
             problems.append(f"{label} is not callable")
+    return problems
+
+
+def _question_panel(spec: Benchmark) -> list[str]:
+    """What is wrong with the benchmark's own question panel (nothing when it has none)."""
+    panel: object = spec.question_panel
+    if panel is None:
+        return []
+    if not isinstance(panel, QuestionPanel):
+        return [f"question_panel {panel!r} is not a QuestionPanel"]
+    if not isinstance(panel.name, str) or not NAME.match(panel.name):
+        return [f"question_panel name {panel.name!r} must be a lower-case identifier"]
+    problems = []
+    if not (callable(panel.build) or _hook_name(panel.build)):
+        problems.append(
+            f"question_panel {panel.name!r}: build is not callable nor 'module:function'"
+        )
+    if panel.summary is not None and not (callable(panel.summary) or _hook_name(panel.summary)):
+        problems.append(
+            f"question_panel {panel.name!r}: summary is not callable nor 'module:function'"
+        )
     return problems
 
 

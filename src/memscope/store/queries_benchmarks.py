@@ -1,5 +1,6 @@
-"""Named reads of the DMV-Bench and CUE-Mem detail tables (migration 005) and the rounds
-they refer to. The app reaches them through ``triage/benchmark_views.py``.
+"""Reads for a benchmark's own views of a question: the question with its answer, its rows
+in the benchmark's detail tables (by the table's declared name: no benchmark is named here)
+and the rounds they refer to. The app reaches them through ``usecases/runs/panel_reads.py``.
 """
 
 from __future__ import annotations
@@ -36,16 +37,25 @@ def run_question(con: duckdb.DuckDBPyConnection, run_id: str, qid: str) -> dict[
     }
 
 
-def recall_steps(con: duckdb.DuckDBPyConnection, run_id: str, qid: str) -> list[dict[str, Any]]:
-    """A DMV-Bench probe's recall steps in order: observed URL, retrieved slugs, action."""
-    found = rows(
-        con,
-        "SELECT step, observed_url, retrieved, action, action_url, vlm_text FROM dmv_recall_steps "
-        "WHERE run_id = ? AND qid = ? ORDER BY step",
-        [run_id, qid],
-    )
-    names = ("step", "observed_url", "retrieved", "action", "action_url", "vlm_text")
-    return [dict(zip(names, row, strict=True)) for row in found]
+def detail_rows(
+    con: duckdb.DuckDBPyConnection, table: str, run_id: str, qid: str
+) -> list[dict[str, Any]]:
+    """A question's rows of a run in one of a benchmark's detail tables (``run_id`` left
+    out), as written. ``table`` must be a declared detail table's name (the caller checks:
+    it is spliced into the SQL, quoted); the table has a ``qid`` column."""
+    import duckdb
+
+    if not table.isidentifier():
+        raise ValueError(f"not a detail table name: {table!r}")
+    try:
+        cursor = con.execute(
+            f'SELECT * EXCLUDE (run_id) FROM "{table}" WHERE run_id = ? AND qid = ?',
+            [run_id, qid],
+        )
+    except duckdb.CatalogException:
+        return []  # created on first use: no run has written one yet
+    names = [column[0] for column in cursor.description or ()]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 def rounds_by_id(
@@ -83,17 +93,3 @@ def rounds_by_id(
         entry["extra"] = json.loads(entry["extra"]) if entry["extra"] else {}
         result[entry["round_id"]] = entry
     return result
-
-
-def target_seen_by_probe(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, bool]:
-    """Per probe of a DMV-Bench run with logged recall steps: whether any step retrieved
-    its target (metrics.md: "target seen in any step")."""
-    found = rows(
-        con,
-        "SELECT s.qid, bool_or(list_contains(s.retrieved, json_extract_string(q.extra, '$.target_hash'))) "
-        "FROM dmv_recall_steps s JOIN runs r ON r.run_id = s.run_id "
-        "JOIN questions q ON q.dataset_id = r.dataset_id AND q.qid = s.qid "
-        "WHERE s.run_id = ? GROUP BY s.qid",
-        [run_id],
-    )
-    return {str(qid): bool(seen) for qid, seen in found}

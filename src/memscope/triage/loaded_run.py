@@ -8,8 +8,8 @@ run itself; the queue reads the rows on screen from the store as they are drawn
 (``usecases.runs.question_read``, each with its failure suggestion), and
 :func:`ensure_suggestions` computes and stores the run's suggestions in the background
 (none are kept for the whole run).
-What still needs the whole run (``LoadedRun.data``, ``table``, ``other``, ``rounds``: the
-DMV-Bench probe panel's retention context, and tests) reads it on first
+What still needs the whole run (``LoadedRun.data``, ``table``, ``other``, ``rounds``: a
+benchmark's question panel summary, such as DMV-Bench's retention context, and tests) reads it on first
 access. The store is used in short connections only, so other memscope processes can use
 it meanwhile.
 """

@@ -30,6 +30,7 @@ from memscope.triage.evidence_chain import (
 )
 from memscope.triage.round_index import RoundIndex
 from memscope.usecases.benchmarks import Panel
+from memscope.usecases.question_panels import QuestionPanel
 from memscope.usecases.report.build import RETRIEVAL_NOTES
 from memscope.usecases.rerun.question_rerank import QuestionRerun
 from memscope.usecases.runs.question_read import QuestionRead
@@ -57,16 +58,19 @@ class QuestionView:
     benchmark: str
     """The run's benchmark name (``runs.benchmark``)."""
     panel: Panel
-    """What the right-hand panel shows (``Benchmark.panel``; a probe shows its recall
-    steps in place of a dialogue round)."""
+    """Which view of the candidates the right-hand panel shows (``Benchmark.panel``)."""
+    question_panel: QuestionPanel | None
+    """The benchmark's own view of the question (``Benchmark.question_panel``), shown in
+    place of the dialogue round; None: the round view."""
     other: OtherAnswer | None
     other_run_id: str | None
     """The compared run (set even when this question is not in it)."""
 
     @property
-    def is_probe(self) -> bool:
-        """A probe (DMV-Bench): no dialogue round, its recall steps instead."""
-        return self.panel == "probe"
+    def replaces_rounds(self) -> bool:
+        """Whether the benchmark's own panel stands in for the dialogue round (no round to
+        show, caption or play; a DMV-Bench probe's recall steps)."""
+        return self.question_panel is not None
 
 
 @dataclass(frozen=True)
@@ -142,7 +146,10 @@ def question_view(read: QuestionRead, other_run_id: str | None) -> QuestionView:
             theirs.f1,
             theirs.correct,
         )
-    return QuestionView(detail, data.benchmark, data.spec.panel, other, other_run_id)
+    spec = data.spec
+    return QuestionView(
+        detail, data.benchmark, spec.panel, spec.question_panel, other, other_run_id
+    )
 
 
 def ranking_view(question: LoadedQuestion, *, alpha: float, lam: float, k: int) -> RankingView:

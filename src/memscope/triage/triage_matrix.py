@@ -51,9 +51,28 @@ class CellValue:
 
 RETRIEVAL_KEYS = {"any_clue", "latest_at_k", "evidence_recall", "evidence_precision", "r1_top_k"}
 """Metrics that need the retrieval evidence (loaded in the background)."""
-SHARED_METRICS = frozenset({"accuracy", "tsr", "seen_any", *RATE_METRICS, *RETRIEVAL_KEYS})
+SHARED_METRICS = frozenset({"accuracy", "tsr", *RATE_METRICS, *RETRIEVAL_KEYS})
 """The matrix metrics a benchmark's ``axes.metrics`` may name besides its own table metrics
-(``TableLayout.metrics``, read from their prediction column); docs/benchmarks.md."""
+(``TableLayout.metrics``, read from their prediction column) and ``own:NAME``;
+docs/benchmarks.md."""
+OWN_METRIC = "own:"
+"""A matrix metric ``own:NAME``: the mean of the run's own per-question attribute ``NAME``
+(``PredictionRow.extra``; a question without it is not counted), so a benchmark's own
+per-question fact (DMV-Bench's target seen in any recall step) needs no code here."""
+
+
+def own_values(data: RunData, name: str) -> np.ndarray:
+    """Per question the run's own attribute ``name`` as a float, NaN where it is missing or
+    not a number."""
+    from memscope.usecases.runs.question_extras import extra_columns
+
+    raw = extra_columns(data.questions, (name,), column="prediction_extra")[name]
+    return np.array(
+        [float(value) if isinstance(value, int | float) else np.nan for value in raw.tolist()],
+        dtype=float,
+    )
+
+
 ALL_COLUMN = "*"
 EI_GAP_COLUMN = "ei_gap"
 
@@ -200,7 +219,7 @@ def grid_values(
         return Grid(row_axis.title, column_axis.title, rows, columns, [], by_cell)
     row_labels = table.axis_labels[view.rows]
     column_labels = table.axis_labels[view.columns]
-    values, counting = _question_values(metric, table, data, k, store)
+    values, counting = _question_values(metric, table, data, k)
     row_values, column_values = [v for v, _ in rows], [v for v, _ in columns]
     cells: dict[tuple[str, str], CellValue] = {}
     if counting:
@@ -233,7 +252,7 @@ def grid_values(
 
 
 def _question_values(
-    metric: MatrixMetric, table: TriageTable, data: RunData, k: int, store: Store | None
+    metric: MatrixMetric, table: TriageTable, data: RunData, k: int
 ) -> tuple[np.ndarray, bool]:
     """Per question: the value a cell averages (NaN: not counted), and whether cells sum
     instead (failure-code counts)."""
@@ -251,15 +270,8 @@ def _question_values(
         return evidence_values(data, k, precision=metric.key == "evidence_precision"), False
     if metric.key == "r1_top_k":
         return question_metrics(data, k)["any_clue"], False
-    if metric.key == "seen_any":
-        seen: dict[str, bool] = {}
-        if store is not None:
-            from memscope.usecases.runs.session_io import probe_seen
-
-            seen = probe_seen(store, data.run_id)
-        return np.array(
-            [float(seen[q]) if q in seen else np.nan for q in table.qids.tolist()], dtype=float
-        ), False
+    if metric.key.startswith(OWN_METRIC):
+        return own_values(data, metric.key.removeprefix(OWN_METRIC)), False
     if metric.key == "labelled":
         values = np.where(table.correct == 0.0, table.labelled.astype(float), np.nan)
         return values, False

@@ -104,7 +104,8 @@ def installed() -> dict[str, Any]:
 
     Returns:
         ``{"benchmarks": [{"name", "title", "run_files", "axes", "options", "panel",
-        "figure" (its own figure's name for ``memscope plot``, or None)}],
+        "question_panel" (its own question panel's name, or None), "figure" (its own
+        figure's name for ``memscope plot``, or None)}],
         "problems": [{"name", "why"}]}``, benchmarks in sniffing order.
     """
     from memscope.adapters.charts import own_figure
@@ -119,6 +120,7 @@ def installed() -> dict[str, Any]:
                 "axes": [axis.key for axis in spec.axes.axes],
                 "options": [option.flag for option in spec.read_options],
                 "panel": spec.panel,
+                "question_panel": None if spec.question_panel is None else spec.question_panel.name,
                 "figure": None if (figure := own_figure(spec)) is None else figure.name,
             }
             for spec in benchmarks()

@@ -19,6 +19,7 @@ from memscope.plugin import (
     ModuleReader,
     ModuleRunWriter,
     Pairing,
+    QuestionPanel,
     ReadOption,
     ReportSection,
     TableLayout,
@@ -32,7 +33,7 @@ REGISTRY_OPTION = ReadOption(
     remembered_as="registry",
 )
 RECALL_STEPS = DetailTable(
-    "dmv_recall_steps",
+    "dmv_recall_steps",  # read by the probe panel (probe.py)
     (
         ("qid", "VARCHAR NOT NULL"),
         ("step", "INTEGER NOT NULL"),
@@ -72,7 +73,15 @@ BENCHMARK = Benchmark(
         "seed/trunk, visit session, recall session, target product and cue",
     ),
     cluster="trunk",
-    panel="probe",
+    # A probe is no dialogue round: its recall steps on the left, its retention context on
+    # the right (no candidates to re-rank: DMV-Bench logs no scores).
+    panel="evidence",
+    question_panel=QuestionPanel(
+        "probe",
+        "the probe's recall steps",
+        "memscope.adapters.dmv.probe:probe_panel",
+        "memscope.adapters.dmv.probe:retention_panel",
+    ),
     figure=BenchmarkFigure(
         "retention",
         "memscope.adapters.dmv.figure:retention_chart",

@@ -33,7 +33,8 @@ AXES = BenchmarkAxes(
     metrics=(
         ("tsr", "TSR"),
         ("r1_top_k", "target in top-K at R1"),
-        ("seen_any", "target seen in any step"),
+        # The run's own attribute (run.py writes it where the log has recall steps).
+        ("own:target_seen_any_step", "target seen in any step"),
     ),
     words={
         "question": "probe",

@@ -14,11 +14,13 @@ from memscope.usecases.runs import session_io
 from memscope.usecases.runs.session_io import QuestionContext
 
 if TYPE_CHECKING:
-    # Only the question and probe screens use these: imported there, so the app's start
+    # Only the question screen and its panels use these: imported there, so the app's start
     # does not pay for them.
-    from memscope.triage.benchmark_views import ProbeView
+    from collections.abc import Sequence
+
     from memscope.triage.question_view import LoadedQuestion
     from memscope.triage.round_index import RoundIndex
+    from memscope.usecases.question_panels import PanelBlock, QuestionPanel
 
 PREFETCH_AHEAD = 24
 """Questions of the queue read ahead of the cursor in the background (``j`` shows them at
@@ -141,13 +143,16 @@ class QuestionReads(QueueCursor):
 
         return RoundIndex(table, n=context.run.n_rounds)
 
-    def read_probe(self, run_id: str, qid: str) -> ProbeView:
-        """A DMV-Bench probe's target and recall steps.
+    def read_panel(
+        self, panel: QuestionPanel, benchmark: str, run_id: str, qid: str
+    ) -> Sequence[PanelBlock]:
+        """The benchmark's own question panel for question ``qid`` of ``run_id`` (worker
+        thread: its ``build`` hook reads the store).
 
         Raises:
-            MemscopeError: the probe cannot be read.
+            MemscopeError: the question cannot be read.
         """
-        from memscope.triage.benchmark_views import load_probe
+        from memscope.usecases.runs.panel_reads import StoredQuestion
 
         with self.store_lock:
-            return load_probe(self.store, run_id, qid)
+            return panel.built(StoredQuestion(self.store, benchmark, run_id, qid))

@@ -61,7 +61,8 @@ class RerankCache(RunLevelReads):
         if run is None:
             return RerankPlan("none")
         # The run-level numbers are the Y3 temporal metrics under the re-rank panel; the
-        # evidence and probe panels do not show them, so nothing is computed for those runs.
+        # evidence panel (and a benchmark's own question panel, shown with it: DMV-Bench's)
+        # does not show them, so nothing is computed for those runs.
         if run.retrieval_kind != "ranked" or spec_of(run.benchmark).panel != "rerank":
             return RerankPlan("none")
         if key in self._reranks:

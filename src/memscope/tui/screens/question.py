@@ -19,7 +19,6 @@ from textual.widgets import Static
 
 from memscope.engine_jobs.memory_search import EngineStep
 from memscope.errors import MemscopeError
-from memscope.triage.benchmark_views import retention_context
 from memscope.triage.candidate_rows import Candidate
 from memscope.triage.evidence_chain import QuestionDetail, TimelineEntry
 from memscope.triage.label_book import Queued
@@ -46,13 +45,14 @@ from memscope.tui.screens.base import SessionScreen
 from memscope.tui.widgets.answer_panel import AnswerPanel
 from memscope.tui.widgets.audio_view import AudioView
 from memscope.tui.widgets.candidate_table import CandidateTable
-from memscope.tui.widgets.candidates import CandidatesPanel, evidence_hits_line, retention_text
+from memscope.tui.widgets.candidates import CandidatesPanel, evidence_hits_line
 from memscope.tui.widgets.footer import FittingFooter
 from memscope.tui.widgets.label_bar import LabelBar
-from memscope.tui.widgets.probe_panel import ProbePanel
+from memscope.tui.widgets.question_panel import QuestionPanelView, blocks_text
 from memscope.tui.widgets.round_view import RoundView
 from memscope.tui.widgets.status_bar import StatusBar, status_view_text
 from memscope.tui.widgets.timeline import Timeline
+from memscope.usecases.question_panels import summary_blocks
 
 if TYPE_CHECKING:
     from memscope.media.audio import Player
@@ -100,7 +100,7 @@ class QuestionScreen(SessionScreen):
             yield AnswerPanel(id="answer")
             yield Timeline(id="timeline")
             yield RoundView(id="round")
-            yield ProbePanel(id="probe")
+            yield QuestionPanelView(id="question-panel")
             yield CandidatesPanel(id="candidates")
         yield Static(STACKED_HINT, id="stack-hint", markup=False)
         yield LabelBar(id="label-bar")
@@ -111,7 +111,7 @@ class QuestionScreen(SessionScreen):
         self._answer_panel = self.query_one(AnswerPanel)
         self._timeline = self.query_one(Timeline)
         self._round_view = self.query_one(RoundView)
-        self._probe_panel = self.query_one(ProbePanel)
+        self._question_panel = self.query_one(QuestionPanelView)
         self._candidates_panel = self.query_one(CandidatesPanel)
         self._label_bar = self.query_one(LabelBar)
         self._status_bar = self.query_one(StatusBar)
@@ -119,27 +119,27 @@ class QuestionScreen(SessionScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide the keys that would do nothing here: the re-ranking keys where the run logged
-        no ranked list (a probe of DMV-Bench, a run that logged no retrieval), the caption
-        key on a probe (no dialogue round), and play where no round of the question has
-        audio."""
-        ranked, probe, audio = self._bindings_key[1:]
+        no ranked list (a run that logged no retrieval, or whose benchmark's own panel
+        stands in for the round: a DMV-Bench probe), the caption key and play there (no
+        dialogue round), and play where no round of the question has audio."""
+        ranked, own_panel, audio = self._bindings_key[1:]
         if action in ("alpha", "lam", "cutoff", "rerank_reset"):
-            return ranked and not probe
+            return ranked and not own_panel
         if action == "toggle_caption":
-            return not probe
+            return not own_panel
         if action == "play":
-            return audio and not probe
+            return audio and not own_panel
         return True
 
     def _key_facts(self) -> tuple[str | None, bool, bool, bool]:
-        """(benchmark, ranked retrieval, a probe, audio in the question): what decides which
+        """(benchmark, ranked retrieval, the benchmark's own panel, audio in the question): what decides which
         keys the footer shows for the question on screen."""
         view, question = self.view, self.question
         if view is None or question is None:
             return (None, True, False, True)
         ranked = question.read.data.run.retrieval_kind == "ranked"
         audio = any(entry.kind == "round" and entry.has_audio for entry in self.entries)
-        return (view.benchmark, ranked, view.is_probe, audio)
+        return (view.benchmark, ranked, view.replaces_rounds, audio)
 
     def on_resize(self) -> None:
         self.set_class(self.size.width < NARROW_BELOW, "-narrow")
@@ -172,11 +172,13 @@ class QuestionScreen(SessionScreen):
         self.detail = detail = view.detail
         self.selected_round = None
         with self.app.batch_update():  # one repaint for all panes, not one per pane
-            # A DMV-Bench probe has no dialogue round to show: its recall steps instead.
-            self._round_view.display = not view.is_probe
-            self._probe_panel.display = view.is_probe
-            if view.is_probe:
-                self._probe_panel.load(state, session.run_id, detail.qid)
+            # A benchmark's own panel stands in for the dialogue round (a DMV-Bench probe
+            # has none: its recall steps instead).
+            own = view.question_panel
+            self._round_view.display = own is None
+            self._question_panel.display = own is not None
+            if own is not None:
+                self._question_panel.load(state, own, view.benchmark, session.run_id, detail.qid)
             self._answer_panel.show(detail, view.other, view.other_run_id)
             self._rerank(keep_round=False)
             self._candidates_panel.follow_run_rerank(state)
@@ -234,11 +236,11 @@ class QuestionScreen(SessionScreen):
             scope=view.scope,
             note=ranking.note,
         )
-        kind = question.view.panel
-        if kind == "probe":
+        kind, own = question.view.panel, question.view.question_panel
+        if own is not None and own.summary is not None:
+            # The benchmark's own summary of the question in its run, instead of candidates.
             panel.set_mode("context")
-            row = session.table.row_of[detail.qid]
-            panel.show_context(retention_text(retention_context(session.table, row)))
+            panel.show_context(blocks_text(summary_blocks(own, session.table, detail.qid)))
         elif kind == "evidence":
             scored = any(c.score is not None for c in self.candidates)
             panel.set_mode("rerank-hits" if scored else "hits")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -71,9 +71,6 @@ def _change(before: float | None, after: float | None) -> Text:
         return Text(num(after, 0 if after in (0.0, 1.0) else 2))
     return Text(f"{num(before, 0)}→{num(after, 0)}", style="bold yellow")
 
-
-if TYPE_CHECKING:
-    from memscope.triage.benchmark_views import RetentionContext
 
 RERANK_AFTER_S = 0.15
 """Pause after an alpha / lambda / K key before the run-level numbers are recomputed."""
@@ -231,7 +228,8 @@ class CandidatesPanel(Vertical):
         (CUE-Mem RQ1/RQ2: one line, then the retrieved turns with the gold ones marked),
         ``rerank-hits`` (CUE-Mem RQ3: the re-ranking controls, then the evidence hits instead
         of the temporal metrics on latest-state questions) or
-        ``context`` (DMV-Bench: the retention context only)."""
+        ``context`` (the benchmark's own question panel's summary only: DMV-Bench's
+        retention context)."""
         self.mode = mode
         self.query_one("#panel-context", Static).display = mode != "rerank"
         self.query_one("#rerank-params", Static).display = mode in ("rerank", "rerank-hits")
@@ -415,33 +413,3 @@ def evidence_hits_line(candidates: list[Candidate], k: int, scored: bool = False
             " · no retrieval scores logged (RQ1/RQ2), so there is nothing to re-rank", "dim"
         )
     return line
-
-
-def retention_text(context: RetentionContext, tsr_name: str = "TSR") -> Text:
-    """A DMV-Bench probe's retention context: TSR by reach and by bank size in this run,
-    with this probe's level marked, and how its neighbours fared."""
-    text = Text()
-    for title, shares, unit in (
-        (f"retention: {tsr_name} by reach in this run", context.by_reach, "reach"),
-        (f"{tsr_name} by bank size", context.by_bank, "bank"),
-    ):
-        text.append(title + "\n", "bold")
-        for share in shares:
-            width = 10
-            filled = round((share.value or 0.0) * width)
-            text.append("▶ " if share.here else "  ", "bold yellow")
-            text.append(f"{unit} {share.level:<3} ", "bold" if share.here else "")
-            text.append("█" * filled, "green3" if share.here else "grey50")
-            text.append("░" * (width - filled), "grey23")
-            text.append(f"  {num(share.value)}  n={share.n}\n", "bold" if share.here else "dim")
-    outcome = ("✓ found", "green") if context.correct else ("✗ not found", "bold red")
-    text.append("this probe  ", "bold")
-    text.append(
-        f"reach {context.reach or '?'} · bank {context.bank or '?'} · position {context.position or '?'}  "
-    )
-    text.append(*outcome)
-    text.append(
-        f"\n{context.neighbours_failed} of {context.neighbours} probes at this reach and bank size failed",
-        "dim",
-    )
-    return text

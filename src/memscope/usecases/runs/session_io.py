@@ -17,8 +17,6 @@ only through here, the import-linter contract ``triage-calls-usecases``).
   re-ranking numbers, the matrix and its figures need, only.
 - :func:`read_rounds`, :func:`read_rounds_by_id`, :func:`save_position`, :func:`mark_opened`: the dataset's rounds,
   the remembered queue position, the store's default run.
-- :func:`read_probe`: a DMV-Bench probe's stored rows (question, recall steps, products).
-- :func:`probe_seen`: per DMV-Bench probe, whether any recall step retrieved its target.
 - :func:`search_memory`: the memory engine's search over a dataset (engine_jobs), the
   store lock taken per connection only.
 """
@@ -28,12 +26,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memscope.engine_jobs.memory_search import EngineStep
-from memscope.errors import NotFoundError
 from memscope.store import Store, queries
-from memscope.store import queries_benchmarks as benchmark_queries
 from memscope.store.app_state import AppState, load_app_state, save_app_state
 from memscope.store.samples import load_plan
 from memscope.usecases.labels.sample import SamplePlan, plan_from_rows
@@ -58,7 +54,6 @@ __all__ = [
     "AppState",
     "EngineStep",
     "EvidenceRead",
-    "ProbeRows",
     "QuestionContext",
     "QuestionRead",
     "RecomputeHint",
@@ -66,9 +61,7 @@ __all__ = [
     "SessionStart",
     "find_recompute_hint",
     "mark_opened",
-    "probe_seen",
     "read_evidence",
-    "read_probe",
     "read_question_context",
     "read_questions",
     "read_rerank_data",
@@ -281,53 +274,6 @@ def mark_opened(store: Store, run_id: str) -> None:
     """Make ``run_id`` the store's default run (``memscope report`` without a run)."""
     with store.write() as con:
         queries.mark_opened(con, run_id)
-
-
-@dataclass(frozen=True)
-class ProbeRows:
-    """A DMV-Bench probe as stored: its question row, its recall steps and, by hash, the
-    dataset rounds (products) of its target, its final page and everything retrieved."""
-
-    question: dict[str, Any]
-    steps: list[dict[str, Any]]
-    products: dict[str, dict[str, Any]]
-    target: str
-    """The target product's hash."""
-    final_hash: str | None
-    """The product the final page shows, when it is a product page."""
-
-
-def read_probe(store: Store, run_id: str, qid: str) -> ProbeRows:
-    """The stored rows of probe ``qid`` of DMV-Bench run ``run_id``.
-
-    Raises:
-        NotFoundError: when the run has no such question.
-    """
-    with store.read() as con:
-        question = benchmark_queries.run_question(con, run_id, qid)
-        if question is None:
-            raise NotFoundError(f"run {run_id!r} has no question {qid!r}", where=str(store.path))
-        steps = benchmark_queries.recall_steps(con, run_id, qid)
-        target = str(question["extra"].get("target_hash") or "")
-        final_url = question["pred"]
-        final_hash = (
-            final_url.rsplit("/", 1)[-1]
-            if final_url and final_url.startswith("/product/")
-            else None
-        )
-        hashes = [
-            target,
-            *([final_hash] if final_hash else []),
-            *(slug for s in steps for slug in s["retrieved"] or []),
-        ]
-        products = benchmark_queries.rounds_by_id(con, question["dataset_id"], hashes)
-    return ProbeRows(question, steps, products, target, final_hash)
-
-
-def probe_seen(store: Store, run_id: str) -> dict[str, bool]:
-    """Per probe of DMV-Bench run ``run_id``, whether any recall step retrieved its target."""
-    with store.read() as con:
-        return benchmark_queries.target_seen_by_probe(con, run_id)
 
 
 def search_memory(
