@@ -69,9 +69,8 @@ def compare(
 
     Questions are matched by task, answer mode and question text (never by position).
     Δ is given overall, per X level, per Y level and per (X, Y) cell with 95% paired
-    percentile bootstrap intervals over questions; a benchmark without X/Y (LoCoMo,
-    DMV-Bench, CUE-Mem, LongMemEval) gets Δ per level of its first row axis (LoCoMo's
-    category, LongMemEval's question type). It compares the metric `report` and the
+    percentile bootstrap intervals over questions; a benchmark without X/Y gets Δ per
+    level of its first row axis (a question category, type, reach or task). It compares the metric `report` and the
     app show: EM for MCQ questions (rotation averaged), Judge for open ones (EM where
     there is no judge score), and says which. Transitions: fixed (A wrong, B right),
     broken (A right, B wrong), both right, both wrong, with their question ids.
@@ -172,8 +171,7 @@ def _ids(qids: list[str]) -> Text:
 
 
 def _axis_table(result: Comparison, scored: bool) -> RenderableType | None:
-    """Δ per level of the benchmark's first row axis (LoCoMo's category, DMV-Bench's
-    reach …) for a benchmark whose questions have no X/Y coordinate: the JSON's
+    """Δ per level of the benchmark's first row axis (a category, a reach …) for a benchmark whose questions have no X/Y coordinate: the JSON's
     ``by_axes`` rows, which the app's comparison matrix shows. None without one."""
     from memscope.usecases.table.axes import level_label  # lazily: it loads the registry
 
@@ -285,7 +283,7 @@ def render_compare(result: Comparison, *, scored: bool = False) -> Group:
         parts += [fit(matrix), _levels_table(delta, levels)]
     parts += [means, Text("")]
     by_axis = None if placed else _axis_table(result, scored)
-    if by_axis is not None:  # e.g. LoCoMo's Δ per category, which has no X/Y matrix
+    if by_axis is not None:  # e.g. Δ per category, for a benchmark with no X/Y matrix
         parts += [by_axis, Text("")]
     parts.append(fit(transitions))
     significance = result.significance

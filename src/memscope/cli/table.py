@@ -98,7 +98,7 @@ def table(
         str | None,
         typer.Option(
             "--metric",
-            help="em, judge, score (compare's), accuracy, tsr, or a retrieval metric (any_clue, coverage, full_clue, mrr, latest_at_k, …); a benchmark's own (memscope benchmarks), e.g. f1 (LoCoMo's own), harness_f1 and harness_bleu (a harness's own), latency, tokens, and for harnesses that judge each answer several times judge_run_N (N = 1, 2, 3: one judge run) and judge_majority (their majority vote; judge is their mean). Default: MemEye em, CUE-Mem accuracy, DMV-Bench tsr.",
+            help="em, judge, score (compare's), accuracy, tsr, or a retrieval metric (any_clue, coverage, full_clue, mrr, latest_at_k, …); a benchmark's own (memscope benchmarks), e.g. f1 (a benchmark's own F1), harness_f1 and harness_bleu (a harness's own), latency, tokens, and for harnesses that judge each answer several times judge_run_N (N = 1, 2, 3: one judge run) and judge_majority (their majority vote; judge is their mean). Default: MemEye em, CUE-Mem accuracy, DMV-Bench tsr.",
             show_default=False,
         ),
     ] = None,
@@ -170,7 +170,7 @@ def table(
         bool,
         typer.Option(
             "--check-upstream",
-            help="Check the per-run numbers against the benchmark's own summary files (MemEye matrices/*/summary.csv and metrics.json by_x, by_y, by_cell under the runner's counting; DMV-Bench f2_summary.csv; a LoCoMo harness's own summary); the verdict, naming what was compared, follows the terminal table, goes to stderr with --format markdown, latex or csv (and --out), and into the JSON with --format json.",
+            help="Check the per-run numbers against the benchmark's own summary files (MemEye matrices/*/summary.csv and metrics.json by_x, by_y, by_cell under the runner's counting; DMV-Bench f2_summary.csv; a memory system's harness's own summary); the verdict, naming what was compared, follows the terminal table, goes to stderr with --format markdown, latex or csv (and --out), and into the JSON with --format json.",
         ),
     ] = False,
     k: Annotated[
