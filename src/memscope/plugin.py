@@ -105,6 +105,7 @@ if TYPE_CHECKING:
     from memscope.identity import KEY_SEPARATOR, qid_for, question_key
     from memscope.json_types import JSONObject, JSONValue
     from memscope.paths import in_working_dir
+    from memscope.record_formats import LinesFormat, RankedIds
     from memscope.records import (
         BulkSource,
         DatasetRecord,
@@ -147,6 +148,7 @@ _HOMES = {
     "JSONValue": "memscope.json_types",
     "KEY_SEPARATOR": "memscope.identity",
     "Level": "memscope.adapters.axes",
+    "LinesFormat": "memscope.record_formats",
     "MatrixGap": "memscope.adapters.spec",
     "MatrixStyle": "memscope.adapters.spec",
     "ContextKind": "memscope.adapters.spec",
@@ -163,6 +165,7 @@ _HOMES = {
     "PluginError": "memscope.errors",
     "QuestionRecord": "memscope.records",
     "RATE_TOLERANCE": "memscope.adapters.upstream_summary",
+    "RankedIds": "memscope.record_formats",
     "ReadOption": "memscope.adapters.spec",
     "ReadOptions": "memscope.adapters.base",
     "RetrievalKind": "memscope.records",
@@ -263,6 +266,7 @@ __all__ = [
     "JSONObject",
     "JSONValue",
     "Level",
+    "LinesFormat",
     "MatrixGap",
     "MatrixStyle",
     "MatrixView",
@@ -276,6 +280,7 @@ __all__ = [
     "PluginError",
     "QuestionMatch",
     "QuestionRecord",
+    "RankedIds",
     "ReadOption",
     "ReadOptions",
     "ReportSection",

@@ -30,8 +30,9 @@ from memscope.records import (
     SessionRecord,
 )
 from memscope.store.connection import rollback_quietly
-from memscope.store.loaders import DATASET_LOADERS, LOADERS
+from memscope.store.loaders import DATASET_LOADERS
 from memscope.store.loaders.finite import null_non_finite
+from memscope.store.loaders.json_lines import load_lines
 from memscope.store.loaders.lines import refuse_skips_when_strict
 from memscope.store.run_details import replace_run_details
 from memscope.store.sql import insert_json_rows, one, rows
@@ -212,7 +213,7 @@ def _with_stored_check(
     con: duckdb.DuckDBPyConnection, run_id: str, record: RunRecord, notices: list[Notice]
 ) -> dict[str, Any]:
     """The run's metrics plus the cross-check its benchmark makes of upstream's summary
-    against the rows just stored (``Benchmark.check_stored``: MemEye's ``metrics.json``).
+    against the rows just stored (``Benchmark.check_stored``: a summary file the benchmark writes).
 
     Benchmarks whose summary can be checked from the files alone check it while reading.
     """
@@ -322,10 +323,7 @@ def _load_predictions(
 ) -> int:
     source = record.predictions
     if isinstance(source, BulkSource):
-        loader = LOADERS.get(source.loader)
-        if loader is None:
-            raise StoreError(f"no loader for {source.loader!r}", where=str(source.path))
-        return loader(
+        return load_lines(
             con, run_id, record.dataset.dataset_id, source, strict=strict, notices=notices
         )
     count = _insert_arrow_predictions(
