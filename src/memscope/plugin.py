@@ -105,7 +105,7 @@ if TYPE_CHECKING:
     from memscope.identity import KEY_SEPARATOR, qid_for, question_key
     from memscope.json_types import JSONObject, JSONValue
     from memscope.paths import in_working_dir
-    from memscope.record_formats import LinesFormat, RankedIds
+    from memscope.record_formats import DatasetFormat, LinesFormat, RankedIds
     from memscope.records import (
         BulkSource,
         DatasetRecord,
@@ -133,6 +133,7 @@ _HOMES = {
     "CellMean": "memscope.adapters.spec",
     "Comparison": "memscope.adapters.upstream_summary",
     "DatasetError": "memscope.errors",
+    "DatasetFormat": "memscope.record_formats",
     "DatasetReader": "memscope.adapters.spec",
     "DatasetRecord": "memscope.records",
     "DatasetRows": "memscope.adapters.run_rows",
@@ -251,6 +252,7 @@ __all__ = [
     "Comparison",
     "ContextKind",
     "DatasetError",
+    "DatasetFormat",
     "DatasetReader",
     "DatasetRecord",
     "DatasetRows",

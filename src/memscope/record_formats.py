@@ -95,3 +95,53 @@ class LinesFormat:
     unranked_late: int = 0
     """How many rows late :attr:`unranked_ids` is written (a method that snapshots its
     state before answering logs a question's rounds on the next row: 1)."""
+
+
+@dataclass(frozen=True)
+class DatasetFormat:
+    """A dataset file holding one JSON object: a session list and a question list.
+
+    The store reads the file with DuckDB once. It hands the session list, as Python values,
+    to the ``build_rounds`` of the :class:`~memscope.records.DatasetSource` (benchmark code:
+    media need the file system) and derives every question's columns in SQL, as declared
+    here (question lists reach tens of thousands of entries). A question's ``qid`` is
+    :attr:`qid_prefix` followed by its 1-based position in the list.
+    """
+
+    file_name: str
+    """The file's name in messages (``dialog JSON``)."""
+    sessions: str
+    """The top-level member holding the session list."""
+    questions: tuple[str, ...]
+    """The top-level members that may hold the question list (the first present wins)."""
+    session_rounds: str
+    """A session's member holding its rounds (a session whose whole value Python cannot
+    hold, nested too deeply, is read round by round, to skip only the round at fault)."""
+    session_name: str
+    """A session's member naming it, in messages."""
+    round_name: str
+    """A round's member naming it, in messages."""
+    fix: str
+    """The fix a refused file's message proposes (``Pass the … file with --dataset PATH.``)."""
+    question_list: str = "question list"
+    """What the question list is called in messages."""
+    question: str = "question"
+    gold: str | None = "answer"
+    options: str | None = None
+    """An object or a list of the choices: a question with a non-empty one is ``mcq``."""
+    evidence: str | None = None
+    """The gold round ids (a string or a list of them), resolved against the rounds."""
+    evidence_name: str = "evidence id"
+    """What one of :attr:`evidence` is called in messages."""
+    evidence_sessions: str | None = None
+    """The sessions holding the evidence (a string or a list); without them, the sessions
+    of the evidence rounds, in evidence order."""
+    images: tuple[str, ...] = ()
+    """Members naming the question's own images (each a string or a list)."""
+    labels: str | None = None
+    """A list of lists of axis labels (``[["X2", "Y1"]]``): an axis's label is its letter
+    (:attr:`axes`) and a level; a question's coordinate is its highest level per axis."""
+    axes: tuple[str, str] = ("X", "Y")
+    max_level_digits: int = 9
+    """A level has at most this many digits (longer labels are ignored with a notice)."""
+    qid_prefix: str = "q"

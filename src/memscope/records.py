@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from memscope.json_types import JSONObject, JSONValue
-from memscope.record_formats import LinesFormat
+from memscope.record_formats import DatasetFormat, LinesFormat
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -135,10 +135,11 @@ class DatasetSource:
 
     The store stages the file with DuckDB, hands the raw session list to
     ``build_rounds`` (adapter code: small, needs the file system for media) and derives
-    the questions in SQL. ``loader`` names the store's loader for the format.
+    the questions in SQL. ``loader`` is the file's declared format
+    (:class:`~memscope.record_formats.DatasetFormat`); a name is refused.
     """
 
-    loader: str
+    loader: str | DatasetFormat
     dataset_id: str
     benchmark: str
     task: str

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from memscope.adapters.registry import benchmark
 from memscope.adapters.upstream_summary import CHECK_KEY
-from memscope.errors import StoreError
 from memscope.identity import RUN_LABEL_SEPARATOR, folder_label
 from memscope.json_types import JSONObject
 from memscope.records import (
@@ -30,8 +29,8 @@ from memscope.records import (
     SessionRecord,
 )
 from memscope.store.connection import rollback_quietly
-from memscope.store.loaders import DATASET_LOADERS
 from memscope.store.loaders.finite import null_non_finite
+from memscope.store.loaders.json_dataset import load_dataset, stage_dataset
 from memscope.store.loaders.json_lines import load_lines
 from memscope.store.loaders.lines import refuse_skips_when_strict
 from memscope.store.run_details import replace_run_details
@@ -142,7 +141,7 @@ def ingest_run(
         [record.dataset.dataset_id],
     )
     if stored_dataset is None and isinstance(record.dataset, DatasetSource):
-        _dataset_loader(record.dataset)[0](con, record.dataset)
+        stage_dataset(con, record.dataset)
     con.begin()
     try:
         _ensure_dataset(con, record.dataset, notices, stored_dataset)
@@ -250,7 +249,7 @@ def store_new_dataset(
     file that needs the untyped retry fails inside a transaction; the caller then rolls
     back and stores the run alone.
     """
-    _dataset_loader(dataset)[0](con, dataset)
+    stage_dataset(con, dataset)
     _ensure_dataset(con, dataset, notices, None)
 
 
@@ -266,7 +265,7 @@ def store_dataset(
     if one(con, "SELECT 1 FROM datasets WHERE dataset_id = ?", [dataset.dataset_id]) is not None:
         return notices
     if isinstance(dataset, DatasetSource):
-        _dataset_loader(dataset)[0](con, dataset)
+        stage_dataset(con, dataset)
     con.begin()
     try:
         _ensure_dataset(con, dataset, notices)
@@ -401,8 +400,7 @@ def _ensure_dataset(
             )
         return
     if isinstance(dataset, DatasetSource):
-        load = _dataset_loader(dataset)[1]
-        load(
+        load_dataset(
             con,
             dataset,
             lambda sessions, rounds: _insert_rounds(con, dataset.dataset_id, sessions, rounds),
@@ -430,15 +428,6 @@ def _ensure_dataset(
             *counts,
         ],
     )
-
-
-def _dataset_loader(dataset: DatasetSource):
-    try:
-        return DATASET_LOADERS[dataset.loader]
-    except KeyError:
-        raise StoreError(
-            f"no dataset loader for {dataset.loader!r}", where=dataset.source_path
-        ) from None
 
 
 def _insert_rounds(
