@@ -38,13 +38,15 @@ if TYPE_CHECKING:
         RunRecord,
     )
 
-API_VERSION = "1.2"
+API_VERSION = "1.3"
 """The version of the plugin contract (``memscope.plugin``): ``MAJOR.MINOR``. A spec written
 for ``M.m`` loads where memscope's major is ``M`` and its minor at least ``m``; a new major
 is a change a plugin must follow (a field removed or its meaning changed). 1.1 added the
 row builder ``RunRows`` and ``run_record``; 1.2 made a report section code of the benchmark's
 own (``ReportSection``, ``adapters.sections``) instead of one of two names, added the
-matrix's ``MatrixGap``, and ``ModuleRunWriter``'s ``whole_history`` and ``next_step``."""
+matrix's ``MatrixGap``, and ``ModuleRunWriter``'s ``whole_history`` and ``next_step``; 1.3
+the declared file formats the store bulk-loads (``LinesFormat``, ``RankedIds``,
+``DatasetFormat``: ``memscope.record_formats``)."""
 
 
 def api_compatible(declared: str) -> bool:
