@@ -53,6 +53,8 @@ def check_format(fmt: LinesFormat) -> None:
     Raises:
         StoreError: naming the file format and the name.
     """
+    if _checked.get(id(fmt)) is fmt:
+        return  # a sweep asks once per run of the same format
 
     def refuse(what: str) -> StoreError:
         return StoreError(f"the format of {fmt.file_name} is not usable: {what}")
@@ -72,8 +74,17 @@ def check_format(fmt: LinesFormat) -> None:
             _check_path(fmt, path, refuse)
     for name in fmt.mcq_when:
         _check_path(fmt, name, refuse)
+    members = (fmt.ranked.candidate_id, *candidate_members(fmt)) if fmt.ranked else ()
+    for name in members:
+        if not _IDENTIFIER.fullmatch(name):
+            raise refuse(f"candidate member {name!r} is not a plain name")
     if fmt.question_field is not None and fmt.question_field not in fmt.fields:
         raise refuse(f"no field {fmt.question_field!r}")
+    _checked[id(fmt)] = fmt
+
+
+_checked: dict[int, LinesFormat] = {}
+"""Formats found usable, by identity (held, so that an id is never reused)."""
 
 
 def _ranked_paths(fmt: LinesFormat) -> list[str | None]:
