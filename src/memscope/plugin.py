@@ -122,6 +122,7 @@ if TYPE_CHECKING:
     from memscope.identity import KEY_SEPARATOR, qid_for, question_key
     from memscope.json_types import JSONObject, JSONValue
     from memscope.paths import in_working_dir
+    from memscope.record_formats import DatasetFormat, LinesFormat, RankedIds
     from memscope.records import (
         BulkSource,
         DatasetRecord,
@@ -149,6 +150,7 @@ _HOMES = {
     "CellMean": "memscope.adapters.spec",
     "Comparison": "memscope.adapters.upstream_summary",
     "DatasetError": "memscope.errors",
+    "DatasetFormat": "memscope.record_formats",
     "DatasetReader": "memscope.adapters.spec",
     "DatasetRecord": "memscope.records",
     "DatasetRows": "memscope.adapters.run_rows",
@@ -164,6 +166,7 @@ _HOMES = {
     "JSONValue": "memscope.json_types",
     "KEY_SEPARATOR": "memscope.identity",
     "Level": "memscope.adapters.axes",
+    "LinesFormat": "memscope.record_formats",
     "MatrixGap": "memscope.adapters.spec",
     "MatrixStyle": "memscope.adapters.spec",
     "ContextKind": "memscope.adapters.spec",
@@ -180,6 +183,7 @@ _HOMES = {
     "PluginError": "memscope.errors",
     "QuestionRecord": "memscope.records",
     "RATE_TOLERANCE": "memscope.adapters.upstream_summary",
+    "RankedIds": "memscope.record_formats",
     "ReadOption": "memscope.adapters.spec",
     "ReadOptions": "memscope.adapters.base",
     "RetrievalKind": "memscope.records",
@@ -279,6 +283,7 @@ __all__ = [
     "Comparison",
     "ContextKind",
     "DatasetError",
+    "DatasetFormat",
     "DatasetReader",
     "DatasetRecord",
     "DatasetRows",
@@ -295,6 +300,7 @@ __all__ = [
     "JSONObject",
     "JSONValue",
     "Level",
+    "LinesFormat",
     "MatrixGap",
     "MatrixStyle",
     "MatrixView",
@@ -312,6 +318,7 @@ __all__ = [
     "QuestionMatch",
     "QuestionPanel",
     "QuestionRecord",
+    "RankedIds",
     "ReadOption",
     "ReadOptions",
     "ReportSection",

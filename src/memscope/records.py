@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from memscope.json_types import JSONObject, JSONValue
+from memscope.record_formats import DatasetFormat, LinesFormat
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -134,10 +135,11 @@ class DatasetSource:
 
     The store stages the file with DuckDB, hands the raw session list to
     ``build_rounds`` (adapter code: small, needs the file system for media) and derives
-    the questions in SQL. ``loader`` names the store's loader for the format.
+    the questions in SQL. ``loader`` is the file's declared format
+    (:class:`~memscope.record_formats.DatasetFormat`); a name is refused.
     """
 
-    loader: str
+    loader: str | DatasetFormat
     dataset_id: str
     benchmark: str
     task: str
@@ -152,10 +154,12 @@ class DatasetSource:
 class BulkSource:
     """A per-question file the store bulk-loads itself (too large for Python rows).
 
-    ``loader`` names the store's loader for the format (e.g. ``"memeye_predictions"``).
+    ``loader`` is the file's declared format (:class:`~memscope.record_formats.LinesFormat`:
+    the benchmark says what the file holds, the store reads it with DuckDB); a name
+    is refused, as the store has no loader of its own left to name.
     """
 
-    loader: str
+    loader: str | LinesFormat
     path: Path
     options: dict[str, str | None] = field(default_factory=dict)
 

@@ -310,3 +310,27 @@ def test_memscope_benchmarks_lists_them_and_names_a_broken_plugin(fresh_registry
     shown = runner.invoke(app, ["benchmarks"])
     assert shown.exit_code == 0 and "MemEye" in shown.stdout
     assert "benchmark 'broken' is not available: its package failed to load" in shown.stderr
+
+
+def _naming(root: Path, words: tuple[str, ...]) -> list[str]:
+    """``file:line`` (from ``root``) of every line under ``root`` naming one of ``words``
+    (any case)."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if any(word in line.lower() for word in words):
+                found.append(f"{path.relative_to(root)}:{number}")
+    return found
+
+
+def test_the_store_names_no_memeye() -> None:
+    """The store reads the formats a benchmark declares (``memscope.record_formats``):
+    MemEye's predictions and dialog files are described in its package, and no store
+    module, loader or batch path names it (issue 39 item 4)."""
+    assert _naming(SRC / "store", ("memeye",)) == []
+
+
+def test_the_store_check_finds_a_name(tmp_path: Path) -> None:
+    (tmp_path / "loaders").mkdir()
+    (tmp_path / "loaders" / "m.py").write_text('"""x"""\n# reads MemEye\n', encoding="utf-8")
+    assert _naming(tmp_path, ("memeye",)) == ["loaders/m.py:2"]

@@ -50,10 +50,11 @@ own (``ReportSection``, ``adapters.sections``) instead of one of two names, adde
 matrix's ``MatrixGap``, and ``ModuleRunWriter``'s ``whole_history`` and ``next_step``; 1.3
 made a figure code of the benchmark's own (``BenchmarkFigure``, ``Chart``, ``adapters.charts``)
 instead of one of three names (``"grid_lines"``, the default, is still read as no figure of
-its own), lent a section or figure the run's id (``SectionRun.run_id``), and made a
+its own), lent a section or figure the run's id (``SectionRun.run_id``), made a
 question panel code of the benchmark's own (``QuestionPanel``, ``adapters.panels``: what
 the question screen shows in place of a dialogue round) instead of a third ``Panel``
-name."""
+name, and added the declared file formats the store bulk-loads (``LinesFormat``,
+``RankedIds``, ``DatasetFormat``: ``memscope.record_formats``)."""
 
 
 def api_compatible(declared: str) -> bool:

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from memscope.adapters.registry import benchmark
 from memscope.adapters.upstream_summary import CHECK_KEY
-from memscope.errors import StoreError
 from memscope.identity import RUN_LABEL_SEPARATOR, folder_label
 from memscope.json_types import JSONObject
 from memscope.records import (
@@ -30,8 +29,9 @@ from memscope.records import (
     SessionRecord,
 )
 from memscope.store.connection import rollback_quietly
-from memscope.store.loaders import DATASET_LOADERS, LOADERS
 from memscope.store.loaders.finite import null_non_finite
+from memscope.store.loaders.json_dataset import load_dataset, stage_dataset
+from memscope.store.loaders.json_lines import load_lines
 from memscope.store.loaders.lines import refuse_skips_when_strict
 from memscope.store.run_details import replace_run_details
 from memscope.store.sql import insert_json_rows, one, rows
@@ -141,7 +141,7 @@ def ingest_run(
         [record.dataset.dataset_id],
     )
     if stored_dataset is None and isinstance(record.dataset, DatasetSource):
-        _dataset_loader(record.dataset)[0](con, record.dataset)
+        stage_dataset(con, record.dataset)
     con.begin()
     try:
         _ensure_dataset(con, record.dataset, notices, stored_dataset)
@@ -212,7 +212,7 @@ def _with_stored_check(
     con: duckdb.DuckDBPyConnection, run_id: str, record: RunRecord, notices: list[Notice]
 ) -> dict[str, Any]:
     """The run's metrics plus the cross-check its benchmark makes of upstream's summary
-    against the rows just stored (``Benchmark.check_stored``: MemEye's ``metrics.json``).
+    against the rows just stored (``Benchmark.check_stored``: a summary file the benchmark writes).
 
     Benchmarks whose summary can be checked from the files alone check it while reading.
     """
@@ -249,7 +249,7 @@ def store_new_dataset(
     file that needs the untyped retry fails inside a transaction; the caller then rolls
     back and stores the run alone.
     """
-    _dataset_loader(dataset)[0](con, dataset)
+    stage_dataset(con, dataset)
     _ensure_dataset(con, dataset, notices, None)
 
 
@@ -265,7 +265,7 @@ def store_dataset(
     if one(con, "SELECT 1 FROM datasets WHERE dataset_id = ?", [dataset.dataset_id]) is not None:
         return notices
     if isinstance(dataset, DatasetSource):
-        _dataset_loader(dataset)[0](con, dataset)
+        stage_dataset(con, dataset)
     con.begin()
     try:
         _ensure_dataset(con, dataset, notices)
@@ -322,10 +322,7 @@ def _load_predictions(
 ) -> int:
     source = record.predictions
     if isinstance(source, BulkSource):
-        loader = LOADERS.get(source.loader)
-        if loader is None:
-            raise StoreError(f"no loader for {source.loader!r}", where=str(source.path))
-        return loader(
+        return load_lines(
             con, run_id, record.dataset.dataset_id, source, strict=strict, notices=notices
         )
     count = _insert_arrow_predictions(
@@ -403,8 +400,7 @@ def _ensure_dataset(
             )
         return
     if isinstance(dataset, DatasetSource):
-        load = _dataset_loader(dataset)[1]
-        load(
+        load_dataset(
             con,
             dataset,
             lambda sessions, rounds: _insert_rounds(con, dataset.dataset_id, sessions, rounds),
@@ -432,15 +428,6 @@ def _ensure_dataset(
             *counts,
         ],
     )
-
-
-def _dataset_loader(dataset: DatasetSource):
-    try:
-        return DATASET_LOADERS[dataset.loader]
-    except KeyError:
-        raise StoreError(
-            f"no dataset loader for {dataset.loader!r}", where=dataset.source_path
-        ) from None
 
 
 def _insert_rounds(

@@ -1,4 +1,4 @@
-"""Ingests many new MemEye runs at once: one staged read, set-based checks, one insert per table.
+"""Ingests many new runs at once: one staged read, set-based checks, one insert per table.
 
 A paper's sweep is hundreds of small runs, and the per-run path (``store.ingest.ingest_run``)
 pays a dozen statements of milliseconds each per run whatever its size. Here the
@@ -6,13 +6,15 @@ predictions files of a batch of runs are staged by one DuckDB ``read_json`` (the
 a column), checked by one query grouped by run, and inserted with one ``INSERT … SELECT``
 per table, in one transaction.
 
-Only the plain case is batched: a new run (no stored run has its path or its id) of a MemEye
-predictions file without a ``retrieval.jsonl`` sidecar, detail tables or notices, read from
+Only the plain case is batched: a new run (no stored run has its path or its id) whose
+per-question file has a declared format (a :class:`~memscope.record_formats.LinesFormat`,
+the same one as the batch's other runs), without a ``retrieval.jsonl`` sidecar, detail
+tables or notices, read from
 a regular file whose path has no glob character, whose dataset the store holds with the
 paths every run of the batch names, or lacks and gets from the first of its runs (stored in
 the batch with that run's notices, as ``ingest_run`` stores it). Any run whose checks find
 anything (a bad line, a duplicate or unknown ``idx``, a question that differs from the
-dataset's, candidates out of seed order, a ranked row without a ranking, a non-finite
+dataset's, candidates out of ranking order, a ranked row without a ranking, a non-finite
 number, no rows) is left out of the batch, and so is every run of a batch that fails for
 another reason: the caller ingests those alone with ``ingest_run``, which reports them
 exactly as before. A batched run ends up in the store as ``ingest_run`` puts it, whatever
@@ -31,17 +33,24 @@ from typing import TYPE_CHECKING, Any
 
 from memscope.adapters.registry import benchmark
 from memscope.adapters.upstream_summary import CHECK_KEY
+from memscope.errors import MemscopeError
+from memscope.record_formats import LinesFormat
 from memscope.records import BulkSource, DatasetSource, Notice, RunRecord
 from memscope.store.connection import rollback_quietly
 from memscope.store.ingest import IngestOutcome, run_row, store_new_dataset
 from memscope.store.literal_files import GLOB_CHARACTERS
 from memscope.store.loaders.finite import METRIC_COLUMNS
-from memscope.store.loaders.memeye import (
-    UNALIGNED,
+from memscope.store.loaders.lines_sql import (
+    candidate_members,
+    check_format,
+    column_value,
     columns_literal,
     prediction_values,
+    qid_sql,
+    quoted,
     ranked_retrievals_sql,
     row_problem_sql,
+    unaligned,
     unranked_retrievals_sql,
 )
 from memscope.store.sql import rows
@@ -49,10 +58,8 @@ from memscope.store.sql import rows
 if TYPE_CHECKING:
     import duckdb
 
-BATCH_LOADER = "memeye_predictions"
 STORED_MEANS = ("em", "f1", "bleu_1", "judge", "latency_ms", "total_tokens")
 """The columns a benchmark's ``check_stored`` may ask the mean of (as ``ingest_run`` knows)."""
-CANDIDATE_SCORES = ("score", "text_dense_score", "image_dense_score", "semantic_score")
 _NORMALIZED = "regexp_replace(trim({}), '\\s+', ' ', 'g')"
 _STAGED = ("batch_runs", "batch_rows")
 
@@ -77,8 +84,12 @@ class _OpenerLeftOut(Exception):
 def batchable(record: RunRecord) -> bool:
     """Whether the record is of the plain kind a batch takes (before looking at the store)."""
     source = record.predictions
-    if not isinstance(source, BulkSource) or source.loader != BATCH_LOADER:
+    if not isinstance(source, BulkSource) or not isinstance(source.loader, LinesFormat):
         return False
+    try:
+        check_format(source.loader)
+    except MemscopeError:
+        return False  # the per-run path refuses it, saying why
     if source.options.get("sidecar"):
         return False
     if record.notices or record.detail_tables or record.retrievals is not None:
@@ -181,6 +192,9 @@ def _chosen(
     candidates = [index for index, record in enumerate(records) if batchable(record)]
     if not candidates:
         return [], []
+    # One staged table holds the rows of one format: runs of another go the per-run way.
+    fmt = _format(records[candidates[0]])
+    candidates = [index for index in candidates if _format(records[index]) is fmt]
     taken_ids: set[str] = set()
     taken_paths: set[str] = set()
     for run_id, path in rows(con, "SELECT run_id, path FROM runs"):
@@ -248,6 +262,12 @@ def _source(record: RunRecord) -> BulkSource:
     return source
 
 
+def _format(record: RunRecord) -> LinesFormat:
+    fmt = _source(record).loader
+    assert isinstance(fmt, LinesFormat)  # batchable() took only these
+    return fmt
+
+
 def _store(
     con: duckdb.DuckDBPyConnection, batch: dict[int, RunRecord], openers: list[int]
 ) -> dict[int, IngestOutcome]:
@@ -259,6 +279,7 @@ def _store(
     """
     by_run = {record.run_id: index for index, record in batch.items()}
     files = [str(_source(record).path) for record in batch.values()]
+    fmt = _format(next(iter(batch.values())))  # _chosen took runs of one format
     con.begin()
     dataset_notices: dict[int, list[Notice]] = {}
     for index in openers:
@@ -277,6 +298,7 @@ def _store(
             [_source(record).options.get("retrieval_kind") for record in batch.values()],
         ],
     )
+    staged_qid = qid_sql(fmt, f"TRY_CAST({quoted(fmt.key, 's.')} AS BIGINT)")
     # One read of every file; a row's ordinal within its file is the per-run path's `ord`
     # (DuckDB reads the files in order, each one's rows in order: the check below refuses
     # a run whose ordinals are not one unbroken range).
@@ -284,13 +306,14 @@ def _store(
         "CREATE OR REPLACE TEMP TABLE batch_rows AS "
         "SELECT b.run_id, b.dataset_id, b.kind, "
         "(s.ordinality - min(s.ordinality) OVER (PARTITION BY s.filename) + 1)::BIGINT AS ord, "
-        "'q' || TRY_CAST(s.idx AS BIGINT) AS qid, s.* EXCLUDE (filename, ordinality) "
+        f"{staged_qid} AS qid, "
+        "s.* EXCLUDE (filename, ordinality) "
         "FROM (SELECT * FROM read_json(?, format = 'newline_delimited', "
-        f"columns = {columns_literal()}, ignore_errors = true, maximum_object_size = 268435456, "
+        f"columns = {columns_literal(fmt)}, ignore_errors = true, maximum_object_size = 268435456, "
         "filename = true) WITH ORDINALITY) s JOIN batch_runs b ON b.file = s.filename",
         [files],
     )
-    counts = _clean_runs(con)
+    counts = _clean_runs(con, fmt)
     troubled = [run_id for run_id in by_run if run_id not in counts]
     if any(batch[index].run_id in troubled for index in openers):
         raise _OpenerLeftOut
@@ -303,21 +326,24 @@ def _store(
         return {}
     kept = {run_id: by_run[run_id] for run_id in by_run if run_id in counts}
     con.execute(
-        f"INSERT INTO predictions SELECT {prediction_values('r.run_id', 'r.qid', 'k.known_idx')} "
+        f"INSERT INTO predictions SELECT {prediction_values(fmt, 'r.run_id', 'r.qid', 'k.known_idx')} "
         "FROM batch_rows r LEFT JOIN (SELECT dataset_id AS known_dataset, qid AS known_qid, "
         "idx AS known_idx FROM questions) k ON k.known_dataset = r.dataset_id "
         "AND k.known_qid = r.qid ORDER BY r.run_id, r.ord"
     )
     kinds = {_source(batch[index]).options.get("retrieval_kind") for index in kept.values()}
-    if "ranked" in kinds:
+    if "ranked" in kinds and fmt.ranked is not None:
         con.execute(
             "INSERT INTO retrievals "
-            + ranked_retrievals_sql("r.run_id", "r.qid", "batch_rows r WHERE r.kind = 'ranked'")
+            + ranked_retrievals_sql(
+                fmt, "r.run_id", "r.qid", "batch_rows r WHERE r.kind = 'ranked'"
+            )
         )
-    if "unranked" in kinds:
+    if "unranked" in kinds and fmt.unranked_ids is not None:
         con.execute(
             "INSERT INTO retrievals "
             + unranked_retrievals_sql(
+                fmt,
                 "r.run_id",
                 "r.qid",
                 "batch_rows r WHERE r.kind = 'unranked'",
@@ -347,35 +373,50 @@ def _store(
 
 
 def _clean_runs(
-    con: duckdb.DuckDBPyConnection,
+    con: duckdb.DuckDBPyConnection, fmt: LinesFormat
 ) -> dict[str, tuple[int, dict[str, float | None]]]:
     """Every staged run whose checks find nothing: its row count and stored means.
 
     One query over the batch; anything that the per-run path would report (a notice, a
     skipped row, a refusal) or fix up makes a run troubled, and it is left out.
     """
-    row_text = _NORMALIZED.format("r.question ->> '$'")
-    dataset_text = _NORMALIZED.format("q.question")
-    metrics = [_metric(name) for name in METRIC_COLUMNS]
-    not_finite_metric = " OR ".join(f"NOT isfinite({value})" for value in metrics)
-    not_finite_candidate = " OR ".join(f"NOT isfinite(c.{name})" for name in CANDIDATE_SCORES)
+    metrics = [column_value(fmt, name, "r.") for name in METRIC_COLUMNS]
+    not_finite_metric = " OR ".join(
+        f"NOT isfinite({value})" for value in metrics if value != "NULL"
+    )
     troubles = [
         "count(*) FILTER (WHERE r.problem IS NOT NULL)",
         "count(*) - count(DISTINCT r.qid)",  # duplicates (a NULL qid is a problem above)
-        "count(*) FILTER (WHERE q.qid IS NULL)",  # idx without a question
-        f"count(*) FILTER (WHERE r.question IS NOT NULL AND NOT starts_with({row_text}, {dataset_text}))",
-        f"count(*) FILTER (WHERE {not_finite_metric})",
-        "count(*) FILTER (WHERE list_count(list_filter(r.method_runtime.top_candidates, "
-        f"lambda c: {not_finite_candidate})) > 0)",
-        f"count(*) FILTER (WHERE r.kind = 'ranked' AND ({UNALIGNED} "
-        "OR r.method_runtime.seed_round_ids IS NULL))",
+        "count(*) FILTER (WHERE q.qid IS NULL)",  # a key without a question
+        f"count(*) FILTER (WHERE {not_finite_metric or 'FALSE'})",
         "max(r.ord) - count(*)",  # ordinals not one unbroken range
     ]
-    means = ", ".join(f"avg({_mean_source(name)})" for name in STORED_MEANS)
+    if fmt.question_field is not None:
+        asked = quoted(fmt.question_field, "r.")
+        row_text = _NORMALIZED.format(f"{asked} ->> '$'")
+        dataset_text = _NORMALIZED.format("q.question")
+        troubles.append(
+            f"count(*) FILTER (WHERE {asked} IS NOT NULL AND NOT starts_with({row_text}, {dataset_text}))"
+        )
+    ranked = fmt.ranked
+    if ranked is not None:
+        troubles.append(
+            f"count(*) FILTER (WHERE r.kind = 'ranked' AND ({unaligned(fmt)} "
+            f"OR {quoted(ranked.ids, 'r.')} IS NULL))"
+        )
+    if ranked is not None and ranked.candidates is not None and candidate_members(fmt):
+        not_finite_candidate = " OR ".join(
+            f"NOT isfinite({quoted(name, 'c.')})" for name in candidate_members(fmt)
+        )
+        troubles.append(
+            f"count(*) FILTER (WHERE list_count(list_filter({quoted(ranked.candidates, 'r.')}, "
+            f"lambda c: {not_finite_candidate})) > 0)"
+        )
+    means = ", ".join(f"avg({_stored(fmt, name)})" for name in STORED_MEANS)
     found = rows(
         con,
         f"SELECT r.run_id, count(*), {' + '.join(f'coalesce({t}, 1)' for t in troubles)}, {means} "
-        f"FROM (SELECT *, {row_problem_sql()} AS problem FROM batch_rows) r "
+        f"FROM (SELECT *, {row_problem_sql(fmt)} AS problem FROM batch_rows) r "
         "LEFT JOIN questions q ON q.dataset_id = r.dataset_id AND q.qid = r.qid "
         "GROUP BY r.run_id",
     )
@@ -386,21 +427,10 @@ def _clean_runs(
     }
 
 
-def _metric(name: str) -> str:
-    """The stored value of answer metric ``name`` of staged row ``r`` (as inserted)."""
-    return (
-        f"CASE json_type(r.{name}) WHEN 'BOOLEAN' THEN CAST(r.{name}::BOOLEAN AS DOUBLE) "
-        f"ELSE TRY_CAST(r.{name} AS DOUBLE) END"
-    )
-
-
-def _mean_source(name: str) -> str:
-    """The staged expression of stored column ``name`` whose mean ``check_stored`` reads."""
-    if name == "latency_ms":
-        return "TRY_CAST(r.latency_ms AS BIGINT)"
-    if name == "total_tokens":
-        return "r.usage.total_tokens"
-    return _metric(name)
+def _stored(fmt: LinesFormat, column: str) -> str:
+    """The staged expression of stored column ``column`` whose mean ``check_stored`` reads."""
+    value = column_value(fmt, column, "r.")
+    return "NULL::DOUBLE" if value == "NULL" else value
 
 
 def _checked_metrics(

@@ -1,6 +1,7 @@
 """Writing the engine's recomputed scores into a logged run's ``retrievals``, and undoing it.
 
-A MemEye run logs its ranking to ``top_k`` but scores only the first five. The engine
+A retrieval run may log its ranking to ``top_k`` but score only its first candidates
+(a ranking format's ``candidates``: five in the built-in benchmarks). The engine
 recomputes the similarities of the whole pool; this module merges them in one
 transaction:
 
@@ -11,7 +12,7 @@ transaction:
 - Extension rows (candidates the run did not list) are added with ``origin =
   'recomputed'``. Their rank is ``L + j``: ``L`` is the question's highest logged rank and
   ``j = 1, 2, ...`` the candidate's order among the not-logged candidates by recomputed
-  score, descending, ties by round id ascending (MemEye's rule). Logged ranks always come
+  score, descending, ties by round id ascending (the rule the engine ranks by). Logged ranks always come
   first, even where the recomputed order would differ.
 - ``recomputed_scores`` keeps every recomputed value with what ``retrievals`` held before
   (``logged_*``), and ``recompute_runs`` what was done; :func:`undo_recomputation` uses

@@ -6,7 +6,7 @@ replay order, each with ``dialogues`` rounds) and a QA list under ``"human-annot
 them; a file that cannot be found is recorded as missing, never fatal.
 
 The store bulk-loads the file (question lists of real benchmark runs reach tens of
-thousands; the store derives them in SQL, store/loaders/memeye_dataset.py); this module
+thousands; the store derives them in SQL, store/loaders/json_dataset.py); this module
 gives it the file's description (``memeye_dataset_source``) and the session list in Python
 (``read_sessions``: images need the file system). ``sniff_dataset`` and ``read_dataset``
 are the spec's dataset reader: the memory engine opens a dialog file through the same SQL
@@ -23,6 +23,7 @@ from typing import Any
 
 from memscope.plugin import (
     DatasetError,
+    DatasetFormat,
     DatasetSource,
     Notice,
     NotRegularFileError,
@@ -39,6 +40,29 @@ SNIFF_BYTES = 1 << 20
 MAX_LEVEL_DIGITS = 9
 """A label's level (the digits after X / Y) has at most this many digits; longer ones are
 ignored with a notice (they would overflow the store's 32-bit level)."""
+DIALOG_FORMAT = DatasetFormat(
+    file_name="dialog JSON",
+    sessions="multi_session_dialogues",
+    questions=("human-annotated QAs", "human_annotated_qas", "qas"),
+    session_rounds="dialogues",
+    session_name="session_id",
+    round_name="round",
+    fix="Pass the MemEye dialog file with --dataset PATH.",
+    question_list="QA list",
+    question="question",
+    gold="answer",
+    options="options",
+    evidence="clue",
+    evidence_name="clue id",
+    evidence_sessions="session_id",
+    images=("question_image", "question_images"),
+    labels="point",
+    axes=("X", "Y"),
+    max_level_digits=MAX_LEVEL_DIGITS,
+    qid_prefix="q",
+)
+"""The dialog JSON as the store derives its questions (qid ``q<position>``, the highest X
+and Y label of ``point`` as the coordinate, ``clue`` ids resolved against the rounds)."""
 
 
 class ImageResolver:
@@ -174,7 +198,7 @@ def read_dataset(path: Path, media_root: Path | None) -> DatasetSource:
 def memeye_dataset_source(
     dialog_path: Path, image_root: Path | None, task_hint: str | None = None
 ) -> DatasetSource:
-    """Describe a MemEye dialog JSON for the store to bulk-load (store/loaders/memeye_dataset.py).
+    """Describe a MemEye dialog JSON for the store to bulk-load (store/loaders/json_dataset.py).
 
     Only the file's hash is computed here; the store stages the file with DuckDB, calls
     back for the (small) session list and derives the questions in SQL.
@@ -211,7 +235,7 @@ def memeye_dataset_source(
         return sessions, rounds, notices
 
     return DatasetSource(
-        loader="memeye_dataset",
+        loader=DIALOG_FORMAT,
         dataset_id=f"{dataset_slug(dialog_path.stem)}-{content_hash[:12]}",
         benchmark="memeye",
         task=task,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import overload
 
 from memscope.adapters.memeye.dataset import memeye_dataset_source
+from memscope.adapters.memeye.predictions_format import PREDICTIONS_FORMAT
 from memscope.plugin import (
     BulkSource,
     DatasetError,
@@ -156,7 +157,7 @@ def read_memeye_run(run_dir: Path, dataset: Path | None = None) -> RunRecord:
         metrics={key: value for key, value in metrics.items() if key != "results"},
         dataset=dataset_source,
         predictions=BulkSource(
-            "memeye_predictions",
+            PREDICTIONS_FORMAT,
             predictions,
             {
                 "retrieval_kind": retrieval_kind,

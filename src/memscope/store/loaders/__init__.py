@@ -1,17 +1,8 @@
-"""Bulk loaders: per-question files the store reads with DuckDB itself.
+"""Bulk loaders: files the store reads with DuckDB itself.
 
 A loader stages a file with DuckDB's readers (no Python row loop), checks every row,
-reports bad ones by ``file:line`` and inserts the good ones into ``predictions`` and
-``retrievals``. ``LOADERS`` maps a :class:`~memscope.records.BulkSource` loader name to
-its function.
+reports bad ones by ``file:line`` and inserts the good ones. A run's per-question file is
+read as its benchmark declares it (``json_lines``: a
+:class:`~memscope.records.BulkSource` carries the format), and so is a dataset file
+(``json_dataset``: a :class:`~memscope.records.DatasetSource` carries it).
 """
-
-from __future__ import annotations
-
-from memscope.store.loaders.memeye import load_memeye_predictions
-from memscope.store.loaders.memeye_dataset import load_memeye_dataset, stage_dialog
-
-LOADERS = {"memeye_predictions": load_memeye_predictions}
-"""Per-question result files, by ``BulkSource.loader``."""
-DATASET_LOADERS = {"memeye_dataset": (stage_dialog, load_memeye_dataset)}
-"""Dataset files, by ``DatasetSource.loader``: (stage outside the transaction, load inside)."""

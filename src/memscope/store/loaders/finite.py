@@ -6,8 +6,8 @@ may carry them. memscope's decision, per field:
 - retrieval scores (``retrievals.score``, ``text_score``, ``image_score``): a score that is
   not a finite number carries no ranking information, so it is treated as missing (NULL),
   with one notice; the ranking itself (the ranks) is kept.
-- answer metrics (``predictions.em``, ``judge``, ``f1``, ``bleu_1``): the MemEye loader
-  refuses the line (``file:line``) like any wrongly typed value; for other loaders the value
+- answer metrics (``predictions.em``, ``judge``, ``f1``, ``bleu_1``): the JSON-lines
+  loader refuses the line (``file:line``) like any wrongly typed value; for other loaders the value
   is treated as missing here, with one notice.
 """
 
