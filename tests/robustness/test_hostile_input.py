@@ -888,3 +888,51 @@ async def test_the_app_keeps_a_label_while_the_store_is_held(
             time.sleep(0.1)
     assert labelled == {"q1"}
     assert LabelJournal(store_path).pending() == []
+
+
+async def test_a_store_held_while_the_run_completes_costs_a_notice_not_the_session(
+    tmp_path: Path, store_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app's background step after the first paint (the queue's count, the failure
+    suggestions) meets a store another process holds for writing: it says so in a notice,
+    the label bar's repaint (which reads the question's suggestion on the app's thread)
+    does not crash the app, no worker failed, the question stays on screen and a label
+    waits for the store instead of being lost."""
+    from memscope.triage.session import TriageSession
+    from memscope.tui.app import make_app
+    from memscope.tui.open_request import OpenRequest
+
+    run_dir = good_run(tmp_path)
+    assert invoke("ingest", str(run_dir)).exit_code == 0
+    go_on = threading.Event()
+    prepare_count = TriageSession.prepare_count
+
+    def held_back(self: TriageSession, run: object) -> object:
+        go_on.wait(120)  # until the other process holds the store
+        return prepare_count(self, run)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(TriageSession, "prepare_count", held_back)
+    labeller = make_app(OpenRequest([str(run_dir)], annotator="alice", question="q1"))
+    async with labeller.run_test(size=(120, 40), notifications=True) as pilot:
+        await _until(pilot, lambda: labeller.session.is_open and labeller.session.qid == "q1")
+        await pilot.pause(1.5)  # the app lets go of the store after its last use
+        holder = _hold_store(store_path)
+        try:
+            go_on.set()
+            await _until(
+                pilot,
+                lambda: any(
+                    "Suggestions could not be loaded: the store is in use" in n.message
+                    for n in notices(labeller)
+                ),
+                timeout=120,
+            )
+            await pilot.pause()  # the label bar repaints, reading the question's suggestion
+            failed = [w.name for w in labeller.workers if w.state.name == "ERROR"]
+            assert not failed
+            assert labeller.is_running and labeller.session.qid == "q1"
+            await pilot.press("3")
+            await _until(pilot, lambda: labeller.session.labels.pending_total() == 1)
+        finally:
+            _release(holder)
+        await _until(pilot, lambda: labeller.session.labels.pending_total() == 0, timeout=120)

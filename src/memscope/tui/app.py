@@ -262,15 +262,21 @@ class MemscopeApp(App[None]):
         when the run has none; none are kept: a question's is read with it), last whether
         ``memscope recompute`` can work here; also makes the run the store's default one."""
         session = self.session
-        counted = session.prepare_count(run)
-        if counted is not None:
-            self.post_message(QueueCounted(run, counted))
-        session.warm_up()
-        session.mark_opened(run)
-        notes: list[str] = []
-        codes = session.ensure_suggestions(run, notes)
-        self.post_message(SuggestionsLoaded(run.run_id, codes, notes))
-        session.find_recompute_hint(run)
+        try:
+            counted = session.prepare_count(run)
+            if counted is not None:
+                self.post_message(QueueCounted(run, counted))
+            session.warm_up()
+            session.mark_opened(run)
+            notes: list[str] = []
+            codes = session.ensure_suggestions(run, notes)
+            self.post_message(SuggestionsLoaded(run.run_id, codes, notes))
+            session.find_recompute_hint(run)
+        except MemscopeError as error:
+            # Another process writing the store (or a store gone bad) costs this background
+            # step, not the session: the queue's head, the question and labelling go on,
+            # and the user is told what is missing.
+            self.post_message(WorkFailed("completing the run (queue count, suggestions)", error))
 
     def _loaded(self) -> None:
         """The first load is over: no loading screen for it any more."""

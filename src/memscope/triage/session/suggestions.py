@@ -55,9 +55,9 @@ class RunSuggestions(QuestionReads):
             self.questions.put((run.opened, qid), replace(question, read=read))
 
     def suggestion(self, qid: str) -> Suggestion | None:
-        """The failure suggestion of ``qid`` of the run on screen (None: none, or not ready
-        yet): as read with the question, or read now (one short read) when the question
-        was read before the run's suggestions were ready."""
+        """The failure suggestion of ``qid`` of the run on screen (None: none, not ready yet,
+        or the store busy now): as read with the question, or read now (one short read)
+        when the question was read before the run's suggestions were ready."""
         run = self._loaded()
         if not run.suggestions_ready:
             return None
@@ -65,8 +65,13 @@ class RunSuggestions(QuestionReads):
         question = self.questions.get(key)
         if question is not None and question.read.suggestion_read:
             return question.read.suggestion
-        with self.store_lock:
-            found = read_suggestion(self.store, run.run_id, qid)
+        try:
+            with self.store_lock:
+                found = read_suggestion(self.store, run.run_id, qid)
+        except MemscopeError:
+            # Another process writing the store (this runs on the app's thread, for the
+            # label bar): no suggestion shown now; the next repaint reads it again.
+            return None
         if question is not None:
             read = replace(question.read, suggestion=found, suggestion_read=True)
             self.questions.put(key, replace(question, read=read))
