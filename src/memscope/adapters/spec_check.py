@@ -109,6 +109,7 @@ RESERVED_FLAGS = frozenset(
         "--sample-size",
         "--save-labels",
         "--seed",
+        "--shared",
         "--show-completion",
         "--similar-to",
         "--strata",

@@ -276,7 +276,7 @@ def table(
     if check_upstream:
         from memscope.usecases.table.upstream import check_upstream as check
 
-        # The store's remembered read options (LongMemEval's retrieval log …) go along.
+        # The store's remembered read options (a benchmark's retrieval log …) go along.
         upstream = check(data, store)
     if output is TableFormat.json:
         payload = result.to_json()

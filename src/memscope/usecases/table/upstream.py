@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 def _read_sources(store: Store | None, data: list[RunData]) -> dict[str, dict[str, str]]:
     """Run id -> the read options the store remembers the run was read with (``dataset``
-    and the benchmark's own: LongMemEval's retrieval log), ``{}`` without a store."""
+    and the benchmark's own, such as a retrieval log), ``{}`` without a store."""
     if store is None:
         return {}
     from memscope.store.queries import run_configs
