@@ -42,36 +42,46 @@ def assert_rendered(document: dict) -> None:
         assert record["name"].replace("|", "\\|") in tables, record["id"]
 
 
-def test_the_smoke_suite_writes_every_scripts_figures(
+SMOKE_PARTS = {
+    "stores": ("ingest", "sweep"),
+    "reads": ("report", "rerun", "labels", "import_labels", "longmemeval", "ppi_coverage"),
+    "app": ("app",),
+}
+"""The smoke suite (every script but the engine's) in three parts of about equal time, so
+that test workers run them side by side; together they are every script."""
+
+
+def test_the_smoke_parts_are_every_script_but_the_engines() -> None:
+    from run_all import SUITES, script_name
+
+    names = [script_name(script) for script in SUITES["smoke"]]
+    parts = [name for part in SMOKE_PARTS.values() for name in part]
+    assert sorted(parts) == sorted({name for name in names if name != "engine"})
+
+
+def smoke(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, part: str) -> dict:
+    """One part of the smoke suite through run_all, checked as the whole suite would be:
+    its scripts in the suite's order, their records in the schema, every one rendered."""
+    from run_all import SUITES, script_name
+
+    document = run_all(tmp_path, monkeypatch, "--only", *SMOKE_PARTS[part])
+    assert document["suite"] == "smoke" and document["source"] == "measured"
+    in_order = [
+        f"bench_{name}.py"
+        for name in (script_name(script) for script in SUITES["smoke"])
+        if name in SMOKE_PARTS[part]
+    ]
+    assert [entry["script"] for entry in document["scripts"]] == in_order
+    assert all("--figures" not in entry["argv"] for entry in document["scripts"])
+    assert_rendered(document)
+    return {record["id"]: record for record in document["figures"]}
+
+
+def test_the_smoke_stores_part_writes_its_figures(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    document = run_all(tmp_path, monkeypatch, "--skip", "engine")
-    assert document["suite"] == "smoke" and document["source"] == "measured"
-    scripts = [entry["script"] for entry in document["scripts"]]
-    assert scripts == [
-        "bench_ingest.py",
-        "bench_sweep.py",
-        "bench_report.py",
-        "bench_rerun.py",
-        "bench_labels.py",
-        "bench_import_labels.py",
-        "bench_app.py",
-        "bench_longmemeval.py",
-        "bench_ppi_coverage.py",
-    ]
-    assert all("--figures" not in entry["argv"] for entry in document["scripts"])
-    by_id = {record["id"]: record for record in document["figures"]}
-    assert {record["group"] for record in by_id.values()} == {
-        "ingest",
-        "report",
-        "rerun",
-        "labels",
-        "import_labels",
-        "app",
-        "coverage",
-        "sweep",
-        "longmemeval",
-    }
+    by_id = smoke(tmp_path, monkeypatch, "stores")
+    assert {record["group"] for record in by_id.values()} == {"ingest", "sweep"}
     sweep = by_id["sweep.ratio.table.16"]
     assert sweep["value"] == pytest.approx(
         by_id["sweep.table.16"]["value"] / by_id["sweep.query.16"]["value"]
@@ -88,8 +98,30 @@ def test_the_smoke_suite_writes_every_scripts_figures(
         by_id["ingest.memscope.100"]["value"] / by_id["ingest.read_json.100"]["value"]
     )
     assert ratio["baseline"] and ratio["target"] == {"op": "<=", "value": 2.0}
+
+
+def test_the_smoke_reads_part_writes_its_figures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    by_id = smoke(tmp_path, monkeypatch, "reads")
+    assert {record["group"] for record in by_id.values()} == {
+        "report",
+        "rerun",
+        "labels",
+        "import_labels",
+        "longmemeval",
+        "coverage",
+    }
+    assert by_id["labels.next.p95"]["unit"] == "ms"
+    assert by_id["rerun.rerun_run"]["target"] == {"op": "<", "value": 1.0}
+
+
+def test_the_smoke_app_part_writes_its_figures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = smoke(tmp_path, monkeypatch, "app")
+    assert {record["group"] for record in app.values()} == {"app"}
     # issue 30's app targets, per run size, with Textual's floor measured beside them
-    app = {key: record for key, record in by_id.items() if record["group"] == "app"}
     assert app["app.100.next.first_repaint.vs_floor"]["target"] == {"op": "<=", "value": 1.0}
     assert app["app.100.next.first_repaint.vs_floor"]["value"] == pytest.approx(
         app["app.100.next.first_repaint.p95"]["value"] / app["app.100.floor.p95"]["value"]
@@ -108,9 +140,6 @@ def test_the_smoke_suite_writes_every_scripts_figures(
     assert app["app.100.queue.page.settled.p95"]["value"] > 0
     assert app["app.100.queue.page.settled.p95"]["target"] is None
     assert all(record["size"] == 100 for record in app.values())
-    assert by_id["labels.next.p95"]["unit"] == "ms"
-    assert by_id["rerun.rerun_run"]["target"] == {"op": "<", "value": 1.0}
-    assert_rendered(document)
 
 
 @pytest.mark.slow
