@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything (scripts/setup.sh --engine --test: the triage tool, the memory engine,
 # pytest and the static checks) into ./.venv, runs the static checks (one style, the layers,
-# the types) and then the test suite, the wheel tests included, in one process (tests/README.md:
-# `-n 4 --dist loadgroup` for xdist workers). Extra arguments go to pytest.
+# the types) and then the test suite, the wheel tests included, on four xdist workers
+# (pyproject's addopts; tests/README.md). Extra arguments go to pytest (`-n 0`: one process).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh --engine --test
