@@ -54,4 +54,21 @@ TOY_CLONE = """
     def clone(name, **changes):
         return replace(TOY, name=name, axes=replace(TOY.axes, benchmark=name), read_options=(),
                        **changes)
+
+    class RenamedReader:
+        # ToyBench's reader, its records under the clone's name
+
+        def __init__(self, name):
+            self.name = name
+
+        def sniff(self, path):
+            from memscope_toybench import run
+            return run.sniff(path)
+
+        def read_all(self, path, options):
+            from memscope_toybench import run
+            records = run.read_all(path, options)
+            for record in records:
+                record.benchmark = self.name
+            return records
 """

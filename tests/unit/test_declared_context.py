@@ -31,15 +31,9 @@ def _toy(declared: str) -> str:
     from memscope.plugin import QuestionMatch
     from memscope_toybench import run
 
-    class Reader:
-        def sniff(self, path):
-            return run.sniff(path)
-
-        def read_all(self, path, options):
-            records = run.read_all(path, options)
-            for record in records:
-                record.benchmark = "toyc"
-            return records
+    class Reader(RenamedReader):
+        def __init__(self):
+            super().__init__("toyc")
 """
         + f"    BENCHMARK = clone('toyc', reader=Reader(), {declared})\n"
     )

@@ -29,15 +29,9 @@ FIGURED = (
     from memscope.plugin import BenchmarkFigure, Chart, ChartSeries
     from memscope_toybench import run
 
-    class Reader:
-        def sniff(self, path):
-            return run.sniff(path)
-
-        def read_all(self, path, options):
-            records = run.read_all(path, options)
-            for record in records:
-                record.benchmark = NAME
-            return records
+    class Reader(RenamedReader):
+        def __init__(self):
+            super().__init__(NAME)
 
     def chart(runs):
         lines = []

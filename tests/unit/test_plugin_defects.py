@@ -110,15 +110,9 @@ def _versioned(version: str) -> str:
         + """
     from memscope_toybench import run
 
-    class Reader:
-        def sniff(self, path):
-            return run.sniff(path)
-
-        def read_all(self, path, options):
-            records = run.read_all(path, options)
-            for record in records:
-                record.benchmark = "toyv"
-            return records
+    class Reader(RenamedReader):
+        def __init__(self):
+            super().__init__("toyv")
 """
         + f'    BENCHMARK = clone("toyv", reader=Reader(), reader_version="{version}")\n'
     )

@@ -29,15 +29,9 @@ SECTIONED = (
     from memscope.plugin import ReportSection, TableBlock, TableColumn, TableRow, TextBlock
     from memscope_toybench import run
 
-    class Reader:
-        def sniff(self, path):
-            return run.sniff(path)
-
-        def read_all(self, path, options):
-            records = run.read_all(path, options)
-            for record in records:
-                record.benchmark = NAME
-            return records
+    class Reader(RenamedReader):
+        def __init__(self):
+            super().__init__(NAME)
 
     def compute(section_run):
         correct = section_run.correct()
