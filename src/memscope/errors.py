@@ -7,6 +7,9 @@ and never a traceback.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from memscope.textsafe import printable, printable_id
 
 
@@ -118,3 +121,16 @@ class PluginError(MemscopeError):
     """A benchmark a run needs is not installed, or its package cannot be loaded."""
 
     title = "Benchmark not available"
+
+
+@contextmanager
+def benchmark_code(what: str) -> Iterator[None]:
+    """Run a benchmark's own hook (a report section, its view, a figure): a MemscopeError
+    passes as it is, anything else becomes one PluginError, ``"<what> failed (<type>:
+    <message>)"``, never a traceback."""
+    try:
+        yield
+    except MemscopeError:
+        raise
+    except Exception as error:
+        raise PluginError(f"{what} failed ({type(error).__name__}: {error})") from None

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from memscope.adapters.charts import BenchmarkFigure, Chart, own_figure
-from memscope.errors import InputError, MemscopeError, PluginError
+from memscope.errors import InputError, PluginError, benchmark_code
 
 if TYPE_CHECKING:
     from memscope.usecases.runs.loading import RunData
@@ -93,15 +93,8 @@ def charts_of(figure: BenchmarkFigure, runs: Sequence[RunData]) -> list[Chart]:
 def _charted(figure: BenchmarkFigure, runs: list[RunData]) -> Chart:
     from memscope.usecases.report.section_run import StoredSectionRun
 
-    try:
+    with benchmark_code(f"benchmark {runs[0].benchmark!r}: its figure {figure.name!r}"):
         chart = figure.charted([StoredSectionRun(data) for data in runs])
-    except MemscopeError:
-        raise
-    except Exception as error:  # a benchmark's code: one message, never a traceback
-        raise PluginError(
-            f"benchmark {runs[0].benchmark!r}: its figure {figure.name!r} failed "
-            f"({type(error).__name__}: {error})"
-        ) from None
     if not isinstance(chart, Chart):
         raise PluginError(
             f"benchmark {runs[0].benchmark!r}: its figure {figure.name!r} returned "

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
-from memscope.errors import MemscopeError, PluginError
+from memscope.errors import benchmark_code
 from memscope.json_types import JSONObject, JSONValue
 
 if TYPE_CHECKING:
@@ -126,14 +126,8 @@ class BenchmarkSection:
         """
         if self.section.view is None:
             return None
-        try:
+        with benchmark_code(f"the report section {self.key!r}'s view"):
             return self.section.viewed(report)
-        except MemscopeError:
-            raise
-        except Exception as error:  # a benchmark's code: one message, never a traceback
-            raise PluginError(
-                f"the report section {self.key!r}'s view failed ({type(error).__name__}: {error})"
-            ) from None
 
 
 @dataclass(frozen=True)

@@ -115,17 +115,10 @@ def computed_section(section: ReportSection, data: RunData) -> Mapping[str, Any]
     Raises:
         PluginError: the section's code failed (naming the benchmark and the section).
     """
-    from memscope.errors import MemscopeError, PluginError
+    from memscope.errors import benchmark_code
 
-    try:
+    with benchmark_code(f"benchmark {data.benchmark!r}: its report section {section.key!r}"):
         return section.computed(StoredSectionRun(data))
-    except MemscopeError:
-        raise
-    except Exception as error:  # a benchmark's code: one message, never a traceback
-        raise PluginError(
-            f"benchmark {data.benchmark!r}: its report section {section.key!r} failed "
-            f"({type(error).__name__}: {error})"
-        ) from None
 
 
 def section_of(data: RunData, key: str) -> Mapping[str, Any] | None:
