@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from cli_runner import build_commands_once
 from isolation import StoreTouches, changes, snapshot, watched_places
 from parallel import accept_xdist_options, group_engine_tests, group_wheel_modules
 from shared_inputs import ingested_store, store_templates  # noqa: F401 (fixtures)
@@ -29,6 +30,8 @@ settings.load_profile("memscope")
 """Hypothesis checks properties, not speed: its per-example deadline and its "data generation
 is slow" health check measure the machine (they failed on a loaded one) and are off. How
 fast memscope is belongs to benchmarks/."""
+
+build_commands_once()
 
 WATCHED = watched_places()
 """The real places, computed before the environment below is redirected."""

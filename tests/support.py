@@ -26,6 +26,7 @@ def upstream_run(name_part: str, mode: str) -> Path:
 
 SUPPORT_FILES = (
     "conftest.py",
+    "cli_runner.py",
     "isolation.py",
     "support.py",
     "parallel.py",

@@ -7,79 +7,28 @@
   dependencies from its cache or index): ``memscope --version``, ``python -m memscope``,
   ``memscope demo``, a report and the app opened headless on a demo question; the engine's
   entry points say what to install; the venv stays under 400 MB.
-- With ``[engine]``: one ``memscope index`` on the demo. That venv sees this environment's
-  engine libraries through a ``.pth`` line instead of installing its own (torch with its CUDA
-  libraries is about 6 GB); the wheel is installed in it first, so its memscope is the one
-  that runs, and pip resolves the extra against what it sees.
+- With ``[engine]``: ``test_wheel_engine.py``.
 
 Minutes, not seconds: marked ``wheel`` (run by default and by CI; ``-m 'not wheel'`` skips).
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
-import sysconfig
 import zipfile
 from pathlib import Path
 
 import pytest
 from test_demo_command import repository_demo_files
+from wheel_build import new_venv, ok, run
 
 import memscope
 from memscope.distribution import DISTRIBUTION
 
 pytestmark = pytest.mark.wheel
 
-REPO = Path(__file__).resolve().parents[2]
+
 HERE = Path(__file__).resolve().parent
-SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "src", "fixtures", "runs")
 MAX_CORE_VENV_MB = 400
-
-
-def run(args: list[str | Path], cwd: Path | None = None, timeout: float = 600):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
-    env.pop("MEMSCOPE_DB", None)
-    env.pop("MEMSCOPE_DEBUG", None)
-    return subprocess.run(
-        [str(arg) for arg in args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
-def ok(done: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[str]:
-    assert done.returncode == 0, f"{done.args}\n{done.stdout}\n{done.stderr}"
-    return done
-
-
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel, built from a clean copy of the sources (no stale build/ folder)."""
-    root = tmp_path_factory.mktemp("wheel")
-    tree = root / "memscope-src"
-    for name in SOURCES:
-        source = REPO / name
-        if source.is_dir():
-            shutil.copytree(
-                source, tree / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info")
-            )
-        else:
-            tree.mkdir(exist_ok=True)
-            shutil.copyfile(source, tree / name)
-    ok(
-        run(
-            [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation"]
-            + ["-w", root / "dist", tree]
-        )
-    )
-    (built,) = (root / "dist").glob("*.whl")
-    return built
 
 
 def test_the_wheel_is_memscope_triage_with_the_memscope_command(wheel: Path) -> None:
@@ -93,11 +42,6 @@ def test_the_wheel_is_memscope_triage_with_the_memscope_command(wheel: Path) -> 
     assert f"Version: {memscope.__version__}\n" in metadata
     assert "memscope = memscope.cli:main" in entry_points
     assert top_level == {"memscope", info}
-
-
-def new_venv(path: Path) -> Path:
-    ok(run([sys.executable, "-m", "venv", path]))
-    return path / "bin"
 
 
 def test_the_wheel_carries_the_repositorys_demo(wheel: Path) -> None:
@@ -157,28 +101,3 @@ def test_demo_from_the_wheel_opens_headless(core: Path, tmp_path: Path) -> None:
     assert refused.returncode == 1
     assert refused.stderr.strip().count("\n") == 0
     assert "pip install 'memscope-triage[engine]'" in refused.stderr
-
-
-def test_engine_extra_indexes_the_demo(wheel: Path, tmp_path: Path) -> None:
-    bin_dir = new_venv(tmp_path / "venv")
-    python = bin_dir / "python"
-    ok(run([python, "-m", "pip", "install", "-q", "--no-deps", wheel]))
-    purelib = Path(
-        ok(
-            run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
-        ).stdout.strip()
-    )
-    (purelib / "zz_engine_libraries.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    ok(run([python, "-m", "pip", "install", "-q", f"{DISTRIBUTION}[engine] @ {wheel.as_uri()}"]))
-    where = ok(run([python, "-c", "import memscope; print(memscope.__file__)"])).stdout
-    assert where.startswith(str(purelib)), where  # the wheel's memscope, not this checkout's
-    ok(run([bin_dir / "memscope", "demo"], cwd=tmp_path))
-    demo = tmp_path / "memscope-demo"
-    indexed = ok(
-        run(
-            [bin_dir / "memscope", "index", "fixtures/memeye/dialog/Community_Garden.json"]
-            + ["--no-images", "--device", "cpu", "--format", "json"],
-            cwd=demo,
-        )
-    )
-    assert '"embedded"' in indexed.stdout and '"embedded": 0' not in indexed.stdout

@@ -91,17 +91,18 @@ def report(
 
     check_k(k)
     store = open_store(db)
-    if run is not None and Path(run).expanduser().exists():
-        run_id = pick_run(store, run, "report", options=read_options(dataset))  # may ingest it
-        data = load_run(store, run_id, detail=False)
-    else:
-        with store.reading():  # a run id: one read-only connection serves both steps
+    # One read-only connection serves every step (opening the store costs tens of ms); an
+    # ingest of a new or changed run directory writes in between.
+    with store.reading():
+        if run is not None and Path(run).expanduser().exists():
+            run_id = pick_run(store, run, "report", options=read_options(dataset))  # may ingest
+        else:
             run_id = pick_run(store, run, "report", options=read_options(dataset), say=False)
-            data = load_run(store, run_id, detail=False)
+        data = load_run(store, run_id, detail=False)
+        upstream = upstream_check(store, run_id)
+        harness = run_harness(store, run_id)
     if run is None:
         say_default(run_id, "report")
-    upstream = upstream_check(store, run_id)
-    harness = run_harness(store, run_id)
     if output is OutputFormat.json:
         from memscope.usecases.runs.store_access import json_objects
 

@@ -245,9 +245,11 @@ def table(
     store = open_store(db)
     # --out is checked before any work: never over the store or a file that is not a table.
     target = plan_output(out, TABLE, store_files(store)) if out is not None else None
-    run_ids = _run_ids(store, runs, read_options(dataset))
-    # Every X / Y label of a question (x_labels, y_labels) is read only where it is used.
-    data = load_runs(store, run_ids, detail=membership == "every" or check_upstream)
+    # One read-only connection for selecting and loading (an ingest writes in between).
+    with store.reading():
+        run_ids = _run_ids(store, runs, read_options(dataset))
+        # Every X / Y label of a question (x_labels, y_labels) is read only where it is used.
+        data = load_runs(store, run_ids, detail=membership == "every" or check_upstream)
     from memscope.cli.common import stderr
     from memscope.cli.progress import progress_line
 
