@@ -1,10 +1,11 @@
-"""``memscope open`` and ``memscope ingest`` import their own command module, not every command's.
+"""A process started as ``memscope COMMAND`` imports that command's module, not every command's.
 
 The CLI registers a command by importing its module; a process started as ``memscope open``
 (the console script or ``python -m memscope``) imports the ``open`` module alone, so the
-app's start pays for no other command. Every other process (``memscope --help``, another
-command, the tests' in-process runner) still registers them all. Each check runs in a fresh
-interpreter and looks at ``sys.modules``.
+app's start pays for no other command, and so for every command (``COMMAND_MODULES``, which
+a test holds against the registrations). Every other process (``memscope --help``, an
+unknown command, the tests' in-process runner) still registers them all. Each check runs in
+a fresh interpreter and looks at ``sys.modules``, or runs the command's help there.
 """
 
 from __future__ import annotations
@@ -66,9 +67,66 @@ def test_memscope_ingest_alone_still_ingests_and_explains(tmp_path) -> None:
 
 
 def test_other_processes_register_every_command() -> None:
-    for argv in (["/usr/bin/memscope", "--help"], ["/usr/bin/memscope", "report", "x"], ["-c"]):
+    for argv in (["/usr/bin/memscope", "--help"], ["/usr/bin/memscope", "tabel", "x"], ["-c"]):
         loaded = cli_modules_after_import(argv)
         assert {"memscope.cli.open", *OTHER_COMMANDS} <= loaded, argv
+
+
+def test_a_report_process_imports_only_the_report_command() -> None:
+    loaded = cli_modules_after_import(["/usr/bin/memscope", "report", "x"])
+    assert "memscope.cli.report" in loaded
+    assert not loaded & {"memscope.cli.open", "memscope.cli.table", "memscope.cli.engine"}
+
+
+def registered_modules() -> dict[str, set[str]]:
+    """Each top-level command of the fully imported CLI, with the modules of its callbacks
+    (a group's: every subcommand's)."""
+    import memscope.cli
+    from memscope.cli.app import app
+
+    del memscope.cli  # imported for its registrations
+    found: dict[str, set[str]] = {}
+    for command in app.registered_commands:
+        assert command.callback is not None
+        name = command.name or command.callback.__name__.replace("_", "-")
+        found[name] = {command.callback.__module__}
+    for group in app.registered_groups:
+        typer_app = group.typer_instance
+        name = group.name or typer_app.info.name
+        found[str(name)] = {
+            sub.callback.__module__ for sub in typer_app.registered_commands if sub.callback
+        }
+    return found
+
+
+def test_the_command_table_names_each_commands_module() -> None:
+    from memscope.cli import COMMAND_MODULES
+
+    expected = {name: {f"memscope.cli.{module}"} for name, module in COMMAND_MODULES.items()}
+    assert registered_modules() == expected
+
+
+def test_each_command_registered_alone_shows_its_help() -> None:
+    """One command of each module, in a process that imports that module alone: its help
+    is whole (the module needs no other command's import)."""
+    from memscope.cli import COMMAND_MODULES
+
+    one_per_module = {module: name for name, module in COMMAND_MODULES.items()}
+    started = {
+        name: subprocess.Popen(
+            [sys.executable, "-m", "memscope", name, "--help"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "COLUMNS": "200"},
+        )
+        for name in one_per_module.values()
+    }
+    for name, process in started.items():
+        shown, errors = process.communicate(timeout=120)
+        assert process.returncode == 0, (name, errors)
+        assert f"Usage: python -m memscope {name}" in shown, (name, shown)
+        assert "--help" in shown and "Traceback" not in errors, name
 
 
 def test_python_m_memscope_open_help_works() -> None:

@@ -2,10 +2,11 @@
 
 Every module in this package (other than ``app``, ``common`` and ``streams``) defines commands and
 registers them on :data:`memscope.cli.app.app` when imported; they are imported here, so a
-new command module needs no edit elsewhere. A process started as ``memscope open …`` or
-``memscope ingest …`` imports that command's module alone: the app's start, or a script
-ingesting runs one by one, does not pay for every other command's imports (about 0.4 s of
-use cases, renderers and option tables for ``open``, 60 ms for ``ingest``).
+new command module needs no edit elsewhere. A process started as ``memscope COMMAND …``
+imports that command's module alone (:data:`COMMAND_MODULES`): the app's start, a script
+ingesting runs one by one or a report does not pay for every other command's imports
+(about 0.3 s of use cases, renderers and option tables). ``memscope --help``, an unknown
+command and in-process callers import every module.
 """
 
 from __future__ import annotations
@@ -16,20 +17,46 @@ import signal
 import sys
 from pathlib import Path
 
-ALONE = ("open", "ingest")
-"""Commands whose process imports their own module only (see :func:`_started_as`); each
-names its module."""
+COMMAND_MODULES = {
+    "open": "open",
+    "demo": "demo",
+    "ingest": "ingest",
+    "runs": "ingest",
+    "report": "report",
+    "compare": "compare",
+    "table": "table",
+    "rerun": "rerun",
+    "suggest": "suggest",
+    "label": "labels",
+    "export-labels": "labels",
+    "agreement": "labels",
+    "sample": "sample",
+    "index": "engine",
+    "retrieve": "engine",
+    "recompute": "engine",
+    "search": "engine",
+    "audit": "audit",
+    "benchmarks": "benchmarks",
+    "estimate": "estimate",
+    "import-labels": "import_labels",
+    "plot": "plot",
+    "config": "config",
+    "store": "store",
+}
+"""The module that registers each top-level command (a test checks it against the
+registrations): a process started as ``memscope COMMAND`` imports that module alone."""
 
 
-def _started_as(command: str) -> bool:
-    """Whether this process is ``memscope COMMAND …``: the console script or ``python -m
-    memscope``, with ``command`` first (never in-process callers such as the tests' runner,
-    which need every command)."""
+def _started_command() -> str | None:
+    """The command this process was started for, when it is ``memscope COMMAND …`` (the
+    console script or ``python -m memscope``) and COMMAND is known; None otherwise (``--help``,
+    an unknown command, in-process callers such as the tests' runner: every command)."""
     started = Path(sys.argv[0]) if sys.argv else Path()
     ours = started.name == "memscope" or (
         started.name == "__main__.py" and started.parent.name == "memscope"
     )
-    return ours and len(sys.argv) > 1 and sys.argv[1] == command
+    command = sys.argv[1] if ours and len(sys.argv) > 1 else None
+    return command if command in COMMAND_MODULES else None
 
 
 try:  # Ctrl-C while the commands load (start-up): one word, no traceback
@@ -48,9 +75,9 @@ try:  # Ctrl-C while the commands load (start-up): one word, no traceback
         "labels",
         "engine",
     )
-    _alone = next((command for command in ALONE if _started_as(command)), None)
+    _alone = _started_command()
     for _name in (
-        (_alone,)
+        (COMMAND_MODULES[_alone],)
         if _alone is not None
         else (
             *_FIRST,

@@ -201,7 +201,8 @@ def load_suggestions(
     try:
         if say:
             say("Loading failure suggestions …")
-        refreshed = refresh_suggestions(store, run_id, run_hash=run.content_hash, twins=twins)
+        with store.reading():  # several reads, and a write when they are computed
+            refreshed = refresh_suggestions(store, run_id, run_hash=run.content_hash, twins=twins)
         notice = refreshed.notice()
         if notice:
             notes.append(notice[:1].upper() + notice[1:])
@@ -224,12 +225,14 @@ def ensure_suggestions(store: Store, data: RunData | RunInfo, notes: list[str]) 
     run = data if isinstance(data, RunInfo) else data.run
     run_id = str(run.run_id)
     try:
-        refreshed = refresh_suggestions(store, run_id, run_hash=run.content_hash, keep=False)
-        notice = refreshed.notice()
-        if notice:
-            notes.append(notice[:1].upper() + notice[1:])
-        with store.read() as con:
-            return suggested_code_set(con, run_id)
+        # Several reads (and a write when they are computed): one connection serves them.
+        with store.reading():
+            refreshed = refresh_suggestions(store, run_id, run_hash=run.content_hash, keep=False)
+            notice = refreshed.notice()
+            if notice:
+                notes.append(notice[:1].upper() + notice[1:])
+            with store.read() as con:
+                return suggested_code_set(con, run_id)
     except MemscopeError as error:
         notes.append(f"Suggestions could not be loaded: {error.message}")
         return []
