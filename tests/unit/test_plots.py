@@ -8,24 +8,19 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from memscope.adapters import ReadOptions
 from memscope.cli import app as cli
 from memscope.errors import InputError, MemscopeError
 from memscope.store import Store
 from memscope.usecases.figures.plots import render
 from memscope.usecases.labels.events import record_label
-from memscope.usecases.runs.ingest import ingest_dir, ingest_dir_runs
 
 RUNS = Path(__file__).resolve().parents[2] / "runs"
 runner = CliRunner()
 
 
 @pytest.fixture
-def demo(store: Store) -> Store:
-    for name in ("srag_v", "srag_t"):
-        ingest_dir(store, RUNS / name, ReadOptions())
-    ingest_dir_runs(store, RUNS / "dmv_f2_demo", ReadOptions())
-    ingest_dir_runs(store, RUNS / "cue_mm", ReadOptions())
+def demo(store: Store, ingested_store) -> Store:
+    ingested_store(*(RUNS / name for name in ("srag_v", "srag_t", "dmv_f2_demo", "cue_mm")))
     for qid, code in (("q3", "USE-EVID"), ("q4", "USE-EVID"), ("q10", "SEL-STALE")):
         record_label(store, "srag_v", qid, codes=[code], annotator="alice")
     for qid, code in (("q6", "USE-EVID"), ("q8", "RET-PART"), ("q12", "RET-LATEST")):

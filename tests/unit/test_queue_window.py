@@ -19,7 +19,7 @@ from memscope.store import Store
 from memscope.usecases.labels import queue_window
 from memscope.usecases.labels.queue import SORT_KEYS, QueueSpec, TriageTable
 from memscope.usecases.labels.queue_window import StoreQueue
-from memscope.usecases.runs.ingest import ingest_dir, ingest_dir_runs
+from memscope.usecases.runs.ingest import ingest_dir
 from memscope.usecases.runs.loading import load_run
 from memscope.usecases.runs.run_info import RunInfo
 
@@ -90,11 +90,10 @@ def test_the_sample_order_and_verdict_sample(tmp_path: Path, store: Store) -> No
 
 
 @pytest.fixture
-def demo(store: Store) -> Store:
+def demo(store: Store, ingested_store) -> Store:
     if not (RUNS / "srag_v").is_dir():
         pytest.skip("the demo runs are not in this checkout")
-    for name in ("srag_v", "fc_v", "cue_text", "dmv_f2_demo"):
-        ingest_dir_runs(store, RUNS / name, ReadOptions())
+    ingested_store(*(RUNS / name for name in ("srag_v", "fc_v", "cue_text", "dmv_f2_demo")))
     return store
 
 
