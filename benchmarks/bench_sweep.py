@@ -202,10 +202,12 @@ def generated_tiny_runs(n_runs: int) -> Path:
     return root
 
 
-def measure_tiny(root: Path, repeat: int) -> dict[str, list[float]]:
-    """Seconds of a first ingest of the tiny runs, and of its ``read_json`` baseline."""
+def measure_tiny(root: Path, repeat: int, *, warm: bool = False) -> dict[str, list[float]]:
+    """Seconds of a first ingest of the tiny runs, and of its ``read_json`` baseline
+    (``warm``: a sweep measured in this process already warmed the commands up)."""
     cached = bytecode_env()
-    _warm_up(root, cached)
+    if not warm:
+        _warm_up(root, cached)
     times: dict[str, list[float]] = {"ingest": [], "read_json": []}
     for _ in range(repeat):
         scratch = Path(tempfile.mkdtemp(prefix="memscope-bench-tiny-"))
@@ -402,7 +404,7 @@ def main() -> None:
                 ]
             )
     if args.tiny:
-        times = measure_tiny(generated_tiny_runs(args.tiny), args.repeat)
+        times = measure_tiny(generated_tiny_runs(args.tiny), args.repeat, warm=bool(args.sizes))
         figures += tiny_figures(args.tiny, times, args.repeat)
         ingest, baseline = median(times["ingest"]), median(times["read_json"])
         target = TINY_TARGET[1] if args.tiny == TINY_TARGET[0] else None

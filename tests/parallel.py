@@ -9,7 +9,8 @@
   worker. Other module-scoped fixtures (an ingested store, seconds) are built once per worker
   that runs one of their users: cheaper than running their tests one after another.
 
-- ``group_engine_tests``: the tests in ``tests/engine/`` go to one worker, in their order.
+- ``group_engine_tests``: the tests in ``tests/engine/`` go to one worker, in their order,
+  with the other tests that load the real MiniLM (marked ``slow``).
   They share the real MiniLM and the seeded store (session fixtures, built once per worker
   that runs any of them), and their time is computing (torch), not waiting: spread over four
   workers on two cores, each worker loaded MiniLM and built the store again while the
@@ -55,9 +56,11 @@ ENGINE_TESTS = "tests/engine/"
 
 
 def group_engine_tests(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark each test under ``tests/engine/`` with ``xdist_group("engine")``."""
+    """Mark each test under ``tests/engine/``, and each other test marked ``slow`` (it loads
+    the real MiniLM), with ``xdist_group("engine")``: on the engine's worker torch and the
+    model library are imported already (10-15 s of CPU for any other worker)."""
     if not xdist_loaded(config.pluginmanager):
         return
     for item in items:
-        if item.nodeid.startswith(ENGINE_TESTS):
+        if item.nodeid.startswith(ENGINE_TESTS) or item.get_closest_marker("slow") is not None:
             item.add_marker(pytest.mark.xdist_group("engine"))

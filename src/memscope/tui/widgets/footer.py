@@ -9,7 +9,7 @@ end of the row); Help and Quit are never dropped.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from rich.cells import cell_len
 from textual.app import ComposeResult
@@ -58,52 +58,86 @@ def fitting(items: list[tuple[Any, int]], width: int) -> list[int]:
     return keep
 
 
+class KeySpec(NamedTuple):
+    """One key the footer shows, as it is drawn."""
+
+    key: str
+    display: str
+    description: str
+    action: str
+    enabled: bool
+    tooltip: str
+    classes: str = ""
+
+
 class FittingFooter(Footer):
-    """A :class:`~textual.widgets.Footer` that keeps Help and Quit at any width."""
+    """A :class:`~textual.widgets.Footer` that keeps Help and Quit at any width.
+
+    Textual recomposes a footer whenever the bindings may have changed (a screen shown,
+    focus moved, the terminal resized): a dozen keys removed, mounted and styled again. This
+    one recomposes only when the keys it would show differ from those it shows.
+    """
+
+    _shown: tuple[KeySpec, ...] | None = None
 
     def compose(self) -> ComposeResult:
-        if not self._bindings_ready:
+        planned = self._planned()
+        self._shown = planned
+        for spec in planned:
+            key = FooterKey(
+                spec.key,
+                spec.display,
+                spec.description,
+                spec.action,
+                classes=spec.classes,
+                disabled=not spec.enabled,
+                tooltip=spec.tooltip,
+            )
+            if not spec.classes:  # as Textual's: the palette key keeps its own style
+                key.data_bind(compact=Footer.compact)
+            yield key
+
+    async def recompose(self) -> None:
+        if self._shown is not None and self._planned() == self._shown:
             return
+        await super().recompose()
+
+    def _planned(self) -> tuple[KeySpec, ...]:
+        """The keys to show now, in row order (none before the bindings are ready)."""
+        if not self._bindings_ready:
+            return ()
         active = self.screen.active_bindings
         seen: set[str] = set()
-        rows: list[tuple[Any, bool, str]] = []
+        shown: list[KeySpec] = []
         for _node, binding, enabled, tooltip in active.values():
             if binding.show and binding.action not in seen:
                 seen.add(binding.action)
-                rows.append((binding, enabled, tooltip))
-        shown = [
-            (binding, self.app.get_key_display(binding), enabled, tooltip)
-            for binding, enabled, tooltip in rows
-        ]
+                display = self.app.get_key_display(binding)
+                shown.append(
+                    KeySpec(
+                        binding.key, display, binding.description, binding.action, enabled, tooltip
+                    )
+                )
         width = max(self.app.size.width, 20) - PALETTE_WIDTH
-        items = [(b.action, key_width(display, b.description)) for b, display, _e, _t in shown]
-        for i in fitting(items, width):
-            binding, display, enabled, tooltip = shown[i]
-            yield FooterKey(
-                binding.key,
-                display,
-                binding.description,
-                binding.action,
-                disabled=not enabled,
-                tooltip=tooltip,
-            ).data_bind(compact=Footer.compact)
-        yield from self._palette_key(active)
+        items = [(spec.action, key_width(spec.display, spec.description)) for spec in shown]
+        planned = [shown[i] for i in fitting(items, width)]
+        return (*planned, *self._palette_key(active))
 
-    def _palette_key(self, active: Mapping[str, ActiveBinding]) -> Iterator[FooterKey]:
+    def _palette_key(self, active: Mapping[str, ActiveBinding]) -> Iterator[KeySpec]:
         if not (self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE):
             return
         try:
             _node, binding, enabled, _tooltip = active[self.app.COMMAND_PALETTE_BINDING]
         except KeyError:
             return
-        yield FooterKey(
+        yield KeySpec(
             binding.key,
             self.app.get_key_display(binding),
             binding.description,
             binding.action,
+            enabled,
+            binding.tooltip or binding.description,
             classes="-command-palette",
-            disabled=not enabled,
-            tooltip=binding.tooltip or binding.description,
         )
 
     def on_resize(self) -> None:
