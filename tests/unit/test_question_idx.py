@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from builders_locomo import layout, run_output, small_dataset
 from memscope.adapters import ReadOptions
 from memscope.store import Store
@@ -14,6 +16,7 @@ from memscope.store.queue_rows import queue_shape
 from memscope.store.sql import rows, scalar
 from memscope.usecases.runs.ingest import ingest_paths
 from memscope.usecases.suggest.rules import suggest_run
+from shared_inputs import copy_store
 from support import UPSTREAM_RUNS, upstream_run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -51,8 +54,25 @@ def _filled_store(store: Store, tmp_path: Path) -> list[str]:
     return run_ids
 
 
-def test_every_written_row_names_its_question(store: Store, tmp_path: Path) -> None:
-    run_ids = _filled_store(store, tmp_path)
+@pytest.fixture(scope="module")
+def filled_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """A store filled by :func:`_filled_store` once for this module (seconds of ingest), and
+    its runs; the tests below read or change copies of it."""
+    root = tmp_path_factory.mktemp("filled")
+    store = Store(root / "store" / "memscope.duckdb")
+    return store.path, _filled_store(store, root)
+
+
+@pytest.fixture
+def filled(filled_template: tuple[Path, list[str]], store_path: Path) -> list[str]:
+    """This test's store (``store``): a copy of the filled template; its runs."""
+    template, run_ids = filled_template
+    copy_store(template, store_path)
+    return list(run_ids)
+
+
+def test_every_written_row_names_its_question(store: Store, filled: list[str]) -> None:
+    run_ids = filled
     with store.read() as con:
         benchmarks = {row[0] for row in rows(con, "SELECT DISTINCT benchmark FROM runs")}
         assert benchmarks == {"memeye", "dmv", "cuemem", "locomo"}
@@ -64,8 +84,7 @@ def test_every_written_row_names_its_question(store: Store, tmp_path: Path) -> N
         assert _mismatches(store, table) == [], table
 
 
-def test_a_store_from_before_the_column_is_backfilled(store: Store, tmp_path: Path) -> None:
-    _filled_store(store, tmp_path)
+def test_a_store_from_before_the_column_is_backfilled(store: Store, filled: list[str]) -> None:
     with store.write() as con:
         counts = {t: scalar(con, f"SELECT count(*) FROM {t}") for t in TABLES}
         for table in TABLES:  # as memscope wrote it before migration 11
@@ -94,10 +113,10 @@ def test_a_changed_run_ingested_again_keeps_the_idx(store: Store, upstream_copy:
     assert _mismatches(store, "predictions") == []
 
 
-def test_the_queue_shape_is_the_runs_questions(store: Store, tmp_path: Path) -> None:
+def test_the_queue_shape_is_the_runs_questions(store: Store, filled: list[str]) -> None:
     """The shape the queue is laid out by (its longest qid, whether it mixes tasks), found
     by question_idx, is what the run's own questions say."""
-    run_ids = _filled_store(store, tmp_path)
+    run_ids = filled
     shapes = {}
     with store.read() as con:
         for run_id in run_ids:

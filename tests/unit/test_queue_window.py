@@ -48,34 +48,35 @@ def same(table: TriageTable, queue: StoreQueue, spec: QueueSpec) -> None:
 
 def test_every_kind_and_sort_matches_the_triage_table(tmp_path: Path, store: Store) -> None:
     run_id = ingest_dir(store, small_run(tmp_path), ReadOptions()).run_id
-    table, queue = both(store, run_id)
-    for codes, qid in ((["RET-MISS"], "q2"), (["SEL-STALE", "RET-PART"], "q4")):
-        table.set_label(qid, codes)
-        queue.set_label(qid, codes)
-    for kind, sort, descending in itertools.product(
-        ("failing", "all", "unlabelled", "sample"), SORT_KEYS, (False, True)
-    ):
-        same(table, queue, QueueSpec(kind=kind, sort=sort, descending=descending))
-    for text in (
-        "y:Y3",
-        "y:Y3 watering",
-        "cell:X2Y3",
-        "label:RET-MISS",
-        "label:ret-part",
-        "labelled:yes",
-        "labelled:no",
-        "correct:yes",
-        "correct:no",
-        "mode:open",
-        "bin",
-        "Q1",
-    ):
-        same(table, queue, QueueSpec(kind="all", text=text))
-    same(table, queue, QueueSpec(kind="all", cell="X2_Y3"))
-    rows = queue.select(QueueSpec())
-    assert queue.progress(rows) == table.progress(table.select(QueueSpec()))
-    with pytest.raises(InputError, match="needs a second run"):
-        queue.select(QueueSpec(text="other:yes"))
+    with store.reading():  # one connection for the many reads: the rows are checked here
+        table, queue = both(store, run_id)
+        for codes, qid in ((["RET-MISS"], "q2"), (["SEL-STALE", "RET-PART"], "q4")):
+            table.set_label(qid, codes)
+            queue.set_label(qid, codes)
+        for kind, sort, descending in itertools.product(
+            ("failing", "all", "unlabelled", "sample"), SORT_KEYS, (False, True)
+        ):
+            same(table, queue, QueueSpec(kind=kind, sort=sort, descending=descending))
+        for text in (
+            "y:Y3",
+            "y:Y3 watering",
+            "cell:X2Y3",
+            "label:RET-MISS",
+            "label:ret-part",
+            "labelled:yes",
+            "labelled:no",
+            "correct:yes",
+            "correct:no",
+            "mode:open",
+            "bin",
+            "Q1",
+        ):
+            same(table, queue, QueueSpec(kind="all", text=text))
+        same(table, queue, QueueSpec(kind="all", cell="X2_Y3"))
+        rows = queue.select(QueueSpec())
+        assert queue.progress(rows) == table.progress(table.select(QueueSpec()))
+        with pytest.raises(InputError, match="needs a second run"):
+            queue.select(QueueSpec(text="other:yes"))
 
 
 def test_the_sample_order_and_verdict_sample(tmp_path: Path, store: Store) -> None:
@@ -98,30 +99,31 @@ def demo(store: Store, ingested_store) -> Store:
 
 
 def test_demo_runs_match_with_axes_and_compare(demo: Store) -> None:
-    from memscope.usecases.suggest.rules import load_suggestions, suggest_run, suggestion_state
+    with demo.reading():  # one connection for the many reads: the rows are checked here
+        from memscope.usecases.suggest.rules import load_suggestions, suggest_run, suggestion_state
 
-    if suggestion_state(demo, "srag_v") is None:
-        suggest_run(demo, "srag_v")
-    suggestions = load_suggestions(demo, "srag_v")
-    assert suggestions
-    table, queue = both(demo, "srag_v", "fc_v")
-    table.set_suggestions(suggestions)
-    code = next(iter(suggestions.values())).code
-    same(table, queue, QueueSpec(text=f"code:{code.lower()}"))
-    assert len(queue.select(QueueSpec(text=f"code:{code}"))) > 0
-    for kind, sort in itertools.product(("failing", "all"), SORT_KEYS):
-        same(table, queue, QueueSpec(kind=kind, sort=sort))
-        same(table, queue, QueueSpec(kind=kind, sort=sort, descending=True))
-    for text in ("other:yes", "other:no y:Y3", "x:X4", "task:nonsense", "the"):
-        same(table, queue, QueueSpec(kind="all", text=text))
-    cue, cue_queue = both(demo, "cue_text:history_with_qa_p0")
-    for text in ("task:rec evidence:implicit", "evidence:explicit", "modality:text"):
-        same(cue, cue_queue, QueueSpec(kind="all", text=text))
-    dmv, dmv_queue = both(demo, "dmv_f2_demo:TextOnly")
-    for text in ("reach:2", "bank:>=9", "reach:1 bank:<30"):
-        same(dmv, dmv_queue, QueueSpec(kind="all", text=text))
-    with pytest.raises(InputError, match="not an axis"):
-        queue.select(QueueSpec(text="reach:2"))
+        if suggestion_state(demo, "srag_v") is None:
+            suggest_run(demo, "srag_v")
+        suggestions = load_suggestions(demo, "srag_v")
+        assert suggestions
+        table, queue = both(demo, "srag_v", "fc_v")
+        table.set_suggestions(suggestions)
+        code = next(iter(suggestions.values())).code
+        same(table, queue, QueueSpec(text=f"code:{code.lower()}"))
+        assert len(queue.select(QueueSpec(text=f"code:{code}"))) > 0
+        for kind, sort in itertools.product(("failing", "all"), SORT_KEYS):
+            same(table, queue, QueueSpec(kind=kind, sort=sort))
+            same(table, queue, QueueSpec(kind=kind, sort=sort, descending=True))
+        for text in ("other:yes", "other:no y:Y3", "x:X4", "task:nonsense", "the"):
+            same(table, queue, QueueSpec(kind="all", text=text))
+        cue, cue_queue = both(demo, "cue_text:history_with_qa_p0")
+        for text in ("task:rec evidence:implicit", "evidence:explicit", "modality:text"):
+            same(cue, cue_queue, QueueSpec(kind="all", text=text))
+        dmv, dmv_queue = both(demo, "dmv_f2_demo:TextOnly")
+        for text in ("reach:2", "bank:>=9", "reach:1 bank:<30"):
+            same(dmv, dmv_queue, QueueSpec(kind="all", text=text))
+        with pytest.raises(InputError, match="not an axis"):
+            queue.select(QueueSpec(text="reach:2"))
 
 
 def test_the_page_holds_what_the_table_draws(demo: Store) -> None:
@@ -157,50 +159,52 @@ def test_the_page_holds_what_the_table_draws(demo: Store) -> None:
 def test_a_queues_head_is_the_whole_queues_beginning(
     demo: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memscope.store import queue_rows
+    with demo.reading():  # one connection for the many reads: the rows are checked here
+        from memscope.store import queue_rows
 
-    _table, queue = both(demo, "srag_v")
-    queue.set_label("q37", ["SEL-STALE"])
-    specs = [
-        QueueSpec(kind=kind, text=text, descending=descending)
-        for kind, text, descending in itertools.product(
-            ("failing", "all", "unlabelled"), ("", "y:Y3", "the", "labelled:yes"), (False, True)
-        )
-    ]
-    for spec in specs:
-        whole = queue.select(spec).tolist()
-        for count in (1, 3, 10, len(whole), 1000):
-            head = queue.head(spec, count)
-            assert head is not None and head.tolist() == whole[:count], (spec, count)
-            # Fewer rows than asked: the head is the whole queue, nothing left to count.
-            assert (queue.head_read(spec) is None) == (len(whole) < count), (spec, count)
-            assert all(queue.cached(int(row)) is not None for row in head)
-    # Only the run's own order has a head; a sparse filter gives up after a few ranges.
-    assert queue.head(QueueSpec(sort="score"), 5) is None
-    queue.set_sample_order(["q40", "q3"])
-    assert queue.head(QueueSpec(kind="sample"), 5) is None
-    monkeypatch.setattr(queue_rows, "HEAD_STEPS", 1)
-    assert queue.head(QueueSpec(kind="all", text="watering"), 2) is None  # 1 in the first 8
-    _, compared = both(demo, "srag_v", "fc_v")
-    assert compared.head(QueueSpec(), 5) is None
+        _table, queue = both(demo, "srag_v")
+        queue.set_label("q37", ["SEL-STALE"])
+        specs = [
+            QueueSpec(kind=kind, text=text, descending=descending)
+            for kind, text, descending in itertools.product(
+                ("failing", "all", "unlabelled"), ("", "y:Y3", "the", "labelled:yes"), (False, True)
+            )
+        ]
+        for spec in specs:
+            whole = queue.select(spec).tolist()
+            for count in (1, 3, 10, len(whole), 1000):
+                head = queue.head(spec, count)
+                assert head is not None and head.tolist() == whole[:count], (spec, count)
+                # Fewer rows than asked: the head is the whole queue, nothing left to count.
+                assert (queue.head_read(spec) is None) == (len(whole) < count), (spec, count)
+                assert all(queue.cached(int(row)) is not None for row in head)
+        # Only the run's own order has a head; a sparse filter gives up after a few ranges.
+        assert queue.head(QueueSpec(sort="score"), 5) is None
+        queue.set_sample_order(["q40", "q3"])
+        assert queue.head(QueueSpec(kind="sample"), 5) is None
+        monkeypatch.setattr(queue_rows, "HEAD_STEPS", 1)
+        assert queue.head(QueueSpec(kind="all", text="watering"), 2) is None  # 1 in the first 8
+        _, compared = both(demo, "srag_v", "fc_v")
+        assert compared.head(QueueSpec(), 5) is None
 
 
 def test_a_head_around_a_question_is_the_whole_queue_around_it(
     demo: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(queue_window, "HEAD_BEFORE", 3)
-    _table, queue = both(demo, "srag_v")
-    for spec in (QueueSpec(kind="all"), QueueSpec(descending=True), QueueSpec(text="y:Y3")):
-        whole = queue.select(spec).tolist()
-        for place in (0, 1, 3, 4, len(whole) // 2, len(whole) - 1):
-            qid = queue.qid_of(whole[place])
-            head = queue.head(spec, 5, around=qid)
-            assert head is not None, (spec, qid)
-            first = max(0, place - 3)
-            assert head.tolist() == whole[first : place + 5], (spec, qid)
-            # Its place in the whole queue is known where every row before it was read.
-            assert (queue.head_offset == 0) == (place < 3), (spec, qid)
-    failing = queue.select(QueueSpec())
-    passing = set(queue.select(QueueSpec(kind="all")).tolist()) - set(failing.tolist())
-    assert queue.head(QueueSpec(), 5, around=queue.qid_of(passing.pop())) is None
-    assert queue.head(QueueSpec(), 5, around="no-such-question") is None
+    with demo.reading():  # one connection for the many reads: the rows are checked here
+        monkeypatch.setattr(queue_window, "HEAD_BEFORE", 3)
+        _table, queue = both(demo, "srag_v")
+        for spec in (QueueSpec(kind="all"), QueueSpec(descending=True), QueueSpec(text="y:Y3")):
+            whole = queue.select(spec).tolist()
+            for place in (0, 1, 3, 4, len(whole) // 2, len(whole) - 1):
+                qid = queue.qid_of(whole[place])
+                head = queue.head(spec, 5, around=qid)
+                assert head is not None, (spec, qid)
+                first = max(0, place - 3)
+                assert head.tolist() == whole[first : place + 5], (spec, qid)
+                # Its place in the whole queue is known where every row before it was read.
+                assert (queue.head_offset == 0) == (place < 3), (spec, qid)
+        failing = queue.select(QueueSpec())
+        passing = set(queue.select(QueueSpec(kind="all")).tolist()) - set(failing.tolist())
+        assert queue.head(QueueSpec(), 5, around=queue.qid_of(passing.pop())) is None
+        assert queue.head(QueueSpec(), 5, around="no-such-question") is None
