@@ -316,6 +316,7 @@ def test_an_out_naming_the_store_is_refused_and_the_store_kept(
     [
         (".labels-pending.jsonl", "the store's label journal"),
         (".app.lock", "the store's app lock"),
+        (".lock", "the store's handoff lock"),
         (".wal", "the memscope store's write-ahead log"),
     ],
 )

@@ -54,8 +54,9 @@ _SAVED_ORDER = {
     "verdict_sample_items": "run_id, position",
 }
 DAMAGED = "the store is damaged: "
-SIBLINGS = (".wal", ".app.lock", ".labels-pending.jsonl")
-"""Files beside the store that belong to it (DuckDB's journal, the app's lock, pending labels)."""
+SIBLINGS = (".wal", ".lock", ".app.lock", ".labels-pending.jsonl")
+"""Files beside the store that belong to it (DuckDB's journal, the handoff lock, the app's
+lock, pending labels)."""
 BATCH_ROWS = 50_000
 
 

@@ -5,8 +5,9 @@ meanwhile. memscope therefore never keeps the store open while idle: every comma
 every app action opens a connection, does its work and closes it. Two scopes stretch one
 connection over a short burst: ``reading()`` (a command that reads in several steps) and
 ``writing()`` (labels saved one keypress after another; the app lets go a second after
-the last). When another process holds the file, opening waits briefly and then fails
-with one clear message.
+the last). Processes take turns through memscope's own lock beside the store
+(``handoff.py``: DuckDB's lock alone lost committed writes). When another process holds
+the file, opening waits briefly and then fails with one clear message.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import os
 import re
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from memscope.errors import StoreBusyError, StoreDamagedError, StoreError
 from memscope.file_kinds import not_regular
+from memscope.store import handoff
 
 if TYPE_CHECKING:
     import duckdb
@@ -206,6 +209,11 @@ class Store:
         self._schema_checked = False
         self._shared: tuple[int, duckdb.DuckDBPyConnection] | None = None
         self._shared_writable = False
+        # Each open connection's handoff lock, released once: by _close, or when a
+        # connection handed out (open_as_is) is dropped.
+        self._handoffs: weakref.WeakKeyDictionary[
+            duckdb.DuckDBPyConnection, weakref.finalize[[int], duckdb.DuckDBPyConnection]
+        ] = weakref.WeakKeyDictionary()
 
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r})"
@@ -216,29 +224,42 @@ class Store:
         return self.path.is_file()
 
     def discard_if_empty(self, *, folder_too: bool = False) -> bool:
-        """Remove the store file (and its write-ahead log) when it holds no run, label or
-        verdict: what a refused command that created it leaves. ``folder_too``: its folder
-        as well when that is left empty (the caller created it). Returns whether it did.
+        """Remove the store file (and its write-ahead log and handoff lock) when it holds no
+        run, label or verdict: what a refused command that created it leaves. ``folder_too``:
+        its folder as well when that is left empty (the caller created it). Returns whether
+        it did.
         """
         import duckdb
 
         if not self.exists:
             return False
         try:
-            con = connect_offline(str(self.path), read_only=True)
+            locked = handoff.take(
+                self.path, exclusive=True, deadline=time.monotonic(), interval_s=RETRY_INTERVAL_S
+            )
+        except handoff.LockBusy:
+            return False  # someone else uses it now: not only this command's
+        try:
             try:
-                held = sum(
-                    int(con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
-                    for table in ("runs", "label_events", "verdict_events")
-                )
-            finally:
-                con.close()
-        except duckdb.Error:
-            return False  # not a store this command just made: left alone
-        if held:
-            return False
-        for path in (self.path, self.path.with_name(self.path.name + ".wal")):
-            path.unlink(missing_ok=True)
+                con = connect_offline(str(self.path), read_only=True)
+                try:
+                    held = sum(
+                        int(con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
+                        for table in ("runs", "label_events", "verdict_events")
+                    )
+                finally:
+                    con.close()
+            except duckdb.Error:
+                return False  # not a store this command just made: left alone
+            if held:
+                return False
+            for path in (self.path, self.path.with_name(self.path.name + ".wal")):
+                path.unlink(missing_ok=True)
+            # Removed while held: a store made a moment ago that nobody else has opened.
+            handoff.lock_path(self.path).unlink(missing_ok=True)
+        finally:
+            if locked is not None:
+                handoff.let_go(locked)
         if folder_too:
             with suppress(OSError):
                 self.path.parent.rmdir()  # only when empty
@@ -258,7 +279,7 @@ class Store:
                 with self._translated_errors():
                     yield shared[1]
                 return
-            shared[1].close()
+            self._close(shared[1])
             self._shared = None
             try:
                 with self.write() as con:
@@ -281,7 +302,7 @@ class Store:
             with self._translated_errors():
                 yield con
         finally:
-            con.close()
+            self._close(con)
 
     @contextmanager
     def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -311,7 +332,7 @@ class Store:
             if self._schema_is_current(con):
                 self._schema_checked = True
             else:
-                con.close()
+                self._close(con)
                 con = None
         if con is None:
             con = self._upgraded_or_as_is()
@@ -319,7 +340,7 @@ class Store:
             with self._translated_errors():
                 yield con
         finally:
-            con.close()
+            self._close(con)
 
     def _upgraded_or_as_is(self) -> duckdb.DuckDBPyConnection:
         """A read-only connection to the store upgraded first; where the file cannot be
@@ -346,12 +367,12 @@ class Store:
             done = applied_versions(con)
         missing = sorted(shipped_versions() - done)
         if done and max(done) > latest_version():
-            con.close()
+            self._close(con)
             with self.write():  # refused with the "newer than this memscope" message
                 pass
         if not any(reads_need(version) for version in missing):
             return con  # read as it is: nothing reads what the missing steps make
-        con.close()
+        self._close(con)
         raise StoreError(
             f"this store was written by an earlier memscope (schema version "
             f"{max(done, default=0)}) and needs an upgrade to version {latest_version()} "
@@ -389,7 +410,7 @@ class Store:
             finally:
                 current, self._shared = self._shared, None
                 if current is not None and current[1] is not con:  # reopened after a write
-                    current[1].close()
+                    self._close(current[1])
 
     @contextmanager
     def writing(self) -> Iterator[None]:
@@ -415,7 +436,7 @@ class Store:
                 )
             # Inside reading(): the read-only connection makes way for the write one
             # meanwhile (as write() does) and is opened again afterwards.
-            shared[1].close()
+            self._close(shared[1])
             self._shared = None
             try:
                 with self.writing():
@@ -450,8 +471,8 @@ class Store:
         return StoreError(f"the store reported an error: {exc}", where=str(self.path))
 
     def _connect(self, *, read_only: bool) -> duckdb.DuckDBPyConnection:
-        import duckdb
-
+        """A connection to the store file, holding its handoff lock (``handoff.py``) until
+        :meth:`_close`; waits up to ``wait_s`` for other processes in all."""
         refuse_non_regular(self.path)
         kind = foreign_file_kind(self.path)
         if kind is not None:
@@ -461,6 +482,42 @@ class Store:
                 fix="Use --db to pick a memscope store (a DuckDB file), or a new path to create one.",
             )
         deadline = time.monotonic() + self.wait_s
+        try:
+            locked = handoff.take(
+                self.path, exclusive=not read_only, deadline=deadline, interval_s=RETRY_INTERVAL_S
+            )
+        except handoff.LockBusy:
+            raise StoreBusyError(
+                "the store is in use: another memscope process holds it"
+                + (" for writing" if read_only else ""),
+                where=str(self.path),
+                fix="Wait for that process to finish (or close it), or use --db to pick another store.",
+            ) from None
+        try:
+            con = self._connect_duckdb(read_only=read_only, deadline=deadline)
+        except BaseException:
+            if locked is not None:
+                handoff.let_go(locked)
+            raise
+        if locked is not None:
+            self._handoffs[con] = weakref.finalize(con, handoff.let_go, locked)
+        return con
+
+    def _close(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Close a connection from :meth:`_connect`, then let go of its handoff lock (after
+        DuckDB has finished with the file)."""
+        try:
+            con.close()
+        finally:
+            release = self._handoffs.pop(con, None)
+            if release is not None:
+                release()
+
+    def _connect_duckdb(self, *, read_only: bool, deadline: float) -> duckdb.DuckDBPyConnection:
+        """DuckDB's connection to the store, waiting until ``deadline`` while a process that
+        does not take the handoff lock (another program using DuckDB) holds the file."""
+        import duckdb
+
         while True:
             try:
                 return connect_offline(str(self.path), read_only=read_only)

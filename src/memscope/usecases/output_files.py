@@ -128,6 +128,7 @@ class OutputTarget:
 
 def store_files(store: Store) -> dict[Path, str]:
     """The files of ``store`` no output may replace, with what each one is."""
+    from memscope.store.handoff import lock_path
     from memscope.store.lease import lease_path
     from memscope.usecases.labels.journal import journal_path
 
@@ -135,6 +136,7 @@ def store_files(store: Store) -> dict[Path, str]:
     return {
         path: "the memscope store",
         path.with_name(path.name + ".wal"): "the memscope store's write-ahead log",
+        lock_path(path): "the store's handoff lock",
         journal_path(path): "the store's label journal",
         lease_path(path): "the store's app lock",
     }
