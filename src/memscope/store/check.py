@@ -199,7 +199,7 @@ def check_store(store: Store) -> StoreHealth:
             if table in HUMAN_TABLES:
                 health.human_rows[table] = state.rows
     finally:
-        con.close()
+        store.close_connection(con)
     return health
 
 
@@ -327,4 +327,4 @@ def save_human_input(store: Store, tables: list[str], temp: Path) -> dict[str, i
             f"cannot write the labels: {error.strerror or error}", where=str(temp)
         ) from None
     finally:
-        con.close()
+        store.close_connection(con)

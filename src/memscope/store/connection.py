@@ -279,7 +279,7 @@ class Store:
                 with self._translated_errors():
                     yield shared[1]
                 return
-            self._close(shared[1])
+            self.close_connection(shared[1])
             self._shared = None
             try:
                 with self.write() as con:
@@ -302,7 +302,7 @@ class Store:
             with self._translated_errors():
                 yield con
         finally:
-            self._close(con)
+            self.close_connection(con)
 
     @contextmanager
     def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -332,7 +332,7 @@ class Store:
             if self._schema_is_current(con):
                 self._schema_checked = True
             else:
-                self._close(con)
+                self.close_connection(con)
                 con = None
         if con is None:
             con = self._upgraded_or_as_is()
@@ -340,7 +340,7 @@ class Store:
             with self._translated_errors():
                 yield con
         finally:
-            self._close(con)
+            self.close_connection(con)
 
     def _upgraded_or_as_is(self) -> duckdb.DuckDBPyConnection:
         """A read-only connection to the store upgraded first; where the file cannot be
@@ -367,12 +367,12 @@ class Store:
             done = applied_versions(con)
         missing = sorted(shipped_versions() - done)
         if done and max(done) > latest_version():
-            self._close(con)
+            self.close_connection(con)
             with self.write():  # refused with the "newer than this memscope" message
                 pass
         if not any(reads_need(version) for version in missing):
             return con  # read as it is: nothing reads what the missing steps make
-        self._close(con)
+        self.close_connection(con)
         raise StoreError(
             f"this store was written by an earlier memscope (schema version "
             f"{max(done, default=0)}) and needs an upgrade to version {latest_version()} "
@@ -385,7 +385,8 @@ class Store:
 
     def open_as_is(self) -> duckdb.DuckDBPyConnection:
         """A read-only connection that neither checks nor migrates the schema (for
-        ``memscope store check``, which must look at a store without changing it).
+        ``memscope store check``, which must look at a store without changing it); close it
+        with :meth:`close_connection` (dropping it also lets go of its handoff lock).
 
         Raises:
             StoreDamagedError: the file cannot be opened because it is damaged.
@@ -410,7 +411,7 @@ class Store:
             finally:
                 current, self._shared = self._shared, None
                 if current is not None and current[1] is not con:  # reopened after a write
-                    self._close(current[1])
+                    self.close_connection(current[1])
 
     @contextmanager
     def writing(self) -> Iterator[None]:
@@ -436,7 +437,7 @@ class Store:
                 )
             # Inside reading(): the read-only connection makes way for the write one
             # meanwhile (as write() does) and is opened again afterwards.
-            self._close(shared[1])
+            self.close_connection(shared[1])
             self._shared = None
             try:
                 with self.writing():
@@ -503,9 +504,9 @@ class Store:
             self._handoffs[con] = weakref.finalize(con, handoff.let_go, locked)
         return con
 
-    def _close(self, con: duckdb.DuckDBPyConnection) -> None:
-        """Close a connection from :meth:`_connect`, then let go of its handoff lock (after
-        DuckDB has finished with the file)."""
+    def close_connection(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Close a connection to the store, then let go of its handoff lock (after DuckDB
+        has finished with the file)."""
         try:
             con.close()
         finally:
