@@ -132,7 +132,10 @@ async def test_the_first_search_shows_the_load_then_the_hits(
         try:
             dialog = await start_search(pilot, gate, "compost bin")
             assert not app.session.store_lock.locked()
-            assert "loading all-MiniLM-L6-v2" in status_bar(app)
+            # The step reaches the status bar through the app's messages, after the load began.
+            await until(
+                pilot, lambda: "loading all-MiniLM-L6-v2" in status_bar(app), "the load step shown"
+            )
         finally:
             gate.release.set()
         status = dialog.query_one("#search-status")
