@@ -209,7 +209,7 @@ class Store:
         self._schema_checked = False
         self._shared: tuple[int, duckdb.DuckDBPyConnection] | None = None
         self._shared_writable = False
-        # Each open connection's handoff lock, released once: by _close, or when a
+        # Each open connection's handoff lock, released once: by close_connection, or when a
         # connection handed out (open_as_is) is dropped.
         self._handoffs: weakref.WeakKeyDictionary[
             duckdb.DuckDBPyConnection, weakref.finalize[[int], duckdb.DuckDBPyConnection]
@@ -473,7 +473,7 @@ class Store:
 
     def _connect(self, *, read_only: bool) -> duckdb.DuckDBPyConnection:
         """A connection to the store file, holding its handoff lock (``handoff.py``) until
-        :meth:`_close`; waits up to ``wait_s`` for other processes in all."""
+        :meth:`close_connection`; waits up to ``wait_s`` for other processes in all."""
         refuse_non_regular(self.path)
         kind = foreign_file_kind(self.path)
         if kind is not None:
