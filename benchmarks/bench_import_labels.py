@@ -37,7 +37,7 @@ FORMATS = {"jsonl": "FORMAT json", "csv": "FORMAT csv, HEADER true", "parquet": 
 
 def label_file(store_path: Path, run_id: str, questions: int, rows: int, fmt: str) -> Path:
     """A history export of ``rows`` events over the run's questions (made once per size)."""
-    from memscope.store.connection import connect_offline
+    from memscope.store.attached import connect_offline
 
     out = WORK / f"labels_{questions}q_{rows}.{fmt}"
     if out.is_file():

@@ -480,7 +480,8 @@ def test_ctrl_c_during_start_up_prints_no_traceback() -> None:
 
 
 def test_a_failed_commit_reports_its_own_cause() -> None:
-    from memscope.store.connection import connect_offline, rollback_quietly
+    from memscope.store.attached import connect_offline
+    from memscope.store.connection import rollback_quietly
 
     con = connect_offline()
     con.begin()
@@ -594,7 +595,7 @@ def test_every_connection_is_offline(store: Store) -> None:
         for path in src.rglob("*.py")
         if "duckdb.connect(" in path.read_text()
     ]
-    assert connects == ["store/connection.py"]  # the one place, with the offline config
+    assert connects == ["store/attached.py"]  # the one place, with the offline config
 
 
 # -- 6. a label is never dropped -------------------------------------------------------------
@@ -713,7 +714,7 @@ def _labelled_store(tmp_path: Path, note: str) -> None:
 def test_csv_cells_that_look_like_formulas_are_defused(
     tmp_path: Path, store_path: Path, start: str
 ) -> None:
-    from memscope.store.connection import connect_offline
+    from memscope.store.attached import connect_offline
 
     note = f'{start}HYPERLINK("http://x")'
     _labelled_store(tmp_path, note)
@@ -730,7 +731,7 @@ def test_csv_cells_that_look_like_formulas_are_defused(
 
 
 def test_empty_note_round_trips_as_empty(tmp_path: Path, store_path: Path) -> None:
-    from memscope.store.connection import connect_offline
+    from memscope.store.attached import connect_offline
 
     _labelled_store(tmp_path, "")
     out = tmp_path / "labels.csv"

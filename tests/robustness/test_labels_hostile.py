@@ -26,7 +26,7 @@ from typer.testing import CliRunner
 from builders import dialog, open_row, qa, write_run
 from memscope.cli import app
 from memscope.store import Store
-from memscope.store.connection import connect_offline
+from memscope.store.attached import connect_offline
 from memscope.store.sql import scalar
 from memscope.usecases.labels.events import current_labels, label_history
 from memscope.usecases.labels.journal import LabelJournal, LabelOp

@@ -260,7 +260,7 @@ def test_a_tilde_and_a_url_like_name_are_local_files(
 
 def test_the_escaped_fallback_matches_only_the_literal_file(tmp_path: Path) -> None:
     """Without /proc, the name DuckDB gets has each pattern character bracketed."""
-    from memscope.store.connection import connect_offline
+    from memscope.store.attached import connect_offline
     from memscope.store.literal_files import literal_file
 
     for name, decoy in DECOYS.items():

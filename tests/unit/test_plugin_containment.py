@@ -65,10 +65,18 @@ def test_a_detail_table_named_like_memscopes_own_is_refused_and_labels_survive(
 def test_memscopes_table_list_is_every_table_of_a_fresh_store() -> None:
     from memscope.store.connection import empty_store
 
-    con = empty_store()
-    tables = {
-        row[0] for row in con.execute("SELECT table_name FROM information_schema.tables").fetchall()
-    }
+    con, give_back = empty_store()
+    try:
+        tables = {
+            row[0]
+            for row in con.execute(
+                "SELECT table_name FROM information_schema.tables"
+                " WHERE table_catalog = current_database()"
+            ).fetchall()
+        }
+    finally:
+        con.close()
+        give_back()
     details = {table.name for spec in benchmarks() for table in spec.detail_tables}
     assert tables - details == MEMSCOPE_TABLES
 

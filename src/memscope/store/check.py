@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memscope.errors import InputError, StoreBusyError, StoreError
-from memscope.store.connection import Store, connect_offline, damage_of, foreign_file_kind
+from memscope.store import attached
+from memscope.store.connection import Store, damage_of, foreign_file_kind
 
 if TYPE_CHECKING:
     import duckdb
@@ -109,7 +110,7 @@ def _expected_schema() -> tuple[dict[str, list[str]], dict[int, set[str]]]:
     """The tables (and their columns) of a new store, and which migration made each table."""
     from memscope.store.migrations import all_migrations
 
-    con = connect_offline()
+    con, give_back = attached.open_memory()
     try:
         made_by: dict[int, set[str]] = {}
         known: set[str] = set()
@@ -125,13 +126,15 @@ def _expected_schema() -> tuple[dict[str, list[str]], dict[int, set[str]]]:
         return _columns(con), made_by
     finally:
         con.close()
+        give_back()
 
 
 def _columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for table, column in con.execute(
         "SELECT table_name, column_name FROM information_schema.columns"
-        " WHERE table_schema = 'main' ORDER BY table_name, ordinal_position"
+        " WHERE table_catalog = current_database() AND table_schema = 'main'"
+        " ORDER BY table_name, ordinal_position"
     ).fetchall():
         found.setdefault(str(table), []).append(str(column))
     return found

@@ -7,7 +7,9 @@ connection over a short burst: ``reading()`` (a command that reads in several st
 ``writing()`` (labels saved one keypress after another; the app lets go a second after
 the last). Processes take turns through memscope's own lock beside the store
 (``handoff.py``: DuckDB's lock alone lost committed writes). When another process holds
-the file, opening waits briefly and then fails with one clear message.
+the file, opening waits briefly and then fails with one clear message. The file is opened
+by attaching it to one DuckDB instance per process (``attached.py``): a few milliseconds
+where a DuckDB connection of its own costs tens.
 """
 
 from __future__ import annotations
@@ -17,14 +19,14 @@ import re
 import threading
 import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memscope.errors import StoreBusyError, StoreDamagedError, StoreError
 from memscope.file_kinds import not_regular
-from memscope.store import handoff
+from memscope.store import attached, handoff
 
 if TYPE_CHECKING:
     import duckdb
@@ -33,13 +35,6 @@ WAIT_ENV = "MEMSCOPE_LOCK_WAIT"
 DEFAULT_WAIT_S = 5.0
 RETRY_INTERVAL_S = 0.05
 PID_IN_MESSAGE = re.compile(r"PID (\d+)")
-# Nothing from the network, ever: DuckDB would otherwise download an extension the moment a
-# file needs one (a SQLite file passed as --db asks for the sqlite scanner).
-OFFLINE_CONFIG = {
-    "autoinstall_known_extensions": False,
-    "autoload_known_extensions": False,
-    "allow_community_extensions": False,
-}
 FOREIGN_HEADERS = {b"SQLite format 3\x00": "a SQLite database"}
 DAMAGE_SIGNS = (
     (
@@ -105,22 +100,6 @@ def load_driver() -> None:
     import duckdb  # noqa: F401
 
 
-def connect_offline(
-    path: str = ":memory:", *, read_only: bool = False
-) -> duckdb.DuckDBPyConnection:
-    """Every DuckDB connection memscope opens: no extension is installed or loaded on demand."""
-    import duckdb
-
-    con = duckdb.connect(path, read_only=read_only, config=dict(OFFLINE_CONFIG))
-    # No progress bar: it would write to stdout, which carries JSON output.
-    con.execute("SET enable_progress_bar = false")
-    # Instants are stored as UTC (naive TIMESTAMP columns): now()::TIMESTAMP, a TIMESTAMPTZ
-    # written to a file and a time text without an offset all mean UTC, whatever the
-    # machine's zone (DuckDB's default is the local one).
-    con.execute("SET TimeZone = 'UTC'")
-    return con
-
-
 def rollback_quietly(con: duckdb.DuckDBPyConnection) -> None:
     """Roll back if a transaction is open; never mask the error that led here.
 
@@ -175,18 +154,19 @@ def is_lock_conflict(error: Exception) -> bool:
     return "Could not set lock" in text or "Conflicting lock" in text
 
 
-def empty_store() -> duckdb.DuckDBPyConnection:
+def empty_store() -> attached.Opened:
     """An in-memory store with the current schema and nothing in it (what a read of a store
-    that does not exist yet sees)."""
+    that does not exist yet sees); give it back when done."""
     from memscope.store.migrations import migrate
 
-    con = connect_offline(":memory:")
+    opened = attached.open_memory()
     try:
-        migrate(con)
+        migrate(opened.connection)
     except BaseException:
-        con.close()
+        opened.connection.close()
+        opened.give_back()
         raise
-    return con
+    return opened
 
 
 def store_writable(path: Path) -> bool:
@@ -209,10 +189,11 @@ class Store:
         self._schema_checked = False
         self._shared: tuple[int, duckdb.DuckDBPyConnection] | None = None
         self._shared_writable = False
-        # Each open connection's handoff lock, released once: by close_connection, or when a
-        # connection handed out (open_as_is) is dropped.
+        # What each open connection holds (its attachment, its handoff lock), given back
+        # once: by close_connection, or when a connection handed out (open_as_is) is dropped.
         self._handoffs: weakref.WeakKeyDictionary[
-            duckdb.DuckDBPyConnection, weakref.finalize[[int], duckdb.DuckDBPyConnection]
+            duckdb.DuckDBPyConnection,
+            weakref.finalize[[Callable[[], None], int | None], duckdb.DuckDBPyConnection],
         ] = weakref.WeakKeyDictionary()
 
     def __repr__(self) -> str:
@@ -241,7 +222,7 @@ class Store:
             return False  # someone else uses it now: not only this command's
         try:
             try:
-                con = connect_offline(str(self.path), read_only=True)
+                con, give_back = attached.open_file(str(self.path), read_only=True)
                 try:
                     held = sum(
                         int(con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
@@ -249,6 +230,7 @@ class Store:
                     )
                 finally:
                     con.close()
+                    give_back()
             except duckdb.Error:
                 return False  # not a store this command just made: left alone
             if held:
@@ -323,9 +305,10 @@ class Store:
             empty = empty_store()
             try:
                 with self._translated_errors():
-                    yield empty
+                    yield empty.connection
             finally:
-                empty.close()
+                empty.connection.close()
+                empty.give_back()
             return
         con = self._connect(read_only=True) if self.exists else None
         if con is not None and not self._schema_checked:
@@ -475,7 +458,9 @@ class Store:
         """A connection to the store file, holding its handoff lock (``handoff.py``) until
         :meth:`close_connection`; waits up to ``wait_s`` for other processes in all."""
         refuse_non_regular(self.path)
-        kind = foreign_file_kind(self.path)
+        # Open already in this process, it is a DuckDB file; reading its first bytes again
+        # would drop DuckDB's POSIX lock on it (closing any descriptor of a file does).
+        kind = None if attached.is_attached(str(self.path)) else foreign_file_kind(self.path)
         if kind is not None:
             raise StoreError(
                 f"this file is {kind}, not a memscope store",
@@ -495,18 +480,17 @@ class Store:
                 fix="Wait for that process to finish (or close it), or use --db to pick another store.",
             ) from None
         try:
-            con = self._connect_duckdb(read_only=read_only, deadline=deadline)
+            con, give_back = self._connect_duckdb(read_only=read_only, deadline=deadline)
         except BaseException:
             if locked is not None:
                 handoff.let_go(locked)
             raise
-        if locked is not None:
-            self._handoffs[con] = weakref.finalize(con, handoff.let_go, locked)
+        self._handoffs[con] = weakref.finalize(con, _give_back_then_let_go, give_back, locked)
         return con
 
     def close_connection(self, con: duckdb.DuckDBPyConnection) -> None:
-        """Close a connection to the store, then let go of its handoff lock (after DuckDB
-        has finished with the file)."""
+        """Close a connection to the store, then give it back (the last one in this process
+        detaches the file) and let go of its handoff lock, in that order."""
         try:
             con.close()
         finally:
@@ -514,14 +498,14 @@ class Store:
             if release is not None:
                 release()
 
-    def _connect_duckdb(self, *, read_only: bool, deadline: float) -> duckdb.DuckDBPyConnection:
+    def _connect_duckdb(self, *, read_only: bool, deadline: float) -> attached.Opened:
         """DuckDB's connection to the store, waiting until ``deadline`` while a process that
         does not take the handoff lock (another program using DuckDB) holds the file."""
         import duckdb
 
         while True:
             try:
-                return connect_offline(str(self.path), read_only=read_only)
+                return attached.open_file(str(self.path), read_only=read_only)
             except duckdb.IOException as exc:
                 damage = damage_of(exc, self.path)
                 if damage is not None:
@@ -607,3 +591,13 @@ class Store:
                 "Free disk space or fix the folder's permissions, then run the command again.",
             ) from None
         self._schema_checked = True
+
+
+def _give_back_then_let_go(give_back: Callable[[], None], locked: int | None) -> None:
+    """Give a connection back (DuckDB closes the file when it was the last), then let go of
+    the handoff lock: another process may open the file only after DuckDB has closed it."""
+    try:
+        give_back()
+    finally:
+        if locked is not None:
+            handoff.let_go(locked)

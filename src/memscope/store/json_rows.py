@@ -14,9 +14,9 @@ if TYPE_CHECKING:
 
 def json_objects(table: pa.Table) -> list[bytes]:
     """One compact JSON object per row (null for missing values), in the table's order."""
-    from memscope.store.connection import connect_offline
+    from memscope.store.attached import scratch
 
-    con = connect_offline()
+    con = scratch()
     try:
         con.register("memscope_rows", table)
         return [

@@ -74,7 +74,14 @@ def replace_run_details(
         )
     if not replacing and not any(data is not None and data.num_rows for data in tables.values()):
         return  # a new run without detail rows: nothing to delete or insert (no catalog query)
-    existing = {row[0] for row in rows(con, "SELECT table_name FROM information_schema.tables")}
+    existing = {
+        row[0]
+        for row in rows(
+            con,
+            "SELECT table_name FROM information_schema.tables"
+            " WHERE table_catalog = current_database() AND table_schema = 'main'",
+        )
+    }
     for name in known:
         if name in existing and replacing:
             con.execute(f"DELETE FROM {name} WHERE run_id = ?", [run_id])
