@@ -108,21 +108,28 @@ def test_a_store_open_beside_another_sees_only_its_own_tables(tmp_path: Path) ->
     assert health.sound, health.problems
 
 
+def databases() -> set[str]:
+    scratch = attached.scratch()
+    try:
+        return {
+            row[0]
+            for row in scratch.execute("SELECT database_name FROM duckdb_databases()").fetchall()
+        }
+    finally:
+        scratch.close()
+
+
 def test_a_private_memory_database_is_gone_when_given_back() -> None:
+    before = databases()
     first = attached.open_memory()
     first.connection.execute("CREATE TABLE t AS SELECT 1 AS a")
     second = attached.open_memory()
     try:
+        assert len(databases() - before) == 2
         with pytest.raises(duckdb.CatalogException):
             second.connection.execute("SELECT * FROM t")
     finally:
         for opened in (first, second):
             opened.connection.close()
             opened.give_back()
-    names = {
-        row[0]
-        for row in attached.scratch()
-        .execute("SELECT database_name FROM duckdb_databases()")
-        .fetchall()
-    }
-    assert not any(name.startswith("memscope_memory_") for name in names)
+    assert databases() == before

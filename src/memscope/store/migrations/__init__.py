@@ -11,7 +11,9 @@ store is either upgraded completely or left as it was.
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
@@ -101,6 +103,19 @@ def applied_versions(con: duckdb.DuckDBPyConnection) -> set[int]:
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
+    """Apply every missing migration, oldest first; return the versions applied.
+
+    A database with no table at all (a new store) gets the schema copied from a new store
+    made once per process by these same steps (:func:`_new_store_template`): the same
+    tables, constraints, sequences and recorded versions (stamped now), in about half the
+    time of running every step again.
+    """
+    if not rows(con, "SELECT 1 FROM duckdb_tables() WHERE database_name = current_database()"):
+        return _copy_new_store(con)
+    return _migrate_step_by_step(con)
+
+
+def _migrate_step_by_step(con: duckdb.DuckDBPyConnection) -> list[int]:
     """Apply every missing migration, oldest first; return the versions applied."""
     con.execute(
         "CREATE TABLE IF NOT EXISTS schema_migrations ("
@@ -110,6 +125,54 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
     missing = [migration for migration in all_migrations() if migration.version not in done]
     if not missing:
         return []
+    _apply(con, missing)
+    return [migration.version for migration in missing]
+
+
+_templates: dict[int, tuple[str, Callable[[], None]]] = {}
+"""This process's new-store template: its database name and what detaches it (by pid: a
+forked child makes its own)."""
+_template_lock = threading.Lock()
+
+
+def _new_store_template() -> str:
+    """The name of an in-memory database every migration was applied to, made once per
+    process and kept attached."""
+    from memscope.store import attached
+
+    with _template_lock:
+        made = _templates.get(os.getpid())
+        if made is None:
+            connection, give_back = attached.open_memory()
+            try:
+                _migrate_step_by_step(connection)
+                name = str(rows(connection, "SELECT current_database()")[0][0])
+            except BaseException:
+                connection.close()
+                give_back()
+                raise
+            connection.close()  # the database stays attached until give_back
+            made = _templates[os.getpid()] = (name, give_back)
+        return made[0]
+
+
+def _copy_new_store(con: duckdb.DuckDBPyConnection) -> list[int]:
+    """Give the empty database of ``con`` the whole current schema (one transaction)."""
+    template = _new_store_template()
+    con.begin()
+    try:
+        (target,) = rows(con, "SELECT current_database()")[0]
+        con.execute(f"COPY FROM DATABASE {template} TO {target}")
+        con.execute("UPDATE schema_migrations SET applied_at = now()::TIMESTAMP")
+        con.commit()
+    except BaseException:
+        rollback_quietly(con)
+        raise
+    return sorted(row[0] for row in rows(con, "SELECT version FROM schema_migrations"))
+
+
+def _apply(con: duckdb.DuckDBPyConnection, missing: list[Migration]) -> None:
+    """Apply ``missing`` in order and record each, in one transaction."""
     con.begin()
     try:
         for migration in missing:
@@ -122,4 +185,3 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
     except BaseException:
         rollback_quietly(con)
         raise
-    return [migration.version for migration in missing]
