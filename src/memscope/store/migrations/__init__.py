@@ -129,9 +129,9 @@ def _migrate_step_by_step(con: duckdb.DuckDBPyConnection) -> list[int]:
     return [migration.version for migration in missing]
 
 
-_templates: dict[int, tuple[str, Callable[[], None]]] = {}
-"""This process's new-store template: its database name and what detaches it (by pid: a
-forked child makes its own)."""
+_templates: dict[int, str] = {}
+"""This process's new-store template, by pid (a forked child makes its own): the name of
+its database, attached for the rest of the process (never given back)."""
 _template_lock = threading.Lock()
 
 
@@ -141,19 +141,19 @@ def _new_store_template() -> str:
     from memscope.store import attached
 
     with _template_lock:
-        made = _templates.get(os.getpid())
-        if made is None:
+        name = _templates.get(os.getpid())
+        if name is None:
             connection, give_back = attached.open_memory()
             try:
                 _migrate_step_by_step(connection)
-                name = str(rows(connection, "SELECT current_database()")[0][0])
+                (name,) = rows(connection, "SELECT current_database()")[0]
             except BaseException:
                 connection.close()
                 give_back()
                 raise
-            connection.close()  # the database stays attached until give_back
-            made = _templates[os.getpid()] = (name, give_back)
-        return made[0]
+            connection.close()  # the database stays attached: its give_back is never called
+            _templates[os.getpid()] = name
+        return str(name)
 
 
 def _copy_new_store(con: duckdb.DuckDBPyConnection) -> list[int]:
