@@ -2,9 +2,9 @@
 
 Ingesting the demo runs costs most of a second each time; copying the ingested store file
 costs milliseconds. ``ingested_store`` gives a test a store holding exactly the runs it names,
-ingested once per session from the repository's own read-only files (``runs/``,
-``fixtures/``, ``tests/data/``, ``examples/``) into a template, then copied to the test's
-store path (``MEMSCOPE_DB``). The copy holds what a fresh ingest of the same folders in the
+ingested once per session from read-only files (the repository's ``runs/``, ``fixtures/``,
+``tests/data/``, ``examples/``, and the briefs' shared upstream samples beside the checkout)
+into a template, then copied to the test's store path (``MEMSCOPE_DB``). The copy holds what a fresh ingest of the same folders in the
 same order writes (the same rows: paths, file stats, ids; only the times of writing are the
 template's, tests/unit/test_shared_inputs.py), so every later command sees those runs as
 unchanged, just as after the test's own ingest.
@@ -16,6 +16,7 @@ does any test on runs it writes or changes (they live in its ``tmp_path``, not h
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -27,6 +28,19 @@ from isolation import REPO
 SHARED_READ_ONLY = tuple(REPO / name for name in ("runs", "fixtures", "tests", "examples"))
 """Where the folders a template may be built from live: the repository's own files, which
 no test changes (a test on changed runs works on its own copy in ``tmp_path``)."""
+SAMPLE_FOLDER_ENVS = ("MEMSCOPE_LOCOMO_SAMPLES", "MEMSCOPE_LOCOMO_HARNESSES")
+"""Variables that point the tests at the shared upstream samples elsewhere (builders_locomo*)."""
+
+
+def read_only_places() -> list[Path]:
+    """The repository's own inputs and the shared upstream samples (``shared/upstream-samples``
+    beside the checkout or above it, or where the variables above say): read, never written,
+    by every test."""
+    samples = [folder / "shared" / "upstream-samples" for folder in REPO.parents]
+    samples += [Path(os.environ[name]) for name in SAMPLE_FOLDER_ENVS if os.environ.get(name)]
+    return [*SHARED_READ_ONLY, *(place.resolve() for place in samples if place.is_dir())]
+
+
 STORE_FILES = ("", ".wal")
 """A DuckDB store is its file and, while a write is pending, its write-ahead log."""
 
@@ -43,11 +57,12 @@ class StoreTemplates:
         the ids of its runs in the order the ingest reported them."""
         key = tuple(str(Path(folder).resolve()) for folder in folders)
         if key not in self.built:
+            places = read_only_places()
             for folder in key:
-                if not any(Path(folder).is_relative_to(place) for place in SHARED_READ_ONLY):
+                if not any(Path(folder).is_relative_to(place) for place in places):
                     raise ValueError(
-                        f"{folder} is not one of the repository's read-only inputs; "
-                        "ingest it in the test instead"
+                        f"{folder} is not one of the read-only inputs (the repository's, the "
+                        "shared upstream samples); ingest it in the test instead"
                     )
             self.built[key] = self._build(key)
         return self.built[key]
@@ -59,6 +74,7 @@ class StoreTemplates:
 
         digest = hashlib.sha1("\n".join(key).encode()).hexdigest()[:12]
         path = self.root / digest / "memscope.duckdb"
+        shutil.rmtree(path.parent, ignore_errors=True)  # what a failed build left
         path.parent.mkdir(parents=True)
         store = Store(path)
         run_ids = []
@@ -88,7 +104,8 @@ def store_templates(tmp_path_factory: pytest.TempPathFactory) -> StoreTemplates:
 @pytest.fixture
 def ingested_store(store_templates: StoreTemplates, store_path: Path) -> Callable[..., list[str]]:
     """``ingested_store(*folders)``: make this test's store (``MEMSCOPE_DB``) hold the runs of
-    ``folders`` (the repository's own: ``runs/srag_v``, ``tests/data/...``), as
+    ``folders`` (the repository's own: ``runs/srag_v``, ``tests/data/...``; the shared
+    upstream samples: ``shared_locomo() / "results"``), as
     ``ingest_dir_runs(store, folder, ReadOptions())`` for each folder in turn would; returns the runs' ids in the
     order that ingest reports them (``ingested_store(RUN)[0]`` for a one-run folder).
 

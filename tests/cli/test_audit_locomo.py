@@ -42,10 +42,9 @@ def our_verdicts() -> list[dict[str, str]]:
 
 
 @pytest.fixture
-def judged(store: Store) -> dict[str, dict[str, object]]:
+def judged(store: Store, ingested_store) -> dict[str, dict[str, object]]:
     """The Honcho run ingested, the verdict sample drawn and our verdicts given."""
-    root = shared_locomo()
-    invoke("ingest", str(root / "results" / "honcho" / "rsr_0612"))
+    ingested_store(shared_locomo() / "results" / "honcho" / "rsr_0612")
     sample = json.loads(invoke("sample", RUN, "--for", "verdicts", "--n", "40", "--format", "json"))
     rows = our_verdicts()
     # our verdicts are on exactly the answers the sample draws: the audit weights them by it

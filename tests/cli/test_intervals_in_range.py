@@ -102,8 +102,8 @@ def test_a_corrected_cell_is_clipped_as_audit_clips_it() -> None:
     assert (cell.estimate, cell.low, cell.high) == wide.as_share == (0.667, 0.0, 1.0)
 
 
-def test_table_corrected_agrees_with_audit_and_stays_in_range(store: Store) -> None:
-    _out("ingest", str(shared_locomo() / "results" / "honcho" / "rsr_0612"))
+def test_table_corrected_agrees_with_audit_and_stays_in_range(store: Store, ingested_store) -> None:
+    ingested_store(shared_locomo() / "results" / "honcho" / "rsr_0612")
     with VERDICTS.open(encoding="utf-8", newline="") as handle:
         for row in csv.DictReader(handle):
             record_verdict(store, RUN, row["qid"], row["verdict"], annotator="team")

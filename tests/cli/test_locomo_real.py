@@ -35,11 +35,19 @@ def locomo() -> Path:
 
 
 @pytest.fixture
-def ingested(locomo: Path) -> Path:
+def ingested(locomo: Path, ingested_store) -> Path:
+    """The store holding both runs of the real results (the base run's folder, then the
+    judged run's), as ``memscope ingest results/`` writes it (copied from the session's
+    template, tests/shared_inputs.py)."""
+    honcho = locomo / "results" / "honcho"
+    ingested_store(honcho, honcho / "rsr_0612")
+    return locomo
+
+
+def test_ingest_checks_each_run_against_upstreams_summary(locomo: Path) -> None:
     result = runner.invoke(app, ["ingest", str(locomo / "results")])
     assert result.exit_code == 0, result.output
     assert "agrees with upstream's summary conv-26_qa_f1_stats.json" in result.stderr
-    return locomo
 
 
 def upstream_accuracy(stats_file: Path, key: str = "honcho") -> dict[str, float]:

@@ -34,9 +34,9 @@ def invoke(*args: str) -> str:
 
 
 @pytest.fixture
-def judged(store: Store) -> Store:
+def judged(store: Store, ingested_store) -> Store:
     """The Honcho run ingested with our verdicts given."""
-    invoke("ingest", str(shared_locomo() / "results" / "honcho" / "rsr_0612"))
+    ingested_store(shared_locomo() / "results" / "honcho" / "rsr_0612")
     with VERDICTS.open(encoding="utf-8", newline="") as handle:
         for row in csv.DictReader(handle):
             record_verdict(store, RUN, row["qid"], row["verdict"], annotator="team")
@@ -88,8 +88,8 @@ def test_every_format_shows_the_corrected_value_and_is_unchanged_without_it(judg
     assert [name for name in header if "corrected" not in name] == plain_csv[0]
 
 
-def test_a_run_without_verdicts_has_no_corrected_value(store: Store) -> None:
-    invoke("ingest", str(shared_locomo() / "results" / "honcho" / "rsr_0612"))
+def test_a_run_without_verdicts_has_no_corrected_value(store: Store, ingested_store) -> None:
+    ingested_store(shared_locomo() / "results" / "honcho" / "rsr_0612")
     data = json.loads(invoke("table", RUN, "--corrected", "--format", "json"))
     cell = data["rows"][0]["cells"]["all"]
     assert cell["corrected"] == {

@@ -19,6 +19,7 @@ from builders import dialog, open_row, qa, write_run
 from memscope.cli import app
 from memscope.store import Store
 from memscope.textsafe import printable_id
+from shared_inputs import copy_store
 
 runner = CliRunner()
 
@@ -75,11 +76,22 @@ def invoke(*args: str):
     return result
 
 
-@pytest.fixture
-def runs_dir(tmp_path: Path) -> Path:
-    runs = lookalike_runs(tmp_path)
-    ingested = invoke("ingest", str(runs))
+@pytest.fixture(scope="module")
+def ingested_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """``(runs/, a store holding them)``: the runs written and ingested once per module (no
+    test changes them; each test's store is its own copy of this one)."""
+    root = tmp_path_factory.mktemp("lookalike")
+    runs = lookalike_runs(root)
+    template = root / "template.duckdb"
+    ingested = invoke("ingest", str(runs), "--db", str(template))
     assert ingested.exit_code == 0, ingested.output
+    return runs, template
+
+
+@pytest.fixture
+def runs_dir(ingested_runs: tuple[Path, Path], store_path: Path) -> Path:
+    runs, template = ingested_runs
+    copy_store(template, store_path)
     return runs
 
 

@@ -37,6 +37,7 @@ from builders import dialog, open_row, qa, write_run
 from isolation import Watched, changes, snapshot
 from memscope.cli import app
 from memscope.store import Store
+from shared_inputs import copy_store
 from support import SUPPORT_FILES
 
 runner = CliRunner()
@@ -105,13 +106,23 @@ def a_run(root: Path, name: str = "run", *, relative_dialog: bool = False) -> Pa
     return run_dir
 
 
-@pytest.fixture
-def labelled(tmp_path: Path, store_path: Path) -> Path:
-    """A store with one run and two labels."""
-    assert invoke("ingest", str(a_run(tmp_path))).exit_code == 0
+@pytest.fixture(scope="module")
+def labelled_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """``(a store with one run and two labels, the run's folder)``, made once per module:
+    tests damage their own copy of the store, and none changes the run."""
+    root = tmp_path_factory.mktemp("labelled")
+    template, run_dir = root / "template.duckdb", a_run(root)
+    db = ("--db", str(template))
+    assert invoke("ingest", str(run_dir), *db).exit_code == 0
     for qid in ("q1", "q2"):
-        assert invoke("label", "run", "-q", qid, "--code", "RET-MISS").exit_code == 0
-    return store_path
+        assert invoke("label", "run", "-q", qid, "--code", "RET-MISS", *db).exit_code == 0
+    return template, run_dir
+
+
+@pytest.fixture
+def labelled(labelled_template: tuple[Path, Path], store_path: Path) -> Path:
+    """This test's copy of the labelled store, at the store path the environment names."""
+    return copy_store(labelled_template[0], store_path)
 
 
 # -- 7. nothing outside the test's temp folder -------------------------------------------
@@ -347,7 +358,7 @@ def test_a_half_migrated_store_is_explained(labelled: Path) -> None:
 
 
 def test_store_check_finds_the_half_made_schema_and_saves_the_labels(
-    labelled: Path, tmp_path: Path
+    labelled: Path, labelled_template: tuple[Path, Path], tmp_path: Path
 ) -> None:
     _half_migrate(labelled)
     before = labelled.read_bytes()
@@ -364,7 +375,8 @@ def test_store_check_finds_the_half_made_schema_and_saves_the_labels(
     assert labelled.read_bytes() == before  # looked at, not changed (nor migrated)
     # The saved labels come back in a new store.
     fresh = tmp_path / "new.duckdb"
-    assert invoke("ingest", str(tmp_path / "runs" / "run"), "--db", str(fresh)).exit_code == 0
+    run_dir = labelled_template[1]  # the labels were made on this run's files
+    assert invoke("ingest", str(run_dir), "--db", str(fresh)).exit_code == 0
     imported = invoke("import-labels", str(saved), "--db", str(fresh))
     assert imported.exit_code == 0 and "2 event(s) imported" in imported.output, imported.output
     exported = invoke("export-labels", "--db", str(fresh))

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from helpers import settle, shown_text, table_rows
 from test_benchmark_axes import SIZE, cell, filter_queue, header, labels, open_matrix, report_json
-from typer.testing import CliRunner
 
 from builders_locomo import shared_locomo
-from memscope.cli import app as cli_app
 from memscope.tui.app import make_app
 from memscope.tui.open_request import OpenRequest
 from memscope.tui.screens.question import QuestionScreen
@@ -20,10 +18,8 @@ from memscope.tui.widgets.answer_panel import AnswerPanel
 RUN = "rsr_0612:honcho"
 
 
-async def test_locomo_matrix_queue_and_question() -> None:
-    root = shared_locomo()
-    ingest = CliRunner().invoke(cli_app, ["ingest", str(root / "results" / "honcho" / "rsr_0612")])
-    assert ingest.exit_code == 0, ingest.output
+async def test_locomo_matrix_queue_and_question(ingested_store) -> None:
+    ingested_store(shared_locomo() / "results" / "honcho" / "rsr_0612")
     report = report_json(RUN)
     app = make_app(OpenRequest([RUN], annotator="tester", queue="all"))
     async with app.run_test(size=SIZE) as pilot:

@@ -1,5 +1,6 @@
 """The suite's shared inputs (tests/shared_inputs.py): a copied template store is the store a
-test's own ingest of the same folders writes, and only the repository's files are shared."""
+test's own ingest of the same folders writes (the library's and the command's), and only
+read-only files (the repository's, the shared upstream samples) are shared."""
 
 from __future__ import annotations
 
@@ -7,8 +8,11 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from builders_locomo import shared_locomo
 from memscope.adapters import ReadOptions
+from memscope.cli import app
 from memscope.store import Store
 from memscope.usecases.runs.ingest import ingest_dir, ingest_dir_runs
 
@@ -60,6 +64,18 @@ def test_a_second_copy_starts_from_the_template_again(
         assert con.execute("SELECT count(*) FROM runs").fetchone() == (1,)
 
 
-def test_only_the_repositorys_own_folders_are_shared(tmp_path: Path, ingested_store) -> None:
-    with pytest.raises(ValueError, match="not one of the repository's read-only inputs"):
+def test_a_shared_samples_template_holds_what_the_ingest_command_writes(
+    tmp_path: Path, store: Store, ingested_store
+) -> None:
+    results = shared_locomo() / "results"
+    run_ids = ingested_store(results / "honcho", results / "honcho" / "rsr_0612")
+    fresh_path = tmp_path / "fresh" / "memscope.duckdb"
+    done = CliRunner().invoke(app, ["ingest", str(results), "--db", str(fresh_path)])
+    assert done.exit_code == 0, done.output
+    assert run_ids == ["honcho:honcho", "rsr_0612:honcho"]
+    assert contents(store) == contents(Store(fresh_path))
+
+
+def test_only_read_only_inputs_are_shared(tmp_path: Path, ingested_store) -> None:
+    with pytest.raises(ValueError, match="not one of the read-only inputs"):
         ingested_store(tmp_path)
