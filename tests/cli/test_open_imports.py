@@ -139,3 +139,16 @@ def test_python_m_memscope_open_help_works() -> None:
     ).stdout
     assert "Triage a run in the terminal" in shown
     assert "Usage:" in shown
+
+
+def test_reading_the_registry_imports_no_numpy() -> None:
+    """Every command reads the benchmark registry at start (its options, its names); numpy
+    (about 0.1 s) is imported only where a command computes with it, so ``memscope runs``,
+    ``label`` or a ``--help`` do not pay for it."""
+    probe = (
+        "import sys\nfrom memscope.adapters.registry import benchmarks\n"
+        "assert len(benchmarks()) >= 5\nprint('numpy' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"

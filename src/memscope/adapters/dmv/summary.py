@@ -10,17 +10,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from memscope.plugin import JSONObject, csv_comparison, mean_defined, read_csv_rows
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from memscope.plugin import RunColumns
 
 SUMMARY = "f2_summary.csv"
 
 
 def _floats(values: np.ndarray) -> np.ndarray:
+    import numpy as np  # here, not at import: the registry imports this module at start-up
+
     out = np.full(len(values), np.nan)
     for i, value in enumerate(values.tolist()):
         try:

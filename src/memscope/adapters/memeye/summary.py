@@ -20,8 +20,6 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from memscope.plugin import (
     RATE_TOLERANCE,
     Comparison,
@@ -90,6 +88,8 @@ def _every(data: RunColumns, name: str) -> list[tuple[str, ...]]:
 def check_levels(data: RunColumns) -> list[JSONObject]:
     """``metrics.json``'s per-level means compared with the run's questions under the
     runner's counting (a question in every bucket it names); none without the file."""
+    import numpy as np  # here, not at import: the registry imports this module at start-up
+
     path = Path(str(data.run.get("path") or "")) / "metrics.json"
     try:
         summary = json.loads(path.read_text(encoding="utf-8")).get("summary")
