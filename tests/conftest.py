@@ -21,7 +21,12 @@ from hypothesis import HealthCheck, settings
 
 from cli_runner import build_commands_once
 from isolation import StoreTouches, changes, snapshot, watched_places
-from parallel import accept_xdist_options, group_engine_tests, group_wheel_modules
+from parallel import (
+    accept_xdist_options,
+    group_engine_tests,
+    group_reference_tests,
+    group_wheel_modules,
+)
 from shared_inputs import ingested_store, store_templates  # noqa: F401 (fixtures)
 from support import DATA
 
@@ -156,8 +161,8 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark every test that loads the real MiniLM (the ``minilm`` fixture) as ``slow``, and
-    keep each ``wheel`` module's tests, and the engine's tests, on one xdist worker each
-    (tests/parallel.py).
+    keep each ``wheel`` module's tests, the engine's tests and the tests checked against
+    reference libraries on one xdist worker each (tests/parallel.py).
 
     CI runs all tests; ``pytest -m "not slow"`` is the quick local run.
     """
@@ -166,3 +171,4 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.slow)
     group_wheel_modules(config, items)
     group_engine_tests(config, items)
+    group_reference_tests(config, items)

@@ -17,6 +17,11 @@
   others did the same (minutes of setup each, measured), and tests met state in the engine's
   per-process caches in an order they never met serially.
 
+- ``group_reference_tests``: the tests marked ``reference`` (they check a statistic against
+  ppi-python, scikit-learn, scipy or statsmodels, imported on first use through
+  ``tests/reference.py``) go to one worker, which imports those libraries once (about 4 s of
+  CPU in each worker that would otherwise import them).
+
 Everything a test gets is per worker by construction: each worker is its own process, with
 its own session sandbox (conftest.py) and its own ``tmp_path``; the isolation watch runs in
 each worker around each of its tests.
@@ -64,3 +69,19 @@ def group_engine_tests(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.nodeid.startswith(ENGINE_TESTS) or item.get_closest_marker("slow") is not None:
             item.add_marker(pytest.mark.xdist_group("engine"))
+
+
+REFERENCE_GROUP = "reference-libraries"
+
+
+def group_reference_tests(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test marked ``reference`` and not grouped already with
+    ``xdist_group(REFERENCE_GROUP)``."""
+    if not xdist_loaded(config.pluginmanager):
+        return
+    for item in items:
+        if (
+            item.get_closest_marker("reference") is not None
+            and item.get_closest_marker("xdist_group") is None
+        ):
+            item.add_marker(pytest.mark.xdist_group(REFERENCE_GROUP))

@@ -15,15 +15,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ppi_py import ppi_mean_ci
-from sklearn.metrics import cohen_kappa_score
 from typer.testing import CliRunner
 
 from builders_locomo import shared_locomo
 from memscope.cli import app
 from memscope.store import Store
 from memscope.usecases.labels.verdicts import record_verdict
+from reference import cohen_kappa_score, ppi
 
+pytestmark = pytest.mark.reference  # tests/reference.py
 runner = CliRunner()
 RUN = "rsr_0612:honcho"
 VERDICTS = Path(__file__).resolve().parents[1] / "data" / "verdicts" / "honcho_conv26.csv"
@@ -112,7 +112,9 @@ def test_plugin_variance_is_ppi_pythons_with_the_design_weights(judged: dict) ->
         invoke("audit", RUN, "--metric", "judge", "--variance", "plugin", "--format", "json")
     )
     overall = data["levels"][0]["ppi"]
-    low, high = np.clip(ppi_mean_ci(people, grader, everyone, alpha=0.05, w=weights), 0.0, 1.0)
+    low, high = np.clip(
+        ppi().ppi_mean_ci(people, grader, everyone, alpha=0.05, w=weights), 0.0, 1.0
+    )
     assert overall["low"] == pytest.approx(float(np.ravel(low)[0]), abs=1e-12)
     assert overall["high"] == pytest.approx(float(np.ravel(high)[0]), abs=1e-12)
 

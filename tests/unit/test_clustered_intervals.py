@@ -9,9 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import statsmodels.api as sm
-from scipy import stats
-from statsmodels.stats.proportion import proportion_confint
 from typer.testing import CliRunner
 
 from memscope.analysis.clustered import (
@@ -22,6 +19,9 @@ from memscope.analysis.clustered import (
     t_quantile,
 )
 from memscope.cli import app
+from reference import proportion_confint, scipy_stats, statsmodels_api
+
+pytestmark = pytest.mark.reference  # tests/reference.py
 
 DEMO = Path(__file__).parents[2] / "runs" / "dmv_f2_demo"
 runner = CliRunner()
@@ -30,7 +30,9 @@ runner = CliRunner()
 @pytest.mark.parametrize("df", [1, 2, 3, 5, 6, 11, 29, 30, 64])
 @pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
 def test_t_quantile_is_scipys(df: int, level: float) -> None:
-    assert t_quantile(level, df) == pytest.approx(stats.t.ppf((1 + level) / 2, df), rel=1e-9)
+    assert t_quantile(level, df) == pytest.approx(
+        scipy_stats().t.ppf((1 + level) / 2, df), rel=1e-9
+    )
 
 
 def _clustered(seed: int, groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -47,8 +49,10 @@ def _clustered(seed: int, groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
 def test_difference_interval_is_statsmodels_cluster_robust_t(groups: int) -> None:
     a, b, cluster = _clustered(groups, groups)
     d = b - a
-    fit = sm.OLS(d, np.ones_like(d)).fit(
-        cov_type="cluster", cov_kwds={"groups": cluster}, use_t=True
+    fit = (
+        statsmodels_api()
+        .OLS(d, np.ones_like(d))
+        .fit(cov_type="cluster", cov_kwds={"groups": cluster}, use_t=True)
     )
     low, high = fit.conf_int(alpha=0.05)[0]
     found = difference_interval(d, cluster, level=0.95)
@@ -65,7 +69,7 @@ def test_share_interval_is_wilson_at_the_design_effect() -> None:
     counts = np.bincount(cluster)
     robust = 8 / 7 * ((sums - p * counts) ** 2).sum() / n**2
     effective = n / max(1.0, robust / (p * (1 - p) / n))
-    z = stats.t.ppf(0.975, 7)
+    z = scipy_stats().t.ppf(0.975, 7)
     centre = (p + z**2 / (2 * effective)) / (1 + z**2 / effective)
     half = (
         z / (1 + z**2 / effective) * math.sqrt(p * (1 - p) / effective + z**2 / (4 * effective**2))

@@ -5,8 +5,6 @@ from __future__ import annotations
 import krippendorff
 import numpy as np
 import pytest
-from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
-from sklearn.metrics import cohen_kappa_score
 
 from memscope.analysis.grader_audit import (
     accuracy_estimates,
@@ -16,6 +14,9 @@ from memscope.analysis.grader_audit import (
     wilson_rate,
 )
 from memscope.analysis.ppi import agresti_pseudo
+from reference import cohen_kappa_score, ppi
+
+pytestmark = pytest.mark.reference  # tests/reference.py
 
 
 def _run(seed: int, n_questions: int = 300, n_verdicts: int = 40, accuracy: float = 0.85):
@@ -67,14 +68,14 @@ def test_plugin_ppi_equals_ppi_mean_ci(seed: int) -> None:
     grader_all, verdicts, grader = _run(seed)
     found = accuracy_estimates(grader_all, verdicts, grader, pseudo=0.0)
     assert found.ppi is not None and found.verdict_only is not None
-    low, high = ppi_mean_ci(verdicts, grader, grader_all, alpha=0.05)
-    point = ppi_mean_pointestimate(verdicts, grader, grader_all)
+    low, high = ppi().ppi_mean_ci(verdicts, grader, grader_all, alpha=0.05)
+    point = ppi().ppi_mean_pointestimate(verdicts, grader, grader_all)
     assert found.ppi.estimate == pytest.approx(float(np.ravel(point)[0]), abs=1e-12)
     assert found.ppi.ci_low == pytest.approx(float(np.ravel(low)[0]), abs=1e-12)
     assert found.ppi.ci_high == pytest.approx(float(np.ravel(high)[0]), abs=1e-12)
     assert 0.0 <= found.ppi.lam <= 1.0
     # lam = 0 in ppi-python is the verdict-only (classical) interval
-    low0, high0 = ppi_mean_ci(verdicts, grader, grader_all, alpha=0.05, lam=0)
+    low0, high0 = ppi().ppi_mean_ci(verdicts, grader, grader_all, alpha=0.05, lam=0)
     assert found.verdict_only.ci_low == pytest.approx(float(np.ravel(low0)[0]), abs=1e-12)
     assert found.verdict_only.ci_high == pytest.approx(float(np.ravel(high0)[0]), abs=1e-12)
     assert found.grader_mean == pytest.approx(float(grader_all.mean()))
@@ -88,7 +89,7 @@ def test_a_share_is_reported_within_its_bounds() -> None:
     grader_all = np.concatenate([grader, np.ones(20)])
     found = accuracy_estimates(grader_all, verdicts, grader, pseudo=0.0)
     assert found.verdict_only is not None
-    low, high = ppi_mean_ci(verdicts, grader, grader_all, alpha=0.05, lam=0)
+    low, high = ppi().ppi_mean_ci(verdicts, grader, grader_all, alpha=0.05, lam=0)
     assert float(np.ravel(high)[0]) > 1.0  # the case this test is about
     estimate, shown_low, shown_high = found.verdict_only.as_share
     assert estimate == pytest.approx(0.9)

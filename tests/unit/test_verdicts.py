@@ -7,8 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ppi_py import ppi_mean_ci
-from sklearn.metrics import cohen_kappa_score
 from typer.testing import CliRunner
 
 from builders import dialog, open_row, qa, write_run
@@ -28,7 +26,9 @@ from memscope.usecases.labels.verdicts import (
     verdict_history,
 )
 from memscope.usecases.runs.ingest import ingest_dir
+from reference import cohen_kappa_score, ppi
 
+pytestmark = pytest.mark.reference  # tests/reference.py
 SESSIONS = {"D1": ["D1:1", "D1:2"], "D2": ["D2:1", "D2:2"]}
 N_QUESTIONS = 24
 # the judge passes every third question and q2..q4 (so each X level has both outcomes)
@@ -130,7 +130,7 @@ def test_audit_agreement_and_plugin_intervals_match_the_references(
     assert overall.level == "all" and overall.n_questions == N_QUESTIONS
     everyone = np.array([1.0 if i in PASSED else 0.0 for i in range(1, N_QUESTIONS + 1)])
     assert overall.metric_mean == pytest.approx(everyone.mean())
-    low, high = ppi_mean_ci(people, grader, everyone, alpha=0.05)
+    low, high = ppi().ppi_mean_ci(people, grader, everyone, alpha=0.05)
     assert overall.ppi is not None
     assert overall.ppi.ci_low == pytest.approx(float(np.ravel(low)[0]), abs=1e-12)
     assert overall.ppi.ci_high == pytest.approx(float(np.ravel(high)[0]), abs=1e-12)
@@ -138,7 +138,7 @@ def test_audit_agreement_and_plugin_intervals_match_the_references(
     x1 = found.levels[[level.level for level in found.levels].index("X1")]
     odd = [q for q in judged if int(q[1:]) % 2]
     everyone_x1 = np.array([1.0 if i in PASSED else 0.0 for i in range(1, N_QUESTIONS + 1, 2)])
-    low, high = ppi_mean_ci(
+    low, high = ppi().ppi_mean_ci(
         np.array([1.0 if VERDICTS[q] == "correct" else 0.0 for q in odd]),
         np.array([1.0 if int(q[1:]) in PASSED else 0.0 for q in odd]),
         everyone_x1,
