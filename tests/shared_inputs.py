@@ -3,11 +3,12 @@
 Ingesting the demo runs costs most of a second each time; copying the ingested store file
 costs milliseconds. ``ingested_store`` gives a test a store holding exactly the runs it names,
 ingested once per session from read-only files (the repository's ``runs/``, ``fixtures/``,
-``tests/data/``, ``examples/``, and the briefs' shared upstream samples beside the checkout)
-into a template, then copied to the test's store path (``MEMSCOPE_DB``). The copy holds what a fresh ingest of the same folders in the
-same order writes (the same rows: paths, file stats, ids; only the times of writing are the
-template's, tests/unit/test_shared_inputs.py), so every later command sees those runs as
-unchanged, just as after the test's own ingest.
+``tests/data/``, ``examples/``, and the briefs' shared upstream samples beside the
+checkout) into a template, then copied to the test's store path (``MEMSCOPE_DB``). The copy
+holds what a fresh ingest of the same folders in the same order writes (the same rows:
+paths, file stats, ids; only the times of writing are the template's,
+tests/unit/test_shared_inputs.py), so every later command sees those runs as unchanged,
+just as after the test's own ingest.
 
 A test about ingest itself (its outcomes, messages, batching or failures) still ingests; so
 does any test on runs it writes or changes (they live in its ``tmp_path``, not here).
@@ -105,7 +106,7 @@ def store_templates(tmp_path_factory: pytest.TempPathFactory) -> StoreTemplates:
 def ingested_store(store_templates: StoreTemplates, store_path: Path) -> Callable[..., list[str]]:
     """``ingested_store(*folders)``: make this test's store (``MEMSCOPE_DB``) hold the runs of
     ``folders`` (the repository's own: ``runs/srag_v``, ``tests/data/...``; the shared
-    upstream samples: ``shared_locomo() / "results"``), as
+    upstream samples: ``shared_locomo() / "results" / "honcho"``), as
     ``ingest_dir_runs(store, folder, ReadOptions())`` for each folder in turn would; returns the runs' ids in the
     order that ingest reports them (``ingested_store(RUN)[0]`` for a one-run folder).
 
