@@ -152,3 +152,16 @@ def test_reading_the_registry_imports_no_numpy() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
+
+
+def test_a_command_that_prints_no_typer_error_loads_no_typer_rich_utils(tmp_path: Path) -> None:
+    """Typer's help and error printer (Rich's Markdown with it, about 50 ms) is imported
+    only when Typer prints; memscope's sanitising patch is applied when it is."""
+    probe = (
+        "import sys\nsys.argv = ['/usr/bin/memscope', 'runs']\nimport memscope.cli\n"
+        "try:\n    memscope.cli.main()\nexcept SystemExit:\n    pass\n"
+        "print('typer.rich_utils' in sys.modules, file=sys.stderr)"
+    )
+    env = {**os.environ, "MEMSCOPE_DB": str(tmp_path / "store.duckdb")}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env)
+    assert done.stderr.strip().splitlines()[-1] == "False", done.stderr

@@ -9,6 +9,11 @@ these tests fail first when an upgrade moves them.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from textual.binding import Binding, BindingsMap
 from textual.keys import _character_to_key, key_to_character
@@ -53,3 +58,18 @@ def test_typer_usage_errors_go_through_the_sanitised_console() -> None:
     assert result.exit_code != 0
     assert "\x1b[31m" not in result.output
     assert "frmat" in result.output
+
+
+def test_typer_usage_errors_are_sanitised_in_a_fresh_process(tmp_path: Path) -> None:
+    """In a ``memscope`` process Typer's printer is imported only for the error, and the
+    patch is applied as it is imported (cli/typer_errors.py)."""
+    for argv in (["report", "--frmat\x1b[31mred"], ["no\x1b]0;title\x07such"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "memscope", *argv],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "MEMSCOPE_DB": str(tmp_path / "store.duckdb")},
+        )
+        assert done.returncode == 2, done.stderr
+        assert "\x1b" not in done.stderr and "\x07" not in done.stderr, done.stderr
+        assert "Usage: python -m memscope" in done.stderr

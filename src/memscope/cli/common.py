@@ -48,6 +48,7 @@ from memscope.cli.streams import (
     stop_quietly,
     write_bytes,
 )
+from memscope.cli.typer_errors import route_typer_consoles
 from memscope.errors import MemscopeError
 from memscope.records import Notice
 from memscope.textsafe import is_printable, printable
@@ -89,26 +90,8 @@ stdout = sanitised(OutputConsole(highlight=False, soft_wrap=False))
 stderr = sanitised(OutputConsole(stderr=True, highlight=False, soft_wrap=True))
 
 
-def _sanitise_typer_errors() -> None:
-    """Make Typer print its usage errors through a sanitised console too.
-
-    ``_get_rich_console`` is private to Typer (pinned <0.29); tests/cli/test_private_seams.py
-    and the hostile-input tests fail if an upgrade stops routing errors through it.
-    """
-    from typer import rich_utils
-
-    original = rich_utils._get_rich_console
-    if getattr(original, "memscope_sanitised", False):
-        return
-
-    def safe_console(stderr: bool = False) -> Console:
-        return quiet_broken_pipes(sanitised(original(stderr=stderr)))
-
-    safe_console.memscope_sanitised = True  # type: ignore[attr-defined]
-    rich_utils._get_rich_console = safe_console
-
-
-_sanitise_typer_errors()
+# Typer's own usage errors ("No such command … Did you mean …") and help: the same hooks.
+route_typer_consoles(lambda console: quiet_broken_pipes(sanitised(console)))
 
 
 def echo(text: object, *, err: bool = False) -> None:
