@@ -107,8 +107,8 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
 
     A database with no table at all (a new store) gets the schema copied from a new store
     made once per process by these same steps (:func:`_new_store_template`): the same
-    tables, constraints, sequences and recorded versions (stamped now), in about half the
-    time of running every step again.
+    tables, constraints, sequences and recorded versions (stamped now), in about a quarter
+    of the time of running every step again (measured: ~12 ms against 40–50 ms).
     """
     if not rows(con, "SELECT 1 FROM duckdb_tables() WHERE database_name = current_database()"):
         return _copy_new_store(con)
